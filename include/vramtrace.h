@@ -1,0 +1,64 @@
+/* vramtrace: the C API for programs and tests (C, C++, and ctypes).
+ *
+ * Every function answers safely when the tracer is not loaded: 0, or a
+ * no-op. Nothing to link: the inline functions below find the tracer at run
+ * time with dlsym(RTLD_DEFAULT, ...), so a program built with this header runs
+ * unchanged with and without LD_PRELOAD=libvramtrace.so. From ctypes, call
+ * the same names on ctypes.CDLL(None) when the tracer is loaded.
+ */
+#ifndef VRAMTRACE_H
+#define VRAMTRACE_H
+
+#include <dlfcn.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+static inline void *vramtrace__lookup(const char *name)
+{
+    return dlsym(RTLD_DEFAULT, name);
+}
+
+/* 1 when allocations are being traced in this process, else 0. */
+static inline int vramtrace_active(void)
+{
+    int (*f)(void) = (int (*)(void))vramtrace__lookup("vramtrace_active");
+    return f ? f() : 0;
+}
+
+/* Live traced device + managed bytes now. */
+static inline uint64_t vramtrace_live_bytes(void)
+{
+    uint64_t (*f)(void) = (uint64_t (*)(void))vramtrace__lookup("vramtrace_live_bytes");
+    return f ? f() : 0;
+}
+
+/* An opaque token for "now", for vramtrace_leaked_since(). */
+static inline uint64_t vramtrace_checkpoint(void)
+{
+    uint64_t (*f)(void) = (uint64_t (*)(void))vramtrace__lookup("vramtrace_checkpoint");
+    return f ? f() : 0;
+}
+
+/* Device + managed bytes allocated after CHECKPOINT and still live. */
+static inline uint64_t vramtrace_leaked_since(uint64_t checkpoint)
+{
+    uint64_t (*f)(uint64_t) = (uint64_t (*)(uint64_t))vramtrace__lookup("vramtrace_leaked_since");
+    return f ? f(checkpoint) : 0;
+}
+
+/* Records a named point in the dump (e.g. once per training step). */
+static inline void vramtrace_mark(const char *label)
+{
+    void (*f)(const char *) = (void (*)(const char *))vramtrace__lookup("vramtrace_mark");
+    if (f)
+        f(label);
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

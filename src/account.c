@@ -1,0 +1,52 @@
+#include "account.h"
+
+#include "format.h"
+#include "resolve.h"
+#include "stacks.h"
+#include "tracer.h"
+
+#include <errno.h>
+
+static cuCtxGetCurrent_fn get_current_context;
+static cuCtxGetDevice_fn get_context_device;
+
+/* The API the program called: the runtime's, when a runtime wrapper tagged
+ * this thread, else the driver's own. */
+unsigned vt_called_api(unsigned driver_api)
+{
+    unsigned api = vt_thread_state.api;
+    vt_thread_state.counted = 1;
+    return api ? api : driver_api;
+}
+
+static void fill_context(struct vt_alloc_info *info)
+{
+    CUcontext ctx = NULL;
+    CUdevice device = -1;
+    if (!get_current_context)
+        get_current_context = (cuCtxGetCurrent_fn)vt_driver_function("cuCtxGetCurrent");
+    if (!get_context_device)
+        get_context_device = (cuCtxGetDevice_fn)vt_driver_function("cuCtxGetDevice");
+    if (get_current_context && get_current_context(&ctx) == CUDA_SUCCESS)
+        info->ctx = ctx;
+    if (info->device == VT_DEVICE_OF_CONTEXT)
+        info->device = get_context_device && get_context_device(&device) == CUDA_SUCCESS
+                           ? device : -1;
+}
+
+
+void vt_account_alloc(CUresult result, struct vt_alloc_info info)
+{
+    struct vt_stack stack;
+    int saved = errno;
+    info.api = vt_called_api(info.api);
+    fill_context(&info);
+    vt_stack_capture(&stack);
+    if (result == CUDA_SUCCESS)
+        vt_track_alloc(&info, &stack);
+    else
+        vt_track_failed(&info, result, &stack);
+    vt_leave();
+    errno = saved;
+}
+

@@ -1,0 +1,20 @@
+/* Accounting one intercepted allocation: which API the program called, the
+ * device and context it went to, the stack, then the live table. */
+#ifndef VRAMTRACE_ACCOUNT_H
+#define VRAMTRACE_ACCOUNT_H
+
+#include "cuda_abi.h"
+#include "track.h"
+
+/* info.device value: ask the current context. */
+#define VT_DEVICE_OF_CONTEXT (-2)
+
+/* The API the program called: the runtime's, when a runtime wrapper tagged
+ * this thread, else DRIVER_API. Marks the tagged call as counted. */
+unsigned vt_called_api(unsigned driver_api);
+
+/* After a real allocation call returned RESULT: records it (or the failure),
+ * then releases the guard taken by vt_enter(). errno is preserved. */
+void vt_account_alloc(CUresult result, struct vt_alloc_info info);
+
+#endif

@@ -1,0 +1,87 @@
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Program name as the user typed it (argv[0]'s basename), made file-name safe. */
+static void exe_name(char *out, size_t size)
+{
+    const char *name = program_invocation_short_name;
+    size_t n = 0;
+    if (!name || !*name)
+        name = "unknown";
+    for (; name[n] && n + 1 < size && n < 64; n++) {
+        char c = name[n];
+        int ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                 c == '.' || c == '_' || c == '-';
+        out[n] = ok ? c : '_';
+    }
+    out[n] = '\0';
+}
+
+static int append(char *out, size_t size, size_t *len, const char *s)
+{
+    size_t n = strlen(s);
+    if (*len + n >= size)
+        return -1;
+    memcpy(out + *len, s, n + 1);
+    *len += n;
+    return 0;
+}
+
+static int expand_pattern(char *out, size_t size, const char *pattern)
+{
+    size_t len = 0;
+    char pid[24];
+    out[0] = '\0';
+    snprintf(pid, sizeof pid, "%d", (int)getpid());
+    for (const char *p = pattern; *p; p++) {
+        char one[2] = {*p, '\0'};
+        const char *piece = one;
+        if (*p == '%') {
+            p++;
+            if (*p == 'p')
+                piece = pid;
+            else if (*p == '%')
+                piece = "%";
+            else
+                return -1; /* unknown or dangling %: refuse rather than guess */
+        }
+        if (append(out, size, &len, piece) < 0)
+            return -1;
+    }
+    return len > 0 ? 0 : -1;
+}
+
+/* "x.vtr" -> "x.N.vtr"; other names -> "x.N". */
+static int add_attempt(char *path, size_t size, unsigned attempt)
+{
+    size_t len = strlen(path);
+    char suffix[16];
+    int ext = len > 4 && strcmp(path + len - 4, ".vtr") == 0;
+    snprintf(suffix, sizeof suffix, ".%u%s", attempt, ext ? ".vtr" : "");
+    if (ext)
+        len -= 4;
+    if (len + strlen(suffix) >= size)
+        return -1;
+    strcpy(path + len, suffix);
+    return 0;
+}
+
+int vt_config_output_path(char *out, size_t size, unsigned attempt)
+{
+    const char *pattern = getenv("VRAMTRACE_OUTPUT");
+    if (pattern && *pattern) {
+        if (expand_pattern(out, size, pattern) < 0)
+            return -1;
+    } else {
+        char name[72];
+        exe_name(name, sizeof name);
+        if ((size_t)snprintf(out, size, "vramtrace.%s.%d.vtr", name, (int)getpid()) >= size)
+            return -1;
+    }
+    return attempt ? add_attempt(out, size, attempt) : 0;
+}

@@ -1,0 +1,13 @@
+/* Options from the environment. */
+#ifndef VRAMTRACE_CONFIG_H
+#define VRAMTRACE_CONFIG_H
+
+#include <stddef.h>
+
+/* Writes the dump path for this process into OUT: VRAMTRACE_OUTPUT with
+ * %p = pid and %% = %, or vramtrace.<exe-name>.<pid>.vtr. attempt > 0 asks
+ * for the attempt-th fresh alternative (before ".vtr": ".<attempt>").
+ * Returns 0, or -1 when the pattern expands badly or does not fit. */
+int vt_config_output_path(char *out, size_t size, unsigned attempt);
+
+#endif

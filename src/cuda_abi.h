@@ -1,0 +1,182 @@
+/* The small part of the CUDA driver and runtime ABI that vramtrace needs.
+ * Our own declarations, so the tracer builds without the CUDA toolkit;
+ * tests/abi_check.c compiles them against cuda.h / cuda_runtime_api.h
+ * where the toolkit is installed, to prove they match. */
+#ifndef VRAMTRACE_CUDA_ABI_H
+#define VRAMTRACE_CUDA_ABI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- driver API ---- */
+typedef int CUresult;
+typedef int CUdevice;
+typedef unsigned long long CUdeviceptr;
+typedef unsigned int CUdeviceptr_v1; /* 32-bit pointers of the unsuffixed v1 ABI */
+typedef struct CUctx_st *CUcontext;
+typedef struct CUstream_st *CUstream;
+typedef struct CUmemPoolHandle_st *CUmemoryPool;
+typedef struct CUarray_st *CUarray;
+typedef unsigned long long CUmemGenericAllocationHandle;
+typedef uint64_t cuuint64_t;
+typedef int CUdriverProcAddressQueryResult;
+
+enum {
+    CUDA_SUCCESS = 0,
+    CUDA_ERROR_INVALID_VALUE = 1,
+    CUDA_ERROR_OUT_OF_MEMORY = 2,
+    CUDA_ERROR_NOT_INITIALIZED = 3,
+    CUDA_ERROR_INVALID_CONTEXT = 201,
+    CUDA_ERROR_NOT_FOUND = 500,
+};
+
+enum { CU_GET_PROC_ADDRESS_DEFAULT = 0, CU_GET_PROC_ADDRESS_LEGACY_STREAM = 1,
+       CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM = 2 };
+enum { CU_GET_PROC_ADDRESS_SUCCESS = 0, CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND = 1,
+       CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT = 2 };
+
+typedef enum CUmemLocationType_enum {
+    CU_MEM_LOCATION_TYPE_INVALID = 0,
+    CU_MEM_LOCATION_TYPE_DEVICE = 1,
+    CU_MEM_LOCATION_TYPE_HOST = 2,
+    CU_MEM_LOCATION_TYPE_HOST_NUMA = 3,
+    CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT = 4,
+    CU_MEM_LOCATION_TYPE_MAX = 0x7FFFFFFF
+} CUmemLocationType;
+
+typedef enum CUmemAllocationType_enum {
+    CU_MEM_ALLOCATION_TYPE_INVALID = 0,
+    CU_MEM_ALLOCATION_TYPE_PINNED = 1,
+    CU_MEM_ALLOCATION_TYPE_MAX = 0x7FFFFFFF
+} CUmemAllocationType;
+
+typedef enum CUmemAllocationHandleType_enum {
+    CU_MEM_HANDLE_TYPE_NONE = 0,
+    CU_MEM_HANDLE_TYPE_MAX = 0x7FFFFFFF
+} CUmemAllocationHandleType;
+
+typedef struct CUmemLocation_st {
+    CUmemLocationType type;
+    int id;
+} CUmemLocation;
+
+typedef struct CUmemAllocationProp_st {
+    CUmemAllocationType type;
+    CUmemAllocationHandleType requestedHandleTypes;
+    CUmemLocation location;
+    void *win32HandleMetaData;
+    struct {
+        unsigned char compressionType;
+        unsigned char gpuDirectRDMACapable;
+        unsigned short usage;
+        unsigned char reserved[4];
+    } allocFlags;
+} CUmemAllocationProp;
+
+typedef enum CUarray_format_enum {
+    CU_AD_FORMAT_UNSIGNED_INT8 = 0x01,
+    CU_AD_FORMAT_UNSIGNED_INT16 = 0x02,
+    CU_AD_FORMAT_UNSIGNED_INT32 = 0x03,
+    CU_AD_FORMAT_SIGNED_INT8 = 0x08,
+    CU_AD_FORMAT_SIGNED_INT16 = 0x09,
+    CU_AD_FORMAT_SIGNED_INT32 = 0x0a,
+    CU_AD_FORMAT_HALF = 0x10,
+    CU_AD_FORMAT_FLOAT = 0x20,
+    CU_AD_FORMAT_MAX = 0x7FFFFFFF
+} CUarray_format;
+
+typedef struct CUDA_ARRAY_DESCRIPTOR_st {
+    size_t Width;
+    size_t Height;
+    CUarray_format Format;
+    unsigned int NumChannels;
+} CUDA_ARRAY_DESCRIPTOR;
+
+typedef struct CUDA_ARRAY3D_DESCRIPTOR_st {
+    size_t Width;
+    size_t Height;
+    size_t Depth;
+    CUarray_format Format;
+    unsigned int NumChannels;
+    unsigned int Flags;
+} CUDA_ARRAY3D_DESCRIPTOR;
+
+/* Signatures, one typedef per hooked or used driver entry point. */
+typedef CUresult (*cuMemAlloc_v2_fn)(CUdeviceptr *dptr, size_t bytesize);
+typedef CUresult (*cuMemAllocPitch_v2_fn)(CUdeviceptr *dptr, size_t *pitch, size_t width,
+                                          size_t height, unsigned int elementSize);
+typedef CUresult (*cuMemAllocManaged_fn)(CUdeviceptr *dptr, size_t bytesize, unsigned int flags);
+typedef CUresult (*cuMemAllocAsync_fn)(CUdeviceptr *dptr, size_t bytesize, CUstream stream);
+typedef CUresult (*cuMemAllocFromPoolAsync_fn)(CUdeviceptr *dptr, size_t bytesize,
+                                               CUmemoryPool pool, CUstream stream);
+typedef CUresult (*cuMemFree_v2_fn)(CUdeviceptr dptr);
+typedef CUresult (*cuMemFreeAsync_fn)(CUdeviceptr dptr, CUstream stream);
+typedef CUresult (*cuMemAllocHost_v2_fn)(void **pp, size_t bytesize);
+typedef CUresult (*cuMemHostAlloc_fn)(void **pp, size_t bytesize, unsigned int flags);
+typedef CUresult (*cuMemFreeHost_fn)(void *p);
+typedef CUresult (*cuMemCreate_fn)(CUmemGenericAllocationHandle *handle, size_t size,
+                                   const CUmemAllocationProp *prop, unsigned long long flags);
+typedef CUresult (*cuMemRelease_fn)(CUmemGenericAllocationHandle handle);
+typedef CUresult (*cuMemMap_fn)(CUdeviceptr ptr, size_t size, size_t offset,
+                                CUmemGenericAllocationHandle handle, unsigned long long flags);
+typedef CUresult (*cuMemUnmap_fn)(CUdeviceptr ptr, size_t size);
+typedef CUresult (*cuArrayCreate_v2_fn)(CUarray *handle, const CUDA_ARRAY_DESCRIPTOR *desc);
+typedef CUresult (*cuArray3DCreate_v2_fn)(CUarray *handle, const CUDA_ARRAY3D_DESCRIPTOR *desc);
+typedef CUresult (*cuArrayDestroy_fn)(CUarray handle);
+typedef CUresult (*cuCtxDestroy_v2_fn)(CUcontext ctx);
+typedef CUresult (*cuDevicePrimaryCtxRelease_v2_fn)(CUdevice dev);
+typedef CUresult (*cuDevicePrimaryCtxReset_v2_fn)(CUdevice dev);
+typedef CUresult (*cuDevicePrimaryCtxRetain_fn)(CUcontext *pctx, CUdevice dev);
+typedef CUresult (*cuDevicePrimaryCtxGetState_fn)(CUdevice dev, unsigned int *flags, int *active);
+typedef CUresult (*cuCtxGetCurrent_fn)(CUcontext *pctx);
+typedef CUresult (*cuCtxGetDevice_fn)(CUdevice *dev);
+typedef CUresult (*cuMemGetInfo_v2_fn)(size_t *free_bytes, size_t *total_bytes);
+typedef CUresult (*cuGetProcAddress_fn)(const char *symbol, void **pfn, int cudaVersion,
+                                        cuuint64_t flags);
+typedef CUresult (*cuGetProcAddress_v2_fn)(const char *symbol, void **pfn, int cudaVersion,
+                                           cuuint64_t flags,
+                                           CUdriverProcAddressQueryResult *symbolStatus);
+
+/* ---- runtime API ---- */
+typedef int cudaError_t;
+typedef struct CUstream_st *cudaStream_t;
+typedef struct CUmemPoolHandle_st *cudaMemPool_t;
+typedef struct cudaArray *cudaArray_t;
+typedef int cudaDriverEntryPointQueryResult;
+
+enum {
+    cudaSuccess = 0,
+    cudaErrorInvalidValue = 1,
+    cudaErrorMemoryAllocation = 2,
+    cudaErrorInitializationError = 3,
+};
+
+struct cudaPitchedPtr { void *ptr; size_t pitch; size_t xsize; size_t ysize; };
+struct cudaExtent { size_t width; size_t height; size_t depth; };
+struct cudaChannelFormatDesc { int x; int y; int z; int w; int f; };
+
+typedef cudaError_t (*cudaMalloc_fn)(void **devPtr, size_t size);
+typedef cudaError_t (*cudaMallocPitch_fn)(void **devPtr, size_t *pitch, size_t width, size_t height);
+typedef cudaError_t (*cudaMalloc3D_fn)(struct cudaPitchedPtr *pitchedDevPtr, struct cudaExtent extent);
+typedef cudaError_t (*cudaMallocManaged_fn)(void **devPtr, size_t size, unsigned int flags);
+typedef cudaError_t (*cudaMallocAsync_fn)(void **devPtr, size_t size, cudaStream_t stream);
+typedef cudaError_t (*cudaMallocFromPoolAsync_fn)(void **ptr, size_t size, cudaMemPool_t pool,
+                                                  cudaStream_t stream);
+typedef cudaError_t (*cudaFree_fn)(void *devPtr);
+typedef cudaError_t (*cudaFreeAsync_fn)(void *devPtr, cudaStream_t stream);
+typedef cudaError_t (*cudaMallocHost_fn)(void **ptr, size_t size);
+typedef cudaError_t (*cudaHostAlloc_fn)(void **pHost, size_t size, unsigned int flags);
+typedef cudaError_t (*cudaFreeHost_fn)(void *ptr);
+typedef cudaError_t (*cudaMallocArray_fn)(cudaArray_t *array, const struct cudaChannelFormatDesc *desc,
+                                          size_t width, size_t height, unsigned int flags);
+typedef cudaError_t (*cudaFreeArray_fn)(cudaArray_t array);
+typedef cudaError_t (*cudaDeviceReset_fn)(void);
+typedef cudaError_t (*cudaGetDriverEntryPoint_fn)(const char *symbol, void **funcPtr,
+                                                  unsigned long long flags,
+                                                  cudaDriverEntryPointQueryResult *driverStatus);
+typedef cudaError_t (*cudaGetDriverEntryPointByVersion_fn)(const char *symbol, void **funcPtr,
+                                                           unsigned int cudaVersion,
+                                                           unsigned long long flags,
+                                                           cudaDriverEntryPointQueryResult *driverStatus);
+
+#endif

@@ -1,0 +1,159 @@
+#include "elf_symbol.h"
+
+#include <elf.h>
+#include <link.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/auxv.h>
+
+struct elf_query {
+    const char *soname;
+    const char *name;
+    void *found;
+};
+
+/* Our own string helpers: this code runs inside dlsym calls made while other
+ * interposers (sanitizer runtimes) initialise, when their strlen/strcmp
+ * interceptors cannot be called yet. */
+static size_t str_len(const char *s)
+{
+    size_t n = 0;
+    while (s[n])
+        n++;
+    return n;
+}
+
+int vt_str_eq(const char *a, const char *b)
+{
+    while (*a && *a == *b)
+        a++, b++;
+    return *a == *b;
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t ls = str_len(s), lx = str_len(suffix);
+    return ls >= lx && vt_str_eq(s + ls - lx, suffix) && (ls == lx || s[ls - lx - 1] == '/');
+}
+
+/* glibc relocates most d_ptr entries in place; others keep them relative. */
+static uintptr_t dyn_ptr(uintptr_t base, ElfW(Addr) value)
+{
+    return value < base ? base + value : value;
+}
+
+static uint32_t gnu_hash(const char *s)
+{
+    uint32_t h = 5381;
+    for (; *s; s++)
+        h = h * 33 + (unsigned char)*s;
+    return h;
+}
+
+/* The version name of symbol INDEX, or NULL when it is unversioned. */
+static const char *version_of(uintptr_t base, const ElfW(Dyn) *dyn, const char *strtab,
+                              uint32_t index, int *hidden)
+{
+    const ElfW(Half) *versym = NULL;
+    const ElfW(Verdef) *verdef = NULL;
+    for (; dyn->d_tag != DT_NULL; dyn++) {
+        if (dyn->d_tag == DT_VERSYM)
+            versym = (const ElfW(Half) *)dyn_ptr(base, dyn->d_un.d_ptr);
+        else if (dyn->d_tag == DT_VERDEF)
+            verdef = (const ElfW(Verdef) *)dyn_ptr(base, dyn->d_un.d_ptr);
+    }
+    *hidden = 0;
+    if (!versym || !verdef)
+        return NULL;
+    *hidden = (versym[index] & 0x8000) != 0;
+    for (;;) {
+        if (verdef->vd_ndx == (versym[index] & 0x7fff) && !(verdef->vd_flags & VER_FLG_BASE)) {
+            const ElfW(Verdaux) *aux = (const ElfW(Verdaux) *)((const char *)verdef + verdef->vd_aux);
+            return strtab + aux->vda_name;
+        }
+        if (!verdef->vd_next)
+            return NULL;
+        verdef = (const ElfW(Verdef) *)((const char *)verdef + verdef->vd_next);
+    }
+}
+
+/* What the dynamic linker would bind: for an IFUNC (glibc's strlen...), the
+ * implementation its resolver selects, not the resolver. */
+static void *symbol_address(uintptr_t base, const ElfW(Sym) *sym)
+{
+    void *address = (void *)(base + sym->st_value);
+    if (ELF64_ST_TYPE(sym->st_info) == STT_GNU_IFUNC)
+        return ((void *(*)(unsigned long))address)(getauxval(AT_HWCAP));
+    return address;
+}
+
+/* Symbol NAME defined in the object (BASE, DYN): with VERSION, that version;
+ * without, the default one (not a hidden compat version), as dlsym does. */
+static void *lookup_dynamic(uintptr_t base, const ElfW(Dyn) *dyn, const char *name,
+                            const char *version)
+{
+    const uint32_t *table = NULL;
+    const ElfW(Sym) *symtab = NULL;
+    const char *strtab = NULL;
+    for (const ElfW(Dyn) *d = dyn; d->d_tag != DT_NULL; d++) {
+        if (d->d_tag == DT_GNU_HASH)
+            table = (const uint32_t *)dyn_ptr(base, d->d_un.d_ptr);
+        else if (d->d_tag == DT_SYMTAB)
+            symtab = (const ElfW(Sym) *)dyn_ptr(base, d->d_un.d_ptr);
+        else if (d->d_tag == DT_STRTAB)
+            strtab = (const char *)dyn_ptr(base, d->d_un.d_ptr);
+    }
+    if (!table || !symtab || !strtab || table[0] == 0)
+        return NULL;
+    uint32_t nbuckets = table[0], symoffset = table[1], bloom_size = table[2];
+    const ElfW(Addr) *bloom = (const ElfW(Addr) *)(table + 4);
+    const uint32_t *buckets = (const uint32_t *)(bloom + bloom_size);
+    const uint32_t *chain = buckets + nbuckets;
+    uint32_t h = gnu_hash(name);
+    for (uint32_t i = buckets[h % nbuckets]; i != 0 && i >= symoffset; i++) {
+        uint32_t h2 = chain[i - symoffset];
+        const ElfW(Sym) *sym = &symtab[i];
+        if ((h | 1) == (h2 | 1) && sym->st_shndx != SHN_UNDEF && sym->st_value != 0 &&
+            vt_str_eq(strtab + sym->st_name, name)) {
+            int hidden;
+            const char *v = version_of(base, dyn, strtab, i, &hidden);
+            if (version ? v && vt_str_eq(v, version) : !hidden)
+                return symbol_address(base, sym);
+        }
+        if (h2 & 1)
+            break;
+    }
+    return NULL;
+}
+
+static void *lookup_in_object(struct dl_phdr_info *info, const char *name)
+{
+    for (int i = 0; i < info->dlpi_phnum; i++)
+        if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
+            return lookup_dynamic(info->dlpi_addr,
+                                  (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr),
+                                  name, NULL);
+    return NULL;
+}
+
+void *vt_elf_lookup_map(const struct link_map *map, const char *name, const char *version)
+{
+    return map->l_ld ? lookup_dynamic(map->l_addr, map->l_ld, name, version) : NULL;
+}
+
+static int visit_object(struct dl_phdr_info *info, size_t size, void *data)
+{
+    struct elf_query *q = data;
+    (void)size;
+    if (!info->dlpi_name || !ends_with(info->dlpi_name, q->soname))
+        return 0;
+    q->found = lookup_in_object(info, q->name);
+    return q->found != NULL;
+}
+
+void *vt_elf_lookup(const char *soname, const char *name)
+{
+    struct elf_query q = {soname, name, NULL};
+    dl_iterate_phdr(visit_object, &q);
+    return q.found;
+}

@@ -1,0 +1,20 @@
+/* Finding a symbol in a loaded object by reading its dynamic symbol table
+ * ourselves: the one way to reach libc's dlsym/dlvsym without calling a
+ * dlsym that we interpose. */
+#ifndef VRAMTRACE_ELF_SYMBOL_H
+#define VRAMTRACE_ELF_SYMBOL_H
+
+/* Address of the defined dynamic symbol NAME in the loaded object whose
+ * path ends with SONAME (e.g. "libc.so.6"), or NULL. */
+void *vt_elf_lookup(const char *soname, const char *name);
+
+struct link_map;
+
+/* NAME (of VERSION, or the default version when VERSION is NULL) defined in
+ * the object MAP itself, not its dependencies; NULL if it has none. */
+void *vt_elf_lookup_map(const struct link_map *map, const char *name, const char *version);
+
+/* strcmp(a, b) == 0 that calls nothing (safe before sanitizers start). */
+int vt_str_eq(const char *a, const char *b);
+
+#endif

@@ -1,0 +1,168 @@
+/* The vramtrace dump format (.vtr): the one definition shared by the
+ * library (writer) and the CLI (reader).
+ *
+ * File = header, then records, append-only.
+ *   header: 8 bytes magic "VRAMTRC\0", u32 LE version, u32 LE flags (0).
+ *   record: u8 type (never 0), varint payload length, payload.
+ * A zero byte where a record type is expected means "nothing more was
+ * written": the writer grows the file in zero-filled chunks, so a process
+ * killed mid-run leaves zero padding after its last whole record.
+ * Unknown record types are skipped by length (forward compatibility).
+ *
+ * Payload encodings:
+ *   varint  unsigned LEB128, at most 10 bytes
+ *   svarint zigzag-encoded signed varint
+ *   str     varint byte length, then the bytes (no NUL)
+ *   u8      one byte
+ *
+ * Every timed record starts with varint dt: nanoseconds of CLOCK_MONOTONIC
+ * since the previous timed record (the first one: since PROCESS.start_mono).
+ * Addresses in ALLOC and FREE are svarint deltas from the address of the
+ * previous ALLOC or FREE record (the first one: from 0).
+ */
+#ifndef VRAMTRACE_FORMAT_H
+#define VRAMTRACE_FORMAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define VT_MAGIC "VRAMTRC"          /* 7 chars + NUL = 8 bytes */
+#define VT_MAGIC_LEN 8
+#define VT_VERSION 1u
+#define VT_HEADER_LEN 16
+#define VT_VARINT_MAX 10
+
+enum vt_record_type {
+    VT_REC_PAD = 0,      /* not a record: end of written data */
+    /* varint pid, varint ppid, varint start_real_ns (since the epoch),
+     * varint start_mono_ns, str exe path, str hostname, varint argc,
+     * argc x str argv */
+    VT_REC_PROCESS = 1,
+    /* varint module id, varint load bias, varint start, varint end
+     * (lowest and one past the highest address of its PT_LOAD segments,
+     * bias included), str path, str build id (raw bytes, may be empty) */
+    VT_REC_MODULE = 2,
+    /* varint stack id (1, 2, ...), varint frame count, then per frame an
+     * svarint delta from the previous frame's address (first from 0).
+     * Innermost first; tracer frames already dropped; every frame is a
+     * return address (symbolize at address - 1). */
+    VT_REC_STACK = 3,
+    /* varint dt, svarint address delta, varint size, varint stack id
+     * (0 = none), u8 api, u8 kind|flags, svarint device (-1 unknown),
+     * varint tid, varint stream (0 = none) */
+    VT_REC_ALLOC = 4,
+    /* varint dt, svarint address delta, u8 api, u8 status|flags,
+     * varint tid, varint stream */
+    VT_REC_FREE = 5,
+    /* A failed allocation. varint dt, varint size, varint stack id,
+     * u8 api, u8 kind, svarint device, varint tid, varint error code */
+    VT_REC_FAILED = 6,
+    /* varint dt, varint tid, str label */
+    VT_REC_MARK = 7,
+    /* varint dt, u8 reason (enum vt_end_reason), varint live allocations
+     * the tracer still held */
+    VT_REC_END = 8,
+    VT_REC_MAX_KNOWN = 8,
+};
+
+enum vt_end_reason {
+    VT_END_EXIT = 0,          /* normal exit: library destructor ran */
+};
+
+/* ALLOC kind|flags byte: low 4 bits kind, then flags. */
+enum vt_kind { VT_KIND_DEVICE = 0, VT_KIND_MANAGED = 1, VT_KIND_HOST = 2, VT_KIND_COUNT = 3 };
+#define VT_KIND_MASK 0x0f
+#define VT_ALLOC_RESTORED 0x10 /* a failed free put this back: not a new allocation */
+#define VT_ADDR_HANDLE 0x20    /* "address" is a cuMemCreate handle, a key space of its own */
+
+/* FREE status|flags byte: low 4 bits status, VT_ADDR_HANDLE as above. */
+enum vt_free_status {
+    VT_FREE_OK = 0,        /* freed a traced allocation */
+    VT_FREE_UNTRACED = 1,  /* the driver accepted a pointer the tracer never saw */
+    VT_FREE_INVALID = 2,   /* the driver rejected the free (unknown pointer) */
+    VT_FREE_TEARDOWN = 3,  /* freed by context teardown, without a free call */
+};
+#define VT_FREE_STATUS_MASK 0x0f
+
+/* The CUDA API that the program called, without version suffix. */
+#define VT_API_LIST(X) \
+    X(0, unknown) \
+    X(1, cudaMalloc) X(2, cudaMallocPitch) X(3, cudaMalloc3D) X(4, cudaMallocManaged) \
+    X(5, cudaMallocAsync) X(6, cudaMallocFromPoolAsync) X(7, cudaMallocHost) \
+    X(8, cudaHostAlloc) X(9, cudaMallocArray) X(10, cudaFree) X(11, cudaFreeAsync) \
+    X(12, cudaFreeHost) X(13, cudaFreeArray) X(14, cudaDeviceReset) \
+    X(20, cuMemAlloc) X(21, cuMemAllocPitch) X(22, cuMemAllocManaged) \
+    X(23, cuMemAllocAsync) X(24, cuMemAllocFromPoolAsync) X(25, cuMemAllocHost) \
+    X(26, cuMemHostAlloc) X(27, cuMemCreate) X(28, cuArrayCreate) X(29, cuArray3DCreate) \
+    X(30, cuMemFree) X(31, cuMemFreeAsync) X(32, cuMemFreeHost) X(33, cuMemRelease) \
+    X(34, cuMemUnmap) X(35, cuArrayDestroy) X(36, cuCtxDestroy) \
+    X(37, cuDevicePrimaryCtxReset) X(38, cuDevicePrimaryCtxRelease)
+
+enum vt_api {
+#define VT_API_ENUM(n, name) VT_API_##name = n,
+    VT_API_LIST(VT_API_ENUM)
+#undef VT_API_ENUM
+    VT_API_LIMIT = 64
+};
+
+/* Name of an api id, or NULL for an id this version does not know. */
+static inline const char *vt_api_name(unsigned api)
+{
+    switch (api) {
+#define VT_API_CASE(n, name) case n: return #name;
+    VT_API_LIST(VT_API_CASE)
+#undef VT_API_CASE
+    default: return NULL;
+    }
+}
+
+static inline const char *vt_kind_name(unsigned kind)
+{
+    static const char *const names[VT_KIND_COUNT] = {"device", "managed", "host"};
+    return kind < VT_KIND_COUNT ? names[kind] : NULL;
+}
+
+/* ---- varint helpers ---- */
+
+static inline size_t vt_put_varint(uint8_t *out, uint64_t v)
+{
+    size_t n = 0;
+    while (v >= 0x80) {
+        out[n++] = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    out[n++] = (uint8_t)v;
+    return n;
+}
+
+static inline uint64_t vt_zigzag(int64_t v)
+{
+    return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+static inline int64_t vt_unzigzag(uint64_t v)
+{
+    return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+
+/* Reads a varint from [*p, end). Returns 0 and advances *p, or -1 when the
+ * bytes run out or the varint is longer than 10 bytes / overflows. */
+static inline int vt_get_varint(const uint8_t **p, const uint8_t *end, uint64_t *out)
+{
+    uint64_t v = 0;
+    const uint8_t *q = *p;
+    for (unsigned shift = 0; q < end && shift < 70; shift += 7) {
+        uint8_t b = *q++;
+        if (shift == 63 && (b & 0x7e))
+            return -1;
+        v |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80)) {
+            *p = q;
+            *out = v;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+#endif

@@ -1,0 +1,158 @@
+/* The lookups through which programs and CUDA libraries obtain driver
+ * functions: dlsym/dlvsym on any handle, the driver's cuGetProcAddress and
+ * the runtime's cudaGetDriverEntryPoint. Each calls the real lookup first and
+ * swaps in our wrapper only for the exact hooked function it returned. */
+#include "cuda_abi.h"
+#include "elf_symbol.h"
+#include "hook_table.h"
+#include "resolve.h"
+#include "tracer.h"
+
+#include <dlfcn.h>
+#include <link.h>
+#include <stddef.h>
+
+/* RTLD_NEXT is relative to the caller, which the real dlsym would take to be
+ * us: search the objects after the real caller ourselves. */
+static void *next_after(const void *caller, const char *name, const char *version)
+{
+    Dl_info info;
+    struct link_map *map = NULL;
+    if (!dladdr1(caller, &info, (void **)&map, RTLD_DL_LINKMAP) || !map)
+        return NULL;
+    /* Read each object's own symbol table: a link_map is no dlsym handle for
+     * objects loaded at start-up, and dlopen is intercepted by sanitizer
+     * runtimes that call dlsym before their interceptors work. */
+    for (struct link_map *m = map->l_next; m; m = m->l_next) {
+        void *p = vt_elf_lookup_map(m, name, version);
+        if (p)
+            return p;
+    }
+    return NULL;
+}
+
+VT_EXPORT void *dlsym(void *handle, const char *name)
+{
+    vt_dlsym_fn real = vt_real_dlsym();
+    void *found;
+    if (!real)
+        return NULL;
+    found = handle == RTLD_NEXT ? next_after(__builtin_return_address(0), name, NULL)
+                                : real(handle, name);
+    return vt_hook_substitute(found, name);
+}
+
+VT_EXPORT void *dlvsym(void *handle, const char *name, const char *version)
+{
+    vt_dlvsym_fn real = vt_real_dlvsym();
+    void *found;
+    if (!real)
+        return NULL;
+    found = handle == RTLD_NEXT ? next_after(__builtin_return_address(0), name, version)
+                                : real(handle, name, version);
+    return vt_hook_substitute(found, name);
+}
+
+/* "cuGetProcAddress" itself resolves to our wrapper of the same ABI (4 or 5
+ * arguments) through the same table, since both are hooked by name. */
+VT_EXPORT CUresult cuGetProcAddress(const char *symbol, void **pfn, int cuda_version,
+                                    cuuint64_t flags)
+{
+    cuGetProcAddress_fn real = (cuGetProcAddress_fn)vt_hook_real(VT_HOOK_cuGetProcAddress);
+    if (!real)
+        return CUDA_ERROR_NOT_INITIALIZED;
+    CUresult r = real(symbol, pfn, cuda_version, flags);
+    if (r == CUDA_SUCCESS && pfn)
+        *pfn = vt_hook_substitute(*pfn, NULL);
+    return r;
+}
+
+static CUresult get_proc_address_v2(cuGetProcAddress_v2_fn real, const char *symbol, void **pfn,
+                                    int cuda_version, cuuint64_t flags,
+                                    CUdriverProcAddressQueryResult *status)
+{
+    if (!real)
+        return CUDA_ERROR_NOT_INITIALIZED;
+    CUresult r = real(symbol, pfn, cuda_version, flags, status);
+    if (r == CUDA_SUCCESS && pfn)
+        *pfn = vt_hook_substitute(*pfn, NULL);
+    return r;
+}
+
+VT_EXPORT CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cuda_version,
+                                       cuuint64_t flags, CUdriverProcAddressQueryResult *status)
+{
+    return get_proc_address_v2((cuGetProcAddress_v2_fn)vt_hook_real(VT_HOOK_cuGetProcAddress_v2),
+                               symbol, pfn, cuda_version, flags, status);
+}
+
+VT_EXPORT CUresult cuGetProcAddress_v2_ptsz(const char *symbol, void **pfn, int cuda_version,
+                                            cuuint64_t flags,
+                                            CUdriverProcAddressQueryResult *status)
+{
+    return get_proc_address_v2(
+        (cuGetProcAddress_v2_fn)vt_hook_real(VT_HOOK_cuGetProcAddress_v2_ptsz), symbol, pfn,
+        cuda_version, flags, status);
+}
+
+static cudaError_t entry_point(cudaGetDriverEntryPoint_fn real, const char *symbol,
+                               void **pfn, unsigned long long flags,
+                               cudaDriverEntryPointQueryResult *status)
+{
+    if (!real)
+        return cudaErrorInitializationError;
+    cudaError_t r = real(symbol, pfn, flags, status);
+    if (r == cudaSuccess && pfn)
+        *pfn = vt_hook_substitute(*pfn, NULL);
+    return r;
+}
+
+static cudaError_t entry_point_by_version(cudaGetDriverEntryPointByVersion_fn real,
+                                          const char *symbol, void **pfn, unsigned version,
+                                          unsigned long long flags,
+                                          cudaDriverEntryPointQueryResult *status)
+{
+    if (!real)
+        return cudaErrorInitializationError;
+    cudaError_t r = real(symbol, pfn, version, flags, status);
+    if (r == cudaSuccess && pfn)
+        *pfn = vt_hook_substitute(*pfn, NULL);
+    return r;
+}
+
+#define CALLER_REAL(type, name)                                                             \
+    static struct vt_caller_cache cache;                                                    \
+    type real = (type)vt_real_for_caller(#name, __builtin_return_address(0), &cache)
+
+VT_EXPORT cudaError_t cudaGetDriverEntryPoint(const char *symbol, void **pfn,
+                                              unsigned long long flags,
+                                              cudaDriverEntryPointQueryResult *status)
+{
+    CALLER_REAL(cudaGetDriverEntryPoint_fn, cudaGetDriverEntryPoint);
+    return entry_point(real, symbol, pfn, flags, status);
+}
+
+VT_EXPORT cudaError_t cudaGetDriverEntryPoint_ptsz(const char *symbol, void **pfn,
+                                                   unsigned long long flags,
+                                                   cudaDriverEntryPointQueryResult *status)
+{
+    CALLER_REAL(cudaGetDriverEntryPoint_fn, cudaGetDriverEntryPoint_ptsz);
+    return entry_point(real, symbol, pfn, flags, status);
+}
+
+VT_EXPORT cudaError_t cudaGetDriverEntryPointByVersion(const char *symbol, void **pfn,
+                                                       unsigned int version,
+                                                       unsigned long long flags,
+                                                       cudaDriverEntryPointQueryResult *status)
+{
+    CALLER_REAL(cudaGetDriverEntryPointByVersion_fn, cudaGetDriverEntryPointByVersion);
+    return entry_point_by_version(real, symbol, pfn, version, flags, status);
+}
+
+VT_EXPORT cudaError_t cudaGetDriverEntryPointByVersion_ptsz(
+    const char *symbol, void **pfn, unsigned int version, unsigned long long flags,
+    cudaDriverEntryPointQueryResult *status)
+{
+    CALLER_REAL(cudaGetDriverEntryPointByVersion_fn, cudaGetDriverEntryPointByVersion_ptsz);
+    return entry_point_by_version(real, symbol, pfn, version, flags, status);
+}

@@ -1,0 +1,235 @@
+#include "records.h"
+
+#include "format.h"
+#include "tracer.h"
+#include "writer.h"
+
+#include <fcntl.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_STRING 4096
+#define PROCESS_BUFFER (64 * 1024)
+
+struct buf {
+    uint8_t *data;
+    size_t len, cap;
+    int overflow;
+};
+
+static struct {
+    uint64_t last_time;
+    uint64_t last_address;
+} delta;
+
+uint64_t vt_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void put_varint(struct buf *b, uint64_t v)
+{
+    if (b->len + VT_VARINT_MAX > b->cap) {
+        b->overflow = 1;
+        return;
+    }
+    b->len += vt_put_varint(b->data + b->len, v);
+}
+
+static void put_u8(struct buf *b, uint8_t v)
+{
+    if (b->len + 1 > b->cap) {
+        b->overflow = 1;
+        return;
+    }
+    b->data[b->len++] = v;
+}
+
+static void put_bytes(struct buf *b, const void *p, size_t n)
+{
+    if (n > MAX_STRING)
+        n = MAX_STRING;
+    put_varint(b, n);
+    if (b->len + n > b->cap) {
+        b->overflow = 1;
+        return;
+    }
+    memcpy(b->data + b->len, p, n);
+    b->len += n;
+}
+
+static void put_str(struct buf *b, const char *s)
+{
+    put_bytes(b, s ? s : "", s ? strlen(s) : 0);
+}
+
+/* dt since the previous timed record; never negative. */
+static void put_time(struct buf *b)
+{
+    uint64_t now = vt_now_ns();
+    put_varint(b, now > delta.last_time ? now - delta.last_time : 0);
+    if (now > delta.last_time)
+        delta.last_time = now;
+}
+
+static void put_address(struct buf *b, uint64_t address)
+{
+    put_varint(b, vt_zigzag((int64_t)(address - delta.last_address)));
+    delta.last_address = address;
+}
+
+static int emit(uint8_t type, const struct buf *b)
+{
+    if (b->overflow)
+        return 0; /* cannot happen for fixed-size records; drop rather than corrupt */
+    return vt_writer_record(type, b->data, b->len);
+}
+
+/* Reads a small /proc file whole (NUL-separated argv). */
+static size_t read_proc(const char *path, char *out, size_t size)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    size_t len = 0;
+    if (fd < 0)
+        return 0;
+    while (len < size) {
+        ssize_t n = read(fd, out + len, size - len);
+        if (n <= 0)
+            break;
+        len += (size_t)n;
+    }
+    close(fd);
+    return len;
+}
+
+static void put_argv(struct buf *b)
+{
+    static char cmdline[16 * 1024];
+    size_t len = read_proc("/proc/self/cmdline", cmdline, sizeof cmdline - 1);
+    uint64_t argc = 0;
+    cmdline[len] = '\0';
+    for (size_t i = 0; i < len; i += strlen(cmdline + i) + 1)
+        argc++;
+    put_varint(b, argc);
+    for (size_t i = 0; i < len; i += strlen(cmdline + i) + 1)
+        put_str(b, cmdline + i);
+}
+
+int vt_rec_process(void)
+{
+    static uint8_t data[PROCESS_BUFFER];
+    struct buf b = {data, 0, sizeof data, 0};
+    char exe[4096], host[256] = "";
+    struct timespec real;
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[n > 0 ? n : 0] = '\0';
+    gethostname(host, sizeof host - 1);
+    clock_gettime(CLOCK_REALTIME, &real);
+    delta.last_time = vt_now_ns();
+    delta.last_address = 0;
+    put_varint(&b, (uint64_t)getpid());
+    put_varint(&b, (uint64_t)getppid());
+    put_varint(&b, (uint64_t)real.tv_sec * 1000000000u + (uint64_t)real.tv_nsec);
+    put_varint(&b, delta.last_time);
+    put_str(&b, exe);
+    put_str(&b, host);
+    put_argv(&b);
+    return emit(VT_REC_PROCESS, &b);
+}
+
+int vt_rec_module(const struct vt_module_info *m)
+{
+    uint8_t data[MAX_STRING + 128 + 64];
+    struct buf b = {data, 0, sizeof data, 0};
+    put_varint(&b, m->id);
+    put_varint(&b, m->bias);
+    put_varint(&b, m->start);
+    put_varint(&b, m->end);
+    put_str(&b, m->path);
+    put_bytes(&b, m->build_id, m->build_id_len > 64 ? 64 : m->build_id_len);
+    return emit(VT_REC_MODULE, &b);
+}
+
+int vt_rec_stack(uint32_t id, const uintptr_t *frames, unsigned n)
+{
+    uint8_t data[2 * VT_VARINT_MAX + 256 * VT_VARINT_MAX];
+    struct buf b = {data, 0, sizeof data, 0};
+    uint64_t previous = 0;
+    if (n > 256)
+        n = 256;
+    put_varint(&b, id);
+    put_varint(&b, n);
+    for (unsigned i = 0; i < n; i++) {
+        put_varint(&b, vt_zigzag((int64_t)(frames[i] - previous)));
+        previous = frames[i];
+    }
+    return emit(VT_REC_STACK, &b);
+}
+
+int vt_rec_alloc(const struct vt_alloc_event *e)
+{
+    uint8_t data[9 * VT_VARINT_MAX];
+    struct buf b = {data, 0, sizeof data, 0};
+    put_time(&b);
+    put_address(&b, e->address);
+    put_varint(&b, e->size);
+    put_varint(&b, e->stack);
+    put_u8(&b, e->api);
+    put_u8(&b, e->kind_flags);
+    put_varint(&b, vt_zigzag(e->device));
+    put_varint(&b, (uint64_t)vt_tid());
+    put_varint(&b, e->stream);
+    return emit(VT_REC_ALLOC, &b);
+}
+
+int vt_rec_free(uint64_t address, unsigned api, unsigned status_flags, uint64_t stream)
+{
+    uint8_t data[6 * VT_VARINT_MAX];
+    struct buf b = {data, 0, sizeof data, 0};
+    put_time(&b);
+    put_address(&b, address);
+    put_u8(&b, (uint8_t)api);
+    put_u8(&b, (uint8_t)status_flags);
+    put_varint(&b, (uint64_t)vt_tid());
+    put_varint(&b, stream);
+    return emit(VT_REC_FREE, &b);
+}
+
+int vt_rec_failed(uint64_t size, uint32_t stack, unsigned api, unsigned kind, int device,
+                  int error)
+{
+    uint8_t data[8 * VT_VARINT_MAX];
+    struct buf b = {data, 0, sizeof data, 0};
+    put_time(&b);
+    put_varint(&b, size);
+    put_varint(&b, stack);
+    put_u8(&b, (uint8_t)api);
+    put_u8(&b, (uint8_t)kind);
+    put_varint(&b, vt_zigzag(device));
+    put_varint(&b, (uint64_t)vt_tid());
+    put_varint(&b, (uint64_t)(unsigned)error);
+    return emit(VT_REC_FAILED, &b);
+}
+
+int vt_rec_mark(const char *label)
+{
+    uint8_t data[3 * VT_VARINT_MAX + MAX_STRING];
+    struct buf b = {data, 0, sizeof data, 0};
+    put_time(&b);
+    put_varint(&b, (uint64_t)vt_tid());
+    put_str(&b, label);
+    return emit(VT_REC_MARK, &b);
+}
+
+int vt_rec_end(unsigned reason, uint64_t live_allocations)
+{
+    uint8_t data[3 * VT_VARINT_MAX];
+    struct buf b = {data, 0, sizeof data, 0};
+    put_time(&b);
+    put_u8(&b, (uint8_t)reason);
+    put_varint(&b, live_allocations);
+    return emit(VT_REC_END, &b);
+}

@@ -1,0 +1,39 @@
+/* Encoding of each dump record (see format.h). All calls with the tracer lock
+ * held, after vt_output_ready(). Each returns 0, or -1 when the dump could
+ * not be written. */
+#ifndef VRAMTRACE_RECORDS_H
+#define VRAMTRACE_RECORDS_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+struct vt_module_info {
+    uint32_t id;
+    uint64_t bias, start, end;
+    const char *path;
+    const uint8_t *build_id;
+    size_t build_id_len;
+};
+
+struct vt_alloc_event {
+    uint64_t address, size;
+    uint32_t stack;
+    uint8_t api, kind_flags;
+    int device;
+    uint64_t stream;
+};
+
+uint64_t vt_now_ns(void);
+
+/* Writes PROCESS and restarts the time and address deltas. */
+int vt_rec_process(void);
+int vt_rec_module(const struct vt_module_info *m);
+int vt_rec_stack(uint32_t id, const uintptr_t *frames, unsigned n);
+int vt_rec_alloc(const struct vt_alloc_event *e);
+int vt_rec_free(uint64_t address, unsigned api, unsigned status_flags, uint64_t stream);
+int vt_rec_failed(uint64_t size, uint32_t stack, unsigned api, unsigned kind, int device,
+                  int error);
+int vt_rec_mark(const char *label);
+int vt_rec_end(unsigned reason, uint64_t live_allocations);
+
+#endif

@@ -1,0 +1,26 @@
+/* Native call stacks: captured with libunwind, the tracer's own frames
+ * dropped, de-duplicated so that each distinct stack is written once. */
+#ifndef VRAMTRACE_STACKS_H
+#define VRAMTRACE_STACKS_H
+
+#include <stdint.h>
+
+#define VT_STACK_MAX 128
+
+struct vt_stack {
+    uintptr_t frames[VT_STACK_MAX];
+    int count;
+};
+
+/* Captures the calling thread's stack, starting at the caller of the
+ * outermost tracer function on it. Any thread, no lock. */
+void vt_stack_capture(struct vt_stack *stack);
+
+/* Lock held: the id of this stack, writing it (and any new modules) to the
+ * dump the first time it is seen. 0 when the stack is empty or not written. */
+uint32_t vt_stack_intern(const struct vt_stack *stack);
+
+/* Forget what was written (a new dump starts). */
+void vt_stacks_reset(void);
+
+#endif

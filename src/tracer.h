@@ -1,0 +1,43 @@
+/* Process-wide tracer state: lazy start-up, the one lock, per-thread
+ * re-entrancy guard, fork and exit handling. */
+#ifndef VRAMTRACE_TRACER_H
+#define VRAMTRACE_TRACER_H
+
+#include <sys/types.h>
+
+#define VT_EXPORT __attribute__((visibility("default")))
+
+struct vt_thread {
+    int busy;         /* inside the tracer or a traced driver call: hooks pass through */
+    unsigned api;     /* API tag set by an outer runtime wrapper (enum vt_api), 0 if none */
+    int counted;      /* the driver hook accounted the tagged runtime call */
+    pid_t tid;        /* cached gettid(), 0 until first use */
+};
+
+extern __thread struct vt_thread vt_thread_state __attribute__((tls_model("initial-exec")));
+
+/* Starts a traced operation on this thread: 1 (guard taken, call vt_leave)
+ * when this call should be recorded, 0 when it must pass straight through. */
+int vt_enter(void);
+void vt_leave(void);
+
+/* 1 while allocations are being traced in this process. */
+int vt_tracing(void);
+
+pid_t vt_tid(void);
+
+/* The lock around the live table, the stack table and the dump. */
+void vt_lock(void);
+void vt_unlock(void);
+
+/* With the lock held: make sure the dump is open (created on the first
+ * event). Returns 0 when events can be written, -1 when tracing stopped. */
+int vt_output_ready(void);
+
+/* Stops tracing after an unrecoverable output error (lock held). */
+void vt_disable_locked(const char *why);
+
+/* Prints "vramtrace: ..." on stderr without stdio (safe in any context). */
+void vt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

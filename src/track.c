@@ -1,0 +1,310 @@
+#include "track.h"
+
+#include "format.h"
+#include "records.h"
+#include "tracer.h"
+
+#include <stdlib.h>
+#include <uthash.h>
+
+#define MAX_DEVICES 64
+
+struct live {
+    struct vt_alloc_info info;
+    uint32_t stack;
+    uint64_t seq;       /* allocation number, for checkpoints */
+    uint32_t mappings;  /* cuMemCreate: live cuMemMap mappings */
+    int released;       /* cuMemCreate: cuMemRelease was called */
+    UT_hash_handle hh;
+};
+
+struct mapping {
+    uint64_t va;
+    uint64_t size;
+    uint64_t handle;
+    UT_hash_handle hh;
+};
+
+static struct {
+    struct live *by_space[2];
+    struct mapping *mappings;
+    uint64_t live_bytes;   /* device + managed */
+    uint64_t live_count;
+    uint64_t seq;
+    void *primary[MAX_DEVICES];
+} table;
+
+static int counts_as_vram(unsigned kind)
+{
+    return kind == VT_KIND_DEVICE || kind == VT_KIND_MANAGED;
+}
+
+static unsigned space_flag(enum vt_space space)
+{
+    return space == VT_SPACE_HANDLE ? VT_ADDR_HANDLE : 0;
+}
+
+static struct live *find(enum vt_space space, uint64_t key)
+{
+    struct live *e;
+    HASH_FIND(hh, table.by_space[space], &key, sizeof key, e);
+    return e;
+}
+
+static void insert(struct live *e)
+{
+    HASH_ADD(hh, table.by_space[e->info.space], info.key, sizeof e->info.key, e);
+    table.live_count++;
+    if (counts_as_vram(e->info.kind))
+        table.live_bytes += e->info.size;
+}
+
+static void discard(struct live *e)
+{
+    HASH_DELETE(hh, table.by_space[e->info.space], e);
+    table.live_count--;
+    if (counts_as_vram(e->info.kind))
+        table.live_bytes -= e->info.size;
+    free(e);
+}
+
+static void write_or_stop(int result)
+{
+    if (result < 0)
+        vt_disable_locked("cannot write the dump");
+}
+
+static void write_alloc(const struct live *e, unsigned extra_flags)
+{
+    struct vt_alloc_event ev = {
+        .address = e->info.key, .size = e->info.size, .stack = e->stack,
+        .api = (uint8_t)e->info.api,
+        .kind_flags = (uint8_t)(e->info.kind | space_flag(e->info.space) | extra_flags),
+        .device = e->info.device, .stream = e->info.stream,
+    };
+    write_or_stop(vt_rec_alloc(&ev));
+}
+
+void vt_track_alloc(const struct vt_alloc_info *info, const struct vt_stack *stack)
+{
+    struct live *e = calloc(1, sizeof *e), *stale;
+    if (!e)
+        return;
+    e->info = *info;
+    vt_lock();
+    if (vt_output_ready() < 0) {
+        vt_unlock();
+        free(e);
+        return;
+    }
+    /* An address we still hold was handed out again: its free went unseen. */
+    stale = find(info->space, info->key);
+    if (stale)
+        discard(stale);
+    e->stack = vt_stack_intern(stack);
+    e->seq = ++table.seq;
+    insert(e);
+    write_alloc(e, 0);
+    vt_unlock();
+}
+
+void vt_track_failed(const struct vt_alloc_info *info, int error, const struct vt_stack *stack)
+{
+    vt_lock();
+    if (vt_output_ready() == 0)
+        write_or_stop(vt_rec_failed(info->size, vt_stack_intern(stack), info->api, info->kind,
+                                    info->device, error));
+    vt_unlock();
+}
+
+void vt_track_free_begin(uint64_t key, enum vt_space space, unsigned api, uint64_t stream,
+                         struct vt_pending_free *pending)
+{
+    struct live *e;
+    pending->traced = 0;
+    vt_lock();
+    e = vt_output_ready() == 0 ? find(space, key) : NULL;
+    if (e) {
+        pending->traced = 1;
+        pending->info = e->info;
+        pending->stack = e->stack;
+        pending->seq = e->seq;
+        discard(e);
+        write_or_stop(vt_rec_free(key, api, VT_FREE_OK | space_flag(space), stream));
+    }
+    vt_unlock();
+}
+
+void vt_track_free_end(uint64_t key, enum vt_space space, unsigned api, uint64_t stream,
+                       const struct vt_pending_free *pending, int succeeded)
+{
+    struct live *e;
+    if (pending->traced && succeeded)
+        return;
+    vt_lock();
+    if (vt_output_ready() < 0) {
+        vt_unlock();
+        return;
+    }
+    if (pending->traced) { /* the driver refused: it is still allocated */
+        e = calloc(1, sizeof *e);
+        if (e) {
+            e->info = pending->info;
+            e->stack = pending->stack;
+            e->seq = pending->seq;
+            insert(e);
+            write_alloc(e, VT_ALLOC_RESTORED);
+        }
+    } else {
+        unsigned status = succeeded ? VT_FREE_UNTRACED : VT_FREE_INVALID;
+        write_or_stop(vt_rec_free(key, api, status | space_flag(space), stream));
+    }
+    vt_unlock();
+}
+
+static void release_if_unused(struct live *e, unsigned api)
+{
+    if (!e->released || e->mappings > 0)
+        return;
+    write_or_stop(vt_rec_free(e->info.key, api, VT_FREE_OK | VT_ADDR_HANDLE, 0));
+    discard(e);
+}
+
+void vt_track_vmm_map(uint64_t va, uint64_t size, uint64_t handle)
+{
+    struct mapping *m = calloc(1, sizeof *m);
+    struct live *e;
+    if (!m)
+        return;
+    m->va = va;
+    m->size = size;
+    m->handle = handle;
+    vt_lock();
+    e = find(VT_SPACE_HANDLE, handle);
+    if (e && vt_output_ready() == 0) {
+        struct mapping *old;
+        HASH_FIND(hh, table.mappings, &va, sizeof va, old);
+        if (old) { /* an unmap we did not see */
+            HASH_DEL(table.mappings, old);
+            free(old);
+        }
+        HASH_ADD(hh, table.mappings, va, sizeof m->va, m);
+        e->mappings++;
+        m = NULL;
+    }
+    vt_unlock();
+    free(m);
+}
+
+void vt_track_vmm_unmap(uint64_t va, uint64_t size)
+{
+    struct mapping *m, *tmp;
+    vt_lock();
+    if (vt_output_ready() == 0) {
+        HASH_ITER(hh, table.mappings, m, tmp) {
+            if (m->va < va || m->va >= va + size)
+                continue;
+            struct live *e = find(VT_SPACE_HANDLE, m->handle);
+            HASH_DEL(table.mappings, m);
+            free(m);
+            if (e && e->mappings > 0) {
+                e->mappings--;
+                release_if_unused(e, VT_API_cuMemUnmap);
+            }
+        }
+    }
+    vt_unlock();
+}
+
+void vt_track_vmm_release(uint64_t handle)
+{
+    struct live *e;
+    vt_lock();
+    e = vt_output_ready() == 0 ? find(VT_SPACE_HANDLE, handle) : NULL;
+    if (e) {
+        e->released = 1;
+        release_if_unused(e, VT_API_cuMemRelease);
+    }
+    vt_unlock();
+}
+
+void vt_track_teardown(void *ctx, int device, unsigned api)
+{
+    struct live *e, *tmp;
+    vt_lock();
+    if (vt_output_ready() == 0) {
+        HASH_ITER(hh, table.by_space[VT_SPACE_POINTER], e, tmp) {
+            int owned = ctx ? e->info.ctx == ctx : e->info.device == device;
+            if (!owned)
+                continue;
+            write_or_stop(vt_rec_free(e->info.key, api, VT_FREE_TEARDOWN, 0));
+            discard(e);
+        }
+    }
+    vt_unlock();
+}
+
+void vt_track_set_primary_context(int device, void *ctx)
+{
+    if (device >= 0 && device < MAX_DEVICES)
+        __atomic_store_n(&table.primary[device], ctx, __ATOMIC_RELAXED);
+}
+
+void *vt_track_primary_context(int device)
+{
+    if (device < 0 || device >= MAX_DEVICES)
+        return NULL;
+    return __atomic_load_n(&table.primary[device], __ATOMIC_RELAXED);
+}
+
+uint64_t vt_track_live_bytes(void)
+{
+    uint64_t bytes;
+    vt_lock();
+    bytes = table.live_bytes;
+    vt_unlock();
+    return bytes;
+}
+
+uint64_t vt_track_live_count(void)
+{
+    return table.live_count;
+}
+
+uint64_t vt_track_checkpoint(void)
+{
+    uint64_t seq;
+    vt_lock();
+    seq = table.seq;
+    vt_unlock();
+    return seq;
+}
+
+uint64_t vt_track_bytes_since(uint64_t checkpoint)
+{
+    struct live *e, *tmp;
+    uint64_t bytes = 0;
+    vt_lock();
+    for (int s = 0; s < 2; s++)
+        HASH_ITER(hh, table.by_space[s], e, tmp)
+            if (e->seq > checkpoint && counts_as_vram(e->info.kind))
+                bytes += e->info.size;
+    vt_unlock();
+    return bytes;
+}
+
+void vt_track_reset(void)
+{
+    struct live *e, *tmp;
+    struct mapping *m, *mtmp;
+    for (int s = 0; s < 2; s++)
+        HASH_ITER(hh, table.by_space[s], e, tmp)
+            discard(e);
+    HASH_ITER(hh, table.mappings, m, mtmp) {
+        HASH_DEL(table.mappings, m);
+        free(m);
+    }
+    table.seq = 0;
+    for (int d = 0; d < MAX_DEVICES; d++)
+        table.primary[d] = NULL;
+}

@@ -1,0 +1,63 @@
+/* The live-allocation table: the one place where allocations and frees are
+ * applied and written to the dump. Each function takes the tracer lock. */
+#ifndef VRAMTRACE_TRACK_H
+#define VRAMTRACE_TRACK_H
+
+#include "stacks.h"
+
+#include <stdint.h>
+
+/* Key spaces: device pointers, and opaque handles (cuMemCreate, arrays). */
+enum vt_space { VT_SPACE_POINTER = 0, VT_SPACE_HANDLE = 1 };
+
+struct vt_alloc_info {
+    uint64_t key;
+    uint64_t size;
+    unsigned api;
+    unsigned kind;
+    enum vt_space space;
+    int device;
+    void *ctx;
+    uint64_t stream;
+};
+
+void vt_track_alloc(const struct vt_alloc_info *info, const struct vt_stack *stack);
+void vt_track_failed(const struct vt_alloc_info *info, int error, const struct vt_stack *stack);
+
+/* A free in two steps around the real call: begin removes the allocation and
+ * writes the free before the driver can hand the address out again; end puts
+ * it back if the driver refused, or records an untraced or invalid free. */
+struct vt_pending_free {
+    int traced;
+    struct vt_alloc_info info;
+    uint32_t stack;
+    uint64_t seq;
+};
+void vt_track_free_begin(uint64_t key, enum vt_space space, unsigned api, uint64_t stream,
+                         struct vt_pending_free *pending);
+void vt_track_free_end(uint64_t key, enum vt_space space, unsigned api, uint64_t stream,
+                       const struct vt_pending_free *pending, int succeeded);
+
+/* Virtual memory management: cuMemCreate memory is gone only once it is
+ * released and no longer mapped. Called after the real call succeeded. */
+void vt_track_vmm_map(uint64_t va, uint64_t size, uint64_t handle);
+void vt_track_vmm_unmap(uint64_t va, uint64_t size);
+void vt_track_vmm_release(uint64_t handle);
+
+/* Context teardown freed every allocation of CTX (or, with CTX NULL, of
+ * DEVICE's primary context) without free calls. */
+void vt_track_teardown(void *ctx, int device, unsigned api);
+void vt_track_set_primary_context(int device, void *ctx);
+void *vt_track_primary_context(int device);
+
+/* For the public API: live device+managed bytes, the allocation counter
+ * (a checkpoint), live device+managed bytes allocated after a checkpoint. */
+uint64_t vt_track_live_bytes(void);
+uint64_t vt_track_checkpoint(void);
+uint64_t vt_track_bytes_since(uint64_t checkpoint);
+uint64_t vt_track_live_count(void);
+
+/* Forget everything (forked child: the parent's allocations are not ours). */
+void vt_track_reset(void);
+
+#endif

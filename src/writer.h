@@ -1,0 +1,27 @@
+/* The dump writer: records appended into a MAP_SHARED mapping of the file,
+ * so they are in the page cache the moment they are written and survive the
+ * process being killed. All calls with the tracer lock held. */
+#ifndef VRAMTRACE_WRITER_H
+#define VRAMTRACE_WRITER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Creates the dump (never following a symlink nor clobbering a file: picks a
+ * fresh name instead), mode 0600, and writes the header. 0 or -1 (warned). */
+int vt_writer_open(void);
+
+int vt_writer_is_open(void);
+
+/* Appends one record; -1 when the file cannot grow (tracing then stops). */
+int vt_writer_record(uint8_t type, const uint8_t *payload, size_t len);
+
+/* Cuts the file to what was written and closes it. */
+void vt_writer_close(void);
+
+/* In a forked child: forget the parent's file without touching it. */
+void vt_writer_forget(void);
+
+const char *vt_writer_path(void);
+
+#endif

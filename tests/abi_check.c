@@ -1,0 +1,450 @@
+/* Proves that vramtrace's own CUDA declarations (src/cuda_abi.h) match the
+ * real CUDA headers: compiled (-fsyntax-only) by tests/test_abi.py where
+ * the toolkit is installed; every check is a _Static_assert, so a wrong
+ * declaration fails the compile.
+ *
+ * How: the real cuda.h / cuda_runtime_api.h / cudaTypedefs.h come first;
+ * then cuda_abi.h is included with every name it shares with them renamed
+ * to vt_<name> by macros, so both sets of declarations live side by side.
+ *  - types:     vt_T and T compatible (__builtin_types_compatible_p), or,
+ *               where ours is a plain int and the real one an enum, equal
+ *               size and alignment;
+ *  - enums:     every constant equal;
+ *  - structs:   size, alignment, and offset + size (+ type) of each member;
+ *  - functions: each of our function-pointer typedefs and the real
+ *               declaration are both compared with one shape, written once
+ *               with its named types T(x) and expanded twice, with
+ *               T(x) = vt_x for ours and T(x) = x for the real one.
+ * A new declaration in cuda_abi.h that clashes with the real headers makes
+ * this file fail to compile until it is renamed and checked here. */
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+#include <cudaTypedefs.h>
+#include <stddef.h>
+
+/* ---- ours, renamed ---- */
+#define CUresult vt_CUresult
+#define CUdevice vt_CUdevice
+#define CUdeviceptr vt_CUdeviceptr
+#define CUdeviceptr_v1 vt_CUdeviceptr_v1
+#define CUcontext vt_CUcontext
+#define CUstream vt_CUstream
+#define CUmemoryPool vt_CUmemoryPool
+#define CUarray vt_CUarray
+#define CUmemGenericAllocationHandle vt_CUmemGenericAllocationHandle
+#define cuuint64_t vt_cuuint64_t
+#define CUdriverProcAddressQueryResult vt_CUdriverProcAddressQueryResult
+#define CUDA_SUCCESS vt_CUDA_SUCCESS
+#define CUDA_ERROR_INVALID_VALUE vt_CUDA_ERROR_INVALID_VALUE
+#define CUDA_ERROR_OUT_OF_MEMORY vt_CUDA_ERROR_OUT_OF_MEMORY
+#define CUDA_ERROR_NOT_INITIALIZED vt_CUDA_ERROR_NOT_INITIALIZED
+#define CUDA_ERROR_INVALID_CONTEXT vt_CUDA_ERROR_INVALID_CONTEXT
+#define CUDA_ERROR_NOT_FOUND vt_CUDA_ERROR_NOT_FOUND
+#define CU_GET_PROC_ADDRESS_DEFAULT vt_CU_GET_PROC_ADDRESS_DEFAULT
+#define CU_GET_PROC_ADDRESS_LEGACY_STREAM vt_CU_GET_PROC_ADDRESS_LEGACY_STREAM
+#define CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM vt_CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM
+#define CU_GET_PROC_ADDRESS_SUCCESS vt_CU_GET_PROC_ADDRESS_SUCCESS
+#define CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND vt_CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND
+#define CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT vt_CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT
+#define CUmemLocationType_enum vt_CUmemLocationType_enum
+#define CUmemLocationType vt_CUmemLocationType
+#define CU_MEM_LOCATION_TYPE_INVALID vt_CU_MEM_LOCATION_TYPE_INVALID
+#define CU_MEM_LOCATION_TYPE_DEVICE vt_CU_MEM_LOCATION_TYPE_DEVICE
+#define CU_MEM_LOCATION_TYPE_HOST vt_CU_MEM_LOCATION_TYPE_HOST
+#define CU_MEM_LOCATION_TYPE_HOST_NUMA vt_CU_MEM_LOCATION_TYPE_HOST_NUMA
+#define CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT vt_CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT
+#define CU_MEM_LOCATION_TYPE_MAX vt_CU_MEM_LOCATION_TYPE_MAX
+#define CUmemAllocationType_enum vt_CUmemAllocationType_enum
+#define CUmemAllocationType vt_CUmemAllocationType
+#define CU_MEM_ALLOCATION_TYPE_INVALID vt_CU_MEM_ALLOCATION_TYPE_INVALID
+#define CU_MEM_ALLOCATION_TYPE_PINNED vt_CU_MEM_ALLOCATION_TYPE_PINNED
+#define CU_MEM_ALLOCATION_TYPE_MAX vt_CU_MEM_ALLOCATION_TYPE_MAX
+#define CUmemAllocationHandleType_enum vt_CUmemAllocationHandleType_enum
+#define CUmemAllocationHandleType vt_CUmemAllocationHandleType
+#define CU_MEM_HANDLE_TYPE_NONE vt_CU_MEM_HANDLE_TYPE_NONE
+#define CU_MEM_HANDLE_TYPE_MAX vt_CU_MEM_HANDLE_TYPE_MAX
+#define CUmemLocation_st vt_CUmemLocation_st
+#define CUmemLocation vt_CUmemLocation
+#define CUmemAllocationProp_st vt_CUmemAllocationProp_st
+#define CUmemAllocationProp vt_CUmemAllocationProp
+#define CUarray_format_enum vt_CUarray_format_enum
+#define CUarray_format vt_CUarray_format
+#define CU_AD_FORMAT_UNSIGNED_INT8 vt_CU_AD_FORMAT_UNSIGNED_INT8
+#define CU_AD_FORMAT_UNSIGNED_INT16 vt_CU_AD_FORMAT_UNSIGNED_INT16
+#define CU_AD_FORMAT_UNSIGNED_INT32 vt_CU_AD_FORMAT_UNSIGNED_INT32
+#define CU_AD_FORMAT_SIGNED_INT8 vt_CU_AD_FORMAT_SIGNED_INT8
+#define CU_AD_FORMAT_SIGNED_INT16 vt_CU_AD_FORMAT_SIGNED_INT16
+#define CU_AD_FORMAT_SIGNED_INT32 vt_CU_AD_FORMAT_SIGNED_INT32
+#define CU_AD_FORMAT_HALF vt_CU_AD_FORMAT_HALF
+#define CU_AD_FORMAT_FLOAT vt_CU_AD_FORMAT_FLOAT
+#define CU_AD_FORMAT_MAX vt_CU_AD_FORMAT_MAX
+#define CUDA_ARRAY_DESCRIPTOR_st vt_CUDA_ARRAY_DESCRIPTOR_st
+#define CUDA_ARRAY_DESCRIPTOR vt_CUDA_ARRAY_DESCRIPTOR
+#define CUDA_ARRAY3D_DESCRIPTOR_st vt_CUDA_ARRAY3D_DESCRIPTOR_st
+#define CUDA_ARRAY3D_DESCRIPTOR vt_CUDA_ARRAY3D_DESCRIPTOR
+#define cudaError_t vt_cudaError_t
+#define cudaStream_t vt_cudaStream_t
+#define cudaMemPool_t vt_cudaMemPool_t
+#define cudaArray_t vt_cudaArray_t
+#define cudaSuccess vt_cudaSuccess
+#define cudaErrorInvalidValue vt_cudaErrorInvalidValue
+#define cudaErrorMemoryAllocation vt_cudaErrorMemoryAllocation
+#define cudaErrorInitializationError vt_cudaErrorInitializationError
+#define cudaPitchedPtr vt_cudaPitchedPtr
+#define cudaExtent vt_cudaExtent
+#define cudaChannelFormatDesc vt_cudaChannelFormatDesc
+
+#include "cuda_abi.h"
+
+#undef CUresult
+#undef CUdevice
+#undef CUdeviceptr
+#undef CUdeviceptr_v1
+#undef CUcontext
+#undef CUstream
+#undef CUmemoryPool
+#undef CUarray
+#undef CUmemGenericAllocationHandle
+#undef cuuint64_t
+#undef CUdriverProcAddressQueryResult
+#undef CUDA_SUCCESS
+#undef CUDA_ERROR_INVALID_VALUE
+#undef CUDA_ERROR_OUT_OF_MEMORY
+#undef CUDA_ERROR_NOT_INITIALIZED
+#undef CUDA_ERROR_INVALID_CONTEXT
+#undef CUDA_ERROR_NOT_FOUND
+#undef CU_GET_PROC_ADDRESS_DEFAULT
+#undef CU_GET_PROC_ADDRESS_LEGACY_STREAM
+#undef CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM
+#undef CU_GET_PROC_ADDRESS_SUCCESS
+#undef CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND
+#undef CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT
+#undef CUmemLocationType_enum
+#undef CUmemLocationType
+#undef CU_MEM_LOCATION_TYPE_INVALID
+#undef CU_MEM_LOCATION_TYPE_DEVICE
+#undef CU_MEM_LOCATION_TYPE_HOST
+#undef CU_MEM_LOCATION_TYPE_HOST_NUMA
+#undef CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT
+#undef CU_MEM_LOCATION_TYPE_MAX
+#undef CUmemAllocationType_enum
+#undef CUmemAllocationType
+#undef CU_MEM_ALLOCATION_TYPE_INVALID
+#undef CU_MEM_ALLOCATION_TYPE_PINNED
+#undef CU_MEM_ALLOCATION_TYPE_MAX
+#undef CUmemAllocationHandleType_enum
+#undef CUmemAllocationHandleType
+#undef CU_MEM_HANDLE_TYPE_NONE
+#undef CU_MEM_HANDLE_TYPE_MAX
+#undef CUmemLocation_st
+#undef CUmemLocation
+#undef CUmemAllocationProp_st
+#undef CUmemAllocationProp
+#undef CUarray_format_enum
+#undef CUarray_format
+#undef CU_AD_FORMAT_UNSIGNED_INT8
+#undef CU_AD_FORMAT_UNSIGNED_INT16
+#undef CU_AD_FORMAT_UNSIGNED_INT32
+#undef CU_AD_FORMAT_SIGNED_INT8
+#undef CU_AD_FORMAT_SIGNED_INT16
+#undef CU_AD_FORMAT_SIGNED_INT32
+#undef CU_AD_FORMAT_HALF
+#undef CU_AD_FORMAT_FLOAT
+#undef CU_AD_FORMAT_MAX
+#undef CUDA_ARRAY_DESCRIPTOR_st
+#undef CUDA_ARRAY_DESCRIPTOR
+#undef CUDA_ARRAY3D_DESCRIPTOR_st
+#undef CUDA_ARRAY3D_DESCRIPTOR
+#undef cudaError_t
+#undef cudaStream_t
+#undef cudaMemPool_t
+#undef cudaArray_t
+#undef cudaSuccess
+#undef cudaErrorInvalidValue
+#undef cudaErrorMemoryAllocation
+#undef cudaErrorInitializationError
+#undef cudaPitchedPtr
+#undef cudaExtent
+#undef cudaChannelFormatDesc
+
+/* ---- the checks ---- */
+
+#define VT_SAME(a, b) __builtin_types_compatible_p(a, b)
+/* Same type, or an int-sized integer standing for an enum (same ABI). */
+#define VT_ABI_TYPE(ours, real)                                                  \
+    _Static_assert(VT_SAME(ours, real) || (sizeof(ours) == sizeof(real) &&      \
+                                           _Alignof(ours) == _Alignof(real)),    \
+                   "VT_ABI type " #ours " differs from " #real)
+#define VT_ABI_SAME_TYPE(ours, real) \
+    _Static_assert(VT_SAME(ours, real), "VT_ABI type " #ours " differs from " #real)
+#define VT_ABI_ENUM(name) \
+    _Static_assert((long long)vt_##name == (long long)name, "VT_ABI enum constant " #name)
+#define VT_ABI_STRUCT(ours, real)                                              \
+    _Static_assert(sizeof(ours) == sizeof(real) && _Alignof(ours) == _Alignof(real), \
+                   "VT_ABI struct size/alignment " #ours " vs " #real)
+#define VT_ABI_MEMBER(ours, real, m)                                           \
+    _Static_assert(offsetof(ours, m) == offsetof(real, m) &&                   \
+                       sizeof(((ours *)0)->m) == sizeof(((real *)0)->m),       \
+                   "VT_ABI member " #ours "." #m " differs from " #real "." #m)
+#define VT_ABI_MEMBER_TYPE(ours, real, m)                                      \
+    VT_ABI_MEMBER(ours, real, m);                                              \
+    _Static_assert(VT_SAME(__typeof__(((ours *)0)->m), __typeof__(((real *)0)->m)), \
+                   "VT_ABI member type " #ours "." #m)
+#define T_OURS(x) vt_##x
+#define T_REAL(x) x
+/* ours: our typedef; real: an expression of the real function-pointer type */
+#define VT_ABI_FN(ours, real, shape)                                              \
+    _Static_assert(VT_SAME(ours, shape(T_OURS)), "VT_ABI function type " #ours); \
+    _Static_assert(VT_SAME(__typeof__(real), shape(T_REAL)), "VT_ABI real " #real " vs shape")
+
+/* scalar and handle types */
+VT_ABI_TYPE(vt_CUresult, CUresult);
+VT_ABI_SAME_TYPE(vt_CUdevice, CUdevice);
+VT_ABI_SAME_TYPE(vt_CUdeviceptr, CUdeviceptr);
+VT_ABI_SAME_TYPE(vt_CUdeviceptr_v1, unsigned int); /* the real one is internal-only */
+VT_ABI_SAME_TYPE(vt_CUcontext, CUcontext);
+VT_ABI_SAME_TYPE(vt_CUstream, CUstream);
+VT_ABI_SAME_TYPE(vt_CUmemoryPool, CUmemoryPool);
+VT_ABI_SAME_TYPE(vt_CUarray, CUarray);
+VT_ABI_SAME_TYPE(vt_CUmemGenericAllocationHandle, CUmemGenericAllocationHandle);
+VT_ABI_SAME_TYPE(vt_cuuint64_t, cuuint64_t);
+VT_ABI_TYPE(vt_CUdriverProcAddressQueryResult, CUdriverProcAddressQueryResult);
+VT_ABI_TYPE(vt_CUmemLocationType, CUmemLocationType);
+VT_ABI_TYPE(vt_CUmemAllocationType, CUmemAllocationType);
+VT_ABI_TYPE(vt_CUmemAllocationHandleType, CUmemAllocationHandleType);
+VT_ABI_TYPE(vt_CUarray_format, CUarray_format);
+VT_ABI_TYPE(vt_cudaError_t, cudaError_t);
+VT_ABI_SAME_TYPE(vt_cudaStream_t, cudaStream_t);
+VT_ABI_SAME_TYPE(vt_cudaMemPool_t, cudaMemPool_t);
+VT_ABI_SAME_TYPE(vt_cudaArray_t, cudaArray_t);
+VT_ABI_TYPE(cudaDriverEntryPointQueryResult, enum cudaDriverEntryPointQueryResult);
+/* the runtime's handles are the driver's */
+VT_ABI_SAME_TYPE(vt_cudaStream_t, CUstream);
+VT_ABI_SAME_TYPE(vt_cudaMemPool_t, CUmemoryPool);
+
+/* enum constants */
+VT_ABI_ENUM(CUDA_SUCCESS);
+VT_ABI_ENUM(CUDA_ERROR_INVALID_VALUE);
+VT_ABI_ENUM(CUDA_ERROR_OUT_OF_MEMORY);
+VT_ABI_ENUM(CUDA_ERROR_NOT_INITIALIZED);
+VT_ABI_ENUM(CUDA_ERROR_INVALID_CONTEXT);
+VT_ABI_ENUM(CUDA_ERROR_NOT_FOUND);
+VT_ABI_ENUM(CU_GET_PROC_ADDRESS_DEFAULT);
+VT_ABI_ENUM(CU_GET_PROC_ADDRESS_LEGACY_STREAM);
+VT_ABI_ENUM(CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM);
+VT_ABI_ENUM(CU_GET_PROC_ADDRESS_SUCCESS);
+VT_ABI_ENUM(CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND);
+VT_ABI_ENUM(CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT);
+VT_ABI_ENUM(CU_MEM_LOCATION_TYPE_INVALID);
+VT_ABI_ENUM(CU_MEM_LOCATION_TYPE_DEVICE);
+VT_ABI_ENUM(CU_MEM_LOCATION_TYPE_HOST);
+VT_ABI_ENUM(CU_MEM_LOCATION_TYPE_HOST_NUMA);
+VT_ABI_ENUM(CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT);
+VT_ABI_ENUM(CU_MEM_LOCATION_TYPE_MAX);
+VT_ABI_ENUM(CU_MEM_ALLOCATION_TYPE_INVALID);
+VT_ABI_ENUM(CU_MEM_ALLOCATION_TYPE_PINNED);
+VT_ABI_ENUM(CU_MEM_ALLOCATION_TYPE_MAX);
+VT_ABI_ENUM(CU_MEM_HANDLE_TYPE_NONE);
+VT_ABI_ENUM(CU_MEM_HANDLE_TYPE_MAX);
+VT_ABI_ENUM(CU_AD_FORMAT_UNSIGNED_INT8);
+VT_ABI_ENUM(CU_AD_FORMAT_UNSIGNED_INT16);
+VT_ABI_ENUM(CU_AD_FORMAT_UNSIGNED_INT32);
+VT_ABI_ENUM(CU_AD_FORMAT_SIGNED_INT8);
+VT_ABI_ENUM(CU_AD_FORMAT_SIGNED_INT16);
+VT_ABI_ENUM(CU_AD_FORMAT_SIGNED_INT32);
+VT_ABI_ENUM(CU_AD_FORMAT_HALF);
+VT_ABI_ENUM(CU_AD_FORMAT_FLOAT);
+VT_ABI_ENUM(CU_AD_FORMAT_MAX);
+VT_ABI_ENUM(cudaSuccess);
+VT_ABI_ENUM(cudaErrorInvalidValue);
+VT_ABI_ENUM(cudaErrorMemoryAllocation);
+VT_ABI_ENUM(cudaErrorInitializationError);
+
+/* structs */
+VT_ABI_STRUCT(vt_CUmemLocation, CUmemLocation);
+VT_ABI_MEMBER(vt_CUmemLocation, CUmemLocation, type);
+VT_ABI_MEMBER_TYPE(vt_CUmemLocation, CUmemLocation, id);
+VT_ABI_STRUCT(vt_CUmemAllocationProp, CUmemAllocationProp);
+VT_ABI_MEMBER(vt_CUmemAllocationProp, CUmemAllocationProp, type);
+VT_ABI_MEMBER(vt_CUmemAllocationProp, CUmemAllocationProp, requestedHandleTypes);
+VT_ABI_MEMBER(vt_CUmemAllocationProp, CUmemAllocationProp, location);
+VT_ABI_MEMBER_TYPE(vt_CUmemAllocationProp, CUmemAllocationProp, win32HandleMetaData);
+VT_ABI_MEMBER(vt_CUmemAllocationProp, CUmemAllocationProp, allocFlags);
+VT_ABI_MEMBER_TYPE(vt_CUmemAllocationProp, CUmemAllocationProp, allocFlags.compressionType);
+VT_ABI_MEMBER_TYPE(vt_CUmemAllocationProp, CUmemAllocationProp, allocFlags.gpuDirectRDMACapable);
+VT_ABI_MEMBER_TYPE(vt_CUmemAllocationProp, CUmemAllocationProp, allocFlags.usage);
+VT_ABI_MEMBER_TYPE(vt_CUmemAllocationProp, CUmemAllocationProp, allocFlags.reserved);
+VT_ABI_STRUCT(vt_CUDA_ARRAY_DESCRIPTOR, CUDA_ARRAY_DESCRIPTOR);
+VT_ABI_MEMBER_TYPE(vt_CUDA_ARRAY_DESCRIPTOR, CUDA_ARRAY_DESCRIPTOR, Width);
+VT_ABI_MEMBER_TYPE(vt_CUDA_ARRAY_DESCRIPTOR, CUDA_ARRAY_DESCRIPTOR, Height);
+VT_ABI_MEMBER(vt_CUDA_ARRAY_DESCRIPTOR, CUDA_ARRAY_DESCRIPTOR, Format);
+VT_ABI_MEMBER_TYPE(vt_CUDA_ARRAY_DESCRIPTOR, CUDA_ARRAY_DESCRIPTOR, NumChannels);
+VT_ABI_STRUCT(vt_CUDA_ARRAY3D_DESCRIPTOR, CUDA_ARRAY3D_DESCRIPTOR);
+VT_ABI_MEMBER_TYPE(vt_CUDA_ARRAY3D_DESCRIPTOR, CUDA_ARRAY3D_DESCRIPTOR, Width);
+VT_ABI_MEMBER_TYPE(vt_CUDA_ARRAY3D_DESCRIPTOR, CUDA_ARRAY3D_DESCRIPTOR, Height);
+VT_ABI_MEMBER_TYPE(vt_CUDA_ARRAY3D_DESCRIPTOR, CUDA_ARRAY3D_DESCRIPTOR, Depth);
+VT_ABI_MEMBER(vt_CUDA_ARRAY3D_DESCRIPTOR, CUDA_ARRAY3D_DESCRIPTOR, Format);
+VT_ABI_MEMBER_TYPE(vt_CUDA_ARRAY3D_DESCRIPTOR, CUDA_ARRAY3D_DESCRIPTOR, NumChannels);
+VT_ABI_MEMBER_TYPE(vt_CUDA_ARRAY3D_DESCRIPTOR, CUDA_ARRAY3D_DESCRIPTOR, Flags);
+typedef struct vt_cudaPitchedPtr vt_pitched;
+typedef struct cudaPitchedPtr real_pitched;
+VT_ABI_STRUCT(vt_pitched, real_pitched);
+VT_ABI_MEMBER_TYPE(vt_pitched, real_pitched, ptr);
+VT_ABI_MEMBER_TYPE(vt_pitched, real_pitched, pitch);
+VT_ABI_MEMBER_TYPE(vt_pitched, real_pitched, xsize);
+VT_ABI_MEMBER_TYPE(vt_pitched, real_pitched, ysize);
+typedef struct vt_cudaExtent vt_extent;
+typedef struct cudaExtent real_extent;
+VT_ABI_STRUCT(vt_extent, real_extent);
+VT_ABI_MEMBER_TYPE(vt_extent, real_extent, width);
+VT_ABI_MEMBER_TYPE(vt_extent, real_extent, height);
+VT_ABI_MEMBER_TYPE(vt_extent, real_extent, depth);
+typedef struct vt_cudaChannelFormatDesc vt_chan;
+typedef struct cudaChannelFormatDesc real_chan;
+VT_ABI_STRUCT(vt_chan, real_chan);
+VT_ABI_MEMBER_TYPE(vt_chan, real_chan, x);
+VT_ABI_MEMBER_TYPE(vt_chan, real_chan, y);
+VT_ABI_MEMBER_TYPE(vt_chan, real_chan, z);
+VT_ABI_MEMBER_TYPE(vt_chan, real_chan, w);
+VT_ABI_MEMBER(vt_chan, real_chan, f);
+
+/* function types: one shape per entry point, T(x) marks the named types */
+#define S_cuMemAlloc_v2(T) T(CUresult) (*)(T(CUdeviceptr) *, size_t)
+#define S_cuMemAllocPitch_v2(T) \
+    T(CUresult) (*)(T(CUdeviceptr) *, size_t *, size_t, size_t, unsigned int)
+#define S_cuMemAllocManaged(T) T(CUresult) (*)(T(CUdeviceptr) *, size_t, unsigned int)
+#define S_cuMemAllocAsync(T) T(CUresult) (*)(T(CUdeviceptr) *, size_t, T(CUstream))
+#define S_cuMemAllocFromPoolAsync(T) \
+    T(CUresult) (*)(T(CUdeviceptr) *, size_t, T(CUmemoryPool), T(CUstream))
+#define S_cuMemFree_v2(T) T(CUresult) (*)(T(CUdeviceptr))
+#define S_cuMemFreeAsync(T) T(CUresult) (*)(T(CUdeviceptr), T(CUstream))
+#define S_cuMemAllocHost_v2(T) T(CUresult) (*)(void **, size_t)
+#define S_cuMemHostAlloc(T) T(CUresult) (*)(void **, size_t, unsigned int)
+#define S_cuMemFreeHost(T) T(CUresult) (*)(void *)
+#define S_cuMemCreate(T)                                                              \
+    T(CUresult) (*)(T(CUmemGenericAllocationHandle) *, size_t, const T(CUmemAllocationProp) *, \
+                    unsigned long long)
+#define S_cuMemRelease(T) T(CUresult) (*)(T(CUmemGenericAllocationHandle))
+#define S_cuMemMap(T) \
+    T(CUresult) (*)(T(CUdeviceptr), size_t, size_t, T(CUmemGenericAllocationHandle), unsigned long long)
+#define S_cuMemUnmap(T) T(CUresult) (*)(T(CUdeviceptr), size_t)
+#define S_cuArrayCreate_v2(T) T(CUresult) (*)(T(CUarray) *, const T(CUDA_ARRAY_DESCRIPTOR) *)
+#define S_cuArray3DCreate_v2(T) T(CUresult) (*)(T(CUarray) *, const T(CUDA_ARRAY3D_DESCRIPTOR) *)
+#define S_cuArrayDestroy(T) T(CUresult) (*)(T(CUarray))
+#define S_cuCtxDestroy_v2(T) T(CUresult) (*)(T(CUcontext))
+#define S_cuDevicePrimaryCtx_v2(T) T(CUresult) (*)(T(CUdevice))
+#define S_cuDevicePrimaryCtxGetState(T) T(CUresult) (*)(T(CUdevice), unsigned int *, int *)
+#define S_cuCtxGetCurrent(T) T(CUresult) (*)(T(CUcontext) *)
+#define S_cuCtxGetDevice(T) T(CUresult) (*)(T(CUdevice) *)
+#define S_cuMemGetInfo_v2(T) T(CUresult) (*)(size_t *, size_t *)
+#define S_cuGetProcAddress(T) T(CUresult) (*)(const char *, void **, int, T(cuuint64_t))
+#define S_cuGetProcAddress_v2(T) \
+    T(CUresult) (*)(const char *, void **, int, T(cuuint64_t), T(CUdriverProcAddressQueryResult) *)
+
+VT_ABI_FN(cuMemAlloc_v2_fn, &cuMemAlloc_v2, S_cuMemAlloc_v2);
+VT_ABI_FN(cuMemAllocPitch_v2_fn, &cuMemAllocPitch_v2, S_cuMemAllocPitch_v2);
+VT_ABI_FN(cuMemAllocManaged_fn, &cuMemAllocManaged, S_cuMemAllocManaged);
+VT_ABI_FN(cuMemAllocAsync_fn, &cuMemAllocAsync, S_cuMemAllocAsync);
+VT_ABI_FN(cuMemAllocAsync_fn, (PFN_cuMemAllocAsync_v11020_ptsz)0, S_cuMemAllocAsync);
+VT_ABI_FN(cuMemAllocFromPoolAsync_fn, &cuMemAllocFromPoolAsync, S_cuMemAllocFromPoolAsync);
+VT_ABI_FN(cuMemFree_v2_fn, &cuMemFree_v2, S_cuMemFree_v2);
+VT_ABI_FN(cuMemFreeAsync_fn, &cuMemFreeAsync, S_cuMemFreeAsync);
+VT_ABI_FN(cuMemAllocHost_v2_fn, &cuMemAllocHost_v2, S_cuMemAllocHost_v2);
+VT_ABI_FN(cuMemHostAlloc_fn, &cuMemHostAlloc, S_cuMemHostAlloc);
+VT_ABI_FN(cuMemFreeHost_fn, &cuMemFreeHost, S_cuMemFreeHost);
+VT_ABI_FN(cuMemCreate_fn, &cuMemCreate, S_cuMemCreate);
+VT_ABI_FN(cuMemRelease_fn, &cuMemRelease, S_cuMemRelease);
+VT_ABI_FN(cuMemMap_fn, &cuMemMap, S_cuMemMap);
+VT_ABI_FN(cuMemUnmap_fn, &cuMemUnmap, S_cuMemUnmap);
+VT_ABI_FN(cuArrayCreate_v2_fn, &cuArrayCreate_v2, S_cuArrayCreate_v2);
+VT_ABI_FN(cuArray3DCreate_v2_fn, &cuArray3DCreate_v2, S_cuArray3DCreate_v2);
+VT_ABI_FN(cuArrayDestroy_fn, &cuArrayDestroy, S_cuArrayDestroy);
+VT_ABI_FN(cuCtxDestroy_v2_fn, &cuCtxDestroy_v2, S_cuCtxDestroy_v2);
+VT_ABI_FN(cuDevicePrimaryCtxRelease_v2_fn, &cuDevicePrimaryCtxRelease_v2, S_cuDevicePrimaryCtx_v2);
+VT_ABI_FN(cuDevicePrimaryCtxReset_v2_fn, &cuDevicePrimaryCtxReset_v2, S_cuDevicePrimaryCtx_v2);
+VT_ABI_FN(cuDevicePrimaryCtxGetState_fn, &cuDevicePrimaryCtxGetState, S_cuDevicePrimaryCtxGetState);
+VT_ABI_FN(cuCtxGetCurrent_fn, &cuCtxGetCurrent, S_cuCtxGetCurrent);
+VT_ABI_FN(cuCtxGetDevice_fn, &cuCtxGetDevice, S_cuCtxGetDevice);
+VT_ABI_FN(cuMemGetInfo_v2_fn, &cuMemGetInfo_v2, S_cuMemGetInfo_v2);
+VT_ABI_FN(cuGetProcAddress_fn, (PFN_cuGetProcAddress_v11030)0, S_cuGetProcAddress);
+VT_ABI_FN(cuGetProcAddress_v2_fn, &cuGetProcAddress_v2, S_cuGetProcAddress_v2);
+VT_ABI_FN(cuGetProcAddress_v2_fn, (PFN_cuGetProcAddress_v12000)0, S_cuGetProcAddress_v2);
+
+/* runtime: the real declarations spell some parameter types as enums */
+#define S_cudaMalloc(T) T(cudaError_t) (*)(void **, size_t)
+#define S_cudaMallocPitch(T) T(cudaError_t) (*)(void **, size_t *, size_t, size_t)
+#define S_cudaMalloc3D(T) T(cudaError_t) (*)(struct T(cudaPitchedPtr) *, struct T(cudaExtent))
+#define S_cudaMallocManaged(T) T(cudaError_t) (*)(void **, size_t, unsigned int)
+#define S_cudaMallocAsync(T) T(cudaError_t) (*)(void **, size_t, T(cudaStream_t))
+#define S_cudaMallocFromPoolAsync(T) \
+    T(cudaError_t) (*)(void **, size_t, T(cudaMemPool_t), T(cudaStream_t))
+#define S_cudaFree(T) T(cudaError_t) (*)(void *)
+#define S_cudaFreeAsync(T) T(cudaError_t) (*)(void *, T(cudaStream_t))
+#define S_cudaMallocHost(T) T(cudaError_t) (*)(void **, size_t)
+#define S_cudaHostAlloc(T) T(cudaError_t) (*)(void **, size_t, unsigned int)
+#define S_cudaFreeHost(T) T(cudaError_t) (*)(void *)
+#define S_cudaMallocArray(T)                                                          \
+    T(cudaError_t) (*)(T(cudaArray_t) *, const struct T(cudaChannelFormatDesc) *, size_t, \
+                       size_t, unsigned int)
+#define S_cudaFreeArray(T) T(cudaError_t) (*)(T(cudaArray_t))
+#define S_cudaGetDriverEntryPoint(T) \
+    T(cudaError_t) (*)(const char *, void **, unsigned long long, T(QR) *)
+#define S_cudaGetDriverEntryPointByVersion(T) \
+    T(cudaError_t) (*)(const char *, void **, unsigned int, unsigned long long, T(QR) *)
+/* The runtime shapes name their types through per-side tables, because
+ * T(QR) is our int typedef on one side and the real enum tag on the other. */
+#undef T_OURS
+#undef T_REAL
+#define T_OURS(x) T_OURS_##x
+#define T_REAL(x) T_REAL_##x
+#define T_OURS_QR cudaDriverEntryPointQueryResult
+#define T_REAL_QR enum cudaDriverEntryPointQueryResult
+#define T_OURS_cudaError_t vt_cudaError_t
+#define T_REAL_cudaError_t cudaError_t
+#define T_OURS_cudaStream_t vt_cudaStream_t
+#define T_REAL_cudaStream_t cudaStream_t
+#define T_OURS_cudaMemPool_t vt_cudaMemPool_t
+#define T_REAL_cudaMemPool_t cudaMemPool_t
+#define T_OURS_cudaArray_t vt_cudaArray_t
+#define T_REAL_cudaArray_t cudaArray_t
+#define T_OURS_cudaPitchedPtr vt_cudaPitchedPtr
+#define T_REAL_cudaPitchedPtr cudaPitchedPtr
+#define T_OURS_cudaExtent vt_cudaExtent
+#define T_REAL_cudaExtent cudaExtent
+#define T_OURS_cudaChannelFormatDesc vt_cudaChannelFormatDesc
+#define T_REAL_cudaChannelFormatDesc cudaChannelFormatDesc
+
+VT_ABI_FN(cudaMalloc_fn, &cudaMalloc, S_cudaMalloc);
+VT_ABI_FN(cudaMallocPitch_fn, &cudaMallocPitch, S_cudaMallocPitch);
+VT_ABI_FN(cudaMalloc3D_fn, &cudaMalloc3D, S_cudaMalloc3D);
+VT_ABI_FN(cudaMallocManaged_fn, &cudaMallocManaged, S_cudaMallocManaged);
+VT_ABI_FN(cudaMallocAsync_fn, &cudaMallocAsync, S_cudaMallocAsync);
+VT_ABI_FN(cudaMallocFromPoolAsync_fn, &cudaMallocFromPoolAsync, S_cudaMallocFromPoolAsync);
+VT_ABI_FN(cudaFree_fn, &cudaFree, S_cudaFree);
+VT_ABI_FN(cudaFreeAsync_fn, &cudaFreeAsync, S_cudaFreeAsync);
+VT_ABI_FN(cudaMallocHost_fn, &cudaMallocHost, S_cudaMallocHost);
+VT_ABI_FN(cudaHostAlloc_fn, &cudaHostAlloc, S_cudaHostAlloc);
+VT_ABI_FN(cudaFreeHost_fn, &cudaFreeHost, S_cudaFreeHost);
+VT_ABI_FN(cudaMallocArray_fn, &cudaMallocArray, S_cudaMallocArray);
+VT_ABI_FN(cudaFreeArray_fn, &cudaFreeArray, S_cudaFreeArray);
+VT_ABI_FN(cudaGetDriverEntryPoint_fn, &cudaGetDriverEntryPoint, S_cudaGetDriverEntryPoint);
+VT_ABI_FN(cudaGetDriverEntryPointByVersion_fn, &cudaGetDriverEntryPointByVersion,
+          S_cudaGetDriverEntryPointByVersion);
+
+/* ---- self-tests: each must fail to compile (tests/test_abi.py) ---- */
+#ifdef VT_ABI_SELFTEST_FN
+typedef cudaError_t (*wrong_cudaMalloc_fn)(void **, unsigned int);
+VT_ABI_FN(wrong_cudaMalloc_fn, &cudaMalloc, S_cudaMalloc);
+#endif
+#ifdef VT_ABI_SELFTEST_STRUCT
+typedef struct { size_t Height, Width; CUarray_format Format; unsigned NumChannels; } wrong_desc;
+VT_ABI_MEMBER_TYPE(wrong_desc, CUDA_ARRAY_DESCRIPTOR, Width);
+#endif
+#ifdef VT_ABI_SELFTEST_ENUM
+enum { vt_CUDA_ERROR_NO_DEVICE = 101 };
+VT_ABI_ENUM(CUDA_ERROR_NO_DEVICE);
+#endif
+#ifdef VT_ABI_SELFTEST_TYPE
+typedef long wrong_result;
+VT_ABI_TYPE(wrong_result, CUresult);
+#endif

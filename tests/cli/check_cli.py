@@ -1,0 +1,536 @@
+#!/usr/bin/env python3
+"""CLI tests for vramtrace: check_cli.py CASE VRAMTRACE MKDUMP
+
+Each case builds dumps with mkdump (known contents) in a fresh temporary
+directory, runs the vramtrace executable on them and checks its output
+exactly. Exit 0 = pass; anything else prints why."""
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+MiB = 1024 * 1024
+GiB = 1024 * MiB
+
+VRAMTRACE = MKDUMP = WORK = None
+
+# Ground truth of mkdump's "basic" scenario (see scenario_basic in mkdump.c).
+BASIC_SUMMARY = {
+    "allocations": 8, "frees": 2, "peak_bytes": 29 * MiB, "peak_time_ns": 60,
+    "leaked_bytes": 15 * MiB, "leaked_allocations": 4,
+    "host_leaked_bytes": 2 * MiB, "host_leaked_allocations": 1,
+    "failed_allocations": 3, "invalid_frees": 2, "untraced_frees": 2,
+    "teardown_freed_bytes": 3 * MiB, "teardown_freed_allocations": 1,
+}
+# (bytes, allocations, api, kind, device, stack id), in report order
+BASIC_LEAKS = [
+    (8 * MiB, 1, "cuMemAlloc", "device", 1, 2),
+    (5 * MiB, 2, "cudaMalloc", "device", 0, 1),
+    (2 * MiB, 1, "cuMemCreate", "device", 0, 0),
+    (2 * MiB, 1, "cudaMallocHost", "host", -1, 3),
+]
+
+
+class Failure(Exception):
+    pass
+
+
+def check(cond, what):
+    if not cond:
+        raise Failure(what)
+
+
+def run(args, env=None, timeout=60, cwd=None):
+    p = subprocess.run(args, capture_output=True, timeout=timeout, env=env, cwd=cwd or WORK)
+    if p.returncode < 0:
+        raise Failure("%s crashed with signal %d\nstderr: %s"
+                      % (args, -p.returncode, p.stderr.decode(errors="replace")))
+    return p
+
+
+def mkdump(scenario, name=None, extra=()):
+    path = os.path.join(WORK, name or scenario + ".vtr")
+    p = subprocess.run([MKDUMP, scenario, path, *extra], capture_output=True, cwd=WORK)
+    check(p.returncode == 0, "mkdump %s failed: %s" % (scenario, p.stderr))
+    expect_file = path + ".expect.json"
+    with open(expect_file) as f:
+        return path, json.load(f)
+
+
+def report_json(path, *opts):
+    p = run([VRAMTRACE, "report", "--json", *opts, path])
+    check(p.returncode == 0, "report --json %s: status %d, stderr %s"
+          % (path, p.returncode, p.stderr))
+    return json.loads(p.stdout.decode()), p
+
+
+def report_text(path, *opts):
+    p = run([VRAMTRACE, "report", *opts, path])
+    check(p.returncode == 0, "report %s: status %d" % (path, p.returncode))
+    return p.stdout.decode(), p
+
+
+def expect_error(path, *fragments):
+    """An unreadable dump: status 1, one line on stderr naming the file."""
+    p = run([VRAMTRACE, "report", path])
+    err = p.stderr.decode(errors="replace")
+    check(p.returncode == 1, "%s: status %d, expected 1 (stderr %r)" % (path, p.returncode, err))
+    check(err.count("\n") == 1 and err.startswith("vramtrace: %s: " % path),
+          "%s: expected one error line naming the file, got %r" % (path, err))
+    for fragment in fragments:
+        check(fragment in err, "%s: %r not in %r" % (path, fragment, err))
+    check(p.stdout == b"", "no report expected on stdout")
+    return err
+
+
+def frame_keys_ok(report):
+    for group in report["leaks"] + report["failed"]:
+        for f in group["frames"]:
+            for key in ("function", "file", "line", "module"):
+                check(key in f, "frame without %r: %r" % (key, f))
+            if f["function"] is not None:
+                check("+" not in f["function"], "function with offset: %r" % f)
+
+
+def check_frame(frame, site, inlined=False):
+    check(frame["function"] == site["function"], "function %r, expected %r"
+          % (frame["function"], site["function"]))
+    check(frame["file"] and frame["file"].endswith("mkdump.c"), "file %r" % frame["file"])
+    check(frame["line"] == site["line"], "line %r of %s, expected %r"
+          % (frame["line"], site["function"], site["line"]))
+    check(frame.get("inlined", False) == inlined, "inlined flag of %r" % frame)
+
+
+# ---- help and flags ----
+
+def case_help():
+    for args in (["--help"], ["-h"], ["report", "--help"], ["report", "-h"], ["run", "--help"],
+                 ["run", "-h"]):
+        p = run([VRAMTRACE, *args])
+        out = p.stdout.decode()
+        check(p.returncode == 0, "%s: status %d" % (args, p.returncode))
+        check(out.startswith("Usage: vramtrace") and "Exit status" in out, "%s: %r" % (args, out))
+    p = run([VRAMTRACE])
+    check(p.returncode == 2 and b"Usage" in p.stderr, "no arguments: usage on stderr, status 2")
+
+
+def case_version():
+    p = run([VRAMTRACE, "--version"])
+    check(p.returncode == 0 and re.match(rb"vramtrace \d+\.\d+", p.stdout), p.stdout)
+
+
+def case_unknown_flags():
+    for args in (["--bogus"], ["bogus"], ["report", "--bogus", "x.vtr"], ["report", "-x", "x"],
+                 ["report"], ["report", "a", "b"], ["report", "--top", "lots", "x"],
+                 ["report", "--top"], ["run", "--bogus", "--", "true"], ["run"], ["run", "-o"]):
+        p = run([VRAMTRACE, *args])
+        err = p.stderr.decode()
+        check(p.returncode == 2, "%s: status %d, expected 2" % (args, p.returncode))
+        check(err.count("\n") == 1 and err.startswith("vramtrace"), "%s: %r" % (args, err))
+
+
+# ---- reading and analysis ----
+
+def case_basic_json():
+    path, expect = mkdump("basic")
+    r, p = report_json(path)
+    frame_keys_ok(r)
+    check(r["complete"] is True and r["end"] == "exit", "complete/end: %r %r"
+          % (r["complete"], r["end"]))
+    check(r["format_version"] == 1 and r["dump"] == path, "format_version/dump")
+    check(r["duration_ns"] == 210, "duration_ns %r (21 timed records, 10 ns apart)"
+          % r["duration_ns"])
+    check(isinstance(r["vramtrace_version"], str), "vramtrace_version")
+    check(r["process"] == {"pid": 4242, "ppid": 1, "exe": "/usr/bin/fake",
+                           "argv": ["fake", "--flag"], "hostname": "testhost",
+                           "start_time_ns": 1700000000000000000}, "process %r" % r["process"])
+    for key, value in BASIC_SUMMARY.items():
+        check(r["summary"].get(key) == value, "summary.%s = %r, expected %r"
+              % (key, r["summary"].get(key), value))
+    got = [(g["bytes"], g["allocations"], g["api"], g["kind"], g["device"], g["stack_id"])
+           for g in r["leaks"]]
+    check(got == BASIC_LEAKS, "leaks %r\nexpected %r" % (got, BASIC_LEAKS))
+    # stack 1: leak_site_a called from main
+    frames = r["leaks"][1]["frames"]
+    check(len(frames) == 2, "stack 1 frames: %r" % frames)
+    check_frame(frames[0], expect["site_a"])
+    check_frame(frames[1], expect["main"])
+    check(frames[0]["module"] == expect["module"], "module path %r" % frames[0]["module"])
+    check(r["leaks"][2]["frames"] == [], "no stack: no frames")
+    # failures: grouped by site and size, in order of first occurrence
+    failed = [(f["bytes"], f["count"], f["api"], f["device"], f["error"]) for f in r["failed"]]
+    check(failed == [(64 * GiB, 2, "cudaMalloc", 0, 2), (1 * GiB, 1, "cuMemAlloc", 1, 2)],
+          "failed %r" % failed)
+    check(r["failed"][0]["frames"][0]["function"] == "leak_site_a", "failure frames")
+    check(p.stderr == b"", "no warnings expected: %r" % p.stderr)
+
+
+def case_basic_text():
+    path, expect = mkdump("basic")
+    out, _ = report_text(path)
+    lines = out.splitlines()
+    check(lines[0] == "vramtrace: 15.0 MiB (15728640 bytes) of device memory leaked in 4 "
+          "allocations at 3 call sites (peak 29.0 MiB, 8 allocations, 2 frees, 3 failed, "
+          "2 invalid frees)", "summary line %r" % lines[0])
+    leaks = [l for l in lines if l.startswith("Leak of")]
+    check(leaks == [
+        "Leak of 8388608 bytes (8.0 MiB) in 1 allocation via cuMemAlloc on device 1 [device]",
+        "Leak of 5242880 bytes (5.0 MiB) in 2 allocations via cudaMalloc on device 0 [device]",
+        "Leak of 2097152 bytes (2.0 MiB) in 1 allocation via cuMemCreate on device 0 [device]",
+    ], "leak lines %r" % leaks)
+    check("Host leak of 2097152 bytes (2.0 MiB) in 1 allocation via cudaMallocHost [host]" in lines,
+          "host leak line")
+    check("vramtrace: 2.0 MiB (2097152 bytes) of page-locked host memory leaked in 1 allocation"
+          in lines, "host summary")
+    i = lines.index(leaks[1])
+    check(re.fullmatch(r"    #0 leak_site_a \S*mkdump\.c:%d" % expect["site_a"]["line"],
+                       lines[i + 1]), "frame line %r" % lines[i + 1])
+    check(re.fullmatch(r"    #1 main \S*mkdump\.c:%d" % expect["main"]["line"], lines[i + 2]),
+          "frame line %r" % lines[i + 2])
+    check(any(l.startswith("Failed allocation of 68719476736 bytes (64.0 GiB) via cudaMalloc on "
+                           "device 0 [device]: error 2, 2 times") for l in lines), "failed line")
+    check(any("freed by context teardown" in l and "3145728 bytes" in l for l in lines),
+          "teardown note")
+    check(not any("partial dump" in l for l in lines), "complete dump called partial")
+
+
+def case_noleak():
+    path, _ = mkdump("noleak")
+    out, _ = report_text(path)
+    check(out.splitlines()[0].startswith("vramtrace: no leaks"), out)
+    r, _ = report_json(path)
+    check(r["leaks"] == [] and r["summary"]["leaked_bytes"] == 0 and
+          r["summary"]["peak_bytes"] == 3 * MiB and r["summary"]["frees"] == 2, r["summary"])
+
+
+def case_top():
+    path, _ = mkdump("basic")
+    r, _ = report_json(path, "--top", "1")
+    check(len(r["leaks"]) == 1 and r["leaks_omitted"] == 3, "leaks %r" % r["leaks"])
+    check(r["summary"]["leaked_bytes"] == 15 * MiB, "--top changes only what is listed")
+    out, _ = report_text(path, "--top", "2")
+    check(out.count("Leak of") == 2 and "2 more leaking call sites not shown (--top 2)" in out,
+          out)
+
+
+def case_inlined():
+    path, expect = mkdump("basic")
+    r, _ = report_json(path)
+    frames = r["leaks"][0]["frames"]   # stack 2: inlined_helper inside inlining_site
+    check(len(frames) == 3, "frames %r" % frames)
+    check_frame(frames[0], expect["inline_helper"], inlined=True)
+    check_frame(frames[1], expect["inlining_site"])
+    check_frame(frames[2], expect["main"])
+    out, _ = report_text(path)
+    check(re.search(r"#0 inlined_helper \S*mkdump\.c:\d+ \(inlined\)\n", out), out)
+
+
+def case_trim():
+    path, expect = mkdump("trim")
+    r, p = report_json(path)
+    frame_keys_ok(r)
+    for leak in r["leaks"]:
+        check(leak["api"] == "cudaMalloc", "api %r" % leak["api"])
+        check_frame(leak["frames"][0], expect["user_alloc"])
+        check_frame(leak["frames"][1], expect["main"])
+        check(len(leak["frames"]) == 2, "frames %r" % leak["frames"])
+    err = p.stderr.decode()
+    check(err.count("libcudart.so.13") == 1, "one warning for the missing module: %r" % err)
+
+
+def case_badmodules():
+    path, expect = mkdump("badmodules")
+    r, p = report_json(path)
+    frame_keys_ok(r)
+    frames = r["leaks"][0]["frames"]
+    check(len(frames) == 4, "frames %r" % frames)
+    f0 = frames[0]
+    check(f0["function"] is None and f0["file"] is None and f0["line"] is None and
+          f0["module"] == expect["module"] and
+          f0["offset"] == expect["site_a"]["address"] - expect["bias"], "frame 0 %r" % f0)
+    check(frames[1]["module"] == "/nonexistent/libfoo.so" and frames[1]["offset"] == 0x1000,
+          "frame 1 %r" % frames[1])
+    check(frames[3]["module"] is None and frames[3]["function"] is None, "frame 3 %r" % frames[3])
+    err = p.stderr.decode()
+    check(err.count("build id") == 1 and err.count("/nonexistent/libfoo.so") == 1,
+          "one warning per module: %r" % err)
+    out, _ = report_text(path)
+    check(re.search(r"#0 mkdump\+0x[0-9a-f]+\n", out) and "#1 libfoo.so+0x1000" in out and
+          "#3 0x10" in out, out)
+
+
+def case_strings():
+    path, _ = mkdump("strings")
+    r, _ = report_json(path)   # json.loads succeeded: valid JSON
+    argv = r["process"]["argv"]
+    check(argv[0] == 'q"uote\\back' and argv[1] == "ctl\x01\x1f\x7f\ttab\nnl", argv)
+    check(argv[2] == "bad\ufffd\ufffdutf8\ufffd" and argv[3] == "ok-\u00e9\u20ac", argv)
+    check(r["process"]["exe"] == "/tmp/\ufffd\ufffdweird exe", r["process"]["exe"])
+
+
+def case_noend():
+    path, _ = mkdump("noend")
+    r, _ = report_json(path)
+    check(r["complete"] is False and r["end"] == "no footer (process killed?)", r["end"])
+    check(r["summary"] == {**r["summary"], **BASIC_SUMMARY}, "summary of a partial dump")
+    out, _ = report_text(path)
+    check("vramtrace: partial dump: no footer (process killed?)" in out, out)
+
+
+def same_as_basic(scenario):
+    path, _ = mkdump(scenario)
+    r, _ = report_json(path)
+    check(r["complete"] is True, "%s: complete %r (%s)" % (scenario, r["complete"], r["end"]))
+    check(r["summary"] == {**r["summary"], **BASIC_SUMMARY}, "%s summary" % scenario)
+    check(len(r["leaks"]) == 4, "%s leaks" % scenario)
+
+
+def case_padded():
+    same_as_basic("padded")
+
+
+def case_unknown_records():
+    same_as_basic("unknown-records")
+
+
+# ---- bad input ----
+
+def case_missing_file():
+    expect_error(os.path.join(WORK, "nope.vtr"), "No such file")
+    expect_error(WORK, "Is a directory")
+
+
+def write(name, data):
+    path = os.path.join(WORK, name)
+    with open(path, "wb") as f:
+        f.write(data)
+    return path
+
+
+def case_empty_file():
+    expect_error(write("empty.vtr", b""), "empty file")
+
+
+def case_garbage():
+    rng = random.Random(7)
+    expect_error(write("garbage.vtr", bytes(rng.randrange(256) for _ in range(4096))),
+                 "not a vramtrace dump")
+    expect_error(write("short.vtr", b"VRA"), "not a vramtrace dump")
+    expect_error(write("shorthdr.vtr", b"VRAMTRC\0\1\0"), "truncated header at offset 10")
+
+
+def case_bad_magic():
+    path, _ = mkdump("badmagic")
+    expect_error(path, "not a vramtrace dump")
+
+
+def case_future_version():
+    path, _ = mkdump("future")
+    expect_error(path, "version 2 is newer", "at offset 8")
+
+
+def case_header_only():
+    path, _ = mkdump("header-only")
+    r, _ = report_json(path)
+    check(r["complete"] is False and r["end"] == "no footer (process killed?)", r)
+    check(r["process"]["pid"] is None, "no PROCESS record: null pid")
+
+
+def case_lying_lengths():
+    # the messages prove the lengths were checked before anything was
+    # allocated for them (a failed huge allocation says "out of memory")
+    for what, fragment in (("frames", "frame count 4611686018427387904 exceeds the record"),
+                           ("string", "exe path 1099511627776 exceeds the record"),
+                           ("argc", "argc 1125899906842624 exceeds the record"),
+                           ("varint", "corrupt record length at offset 16")):
+        path, _ = mkdump("lying-" + what)
+        expect_error(path, fragment, "at offset")
+    path, _ = mkdump("lying-record")   # a length past the end: cut off, not corrupt
+    r, _ = report_json(path)
+    check(r["complete"] is False and "offset 16" in r["end"], r["end"])
+
+
+def case_undefined_stack():
+    path, _ = mkdump("lying-stackref")
+    expect_error(path, "undefined stack 9 at offset")
+
+
+def check_damaged(path, what):
+    """A damaged dump: a report (exit 0, valid JSON) or one error line (exit 1).
+    Returns the report, or None."""
+    p = run([VRAMTRACE, "report", "--json", path], timeout=20)
+    if p.returncode == 0:
+        return json.loads(p.stdout.decode())
+    err = p.stderr.decode(errors="replace")
+    check(p.returncode == 1, "%s: status %d, stderr %r" % (what, p.returncode, err))
+    lines = [l for l in err.splitlines() if not l.startswith("vramtrace: warning:")]
+    check(len(lines) == 1 and path in lines[0], "%s: %r" % (what, err))
+    return None
+
+
+def case_truncated_every_offset():
+    path, _ = mkdump("basic")
+    data = open(path, "rb").read()
+    cut = os.path.join(WORK, "cut.vtr")
+    for n in range(len(data)):
+        with open(cut, "wb") as f:
+            f.write(data[:n])
+        r = check_damaged(cut, "cut at %d" % n)
+        if r:
+            check(r["complete"] is False, "cut at %d of %d called complete" % (n, len(data)))
+        else:
+            check(n < 16, "cut at %d: a whole-record prefix must read" % n)
+
+
+def case_bit_flips():
+    path, _ = mkdump("basic")
+    data = bytearray(open(path, "rb").read())
+    rng = random.Random(12345)
+    flipped = os.path.join(WORK, "flipped.vtr")
+    deadline = time.monotonic() + 120
+    n = 0
+    for n in range(2000):
+        if time.monotonic() > deadline:
+            break
+        damaged = bytearray(data)
+        for _ in range(rng.choice((1, 1, 2, 3))):
+            damaged[rng.randrange(len(damaged))] ^= 1 << rng.randrange(8)
+        with open(flipped, "wb") as f:
+            f.write(damaged)
+        check_damaged(flipped, "flip #%d" % n)
+    check(n >= 500, "only %d bit-flip runs in time" % n)
+
+
+def case_big_dump():
+    n = 1000000
+    path, _ = mkdump("big", extra=[str(n)])
+    start = time.monotonic()
+    r, _ = report_json(path)
+    took = time.monotonic() - start
+    s = r["summary"]
+    check(s["allocations"] == n and s["frees"] == n - n // 10, s)
+    check(s["leaked_allocations"] == n // 10 and s["leaked_bytes"] == 4096 * (n // 10), s)
+    print("report of %d events (%d bytes) took %.2f s" % (2 * n - n // 10, os.path.getsize(path),
+                                                          took))
+    check(took < 10, "too slow: %.1f s" % took)
+
+
+# ---- run ----
+
+def run_env(**extra):
+    env = {k: v for k, v in os.environ.items() if k not in ("LD_PRELOAD", "VRAMTRACE_OUTPUT")}
+    env.update(extra)
+    return env
+
+
+def case_run_exit_status():
+    p = run([VRAMTRACE, "run", "--", "sh", "-c", "exit 7"], env=run_env())
+    check(p.returncode == 7, "status %d: %r" % (p.returncode, p.stderr))
+    p = run([VRAMTRACE, "run", "true"], env=run_env())
+    check(p.returncode == 0, "status %d: %r" % (p.returncode, p.stderr))
+
+
+def case_run_signal():
+    p = run([VRAMTRACE, "run", "--", "sh", "-c", "kill -TERM $$"], env=run_env())
+    check(p.returncode == 128 + 15, "status %d" % p.returncode)
+    p = run([VRAMTRACE, "run", "--", "sh", "-c", "kill -INT $$"], env=run_env())
+    check(p.returncode == 128 + 2, "status %d" % p.returncode)
+
+
+def case_run_exec_failure():
+    p = run([VRAMTRACE, "run", "--", "/nonexistent/program", "x"], env=run_env())
+    err = p.stderr.decode()
+    check(p.returncode == 127, "status %d" % p.returncode)
+    check(err == "vramtrace: /nonexistent/program: No such file or directory\n", err)
+
+
+def case_run_double_preload():
+    p = run([VRAMTRACE, "run", "--", "true"], env=run_env(LD_PRELOAD="/x/libvramtrace.so"))
+    # ld.so complains that it cannot preload the made-up path: not ours
+    err = "".join(l for l in p.stderr.decode().splitlines(True) if "ld.so" not in l)
+    check(p.returncode == 2 and err.count("\n") == 1 and "LD_PRELOAD" in err, err)
+
+
+def case_run_report():
+    out = os.path.join(WORK, "out.%p.vtr")
+    p = run([VRAMTRACE, "run", "-o", out, "--fail-on-leak", "--", MKDUMP, "--atomic", "basic",
+             out], env=run_env())
+    err = p.stderr.decode()
+    check(p.returncode == 23, "status %d with --fail-on-leak: %r" % (p.returncode, err))
+    m = re.search(r"^vramtrace: dump written to (.*)$", err, re.M)
+    check(m and re.fullmatch(re.escape(WORK) + r"/out\.\d+\.vtr", m.group(1)), err)
+    check("Leak of 8388608 bytes (8.0 MiB) in 1 allocation via cuMemAlloc" in err, err)
+    # the file at -o is replaced, and without --fail-on-leak the status is the command's
+    fixed = os.path.join(WORK, "fixed.vtr")
+    write("fixed.vtr", b"old contents")
+    p = run([VRAMTRACE, "run", "-o", fixed, "--", MKDUMP, "--atomic", "noleak", fixed],
+            env=run_env())
+    check(p.returncode == 0 and b"vramtrace: no leaks" in p.stderr, p.stderr)
+    p = run([VRAMTRACE, "run", "-o", fixed, "--fail-on-leak", "--", MKDUMP, "--atomic", "noleak",
+             fixed], env=run_env())
+    check(p.returncode == 0, "no leak: status %d" % p.returncode)
+
+
+def json_after_banner(stderr):
+    text = stderr.decode()
+    start = text.index("dump written to")
+    return json.loads(text[text.index("{", start):text.rindex("}") + 1])
+
+
+def case_run_json():
+    out = os.path.join(WORK, "j.vtr")
+    p = run([VRAMTRACE, "run", "--json", "-o", out, "--", MKDUMP, "--atomic", "basic", out],
+            env=run_env())
+    check(p.returncode == 0, "status %d" % p.returncode)
+    r = json_after_banner(p.stderr)
+    check(r["summary"]["leaked_bytes"] == 15 * MiB and r["dump"] == out, r["summary"])
+
+
+def case_run_default_name():
+    # the library's default name: vramtrace.<exe>.<pid>.vtr in the working directory
+    sub = os.path.join(WORK, "cwd")
+    os.mkdir(sub)
+    p = run([VRAMTRACE, "run", "--", MKDUMP, "--atomic", "basic", "vramtrace.mkdump.%p.vtr"],
+            env=run_env(), cwd=sub)
+    err = p.stderr.decode()
+    m = re.search(r"^vramtrace: dump written to (vramtrace\.mkdump\.(\d+)(\.\d+)?\.vtr)$", err,
+                  re.M)
+    check(p.returncode == 0 and m, err)
+    check("Leak of" in err or "no leaks" in err, err)
+
+
+def case_run_env_output():
+    out = os.path.join(WORK, "env.%p.vtr")
+    p = run([VRAMTRACE, "run", "--", MKDUMP, "--atomic", "noleak", out],
+            env=run_env(VRAMTRACE_OUTPUT=out))
+    err = p.stderr.decode()
+    m = re.search(r"^vramtrace: dump written to (.*)$", err, re.M)
+    check(p.returncode == 0 and m and re.fullmatch(re.escape(WORK) + r"/env\.\d+\.vtr",
+                                                   m.group(1)), err)
+    check("vramtrace: no leaks" in err, err)
+
+
+def main():
+    global VRAMTRACE, MKDUMP, WORK
+    if len(sys.argv) != 4:
+        sys.exit("usage: check_cli.py CASE VRAMTRACE MKDUMP")
+    case, VRAMTRACE, MKDUMP = sys.argv[1], os.path.abspath(sys.argv[2]), os.path.abspath(sys.argv[3])
+    func = globals().get("case_" + case.replace("-", "_"))
+    if not func:
+        sys.exit("unknown case %s" % case)
+    with tempfile.TemporaryDirectory(prefix="vramtrace-cli-") as work:
+        WORK = os.path.realpath(work)
+        try:
+            func()
+        except Failure as e:
+            print("FAIL %s: %s" % (case, e))
+            sys.exit(1)
+    print("ok %s" % case)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,628 @@
+/* mkdump: writes synthetic .vtr dumps with known contents (src/format.h),
+ * so the CLI's reader, analysis, symbolizer and trimming can be checked
+ * exactly, without the tracer or a GPU.
+ *
+ *   mkdump [--atomic] SCENARIO OUT [N]
+ *
+ * Real return addresses from this very program serve as frames, and the
+ * module list points at this executable, so they symbolize. Next to OUT it
+ * writes OUT.expect.json: the functions and lines those frames must
+ * resolve to. %p in OUT becomes the pid (like VRAMTRACE_OUTPUT). With
+ * --atomic the dump is written to a temporary file and renamed over OUT at
+ * the end (so a preloaded tracer writing the same path cannot mix in). */
+#include <elf.h>
+#include <link.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "format.h"
+
+/* No clone of a capturing function may stand in for it (gcc; clang makes
+ * none). */
+#if defined(__has_attribute) && __has_attribute(noclone)
+#define NOINLINE __attribute__((noinline, noclone))
+#else
+#define NOINLINE __attribute__((noinline))
+#endif
+
+#define MiB (1024ull * 1024)
+#define GiB (1024ull * MiB)
+
+/* ---- frames with known symbolization ---- */
+
+struct site {
+    const char *function;
+    unsigned line;
+    uintptr_t address;
+};
+
+static struct site site_main, site_a, site_b, site_inline_helper, site_inlining,
+    site_fake_internal, site_fake_cudamalloc, site_user_alloc;
+
+NOINLINE static uintptr_t return_address(void)
+{
+    return (uintptr_t)__builtin_return_address(0);
+}
+
+/* The empty asm after each call keeps it out of tail position: the return
+ * address must stay inside the function that made the call. */
+#define CAPTURE(site, name) \
+    do { (site).address = return_address(); (site).line = __LINE__; (site).function = name; \
+         __asm__ volatile("" ::: "memory"); } while (0)
+
+NOINLINE static void leak_site_a(void)
+{
+    CAPTURE(site_a, "leak_site_a");
+}
+
+NOINLINE static void leak_site_b(void)
+{
+    CAPTURE(site_b, "leak_site_b");
+}
+
+static inline __attribute__((always_inline)) void inlined_helper(void)
+{
+    CAPTURE(site_inline_helper, "inlined_helper");
+}
+
+NOINLINE static void inlining_site(void)
+{
+    inlined_helper(); site_inlining.line = __LINE__; site_inlining.function = "inlining_site";
+    __asm__ volatile("" ::: "memory");
+}
+
+/* A static CUDA runtime linked into the program: cudaMalloc calls runtime
+ * internals, which call the driver (where the tracer sees it). */
+NOINLINE static void __cudart_fake_internal(void)
+{
+    CAPTURE(site_fake_internal, "__cudart_fake_internal");
+}
+
+NOINLINE static void cudaMalloc(void)
+{
+    __cudart_fake_internal();
+    CAPTURE(site_fake_cudamalloc, "cudaMalloc");
+}
+
+NOINLINE static void user_alloc_site(void)
+{
+    cudaMalloc();
+    CAPTURE(site_user_alloc, "user_alloc_site");
+}
+
+static void capture_sites(void)
+{
+    leak_site_a();
+    leak_site_b();
+    inlining_site();
+    user_alloc_site();
+    /* inlined_helper's return address lies in inlining_site */
+    site_inlining.address = site_inline_helper.address;
+}
+
+/* ---- the writer ---- */
+
+struct buf {
+    uint8_t *data;
+    size_t len, cap;
+};
+
+static void put(struct buf *b, const void *p, size_t n)
+{
+    if (b->len + n > b->cap) {
+        b->cap = (b->len + n) * 2 + 64;
+        b->data = realloc(b->data, b->cap);
+        if (!b->data) {
+            perror("mkdump");
+            exit(1);
+        }
+    }
+    memcpy(b->data + b->len, p, n);
+    b->len += n;
+}
+
+static void put_u8(struct buf *b, unsigned v)
+{
+    uint8_t c = (uint8_t)v;
+    put(b, &c, 1);
+}
+
+static void put_varint(struct buf *b, uint64_t v)
+{
+    uint8_t tmp[VT_VARINT_MAX];
+    put(b, tmp, vt_put_varint(tmp, v));
+}
+
+static void put_svarint(struct buf *b, int64_t v) { put_varint(b, vt_zigzag(v)); }
+
+static void put_str(struct buf *b, const char *s)
+{
+    put_varint(b, strlen(s));
+    put(b, s, strlen(s));
+}
+
+struct writer {
+    struct buf out;
+    uint64_t prev_address;
+};
+
+static void header(struct writer *w, uint32_t version, const char *magic)
+{
+    uint8_t v[8] = {version, version >> 8, version >> 16, version >> 24, 0, 0, 0, 0};
+    put(&w->out, magic, VT_MAGIC_LEN);
+    put(&w->out, v, sizeof v);
+}
+
+static void record(struct writer *w, unsigned type, struct buf *payload)
+{
+    put_u8(&w->out, type);
+    put_varint(&w->out, payload->len);
+    put(&w->out, payload->data, payload->len);
+    free(payload->data);
+    *payload = (struct buf){0};
+}
+
+static void process_record(struct writer *w, const char *exe, int argc, const char *const *argv)
+{
+    struct buf p = {0};
+    put_varint(&p, 4242);
+    put_varint(&p, 1);
+    put_varint(&p, 1700000000000000000ull);
+    put_varint(&p, 1000);
+    put_str(&p, exe);
+    put_str(&p, "testhost");
+    put_varint(&p, (uint64_t)argc);
+    for (int i = 0; i < argc; i++)
+        put_str(&p, argv[i]);
+    record(w, VT_REC_PROCESS, &p);
+}
+
+static void module_record(struct writer *w, uint64_t id, uint64_t bias, uint64_t start,
+                          uint64_t end, const char *path, const uint8_t *build_id, size_t id_len)
+{
+    struct buf p = {0};
+    put_varint(&p, id);
+    put_varint(&p, bias);
+    put_varint(&p, start);
+    put_varint(&p, end);
+    put_str(&p, path);
+    put_varint(&p, id_len);
+    put(&p, build_id, id_len);
+    record(w, VT_REC_MODULE, &p);
+}
+
+static void stack_record(struct writer *w, uint64_t id, size_t n, const uintptr_t *frames)
+{
+    struct buf p = {0};
+    uint64_t prev = 0;
+    put_varint(&p, id);
+    put_varint(&p, n);
+    for (size_t i = 0; i < n; i++) {
+        put_svarint(&p, (int64_t)(frames[i] - prev));
+        prev = frames[i];
+    }
+    record(w, VT_REC_STACK, &p);
+}
+
+static void put_address(struct writer *w, struct buf *p, uint64_t address)
+{
+    put_svarint(p, (int64_t)(address - w->prev_address));
+    w->prev_address = address;
+}
+
+static void alloc_record(struct writer *w, uint64_t address, uint64_t size, uint64_t stack,
+                         unsigned api, unsigned kind_flags, int64_t device)
+{
+    struct buf p = {0};
+    put_varint(&p, 10);
+    put_address(w, &p, address);
+    put_varint(&p, size);
+    put_varint(&p, stack);
+    put_u8(&p, api);
+    put_u8(&p, kind_flags);
+    put_svarint(&p, device);
+    put_varint(&p, 77);   /* tid */
+    put_varint(&p, 0);    /* stream */
+    record(w, VT_REC_ALLOC, &p);
+}
+
+static void free_record(struct writer *w, uint64_t address, unsigned api, unsigned status_flags)
+{
+    struct buf p = {0};
+    put_varint(&p, 10);
+    put_address(w, &p, address);
+    put_u8(&p, api);
+    put_u8(&p, status_flags);
+    put_varint(&p, 77);
+    put_varint(&p, 0);
+    record(w, VT_REC_FREE, &p);
+}
+
+static void failed_record(struct writer *w, uint64_t size, uint64_t stack, unsigned api,
+                          int64_t device, uint64_t error)
+{
+    struct buf p = {0};
+    put_varint(&p, 10);
+    put_varint(&p, size);
+    put_varint(&p, stack);
+    put_u8(&p, api);
+    put_u8(&p, VT_KIND_DEVICE);
+    put_svarint(&p, device);
+    put_varint(&p, 77);
+    put_varint(&p, error);
+    record(w, VT_REC_FAILED, &p);
+}
+
+static void mark_record(struct writer *w, const char *label)
+{
+    struct buf p = {0};
+    put_varint(&p, 10);
+    put_varint(&p, 77);
+    put_str(&p, label);
+    record(w, VT_REC_MARK, &p);
+}
+
+static void end_record(struct writer *w, uint64_t live)
+{
+    struct buf p = {0};
+    put_varint(&p, 10);
+    put_u8(&p, VT_END_EXIT);
+    put_varint(&p, live);
+    record(w, VT_REC_END, &p);
+}
+
+/* ---- this executable as a module ---- */
+
+struct self_module {
+    uint64_t bias, start, end;
+    uint8_t build_id[64];
+    size_t build_id_len;
+    char path[4096];
+};
+
+static void read_build_id(struct self_module *m, const ElfW(Phdr) *ph, uint64_t bias)
+{
+    const uint8_t *p = (const uint8_t *)(bias + ph->p_vaddr), *end = p + ph->p_memsz;
+    while (p + sizeof(ElfW(Nhdr)) <= end) {
+        const ElfW(Nhdr) *n = (const ElfW(Nhdr) *)p;
+        const uint8_t *name = p + sizeof *n;
+        const uint8_t *desc = name + ((n->n_namesz + 3) & ~3u);
+        if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 && !memcmp(name, "GNU", 4) &&
+            n->n_descsz <= sizeof m->build_id) {
+            memcpy(m->build_id, desc, n->n_descsz);
+            m->build_id_len = n->n_descsz;
+        }
+        p = desc + ((n->n_descsz + 3) & ~3u);
+    }
+}
+
+static int find_main_program(struct dl_phdr_info *info, size_t size, void *data)
+{
+    struct self_module *m = data;
+    (void)size;
+    m->bias = info->dlpi_addr;
+    m->start = UINT64_MAX;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type == PT_LOAD) {
+            if (info->dlpi_addr + ph->p_vaddr < m->start)
+                m->start = info->dlpi_addr + ph->p_vaddr;
+            if (info->dlpi_addr + ph->p_vaddr + ph->p_memsz > m->end)
+                m->end = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
+        } else if (ph->p_type == PT_NOTE) {
+            read_build_id(m, ph, info->dlpi_addr);
+        }
+    }
+    return 1;   /* the first object is the program itself */
+}
+
+static struct self_module self;
+
+static void self_module_record(struct writer *w, uint64_t id, bool wrong_build_id)
+{
+    uint8_t wrong[20];
+    memset(wrong, 0xaa, sizeof wrong);
+    if (wrong_build_id)
+        module_record(w, id, self.bias, self.start, self.end, self.path, wrong, sizeof wrong);
+    else
+        module_record(w, id, self.bias, self.start, self.end, self.path, self.build_id,
+                      self.build_id_len);
+}
+
+/* A libcudart.so.13 that is not on this machine. */
+#define FAKE_CUDART_PATH "/nonexistent/cuda/lib64/libcudart.so.13"
+#define FAKE_CUDART_BASE 0x7f0000000000ull
+#define FAKE_LIB_PATH "/nonexistent/libfoo.so"
+#define FAKE_LIB_BASE 0x7e0000000000ull
+
+/* ---- scenarios ---- */
+
+static void standard_start(struct writer *w)
+{
+    static const char *const argv[] = {"fake", "--flag"};
+    header(w, VT_VERSION, VT_MAGIC);
+    process_record(w, "/usr/bin/fake", 2, argv);
+    self_module_record(w, 1, false);
+}
+
+/* Every event kind with known totals (see check_cli.py: BASIC_SUMMARY). */
+static void scenario_basic(struct writer *w, bool with_end, bool unknown_records)
+{
+    standard_start(w);
+    uintptr_t s1[] = {site_a.address, site_main.address};
+    uintptr_t s2[] = {site_inline_helper.address, site_main.address};
+    uintptr_t s3[] = {site_b.address, site_main.address};
+    stack_record(w, 1, 2, s1);
+    stack_record(w, 2, 2, s2);
+    if (unknown_records) {
+        struct buf p = {0};
+        put_str(&p, "a record type from the future");
+        record(w, 99, &p);
+    }
+    stack_record(w, 3, 2, s3);
+    alloc_record(w, 0x1000, 1 * MiB, 1, VT_API_cudaMalloc, VT_KIND_DEVICE, 0);
+    alloc_record(w, 0x200000, 4 * MiB, 1, VT_API_cudaMalloc, VT_KIND_DEVICE, 0);
+    alloc_record(w, 0x800000, 8 * MiB, 2, VT_API_cuMemAlloc, VT_KIND_DEVICE, 1);
+    free_record(w, 0x800000, VT_API_cuMemFree, VT_FREE_OK);
+    alloc_record(w, 0x800000, 8 * MiB, 2, VT_API_cuMemAlloc, VT_KIND_DEVICE | VT_ALLOC_RESTORED, 1);
+    alloc_record(w, 0x2000000, 16 * MiB, 2, VT_API_cudaMallocManaged, VT_KIND_MANAGED, 0);
+    free_record(w, 0x2000000, VT_API_cudaFree, VT_FREE_OK);   /* peak was 29 MiB, at 60 ns */
+    alloc_record(w, 0x4000000, 2 * MiB, 3, VT_API_cudaMallocHost, VT_KIND_HOST, -1);
+    alloc_record(w, 0x5, 2 * MiB, 0, VT_API_cuMemCreate, VT_KIND_DEVICE | VT_ADDR_HANDLE, 0);
+    alloc_record(w, 0x5, 1 * MiB, 1, VT_API_cudaMalloc, VT_KIND_DEVICE, 0);
+    free_record(w, 0x5, VT_API_cudaFree, VT_FREE_OK);   /* the address, not the handle */
+    if (unknown_records) {
+        struct buf p = {0};
+        put_varint(&p, 12345);
+        record(w, 200, &p);
+    }
+    free_record(w, 0xdead, VT_API_cudaFree, VT_FREE_INVALID);
+    free_record(w, 0xbeef, VT_API_cudaFree, VT_FREE_UNTRACED);
+    free_record(w, 0x123456, VT_API_cudaFree, VT_FREE_OK);   /* never allocated: untraced */
+    failed_record(w, 64 * GiB, 1, VT_API_cudaMalloc, 0, 2);
+    failed_record(w, 64 * GiB, 1, VT_API_cudaMalloc, 0, 2);
+    failed_record(w, 1 * GiB, 2, VT_API_cuMemAlloc, 1, 2);
+    alloc_record(w, 0x9000000, 3 * MiB, 1, VT_API_cudaMalloc, VT_KIND_DEVICE, 0);
+    free_record(w, 0x9000000, VT_API_cudaDeviceReset, VT_FREE_TEARDOWN);
+    mark_record(w, "phase \"two\"");
+    if (with_end)
+        end_record(w, 5);
+}
+
+static void scenario_noleak(struct writer *w)
+{
+    standard_start(w);
+    uintptr_t s1[] = {site_a.address, site_main.address};
+    stack_record(w, 1, 2, s1);
+    alloc_record(w, 0x1000, 1 * MiB, 1, VT_API_cudaMalloc, VT_KIND_DEVICE, 0);
+    alloc_record(w, 0x2000, 2 * MiB, 1, VT_API_cudaMalloc, VT_KIND_DEVICE, 0);
+    free_record(w, 0x1000, VT_API_cudaFree, VT_FREE_OK);
+    free_record(w, 0x2000, VT_API_cudaFree, VT_FREE_OK);
+    end_record(w, 0);
+}
+
+/* Runtime frames on top of the program's: a static runtime inside this
+ * executable (stack 1, recorded as the driver call) and libcudart.so
+ * (stack 2). Both must start at user_alloc_site, both as cudaMalloc. */
+static void scenario_trim(struct writer *w)
+{
+    static const uint8_t no_id[1];
+    standard_start(w);
+    module_record(w, 2, FAKE_CUDART_BASE, FAKE_CUDART_BASE, FAKE_CUDART_BASE + 0x100000,
+                  FAKE_CUDART_PATH, no_id, 0);
+    uintptr_t s1[] = {site_fake_internal.address, site_fake_cudamalloc.address,
+                      site_user_alloc.address, site_main.address};
+    uintptr_t s2[] = {FAKE_CUDART_BASE + 0x1234, FAKE_CUDART_BASE + 0x5678,
+                      site_user_alloc.address, site_main.address};
+    stack_record(w, 1, 4, s1);
+    stack_record(w, 2, 4, s2);
+    alloc_record(w, 0x1000, 1 * MiB, 1, VT_API_cuMemAlloc, VT_KIND_DEVICE, 0);
+    alloc_record(w, 0x2000000, 2 * MiB, 2, VT_API_cudaMalloc, VT_KIND_DEVICE, 0);
+    end_record(w, 2);
+}
+
+/* Frames that cannot be symbolized: this executable recorded with another
+ * build id, and a library that is not on this machine. */
+static void scenario_badmodules(struct writer *w)
+{
+    static const uint8_t some_id[4] = {1, 2, 3, 4};
+    static const char *const argv[] = {"fake"};
+    header(w, VT_VERSION, VT_MAGIC);
+    process_record(w, "/usr/bin/fake", 1, argv);
+    self_module_record(w, 1, true);
+    module_record(w, 2, FAKE_LIB_BASE, FAKE_LIB_BASE, FAKE_LIB_BASE + 0x10000, FAKE_LIB_PATH,
+                  some_id, sizeof some_id);
+    uintptr_t s1[] = {site_a.address, FAKE_LIB_BASE + 0x1000, FAKE_LIB_BASE + 0x2000, 0x10};
+    stack_record(w, 1, 4, s1);
+    alloc_record(w, 0x1000, 1 * MiB, 1, VT_API_cudaMalloc, VT_KIND_DEVICE, 0);
+    end_record(w, 1);
+}
+
+/* Strings no JSON writer should pass through raw. */
+static void scenario_strings(struct writer *w)
+{
+    static const char *const argv[] = {"q\"uote\\back", "ctl\x01\x1f\x7f\ttab\nnl",
+                                       "bad\xff\xfeutf8\xc3", "ok-\xc3\xa9\xe2\x82\xac"};
+    header(w, VT_VERSION, VT_MAGIC);
+    process_record(w, "/tmp/\xff\x80weird exe", 4, argv);
+    self_module_record(w, 1, false);
+    end_record(w, 0);
+}
+
+/* N allocations, a tenth of them never freed. */
+static void scenario_big(struct writer *w, uint64_t n)
+{
+    standard_start(w);
+    uintptr_t s1[] = {site_a.address, site_main.address};
+    uintptr_t s2[] = {site_b.address, site_main.address};
+    stack_record(w, 1, 2, s1);
+    stack_record(w, 2, 2, s2);
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t address = 0x700000000000ull + (i % 1000) * 0x100000 + (i / 1000) * 0x10;
+        bool leak = i % 10 == 0;
+        alloc_record(w, address, 4096, leak ? 2 : 1, VT_API_cudaMalloc, VT_KIND_DEVICE, 0);
+        if (!leak)
+            free_record(w, address, VT_API_cudaFree, VT_FREE_OK);
+    }
+    end_record(w, n / 10);
+}
+
+/* Fields that claim far more than the record holds. */
+static void scenario_lying(struct writer *w, const char *what)
+{
+    struct buf p = {0};
+    header(w, VT_VERSION, VT_MAGIC);
+    if (!strcmp(what, "frames")) {
+        put_varint(&p, 1);
+        put_varint(&p, 1ull << 62);   /* frame count */
+        put_varint(&p, 2);
+        put_varint(&p, 2);
+        record(w, VT_REC_STACK, &p);
+    } else if (!strcmp(what, "string")) {
+        for (int i = 0; i < 4; i++)
+            put_varint(&p, 1);
+        put_varint(&p, 1ull << 40);   /* exe path length */
+        put(&p, "abc", 3);
+        record(w, VT_REC_PROCESS, &p);
+    } else if (!strcmp(what, "argc")) {
+        for (int i = 0; i < 4; i++)
+            put_varint(&p, 1);
+        put_str(&p, "/x");
+        put_str(&p, "h");
+        put_varint(&p, 1ull << 50);   /* argc */
+        put_str(&p, "a");
+        record(w, VT_REC_PROCESS, &p);
+    } else if (!strcmp(what, "record")) {
+        put_u8(&w->out, VT_REC_STACK);
+        put_varint(&w->out, 1ull << 60);   /* record length */
+        put(&w->out, "\x01\x01\x02", 3);
+    } else if (!strcmp(what, "varint")) {
+        put_u8(&w->out, VT_REC_STACK);
+        put(&w->out, "\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01", 12);
+    } else {   /* "stackref": an event naming a stack never defined */
+        alloc_record(w, 0x1000, 1, 9, VT_API_cudaMalloc, VT_KIND_DEVICE, 0);
+    }
+}
+
+static void write_expectations(const char *path)
+{
+    const struct site *sites[] = {&site_main, &site_a, &site_b, &site_inline_helper,
+                                  &site_inlining, &site_fake_internal, &site_fake_cudamalloc,
+                                  &site_user_alloc};
+    const char *names[] = {"main", "site_a", "site_b", "inline_helper", "inlining_site",
+                           "fake_internal", "fake_cudamalloc", "user_alloc"};
+    char name[4200];
+    snprintf(name, sizeof name, "%s.expect.json", path);
+    FILE *f = fopen(name, "w");
+    if (!f) {
+        perror(name);
+        exit(1);
+    }
+    fprintf(f, "{\"module\": \"%s\", \"bias\": %llu", self.path, (unsigned long long)self.bias);
+    for (size_t i = 0; i < sizeof sites / sizeof sites[0]; i++)
+        fprintf(f, ",\n \"%s\": {\"function\": \"%s\", \"line\": %u, \"address\": %llu}", names[i],
+                sites[i]->function, sites[i]->line, (unsigned long long)sites[i]->address);
+    fputs("}\n", f);
+    fclose(f);
+}
+
+static bool build(struct writer *w, const char *scenario, uint64_t n)
+{
+    if (!strcmp(scenario, "basic"))
+        scenario_basic(w, true, false);
+    else if (!strcmp(scenario, "noend"))
+        scenario_basic(w, false, false);
+    else if (!strcmp(scenario, "unknown-records"))
+        scenario_basic(w, true, true);
+    else if (!strcmp(scenario, "padded")) {
+        static const uint8_t zeros[8192];
+        scenario_basic(w, true, false);
+        put(&w->out, zeros, sizeof zeros);
+    } else if (!strcmp(scenario, "noleak"))
+        scenario_noleak(w);
+    else if (!strcmp(scenario, "trim"))
+        scenario_trim(w);
+    else if (!strcmp(scenario, "badmodules"))
+        scenario_badmodules(w);
+    else if (!strcmp(scenario, "strings"))
+        scenario_strings(w);
+    else if (!strcmp(scenario, "big"))
+        scenario_big(w, n);
+    else if (!strcmp(scenario, "future"))
+        header(w, VT_VERSION + 1, VT_MAGIC);
+    else if (!strcmp(scenario, "badmagic"))
+        header(w, VT_VERSION, "VRAMTRX");
+    else if (!strcmp(scenario, "header-only"))
+        header(w, VT_VERSION, VT_MAGIC);
+    else if (!strncmp(scenario, "lying-", 6))
+        scenario_lying(w, scenario + 6);
+    else
+        return false;
+    return true;
+}
+
+static char *expand_pid(const char *template)
+{
+    char *out = malloc(strlen(template) + 32), *o = out;
+    for (const char *p = template; *p;) {
+        if (p[0] == '%' && p[1] == 'p') {
+            o += sprintf(o, "%d", (int)getpid());
+            p += 2;
+        } else {
+            *o++ = *p++;
+        }
+    }
+    *o = '\0';
+    return out;
+}
+
+static void write_file(const char *path, const struct buf *b, bool atomic)
+{
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
+    FILE *f = fopen(atomic ? tmp : path, "wb");
+    if (!f || fwrite(b->data, 1, b->len, f) != b->len || fclose(f) != 0) {
+        perror(path);
+        exit(1);
+    }
+    if (atomic && rename(tmp, path) != 0) {
+        perror(path);
+        exit(1);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    CAPTURE(site_main, "main");
+    bool atomic = argc > 1 && !strcmp(argv[1], "--atomic");
+    argc -= atomic;
+    argv += atomic;
+    if (argc < 3) {
+        fputs("usage: mkdump [--atomic] SCENARIO OUT [N]\n", stderr);
+        return 2;
+    }
+    capture_sites();
+    dl_iterate_phdr(find_main_program, &self);
+    ssize_t len = readlink("/proc/self/exe", self.path, sizeof self.path - 1);
+    if (len <= 0) {
+        perror("/proc/self/exe");
+        return 1;
+    }
+    self.path[len] = '\0';
+    struct writer w = {0};
+    if (!build(&w, argv[1], argc > 3 ? strtoull(argv[3], NULL, 10) : 1000)) {
+        fprintf(stderr, "mkdump: unknown scenario %s\n", argv[1]);
+        return 2;
+    }
+    char *out = expand_pid(argv[2]);
+    write_file(out, &w.out, atomic);
+    write_expectations(out);
+    free(out);
+    free(w.out.data);
+    return 0;
+}

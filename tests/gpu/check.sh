@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Checks vramtrace against a real GPU: examples/leaky.cu built by nvcc with its
+# default static runtime and with the shared runtime, and (where PyTorch is
+# installed) a PyTorch loop that leaks a known tensor. Run from the repository
+# root on a machine with a GPU, the CUDA toolkit, meson and ninja:
+#     bash tests/gpu/check.sh [BUILD_DIR]
+# BUILD_DIR defaults to build-gpu (configured here if missing). Prints one
+# PASS/FAIL line per check and exits non-zero if any failed.
+set -u
+cd "$(dirname "$0")/../.."
+build=${1:-build-gpu}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+
+if [ ! -x "$build/vramtrace" ]; then
+    meson setup "$build" >/dev/null && meson compile -C "$build" >/dev/null ||
+        { echo "FAIL build"; exit 1; }
+fi
+vramtrace="$build/vramtrace"
+
+# check NAME DUMP PYTHON-ASSERTIONS: the assertions see the report as `r`.
+check() {
+    local name=$1 dump=$2 assertions=$3
+    if "$vramtrace" report --json "$dump" >"$work/$name.json" 2>"$work/$name.err" &&
+       python3 - "$work/$name.json" "$assertions" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+def leak_at(function):
+    return [l for l in r["leaks"] if l["frames"] and l["frames"][0]["function"] == function]
+exec(sys.argv[2])
+PY
+    then
+        echo "PASS $name"
+    else
+        echo "FAIL $name"; cat "$work/$name.err"; failures=$((failures + 1))
+        "$vramtrace" report "$dump" | head -40
+    fi
+}
+
+leaky_assertions='
+s = leak_at("make_scratch")
+assert len(s) == 1, r["leaks"]
+assert s[0]["bytes"] == 5 * 1048576 and s[0]["allocations"] == 5, s
+assert s[0]["api"] == "cudaMalloc" and s[0]["kind"] == "device", s
+assert s[0]["frames"][1]["function"] == "train_step", s
+h = leak_at("make_staging")
+assert len(h) == 1 and h[0]["bytes"] == 4096 and h[0]["kind"] == "host", h
+assert r["summary"]["leaked_bytes"] >= 5 * 1048576
+assert r["summary"]["host_leaked_bytes"] >= 4096
+'
+
+for runtime in static shared; do
+    nvcc -g -O0 --cudart "$runtime" -o "$work/leaky_$runtime" examples/leaky.cu ||
+        { echo "FAIL nvcc --cudart $runtime"; failures=$((failures + 1)); continue; }
+    "$vramtrace" run -o "$work/leaky_$runtime.vtr" -- "$work/leaky_$runtime" >/dev/null 2>&1
+    check "leaky_cudart_$runtime" "$work/leaky_$runtime.vtr" "$leaky_assertions"
+done
+
+if python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
+    cat >"$work/torch_leak.py" <<'PY'
+import torch
+kept = []
+def leak_tensor():
+    kept.append(torch.empty(3 * 1024 * 1024, dtype=torch.uint8, device="cuda"))
+for step in range(3):
+    x = torch.ones(1024, 1024, device="cuda")
+    y = x * 2
+    del x, y
+leak_tensor()
+torch.cuda.synchronize()
+PY
+    PYTORCH_NO_CUDA_MEMORY_CACHING=1 "$vramtrace" run -o "$work/torch.vtr" -- \
+        python3 "$work/torch_leak.py" >/dev/null 2>&1
+    check torch_no_caching "$work/torch.vtr" '
+big = [l for l in r["leaks"] if l["bytes"] == 3 * 1024 * 1024 and l["allocations"] == 1]
+assert big, [(l["bytes"], l["api"]) for l in r["leaks"]]
+assert big[0]["kind"] == "device"
+'
+else
+    echo "SKIP torch (PyTorch with CUDA not available)"
+fi
+
+echo "gpu checks: $failures failed"
+[ "$failures" -eq 0 ]

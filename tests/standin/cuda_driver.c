@@ -1,0 +1,1342 @@
+/* Stand-in libcuda.so.1: the CUDA driver API backed by host memory.
+ *
+ * Behaves like the real driver where vramtrace can tell the difference:
+ * thread-local context stack, primary contexts with retain counts, a
+ * per-device capacity (STANDIN_CUDA_MEMORY bytes, default 1 GiB; suffixes
+ * K, M, G accepted) with CUDA_ERROR_OUT_OF_MEMORY, validated frees,
+ * context teardown freeing everything the context owned, VMM handles that
+ * live until released and unmapped, and cuGetProcAddress(_v2) handing out
+ * the exported versioned entry points.  STANDIN_CUDA_DEVICES sets the
+ * device count (default 2).
+ *
+ * All internals are static and the library is linked with
+ * -Bsymbolic-functions, so nothing in here calls (or takes the address of)
+ * an interposable exported entry point: a preloaded tracer sees exactly the
+ * calls the program made. */
+#define __CUDA_API_VERSION_INTERNAL 1
+#include "cuda.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <uthash.h>
+
+#define EXPORT __attribute__((visibility("default")))
+#define MAX_DEVICES 16
+#define CTX_STACK 32
+#define VMM_GRANULARITY ((size_t)2 << 20)
+#define CTX_MAGIC 0x43545821u
+#define POOL_MAGIC 0x504f4f4cu
+#define STREAM_MAGIC 0x5354524du
+
+/* ---- state ---- */
+
+struct sctx {
+    unsigned magic;
+    int device;
+    int primary;
+    int refcount; /* primary contexts: retain count */
+    int alive;    /* created/retained and not destroyed/reset */
+};
+
+struct spool {
+    unsigned magic;
+    int device;
+};
+
+struct sstream {
+    unsigned magic;
+    struct sctx *ctx;
+};
+
+enum akind { K_DEVICE = 1, K_MANAGED = 2, K_HOST = 4, K_ARRAY = 8, K_V1 = 16 };
+
+struct salloc {
+    uintptr_t key; /* the address handed out (CUarray: the handle) */
+    size_t bytes;
+    int kind;
+    int device;
+    struct sctx *ctx; /* owner: freed when it is torn down */
+    UT_hash_handle hh;
+};
+
+struct shandle { /* a cuMemCreate allocation */
+    uintptr_t key;
+    size_t bytes;
+    int device;
+    int released;
+    int maps;
+    UT_hash_handle hh;
+};
+
+struct sreserve {
+    uintptr_t base;
+    size_t size;
+    UT_hash_handle hh;
+};
+
+struct smap {
+    uintptr_t va;
+    size_t size;
+    struct shandle *h;
+    UT_hash_handle hh;
+};
+
+struct sdev {
+    size_t capacity;
+    size_t used;
+    struct sctx primary;
+    struct spool default_pool;
+};
+
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+static int g_ndev;
+static int g_initialized;
+static struct sdev g_dev[MAX_DEVICES];
+static struct salloc *g_allocs;
+static struct shandle *g_handles;
+static struct sreserve *g_reserves;
+static struct smap *g_maps;
+
+static __thread struct sctx *t_stack[CTX_STACK];
+static __thread int t_depth;
+
+static size_t parse_size(const char *s, size_t dflt)
+{
+    if (!s || !*s)
+        return dflt;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (errno || end == s)
+        return dflt;
+    switch (*end) {
+    case 'k': case 'K': v <<= 10; break;
+    case 'm': case 'M': v <<= 20; break;
+    case 'g': case 'G': v <<= 30; break;
+    default: break;
+    }
+    return (size_t)v;
+}
+
+static void setup(void)
+{
+    const char *n = getenv("STANDIN_CUDA_DEVICES");
+    g_ndev = n && *n ? atoi(n) : 2;
+    if (g_ndev < 0)
+        g_ndev = 0;
+    if (g_ndev > MAX_DEVICES)
+        g_ndev = MAX_DEVICES;
+    size_t cap = parse_size(getenv("STANDIN_CUDA_MEMORY"), (size_t)1 << 30);
+    for (int i = 0; i < MAX_DEVICES; i++) {
+        g_dev[i].capacity = cap;
+        g_dev[i].primary.magic = CTX_MAGIC;
+        g_dev[i].primary.device = i;
+        g_dev[i].primary.primary = 1;
+        g_dev[i].default_pool.magic = POOL_MAGIC;
+        g_dev[i].default_pool.device = i;
+    }
+}
+
+static void ensure_setup(void)
+{
+    pthread_once(&g_once, setup);
+}
+
+static int initialized(void)
+{
+    ensure_setup();
+    return __atomic_load_n(&g_initialized, __ATOMIC_ACQUIRE);
+}
+
+static struct sctx *cur_ctx(void)
+{
+    return t_depth > 0 ? t_stack[t_depth - 1] : NULL;
+}
+
+/* The current context if it is usable, else NULL. */
+static struct sctx *live_ctx(void)
+{
+    struct sctx *c = cur_ctx();
+    if (!c)
+        return NULL;
+    pthread_mutex_lock(&g_lock);
+    int ok = c->magic == CTX_MAGIC && c->alive;
+    pthread_mutex_unlock(&g_lock);
+    return ok ? c : NULL;
+}
+
+static int valid_ctx_locked(struct sctx *c)
+{
+    if (!c)
+        return 0;
+    for (int i = 0; i < g_ndev; i++)
+        if (c == &g_dev[i].primary)
+            return 1;
+    return c->magic == CTX_MAGIC;
+}
+
+/* ---- allocation table ---- */
+
+static CUresult reserve_capacity_locked(int device, size_t bytes)
+{
+    struct sdev *d = &g_dev[device];
+    if (bytes > d->capacity - d->used)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    d->used += bytes;
+    return CUDA_SUCCESS;
+}
+
+static int counts_capacity(int kind)
+{
+    return kind != K_HOST;
+}
+
+/* Allocates `bytes` of host memory standing for `kind` memory of `device`,
+ * owned by `ctx`, and records it.  *key receives the address. */
+static CUresult do_alloc(uintptr_t *key, size_t bytes, int kind, int device, struct sctx *ctx)
+{
+    if (bytes == 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (counts_capacity(kind)) {
+        pthread_mutex_lock(&g_lock);
+        CUresult r = reserve_capacity_locked(device, bytes);
+        pthread_mutex_unlock(&g_lock);
+        if (r != CUDA_SUCCESS)
+            return r;
+    }
+    void *mem = NULL;
+    if (kind == K_V1) {
+#ifdef MAP_32BIT
+        mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT,
+                   -1, 0);
+        if (mem == MAP_FAILED || (uintptr_t)mem + bytes > 0xffffffffu) {
+            if (mem != MAP_FAILED)
+                munmap(mem, bytes);
+            mem = NULL;
+        }
+#endif
+    } else if (posix_memalign(&mem, 512, bytes) != 0) {
+        mem = NULL;
+    }
+    struct salloc *a = mem ? calloc(1, sizeof *a) : NULL;
+    if (!a) {
+        if (mem)
+            kind == K_V1 ? (void)munmap(mem, bytes) : free(mem);
+        if (counts_capacity(kind)) {
+            pthread_mutex_lock(&g_lock);
+            g_dev[device].used -= bytes;
+            pthread_mutex_unlock(&g_lock);
+        }
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    a->key = (uintptr_t)mem;
+    a->bytes = bytes;
+    a->kind = kind;
+    a->device = device;
+    a->ctx = ctx;
+    pthread_mutex_lock(&g_lock);
+    HASH_ADD(hh, g_allocs, key, sizeof a->key, a);
+    pthread_mutex_unlock(&g_lock);
+    *key = a->key;
+    return CUDA_SUCCESS;
+}
+
+static void release_locked(struct salloc *a)
+{
+    HASH_DEL(g_allocs, a);
+    if (counts_capacity(a->kind))
+        g_dev[a->device].used -= a->bytes;
+}
+
+static void release_memory(struct salloc *a)
+{
+    if (a->kind == K_V1)
+        munmap((void *)a->key, a->bytes);
+    else
+        free((void *)a->key);
+    free(a);
+}
+
+/* Frees the allocation at `key` if it is one of `kinds`. */
+static CUresult do_free(uintptr_t key, int kinds)
+{
+    struct salloc *a;
+    pthread_mutex_lock(&g_lock);
+    HASH_FIND(hh, g_allocs, &key, sizeof key, a);
+    if (!a || !(a->kind & kinds)) {
+        pthread_mutex_unlock(&g_lock);
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    release_locked(a);
+    pthread_mutex_unlock(&g_lock);
+    release_memory(a);
+    return CUDA_SUCCESS;
+}
+
+/* Everything `c` owns goes; capacity returns. */
+static void teardown(struct sctx *c)
+{
+    struct salloc *a, *tmp, *dead = NULL;
+    pthread_mutex_lock(&g_lock);
+    HASH_ITER(hh, g_allocs, a, tmp) {
+        if (a->ctx == c) {
+            release_locked(a);
+            a->hh.next = dead;
+            dead = a;
+        }
+    }
+    pthread_mutex_unlock(&g_lock);
+    while (dead) {
+        struct salloc *next = dead->hh.next;
+        release_memory(dead);
+        dead = next;
+    }
+}
+
+/* ---- initialization, devices ---- */
+
+EXPORT CUresult cuInit(unsigned int flags)
+{
+    ensure_setup();
+    if (flags != 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (g_ndev == 0)
+        return CUDA_ERROR_NO_DEVICE;
+    __atomic_store_n(&g_initialized, 1, __ATOMIC_RELEASE);
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuDriverGetVersion(int *driverVersion)
+{
+    if (!driverVersion)
+        return CUDA_ERROR_INVALID_VALUE;
+    *driverVersion = 13000;
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuDeviceGet(CUdevice *device, int ordinal)
+{
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!device)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (ordinal < 0 || ordinal >= g_ndev)
+        return CUDA_ERROR_INVALID_DEVICE;
+    *device = ordinal;
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuDeviceGetCount(int *count)
+{
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!count)
+        return CUDA_ERROR_INVALID_VALUE;
+    *count = g_ndev;
+    return CUDA_SUCCESS;
+}
+
+static const struct { int code; const char *name, *text; } errors[] = {
+    {CUDA_SUCCESS, "CUDA_SUCCESS", "no error"},
+    {CUDA_ERROR_INVALID_VALUE, "CUDA_ERROR_INVALID_VALUE", "invalid argument"},
+    {CUDA_ERROR_OUT_OF_MEMORY, "CUDA_ERROR_OUT_OF_MEMORY", "out of memory"},
+    {CUDA_ERROR_NOT_INITIALIZED, "CUDA_ERROR_NOT_INITIALIZED", "initialization error"},
+    {CUDA_ERROR_DEINITIALIZED, "CUDA_ERROR_DEINITIALIZED", "driver shutting down"},
+    {CUDA_ERROR_NO_DEVICE, "CUDA_ERROR_NO_DEVICE", "no CUDA-capable device is detected"},
+    {CUDA_ERROR_INVALID_DEVICE, "CUDA_ERROR_INVALID_DEVICE", "invalid device ordinal"},
+    {CUDA_ERROR_INVALID_CONTEXT, "CUDA_ERROR_INVALID_CONTEXT", "invalid device context"},
+    {CUDA_ERROR_INVALID_HANDLE, "CUDA_ERROR_INVALID_HANDLE", "invalid resource handle"},
+    {CUDA_ERROR_NOT_FOUND, "CUDA_ERROR_NOT_FOUND", "named symbol not found"},
+    {CUDA_ERROR_PRIMARY_CONTEXT_ACTIVE, "CUDA_ERROR_PRIMARY_CONTEXT_ACTIVE",
+     "primary context active"},
+    {CUDA_ERROR_CONTEXT_IS_DESTROYED, "CUDA_ERROR_CONTEXT_IS_DESTROYED", "context is destroyed"},
+    {CUDA_ERROR_NOT_SUPPORTED, "CUDA_ERROR_NOT_SUPPORTED", "operation not supported"},
+    {CUDA_ERROR_UNKNOWN, "CUDA_ERROR_UNKNOWN", "unknown error"},
+};
+
+EXPORT CUresult cuGetErrorString(CUresult error, const char **pStr)
+{
+    if (!pStr)
+        return CUDA_ERROR_INVALID_VALUE;
+    for (size_t i = 0; i < sizeof errors / sizeof errors[0]; i++)
+        if (errors[i].code == error) {
+            *pStr = errors[i].text;
+            return CUDA_SUCCESS;
+        }
+    *pStr = NULL;
+    return CUDA_ERROR_INVALID_VALUE;
+}
+
+EXPORT CUresult cuGetErrorName(CUresult error, const char **pStr)
+{
+    if (!pStr)
+        return CUDA_ERROR_INVALID_VALUE;
+    for (size_t i = 0; i < sizeof errors / sizeof errors[0]; i++)
+        if (errors[i].code == error) {
+            *pStr = errors[i].name;
+            return CUDA_SUCCESS;
+        }
+    *pStr = NULL;
+    return CUDA_ERROR_INVALID_VALUE;
+}
+
+/* ---- contexts ---- */
+
+static CUresult ctx_create(CUcontext *pctx, CUdevice dev)
+{
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!pctx)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (dev < 0 || dev >= g_ndev)
+        return CUDA_ERROR_INVALID_DEVICE;
+    if (t_depth >= CTX_STACK)
+        return CUDA_ERROR_UNKNOWN;
+    /* Never freed: a stale handle stays recognisably dead. */
+    struct sctx *c = calloc(1, sizeof *c);
+    if (!c)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    c->magic = CTX_MAGIC;
+    c->device = dev;
+    c->alive = 1;
+    t_stack[t_depth++] = c;
+    *pctx = (CUcontext)c;
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev)
+{
+    (void)flags;
+    return ctx_create(pctx, dev);
+}
+
+EXPORT CUresult cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *params, unsigned int flags,
+                               CUdevice dev)
+{
+    (void)flags;
+    if (params && (params->numExecAffinityParams || params->cigParams))
+        return CUDA_ERROR_NOT_SUPPORTED;
+    return ctx_create(pctx, dev);
+}
+
+static void pop_everywhere_on_this_thread(struct sctx *c)
+{
+    int j = 0;
+    for (int i = 0; i < t_depth; i++)
+        if (t_stack[i] != c)
+            t_stack[j++] = t_stack[i];
+    t_depth = j;
+}
+
+EXPORT CUresult cuCtxDestroy_v2(CUcontext ctx)
+{
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    struct sctx *c = (struct sctx *)ctx;
+    if (!c)
+        return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&g_lock);
+    int ok = c->magic == CTX_MAGIC && !c->primary && c->alive;
+    if (ok)
+        c->alive = 0;
+    pthread_mutex_unlock(&g_lock);
+    if (!ok) /* unknown, already destroyed, or a primary context */
+        return CUDA_ERROR_INVALID_CONTEXT;
+    teardown(c);
+    pop_everywhere_on_this_thread(c);
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuCtxGetCurrent(CUcontext *pctx)
+{
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!pctx)
+        return CUDA_ERROR_INVALID_VALUE;
+    *pctx = (CUcontext)cur_ctx();
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuCtxSetCurrent(CUcontext ctx)
+{
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    struct sctx *c = (struct sctx *)ctx;
+    if (!c) {
+        if (t_depth > 0)
+            t_depth--;
+        return CUDA_SUCCESS;
+    }
+    pthread_mutex_lock(&g_lock);
+    int ok = valid_ctx_locked(c);
+    pthread_mutex_unlock(&g_lock);
+    if (!ok)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    if (t_depth == 0)
+        t_depth = 1;
+    t_stack[t_depth - 1] = c;
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuCtxPushCurrent_v2(CUcontext ctx)
+{
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    struct sctx *c = (struct sctx *)ctx;
+    pthread_mutex_lock(&g_lock);
+    int ok = valid_ctx_locked(c);
+    pthread_mutex_unlock(&g_lock);
+    if (!ok)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    if (t_depth >= CTX_STACK)
+        return CUDA_ERROR_UNKNOWN;
+    t_stack[t_depth++] = c;
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuCtxPopCurrent_v2(CUcontext *pctx)
+{
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (t_depth == 0)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    struct sctx *c = t_stack[--t_depth];
+    if (pctx)
+        *pctx = (CUcontext)c;
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuCtxGetDevice(CUdevice *device)
+{
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!device)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct sctx *c = live_ctx();
+    if (!c)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    *device = c->device;
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuCtxSynchronize(void)
+{
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    return live_ctx() ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
+}
+
+EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
+{
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!pctx)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (dev < 0 || dev >= g_ndev)
+        return CUDA_ERROR_INVALID_DEVICE;
+    struct sctx *c = &g_dev[dev].primary;
+    pthread_mutex_lock(&g_lock);
+    c->refcount++;
+    c->alive = 1;
+    pthread_mutex_unlock(&g_lock);
+    *pctx = (CUcontext)c;
+    return CUDA_SUCCESS;
+}
+
+static CUresult primary_release(CUdevice dev)
+{
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (dev < 0 || dev >= g_ndev)
+        return CUDA_ERROR_INVALID_DEVICE;
+    struct sctx *c = &g_dev[dev].primary;
+    pthread_mutex_lock(&g_lock);
+    if (c->refcount <= 0) {
+        pthread_mutex_unlock(&g_lock);
+        return CUDA_ERROR_INVALID_CONTEXT;
+    }
+    int destroy = --c->refcount == 0;
+    if (destroy)
+        c->alive = 0;
+    pthread_mutex_unlock(&g_lock);
+    if (destroy)
+        teardown(c); /* "destroyed regardless of how many threads it is current to" */
+    return CUDA_SUCCESS;
+}
+
+static CUresult primary_reset(CUdevice dev)
+{
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (dev < 0 || dev >= g_ndev)
+        return CUDA_ERROR_INVALID_DEVICE;
+    struct sctx *c = &g_dev[dev].primary;
+    pthread_mutex_lock(&g_lock);
+    c->refcount = 0;
+    c->alive = 0;
+    pthread_mutex_unlock(&g_lock);
+    teardown(c);
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev) { return primary_release(dev); }
+EXPORT CUresult cuDevicePrimaryCtxRelease(CUdevice dev) { return primary_release(dev); }
+EXPORT CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev) { return primary_reset(dev); }
+EXPORT CUresult cuDevicePrimaryCtxReset(CUdevice dev) { return primary_reset(dev); }
+
+EXPORT CUresult cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, int *active)
+{
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!flags || !active)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (dev < 0 || dev >= g_ndev)
+        return CUDA_ERROR_INVALID_DEVICE;
+    pthread_mutex_lock(&g_lock);
+    *flags = 0;
+    *active = g_dev[dev].primary.alive;
+    pthread_mutex_unlock(&g_lock);
+    return CUDA_SUCCESS;
+}
+
+/* ---- memory ---- */
+
+EXPORT CUresult cuMemGetInfo_v2(size_t *free_bytes, size_t *total)
+{
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!free_bytes || !total)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct sctx *c = live_ctx();
+    if (!c)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    pthread_mutex_lock(&g_lock);
+    *total = g_dev[c->device].capacity;
+    *free_bytes = g_dev[c->device].capacity - g_dev[c->device].used;
+    pthread_mutex_unlock(&g_lock);
+    return CUDA_SUCCESS;
+}
+
+/* Common front of the context-bound allocation calls. */
+static CUresult ctx_alloc(uintptr_t *out, size_t bytes, int kind)
+{
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!out)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct sctx *c = live_ctx();
+    if (!c)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    return do_alloc(out, bytes, kind, c->device, c);
+}
+
+EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
+{
+    uintptr_t p;
+    CUresult r = ctx_alloc(dptr ? &p : NULL, bytesize, K_DEVICE);
+    if (r == CUDA_SUCCESS)
+        *dptr = (CUdeviceptr)p;
+    return r;
+}
+
+/* The 32-bit ABI of CUDA < 3.2: memory below 4 GiB (x86-64 MAP_32BIT). */
+EXPORT CUresult cuMemAlloc(CUdeviceptr_v1 *dptr, unsigned int bytesize)
+{
+    uintptr_t p;
+    CUresult r = ctx_alloc(dptr ? &p : NULL, bytesize, K_V1);
+    if (r == CUDA_SUCCESS)
+        *dptr = (CUdeviceptr_v1)p;
+    return r;
+}
+
+EXPORT CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes,
+                                   size_t Height, unsigned int ElementSizeBytes)
+{
+    if (!pPitch || WidthInBytes == 0 || Height == 0 ||
+        (ElementSizeBytes != 4 && ElementSizeBytes != 8 && ElementSizeBytes != 16))
+        return initialized() ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_NOT_INITIALIZED;
+    size_t pitch = (WidthInBytes + 511) & ~(size_t)511;
+    if (Height > SIZE_MAX / pitch)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    uintptr_t p;
+    CUresult r = ctx_alloc(dptr ? &p : NULL, pitch * Height, K_DEVICE);
+    if (r == CUDA_SUCCESS) {
+        *dptr = (CUdeviceptr)p;
+        *pPitch = pitch;
+    }
+    return r;
+}
+
+EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)
+{
+    if (flags != CU_MEM_ATTACH_GLOBAL && flags != CU_MEM_ATTACH_HOST)
+        return initialized() ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_NOT_INITIALIZED;
+    uintptr_t p;
+    CUresult r = ctx_alloc(dptr ? &p : NULL, bytesize, K_MANAGED);
+    if (r == CUDA_SUCCESS)
+        *dptr = (CUdeviceptr)p;
+    return r;
+}
+
+static CUresult free_device(CUdeviceptr dptr)
+{
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (dptr == 0)
+        return CUDA_SUCCESS;
+    return do_free((uintptr_t)dptr, K_DEVICE | K_MANAGED | K_V1);
+}
+
+EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr) { return free_device(dptr); }
+EXPORT CUresult cuMemFree(CUdeviceptr_v1 dptr) { return free_device(dptr); }
+
+/* The context a stream belongs to: the stream's own, else the current one. */
+static CUresult stream_ctx(CUstream s, struct sctx **out)
+{
+    struct sctx *c = live_ctx();
+    if (s && s != CU_STREAM_LEGACY && s != CU_STREAM_PER_THREAD) {
+        struct sstream *st = (struct sstream *)s;
+        if (st->magic != STREAM_MAGIC)
+            return CUDA_ERROR_INVALID_HANDLE;
+        c = st->ctx;
+        pthread_mutex_lock(&g_lock);
+        int alive = c->alive;
+        pthread_mutex_unlock(&g_lock);
+        if (!alive)
+            return CUDA_ERROR_CONTEXT_IS_DESTROYED;
+    }
+    if (!c)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    *out = c;
+    return CUDA_SUCCESS;
+}
+
+static CUresult alloc_async(CUdeviceptr *dptr, size_t bytesize, struct spool *pool, CUstream s)
+{
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!dptr)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct sctx *c;
+    CUresult r = stream_ctx(s, &c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (pool && pool->magic != POOL_MAGIC)
+        return CUDA_ERROR_INVALID_VALUE;
+    uintptr_t p;
+    r = do_alloc(&p, bytesize, K_DEVICE, pool ? pool->device : c->device, c);
+    if (r == CUDA_SUCCESS)
+        *dptr = (CUdeviceptr)p;
+    return r;
+}
+
+EXPORT CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
+{
+    return alloc_async(dptr, bytesize, NULL, hStream);
+}
+
+EXPORT CUresult cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
+{
+    return alloc_async(dptr, bytesize, NULL, hStream);
+}
+
+EXPORT CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool,
+                                        CUstream hStream)
+{
+    if (!pool)
+        return initialized() ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_NOT_INITIALIZED;
+    return alloc_async(dptr, bytesize, (struct spool *)pool, hStream);
+}
+
+EXPORT CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytesize,
+                                             CUmemoryPool pool, CUstream hStream)
+{
+    if (!pool)
+        return initialized() ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_NOT_INITIALIZED;
+    return alloc_async(dptr, bytesize, (struct spool *)pool, hStream);
+}
+
+static CUresult free_async(CUdeviceptr dptr, CUstream s)
+{
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    struct sctx *c;
+    CUresult r = stream_ctx(s, &c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (dptr == 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    return do_free((uintptr_t)dptr, K_DEVICE | K_MANAGED);
+}
+
+EXPORT CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream) { return free_async(dptr, hStream); }
+EXPORT CUresult cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream hStream) { return free_async(dptr, hStream); }
+
+EXPORT CUresult cuMemAllocHost_v2(void **pp, size_t bytesize)
+{
+    uintptr_t p;
+    CUresult r = ctx_alloc(pp ? &p : NULL, bytesize, K_HOST);
+    if (r == CUDA_SUCCESS)
+        *pp = (void *)p;
+    return r;
+}
+
+EXPORT CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags)
+{
+    if (Flags & ~(unsigned)(CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP |
+                            CU_MEMHOSTALLOC_WRITECOMBINED))
+        return initialized() ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_NOT_INITIALIZED;
+    uintptr_t p;
+    CUresult r = ctx_alloc(pp ? &p : NULL, bytesize, K_HOST);
+    if (r == CUDA_SUCCESS)
+        *pp = (void *)p;
+    return r;
+}
+
+EXPORT CUresult cuMemFreeHost(void *p)
+{
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    return do_free((uintptr_t)p, K_HOST);
+}
+
+/* Copies and sets: every kind of memory here is host memory. */
+EXPORT CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount)
+{
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if ((!dst || !src) && ByteCount)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (ByteCount)
+        memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, ByteCount);
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
+{
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if ((!dstDevice || !srcHost) && ByteCount)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (ByteCount)
+        memmove((void *)(uintptr_t)dstDevice, srcHost, ByteCount);
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuMemcpyDtoH_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount)
+{
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if ((!dstHost || !srcDevice) && ByteCount)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (ByteCount)
+        memmove(dstHost, (const void *)(uintptr_t)srcDevice, ByteCount);
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned char uc, size_t N)
+{
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!dstDevice && N)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (N)
+        memset((void *)(uintptr_t)dstDevice, uc, N);
+    return CUDA_SUCCESS;
+}
+
+/* ---- pools and streams (simple) ---- */
+
+EXPORT CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice dev)
+{
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!pool_out)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (dev < 0 || dev >= g_ndev)
+        return CUDA_ERROR_INVALID_DEVICE;
+    *pool_out = (CUmemoryPool)&g_dev[dev].default_pool;
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *props)
+{
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!pool || !props || props->allocType != CU_MEM_ALLOCATION_TYPE_PINNED ||
+        props->location.type != CU_MEM_LOCATION_TYPE_DEVICE)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (props->location.id < 0 || props->location.id >= g_ndev)
+        return CUDA_ERROR_INVALID_DEVICE;
+    struct spool *p = calloc(1, sizeof *p);
+    if (!p)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    p->magic = POOL_MAGIC;
+    p->device = props->location.id;
+    *pool = (CUmemoryPool)p;
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuMemPoolDestroy(CUmemoryPool pool)
+{
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    struct spool *p = (struct spool *)pool;
+    if (!p || p->magic != POOL_MAGIC)
+        return CUDA_ERROR_INVALID_VALUE;
+    for (int i = 0; i < g_ndev; i++)
+        if (p == &g_dev[i].default_pool)
+            return CUDA_ERROR_INVALID_VALUE;
+    p->magic = 0;
+    free(p);
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuStreamCreate(CUstream *phStream, unsigned int Flags)
+{
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!phStream || Flags > CU_STREAM_NON_BLOCKING)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct sctx *c = live_ctx();
+    if (!c)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    struct sstream *s = calloc(1, sizeof *s);
+    if (!s)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    s->magic = STREAM_MAGIC;
+    s->ctx = c;
+    *phStream = (CUstream)s;
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuStreamDestroy_v2(CUstream hStream)
+{
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    struct sstream *s = (struct sstream *)hStream;
+    if (!s || hStream == CU_STREAM_LEGACY || hStream == CU_STREAM_PER_THREAD ||
+        s->magic != STREAM_MAGIC)
+        return CUDA_ERROR_INVALID_HANDLE;
+    s->magic = 0;
+    free(s);
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuStreamSynchronize(CUstream hStream)
+{
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    struct sctx *c;
+    return stream_ctx(hStream, &c);
+}
+
+/* ---- virtual memory management ---- */
+
+static int valid_prop(const CUmemAllocationProp *prop)
+{
+    return prop && prop->type == CU_MEM_ALLOCATION_TYPE_PINNED &&
+           prop->location.type == CU_MEM_LOCATION_TYPE_DEVICE && prop->location.id >= 0 &&
+           prop->location.id < g_ndev;
+}
+
+EXPORT CUresult cuMemGetAllocationGranularity(size_t *granularity, const CUmemAllocationProp *prop,
+                                              CUmemAllocationGranularity_flags option)
+{
+    (void)option;
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!granularity || !valid_prop(prop))
+        return CUDA_ERROR_INVALID_VALUE;
+    *granularity = VMM_GRANULARITY;
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size,
+                            const CUmemAllocationProp *prop, unsigned long long flags)
+{
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!handle || !valid_prop(prop) || flags != 0 || size == 0 || size % VMM_GRANULARITY)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct shandle *h = calloc(1, sizeof *h);
+    if (!h)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    pthread_mutex_lock(&g_lock);
+    CUresult r = reserve_capacity_locked(prop->location.id, size);
+    if (r == CUDA_SUCCESS) {
+        h->key = (uintptr_t)h;
+        h->bytes = size;
+        h->device = prop->location.id;
+        HASH_ADD(hh, g_handles, key, sizeof h->key, h);
+    }
+    pthread_mutex_unlock(&g_lock);
+    if (r != CUDA_SUCCESS) {
+        free(h);
+        return r;
+    }
+    *handle = (CUmemGenericAllocationHandle)h->key;
+    return CUDA_SUCCESS;
+}
+
+/* Caller holds g_lock; h is no longer in g_handles. */
+static void handle_gone_locked(struct shandle *h)
+{
+    g_dev[h->device].used -= h->bytes;
+    free(h);
+}
+
+EXPORT CUresult cuMemRelease(CUmemGenericAllocationHandle handle)
+{
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    uintptr_t key = (uintptr_t)handle;
+    struct shandle *h;
+    pthread_mutex_lock(&g_lock);
+    HASH_FIND(hh, g_handles, &key, sizeof key, h);
+    if (!h) {
+        pthread_mutex_unlock(&g_lock);
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    HASH_DEL(g_handles, h);
+    h->released = 1;
+    if (h->maps == 0) /* else it lives until the last unmap, as in the real driver */
+        handle_gone_locked(h);
+    pthread_mutex_unlock(&g_lock);
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t alignment,
+                                    CUdeviceptr addr, unsigned long long flags)
+{
+    (void)addr; /* a hint */
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!ptr || size == 0 || size % VMM_GRANULARITY || flags != 0 ||
+        (alignment & (alignment - 1)))
+        return CUDA_ERROR_INVALID_VALUE;
+    if (alignment < VMM_GRANULARITY)
+        alignment = VMM_GRANULARITY;
+    size_t span = size + alignment;
+    void *m = mmap(NULL, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    uintptr_t base = ((uintptr_t)m + alignment - 1) & ~(uintptr_t)(alignment - 1);
+    if (base > (uintptr_t)m)
+        munmap(m, base - (uintptr_t)m);
+    uintptr_t end = (uintptr_t)m + span;
+    if (end > base + size)
+        munmap((void *)(base + size), end - (base + size));
+    struct sreserve *r = calloc(1, sizeof *r);
+    if (!r) {
+        munmap((void *)base, size);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    r->base = base;
+    r->size = size;
+    pthread_mutex_lock(&g_lock);
+    HASH_ADD(hh, g_reserves, base, sizeof r->base, r);
+    pthread_mutex_unlock(&g_lock);
+    *ptr = (CUdeviceptr)base;
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size)
+{
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    uintptr_t base = (uintptr_t)ptr;
+    struct sreserve *r;
+    struct smap *m, *tmp;
+    pthread_mutex_lock(&g_lock);
+    HASH_FIND(hh, g_reserves, &base, sizeof base, r);
+    if (!r || r->size != size) {
+        pthread_mutex_unlock(&g_lock);
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    HASH_ITER(hh, g_maps, m, tmp) {
+        if (m->va >= base && m->va < base + size) { /* still mapped */
+            pthread_mutex_unlock(&g_lock);
+            return CUDA_ERROR_INVALID_VALUE;
+        }
+    }
+    HASH_DEL(g_reserves, r);
+    pthread_mutex_unlock(&g_lock);
+    munmap((void *)base, size);
+    free(r);
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
+                         CUmemGenericAllocationHandle handle, unsigned long long flags)
+{
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    uintptr_t va = (uintptr_t)ptr, key = (uintptr_t)handle;
+    if (offset != 0 || flags != 0 || size == 0 || size % VMM_GRANULARITY)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct shandle *h;
+    struct sreserve *r, *rt;
+    struct smap *m, *mt;
+    pthread_mutex_lock(&g_lock);
+    HASH_FIND(hh, g_handles, &key, sizeof key, h);
+    int inside = 0;
+    HASH_ITER(hh, g_reserves, r, rt) {
+        if (va >= r->base && va + size <= r->base + r->size)
+            inside = 1;
+    }
+    int overlap = 0;
+    HASH_ITER(hh, g_maps, m, mt) {
+        if (va < m->va + m->size && m->va < va + size)
+            overlap = 1;
+    }
+    struct smap *nm = NULL;
+    if (h && inside && !overlap && size <= h->bytes && (nm = calloc(1, sizeof *nm))) {
+        nm->va = va;
+        nm->size = size;
+        nm->h = h;
+        h->maps++;
+        HASH_ADD(hh, g_maps, va, sizeof nm->va, nm);
+    }
+    pthread_mutex_unlock(&g_lock);
+    if (!nm)
+        return h && inside && !overlap && size <= h->bytes ? CUDA_ERROR_OUT_OF_MEMORY
+                                                            : CUDA_ERROR_INVALID_VALUE;
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc,
+                               size_t count)
+{
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!desc || count == 0 || size == 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    uintptr_t va = (uintptr_t)ptr;
+    size_t covered = 0;
+    struct smap *m, *mt;
+    pthread_mutex_lock(&g_lock);
+    HASH_ITER(hh, g_maps, m, mt) {
+        if (m->va >= va && m->va + m->size <= va + size)
+            covered += m->size;
+    }
+    pthread_mutex_unlock(&g_lock);
+    if (covered != size)
+        return CUDA_ERROR_INVALID_VALUE;
+    int prot = desc->flags == CU_MEM_ACCESS_FLAGS_PROT_READWRITE ? PROT_READ | PROT_WRITE
+               : desc->flags == CU_MEM_ACCESS_FLAGS_PROT_READ  ? PROT_READ
+                                                              : PROT_NONE;
+    mprotect((void *)va, size, prot);
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)
+{
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    uintptr_t va = (uintptr_t)ptr;
+    struct smap *m, *mt;
+    int found = 0, partial = 0;
+    pthread_mutex_lock(&g_lock);
+    HASH_ITER(hh, g_maps, m, mt) {
+        int inside = m->va >= va && m->va + m->size <= va + size;
+        int overlaps = va < m->va + m->size && m->va < va + size;
+        if (inside)
+            found = 1;
+        else if (overlaps)
+            partial = 1;
+    }
+    if (!found || partial) {
+        pthread_mutex_unlock(&g_lock);
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    HASH_ITER(hh, g_maps, m, mt) {
+        if (m->va >= va && m->va + m->size <= va + size) {
+            HASH_DEL(g_maps, m);
+            mprotect((void *)m->va, m->size, PROT_NONE);
+            madvise((void *)m->va, m->size, MADV_DONTNEED);
+            struct shandle *h = m->h;
+            if (--h->maps == 0 && h->released)
+                handle_gone_locked(h);
+            free(m);
+        }
+    }
+    pthread_mutex_unlock(&g_lock);
+    return CUDA_SUCCESS;
+}
+
+/* ---- arrays ---- */
+
+static size_t format_size(CUarray_format f)
+{
+    switch (f) {
+    case CU_AD_FORMAT_UNSIGNED_INT8: case CU_AD_FORMAT_SIGNED_INT8: return 1;
+    case CU_AD_FORMAT_UNSIGNED_INT16: case CU_AD_FORMAT_SIGNED_INT16: case CU_AD_FORMAT_HALF:
+        return 2;
+    case CU_AD_FORMAT_UNSIGNED_INT32: case CU_AD_FORMAT_SIGNED_INT32: case CU_AD_FORMAT_FLOAT:
+        return 4;
+    default: return 0;
+    }
+}
+
+static CUresult array_create(CUarray *pHandle, size_t w, size_t h, size_t d, CUarray_format f,
+                             unsigned channels)
+{
+    size_t es = format_size(f);
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!pHandle || w == 0 || es == 0 || (channels != 1 && channels != 2 && channels != 4))
+        return CUDA_ERROR_INVALID_VALUE;
+    size_t bytes = w * (h ? h : 1) * (d ? d : 1) * channels * es;
+    uintptr_t p;
+    CUresult r = ctx_alloc(&p, bytes, K_ARRAY);
+    if (r == CUDA_SUCCESS)
+        *pHandle = (CUarray)p;
+    return r;
+}
+
+EXPORT CUresult cuArrayCreate_v2(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR *desc)
+{
+    if (!desc)
+        return initialized() ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_NOT_INITIALIZED;
+    return array_create(pHandle, desc->Width, desc->Height, 1, desc->Format, desc->NumChannels);
+}
+
+EXPORT CUresult cuArray3DCreate_v2(CUarray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *desc)
+{
+    if (!desc)
+        return initialized() ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_NOT_INITIALIZED;
+    return array_create(pHandle, desc->Width, desc->Height, desc->Depth, desc->Format,
+                        desc->NumChannels);
+}
+
+EXPORT CUresult cuArrayDestroy(CUarray hArray)
+{
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    return do_free((uintptr_t)hArray, K_ARRAY);
+}
+
+/* ---- cuGetProcAddress ---- */
+
+static CUresult get_proc_address(const char *symbol, void **pfn, int cudaVersion,
+                                 cuuint64_t flags, CUdriverProcAddressQueryResult *status);
+
+EXPORT CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags)
+{
+    return get_proc_address(symbol, pfn, cudaVersion, flags, NULL);
+}
+
+EXPORT CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion,
+                                    cuuint64_t flags, CUdriverProcAddressQueryResult *symbolStatus)
+{
+    return get_proc_address(symbol, pfn, cudaVersion, flags, symbolStatus);
+}
+
+struct proc {
+    const char *name;
+    int version; /* the lowest cudaVersion that gets this entry */
+    void *fn;
+    void *fn_ptsz;
+};
+
+/* Addresses of the exported functions themselves: with -Bsymbolic-functions
+ * these bind inside this library, so dladdr() names exactly these symbols
+ * even when a preloaded library exports the same names. */
+#define P(name, ver, fn) {name, ver, (void *)fn, NULL}
+#define PZ(name, ver, fn) {name, ver, (void *)fn, (void *)fn##_ptsz}
+static const struct proc procs[] = {
+    P("cuInit", 2000, cuInit),
+    P("cuDriverGetVersion", 2020, cuDriverGetVersion),
+    P("cuDeviceGet", 2000, cuDeviceGet),
+    P("cuDeviceGetCount", 2000, cuDeviceGetCount),
+    P("cuGetErrorString", 6000, cuGetErrorString),
+    P("cuGetErrorName", 6000, cuGetErrorName),
+    P("cuCtxCreate", 3020, cuCtxCreate_v2),
+    P("cuCtxCreate", 12050, cuCtxCreate_v4),
+    P("cuCtxDestroy", 4000, cuCtxDestroy_v2),
+    P("cuCtxGetCurrent", 4000, cuCtxGetCurrent),
+    P("cuCtxSetCurrent", 4000, cuCtxSetCurrent),
+    P("cuCtxPushCurrent", 4000, cuCtxPushCurrent_v2),
+    P("cuCtxPopCurrent", 4000, cuCtxPopCurrent_v2),
+    P("cuCtxGetDevice", 2000, cuCtxGetDevice),
+    P("cuCtxSynchronize", 2000, cuCtxSynchronize),
+    P("cuDevicePrimaryCtxRetain", 7000, cuDevicePrimaryCtxRetain),
+    P("cuDevicePrimaryCtxRelease", 7000, cuDevicePrimaryCtxRelease),
+    P("cuDevicePrimaryCtxRelease", 11000, cuDevicePrimaryCtxRelease_v2),
+    P("cuDevicePrimaryCtxReset", 7000, cuDevicePrimaryCtxReset),
+    P("cuDevicePrimaryCtxReset", 11000, cuDevicePrimaryCtxReset_v2),
+    P("cuDevicePrimaryCtxGetState", 7000, cuDevicePrimaryCtxGetState),
+    P("cuMemGetInfo", 3020, cuMemGetInfo_v2),
+    P("cuMemAlloc", 2000, cuMemAlloc),
+    P("cuMemAlloc", 3020, cuMemAlloc_v2),
+    P("cuMemAllocPitch", 3020, cuMemAllocPitch_v2),
+    P("cuMemAllocManaged", 6000, cuMemAllocManaged),
+    P("cuMemFree", 2000, cuMemFree),
+    P("cuMemFree", 3020, cuMemFree_v2),
+    PZ("cuMemAllocAsync", 11020, cuMemAllocAsync),
+    PZ("cuMemAllocFromPoolAsync", 11020, cuMemAllocFromPoolAsync),
+    PZ("cuMemFreeAsync", 11020, cuMemFreeAsync),
+    P("cuMemAllocHost", 3020, cuMemAllocHost_v2),
+    P("cuMemHostAlloc", 2020, cuMemHostAlloc),
+    P("cuMemFreeHost", 2000, cuMemFreeHost),
+    P("cuMemcpy", 4000, cuMemcpy),
+    P("cuMemcpyHtoD", 3020, cuMemcpyHtoD_v2),
+    P("cuMemcpyDtoH", 3020, cuMemcpyDtoH_v2),
+    P("cuMemsetD8", 3020, cuMemsetD8_v2),
+    P("cuDeviceGetDefaultMemPool", 11020, cuDeviceGetDefaultMemPool),
+    P("cuMemPoolCreate", 11020, cuMemPoolCreate),
+    P("cuMemPoolDestroy", 11020, cuMemPoolDestroy),
+    P("cuStreamCreate", 2000, cuStreamCreate),
+    P("cuStreamDestroy", 4000, cuStreamDestroy_v2),
+    P("cuStreamSynchronize", 2000, cuStreamSynchronize),
+    P("cuMemAddressReserve", 10020, cuMemAddressReserve),
+    P("cuMemAddressFree", 10020, cuMemAddressFree),
+    P("cuMemCreate", 10020, cuMemCreate),
+    P("cuMemRelease", 10020, cuMemRelease),
+    P("cuMemMap", 10020, cuMemMap),
+    P("cuMemUnmap", 10020, cuMemUnmap),
+    P("cuMemSetAccess", 10020, cuMemSetAccess),
+    P("cuMemGetAllocationGranularity", 10020, cuMemGetAllocationGranularity),
+    P("cuArrayCreate", 3020, cuArrayCreate_v2),
+    P("cuArray3DCreate", 3020, cuArray3DCreate_v2),
+    P("cuArrayDestroy", 2000, cuArrayDestroy),
+    P("cuGetProcAddress", 11030, cuGetProcAddress),
+    P("cuGetProcAddress", 12000, cuGetProcAddress_v2),
+};
+#undef P
+#undef PZ
+
+static CUresult get_proc_address(const char *symbol, void **pfn, int cudaVersion,
+                                 cuuint64_t flags, CUdriverProcAddressQueryResult *status)
+{
+    if (!symbol || !pfn)
+        return CUDA_ERROR_INVALID_VALUE;
+    const struct proc *best = NULL;
+    int named = 0;
+    for (size_t i = 0; i < sizeof procs / sizeof procs[0]; i++) {
+        if (strcmp(procs[i].name, symbol) != 0)
+            continue;
+        named = 1;
+        if (procs[i].version <= cudaVersion && (!best || procs[i].version > best->version))
+            best = &procs[i];
+    }
+    if (!best) {
+        *pfn = NULL;
+        if (status)
+            *status = named ? CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT
+                            : CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+        return CUDA_ERROR_NOT_FOUND;
+    }
+    *pfn = (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) && best->fn_ptsz
+               ? best->fn_ptsz
+               : best->fn;
+    if (status)
+        *status = CU_GET_PROC_ADDRESS_SUCCESS;
+    return CUDA_SUCCESS;
+}

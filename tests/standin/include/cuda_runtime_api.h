@@ -1,0 +1,165 @@
+/* Stand-in cuda_runtime_api.h: the part of the CUDA runtime API that
+ * vramtrace's tests, the stand-in libcudart.so.13 and the examples use,
+ * source-compatible with the real CUDA 13 header for every name declared
+ * here.  Shared types come from src/cuda_abi.h (checked against the real
+ * headers by tests/abi_check.c). */
+#ifndef STANDIN_CUDA_RUNTIME_API_H
+#define STANDIN_CUDA_RUNTIME_API_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "cuda_abi.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CUDART_VERSION 13000
+#define CUDARTAPI
+
+/* Error codes cuda_abi.h does not already name. */
+enum {
+    cudaErrorInsufficientDriver = 35,
+    cudaErrorNoDevice = 100,
+    cudaErrorInvalidDevice = 101,
+    cudaErrorDeviceUninitialized = 201,
+    cudaErrorInvalidResourceHandle = 400,
+    cudaErrorSymbolNotFound = 500,
+    cudaErrorNotSupported = 801,
+    cudaErrorUnknown = 999,
+};
+
+#define cudaStreamLegacy ((cudaStream_t)0x1)
+#define cudaStreamPerThread ((cudaStream_t)0x2)
+
+#define cudaHostAllocDefault 0x00
+#define cudaHostAllocPortable 0x01
+#define cudaHostAllocMapped 0x02
+#define cudaHostAllocWriteCombined 0x04
+#define cudaMemAttachGlobal 0x01
+#define cudaMemAttachHost 0x02
+#define cudaArrayDefault 0x00
+#define cudaStreamDefault 0x00
+#define cudaStreamNonBlocking 0x01
+
+enum cudaMemcpyKind {
+    cudaMemcpyHostToHost = 0,
+    cudaMemcpyHostToDevice = 1,
+    cudaMemcpyDeviceToHost = 2,
+    cudaMemcpyDeviceToDevice = 3,
+    cudaMemcpyDefault = 4
+};
+
+enum cudaChannelFormatKind {
+    cudaChannelFormatKindSigned = 0,
+    cudaChannelFormatKindUnsigned = 1,
+    cudaChannelFormatKindFloat = 2,
+    cudaChannelFormatKindNone = 3
+};
+
+enum cudaGetDriverEntryPointFlags {
+    cudaEnableDefault = 0x0,
+    cudaEnableLegacyStream = 0x1,
+    cudaEnablePerThreadDefaultStream = 0x2
+};
+
+/* cuda_abi.h names the typedef; C code written against the real header
+ * spells it with the enum tag, which lives in the tag namespace. */
+enum cudaDriverEntryPointQueryResult {
+    cudaDriverEntryPointSuccess = 0,
+    cudaDriverEntryPointSymbolNotFound = 1,
+    cudaDriverEntryPointVersionNotSufficent = 2
+};
+
+static inline struct cudaExtent make_cudaExtent(size_t w, size_t h, size_t d)
+{
+    struct cudaExtent e;
+    e.width = w;
+    e.height = h;
+    e.depth = d;
+    return e;
+}
+
+static inline struct cudaPitchedPtr make_cudaPitchedPtr(void *d, size_t p, size_t xsz, size_t ysz)
+{
+    struct cudaPitchedPtr s;
+    s.ptr = d;
+    s.pitch = p;
+    s.xsize = xsz;
+    s.ysize = ysz;
+    return s;
+}
+
+#if defined(CUDA_API_PER_THREAD_DEFAULT_STREAM)
+#define cudaMallocAsync cudaMallocAsync_ptsz
+#define cudaFreeAsync cudaFreeAsync_ptsz
+#define cudaMallocFromPoolAsync cudaMallocFromPoolAsync_ptsz
+#define cudaGetDriverEntryPoint cudaGetDriverEntryPoint_ptsz
+#define cudaGetDriverEntryPointByVersion cudaGetDriverEntryPointByVersion_ptsz
+#endif
+
+const char *CUDARTAPI cudaGetErrorString(cudaError_t error);
+const char *CUDARTAPI cudaGetErrorName(cudaError_t error);
+cudaError_t CUDARTAPI cudaGetLastError(void);
+cudaError_t CUDARTAPI cudaPeekAtLastError(void);
+cudaError_t CUDARTAPI cudaDriverGetVersion(int *driverVersion);
+cudaError_t CUDARTAPI cudaRuntimeGetVersion(int *runtimeVersion);
+
+cudaError_t CUDARTAPI cudaGetDeviceCount(int *count);
+cudaError_t CUDARTAPI cudaSetDevice(int device);
+cudaError_t CUDARTAPI cudaGetDevice(int *device);
+cudaError_t CUDARTAPI cudaDeviceReset(void);
+cudaError_t CUDARTAPI cudaDeviceSynchronize(void);
+cudaError_t CUDARTAPI cudaMemGetInfo(size_t *free, size_t *total);
+
+cudaError_t CUDARTAPI cudaMalloc(void **devPtr, size_t size);
+cudaError_t CUDARTAPI cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t height);
+cudaError_t CUDARTAPI cudaMalloc3D(struct cudaPitchedPtr *pitchedDevPtr, struct cudaExtent extent);
+cudaError_t CUDARTAPI cudaMallocManaged(void **devPtr, size_t size, unsigned int flags);
+cudaError_t CUDARTAPI cudaFree(void *devPtr);
+cudaError_t CUDARTAPI cudaMallocHost(void **ptr, size_t size);
+cudaError_t CUDARTAPI cudaHostAlloc(void **pHost, size_t size, unsigned int flags);
+cudaError_t CUDARTAPI cudaFreeHost(void *ptr);
+struct cudaChannelFormatDesc CUDARTAPI cudaCreateChannelDesc(int x, int y, int z, int w,
+                                                             enum cudaChannelFormatKind f);
+cudaError_t CUDARTAPI cudaMallocArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc,
+                                      size_t width, size_t height, unsigned int flags);
+cudaError_t CUDARTAPI cudaFreeArray(cudaArray_t array);
+cudaError_t CUDARTAPI cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind);
+cudaError_t CUDARTAPI cudaMemset(void *devPtr, int value, size_t count);
+
+cudaError_t CUDARTAPI cudaStreamCreate(cudaStream_t *pStream);
+cudaError_t CUDARTAPI cudaStreamDestroy(cudaStream_t stream);
+cudaError_t CUDARTAPI cudaStreamSynchronize(cudaStream_t stream);
+cudaError_t CUDARTAPI cudaDeviceGetDefaultMemPool(cudaMemPool_t *memPool, int device);
+cudaError_t CUDARTAPI cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream);
+cudaError_t CUDARTAPI cudaFreeAsync(void *devPtr, cudaStream_t hStream);
+cudaError_t CUDARTAPI cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPool_t memPool,
+                                              cudaStream_t stream);
+/* The per-thread-default-stream variants; the real header declares them
+ * only through CUDA_API_PER_THREAD_DEFAULT_STREAM renaming. */
+cudaError_t CUDARTAPI cudaMallocAsync_ptsz(void **devPtr, size_t size, cudaStream_t hStream);
+cudaError_t CUDARTAPI cudaFreeAsync_ptsz(void *devPtr, cudaStream_t hStream);
+cudaError_t CUDARTAPI cudaMallocFromPoolAsync_ptsz(void **ptr, size_t size, cudaMemPool_t memPool,
+                                                   cudaStream_t stream);
+
+cudaError_t CUDARTAPI cudaGetDriverEntryPoint(const char *symbol, void **funcPtr,
+                                              unsigned long long flags,
+                                              enum cudaDriverEntryPointQueryResult *driverStatus);
+cudaError_t CUDARTAPI cudaGetDriverEntryPointByVersion(const char *symbol, void **funcPtr,
+                                                       unsigned int cudaVersion,
+                                                       unsigned long long flags,
+                                                       enum cudaDriverEntryPointQueryResult *driverStatus);
+cudaError_t CUDARTAPI cudaGetDriverEntryPoint_ptsz(const char *symbol, void **funcPtr,
+                                                   unsigned long long flags,
+                                                   enum cudaDriverEntryPointQueryResult *driverStatus);
+cudaError_t CUDARTAPI cudaGetDriverEntryPointByVersion_ptsz(const char *symbol, void **funcPtr,
+                                                            unsigned int cudaVersion,
+                                                            unsigned long long flags,
+                                                            enum cudaDriverEntryPointQueryResult *driverStatus);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

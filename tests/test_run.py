@@ -1,0 +1,141 @@
+"""`vramtrace run` and the library's output naming (tests/programs/exit_status.c, clean_exit.c)."""
+import os
+import re
+import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness as H  # noqa: E402
+
+SRC = H.program_source("exit_status.c")
+D = H.c_defines(SRC)
+LEAK = D["EXIT_LEAK_BYTES"]
+FAIL_ON_LEAK = 23
+
+
+def dumps_in(d):
+    return sorted(f for f in os.listdir(d) if f.endswith(".vtr"))
+
+
+def case_status_passthrough():
+    r = H.run_traced([H.program("exit_status")])
+    H.expect_program_ok(r, 7)
+    H.expect_dump(r)
+    rep = H.report(r.dump)
+    H.check_leak(rep, function="leak_then_exit", source=SRC, tag="exit_status", nbytes=LEAK,
+                 api="cudaMalloc", kind="device")
+
+
+def case_status_passthrough_preload():
+    r = H.run_traced([H.program("exit_status")], mode="preload")
+    H.expect_program_ok(r, 7)
+    H.expect_dump(r)
+
+
+def case_fail_on_leak():
+    r = H.run_traced([H.program("exit_status"), "zero"], run_args=["--fail-on-leak"])
+    H.expect_eq("exit status with --fail-on-leak and a device leak", H.run_status(r),
+                FAIL_ON_LEAK)
+
+
+def case_fail_on_leak_nonzero():
+    """Leaks and a failing program: --fail-on-leak still answers 23."""
+    r = H.run_traced([H.program("exit_status")], run_args=["--fail-on-leak"])
+    H.expect_eq("exit status with --fail-on-leak, a device leak and status 7",
+                H.run_status(r), FAIL_ON_LEAK)
+
+
+def case_fail_on_leak_clean():
+    r = H.run_traced([H.program("clean_exit")], run_args=["--fail-on-leak"])
+    H.expect_program_ok(r, 0)
+
+
+def case_fail_on_leak_host_only():
+    """Page-locked host memory alone does not trigger --fail-on-leak."""
+    r = H.run_traced([H.program("exit_status"), "host"], run_args=["--fail-on-leak"])
+    H.expect_program_ok(r, 0)
+    rep = H.report(r.dump)
+    H.check_summary(rep, leaked_bytes=0, host_leaked_bytes=D["EXIT_HOST_BYTES"])
+
+
+def case_output_option():
+    r = H.run_traced([H.program("exit_status")])
+    H.expect_program_ok(r, 7)
+    H.expect_dump(r)
+    H.expect_eq(".vtr files in the working directory", dumps_in(r.cwd),
+                [os.path.basename(r.dump)])
+
+
+def case_report_on_stderr():
+    r = H.run_traced([H.program("exit_status")])
+    H.expect_program_ok(r, 7)
+    H.expect("leak_then_exit" in r.stderr,
+             "the leak report (naming leak_then_exit) should be on stderr:\n" + r.describe())
+    H.expect("leak_then_exit" not in r.stdout,
+             "the leak report should not be on stdout:\n" + r.describe())
+
+
+def case_killed():
+    """Killed by SIGKILL: status 128+9, and the dump still reads up to the
+    last whole record."""
+    r = H.run_traced([H.program("exit_status"), "kill"])
+    H.expect_eq("exit status of a program killed by SIGKILL", H.run_status(r), 137)
+    H.expect_dump(r)
+    rep = H.report(r.dump)
+    lk = H.leak_by_bytes(rep, LEAK)
+    H.expect_eq("api", lk.get("api"), "cudaMalloc")
+    H.expect(rep.get("complete") is not True,
+             'a dump cut short by SIGKILL must not say "complete": true')
+
+
+def case_default_output_run():
+    """Without -o the dump lands in the working directory under the
+    library's default name."""
+    r = H.run_traced([H.program("exit_status")], output=False)
+    H.expect_program_ok(r, 7)
+    files = dumps_in(r.cwd)
+    H.expect(len(files) == 1 and re.fullmatch(r"vramtrace\.exit_status\.\d+\.vtr", files[0]),
+             "expected one vramtrace.exit_status.<pid>.vtr in %s, got %r" % (r.cwd, files))
+
+
+def case_default_output_preload():
+    r = H.run_traced([H.program("exit_status")], mode="preload", output=False)
+    H.expect_program_ok(r, 7)
+    H.expect_eq(".vtr files", dumps_in(r.cwd), ["vramtrace.exit_status.%d.vtr" % r.pid])
+
+
+def case_output_pid():
+    """%p in VRAMTRACE_OUTPUT becomes the pid."""
+    d = H.tmpdir()
+    r = H.run_traced([H.program("exit_status")], mode="preload", output=False,
+                     extra_env={"VRAMTRACE_OUTPUT": os.path.join(d, "out.%p.vtr")})
+    H.expect_program_ok(r, 7)
+    H.expect_eq(".vtr files", dumps_in(d), ["out.%d.vtr" % r.pid])
+    rep = H.report(os.path.join(d, "out.%d.vtr" % r.pid))
+    H.leak_by_bytes(rep, LEAK)
+
+
+def case_default_name_sanitized():
+    """exe-name is the basename of argv[0] with chars outside [A-Za-z0-9._-]
+    turned into '_'."""
+    d = H.tmpdir()
+    link = os.path.join(d, "my prog+x")
+    os.symlink(H.program("exit_status"), link)
+    r = H.run_traced([link], mode="preload", output=False)
+    H.expect_program_ok(r, 7)
+    H.expect_eq(".vtr files", dumps_in(r.cwd), ["vramtrace.my_prog_x.%d.vtr" % r.pid])
+
+
+def case_clean():
+    r = H.run_traced([H.program("clean_exit")])
+    H.expect_program_ok(r, 0)
+    rep = H.report(r.dump)
+    H.check_summary(rep, allocations=20, frees=20, leaked_bytes=0, leaked_allocations=0,
+                    host_leaked_bytes=0, failed_allocations=0, invalid_frees=0,
+                    peak_bytes=2450009)
+    H.expect_eq("leaks", H.leaks(rep), [])
+    H.check_complete(rep)
+
+
+if __name__ == "__main__":
+    H.main(globals())

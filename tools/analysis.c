@@ -1,0 +1,202 @@
+/* Event replay. One live entry per (address, key space); what is left at
+ * the end is the leak set. */
+#include "analysis.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "format.h"
+
+struct failure_key {
+    uint64_t stack_id, size, error;
+    uint64_t api, kind;
+    int64_t device;
+};
+
+struct vt_failure_entry {
+    struct failure_key key;
+    size_t index;         /* into vt_analysis.failures */
+    UT_hash_handle hh;
+};
+
+static void *xrealloc(void *p, size_t n, size_t size)
+{
+    p = realloc(p, (n ? n : 1) * size);
+    if (!p) {
+        fputs("vramtrace: out of memory\n", stderr);
+        exit(1);
+    }
+    return p;
+}
+
+static void remove_live(struct vt_analysis *a, struct vt_live_entry *e)
+{
+    if (vt_kind_counts_as_device(e->kind))
+        a->live_bytes -= e->size;
+    vt_live_remove(&a->live, e);
+}
+
+static void on_alloc(void *ctx, const struct vt_alloc_event *ev)
+{
+    struct vt_analysis *a = ctx;
+    bool is_handle = (ev->flags & VT_ADDR_HANDLE) != 0;
+    struct vt_live_entry *old = vt_live_find(&a->live, ev->address, is_handle);
+    if (old)   /* a free the tracer never saw: the newer allocation wins */
+        remove_live(a, old);
+    struct vt_live_entry e = {
+        .address = ev->address, .size = ev->size, .stack_id = ev->stack_id,
+        .device = ev->device, .is_handle = is_handle, .api = (uint8_t)ev->api,
+        .kind = (uint8_t)ev->kind,
+    };
+    vt_live_insert(&a->live, &e);
+    if (ev->flags & VT_ALLOC_RESTORED) {
+        /* the free before it failed: not a free, an invalid one */
+        if (a->summary.frees)
+            a->summary.frees--;
+        a->summary.invalid_frees++;
+    } else {
+        a->summary.allocations++;
+    }
+    if (vt_kind_counts_as_device(e.kind)) {
+        a->live_bytes += e.size;
+        if (a->live_bytes > a->summary.peak_bytes) {
+            a->summary.peak_bytes = a->live_bytes;
+            a->summary.peak_time_ns = ev->time_ns;
+        }
+    }
+}
+
+static void on_free(void *ctx, const struct vt_free_event *ev)
+{
+    struct vt_analysis *a = ctx;
+    struct vt_live_entry *e;
+    switch (ev->status) {
+    case VT_FREE_INVALID:
+        a->summary.invalid_frees++;
+        return;
+    case VT_FREE_UNTRACED:
+        a->summary.untraced_frees++;
+        return;
+    }
+    e = vt_live_find(&a->live, ev->address, (ev->flags & VT_ADDR_HANDLE) != 0);
+    if (!e) {   /* lenient: a free of something never seen */
+        a->summary.untraced_frees++;
+        return;
+    }
+    if (ev->status == VT_FREE_TEARDOWN) {
+        a->summary.teardown_freed_bytes += e->size;
+        a->summary.teardown_freed_allocations++;
+    } else {
+        a->summary.frees++;
+    }
+    remove_live(a, e);
+}
+
+static void on_failed(void *ctx, const struct vt_failed_event *ev)
+{
+    struct vt_analysis *a = ctx;
+    struct failure_key key = {ev->stack_id, ev->size, ev->error, ev->api, ev->kind, ev->device};
+    struct vt_failure_entry *e;
+    a->summary.failed_allocations++;
+    HASH_FIND(hh, a->failure_table, &key, sizeof key, e);
+    if (!e) {
+        e = xrealloc(NULL, 1, sizeof *e);
+        memset(e, 0, sizeof *e);
+        e->key = key;
+        e->index = a->nfailures;
+        HASH_ADD(hh, a->failure_table, key, sizeof e->key, e);
+        a->failures = xrealloc(a->failures, a->nfailures + 1, sizeof *a->failures);
+        a->failures[a->nfailures++] = (struct vt_failure){
+            .stack_id = ev->stack_id, .size = ev->size, .error = ev->error,
+            .api = ev->api, .kind = ev->kind, .device = ev->device};
+    }
+    a->failures[e->index].count++;
+}
+
+const struct vt_event_sink vt_analysis_sink = {on_alloc, on_free, on_failed};
+
+struct leak_key {
+    uint64_t stack_id;
+    uint64_t api, kind;
+    int64_t device;
+};
+
+struct leak_entry {
+    struct leak_key key;
+    size_t index;
+    UT_hash_handle hh;
+};
+
+static int by_size_desc(const void *pa, const void *pb)
+{
+    const struct vt_leak *a = pa, *b = pb;
+    if (a->bytes != b->bytes)
+        return a->bytes > b->bytes ? -1 : 1;
+    if (a->allocations != b->allocations)
+        return a->allocations > b->allocations ? -1 : 1;
+    if (a->stack_id != b->stack_id)   /* stable output for equal sites */
+        return a->stack_id < b->stack_id ? -1 : 1;
+    if (a->api != b->api)
+        return a->api < b->api ? -1 : 1;
+    if (a->kind != b->kind)
+        return a->kind < b->kind ? -1 : 1;
+    return a->device < b->device ? -1 : a->device > b->device;
+}
+
+static void add_to_group(struct vt_analysis *a, struct leak_entry **groups,
+                         const struct vt_live_entry *l)
+{
+    struct leak_key key = {l->stack_id, l->api, l->kind, l->device};
+    struct leak_entry *g;
+    HASH_FIND(hh, *groups, &key, sizeof key, g);
+    if (!g) {
+        g = xrealloc(NULL, 1, sizeof *g);
+        memset(g, 0, sizeof *g);
+        g->key = key;
+        g->index = a->nleaks;
+        HASH_ADD(hh, *groups, key, sizeof g->key, g);
+        a->leaks = xrealloc(a->leaks, a->nleaks + 1, sizeof *a->leaks);
+        a->leaks[a->nleaks++] = (struct vt_leak){
+            .stack_id = l->stack_id, .api = l->api, .kind = l->kind, .device = l->device};
+    }
+    a->leaks[g->index].bytes += l->size;
+    a->leaks[g->index].allocations++;
+}
+
+void vt_analysis_finish(struct vt_analysis *a)
+{
+    struct leak_entry *groups = NULL, *g, *gtmp;
+    for (size_t i = 0; a->live.slots && i <= a->live.mask; i++) {
+        const struct vt_live_entry *l = &a->live.slots[i];
+        if (!l->used)
+            continue;
+        if (vt_kind_counts_as_device(l->kind)) {
+            a->summary.leaked_bytes += l->size;
+            a->summary.leaked_allocations++;
+        } else {
+            a->summary.host_leaked_bytes += l->size;
+            a->summary.host_leaked_allocations++;
+        }
+        add_to_group(a, &groups, l);
+    }
+    HASH_ITER(hh, groups, g, gtmp) {
+        HASH_DEL(groups, g);
+        free(g);
+    }
+    if (a->nleaks)
+        qsort(a->leaks, a->nleaks, sizeof *a->leaks, by_size_desc);
+}
+
+void vt_analysis_free(struct vt_analysis *a)
+{
+    struct vt_failure_entry *f, *ftmp;
+    vt_live_free(&a->live);
+    HASH_ITER(hh, a->failure_table, f, ftmp) {
+        HASH_DEL(a->failure_table, f);
+        free(f);
+    }
+    free(a->leaks);
+    free(a->failures);
+    memset(a, 0, sizeof *a);
+}

@@ -1,0 +1,64 @@
+/* Replays a dump's events: the live set, counters, peak, and at the end the
+ * allocations still live, grouped by call site. */
+#ifndef VT_ANALYSIS_H
+#define VT_ANALYSIS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dump_reader.h"
+#include "format.h"
+#include "live_table.h"
+
+struct vt_summary {
+    uint64_t allocations, frees;
+    uint64_t peak_bytes, peak_time_ns;          /* live device + managed */
+    uint64_t leaked_bytes, leaked_allocations;  /* device + managed */
+    uint64_t host_leaked_bytes, host_leaked_allocations;
+    uint64_t failed_allocations, invalid_frees, untraced_frees;
+    uint64_t teardown_freed_bytes, teardown_freed_allocations;
+};
+
+/* Allocations still live at the end, from one call site. */
+struct vt_leak {
+    uint64_t stack_id;
+    unsigned api, kind;
+    int64_t device;
+    uint64_t bytes, allocations;
+};
+
+/* Refused allocations of one size from one call site. */
+struct vt_failure {
+    uint64_t stack_id, size, error;
+    unsigned api, kind;
+    int64_t device;
+    uint64_t count;
+};
+
+struct vt_failure_entry; /* internal: failures being grouped */
+
+struct vt_analysis {
+    struct vt_summary summary;
+    struct vt_leak *leaks;          /* by bytes, then allocations, descending */
+    size_t nleaks;
+    struct vt_failure *failures;    /* in order of first occurrence */
+    size_t nfailures;
+    /* replay state */
+    struct vt_live_table live;
+    struct vt_failure_entry *failure_table;
+    uint64_t live_bytes;            /* device + managed */
+};
+
+extern const struct vt_event_sink vt_analysis_sink;
+
+/* Turns what is still live into the sorted leak list. */
+void vt_analysis_finish(struct vt_analysis *a);
+void vt_analysis_free(struct vt_analysis *a);
+
+/* Page-locked host memory is listed, but counted apart. */
+static inline int vt_kind_counts_as_device(unsigned kind)
+{
+    return kind != VT_KIND_HOST;
+}
+
+#endif

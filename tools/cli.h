@@ -1,0 +1,23 @@
+/* The subcommands and what they share. */
+#ifndef VT_CLI_H
+#define VT_CLI_H
+
+/* Exit statuses. */
+enum {
+    VT_EXIT_OK = 0,
+    VT_EXIT_ERROR = 1,          /* an unreadable dump, a missing library */
+    VT_EXIT_USAGE = 2,          /* bad command line */
+    VT_EXIT_LEAK = 23,          /* --fail-on-leak, as LeakSanitizer */
+    VT_EXIT_EXEC_FAILED = 127,  /* the command could not be started */
+};
+
+int vt_cmd_report(int argc, char **argv);
+int vt_cmd_run(int argc, char **argv);
+
+/* Parses a --top value; returns -1 if it is not a non-negative number. */
+long vt_parse_count(const char *s);
+
+/* "vramtrace CMD: unknown option '-x' (see vramtrace CMD --help)", exit status 2. */
+int vt_usage_error(const char *cmd, const char *fmt, const char *arg);
+
+#endif

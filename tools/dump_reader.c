@@ -1,0 +1,509 @@
+/* Parses a .vtr dump (format: src/format.h). Nothing in the file is
+ * trusted: every varint, length, count and id is checked against the bytes
+ * that are really there before it is used, and errors name the offset. */
+#include "dump_reader.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "format.h"
+
+struct reader {
+    const uint8_t *base, *end;        /* the whole file */
+    struct vt_dump *dump;
+    const struct vt_event_sink *sink;
+    void *ctx;
+    const char *record_name;          /* for error messages */
+    uint64_t time_ns;                 /* since process start */
+    uint64_t prev_address;            /* ALLOC/FREE addresses are deltas */
+    char error[160];
+    size_t error_offset;
+};
+
+/* The payload of one record. */
+struct cursor {
+    const uint8_t *p, *end;
+};
+
+static bool fail(struct reader *r, const uint8_t *at, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->error, sizeof r->error, fmt, ap);
+    va_end(ap);
+    r->error_offset = (size_t)(at - r->base);
+    return false;
+}
+
+static bool get_varint(struct reader *r, struct cursor *c, const char *field, uint64_t *out)
+{
+    const uint8_t *at = c->p;
+    if (vt_get_varint(&c->p, c->end, out) != 0)
+        return fail(r, at, "corrupt %s record: bad %s", r->record_name, field);
+    return true;
+}
+
+static bool get_svarint(struct reader *r, struct cursor *c, const char *field, int64_t *out)
+{
+    uint64_t v;
+    if (!get_varint(r, c, field, &v))
+        return false;
+    *out = vt_unzigzag(v);
+    return true;
+}
+
+static bool get_u8(struct reader *r, struct cursor *c, const char *field, unsigned *out)
+{
+    if (c->p >= c->end)
+        return fail(r, c->p, "corrupt %s record: %s missing", r->record_name, field);
+    *out = *c->p++;
+    return true;
+}
+
+/* Checks a length or count read from the file against the bytes left in
+ * the record, before anything is allocated for it. UNIT is the fewest bytes
+ * one element can take. */
+static bool check_fits(struct reader *r, const struct cursor *c, const uint8_t *at,
+                       uint64_t count, size_t unit, const char *field)
+{
+    if (count > (uint64_t)(c->end - c->p) / unit)
+        return fail(r, at, "corrupt %s record: %s %llu exceeds the record", r->record_name,
+                    field, (unsigned long long)count);
+    return true;
+}
+
+static void *xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size);
+    if (!p) {
+        fputs("vramtrace: out of memory\n", stderr);
+        exit(1);
+    }
+    return p;
+}
+
+static bool get_bytes(struct reader *r, struct cursor *c, const char *field, uint8_t **out,
+                      size_t *len_out)
+{
+    const uint8_t *at = c->p;
+    uint64_t len;
+    if (!get_varint(r, c, field, &len) || !check_fits(r, c, at, len, 1, field))
+        return false;
+    *out = xcalloc(len + 1, 1);   /* NUL-terminated, for the strings */
+    memcpy(*out, c->p, len);
+    c->p += len;
+    if (len_out)
+        *len_out = len;
+    return true;
+}
+
+static bool get_str(struct reader *r, struct cursor *c, const char *field, char **out)
+{
+    return get_bytes(r, c, field, (uint8_t **)out, NULL);
+}
+
+static bool get_dt(struct reader *r, struct cursor *c)
+{
+    uint64_t dt;
+    if (!get_varint(r, c, "time delta", &dt))
+        return false;
+    r->time_ns += dt;
+    r->dump->last_time_ns = r->time_ns;
+    return true;
+}
+
+static bool get_address(struct reader *r, struct cursor *c, uint64_t *out)
+{
+    int64_t delta;
+    if (!get_svarint(r, c, "address delta", &delta))
+        return false;
+    r->prev_address += (uint64_t)delta;
+    *out = r->prev_address;
+    return true;
+}
+
+/* Events may only refer to stacks defined earlier in the file. */
+static bool check_stack_ref(struct reader *r, const uint8_t *at, uint64_t id)
+{
+    if (id != 0 && !vt_dump_stack(r->dump, id))
+        return fail(r, at, "corrupt %s record: undefined stack %llu", r->record_name,
+                    (unsigned long long)id);
+    return true;
+}
+
+static void free_process(struct vt_process *proc)
+{
+    free(proc->exe);
+    free(proc->hostname);
+    for (size_t i = 0; i < proc->argc; i++)
+        free(proc->argv[i]);
+    free(proc->argv);
+    memset(proc, 0, sizeof *proc);
+}
+
+static bool read_process(struct reader *r, struct cursor *c)
+{
+    struct vt_process *proc = &r->dump->process;
+    free_process(proc);   /* a later PROCESS record replaces an earlier one */
+    uint64_t argc;
+    const uint8_t *argc_at;
+    if (!get_varint(r, c, "pid", &proc->pid) || !get_varint(r, c, "ppid", &proc->ppid) ||
+        !get_varint(r, c, "start time", &proc->start_real_ns) ||
+        !get_varint(r, c, "monotonic start time", &proc->start_mono_ns) ||
+        !get_str(r, c, "exe path", &proc->exe) || !get_str(r, c, "hostname", &proc->hostname))
+        return false;
+    argc_at = c->p;
+    if (!get_varint(r, c, "argc", &argc) || !check_fits(r, c, argc_at, argc, 1, "argc"))
+        return false;
+    proc->argv = xcalloc(argc, sizeof *proc->argv);
+    for (; proc->argc < argc; proc->argc++)
+        if (!get_str(r, c, "argv", &proc->argv[proc->argc]))
+            return false;
+    proc->present = true;
+    return true;
+}
+
+static bool read_module(struct reader *r, struct cursor *c)
+{
+    struct vt_module m = {0};
+    const uint8_t *at = c->p;
+    if (!get_varint(r, c, "module id", &m.id) || !get_varint(r, c, "load bias", &m.bias) ||
+        !get_varint(r, c, "start", &m.start) || !get_varint(r, c, "end", &m.end))
+        return false;
+    if (m.start > m.end)
+        return fail(r, at, "corrupt MODULE record: start after end");
+    if (!get_str(r, c, "path", &m.path))
+        return false;
+    if (!get_bytes(r, c, "build id", &m.build_id, &m.build_id_len)) {
+        free(m.path);
+        return false;
+    }
+    struct vt_dump *d = r->dump;
+    struct vt_module *grown = realloc(d->modules, (d->nmodules + 1) * sizeof *grown);
+    if (!grown) {
+        fputs("vramtrace: out of memory\n", stderr);
+        exit(1);
+    }
+    d->modules = grown;
+    d->modules[d->nmodules++] = m;
+    return true;
+}
+
+static bool read_stack(struct reader *r, struct cursor *c)
+{
+    const uint8_t *at = c->p;
+    uint64_t id, count, address = 0;
+    if (!get_varint(r, c, "stack id", &id))
+        return false;
+    if (id == 0 || vt_dump_stack(r->dump, id))
+        return fail(r, at, "corrupt STACK record: stack id %llu %s", (unsigned long long)id,
+                    id ? "defined twice" : "is reserved");
+    at = c->p;
+    if (!get_varint(r, c, "frame count", &count) ||
+        !check_fits(r, c, at, count, 1, "frame count"))
+        return false;
+    struct vt_stack *s = xcalloc(1, sizeof *s);
+    s->id = id;
+    s->frames = xcalloc(count, sizeof *s->frames);
+    for (; s->nframes < count; s->nframes++) {
+        int64_t delta;
+        if (!get_svarint(r, c, "frame", &delta)) {
+            free(s->frames);
+            free(s);
+            return false;
+        }
+        address += (uint64_t)delta;
+        s->frames[s->nframes] = address;
+    }
+    HASH_ADD(hh, r->dump->stacks, id, sizeof s->id, s);
+    return true;
+}
+
+static bool read_alloc(struct reader *r, struct cursor *c)
+{
+    struct vt_alloc_event ev = {0};
+    unsigned kind_flags = 0;
+    const uint8_t *stack_at, *kind_at;
+    if (!get_dt(r, c) || !get_address(r, c, &ev.address) || !get_varint(r, c, "size", &ev.size))
+        return false;
+    stack_at = c->p;
+    if (!get_varint(r, c, "stack id", &ev.stack_id) || !check_stack_ref(r, stack_at, ev.stack_id))
+        return false;
+    kind_at = c->p + 1;
+    if (!get_u8(r, c, "api", &ev.api) || !get_u8(r, c, "kind", &kind_flags) ||
+        !get_svarint(r, c, "device", &ev.device) || !get_varint(r, c, "tid", &ev.tid) ||
+        !get_varint(r, c, "stream", &ev.stream))
+        return false;
+    ev.kind = kind_flags & VT_KIND_MASK;
+    ev.flags = kind_flags & ~(unsigned)VT_KIND_MASK;
+    if (ev.kind >= VT_KIND_COUNT)
+        return fail(r, kind_at, "corrupt ALLOC record: unknown kind %u", ev.kind);
+    ev.time_ns = r->time_ns;
+    r->sink->alloc(r->ctx, &ev);
+    return true;
+}
+
+static bool read_free(struct reader *r, struct cursor *c)
+{
+    struct vt_free_event ev = {0};
+    unsigned status_flags = 0;
+    const uint8_t *status_at;
+    if (!get_dt(r, c) || !get_address(r, c, &ev.address))
+        return false;
+    status_at = c->p + 1;
+    if (!get_u8(r, c, "api", &ev.api) || !get_u8(r, c, "status", &status_flags) ||
+        !get_varint(r, c, "tid", &ev.tid) || !get_varint(r, c, "stream", &ev.stream))
+        return false;
+    ev.status = status_flags & VT_FREE_STATUS_MASK;
+    ev.flags = status_flags & ~(unsigned)VT_FREE_STATUS_MASK;
+    if (ev.status > VT_FREE_TEARDOWN)
+        return fail(r, status_at, "corrupt FREE record: unknown status %u", ev.status);
+    ev.time_ns = r->time_ns;
+    r->sink->free(r->ctx, &ev);
+    return true;
+}
+
+static bool read_failed(struct reader *r, struct cursor *c)
+{
+    struct vt_failed_event ev = {0};
+    const uint8_t *stack_at, *kind_at;
+    if (!get_dt(r, c) || !get_varint(r, c, "size", &ev.size))
+        return false;
+    stack_at = c->p;
+    if (!get_varint(r, c, "stack id", &ev.stack_id) || !check_stack_ref(r, stack_at, ev.stack_id))
+        return false;
+    kind_at = c->p + 1;
+    if (!get_u8(r, c, "api", &ev.api) || !get_u8(r, c, "kind", &ev.kind) ||
+        !get_svarint(r, c, "device", &ev.device) || !get_varint(r, c, "tid", &ev.tid) ||
+        !get_varint(r, c, "error code", &ev.error))
+        return false;
+    if (ev.kind >= VT_KIND_COUNT)
+        return fail(r, kind_at, "corrupt FAILED record: unknown kind %u", ev.kind);
+    ev.time_ns = r->time_ns;
+    r->sink->failed(r->ctx, &ev);
+    return true;
+}
+
+static bool read_mark(struct reader *r, struct cursor *c)
+{
+    uint64_t tid, len;
+    const uint8_t *at;
+    if (!get_dt(r, c) || !get_varint(r, c, "tid", &tid))
+        return false;
+    at = c->p;
+    return get_varint(r, c, "label length", &len) &&
+           check_fits(r, c, at, len, 1, "label length");
+}
+
+static bool read_end(struct reader *r, struct cursor *c)
+{
+    unsigned reason = 0;
+    uint64_t live;   /* the tracer's own count; the replay makes its own */
+    if (!get_dt(r, c) || !get_u8(r, c, "reason", &reason) ||
+        !get_varint(r, c, "live count", &live))
+        return false;
+    r->dump->complete = true;
+    if (reason == VT_END_EXIT)
+        snprintf(r->dump->end, sizeof r->dump->end, "exit");
+    else
+        snprintf(r->dump->end, sizeof r->dump->end, "end reason %u", reason);
+    return true;
+}
+
+static const struct {
+    const char *name;
+    bool (*read)(struct reader *r, struct cursor *c);
+} record_readers[VT_REC_MAX_KNOWN + 1] = {
+    [VT_REC_PROCESS] = {"PROCESS", read_process}, [VT_REC_MODULE] = {"MODULE", read_module},
+    [VT_REC_STACK] = {"STACK", read_stack},       [VT_REC_ALLOC] = {"ALLOC", read_alloc},
+    [VT_REC_FREE] = {"FREE", read_free},          [VT_REC_FAILED] = {"FAILED", read_failed},
+    [VT_REC_MARK] = {"MARK", read_mark},          [VT_REC_END] = {"END", read_end},
+};
+
+/* Trailing bytes in a known record are fields a newer writer appended:
+ * ignored, like unknown record types. */
+static bool read_record(struct reader *r, unsigned type, struct cursor *c)
+{
+    if (type > VT_REC_MAX_KNOWN || !record_readers[type].read)
+        return true;
+    r->record_name = record_readers[type].name;
+    return record_readers[type].read(r, c);
+}
+
+/* A dump that stops early: keep what was read, say why it is partial. */
+static void mark_partial(struct reader *r, const char *fmt, size_t offset)
+{
+    r->dump->complete = false;
+    snprintf(r->dump->end, sizeof r->dump->end, fmt, offset);
+}
+
+static bool only_zeros(const uint8_t *p, const uint8_t *end)
+{
+    for (; p < end; p++)
+        if (*p)
+            return false;
+    return true;
+}
+
+/* Reads the record length varint at P. Returns 1 on success, 0 when the
+ * file ends inside it, -1 when it is malformed. */
+static int read_length(const uint8_t **p, const uint8_t *end, uint64_t *len)
+{
+    const uint8_t *q = *p;
+    size_t n = 0;
+    while (q + n < end && n < VT_VARINT_MAX && (q[n] & 0x80))
+        n++;
+    if (q + n >= end)
+        return 0;
+    return vt_get_varint(p, end, len) == 0 ? 1 : -1;
+}
+
+static bool read_records(struct reader *r)
+{
+    const uint8_t *p = r->base + VT_HEADER_LEN;
+    while (p < r->end) {
+        const uint8_t *record = p;
+        unsigned type = *p++;
+        uint64_t len;
+        if (type == VT_REC_PAD) {
+            if (!only_zeros(p, r->end))
+                mark_partial(r, "written data ends at offset %zu but non-zero bytes follow",
+                             (size_t)(record - r->base));
+            return true;
+        }
+        int got = read_length(&p, r->end, &len);
+        if (got < 0)
+            return fail(r, record, "corrupt record length");
+        if (got == 0 || len > (uint64_t)(r->end - p)) {
+            mark_partial(r, "truncated: the record at offset %zu is cut off by the end of the file",
+                         (size_t)(record - r->base));
+            return true;
+        }
+        struct cursor c = {p, p + len};
+        if (!read_record(r, type, &c))
+            return false;
+        p += len;
+    }
+    return true;
+}
+
+static bool check_header(struct reader *r)
+{
+    size_t size = (size_t)(r->end - r->base);
+    if (size == 0)
+        return fail(r, r->base, "empty file");
+    if (size < VT_MAGIC_LEN || memcmp(r->base, VT_MAGIC, VT_MAGIC_LEN) != 0)
+        return fail(r, r->base, "not a vramtrace dump");
+    if (size < VT_HEADER_LEN)
+        return fail(r, r->base + size, "truncated header");
+    const uint8_t *v = r->base + VT_MAGIC_LEN;
+    r->dump->version = (uint32_t)v[0] | (uint32_t)v[1] << 8 | (uint32_t)v[2] << 16 |
+                       (uint32_t)v[3] << 24;
+    if (r->dump->version > VT_VERSION)
+        return fail(r, v, "dump format version %u is newer than this vramtrace reads (%u); "
+                    "upgrade vramtrace", r->dump->version, VT_VERSION);
+    if (r->dump->version == 0)
+        return fail(r, v, "unsupported dump format version 0");
+    return true;
+}
+
+static void print_error(const char *path, const struct reader *r, bool with_offset)
+{
+    if (with_offset)
+        fprintf(stderr, "vramtrace: %s: %s at offset %zu\n", path, r->error, r->error_offset);
+    else
+        fprintf(stderr, "vramtrace: %s: %s\n", path, r->error);
+}
+
+static int map_file(const char *path, const uint8_t **data, size_t *size)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0)
+        return -1;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        int err = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+        close(fd);
+        errno = err;
+        return -1;
+    }
+    *size = (size_t)st.st_size;
+    *data = NULL;
+    if (*size) {
+        void *m = mmap(NULL, *size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (m == MAP_FAILED) {
+            int err = errno;
+            close(fd);
+            errno = err;
+            return -1;
+        }
+        *data = m;
+    }
+    close(fd);
+    return 0;
+}
+
+int vt_dump_read(const char *path, const struct vt_event_sink *sink, void *ctx,
+                 struct vt_dump *dump)
+{
+    static const uint8_t empty[1];
+    const uint8_t *data;
+    size_t size;
+    memset(dump, 0, sizeof *dump);
+    dump->path = path;
+    if (map_file(path, &data, &size) != 0) {
+        fprintf(stderr, "vramtrace: %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    struct reader r = {.base = data ? data : empty, .dump = dump, .sink = sink, .ctx = ctx};
+    r.end = r.base + size;
+    bool ok = check_header(&r);
+    if (!ok)
+        print_error(path, &r, r.error_offset != 0);
+    else if (!(ok = read_records(&r)))
+        print_error(path, &r, true);
+    else if (!dump->complete && !dump->end[0])
+        snprintf(dump->end, sizeof dump->end, "no footer (process killed?)");
+    if (data)
+        munmap((void *)data, size);
+    return ok ? 0 : -1;
+}
+
+void vt_dump_free(struct vt_dump *dump)
+{
+    struct vt_stack *s, *tmp;
+    HASH_ITER(hh, dump->stacks, s, tmp) {
+        HASH_DEL(dump->stacks, s);
+        free(s->frames);
+        free(s);
+    }
+    for (size_t i = 0; i < dump->nmodules; i++) {
+        free(dump->modules[i].path);
+        free(dump->modules[i].build_id);
+    }
+    free(dump->modules);
+    free_process(&dump->process);
+    memset(dump, 0, sizeof *dump);
+}
+
+const struct vt_stack *vt_dump_stack(const struct vt_dump *dump, uint64_t id)
+{
+    struct vt_stack *s;
+    HASH_FIND(hh, dump->stacks, &id, sizeof id, s);
+    return s;
+}
+
+const struct vt_module *vt_dump_module_at(const struct vt_dump *dump, uint64_t addr)
+{
+    for (size_t i = dump->nmodules; i-- > 0;)
+        if (addr >= dump->modules[i].start && addr < dump->modules[i].end)
+            return &dump->modules[i];
+    return NULL;
+}

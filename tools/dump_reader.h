@@ -1,0 +1,85 @@
+/* Reading a .vtr dump: validates every byte against src/format.h and hands
+ * events, in file order, to a sink, keeping only what is small (process
+ * facts, modules, stacks) in memory, so a dump of any length reads in
+ * O(modules + stacks) memory. */
+#ifndef VT_DUMP_READER_H
+#define VT_DUMP_READER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <uthash.h>
+
+struct vt_process {
+    bool present;
+    uint64_t pid, ppid;
+    uint64_t start_real_ns;   /* since the epoch */
+    uint64_t start_mono_ns;
+    char *exe, *hostname;
+    size_t argc;
+    char **argv;
+};
+
+struct vt_module {
+    uint64_t id, bias, start, end;
+    char *path;
+    uint8_t *build_id;
+    size_t build_id_len;
+};
+
+struct vt_stack {
+    uint64_t id;
+    size_t nframes;
+    uint64_t *frames;         /* return addresses, innermost first */
+    UT_hash_handle hh;
+};
+
+/* Times are nanoseconds since the process started (PROCESS.start_mono). */
+struct vt_alloc_event {
+    uint64_t time_ns, address, size, stack_id, tid, stream;
+    unsigned api, kind, flags;    /* flags: VT_ALLOC_RESTORED, VT_ADDR_HANDLE */
+    int64_t device;
+};
+
+struct vt_free_event {
+    uint64_t time_ns, address, tid, stream;
+    unsigned api, status, flags;  /* flags: VT_ADDR_HANDLE */
+};
+
+struct vt_failed_event {
+    uint64_t time_ns, size, stack_id, tid, error;
+    unsigned api, kind;
+    int64_t device;
+};
+
+struct vt_event_sink {
+    void (*alloc)(void *ctx, const struct vt_alloc_event *ev);
+    void (*free)(void *ctx, const struct vt_free_event *ev);
+    void (*failed)(void *ctx, const struct vt_failed_event *ev);
+};
+
+struct vt_dump {
+    const char *path;
+    uint32_t version;
+    struct vt_process process;
+    struct vt_module *modules;
+    size_t nmodules;
+    struct vt_stack *stacks;      /* uthash, by id */
+    bool complete;                /* END record read and nothing cut off */
+    char end[192];                /* how the data ended, for the report */
+    uint64_t last_time_ns;        /* of the last timed record */
+};
+
+/* Reads PATH, feeding SINK. Returns 0 (dump->complete says whether the
+ * data was whole) or -1 after printing one line on stderr:
+ * "vramtrace: PATH: <what> [at offset N]". */
+int vt_dump_read(const char *path, const struct vt_event_sink *sink, void *ctx,
+                 struct vt_dump *dump);
+void vt_dump_free(struct vt_dump *dump);
+
+const struct vt_stack *vt_dump_stack(const struct vt_dump *dump, uint64_t id);
+/* The module whose address range holds ADDR (the latest one recorded). */
+const struct vt_module *vt_dump_module_at(const struct vt_dump *dump, uint64_t addr);
+
+#endif

@@ -1,0 +1,131 @@
+/* Frame trimming. The tracer drops its own frames, but a CUDA runtime
+ * between the program and the driver hook (libcudart.so, or the static
+ * runtime linked into the executable) leaves its insides on top. */
+#include "frames.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "format.h"
+
+static bool is_cuda_library(const char *module)
+{
+    static const char *const prefixes[] = {
+        "libcudart", "libcuda.so", "libcublas", "libcudnn", "libnccl", "libcufft",
+        "libcurand", "libcusparse", "libcusolver", "libnvrtc", "libnvJitLink",
+    };
+    if (!module)
+        return false;
+    const char *base = strrchr(module, '/');
+    base = base ? base + 1 : module;
+    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+        if (!strncmp(base, prefixes[i], strlen(prefixes[i])))
+            return true;
+    return false;
+}
+
+/* ^cu[A-Z], ^cuda[A-Z], or the static runtime's __cudart* internals. */
+static bool looks_like_cuda_api(const char *name)
+{
+    if (!name)
+        return false;
+    if (!strncmp(name, "__cudart", 8))
+        return true;
+    if (!strncmp(name, "cuda", 4) && name[4] >= 'A' && name[4] <= 'Z')
+        return true;
+    return !strncmp(name, "cu", 2) && name[2] >= 'A' && name[2] <= 'Z';
+}
+
+static bool same_module(const struct vt_frame *a, const struct vt_frame *b)
+{
+    return a->module && b->module && !strcmp(a->module, b->module);
+}
+
+/* The outermost CUDA API frame that only CUDA libraries or its own module
+ * sit above; -1 when there is none. */
+static long outermost_api_frame(const struct vt_frame *const *f, size_t n)
+{
+    long found = -1;
+    for (size_t i = 0; i < n; i++) {
+        if (!looks_like_cuda_api(f[i]->function))
+            continue;
+        bool only_runtime_above = true;
+        for (size_t j = 0; j < i && only_runtime_above; j++)
+            only_runtime_above = is_cuda_library(f[j]->module) || same_module(f[j], f[i]);
+        if (only_runtime_above)
+            found = (long)i;
+    }
+    return found;
+}
+
+static bool is_driver_api(unsigned api)
+{
+    return api == VT_API_unknown || api >= VT_API_cuMemAlloc;
+}
+
+/* A runtime allocation API (cudaMalloc ... cudaMallocArray) by name. */
+static unsigned runtime_alloc_api(const char *name)
+{
+    for (unsigned api = VT_API_cudaMalloc; name && api <= VT_API_cudaMallocArray; api++)
+        if (vt_api_name(api) && !strcmp(vt_api_name(api), name))
+            return api;
+    return VT_API_unknown;
+}
+
+static void collect_frames(struct vt_symbolizer *sym, const struct vt_stack *stack,
+                           struct vt_site *site)
+{
+    size_t cap = 0;
+    for (size_t i = 0; i < stack->nframes; i++) {
+        const struct vt_frame *f;
+        size_t n = vt_symbolize(sym, stack->frames[i], &f);
+        if (site->nframes + n > cap) {
+            cap = 2 * (site->nframes + n);
+            site->frames = realloc(site->frames, cap * sizeof *site->frames);
+            if (!site->frames) {
+                fputs("vramtrace: out of memory\n", stderr);
+                exit(1);
+            }
+        }
+        for (size_t k = 0; k < n; k++)
+            site->frames[site->nframes++] = &f[k];
+    }
+}
+
+static void drop_leading(struct vt_site *site, size_t count)
+{
+    memmove(site->frames, site->frames + count, (site->nframes - count) * sizeof *site->frames);
+    site->nframes -= count;
+}
+
+void vt_site_frames(struct vt_symbolizer *sym, const struct vt_dump *dump, uint64_t stack_id,
+                    unsigned recorded_api, struct vt_site *site)
+{
+    const struct vt_stack *stack = stack_id ? vt_dump_stack(dump, stack_id) : NULL;
+    memset(site, 0, sizeof *site);
+    site->api = recorded_api;
+    if (!stack)
+        return;
+    collect_frames(sym, stack, site);
+    size_t drop = (size_t)(outermost_api_frame(site->frames, site->nframes) + 1);
+    while (drop < site->nframes && is_cuda_library(site->frames[drop]->module))
+        drop++;
+    if (drop == site->nframes)   /* nothing of the program's own: show it all */
+        return;
+    for (size_t i = drop; i-- > 0 && is_driver_api(recorded_api);) {
+        unsigned api = runtime_alloc_api(site->frames[i]->function);
+        if (api != VT_API_unknown) {
+            site->api = api;
+            break;
+        }
+    }
+    drop_leading(site, drop);
+}
+
+void vt_site_free(struct vt_site *site)
+{
+    free(site->frames);
+    memset(site, 0, sizeof *site);
+}

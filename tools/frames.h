@@ -1,0 +1,26 @@
+/* The frames shown for a call site: the stack symbolized, inlined frames
+ * expanded, and the CUDA runtime's insides trimmed off the top, so the
+ * first frame is the caller of the outermost CUDA API function. */
+#ifndef VT_FRAMES_H
+#define VT_FRAMES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dump_reader.h"
+#include "symbolize.h"
+
+struct vt_site {
+    const struct vt_frame **frames;   /* innermost first, into the symbolizer's cache */
+    size_t nframes;
+    unsigned api;                     /* the API the program called */
+};
+
+/* Fills SITE for STACK_ID (0 or unknown: no frames). RECORDED_API is the
+ * api id from the event; a static runtime's cudaMalloc found among the
+ * trimmed frames replaces a driver api the tracer saw. */
+void vt_site_frames(struct vt_symbolizer *sym, const struct vt_dump *dump, uint64_t stack_id,
+                    unsigned recorded_api, struct vt_site *site);
+void vt_site_free(struct vt_site *site);
+
+#endif

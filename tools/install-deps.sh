@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs what vramtrace needs to build and test on Debian/Ubuntu, if missing.
+set -euo pipefail
+
+packages=(meson ninja-build pkg-config gcc python3 libunwind-dev uthash-dev libdw-dev libelf-dev
+          python3-pytest)
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "vramtrace: installing ${missing[*]}" >&2
+sudo=()
+[ "$(id -u)" -eq 0 ] || sudo=(sudo)
+export DEBIAN_FRONTEND=noninteractive
+"${sudo[@]}" apt-get update -qq
+"${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,186 @@
+/* The human report: a summary line, then call sites largest first, in the
+ * sanitizers' greppable style. */
+#include <inttypes.h>
+#include <limits.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "format.h"
+#include "report.h"
+
+/* "12.0 MiB"; BUF holds at least 32 bytes. */
+static const char *human_size(uint64_t bytes, char *buf)
+{
+    static const char *const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    double v = (double)bytes;
+    size_t u = 0;
+    if (bytes < 1024) {
+        snprintf(buf, 32, "%" PRIu64 " B", bytes);
+        return buf;
+    }
+    for (v /= 1024; v >= 1024 && u + 1 < sizeof units / sizeof units[0]; u++)
+        v /= 1024;
+    snprintf(buf, 32, "%.1f %s", v, units[u]);
+    return buf;
+}
+
+static const char *plural(uint64_t n, const char *one, const char *many)
+{
+    return n == 1 ? one : many;
+}
+
+static const char *basename_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+/* Source paths under the working directory print relative to it. */
+static const char *display_path(const char *path)
+{
+    static char cwd[PATH_MAX];
+    static size_t cwd_len;
+    if (!cwd[0] && getcwd(cwd, sizeof cwd))
+        cwd_len = strlen(cwd);
+    if (cwd_len > 1 && !strncmp(path, cwd, cwd_len) && path[cwd_len] == '/')
+        return path + cwd_len + 1;
+    return path;
+}
+
+static void print_location(const struct vt_frame *f, FILE *out)
+{
+    if (f->file)
+        fprintf(out, " %s:%u", display_path(f->file), f->line);
+    else if (f->module)
+        fprintf(out, "%s%s+0x%" PRIx64 "%s", f->function ? " (" : " ", basename_of(f->module),
+                f->offset, f->function ? ")" : "");
+    else if (!f->function)
+        fprintf(out, " 0x%" PRIx64, f->address);
+}
+
+static void print_frames(const struct vt_site *site, FILE *out)
+{
+    if (site->nframes == 0)
+        fputs("    (no stack recorded)\n", out);
+    for (size_t i = 0; i < site->nframes; i++) {
+        const struct vt_frame *f = site->frames[i];
+        fprintf(out, "    #%zu", i);
+        if (f->function)
+            fprintf(out, " %s", f->function);
+        print_location(f, out);
+        fputs(f->inlined ? " (inlined)\n" : "\n", out);
+    }
+}
+
+static void print_device(int64_t device, FILE *out)
+{
+    if (device < 0)
+        fputs(" on an unknown device", out);
+    else
+        fprintf(out, " on device %" PRId64, device);
+}
+
+static void print_leak(const struct vt_leak *leak, const struct vt_site *site, FILE *out)
+{
+    char size[32];
+    bool host = !vt_kind_counts_as_device(leak->kind);
+    fprintf(out, "\n%s of %" PRIu64 " bytes (%s) in %" PRIu64 " %s via %s", host ? "Host leak" : "Leak",
+            leak->bytes, human_size(leak->bytes, size), leak->allocations,
+            plural(leak->allocations, "allocation", "allocations"), vt_api_label(site->api));
+    if (!host)
+        print_device(leak->device, out);
+    fprintf(out, " [%s]\n", vt_kind_name(leak->kind));
+    print_frames(site, out);
+}
+
+static void print_summary(const struct vt_report *r, FILE *out)
+{
+    const struct vt_summary *s = &r->analysis->summary;
+    char leaked[32], peak[32];
+    size_t device_sites = 0;
+    for (size_t i = 0; i < r->analysis->nleaks; i++)
+        device_sites += vt_kind_counts_as_device(r->analysis->leaks[i].kind);
+    if (s->leaked_allocations)
+        fprintf(out, "vramtrace: %s (%" PRIu64 " bytes) of device memory leaked in %" PRIu64
+                " %s at %zu call %s", human_size(s->leaked_bytes, leaked), s->leaked_bytes,
+                s->leaked_allocations, plural(s->leaked_allocations, "allocation", "allocations"),
+                device_sites, plural(device_sites, "site", "sites"));
+    else
+        fputs("vramtrace: no leaks: all device memory was freed", out);
+    fprintf(out, " (peak %s, %" PRIu64 " allocations, %" PRIu64 " frees, %" PRIu64 " failed, %"
+            PRIu64 " invalid frees)\n", human_size(s->peak_bytes, peak), s->allocations, s->frees,
+            s->failed_allocations, s->invalid_frees);
+}
+
+static void print_host_summary(const struct vt_summary *s, FILE *out)
+{
+    char size[32];
+    fprintf(out, "vramtrace: %s (%" PRIu64 " bytes) of page-locked host memory leaked in %" PRIu64
+            " %s\n", human_size(s->host_leaked_bytes, size), s->host_leaked_bytes,
+            s->host_leaked_allocations,
+            plural(s->host_leaked_allocations, "allocation", "allocations"));
+}
+
+/* Shown sites of one list: device/managed (HOST false) or host. */
+static void print_leaks(const struct vt_report *r, bool host, FILE *out)
+{
+    for (size_t i = 0; i < r->leaks_shown; i++) {
+        const struct vt_leak *leak = &r->analysis->leaks[i];
+        if (vt_kind_counts_as_device(leak->kind) != host)
+            print_leak(leak, &r->leak_sites[i], out);
+    }
+}
+
+static void print_failures(const struct vt_report *r, FILE *out)
+{
+    char size[32];
+    for (size_t i = 0; i < r->failures_shown; i++) {
+        const struct vt_failure *f = &r->analysis->failures[i];
+        fprintf(out, "\nFailed allocation of %" PRIu64 " bytes (%s) via %s", f->size,
+                human_size(f->size, size), vt_api_label(r->failure_sites[i].api));
+        print_device(f->device, out);
+        fprintf(out, " [%s]: error %" PRIu64 ", %" PRIu64 " %s\n", vt_kind_name(f->kind), f->error,
+                f->count, plural(f->count, "time", "times"));
+        print_frames(&r->failure_sites[i], out);
+    }
+}
+
+static void print_notes(const struct vt_report *r, FILE *out)
+{
+    const struct vt_summary *s = &r->analysis->summary;
+    char size[32];
+    size_t leaks_omitted = r->analysis->nleaks - r->leaks_shown;
+    size_t failures_omitted = r->analysis->nfailures - r->failures_shown;
+    if (leaks_omitted || failures_omitted || s->teardown_freed_allocations || s->untraced_frees)
+        fputc('\n', out);
+    if (leaks_omitted)
+        fprintf(out, "vramtrace: %zu more leaking call %s not shown (--top %zu)\n", leaks_omitted,
+                plural(leaks_omitted, "site", "sites"), r->top);
+    if (failures_omitted)
+        fprintf(out, "vramtrace: %zu more failing call %s not shown (--top %zu)\n",
+                failures_omitted, plural(failures_omitted, "site", "sites"), r->top);
+    if (s->teardown_freed_allocations)
+        fprintf(out, "vramtrace: note: %" PRIu64 " bytes (%s) in %" PRIu64 " %s freed by context "
+                "teardown without a free call (not counted as leaked)\n", s->teardown_freed_bytes,
+                human_size(s->teardown_freed_bytes, size), s->teardown_freed_allocations,
+                plural(s->teardown_freed_allocations, "allocation was", "allocations were"));
+    if (s->untraced_frees)
+        fprintf(out, "vramtrace: note: %" PRIu64 " %s of memory the tracer never saw allocated\n",
+                s->untraced_frees, plural(s->untraced_frees, "free", "frees"));
+}
+
+void vt_render_text(const struct vt_report *r, FILE *out)
+{
+    print_summary(r, out);
+    if (!r->dump->complete)
+        fprintf(out, "vramtrace: partial dump: %s; the report covers what was read\n",
+                r->dump->end);
+    print_leaks(r, false, out);
+    if (r->analysis->summary.host_leaked_allocations) {
+        fputc('\n', out);
+        print_host_summary(&r->analysis->summary, out);
+        print_leaks(r, true, out);
+    }
+    print_failures(r, out);
+    print_notes(r, out);
+}

@@ -1,0 +1,365 @@
+/* Offline symbolization: one Dwfl per recorded module (so modules recorded
+ * at overlapping addresses, e.g. after dlclose/dlopen, never clash), opened
+ * on first use, reported at the load bias from the dump. Strings in the
+ * frames point into libdw's data, which lives as long as the symbolizer. */
+#include "symbolize.h"
+
+#include <dwarf.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct module_state {
+    bool tried;           /* opened (or failed to) already */
+    Dwfl *dwfl;           /* NULL when the module cannot be used */
+    Dwfl_Module *mod;
+};
+
+struct address_entry {
+    uint64_t address;
+    size_t nframes;
+    struct vt_frame *frames;
+    UT_hash_handle hh;
+};
+
+/* Source paths, made absolute and tidied once, shared by all frames. */
+struct path_entry {
+    char *path;
+    UT_hash_handle hh;
+};
+
+struct vt_symbolizer {
+    const struct vt_dump *dump;
+    struct module_state *modules;    /* parallel to dump->modules */
+    struct address_entry *cache;
+    struct path_entry *paths;
+};
+
+static const Dwfl_Callbacks offline_callbacks = {
+    .find_elf = dwfl_build_id_find_elf,
+    .find_debuginfo = dwfl_standard_find_debuginfo,
+    .section_address = dwfl_offline_section_address,
+};
+
+static void *xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size);
+    if (!p) {
+        fputs("vramtrace: out of memory\n", stderr);
+        exit(1);
+    }
+    return p;
+}
+
+struct vt_symbolizer *vt_symbolizer_new(const struct vt_dump *dump)
+{
+    struct vt_symbolizer *s = xcalloc(1, sizeof *s);
+    s->dump = dump;
+    s->modules = xcalloc(dump->nmodules, sizeof *s->modules);
+    return s;
+}
+
+void vt_symbolizer_free(struct vt_symbolizer *s)
+{
+    struct address_entry *e, *tmp;
+    if (!s)
+        return;
+    HASH_ITER(hh, s->cache, e, tmp) {
+        HASH_DEL(s->cache, e);
+        free(e->frames);
+        free(e);
+    }
+    struct path_entry *p, *ptmp;
+    HASH_ITER(hh, s->paths, p, ptmp) {
+        HASH_DEL(s->paths, p);
+        free(p->path);
+        free(p);
+    }
+    for (size_t i = 0; i < s->dump->nmodules; i++)
+        if (s->modules[i].dwfl)
+            dwfl_end(s->modules[i].dwfl);
+    free(s->modules);
+    free(s);
+}
+
+/* The kernel's vDSO and anonymous mappings have no file to read: not worth
+ * a warning. */
+static bool is_pseudo_module(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    return !path[0] || path[0] == '[' || !strncmp(base, "linux-vdso", 10) ||
+           !strncmp(base, "linux-gate", 10);
+}
+
+static void warn_unusable(const struct vt_module *m, const char *why)
+{
+    if (!is_pseudo_module(m->path))
+        fprintf(stderr, "vramtrace: warning: %s: %s; its frames show as module+offset\n",
+                m->path, why);
+}
+
+static bool build_id_matches(Dwfl_Module *mod, const struct vt_module *m)
+{
+    const unsigned char *bits;
+    GElf_Addr vaddr;
+    if (m->build_id_len == 0)   /* nothing recorded to compare with */
+        return true;
+    int len = dwfl_module_build_id(mod, &bits, &vaddr);
+    return len > 0 && (size_t)len == m->build_id_len && !memcmp(bits, m->build_id, (size_t)len);
+}
+
+static void open_module(struct module_state *st, const struct vt_module *m)
+{
+    st->tried = true;
+    if (is_pseudo_module(m->path) || access(m->path, R_OK) != 0) {
+        warn_unusable(m, strerror(errno ? errno : ENOENT));
+        return;
+    }
+    Dwfl *dwfl = dwfl_begin(&offline_callbacks);
+    if (!dwfl) {
+        warn_unusable(m, dwfl_errmsg(-1));
+        return;
+    }
+    dwfl_report_begin(dwfl);
+    const char *base = strrchr(m->path, '/');
+    Dwfl_Module *mod = dwfl_report_elf(dwfl, base ? base + 1 : m->path, m->path, -1, m->bias, true);
+    dwfl_report_end(dwfl, NULL, NULL);
+    if (!mod) {
+        warn_unusable(m, dwfl_errmsg(-1));
+        dwfl_end(dwfl);
+        return;
+    }
+    if (!build_id_matches(mod, m)) {
+        warn_unusable(m, "build id differs from the traced process's copy");
+        dwfl_end(dwfl);
+        return;
+    }
+    st->dwfl = dwfl;
+    st->mod = mod;
+}
+
+static Dwfl_Module *usable_module(struct vt_symbolizer *s, const struct vt_module *m)
+{
+    struct module_state *st = &s->modules[m - s->dump->modules];
+    if (!st->tried)
+        open_module(st, m);
+    return st->mod;
+}
+
+/* Removes "." and "dir/.." components in place, as the compiler meant
+ * them (build systems pass paths like ../src/file.c). */
+static void tidy_path(char *path)
+{
+    char *out = path, *p = path;
+    bool absolute = *p == '/';
+    size_t kept = 0;          /* components in OUT that ".." may remove */
+    if (absolute)
+        out++, p++;
+    while (*p) {
+        size_t len = strcspn(p, "/");
+        /* Where the next component starts, read before writing: the slash we
+         * append may overwrite the terminating NUL of the last component. */
+        char *next = p + len;
+        while (*next == '/')
+            next++;
+        bool last = !*next;
+        if ((len == 1 && p[0] == '.') || len == 0) {
+            /* skip */
+        } else if (len == 2 && p[0] == '.' && p[1] == '.' && (kept || absolute)) {
+            if (kept) {
+                out--;    /* back over the previous component and its slash */
+                while (out > path + absolute && out[-1] != '/')
+                    out--;
+                kept--;
+            }
+        } else {
+            memmove(out, p, len);
+            out += len;
+            *out++ = '/';
+            kept += !(len == 2 && p[0] == '.' && p[1] == '.');
+        }
+        if (last)
+            break;
+        p = next;
+    }
+    if (out > path + absolute)
+        out--;    /* the last slash */
+    *out = '\0';
+}
+
+static const char *source_path(struct vt_symbolizer *s, const char *comp_dir, const char *file)
+{
+    struct path_entry *e;
+    char *path;
+    if (!file)
+        return NULL;
+    if (file[0] != '/' && comp_dir && comp_dir[0]) {
+        if (asprintf(&path, "%s/%s", comp_dir, file) < 0)
+            path = NULL;
+    } else {
+        path = strdup(file);
+    }
+    if (!path) {
+        fputs("vramtrace: out of memory\n", stderr);
+        exit(1);
+    }
+    tidy_path(path);
+    HASH_FIND_STR(s->paths, path, e);
+    if (e) {
+        free(path);
+        return e->path;
+    }
+    e = xcalloc(1, sizeof *e);
+    e->path = path;
+    HASH_ADD_KEYPTR(hh, s->paths, e->path, strlen(e->path), e);
+    return e->path;
+}
+
+/* A DIE's name as the symbol table would spell it: linkage name first,
+ * following DW_AT_abstract_origin / DW_AT_specification. */
+static const char *die_function_name(Dwarf_Die *die)
+{
+    static const int attrs[] = {DW_AT_linkage_name, DW_AT_MIPS_linkage_name, DW_AT_name};
+    for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; i++) {
+        Dwarf_Attribute attr;
+        const char *name = dwarf_formstring(dwarf_attr_integrate(die, attrs[i], &attr));
+        if (name)
+            return name;
+    }
+    return NULL;
+}
+
+static const char *comp_dir_of(Dwarf_Die *cu)
+{
+    Dwarf_Attribute attr;
+    return dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &attr));
+}
+
+/* Where an inlined call was made: DW_AT_call_file / DW_AT_call_line. */
+static void call_site(struct vt_symbolizer *s, Dwarf_Die *inlined, const char **file,
+                      unsigned *line)
+{
+    Dwarf_Attribute attr;
+    Dwarf_Word index, lineno;
+    Dwarf_Die cudie;
+    Dwarf_Files *files;
+    size_t nfiles;
+    *file = NULL;
+    *line = 0;
+    if (dwarf_formudata(dwarf_attr(inlined, DW_AT_call_line, &attr), &lineno) == 0)
+        *line = (unsigned)lineno;
+    if (dwarf_formudata(dwarf_attr(inlined, DW_AT_call_file, &attr), &index) == 0 &&
+        dwarf_diecu(inlined, &cudie, NULL, NULL) &&
+        dwarf_getsrcfiles(&cudie, &files, &nfiles) == 0 && index < nfiles)
+        *file = source_path(s, comp_dir_of(&cudie), dwarf_filesrc(files, index, NULL, NULL));
+}
+
+struct frame_list {
+    struct vt_frame *v;
+    size_t n, cap;
+};
+
+static struct vt_frame *push_frame(struct frame_list *l, const struct vt_frame *proto)
+{
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 4;
+        l->v = realloc(l->v, l->cap * sizeof *l->v);
+        if (!l->v) {
+            fputs("vramtrace: out of memory\n", stderr);
+            exit(1);
+        }
+    }
+    l->v[l->n] = *proto;
+    return &l->v[l->n++];
+}
+
+/* The compile unit holding PC. libdw before 0.19x finds none through
+ * dwfl_module_addrdie when .debug_aranges is missing (clang emits none):
+ * then look through the units' own address ranges. */
+static Dwarf_Die *find_cu(Dwfl_Module *mod, Dwarf_Addr pc, Dwarf_Addr *bias)
+{
+    Dwarf_Die *cu = dwfl_module_addrdie(mod, pc, bias);
+    if (cu)
+        return cu;
+    while ((cu = dwfl_module_nextcu(mod, cu, bias)))
+        if (dwarf_haspc(cu, pc - *bias) == 1)
+            return cu;
+    return NULL;
+}
+
+/* The eu-addr2line -i walk: the innermost scope gets the address's own
+ * line; each inlined scope's call site is the line of the scope around it. */
+static void add_dwarf_frames(struct vt_symbolizer *s, struct frame_list *l, Dwarf_Die *cu,
+                             Dwarf_Addr cu_pc, struct vt_frame *proto, const char *symbol)
+{
+    Dwarf_Die *scopes = NULL;
+    int nscopes = dwarf_getscopes(cu, cu_pc, &scopes);
+    for (int i = 0; i < nscopes; i++) {
+        int tag = dwarf_tag(&scopes[i]);
+        if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
+            continue;
+        const char *name = die_function_name(&scopes[i]);
+        proto->function = name ? name : symbol;
+        proto->inlined = tag == DW_TAG_inlined_subroutine;
+        push_frame(l, proto);
+        if (tag == DW_TAG_subprogram)
+            break;
+        call_site(s, &scopes[i], &proto->file, &proto->line);
+    }
+    free(scopes);
+}
+
+static void resolve(struct vt_symbolizer *s, uint64_t address, struct frame_list *l)
+{
+    const struct vt_module *m = vt_dump_module_at(s->dump, address - 1);
+    struct vt_frame proto = {.address = address};
+    Dwfl_Module *mod;
+    if (m) {
+        proto.module = m->path;
+        proto.offset = address - m->bias;
+    }
+    if (!m || !(mod = usable_module(s, m))) {
+        push_frame(l, &proto);
+        return;
+    }
+    Dwarf_Addr pc = address - 1;   /* the call, not the instruction after it */
+    Dwarf_Addr bias;
+    GElf_Off sym_offset;
+    GElf_Sym sym;
+    const char *symbol = dwfl_module_addrinfo(mod, pc, &sym_offset, &sym, NULL, NULL, NULL);
+    Dwarf_Die *cu = find_cu(mod, pc, &bias);
+    Dwarf_Line *line = cu ? dwarf_getsrc_die(cu, pc - bias) : NULL;
+    int lineno = 0;
+    if (line && dwarf_lineno(line, &lineno) == 0 && lineno > 0) {
+        proto.file = source_path(s, comp_dir_of(cu), dwarf_linesrc(line, NULL, NULL));
+        proto.line = proto.file ? (unsigned)lineno : 0;
+    }
+    if (cu)
+        add_dwarf_frames(s, l, cu, pc - bias, &proto, symbol);
+    if (l->n == 0 || l->v[l->n - 1].inlined) {   /* no DWARF, or no subprogram around */
+        proto.function = symbol;
+        proto.inlined = false;
+        push_frame(l, &proto);
+    }
+}
+
+size_t vt_symbolize(struct vt_symbolizer *s, uint64_t address, const struct vt_frame **frames)
+{
+    struct address_entry *e;
+    HASH_FIND(hh, s->cache, &address, sizeof address, e);
+    if (!e) {
+        struct frame_list l = {0};
+        resolve(s, address, &l);
+        e = xcalloc(1, sizeof *e);
+        e->address = address;
+        e->frames = l.v;
+        e->nframes = l.n;
+        HASH_ADD(hh, s->cache, address, sizeof e->address, e);
+    }
+    *frames = e->frames;
+    return e->nframes;
+}

@@ -1,0 +1,31 @@
+/* Symbolizing return addresses offline with libdwfl, from the module list
+ * recorded in the dump: function, file, line and inlined frames. */
+#ifndef VT_SYMBOLIZE_H
+#define VT_SYMBOLIZE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dump_reader.h"
+
+struct vt_frame {
+    const char *function;     /* bare symbol name, or NULL */
+    const char *file;         /* or NULL */
+    unsigned line;            /* 0 = unknown */
+    const char *module;       /* full path as recorded, or NULL */
+    uint64_t offset;          /* address - module load bias, when module is set */
+    uint64_t address;         /* the return address */
+    bool inlined;             /* a function inlined into the next frame */
+};
+
+struct vt_symbolizer;
+
+struct vt_symbolizer *vt_symbolizer_new(const struct vt_dump *dump);
+void vt_symbolizer_free(struct vt_symbolizer *s);
+
+/* The frames for one return address, innermost (inlined) first; at least
+ * one. Owned by the symbolizer's cache. */
+size_t vt_symbolize(struct vt_symbolizer *s, uint64_t address, const struct vt_frame **frames);
+
+#endif
