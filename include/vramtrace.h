@@ -5,11 +5,15 @@
  * time with dlsym(RTLD_DEFAULT, ...), so a program built with this header runs
  * unchanged with and without LD_PRELOAD=libvramtrace.so. From ctypes, call
  * the same names on ctypes.CDLL(None) when the tracer is loaded.
+ *
+ * Link with -ldl on glibc older than 2.34 (dlsym moved into libc there);
+ * `pkg-config --libs vramtrace` says so where it is needed.
  */
 #ifndef VRAMTRACE_H
 #define VRAMTRACE_H
 
 #include <dlfcn.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -55,6 +59,21 @@ static inline void vramtrace_mark(const char *label)
     void (*f)(const char *) = (void (*)(const char *))vramtrace__lookup("vramtrace_mark");
     if (f)
         f(label);
+}
+
+/* The largest call sites of what vramtrace_leaked_since(CHECKPOINT)
+ * counts, one line each ("N bytes in K allocations at f (lib.so+0x12) <-
+ * ..."), into BUF, NUL-terminated and cut to LEN. Returns the length the
+ * whole text needs (as snprintf does); 0 and "" without the tracer. */
+static inline size_t vramtrace_leak_sites_since(uint64_t checkpoint, char *buf, size_t len)
+{
+    size_t (*f)(uint64_t, char *, size_t) =
+        (size_t (*)(uint64_t, char *, size_t))vramtrace__lookup("vramtrace_leak_sites_since");
+    if (f)
+        return f(checkpoint, buf, len);
+    if (len)
+        buf[0] = '\0';
+    return 0;
 }
 
 #ifdef __cplusplus

@@ -119,6 +119,26 @@ static void remember(struct vt_caller_cache *cache, void *object, void *real)
     __atomic_store_n(&cache->entries[slot].object, object, __ATOMIC_RELEASE);
 }
 
+/* NAME as OBJECT and its dependencies see it. The main program's link_map
+ * is a handle (the global scope, where we come first); a library loaded as
+ * a dependency has no search list of its own, and dlsym on its link_map
+ * crashes in the loader: dlopen gives it one. */
+static void *lookup_from(struct link_map *object, const char *file, const char *name)
+{
+    vt_dlsym_fn lookup = vt_real_dlsym();
+    void *handle, *p;
+    if (!lookup)
+        return NULL;
+    if (!object->l_prev)
+        return lookup(object, name);
+    handle = dlopen(file, RTLD_LAZY | RTLD_NOLOAD);
+    if (!handle)
+        return NULL;
+    p = lookup(handle, name);
+    dlclose(handle);
+    return p;
+}
+
 void *vt_real_for_caller(const char *name, const void *caller, struct vt_caller_cache *cache)
 {
     Dl_info info;
@@ -129,9 +149,7 @@ void *vt_real_for_caller(const char *name, const void *caller, struct vt_caller_
     real = cached(cache, object);
     if (real)
         return real;
-    /* dlsym on an object's handle searches it and its dependencies only;
-     * for the main program it is the global scope, where we come first. */
-    real = vt_real_dlsym() ? vt_real_dlsym()(object, name) : NULL;
+    real = lookup_from(object, info.dli_fname, name);
     if (!real || vt_is_own_address(real))
         real = vt_find_real(name);
     if (real)

@@ -93,6 +93,19 @@ uint32_t vt_stack_intern(const struct vt_stack *stack)
     return known->id;
 }
 
+int vt_stack_frames(uint32_t id, uintptr_t *out, int max)
+{
+    struct known_stack *s, *tmp;
+    HASH_ITER(hh, stacks.table, s, tmp) {
+        if (s->id != id)
+            continue;
+        int n = s->count < max ? s->count : max;
+        memcpy(out, s->frames, (size_t)n * sizeof *out);
+        return n;
+    }
+    return 0;
+}
+
 void vt_stacks_reset(void)
 {
     struct known_stack *s, *tmp;

@@ -20,6 +20,11 @@ void vt_stack_capture(struct vt_stack *stack);
  * dump the first time it is seen. 0 when the stack is empty or not written. */
 uint32_t vt_stack_intern(const struct vt_stack *stack);
 
+/* Lock held: copies up to MAX frames of stack ID (innermost first) into
+ * OUT; returns how many (0 for an unknown id). A linear search: for the
+ * public API's rare questions, not for the hot path. */
+int vt_stack_frames(uint32_t id, uintptr_t *out, int max);
+
 /* Forget what was written (a new dump starts). */
 void vt_stacks_reset(void);
 

@@ -293,6 +293,55 @@ uint64_t vt_track_bytes_since(uint64_t checkpoint)
     return bytes;
 }
 
+struct site_sum {
+    uint32_t stack;
+    uint64_t bytes, allocations;
+};
+
+static void add_to_sites(struct site_sum *sums, size_t *n, const struct live *e)
+{
+    size_t i = 0;
+    while (i < *n && sums[i].stack != e->stack)
+        i++;
+    if (i == *n) {
+        if (*n == VT_SITES_TRACKED)
+            return;
+        sums[(*n)++] = (struct site_sum){.stack = e->stack};
+    }
+    sums[i].bytes += e->info.size;
+    sums[i].allocations++;
+}
+
+static int by_bytes_desc(const void *pa, const void *pb)
+{
+    const struct site_sum *a = pa, *b = pb;
+    if (a->bytes != b->bytes)
+        return a->bytes > b->bytes ? -1 : 1;
+    return a->stack < b->stack ? -1 : a->stack > b->stack;
+}
+
+size_t vt_track_sites_since(uint64_t checkpoint, struct vt_site_total *out, size_t max)
+{
+    struct site_sum sums[VT_SITES_TRACKED];
+    struct live *e, *tmp;
+    size_t n = 0;
+    vt_lock();
+    for (int s = 0; s < 2; s++)
+        HASH_ITER(hh, table.by_space[s], e, tmp)
+            if (e->seq > checkpoint && counts_as_vram(e->info.kind))
+                add_to_sites(sums, &n, e);
+    qsort(sums, n, sizeof *sums, by_bytes_desc);
+    if (n > max)
+        n = max;
+    for (size_t i = 0; i < n; i++) {
+        out[i].bytes = sums[i].bytes;
+        out[i].allocations = sums[i].allocations;
+        out[i].nframes = vt_stack_frames(sums[i].stack, out[i].frames, VT_SITE_FRAMES);
+    }
+    vt_unlock();
+    return n;
+}
+
 void vt_track_reset(void)
 {
     struct live *e, *tmp;

@@ -5,6 +5,7 @@
 
 #include "stacks.h"
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* Key spaces: device pointers, and opaque handles (cuMemCreate, arrays). */
@@ -56,6 +57,18 @@ uint64_t vt_track_live_bytes(void);
 uint64_t vt_track_checkpoint(void);
 uint64_t vt_track_bytes_since(uint64_t checkpoint);
 uint64_t vt_track_live_count(void);
+
+/* Live device+managed memory allocated after a checkpoint, from one stack. */
+#define VT_SITE_FRAMES 16
+struct vt_site_total {
+    uint64_t bytes, allocations;
+    int nframes;
+    uintptr_t frames[VT_SITE_FRAMES];   /* innermost first */
+};
+/* The MAX largest sites since CHECKPOINT, largest first (at most
+ * VT_SITES_TRACKED distinct stacks are told apart); returns how many. */
+#define VT_SITES_TRACKED 64
+size_t vt_track_sites_since(uint64_t checkpoint, struct vt_site_total *out, size_t max);
 
 /* Forget everything (forked child: the parent's allocations are not ours). */
 void vt_track_reset(void);

@@ -114,7 +114,24 @@ static void on_failed(void *ctx, const struct vt_failed_event *ev)
     a->failures[e->index].count++;
 }
 
-const struct vt_event_sink vt_analysis_sink = {on_alloc, on_free, on_failed};
+static void on_mark(void *ctx, const struct vt_mark_event *ev)
+{
+    struct vt_analysis *a = ctx;
+    (void)ev;
+    if (a->marks++ == 0)
+        a->first_mark_live_bytes = a->live_bytes;
+    a->last_mark_live_bytes = a->live_bytes;
+}
+
+const struct vt_event_sink vt_analysis_sink = {on_alloc, on_free, on_failed, on_mark};
+
+int64_t vt_analysis_growth(const struct vt_analysis *a)
+{
+    if (a->marks == 0)
+        return (int64_t)a->summary.leaked_bytes;
+    uint64_t last = a->marks == 1 ? a->live_bytes : a->last_mark_live_bytes;
+    return (int64_t)(last - a->first_mark_live_bytes);
+}
 
 struct leak_key {
     uint64_t stack_id;

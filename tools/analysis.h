@@ -17,6 +17,7 @@ struct vt_summary {
     uint64_t host_leaked_bytes, host_leaked_allocations;
     uint64_t failed_allocations, invalid_frees, untraced_frees;
     uint64_t teardown_freed_bytes, teardown_freed_allocations;
+    uint64_t suppressed_bytes, suppressed_allocations;   /* left out of the above */
 };
 
 /* Allocations still live at the end, from one call site. */
@@ -47,6 +48,8 @@ struct vt_analysis {
     struct vt_live_table live;
     struct vt_failure_entry *failure_table;
     uint64_t live_bytes;            /* device + managed */
+    /* markers: how many, and the live bytes at the first and the last */
+    uint64_t marks, first_mark_live_bytes, last_mark_live_bytes;
 };
 
 extern const struct vt_event_sink vt_analysis_sink;
@@ -54,6 +57,11 @@ extern const struct vt_event_sink vt_analysis_sink;
 /* Turns what is still live into the sorted leak list. */
 void vt_analysis_finish(struct vt_analysis *a);
 void vt_analysis_free(struct vt_analysis *a);
+
+/* Growth of live device + managed bytes from the first marker to the last
+ * (one marker: to the end; negative when it shrank). Without markers, the
+ * leaked bytes (call after vt_analysis_finish and any suppressing). */
+int64_t vt_analysis_growth(const struct vt_analysis *a);
 
 /* Page-locked host memory is listed, but counted apart. */
 static inline int vt_kind_counts_as_device(unsigned kind)

@@ -1,23 +1,38 @@
-/* vramtrace report [--json] [--top N] DUMP */
+/* vramtrace report [--json] [--top N] [--suppressions FILE] DUMP */
 #include <getopt.h>
 #include <stdio.h>
 
 #include "cli.h"
+#include "limits.h"
 #include "report.h"
 
 static const char usage[] =
-    "Usage: vramtrace report [--json] [--top N] DUMP\n"
+    "Usage: vramtrace report [--json] [--top N] [--suppressions FILE]\n"
+    "                        [--no-default-suppressions] DUMP\n"
     "Report the device memory still allocated when the traced process ended,\n"
     "grouped by call site (largest first), with peak usage, failed allocations\n"
-    "and invalid frees.\n"
+    "and invalid frees. Leaks matching a suppression are left out and tallied\n"
+    "at the end.\n"
     "\n"
     "Options:\n"
     "      --json        print one JSON object instead of text\n"
     "      --top N       show at most N call sites per list (0: all)\n"
+    VT_SUPPRESSION_OPTIONS_HELP
     "  -h, --help        show this help\n"
     "\n"
     "Exit status: 0 for any readable dump, leaks or not (a partial dump says so);\n"
     "1 when the dump cannot be read; 2 for a bad command line.\n";
+
+static int report(const char *path, struct vt_report_options *opts,
+                  struct vt_check_options *check)
+{
+    int status = vt_check_options_load(check);
+    opts->suppressions = &check->suppressions;
+    if (status == 0)
+        status = vt_report_dump(path, opts) >= 0 ? VT_EXIT_OK : VT_EXIT_ERROR;
+    vt_check_options_free(check);
+    return status;
+}
 
 int vt_cmd_report(int argc, char **argv)
 {
@@ -25,13 +40,17 @@ int vt_cmd_report(int argc, char **argv)
     static const struct option options[] = {
         {"json", no_argument, NULL, OPT_JSON},
         {"top", required_argument, NULL, OPT_TOP},
+        VT_SUPPRESSION_LONG_OPTIONS,
         {"help", no_argument, NULL, 'h'},
         {0},
     };
     struct vt_report_options opts = {.out = stdout};
+    struct vt_check_options check = {0};
     int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
+        if (vt_check_option(&check, c, optarg, "report") == 0)
+            continue;
         switch (c) {
         case OPT_JSON:
             opts.json = true;
@@ -47,14 +66,16 @@ int vt_cmd_report(int argc, char **argv)
             fputs(usage, stdout);
             return VT_EXIT_OK;
         case '?':
-            if (optopt == OPT_TOP)
-                return vt_usage_error("report", "%s needs a value", "--top");
+            vt_check_options_free(&check);
+            if (optopt)
+                return vt_usage_error("report", "%s needs a value", argv[optind - 1]);
             return vt_usage_error("report", "unknown option '%s'", argv[optind - 1]);
         }
     }
-    if (optind != argc - 1)
+    if (optind != argc - 1) {
+        vt_check_options_free(&check);
         return vt_usage_error("report", "%s", optind == argc ? "no dump file given"
                                                              : "more than one dump file given");
-    bool device_leak;
-    return vt_report_dump(argv[optind], &opts, &device_leak) == 0 ? VT_EXIT_OK : VT_EXIT_ERROR;
+    }
+    return report(argv[optind], &opts, &check);
 }

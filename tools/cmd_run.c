@@ -1,4 +1,4 @@
-/* vramtrace run [-o PATH] [--fail-on-leak] [--json] -- CMD [ARG...]
+/* vramtrace run [-o PATH] [--fail-on-leak [LIMIT...]] [--json] -- CMD [ARG...]
  * Runs CMD with libvramtrace.so preloaded, waits for it, then reports the
  * dump it wrote on stderr (stdout belongs to CMD). */
 #include <dirent.h>
@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "limits.h"
 #include "report.h"
 
 #ifndef VT_LIBDIR_FROM_BINDIR
@@ -24,7 +25,7 @@
 #define VT_LIBRARY_NAME "libvramtrace.so"
 
 static const char usage[] =
-    "Usage: vramtrace run [-o PATH] [--fail-on-leak] [--json] [--] CMD [ARG...]\n"
+    "Usage: vramtrace run [-o PATH] [--fail-on-leak [LIMIT...]] [--json] [--] CMD [ARG...]\n"
     "Run CMD with " VT_LIBRARY_NAME " preloaded; when it exits, print where the dump\n"
     "was written and the leak report, on stderr.\n"
     "\n"
@@ -32,18 +33,23 @@ static const char usage[] =
     "  -o, --output PATH  write the dump to PATH (%p: the process id); an existing\n"
     "                     file there is replaced. Default: the library's choice,\n"
     "                     vramtrace.EXE.PID.vtr in the working directory\n"
-    "      --fail-on-leak exit with status 23 if device or managed memory leaked\n"
+    "      --fail-on-leak exit with status 23 if device or managed memory leaked, or\n"
+    "                     with limits, when one is broken (as vramtrace check)\n"
     "      --json         print the report as JSON\n"
+    "Limits and suppressions (a limit implies --fail-on-leak):\n"
+    VT_LIMIT_OPTIONS_HELP
+    VT_SUPPRESSION_OPTIONS_HELP
     "  -h, --help         show this help\n"
     "\n"
     "Exit status: CMD's own (128+N if a signal N killed it); 23 with --fail-on-leak\n"
-    "and a leak; 127 if CMD could not be started; 1 if the library is missing;\n"
+    "and a leak over the limits; 127 if CMD could not be started; 1 if the library is missing;\n"
     "2 for a bad command line or when LD_PRELOAD already holds the tracer.\n";
 
 struct run_options {
     const char *output;
     bool fail_on_leak;
     bool json;
+    struct vt_check_options check;
 };
 
 static volatile sig_atomic_t child_pid;
@@ -61,12 +67,18 @@ static int parse_options(int argc, char **argv, struct run_options *opts)
         {"output", required_argument, NULL, 'o'},
         {"fail-on-leak", no_argument, NULL, OPT_FAIL_ON_LEAK},
         {"json", no_argument, NULL, OPT_JSON},
+        VT_LIMIT_LONG_OPTIONS,
         {"help", no_argument, NULL, 'h'},
         {0},
     };
     int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "+o:h", options, NULL)) != -1) {
+        int taken = vt_check_option(&opts->check, c, optarg, "run");
+        if (taken > 0)
+            return taken;
+        if (taken == 0)
+            continue;
         switch (c) {
         case 'o':
             opts->output = optarg;
@@ -83,11 +95,14 @@ static int parse_options(int argc, char **argv, struct run_options *opts)
         default:
             if (optopt == 'o')
                 return vt_usage_error("run", "%s needs a path", "-o/--output");
+            if (optopt)
+                return vt_usage_error("run", "%s needs a value", argv[optind - 1]);
             return vt_usage_error("run", "unknown option '%s'", argv[optind - 1]);
         }
     }
     if (optind == argc)
         return vt_usage_error("run", "%s", "no command given");
+    opts->fail_on_leak |= opts->check.limits_given;
     return -1;   /* go on */
 }
 
@@ -271,11 +286,10 @@ static char *find_dump(const struct run_options *opts, pid_t pid)
     return find_default_dump(pid);
 }
 
-static int report_after_run(const struct run_options *opts, pid_t pid, int status)
+static int report_after_run(struct run_options *opts, pid_t pid, int status)
 {
     char *dump = find_dump(opts, pid);
     struct stat st;
-    bool device_leak = false;
     if (!dump || stat(dump, &st) != 0) {
         fprintf(stderr, "vramtrace: no dump found for process %d%s%s%s\n", (int)pid,
                 dump ? " (expected " : " in the working directory", dump ? dump : "",
@@ -284,18 +298,22 @@ static int report_after_run(const struct run_options *opts, pid_t pid, int statu
         return status;
     }
     fprintf(stderr, "vramtrace: dump written to %s\n", dump);
-    struct vt_report_options ropts = {.json = opts->json, .out = stderr};
-    if (vt_report_dump(dump, &ropts, &device_leak) != 0)
-        device_leak = false;
+    struct vt_limits limits = vt_check_effective_limits(&opts->check);
+    struct vt_report_options ropts = {
+        .json = opts->json, .out = stderr, .suppressions = &opts->check.suppressions,
+        .limits = opts->fail_on_leak ? &limits : NULL,
+    };
+    int broken = vt_report_dump(dump, &ropts);
     free(dump);
-    return opts->fail_on_leak && device_leak ? VT_EXIT_LEAK : status;
+    return broken > 0 ? VT_EXIT_LEAK : status;
 }
 
-int vt_cmd_run(int argc, char **argv)
+static int run_traced(int argc, char **argv, struct run_options *opts)
 {
-    struct run_options opts = {0};
     int pipefd[2];
-    int done = parse_options(argc, argv, &opts);
+    int done = parse_options(argc, argv, opts);
+    if (done < 0)   /* before the command runs: a bad file fails fast */
+        done = vt_check_options_load(&opts->check) ? VT_EXIT_ERROR : -1;
     if (done >= 0)
         return done;
     const char *preload = getenv("LD_PRELOAD");
@@ -330,7 +348,7 @@ int vt_cmd_run(int argc, char **argv)
     }
     if (pid == 0) {
         close(pipefd[0]);
-        exec_child(argv + optind, library, &opts, pipefd[1]);
+        exec_child(argv + optind, library, opts, pipefd[1]);
     }
     child_pid = pid;
     set_waiting_handlers(true);
@@ -344,5 +362,13 @@ int vt_cmd_run(int argc, char **argv)
     int status = wait_for_child(pid);
     if (got > 0)   /* exec failed: the child said why; there is no dump */
         return status;
-    return report_after_run(&opts, pid, status);
+    return report_after_run(opts, pid, status);
+}
+
+int vt_cmd_run(int argc, char **argv)
+{
+    struct run_options opts = {0};
+    int status = run_traced(argc, argv, &opts);
+    vt_check_options_free(&opts.check);
+    return status;
 }

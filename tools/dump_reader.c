@@ -293,13 +293,20 @@ static bool read_failed(struct reader *r, struct cursor *c)
 
 static bool read_mark(struct reader *r, struct cursor *c)
 {
-    uint64_t tid, len;
+    struct vt_mark_event ev = {0};
+    uint64_t len;
     const uint8_t *at;
-    if (!get_dt(r, c) || !get_varint(r, c, "tid", &tid))
+    if (!get_dt(r, c) || !get_varint(r, c, "tid", &ev.tid))
         return false;
     at = c->p;
-    return get_varint(r, c, "label length", &len) &&
-           check_fits(r, c, at, len, 1, "label length");
+    if (!get_varint(r, c, "label length", &len) || !check_fits(r, c, at, len, 1, "label length"))
+        return false;
+    ev.time_ns = r->time_ns;
+    ev.label = (const char *)c->p;
+    ev.label_len = (size_t)len;
+    if (r->sink->mark)
+        r->sink->mark(r->ctx, &ev);
+    return true;
 }
 
 static bool read_end(struct reader *r, struct cursor *c)

@@ -53,10 +53,19 @@ struct vt_failed_event {
     int64_t device;
 };
 
+/* A vramtrace_mark() call. The label is not NUL-terminated and lives only
+ * during the callback. */
+struct vt_mark_event {
+    uint64_t time_ns, tid;
+    const char *label;
+    size_t label_len;
+};
+
 struct vt_event_sink {
     void (*alloc)(void *ctx, const struct vt_alloc_event *ev);
     void (*free)(void *ctx, const struct vt_free_event *ev);
     void (*failed)(void *ctx, const struct vt_failed_event *ev);
+    void (*mark)(void *ctx, const struct vt_mark_event *ev);   /* may be NULL */
 };
 
 struct vt_dump {

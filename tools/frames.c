@@ -124,6 +124,15 @@ void vt_site_frames(struct vt_symbolizer *sym, const struct vt_dump *dump, uint6
     drop_leading(site, drop);
 }
 
+void vt_site_all_frames(struct vt_symbolizer *sym, const struct vt_dump *dump, uint64_t stack_id,
+                        struct vt_site *site)
+{
+    const struct vt_stack *stack = stack_id ? vt_dump_stack(dump, stack_id) : NULL;
+    memset(site, 0, sizeof *site);
+    if (stack)
+        collect_frames(sym, stack, site);
+}
+
 void vt_site_free(struct vt_site *site)
 {
     free(site->frames);

@@ -21,6 +21,10 @@ struct vt_site {
  * trimmed frames replaces a driver api the tracer saw. */
 void vt_site_frames(struct vt_symbolizer *sym, const struct vt_dump *dump, uint64_t stack_id,
                     unsigned recorded_api, struct vt_site *site);
+/* Every frame of STACK_ID, the CUDA libraries' own included (what
+ * suppressions match against). */
+void vt_site_all_frames(struct vt_symbolizer *sym, const struct vt_dump *dump, uint64_t stack_id,
+                        struct vt_site *site);
 void vt_site_free(struct vt_site *site);
 
 #endif

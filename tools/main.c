@@ -12,16 +12,20 @@ static const char usage[] =
     "Trace CUDA device-memory allocations of a process and report leaks.\n"
     "\n"
     "Commands:\n"
-    "  run [-o PATH] [--fail-on-leak] [--json] -- CMD [ARG...]\n"
+    "  run [-o PATH] [--fail-on-leak [LIMIT...]] [--json] -- CMD [ARG...]\n"
     "                    run CMD with libvramtrace.so preloaded, then report\n"
     "  report [--json] [--top N] DUMP\n"
     "                    report leaks, peak and failures recorded in a .vtr dump\n"
+    "  check [--max-leaked SIZE] [--max-leaked-per-site SIZE] [--max-growth SIZE]\n"
+    "        [--suppressions FILE] [--no-default-suppressions] DUMP...\n"
+    "                    fail (status 23) when a dump leaked more than allowed\n"
     "\n"
     "Options:\n"
     "  -h, --help        show this help (also: vramtrace COMMAND --help)\n"
     "  -V, --version     show the version\n"
     "\n"
-    "Exit status: 0 success, 1 error, 2 bad command line; see each command's\n"
+    "Exit status: 0 success, 1 error, 2 bad command line, 23 a leak over the\n"
+    "limits (check, run --fail-on-leak); see each command's\n"
     "--help for more.\n";
 
 long vt_parse_count(const char *s)
@@ -61,6 +65,8 @@ int main(int argc, char **argv)
         return vt_cmd_run(argc - 1, argv + 1);
     if (!strcmp(cmd, "report"))
         return vt_cmd_report(argc - 1, argv + 1);
+    if (!strcmp(cmd, "check"))
+        return vt_cmd_check(argc - 1, argv + 1);
     if (cmd[0] == '-')
         return vt_usage_error(NULL, "unknown option '%s'", cmd);
     return vt_usage_error(NULL, "unknown command '%s'", cmd);

@@ -82,6 +82,8 @@ static void write_summary(struct vt_json *j, const struct vt_summary *s)
     write_uint_field(j, "untraced_frees", s->untraced_frees);
     write_uint_field(j, "teardown_freed_bytes", s->teardown_freed_bytes);
     write_uint_field(j, "teardown_freed_allocations", s->teardown_freed_allocations);
+    write_uint_field(j, "suppressed_bytes", s->suppressed_bytes);
+    write_uint_field(j, "suppressed_allocations", s->suppressed_allocations);
     vt_json_end_object(j);
 }
 
@@ -132,6 +134,26 @@ static void write_failures(struct vt_json *j, const struct vt_report *r)
     write_uint_field(j, "failed_omitted", r->analysis->nfailures - r->failures_shown);
 }
 
+/* The suppressions that matched: pattern, allocations, bytes, where from. */
+static void write_suppressed(struct vt_json *j, const struct vt_suppressions *s)
+{
+    vt_json_key(j, "suppressed");
+    vt_json_begin_array(j);
+    for (size_t i = 0; s && i < s->n; i++) {
+        if (!s->list[i].count)
+            continue;
+        vt_json_begin_object(j);
+        vt_json_key(j, "pattern");
+        vt_json_string(j, s->list[i].pattern);
+        write_uint_field(j, "count", s->list[i].count);
+        write_uint_field(j, "bytes", s->list[i].bytes);
+        vt_json_key(j, "origin");
+        vt_json_string(j, s->list[i].origin);
+        vt_json_end_object(j);
+    }
+    vt_json_end_array(j);
+}
+
 void vt_render_json(const struct vt_report *r, FILE *out)
 {
     struct vt_json j;
@@ -151,5 +173,6 @@ void vt_render_json(const struct vt_report *r, FILE *out)
     write_summary(&j, &r->analysis->summary);
     write_leaks(&j, r);
     write_failures(&j, r);
+    write_suppressed(&j, r->suppressions);
     vt_json_end_object(&j);
 }

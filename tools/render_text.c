@@ -8,8 +8,7 @@
 #include "format.h"
 #include "report.h"
 
-/* "12.0 MiB"; BUF holds at least 32 bytes. */
-static const char *human_size(uint64_t bytes, char *buf)
+const char *vt_human_size(uint64_t bytes, char *buf)
 {
     static const char *const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
     double v = (double)bytes;
@@ -85,7 +84,7 @@ static void print_leak(const struct vt_leak *leak, const struct vt_site *site, F
     char size[32];
     bool host = !vt_kind_counts_as_device(leak->kind);
     fprintf(out, "\n%s of %" PRIu64 " bytes (%s) in %" PRIu64 " %s via %s", host ? "Host leak" : "Leak",
-            leak->bytes, human_size(leak->bytes, size), leak->allocations,
+            leak->bytes, vt_human_size(leak->bytes, size), leak->allocations,
             plural(leak->allocations, "allocation", "allocations"), vt_api_label(site->api));
     if (!host)
         print_device(leak->device, out);
@@ -102,13 +101,13 @@ static void print_summary(const struct vt_report *r, FILE *out)
         device_sites += vt_kind_counts_as_device(r->analysis->leaks[i].kind);
     if (s->leaked_allocations)
         fprintf(out, "vramtrace: %s (%" PRIu64 " bytes) of device memory leaked in %" PRIu64
-                " %s at %zu call %s", human_size(s->leaked_bytes, leaked), s->leaked_bytes,
+                " %s at %zu call %s", vt_human_size(s->leaked_bytes, leaked), s->leaked_bytes,
                 s->leaked_allocations, plural(s->leaked_allocations, "allocation", "allocations"),
                 device_sites, plural(device_sites, "site", "sites"));
     else
         fputs("vramtrace: no leaks: all device memory was freed", out);
     fprintf(out, " (peak %s, %" PRIu64 " allocations, %" PRIu64 " frees, %" PRIu64 " failed, %"
-            PRIu64 " invalid frees)\n", human_size(s->peak_bytes, peak), s->allocations, s->frees,
+            PRIu64 " invalid frees)\n", vt_human_size(s->peak_bytes, peak), s->allocations, s->frees,
             s->failed_allocations, s->invalid_frees);
 }
 
@@ -116,7 +115,7 @@ static void print_host_summary(const struct vt_summary *s, FILE *out)
 {
     char size[32];
     fprintf(out, "vramtrace: %s (%" PRIu64 " bytes) of page-locked host memory leaked in %" PRIu64
-            " %s\n", human_size(s->host_leaked_bytes, size), s->host_leaked_bytes,
+            " %s\n", vt_human_size(s->host_leaked_bytes, size), s->host_leaked_bytes,
             s->host_leaked_allocations,
             plural(s->host_leaked_allocations, "allocation", "allocations"));
 }
@@ -137,7 +136,7 @@ static void print_failures(const struct vt_report *r, FILE *out)
     for (size_t i = 0; i < r->failures_shown; i++) {
         const struct vt_failure *f = &r->analysis->failures[i];
         fprintf(out, "\nFailed allocation of %" PRIu64 " bytes (%s) via %s", f->size,
-                human_size(f->size, size), vt_api_label(r->failure_sites[i].api));
+                vt_human_size(f->size, size), vt_api_label(r->failure_sites[i].api));
         print_device(f->device, out);
         fprintf(out, " [%s]: error %" PRIu64 ", %" PRIu64 " %s\n", vt_kind_name(f->kind), f->error,
                 f->count, plural(f->count, "time", "times"));
@@ -162,11 +161,26 @@ static void print_notes(const struct vt_report *r, FILE *out)
     if (s->teardown_freed_allocations)
         fprintf(out, "vramtrace: note: %" PRIu64 " bytes (%s) in %" PRIu64 " %s freed by context "
                 "teardown without a free call (not counted as leaked)\n", s->teardown_freed_bytes,
-                human_size(s->teardown_freed_bytes, size), s->teardown_freed_allocations,
+                vt_human_size(s->teardown_freed_bytes, size), s->teardown_freed_allocations,
                 plural(s->teardown_freed_allocations, "allocation was", "allocations were"));
     if (s->untraced_frees)
         fprintf(out, "vramtrace: note: %" PRIu64 " %s of memory the tracer never saw allocated\n",
                 s->untraced_frees, plural(s->untraced_frees, "free", "frees"));
+}
+
+/* LeakSanitizer's closing table, for the suppressions that matched. */
+static void print_suppressions(const struct vt_suppressions *s, FILE *out)
+{
+    bool any = false;
+    for (size_t i = 0; s && i < s->n; i++) {
+        if (!s->list[i].count)
+            continue;
+        if (!any)
+            fputs("\nSuppressions used:\n  count           bytes  pattern\n", out);
+        any = true;
+        fprintf(out, "%7" PRIu64 " %15" PRIu64 "  %s\n", s->list[i].count, s->list[i].bytes,
+                s->list[i].pattern);
+    }
 }
 
 void vt_render_text(const struct vt_report *r, FILE *out)
@@ -183,4 +197,5 @@ void vt_render_text(const struct vt_report *r, FILE *out)
     }
     print_failures(r, out);
     print_notes(r, out);
+    print_suppressions(r->suppressions, out);
 }

@@ -33,7 +33,42 @@ static void free_sites(struct vt_site *sites, size_t n)
     free(sites);
 }
 
-int vt_report_dump(const char *path, const struct vt_report_options *opts, bool *device_leak)
+static void take_out(struct vt_summary *s, const struct vt_leak *leak)
+{
+    if (vt_kind_counts_as_device(leak->kind)) {
+        s->leaked_bytes -= leak->bytes;
+        s->leaked_allocations -= leak->allocations;
+    } else {
+        s->host_leaked_bytes -= leak->bytes;
+        s->host_leaked_allocations -= leak->allocations;
+    }
+    s->suppressed_bytes += leak->bytes;
+    s->suppressed_allocations += leak->allocations;
+}
+
+/* Leaves out the leaks that a suppression matches, tallying them there. */
+static void suppress_leaks(struct vt_analysis *a, struct vt_symbolizer *sym,
+                           const struct vt_dump *dump, struct vt_suppressions *sups)
+{
+    size_t kept = 0;
+    vt_suppressions_reset_counts(sups);
+    for (size_t i = 0; i < a->nleaks; i++) {
+        struct vt_site all;
+        vt_site_all_frames(sym, dump, a->leaks[i].stack_id, &all);
+        struct vt_suppression *match = vt_suppressions_match(sups, all.frames, all.nframes);
+        vt_site_free(&all);
+        if (!match) {
+            a->leaks[kept++] = a->leaks[i];
+            continue;
+        }
+        match->count += a->leaks[i].allocations;
+        match->bytes += a->leaks[i].bytes;
+        take_out(&a->summary, &a->leaks[i]);
+    }
+    a->nleaks = kept;
+}
+
+int vt_report_dump(const char *path, const struct vt_report_options *opts)
 {
     struct vt_dump dump;
     struct vt_analysis analysis = {0};
@@ -44,8 +79,11 @@ int vt_report_dump(const char *path, const struct vt_report_options *opts, bool 
     }
     vt_analysis_finish(&analysis);
     struct vt_symbolizer *sym = vt_symbolizer_new(&dump);
+    if (opts->suppressions)
+        suppress_leaks(&analysis, sym, &dump, opts->suppressions);
     struct vt_report r = {
-        .path = path, .dump = &dump, .analysis = &analysis, .top = opts->top,
+        .path = path, .dump = &dump, .analysis = &analysis, .top = opts->top, .sym = sym,
+        .suppressions = opts->suppressions,
         .leaks_shown = shown(analysis.nleaks, opts->top),
         .failures_shown = shown(analysis.nfailures, opts->top),
     };
@@ -64,11 +102,11 @@ int vt_report_dump(const char *path, const struct vt_report_options *opts, bool 
     else
         vt_render_text(&r, opts->out);
     fflush(opts->out);
-    *device_leak = analysis.summary.leaked_allocations > 0;
+    size_t broken = opts->limits ? vt_limits_apply(&r, opts->limits, stderr) : 0;
     free_sites(leak_sites, r.leaks_shown);
     free_sites(failure_sites, r.failures_shown);
     vt_symbolizer_free(sym);
     vt_analysis_free(&analysis);
     vt_dump_free(&dump);
-    return 0;
+    return (int)broken;
 }

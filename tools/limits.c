@@ -1,0 +1,146 @@
+#include "limits.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "cli.h"
+#include "report.h"
+#include "size_arg.h"
+
+static int set_limit(bool *has, uint64_t *max, const char *arg, const char *cmd,
+                     const char *name, struct vt_check_options *o)
+{
+    if (vt_parse_size(arg, max) != 0) {
+        fprintf(stderr, "vramtrace %s: %s needs a size such as 1048576, 512KiB or 1.5 MiB, "
+                "not '%s'\n", cmd, name, arg);
+        return VT_EXIT_USAGE;
+    }
+    *has = true;
+    o->limits_given = true;
+    return 0;
+}
+
+static void add_file(struct vt_check_options *o, const char *path)
+{
+    o->suppression_files = realloc(o->suppression_files,
+                                   (o->nfiles + 1) * sizeof *o->suppression_files);
+    if (!o->suppression_files) {
+        fputs("vramtrace: out of memory\n", stderr);
+        exit(VT_EXIT_ERROR);
+    }
+    o->suppression_files[o->nfiles++] = path;
+}
+
+int vt_check_option(struct vt_check_options *o, int c, const char *arg, const char *cmd)
+{
+    struct vt_limits *l = &o->limits;
+    switch (c) {
+    case VT_OPT_MAX_LEAKED:
+        return set_limit(&l->has_leaked, &l->max_leaked, arg, cmd, "--max-leaked", o);
+    case VT_OPT_MAX_PER_SITE:
+        return set_limit(&l->has_per_site, &l->max_per_site, arg, cmd,
+                         "--max-leaked-per-site", o);
+    case VT_OPT_MAX_GROWTH:
+        return set_limit(&l->has_growth, &l->max_growth, arg, cmd, "--max-growth", o);
+    case VT_OPT_SUPPRESSIONS:
+        add_file(o, arg);
+        return 0;
+    case VT_OPT_NO_DEFAULT_SUPPRESSIONS:
+        o->no_default_suppressions = true;
+        return 0;
+    }
+    return -1;
+}
+
+int vt_check_options_load(struct vt_check_options *o)
+{
+    const char *env = getenv(VT_SUPPRESSIONS_ENV);
+    if (!o->no_default_suppressions)
+        vt_suppressions_add_defaults(&o->suppressions);
+    if (env && *env && vt_suppressions_load(&o->suppressions, env) != 0)
+        return VT_EXIT_ERROR;
+    for (size_t i = 0; i < o->nfiles; i++)
+        if (vt_suppressions_load(&o->suppressions, o->suppression_files[i]) != 0)
+            return VT_EXIT_ERROR;
+    return 0;
+}
+
+struct vt_limits vt_check_effective_limits(const struct vt_check_options *o)
+{
+    if (o->limits_given)
+        return o->limits;
+    return (struct vt_limits){.has_leaked = true, .max_leaked = 0};
+}
+
+void vt_check_options_free(struct vt_check_options *o)
+{
+    vt_suppressions_free(&o->suppressions);
+    free(o->suppression_files);
+    o->suppression_files = NULL;
+    o->nfiles = 0;
+}
+
+static void print_over(FILE *out, const char *path, uint64_t bytes, const char *what,
+                       const char *option, uint64_t limit)
+{
+    char size[32], max[32];
+    fprintf(out, "vramtrace: %s: %" PRIu64 " bytes (%s) %s, over %s %" PRIu64 " (%s)", path,
+            bytes, vt_human_size(bytes, size), what, option, limit, vt_human_size(limit, max));
+}
+
+/* "make_scratch examples/leaky.cu:33", or what is known of the first frame. */
+static void print_site(const struct vt_report *r, const struct vt_leak *leak, FILE *out)
+{
+    struct vt_site site;
+    vt_site_frames(r->sym, r->dump, leak->stack_id, leak->api, &site);
+    if (site.nframes == 0) {
+        fputs(": (no stack recorded)", out);
+    } else {
+        const struct vt_frame *f = site.frames[0];
+        fprintf(out, ": %s", f->function ? f->function : "??");
+        if (f->file)
+            fprintf(out, " %s:%u", f->file, f->line);
+        else if (f->module)
+            fprintf(out, " (%s+0x%" PRIx64 ")", f->module, f->offset);
+    }
+    fprintf(out, " via %s\n", vt_api_label(site.api));
+    vt_site_free(&site);
+}
+
+static size_t check_sites(const struct vt_report *r, uint64_t limit, FILE *out)
+{
+    size_t broken = 0;
+    for (size_t i = 0; i < r->analysis->nleaks; i++) {
+        const struct vt_leak *leak = &r->analysis->leaks[i];
+        if (!vt_kind_counts_as_device(leak->kind) || leak->bytes <= limit)
+            continue;
+        print_over(out, r->path, leak->bytes, "leaked at one call site", "--max-leaked-per-site",
+                   limit);
+        print_site(r, leak, out);
+        broken++;
+    }
+    return broken;
+}
+
+size_t vt_limits_apply(const struct vt_report *r, const struct vt_limits *limits, FILE *out)
+{
+    const struct vt_analysis *a = r->analysis;
+    size_t broken = 0;
+    if (limits->has_leaked && a->summary.leaked_bytes > limits->max_leaked) {
+        print_over(out, r->path, a->summary.leaked_bytes, "leaked", "--max-leaked",
+                   limits->max_leaked);
+        fputc('\n', out);
+        broken++;
+    }
+    if (limits->has_per_site)
+        broken += check_sites(r, limits->max_per_site, out);
+    int64_t growth = vt_analysis_growth(a);
+    if (limits->has_growth && growth > 0 && (uint64_t)growth > limits->max_growth) {
+        print_over(out, r->path, (uint64_t)growth,
+                   a->marks ? "of growth from the first marker" : "of growth (leaked; no markers)",
+                   "--max-growth", limits->max_growth);
+        fputc('\n', out);
+        broken++;
+    }
+    return broken;
+}

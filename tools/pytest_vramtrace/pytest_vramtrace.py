@@ -1,0 +1,181 @@
+"""pytest plugin for tests run under vramtrace (LD_PRELOAD=libvramtrace.so
+or `vramtrace run -- python -m pytest ...`): fail a test whose CUDA device
+memory outlives it.
+
+    @pytest.mark.vram_limit_leaks("1 MiB", warmups=1)
+    def test_step(): ...
+
+runs the test WARMUPS times first (caches and lazy initialisation are
+allowed to keep memory there), then once more between vramtrace_checkpoint()
+and vramtrace_leaked_since(): more than the limit still live fails the test,
+naming the call sites. Without the tracer the marked test is skipped, not
+passed. The `vram` fixture gives the live traced bytes (vram.live_bytes).
+
+Pure Python: it calls the tracer's C API (include/vramtrace.h) through
+ctypes.CDLL(None), where the preloaded library's symbols are found.
+"""
+import ctypes
+import re
+
+import pytest
+
+MARKER = "vram_limit_leaks"
+_UNITS = {"": 0, "b": 0, "k": 10, "kb": 10, "kib": 10, "m": 20, "mb": 20, "mib": 20,
+          "g": 30, "gb": 30, "gib": 30, "t": 40, "tb": 40, "tib": 40}
+_SITES_BUFFER = 4096
+
+
+def parse_size(size):
+    """Bytes from an int or a string such as "1 MiB", "512KB" (binary, as
+    pytest-memray reads them), "1.5 GiB"."""
+    if isinstance(size, int) and not isinstance(size, bool) and size >= 0:
+        return size
+    m = re.fullmatch(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*([A-Za-z]*)\s*", str(size))
+    if not m or m.group(2).lower() not in _UNITS:
+        raise ValueError("not a size: %r (expected e.g. 1024, '512 KiB', '1 MiB')" % (size,))
+    return int(float(m.group(1)) * (1 << _UNITS[m.group(2).lower()]))
+
+
+class Tracer:
+    """The tracer's C API in this process, or `loaded` False."""
+
+    def __init__(self):
+        self._lib = None
+        try:
+            lib = ctypes.CDLL(None)
+            lib.vramtrace_active.restype = ctypes.c_int
+        except (OSError, AttributeError):
+            return
+        for name in ("vramtrace_live_bytes", "vramtrace_checkpoint"):
+            getattr(lib, name).restype = ctypes.c_uint64
+        lib.vramtrace_leaked_since.restype = ctypes.c_uint64
+        lib.vramtrace_leaked_since.argtypes = [ctypes.c_uint64]
+        lib.vramtrace_mark.argtypes = [ctypes.c_char_p]
+        lib.vramtrace_leak_sites_since.restype = ctypes.c_size_t
+        lib.vramtrace_leak_sites_since.argtypes = [ctypes.c_uint64, ctypes.c_char_p,
+                                                   ctypes.c_size_t]
+        self._lib = lib
+
+    @property
+    def loaded(self):
+        return self._lib is not None
+
+    @property
+    def active(self):
+        return bool(self._lib and self._lib.vramtrace_active())
+
+    @property
+    def live_bytes(self):
+        return self._lib.vramtrace_live_bytes() if self._lib else 0
+
+    def checkpoint(self):
+        return self._lib.vramtrace_checkpoint() if self._lib else 0
+
+    def leaked_since(self, token):
+        return self._lib.vramtrace_leaked_since(token) if self._lib else 0
+
+    def mark(self, label):
+        if self._lib:
+            self._lib.vramtrace_mark(str(label).encode())
+
+    def leak_sites_since(self, token):
+        if not self._lib:
+            return ""
+        buf = ctypes.create_string_buffer(_SITES_BUFFER)
+        self._lib.vramtrace_leak_sites_since(token, buf, len(buf))
+        return buf.value.decode(errors="replace")
+
+
+_tracer = None
+
+
+def tracer():
+    global _tracer
+    if _tracer is None:
+        _tracer = Tracer()
+    return _tracer
+
+
+def why_not_tracing():
+    """None when allocations are traced, else why not (a skip reason)."""
+    t = tracer()
+    if not t.loaded:
+        return ("vramtrace is not loaded: run pytest under `vramtrace run -- python -m pytest` "
+                "or with LD_PRELOAD=libvramtrace.so")
+    if not t.active:
+        return "vramtrace is loaded but not tracing (see its message on stderr)"
+    return None
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", MARKER + "(limit, warmups=0): fail when more than LIMIT (bytes or '1 MiB') "
+        "of CUDA memory allocated by the test is still live after it; skip without vramtrace")
+
+
+def _limit_of(marker):
+    if len(marker.args) != 1:
+        raise pytest.UsageError("%s takes one limit, e.g. %s('1 MiB')" % (MARKER, MARKER))
+    warmups = marker.kwargs.get("warmups", 0)
+    if not isinstance(warmups, int) or warmups < 0:
+        raise pytest.UsageError("%s: warmups must be a count, not %r" % (MARKER, warmups))
+    return parse_size(marker.args[0]), warmups
+
+
+def pytest_runtest_setup(item):
+    marker = item.get_closest_marker(MARKER)
+    if marker is None:
+        return
+    _limit_of(marker)
+    reason = why_not_tracing()
+    if reason:
+        pytest.skip(reason)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pyfunc_call(pyfuncitem):
+    marker = pyfuncitem.get_closest_marker(MARKER)
+    if marker is None:
+        return None
+    limit, warmups = _limit_of(marker)
+    func = pyfuncitem.obj
+    args = {name: pyfuncitem.funcargs[name] for name in pyfuncitem._fixtureinfo.argnames}
+    for _ in range(warmups):
+        func(**args)
+    t = tracer()
+    token = t.checkpoint()
+    func(**args)
+    leaked = t.leaked_since(token)
+    if leaked > limit:
+        pytest.fail("%d bytes of CUDA memory allocated by the test are still live, over the "
+                    "limit of %d bytes; the largest call sites:\n%s"
+                    % (leaked, limit, t.leak_sites_since(token)), pytrace=False)
+    return True
+
+
+class VRam:
+    """What the `vram` fixture gives: the tracer's view of this process."""
+
+    @property
+    def live_bytes(self):
+        """Live traced device + managed bytes now."""
+        return tracer().live_bytes
+
+    def checkpoint(self):
+        return tracer().checkpoint()
+
+    def leaked_since(self, token):
+        return tracer().leaked_since(token)
+
+    def mark(self, label):
+        tracer().mark(label)
+
+
+@pytest.fixture
+def vram():
+    """The live traced CUDA bytes (vram.live_bytes) and the checkpoint API;
+    skips the test when vramtrace is not tracing."""
+    reason = why_not_tracing()
+    if reason:
+        pytest.skip(reason)
+    return VRam()

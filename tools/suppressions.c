@@ -1,0 +1,149 @@
+#include "suppressions.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Allocations known not to be leaks: CUDA's libraries allocate device
+ * memory once per context (handles, workspaces, communicators) and keep it
+ * until the context goes; so does module registration in the runtime. */
+static const char *const default_patterns[] = {
+    "libcublas",                   /* also libcublasLt */
+    "libcudnn",
+    "libnccl",
+    "libcufft",
+    "libcusparse",
+    "libcusolver",
+    "__cudaRegisterFatBinary",
+    "__cudaRegisterLinkedBinary",
+};
+
+static void *xrealloc(void *p, size_t size)
+{
+    p = realloc(p, size);
+    if (!p) {
+        fputs("vramtrace: out of memory\n", stderr);
+        exit(1);
+    }
+    return p;
+}
+
+static void add(struct vt_suppressions *s, const char *pattern, size_t len, const char *origin)
+{
+    s->list = xrealloc(s->list, (s->n + 1) * sizeof *s->list);
+    char *copy = xrealloc(NULL, len + 1);
+    memcpy(copy, pattern, len);
+    copy[len] = '\0';
+    s->list[s->n++] = (struct vt_suppression){.pattern = copy, .origin = origin};
+}
+
+void vt_suppressions_add_defaults(struct vt_suppressions *s)
+{
+    for (size_t i = 0; i < sizeof default_patterns / sizeof default_patterns[0]; i++)
+        add(s, default_patterns[i], strlen(default_patterns[i]), "default");
+}
+
+static char *trim(char *line)
+{
+    line[strcspn(line, "\r\n")] = '\0';
+    while (*line == ' ' || *line == '\t')
+        line++;
+    size_t len = strlen(line);
+    while (len && (line[len - 1] == ' ' || line[len - 1] == '\t'))
+        line[--len] = '\0';
+    return line;
+}
+
+int vt_suppressions_load(struct vt_suppressions *s, const char *path)
+{
+    FILE *f = fopen(path, "r");
+    char *line = NULL;
+    size_t cap = 0, lineno = 0;
+    int result = 0;
+    if (!f) {
+        fprintf(stderr, "vramtrace: %s: cannot read suppressions: %s\n", path, strerror(errno));
+        return -1;
+    }
+    while (getline(&line, &cap, f) > 0) {
+        char *text = trim(line);
+        lineno++;
+        if (!*text || *text == '#')
+            continue;
+        if (strncmp(text, "leak:", 5) || !text[5]) {
+            fprintf(stderr, "vramtrace: %s:%zu: expected 'leak:PATTERN', got '%s'\n", path,
+                    lineno, text);
+            result = -1;
+            break;
+        }
+        add(s, text + 5, strlen(text + 5), path);
+    }
+    free(line);
+    fclose(f);
+    return result;
+}
+
+/* '*' globs over [p, pend) against all of [t, tend). */
+static bool glob_here(const char *p, const char *pend, const char *t, const char *tend)
+{
+    for (; p < pend; p++, t++) {
+        if (*p == '*') {
+            for (const char *rest = t; rest <= tend; rest++)
+                if (glob_here(p + 1, pend, rest, tend))
+                    return true;
+            return false;
+        }
+        if (t == tend || *p != *t)
+            return false;
+    }
+    return t == tend;
+}
+
+/* LeakSanitizer's template match: a substring unless anchored. */
+bool vt_pattern_matches(const char *pattern, const char *text)
+{
+    const char *pend = pattern + strlen(pattern), *tend = text + strlen(text);
+    bool at_start = *pattern == '^', at_end = pend > pattern + at_start && pend[-1] == '$';
+    const char *p = pattern + at_start;
+    pend -= at_end;
+    for (const char *start = text; start <= tend; start++) {
+        for (const char *stop = at_end ? tend : start; stop <= tend; stop++)
+            if (glob_here(p, pend, start, stop))
+                return true;
+        if (at_start)
+            break;
+    }
+    return false;
+}
+
+static bool frame_matches(const char *pattern, const struct vt_frame *f)
+{
+    return (f->function && vt_pattern_matches(pattern, f->function)) ||
+           (f->file && vt_pattern_matches(pattern, f->file)) ||
+           (f->module && vt_pattern_matches(pattern, f->module));
+}
+
+struct vt_suppression *vt_suppressions_match(const struct vt_suppressions *s,
+                                             const struct vt_frame *const *frames, size_t n)
+{
+    for (size_t i = 0; i < s->n; i++)
+        for (size_t k = 0; k < n; k++)
+            if (frame_matches(s->list[i].pattern, frames[k]))
+                return &s->list[i];
+    return NULL;
+}
+
+void vt_suppressions_reset_counts(struct vt_suppressions *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        s->list[i].count = s->list[i].bytes = 0;
+}
+
+void vt_suppressions_free(struct vt_suppressions *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        free(s->list[i].pattern);
+    free(s->list);
+    s->list = NULL;
+    s->n = 0;
+}

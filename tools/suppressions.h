@@ -1,0 +1,40 @@
+/* Leak suppressions in LeakSanitizer's format: one "leak:PATTERN" per line,
+ * '#' comments. PATTERN is a substring of a frame's function, source file or
+ * module; '^' and '$' anchor it, '*' matches any run of characters. */
+#ifndef VT_SUPPRESSIONS_H
+#define VT_SUPPRESSIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "symbolize.h"
+
+#define VT_SUPPRESSIONS_ENV "VRAMTRACE_SUPPRESSIONS"
+
+struct vt_suppression {
+    char *pattern;
+    const char *origin;        /* the file it came from, or "default" */
+    uint64_t count, bytes;     /* allocations it suppressed, in the current dump */
+};
+
+struct vt_suppressions {
+    struct vt_suppression *list;
+    size_t n;
+};
+
+/* The built-in list: context-lifetime allocations of CUDA's own libraries. */
+void vt_suppressions_add_defaults(struct vt_suppressions *s);
+/* Adds every pattern of PATH. Returns 0, or -1 after one line on stderr
+ * naming the file (and the line, for a line that is not "leak:PATTERN"). */
+int vt_suppressions_load(struct vt_suppressions *s, const char *path);
+/* The first suppression matching any of FRAMES, or NULL. */
+struct vt_suppression *vt_suppressions_match(const struct vt_suppressions *s,
+                                             const struct vt_frame *const *frames, size_t n);
+void vt_suppressions_reset_counts(struct vt_suppressions *s);
+void vt_suppressions_free(struct vt_suppressions *s);
+
+/* Exposed for tests of the matcher: does PATTERN match TEXT? */
+bool vt_pattern_matches(const char *pattern, const char *text);
+
+#endif
