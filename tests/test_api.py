@@ -1,0 +1,220 @@
+"""The C API (include/vramtrace.h) from C, C++ and ctypes, its pkg-config
+file, and the pytest plugin (tools/pytest_vramtrace) on top of it."""
+import os
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness as H  # noqa: E402
+
+SRC = H.program_source("api_check.c")
+D = H.c_defines(SRC)
+CTYPES_SRC = H.program_source("ctypes_api.py")
+SAMPLE = H.program_source("vram_pytest_sample.py")
+DEBIAN_PYTHON = "/usr/bin/python3"   # Debian's, with python3-pytest
+PLUGIN_LEAK_BYTES = H.c_defines(H.program_source("leakplugin.c"))["PLUGIN_LEAK_BYTES"]
+
+
+def py_constant(path, name):
+    with open(path) as f:
+        return int(re.search(r"^%s = (\d+)$" % name, f.read(), re.M).group(1))
+
+
+def answers(r):
+    """api_check's "key=value" lines as a dict of ints (sites kept apart)."""
+    vals = {}
+    for line in r.stdout.splitlines():
+        for key, val in re.findall(r"(\w+)=(\d+)", line):
+            vals[key] = int(val)
+    return vals
+
+
+def sites_text(r):
+    m = re.search(r"^sites=(.*?)sites_end$", r.stdout, re.S | re.M)
+    H.expect(m, "api_check printed no sites:\n" + r.describe())
+    return m.group(1)
+
+
+def case_traced():
+    """Exact answers against known allocations."""
+    r = H.run_traced([H.program("api_check")], mode="preload")
+    H.expect_program_ok(r)
+    got = answers(r)
+    want = {
+        "active": 1,
+        "live_base": D["API_BASE_BYTES"],
+        "leaked_since": D["API_LEAK_BYTES"] + D["API_STEP_BYTES"],
+        "live_step": D["API_BASE_BYTES"] + D["API_LEAK_BYTES"] + D["API_STEP_BYTES"],
+        "leaked_since_end": D["API_LEAKED_BYTES"],
+        "live_end": D["API_LEAKED_BYTES"],
+    }
+    for key, val in want.items():
+        H.expect_eq(key, got.get(key), val)
+
+
+def case_leak_sites():
+    """vramtrace_leak_sites_since: one line per call site, largest first,
+    named by dladdr; its length as snprintf returns it, cut to the buffer."""
+    r = H.run_traced([H.program("api_check")], mode="preload")
+    H.expect_program_ok(r)
+    text = sites_text(r)
+    lines = text.splitlines()
+    H.expect_eq("number of site lines", len(lines), 2)
+    H.expect(re.match(r"%d bytes in 1 allocation at leak_after_checkpoint \(api_check\+0x[0-9a-f]+\)"
+                      r" <- main \(api_check\+0x" % D["API_LEAK_BYTES"], lines[0]),
+             "first site line: %r" % lines[0])
+    H.expect(re.match(r"%d bytes in 1 allocation at step_buffer \(api_check\+0x[0-9a-f]+\) <- "
+                      % D["API_STEP_BYTES"], lines[1]), "second site line: %r" % lines[1])
+    H.expect("scratch" not in text, "a freed allocation is listed: %r" % text)
+    got = answers(r)
+    H.expect_eq("sites_length", got.get("sites_length"), len(text))
+    H.expect_eq("length into an 8-byte buffer", got.get("tiny_length"), len(text))
+    H.expect_eq("text cut to 8 bytes", got.get("tiny"), int(text[:7]))
+
+
+def case_marks():
+    """The markers are in the dump: check's growth between them is what was
+    allocated between them and kept (not the leaked bytes)."""
+    r = H.run_traced([H.program("api_check")], mode="preload")
+    H.expect_program_ok(r)
+    growth = D["API_GROWTH_BYTES"]
+    for limit, status in ((growth, 0), (growth - 1, 23)):
+        c = check(r.dump, "--max-growth", str(limit))
+        H.expect_eq("check --max-growth %d" % limit, c.status, status)
+
+
+def case_untraced():
+    """Without the tracer every call answers 0 / does nothing."""
+    r = H.run_plain([H.program("api_check")])
+    H.expect_program_ok(r)
+    for key, val in answers(r).items():
+        H.expect_eq(key + " without the tracer", val, 0)
+    H.expect_eq("sites without the tracer", sites_text(r), "")
+
+
+def check(dump, *args):
+    return H._run([H.vramtrace_exe(), "check"] + list(args) + [dump], H.base_env(),
+                  os.path.dirname(dump))
+
+
+def compile_header(compiler, lang, *extra):
+    cc = os.environ.get("VT_CC", "cc").split()[0] if compiler == "cc" else compiler
+    src = ("#include <vramtrace.h>\nint main(void) {\n  char b[64];\n"
+           "  uint64_t t = vramtrace_checkpoint();\n  vramtrace_mark(\"x\");\n"
+           "  return (int)(vramtrace_active() + vramtrace_live_bytes() +\n"
+           "               vramtrace_leaked_since(t) + vramtrace_leak_sites_since(t, b, sizeof b));\n}\n")
+    argv = [cc, "-x", lang, "-Wall", "-Wextra", "-Werror", *extra, "-"]
+    try:
+        p = subprocess.run(argv, input=src, capture_output=True, text=True, timeout=120)
+    except FileNotFoundError:
+        raise H.Skip("%s is not installed" % cc)
+    H.expect(p.returncode == 0, "%s failed on the header:\n%s" % (" ".join(argv), p.stderr))
+
+
+def case_cxx():
+    """The header compiles as C++ (and as C) with warnings as errors."""
+    inc = "-I" + os.path.join(H.source_root(), "include")
+    compile_header("g++", "c++", inc, "-fsyntax-only")
+    compile_header("cc", "c", inc, "-std=gnu11", "-fsyntax-only")
+
+
+def case_ctypes():
+    """ctypes.CDLL(None) reaches the API under the tracer; without it the
+    symbols are simply absent."""
+    r = H.run_traced([sys.executable, CTYPES_SRC], mode="preload")
+    H.expect_program_ok(r)
+    size = py_constant(CTYPES_SRC, "CTYPES_API_BYTES")
+    H.expect_eq("ctypes answers", r.stdout.split(),
+                ["active=1", "delta=%d" % size, "leaked_since=%d" % size, "after_free=0"])
+    r = H.run_plain([sys.executable, CTYPES_SRC])
+    H.expect_program_ok(r)
+    H.expect_eq("ctypes without the tracer", r.stdout.split(), ["absent"])
+
+
+def case_pkgconfig():
+    """After `meson install`, cc $(pkg-config --cflags --libs vramtrace)
+    builds a program that runs without the tracer."""
+    build = os.path.dirname(H.vramtrace_exe())
+    dest = H.tmpdir()
+    p = subprocess.run(["meson", "install", "-C", build, "--destdir", dest, "--no-rebuild",
+                        "--quiet"], capture_output=True, text=True, timeout=300)
+    H.expect(p.returncode == 0, "meson install failed:\n%s%s" % (p.stdout, p.stderr))
+    pcs = [os.path.join(root, f) for root, _, files in os.walk(dest) for f in files
+           if f == "vramtrace.pc"]
+    H.expect_eq("installed vramtrace.pc files", len(pcs), 1)
+    env = dict(os.environ, PKG_CONFIG_PATH=os.path.dirname(pcs[0]), PKG_CONFIG_SYSROOT_DIR=dest)
+    flags = subprocess.run(["pkg-config", "--cflags", "--libs", "vramtrace"], env=env,
+                           capture_output=True, text=True)
+    H.expect(flags.returncode == 0, "pkg-config failed: %s" % flags.stderr)
+    H.expect("-I%s/" % dest in flags.stdout, "cflags should point into the install: %r"
+             % flags.stdout)
+    exe = os.path.join(dest, "api_user")
+    cc = os.environ.get("VT_CC", "cc").split()
+    p = subprocess.run(cc + ["-o", exe, "-x", "c", "-", *flags.stdout.split()],
+                       input="#include <vramtrace.h>\nint main(void)"
+                             "{ return vramtrace_active() + (int)vramtrace_live_bytes(); }\n",
+                       capture_output=True, text=True)
+    H.expect(p.returncode == 0, "cc with pkg-config flags failed:\n" + p.stderr)
+    r = H.run_plain([exe])
+    H.expect_program_ok(r)
+
+
+def run_sample(traced):
+    """The sample tests under Debian's pytest; {test name: (outcome, message)}."""
+    if not os.path.exists(DEBIAN_PYTHON) or subprocess.run(
+            [DEBIAN_PYTHON, "-c", "import pytest"], capture_output=True).returncode:
+        raise H.Skip("%s has no pytest (apt-get install python3-pytest)" % DEBIAN_PYTHON)
+    xml = os.path.join(H.tmpdir(), "results.xml")
+    env = {"PYTHONPATH": os.path.join(H.source_root(), "tools", "pytest_vramtrace"),
+           "VT_LEAKPLUGIN": H.program("libleakplugin.so")}
+    argv = [DEBIAN_PYTHON, "-m", "pytest", "-p", "pytest_vramtrace", "-p", "no:cacheprovider",
+            "-q", "--junitxml", xml, SAMPLE]
+    if traced:
+        r = H.run_traced(argv, mode="preload", extra_env=env)
+    else:
+        r = H.run_plain(argv, extra_env=env)
+    H.expect(os.path.exists(xml), "pytest wrote no results:\n" + r.describe())
+    results = {}
+    for case in ET.parse(xml).getroot().iter("testcase"):
+        outcome, message = "passed", ""
+        for child in case:
+            if child.tag in ("failure", "error", "skipped"):
+                outcome, message = child.tag, child.get("message", "") + (child.text or "")
+        results[case.get("name")] = (outcome, message)
+    return results, r
+
+
+def case_pytest_plugin():
+    """A leaking test fails naming its call site; a clean one passes;
+    warm-ups are not counted; the vram fixture gives exact live bytes."""
+    results, r = run_sample(traced=True)
+    want = {"test_leaks": "failure", "test_clean": "passed", "test_under_limit": "passed",
+            "test_warmup": "passed", "test_no_warmup": "failure", "test_fixture": "passed"}
+    H.expect_eq("outcomes", {k: v[0] for k, v in results.items()}, want)
+    H.expect_eq("pytest exit status", r.status, 1)
+    msg = results["test_leaks"][1]
+    H.expect("%d bytes of CUDA memory allocated by the test are still live, over the limit of "
+             "1048576 bytes" % PLUGIN_LEAK_BYTES in msg, "test_leaks message: %r" % msg)
+    H.expect(re.search(r"%d bytes in 1 allocation at plugin_leak \(libleakplugin\.so\+0x"
+                       % PLUGIN_LEAK_BYTES, msg), "call site missing in %r" % msg)
+    msg = results["test_no_warmup"][1]
+    H.expect("2097169 bytes" in msg and "over the limit of 0 bytes" in msg,
+             "test_no_warmup message: %r" % msg)
+
+
+def case_pytest_skip():
+    """Without the tracer the marked tests and the fixture skip, saying why."""
+    results, r = run_sample(traced=False)
+    H.expect_eq("pytest exit status", r.status, 0)
+    H.expect_eq("tests", sorted(results), sorted(["test_leaks", "test_clean", "test_under_limit",
+                                                  "test_warmup", "test_no_warmup", "test_fixture"]))
+    for name, (outcome, msg) in results.items():
+        H.expect_eq(name + " outcome", outcome, "skipped")
+        H.expect("vramtrace is not loaded" in msg, "%s: skip reason %r" % (name, msg))
+
+
+if __name__ == "__main__":
+    H.main(globals())
