@@ -61,10 +61,11 @@ static inline void vramtrace_mark(const char *label)
         f(label);
 }
 
-/* The largest call sites of what vramtrace_leaked_since(CHECKPOINT)
- * counts, one line each ("N bytes in K allocations at f (lib.so+0x12) <-
- * ..."), into BUF, NUL-terminated and cut to LEN. Returns the length the
- * whole text needs (as snprintf does); 0 and "" without the tracer. */
+/* The five largest call sites of what vramtrace_leaked_since(CHECKPOINT)
+ * counts, one line each, innermost frames first as dladdr names them
+ * ("N bytes in K allocations at f (lib.so+0x12) <- g (app+0x34) <- ..."),
+ * into BUF, NUL-terminated and cut to LEN. Returns the length the whole
+ * text needs (as snprintf does); 0 and "" without the tracer. */
 static inline size_t vramtrace_leak_sites_since(uint64_t checkpoint, char *buf, size_t len)
 {
     size_t (*f)(uint64_t, char *, size_t) =

@@ -2,7 +2,7 @@
 # Installs what vramtrace needs to build and test on Debian/Ubuntu, if missing.
 set -euo pipefail
 
-packages=(meson ninja-build pkg-config gcc python3 libunwind-dev uthash-dev libdw-dev libelf-dev
+packages=(meson ninja-build pkg-config gcc g++ python3 libunwind-dev uthash-dev libdw-dev libelf-dev
           python3-pytest)
 missing=()
 for p in "${packages[@]}"; do
