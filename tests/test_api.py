@@ -2,6 +2,7 @@
 file, and the pytest plugin (tools/pytest_vramtrace) on top of it."""
 import os
 import re
+import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -162,16 +163,21 @@ def case_pkgconfig():
     H.expect_program_ok(r)
 
 
-def run_sample(traced):
-    """The sample tests under Debian's pytest; {test name: (outcome, message)}."""
+def need_debian_python(module):
     if not os.path.exists(DEBIAN_PYTHON) or subprocess.run(
-            [DEBIAN_PYTHON, "-c", "import pytest"], capture_output=True).returncode:
-        raise H.Skip("%s has no pytest (apt-get install python3-pytest)" % DEBIAN_PYTHON)
+            [DEBIAN_PYTHON, "-c", "import " + module], capture_output=True).returncode:
+        raise H.Skip("%s has no %s (apt-get install python3-%s)" % (DEBIAN_PYTHON, module, module))
+
+
+def run_sample(traced, plugin_path=None, plugin_option=True):
+    """The sample tests under Debian's pytest; {test name: (outcome, message)}.
+    PLUGIN_PATH: where the plugin is (default: the source tree)."""
+    need_debian_python("pytest")
     xml = os.path.join(H.tmpdir(), "results.xml")
-    env = {"PYTHONPATH": os.path.join(H.source_root(), "tools", "pytest_vramtrace"),
+    env = {"PYTHONPATH": plugin_path or os.path.join(H.source_root(), "tools", "pytest_vramtrace"),
            "VT_LEAKPLUGIN": H.program("libleakplugin.so")}
-    argv = [DEBIAN_PYTHON, "-m", "pytest", "-p", "pytest_vramtrace", "-p", "no:cacheprovider",
-            "-q", "--junitxml", xml, SAMPLE]
+    argv = [DEBIAN_PYTHON, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--junitxml", xml]
+    argv += ["-p", "pytest_vramtrace", SAMPLE] if plugin_option else [SAMPLE]
     if traced:
         r = H.run_traced(argv, mode="preload", extra_env=env)
     else:
@@ -187,10 +193,10 @@ def run_sample(traced):
     return results, r
 
 
-def case_pytest_plugin():
+def case_pytest_plugin(plugin_path=None, plugin_option=True):
     """A leaking test fails naming its call site; a clean one passes;
     warm-ups are not counted; the vram fixture gives exact live bytes."""
-    results, r = run_sample(traced=True)
+    results, r = run_sample(True, plugin_path, plugin_option)
     want = {"test_leaks": "failure", "test_clean": "passed", "test_under_limit": "passed",
             "test_warmup": "passed", "test_no_warmup": "failure", "test_fixture": "passed"}
     H.expect_eq("outcomes", {k: v[0] for k, v in results.items()}, want)
@@ -214,6 +220,21 @@ def case_pytest_skip():
     for name, (outcome, msg) in results.items():
         H.expect_eq(name + " outcome", outcome, "skipped")
         H.expect("vramtrace is not loaded" in msg, "%s: skip reason %r" % (name, msg))
+
+
+def case_pytest_installed():
+    """`pip install tools/pytest_vramtrace` (offline, into a folder): pytest
+    then loads the plugin by its entry point, without -p."""
+    need_debian_python("pip")
+    src = os.path.join(H.tmpdir(), "pytest_vramtrace")
+    shutil.copytree(os.path.join(H.source_root(), "tools", "pytest_vramtrace"), src,
+                    ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
+    target = H.tmpdir()
+    p = subprocess.run([DEBIAN_PYTHON, "-m", "pip", "install", "-q", "--no-build-isolation",
+                        "--no-deps", "--no-index", "--target", target, src],
+                       capture_output=True, text=True, timeout=300, cwd=src)
+    H.expect(p.returncode == 0, "pip install failed:\n%s%s" % (p.stdout, p.stderr))
+    case_pytest_plugin(plugin_path=target, plugin_option=False)
 
 
 if __name__ == "__main__":

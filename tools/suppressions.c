@@ -83,33 +83,34 @@ int vt_suppressions_load(struct vt_suppressions *s, const char *path)
     return result;
 }
 
-/* '*' globs over [p, pend) against all of [t, tend). */
-static bool glob_here(const char *p, const char *pend, const char *t, const char *tend)
+/* Does [p, pend), with '*' globs, match the text from T on: all of it up
+ * to TEND when TO_END, else any prefix of it? */
+static bool glob_here(const char *p, const char *pend, const char *t, const char *tend,
+                      bool to_end)
 {
     for (; p < pend; p++, t++) {
         if (*p == '*') {
             for (const char *rest = t; rest <= tend; rest++)
-                if (glob_here(p + 1, pend, rest, tend))
+                if (glob_here(p + 1, pend, rest, tend, to_end))
                     return true;
             return false;
         }
         if (t == tend || *p != *t)
             return false;
     }
-    return t == tend;
+    return !to_end || t == tend;
 }
 
 /* LeakSanitizer's template match: a substring unless anchored. */
-bool vt_pattern_matches(const char *pattern, const char *text)
+static bool pattern_matches(const char *pattern, const char *text)
 {
     const char *pend = pattern + strlen(pattern), *tend = text + strlen(text);
     bool at_start = *pattern == '^', at_end = pend > pattern + at_start && pend[-1] == '$';
     const char *p = pattern + at_start;
     pend -= at_end;
     for (const char *start = text; start <= tend; start++) {
-        for (const char *stop = at_end ? tend : start; stop <= tend; stop++)
-            if (glob_here(p, pend, start, stop))
-                return true;
+        if (glob_here(p, pend, start, tend, at_end))
+            return true;
         if (at_start)
             break;
     }
@@ -118,9 +119,9 @@ bool vt_pattern_matches(const char *pattern, const char *text)
 
 static bool frame_matches(const char *pattern, const struct vt_frame *f)
 {
-    return (f->function && vt_pattern_matches(pattern, f->function)) ||
-           (f->file && vt_pattern_matches(pattern, f->file)) ||
-           (f->module && vt_pattern_matches(pattern, f->module));
+    return (f->function && pattern_matches(pattern, f->function)) ||
+           (f->file && pattern_matches(pattern, f->file)) ||
+           (f->module && pattern_matches(pattern, f->module));
 }
 
 struct vt_suppression *vt_suppressions_match(const struct vt_suppressions *s,

@@ -34,7 +34,4 @@ struct vt_suppression *vt_suppressions_match(const struct vt_suppressions *s,
 void vt_suppressions_reset_counts(struct vt_suppressions *s);
 void vt_suppressions_free(struct vt_suppressions *s);
 
-/* Exposed for tests of the matcher: does PATTERN match TEXT? */
-bool vt_pattern_matches(const char *pattern, const char *text);
-
 #endif
