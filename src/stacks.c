@@ -10,6 +10,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* uthash's default hash goes byte by byte; stack keys are arrays of words. */
+static inline unsigned stack_hash(const void *key, size_t len)
+{
+    const unsigned char *p = key;
+    uint64_t h = 0x9E3779B97F4A7C15u ^ len, w;
+    for (; len >= 8; p += 8, len -= 8) {
+        memcpy(&w, p, 8);
+        h = (h ^ w) * 0xBF58476D1CE4E5B9u;
+        h ^= h >> 31;
+    }
+    for (; len; p++, len--)
+        h = (h ^ *p) * 0x94D049BB133111EBu;
+    return (unsigned)(h ^ (h >> 32));
+}
+#define HASH_FUNCTION(keyptr, keylen, hashv) ((hashv) = stack_hash((keyptr), (keylen)))
 #include <uthash.h>
 
 struct known_stack {

@@ -2,6 +2,7 @@
  * trusted: every varint, length, count and id is checked against the bytes
  * that are really there before it is used, and errors name the offset. */
 #include "dump_reader.h"
+#include "progress.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -430,11 +431,13 @@ static int read_length(const uint8_t **p, const uint8_t *end, uint64_t *len)
     return vt_get_varint(p, end, len) == 0 ? 1 : -1;
 }
 
-static bool read_records(struct reader *r)
+static bool read_records_from(struct reader *r, struct vt_progress *progress)
 {
     const uint8_t *p = r->base + VT_HEADER_LEN;
+    vt_progress_start(progress, r->dump->path, (size_t)(r->end - r->base));
     while (p < r->end) {
         const uint8_t *record = p;
+        vt_progress_update(progress, (size_t)(p - r->base));
         unsigned type = *p++;
         uint64_t len;
         if (type == VT_REC_PAD) {
@@ -457,6 +460,14 @@ static bool read_records(struct reader *r)
         p += len;
     }
     return true;
+}
+
+static bool read_records(struct reader *r)
+{
+    struct vt_progress progress;
+    bool ok = read_records_from(r, &progress);
+    vt_progress_end(&progress);
+    return ok;
 }
 
 static bool check_header(struct reader *r)

@@ -1,11 +1,15 @@
 /* Alloc/free pairs through the CUDA runtime at a chosen stack depth, timed.
  * Usage: bench_alloc PAIRS DEPTH THREADS; prints "ns_per_pair N" (wall time
  * of the timed loop divided by all pairs of all threads). Run it traced and
- * untraced (tests/bench/run.sh) to get the tracer's added cost. */
+ * untraced (tests/bench/run.sh) to get the tracer's added cost.
+ * bench_alloc --live COUNT STACKS keeps COUNT small allocations live, made
+ * from STACKS distinct call stacks, and prints "rss_kb N": traced minus
+ * untraced is the tracer's memory. */
 #include <cuda_runtime.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 static long pairs;
@@ -33,6 +37,40 @@ static __attribute__((noinline)) long at_depth(int depth, long n)
 
 static int depth;
 
+static long rss_kb(void)
+{
+    char line[256];
+    long kb = -1;
+    FILE *f = fopen("/proc/self/status", "r");
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "VmRSS: %ld kB", &kb) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return kb;
+}
+
+/* One allocation, DEPTH frames down: each depth is a distinct stack. */
+static __attribute__((noinline)) void *alloc_at(int frames)
+{
+    void *p = NULL;
+    if (frames > 0) {
+        p = alloc_at(frames - 1);
+        __asm__ volatile("" ::: "memory");
+        return p;
+    }
+    return cudaMalloc(&p, 64) == cudaSuccess ? p : NULL;
+}
+
+static int keep_live(long count, int stacks)
+{
+    long before = rss_kb(), missing = 0;
+    for (long i = 0; i < count; i++)
+        missing += alloc_at((int)(i % stacks)) == NULL;
+    printf("rss_kb %ld\n", rss_kb() - before);
+    return missing != 0;
+}
+
 static void *worker(void *arg)
 {
     (void)arg;
@@ -48,6 +86,8 @@ static double now(void)
 
 int main(int argc, char **argv)
 {
+    if (argc == 4 && !strcmp(argv[1], "--live"))
+        return keep_live(atol(argv[2]), atoi(argv[3]));
     if (argc != 4) {
         fprintf(stderr, "usage: bench_alloc PAIRS DEPTH THREADS\n");
         return 2;

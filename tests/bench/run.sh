@@ -44,4 +44,25 @@ report "C, depth 24, 8 threads" "$build/tests/bench/bench_alloc" 50000 24 8
 for depth in 10 50; do
     report "Python, $depth Python frames" python3 tests/bench/bench_python.py 50000 "$depth"
 done
-ls -l "$out" | awk 'NR > 1 { bytes += $5; n++ } END { printf "dumps: %d files, %d bytes\n", n, bytes }'
+
+# Dump size per event, and the report's time and memory on a large dump.
+for pairs in 500000 5000000; do
+    rm -f "$out"/*.vtr
+    LD_PRELOAD="$lib" VRAMTRACE_OUTPUT="$out/size.vtr" "$build/tests/bench/bench_alloc" "$pairs" 24 1 >/dev/null
+    events=$((2 * pairs + 2))
+    bytes=$(stat -c %s "$out/size.vtr")
+    awk -v e="$events" -v b="$bytes" 'BEGIN { printf "dump of %d events: %d bytes, %.2f bytes per event\n", e, b, b / e }'
+done
+/usr/bin/time -f "%e %M" -o "$out/time" "$build/vramtrace" report "$out/size.vtr" >/dev/null
+read -r seconds kb <"$out/time"
+awk -v s="$seconds" -v k="$kb" -v e="$events" \
+    'BEGIN { printf "report of %d events: %.2f s (%.1f M events/s), peak memory %.1f MiB\n", e, s, e / s / 1e6, k / 1024 }'
+
+# The tracer's memory in the traced process.
+rss() { "$@" | awk '/rss_kb/ {print $2}'; }
+for stacks in 1 100; do
+    plain=$(rss "$build/tests/bench/bench_alloc" --live 200000 "$stacks")
+    traced=$(LD_PRELOAD="$lib" VRAMTRACE_OUTPUT="$out/live.%p.vtr" rss "$build/tests/bench/bench_alloc" --live 200000 "$stacks")
+    awk -v p="$plain" -v t="$traced" -v s="$stacks" \
+        'BEGIN { printf "200000 live allocations from %d stack(s): tracer memory %.0f bytes per live allocation\n", s, (t - p) * 1024 / 200000 }'
+done
