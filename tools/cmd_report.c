@@ -1,14 +1,15 @@
-/* vramtrace report [--json] [--top N] [--suppressions FILE] DUMP */
+/* vramtrace report [--json] [--top N] [--python-internals] [--suppressions FILE] DUMP */
 #include <getopt.h>
 #include <stdio.h>
 
 #include "cli.h"
+#include "frames.h"
 #include "limits.h"
 #include "report.h"
 
 static const char usage[] =
-    "Usage: vramtrace report [--json] [--top N] [--suppressions FILE]\n"
-    "                        [--no-default-suppressions] DUMP\n"
+    "Usage: vramtrace report [--json] [--top N] [--python-internals]\n"
+    "                        [--suppressions FILE] [--no-default-suppressions] DUMP\n"
     "Report the device memory still allocated when the traced process ended,\n"
     "grouped by call site (largest first), with peak usage, failed allocations\n"
     "and invalid frees. Leaks matching a suppression are left out and tallied\n"
@@ -17,6 +18,9 @@ static const char usage[] =
     "Options:\n"
     "      --json        print one JSON object instead of text\n"
     "      --top N       show at most N call sites per list (0: all)\n"
+    "      --python-internals\n"
+    "                    show the Python interpreter's own native frames beside\n"
+    "                    the Python frames (hidden by default)\n"
     VT_SUPPRESSION_OPTIONS_HELP
     "  -h, --help        show this help\n"
     "\n"
@@ -36,10 +40,11 @@ static int report(const char *path, struct vt_report_options *opts,
 
 int vt_cmd_report(int argc, char **argv)
 {
-    enum { OPT_JSON = 256, OPT_TOP };
+    enum { OPT_JSON = 256, OPT_TOP, OPT_PYTHON_INTERNALS };
     static const struct option options[] = {
         {"json", no_argument, NULL, OPT_JSON},
         {"top", required_argument, NULL, OPT_TOP},
+        {"python-internals", no_argument, NULL, OPT_PYTHON_INTERNALS},
         VT_SUPPRESSION_LONG_OPTIONS,
         {"help", no_argument, NULL, 'h'},
         {0},
@@ -62,6 +67,9 @@ int vt_cmd_report(int argc, char **argv)
             opts.top = (size_t)top;
             break;
         }
+        case OPT_PYTHON_INTERNALS:
+            vt_frames_show_interpreter(true);
+            break;
         case 'h':
             fputs(usage, stdout);
             return VT_EXIT_OK;

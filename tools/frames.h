@@ -4,6 +4,7 @@
 #ifndef VT_FRAMES_H
 #define VT_FRAMES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -26,5 +27,9 @@ void vt_site_frames(struct vt_symbolizer *sym, const struct vt_dump *dump, uint6
 void vt_site_all_frames(struct vt_symbolizer *sym, const struct vt_dump *dump, uint64_t stack_id,
                         struct vt_site *site);
 void vt_site_free(struct vt_site *site);
+
+/* Show the Python interpreter's own native frames beside the Python frames
+ * (hidden by default). */
+void vt_frames_show_interpreter(bool show);
 
 #endif
