@@ -4,6 +4,7 @@
 #include "tracer.h"
 #include "track.h"
 
+#include <stddef.h>
 #include <stdint.h>
 
 VT_EXPORT int vramtrace_active(void)
@@ -21,9 +22,17 @@ VT_EXPORT uint64_t vramtrace_checkpoint(void)
     return vt_tracing() ? vt_track_checkpoint() : 0;
 }
 
+/* Walks the table under the lock: not from a signal handler that
+ * interrupted a traced call on this thread (that would deadlock), which
+ * gets 0. */
 VT_EXPORT uint64_t vramtrace_leaked_since(uint64_t checkpoint)
 {
-    return vt_tracing() ? vt_track_bytes_since(checkpoint) : 0;
+    uint64_t bytes;
+    if (!vt_enter())
+        return 0;
+    bytes = vt_track_bytes_since(checkpoint);
+    vt_leave();
+    return bytes;
 }
 
 VT_EXPORT void vramtrace_mark(const char *label)
@@ -32,7 +41,7 @@ VT_EXPORT void vramtrace_mark(const char *label)
         return;
     vt_lock();
     if (vt_output_ready() == 0 && vt_rec_mark(label ? label : "") < 0)
-        vt_disable_locked("cannot write the dump");
+        vt_disable_locked(NULL); /* the writer said why */
     vt_unlock();
     vt_leave();
 }
