@@ -60,13 +60,15 @@ enum vt_record_type {
     /* varint dt, varint tid, str label */
     VT_REC_MARK = 7,
     /* varint dt, u8 reason (enum vt_end_reason), varint live allocations
-     * the tracer still held */
+     * the tracer still held, varint signal (VT_END_SIGNAL: its number; else
+     * 0; absent in dumps written before it was added) */
     VT_REC_END = 8,
     VT_REC_MAX_KNOWN = 8,
 };
 
 enum vt_end_reason {
     VT_END_EXIT = 0,          /* normal exit: library destructor ran */
+    VT_END_SIGNAL = 1,        /* a fatal signal: written by the tracer's handler */
 };
 
 /* ALLOC kind|flags byte: low 4 bits kind, then flags. */

@@ -305,13 +305,23 @@ static bool read_mark(struct reader *r, struct cursor *c)
 static bool read_end(struct reader *r, struct cursor *c)
 {
     unsigned reason = 0;
-    uint64_t live;   /* the tracer's own count; the replay makes its own */
-    if (!get_dt(r, c) || !get_u8(r, c, "reason", &reason) ||
-        !get_varint(r, c, "live count", &live))
+    uint64_t live, sig = 0;   /* live: the tracer's own count; the replay makes its own */
+    const uint8_t *reason_at;
+    if (!get_dt(r, c))
         return false;
+    reason_at = c->p;
+    if (!get_u8(r, c, "reason", &reason) || !get_varint(r, c, "live count", &live))
+        return false;
+    if (c->p < c->end && !get_varint(r, c, "signal", &sig))   /* absent in older dumps */
+        return false;
+    if (reason == VT_END_SIGNAL && (sig == 0 || sig >= 1024))
+        return fail(r, reason_at, "corrupt END record: signal %llu", (unsigned long long)sig);
     r->dump->complete = true;
+    r->dump->end_signal = reason == VT_END_SIGNAL ? (int)sig : 0;
     if (reason == VT_END_EXIT)
         snprintf(r->dump->end, sizeof r->dump->end, "exit");
+    else if (reason == VT_END_SIGNAL)
+        snprintf(r->dump->end, sizeof r->dump->end, "signal");
     else
         snprintf(r->dump->end, sizeof r->dump->end, "end reason %u", reason);
     return true;

@@ -68,6 +68,7 @@ struct vt_dump {
     struct vt_stack *stacks;      /* uthash, by id */
     bool complete;                /* END record read and nothing cut off */
     char end[192];                /* how the data ended, for the report */
+    int end_signal;               /* the fatal signal when end is "signal", else 0 */
     uint64_t last_time_ns;        /* of the last timed record */
 };
 
