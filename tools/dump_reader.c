@@ -460,18 +460,12 @@ static int map_file(const char *path, const uint8_t **data, size_t *size)
     return 0;
 }
 
-int vt_dump_read(const char *path, const struct vt_event_sink *sink, void *ctx,
-                 struct vt_dump *dump)
+int vt_dump_read_memory(const char *path, const uint8_t *data, size_t size,
+                        const struct vt_event_sink *sink, void *ctx, struct vt_dump *dump)
 {
     static const uint8_t empty[1];
-    const uint8_t *data;
-    size_t size;
     memset(dump, 0, sizeof *dump);
     dump->path = path;
-    if (map_file(path, &data, &size) != 0) {
-        fprintf(stderr, "vramtrace: %s: %s\n", path, strerror(errno));
-        return -1;
-    }
     struct reader r = {.base = data ? data : empty, .dump = dump, .sink = sink, .ctx = ctx};
     r.end = r.base + size;
     bool ok = check_header(&r);
@@ -481,9 +475,24 @@ int vt_dump_read(const char *path, const struct vt_event_sink *sink, void *ctx,
         print_error(path, &r, true);
     else if (!dump->complete && !dump->end[0])
         snprintf(dump->end, sizeof dump->end, "no footer (process killed?)");
+    return ok ? 0 : -1;
+}
+
+int vt_dump_read(const char *path, const struct vt_event_sink *sink, void *ctx,
+                 struct vt_dump *dump)
+{
+    const uint8_t *data;
+    size_t size;
+    memset(dump, 0, sizeof *dump);
+    dump->path = path;
+    if (map_file(path, &data, &size) != 0) {
+        fprintf(stderr, "vramtrace: %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    int result = vt_dump_read_memory(path, data, size, sink, ctx, dump);
     if (data)
         munmap((void *)data, size);
-    return ok ? 0 : -1;
+    return result;
 }
 
 void vt_dump_free(struct vt_dump *dump)

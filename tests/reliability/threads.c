@@ -9,7 +9,10 @@
  *            thread at once, racing the free. Nothing leaks. */
 #include <cuda_runtime_api.h>
 #include <pthread.h>
+#include <semaphore.h>
+#include <errno.h>
 #include <stdint.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <string.h>
 #include "check.h"
@@ -31,7 +34,7 @@
     {                                                     \
         void *p = NULL;                                   \
         CHECK(cudaMalloc(&p, bytes));                     \
-        vt_sink = p;                                      \
+        __atomic_store_n((void **)&vt_sink, p, __ATOMIC_RELAXED); \
     }
 LEAKER(0) LEAKER(1) LEAKER(2) LEAKER(3) LEAKER(4) LEAKER(5) LEAKER(6) LEAKER(7)
 
@@ -42,6 +45,16 @@ static size_t varied_size(uint32_t *seed)
 {
     *seed = *seed * 1103515245u + 12345u;
     return 256 + (*seed >> 8) % 65536;
+}
+
+static sem_t done;
+
+static void *finish(void)
+{
+    REQUIRE(sem_post(&done) == 0);
+    for (;;)
+        pause();
+    return NULL;
 }
 
 static void *churn_and_leak(void *arg)
@@ -59,7 +72,7 @@ static void *churn_and_leak(void *arg)
         CHECK(cudaFree(live[i]));
     for (int i = 0; i <= id; i++)
         leakers[id](LEAK_BYTES(id));
-    return NULL;
+    return finish();
 }
 
 static struct {
@@ -98,7 +111,7 @@ static void *produce(void *arg)
         CHECK(cudaMalloc(&p, varied_size(&seed)));
         push(p);
     }
-    return NULL;
+    return finish();
 }
 
 static void *consume(void *arg)
@@ -106,7 +119,7 @@ static void *consume(void *arg)
     (void)arg;
     for (int i = 0; i < PRODUCERS * HANDOFF_PER_PRODUCER / CONSUMERS; i++)
         CHECK(cudaFree(pop()));
-    return NULL;
+    return finish();
 }
 
 static void run_all(int n, void *(*fn)(void *), pthread_t *threads, int first)
@@ -119,6 +132,7 @@ int main(int argc, char **argv)
 {
     pthread_t threads[THREADS > PRODUCERS + CONSUMERS ? THREADS : PRODUCERS + CONSUMERS];
     int n;
+    REQUIRE(sem_init(&done, 0, 0) == 0);
     CHECK(cudaFree(0)); /* initialise the runtime before the threads race */
     if (argc > 1 && strcmp(argv[1], "handoff") == 0) {
         run_all(PRODUCERS, produce, threads, 0);
@@ -129,6 +143,7 @@ int main(int argc, char **argv)
         n = THREADS;
     }
     for (int i = 0; i < n; i++)
-        REQUIRE(pthread_join(threads[i], NULL) == 0);
+        while (sem_wait(&done) != 0)
+            REQUIRE(errno == EINTR);
     return 0;
 }
