@@ -63,7 +63,15 @@ enum vt_record_type {
      * the tracer still held, varint signal (VT_END_SIGNAL: its number; else
      * 0; absent in dumps written before it was added) */
     VT_REC_END = 8,
-    VT_REC_MAX_KNOWN = 8,
+    /* A Python source location. varint id (1, 2, ...), str function
+     * (qualified name where the interpreter has one), str file, varint line */
+    VT_REC_PYFRAME = 9,
+    /* A stack with Python frames: varint stack id, varint native frame
+     * count, native frames as in STACK, varint Python frame count, then
+     * that many PYFRAME ids, innermost first. The CLI puts the Python frames
+     * where the interpreter's evaluation frames stand in the native stack. */
+    VT_REC_PYSTACK = 10,
+    VT_REC_MAX_KNOWN = 10,
 };
 
 enum vt_end_reason {

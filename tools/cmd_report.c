@@ -1,12 +1,13 @@
-/* vramtrace report [--json] [--top N] DUMP */
+/* vramtrace report [--json] [--top N] [--python-internals] DUMP */
 #include <getopt.h>
 #include <stdio.h>
 
 #include "cli.h"
+#include "frames.h"
 #include "report.h"
 
 static const char usage[] =
-    "Usage: vramtrace report [--json] [--top N] DUMP\n"
+    "Usage: vramtrace report [--json] [--top N] [--python-internals] DUMP\n"
     "Report the device memory still allocated when the traced process ended,\n"
     "grouped by call site (largest first), with peak usage, failed allocations\n"
     "and invalid frees.\n"
@@ -14,6 +15,9 @@ static const char usage[] =
     "Options:\n"
     "      --json        print one JSON object instead of text\n"
     "      --top N       show at most N call sites per list (0: all)\n"
+    "      --python-internals\n"
+    "                    show the Python interpreter's own native frames beside\n"
+    "                    the Python frames (hidden by default)\n"
     "  -h, --help        show this help\n"
     "\n"
     "Exit status: 0 for any readable dump, leaks or not (a partial dump says so);\n"
@@ -21,10 +25,11 @@ static const char usage[] =
 
 int vt_cmd_report(int argc, char **argv)
 {
-    enum { OPT_JSON = 256, OPT_TOP };
+    enum { OPT_JSON = 256, OPT_TOP, OPT_PYTHON_INTERNALS };
     static const struct option options[] = {
         {"json", no_argument, NULL, OPT_JSON},
         {"top", required_argument, NULL, OPT_TOP},
+        {"python-internals", no_argument, NULL, OPT_PYTHON_INTERNALS},
         {"help", no_argument, NULL, 'h'},
         {0},
     };
@@ -43,6 +48,9 @@ int vt_cmd_report(int argc, char **argv)
             opts.top = (size_t)top;
             break;
         }
+        case OPT_PYTHON_INTERNALS:
+            vt_frames_show_interpreter(true);
+            break;
         case 'h':
             fputs(usage, stdout);
             return VT_EXIT_OK;
