@@ -46,7 +46,8 @@ static inline uint64_t vramtrace_checkpoint(void)
     return f ? f() : 0;
 }
 
-/* Device + managed bytes allocated after CHECKPOINT and still live. */
+/* Device + managed bytes allocated after CHECKPOINT and still live (0 when
+ * called from a signal handler that interrupted the tracer on this thread). */
 static inline uint64_t vramtrace_leaked_since(uint64_t checkpoint)
 {
     uint64_t (*f)(uint64_t) = (uint64_t (*)(uint64_t))vramtrace__lookup("vramtrace_leaked_since");

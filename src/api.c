@@ -6,6 +6,7 @@
 
 #include <dlfcn.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -28,9 +29,17 @@ VT_EXPORT uint64_t vramtrace_checkpoint(void)
     return vt_tracing() ? vt_track_checkpoint() : 0;
 }
 
+/* Walks the table under the lock: not from a signal handler that
+ * interrupted a traced call on this thread (that would deadlock), which
+ * gets 0. */
 VT_EXPORT uint64_t vramtrace_leaked_since(uint64_t checkpoint)
 {
-    return vt_tracing() ? vt_track_bytes_since(checkpoint) : 0;
+    uint64_t bytes;
+    if (!vt_enter())
+        return 0;
+    bytes = vt_track_bytes_since(checkpoint);
+    vt_leave();
+    return bytes;
 }
 
 VT_EXPORT void vramtrace_mark(const char *label)
@@ -39,7 +48,7 @@ VT_EXPORT void vramtrace_mark(const char *label)
         return;
     vt_lock();
     if (vt_output_ready() == 0 && vt_rec_mark(label ? label : "") < 0)
-        vt_disable_locked("cannot write the dump");
+        vt_disable_locked(NULL); /* the writer said why */
     vt_unlock();
     vt_leave();
 }

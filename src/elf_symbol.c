@@ -6,12 +6,6 @@
 #include <stdint.h>
 #include <sys/auxv.h>
 
-struct elf_query {
-    const char *soname;
-    const char *name;
-    void *found;
-};
-
 /* Our own string helpers: this code runs inside dlsym calls made while other
  * interposers (sanitizer runtimes) initialise, when their strlen/strcmp
  * interceptors cannot be called yet. */
@@ -126,34 +120,17 @@ static void *lookup_dynamic(uintptr_t base, const ElfW(Dyn) *dyn, const char *na
     return NULL;
 }
 
-static void *lookup_in_object(struct dl_phdr_info *info, const char *name)
-{
-    for (int i = 0; i < info->dlpi_phnum; i++)
-        if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
-            return lookup_dynamic(info->dlpi_addr,
-                                  (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr),
-                                  name, NULL);
-    return NULL;
-}
-
 void *vt_elf_lookup_map(const struct link_map *map, const char *name, const char *version)
 {
     return map->l_ld ? lookup_dynamic(map->l_addr, map->l_ld, name, version) : NULL;
 }
 
-static int visit_object(struct dl_phdr_info *info, size_t size, void *data)
-{
-    struct elf_query *q = data;
-    (void)size;
-    if (!info->dlpi_name || !ends_with(info->dlpi_name, q->soname))
-        return 0;
-    q->found = lookup_in_object(info, q->name);
-    return q->found != NULL;
-}
-
+/* Walks the dynamic linker's list itself, not dl_iterate_phdr: ThreadSanitizer
+ * intercepts that and calls our dlsym (so this) before its interceptors work. */
 void *vt_elf_lookup(const char *soname, const char *name)
 {
-    struct elf_query q = {soname, name, NULL};
-    dl_iterate_phdr(visit_object, &q);
-    return q.found;
+    for (const struct link_map *m = _r_debug.r_map; m; m = m->l_next)
+        if (m->l_name && ends_with(m->l_name, soname))
+            return vt_elf_lookup_map(m, name, NULL);
+    return NULL;
 }

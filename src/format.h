@@ -60,7 +60,8 @@ enum vt_record_type {
     /* varint dt, varint tid, str label */
     VT_REC_MARK = 7,
     /* varint dt, u8 reason (enum vt_end_reason), varint live allocations
-     * the tracer still held */
+     * the tracer still held, varint signal (VT_END_SIGNAL: its number; else
+     * 0; absent in dumps written before it was added) */
     VT_REC_END = 8,
     /* A Python source location. varint id (1, 2, ...), str function
      * (qualified name where the interpreter has one), str file, varint line */
@@ -75,6 +76,7 @@ enum vt_record_type {
 
 enum vt_end_reason {
     VT_END_EXIT = 0,          /* normal exit: library destructor ran */
+    VT_END_SIGNAL = 1,        /* a fatal signal: written by the tracer's handler */
 };
 
 /* ALLOC kind|flags byte: low 4 bits kind, then flags. */

@@ -252,12 +252,13 @@ int vt_rec_mark(const char *label)
     return emit(VT_REC_MARK, &b);
 }
 
-int vt_rec_end(unsigned reason, uint64_t live_allocations)
+int vt_rec_end(unsigned reason, uint64_t live_allocations, int signal)
 {
-    uint8_t data[3 * VT_VARINT_MAX];
+    uint8_t data[4 * VT_VARINT_MAX];
     struct buf b = {data, 0, sizeof data, 0};
     put_time(&b);
     put_u8(&b, (uint8_t)reason);
     put_varint(&b, live_allocations);
+    put_varint(&b, (uint64_t)(unsigned)signal);
     return emit(VT_REC_END, &b);
 }

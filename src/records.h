@@ -37,6 +37,7 @@ int vt_rec_free(uint64_t address, unsigned api, unsigned status_flags, uint64_t 
 int vt_rec_failed(uint64_t size, uint32_t stack, unsigned api, unsigned kind, int device,
                   int error);
 int vt_rec_mark(const char *label);
-int vt_rec_end(unsigned reason, uint64_t live_allocations);
+/* SIGNAL: the fatal signal for VT_END_SIGNAL, else 0. Async-signal-safe. */
+int vt_rec_end(unsigned reason, uint64_t live_allocations, int signal);
 
 #endif

@@ -7,8 +7,6 @@
 #include <link.h>
 #include <string.h>
 
-#define MAX_OBJECTS 1024
-
 static vt_dlsym_fn real_dlsym;
 static vt_dlvsym_fn real_dlvsym;
 
@@ -40,39 +38,23 @@ int vt_is_own_address(const void *p)
     return here.dli_fbase == there.dli_fbase;
 }
 
-struct object_list {
-    char *paths[MAX_OBJECTS];
-    int count;
-};
-
-static int collect_object(struct dl_phdr_info *info, size_t size, void *data)
-{
-    struct object_list *list = data;
-    (void)size;
-    if (info->dlpi_name && info->dlpi_name[0] == '/' && list->count < MAX_OBJECTS)
-        list->paths[list->count++] = (char *)info->dlpi_name;
-    return 0;
-}
-
-/* Objects loaded with RTLD_LOCAL: dlopen(RTLD_NOLOAD) gives a handle without
- * loading anything, and dlsym on it sees their symbols. */
+/* Objects loaded with RTLD_LOCAL, read from each object's own symbol table.
+ * Not dlopen(RTLD_NOLOAD): during start-up that runs the constructors of
+ * objects not yet initialised, from inside our hook, out of order. */
 static void *find_in_loaded_objects(const char *name)
 {
-    struct object_list list;
-    vt_dlsym_fn lookup = vt_real_dlsym();
-    void *found = NULL;
-    list.count = 0;
-    dl_iterate_phdr(collect_object, &list);
-    for (int i = 0; i < list.count && !found; i++) {
-        void *handle = dlopen(list.paths[i], RTLD_LAZY | RTLD_NOLOAD);
-        if (!handle)
-            continue;
-        void *p = lookup(handle, name);
+    Dl_info info;
+    struct link_map *m = NULL;
+    if (!dladdr1((void *)&find_in_loaded_objects, &info, (void **)&m, RTLD_DL_LINKMAP) || !m)
+        return NULL;
+    while (m->l_prev)
+        m = m->l_prev;
+    for (; m; m = m->l_next) {
+        void *p = vt_elf_lookup_map(m, name, NULL);
         if (p && !vt_is_own_address(p))
-            found = p;
-        dlclose(handle);
+            return p;
     }
-    return found;
+    return NULL;
 }
 
 void *vt_find_real(const char *name)

@@ -1,5 +1,6 @@
 #include "tracer.h"
 
+#include "crash.h"
 #include "format.h"
 #include "modules.h"
 #include "records.h"
@@ -24,6 +25,8 @@ enum state {
 };
 
 __thread struct vt_thread vt_thread_state __attribute__((tls_model("initial-exec")));
+
+int __cxa_atexit(void (*fn)(void *), void *arg, void *dso_handle); /* glibc's, as C++ uses it */
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -136,7 +139,8 @@ void vt_disable_locked(const char *why)
 {
     if (get_state() != STATE_READY)
         return;
-    vt_warn("%s; tracing stops here", why);
+    if (why)
+        vt_warn("%s; tracing stops here", why);
     set_state(STATE_OFF);
     vt_writer_close();
 }
@@ -152,7 +156,27 @@ int vt_output_ready(void)
         set_state(STATE_OFF);
         return -1;
     }
+    vt_crash_install();
     return 0;
+}
+
+/* The footer and the end of tracing (lock held). Only async-signal-safe
+ * calls: it also runs in the fatal-signal handler. */
+static void finish_locked(unsigned reason, int sig)
+{
+    if (get_state() == STATE_READY && vt_writer_is_open()) {
+        vt_rec_end(reason, vt_track_live_count(), sig);
+        vt_writer_close();
+    }
+    set_state(STATE_FINISHED);
+}
+
+void vt_finish_from_signal(int sig)
+{
+    if (pthread_mutex_trylock(&lock) != 0)
+        return; /* held, maybe by this very thread: the dump simply ends unfooted */
+    finish_locked(VT_END_SIGNAL, sig);
+    pthread_mutex_unlock(&lock);
 }
 
 __attribute__((constructor)) static void tracer_start(void)
@@ -160,17 +184,23 @@ __attribute__((constructor)) static void tracer_start(void)
     vt_tracing();
 }
 
-/* Runs after the program's atexit handlers and the destructors of libraries
- * loaded after us (the CUDA libraries among them). */
-__attribute__((destructor)) static void tracer_finish(void)
+static void finish_at_exit(void *unused)
 {
     int saved = errno;
+    (void)unused;
     vt_lock();
-    if (get_state() == STATE_READY && vt_writer_is_open()) {
-        vt_rec_end(VT_END_EXIT, vt_track_live_count());
-        vt_writer_close();
-    }
-    set_state(STATE_FINISHED);
+    finish_locked(VT_END_EXIT, 0);
     vt_unlock();
     errno = saved;
+}
+
+/* Runs after the program's atexit handlers but before the destructors of
+ * the libraries loaded after us, which may still free CUDA memory. An exit
+ * handler registered from here runs once every destructor is done (glibc
+ * restarts its exit-handler list when one is added): the footer is written
+ * then. Where that is refused (not inside exit), it is written now. */
+__attribute__((destructor)) static void tracer_finish(void)
+{
+    if (__cxa_atexit(finish_at_exit, NULL, NULL) != 0)
+        finish_at_exit(NULL);
 }

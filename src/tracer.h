@@ -34,8 +34,13 @@ void vt_unlock(void);
  * event). Returns 0 when events can be written, -1 when tracing stopped. */
 int vt_output_ready(void);
 
-/* Stops tracing after an unrecoverable output error (lock held). */
+/* Stops tracing after an unrecoverable output error (lock held); WHY is
+ * warned, unless NULL (the writer already said what went wrong). */
 void vt_disable_locked(const char *why);
+
+/* From a fatal-signal handler: writes the END record (VT_END_SIGNAL, SIG)
+ * and closes the dump, unless the lock is held; never blocks. */
+void vt_finish_from_signal(int sig);
 
 /* Prints "vramtrace: ..." on stderr without stdio (safe in any context). */
 void vt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

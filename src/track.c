@@ -56,7 +56,7 @@ static void insert(struct live *e)
     HASH_ADD(hh, table.by_space[e->info.space], info.key, sizeof e->info.key, e);
     table.live_count++;
     if (counts_as_vram(e->info.kind))
-        table.live_bytes += e->info.size;
+        __atomic_fetch_add(&table.live_bytes, e->info.size, __ATOMIC_RELAXED);
 }
 
 static void discard(struct live *e)
@@ -64,14 +64,14 @@ static void discard(struct live *e)
     HASH_DELETE(hh, table.by_space[e->info.space], e);
     table.live_count--;
     if (counts_as_vram(e->info.kind))
-        table.live_bytes -= e->info.size;
+        __atomic_fetch_sub(&table.live_bytes, e->info.size, __ATOMIC_RELAXED);
     free(e);
 }
 
 static void write_or_stop(int result)
 {
     if (result < 0)
-        vt_disable_locked("cannot write the dump");
+        vt_disable_locked(NULL); /* the writer said why */
 }
 
 static void write_alloc(const struct live *e, unsigned extra_flags)
@@ -102,7 +102,7 @@ void vt_track_alloc(const struct vt_alloc_info *info, const struct vt_stack *sta
     if (stale)
         discard(stale);
     e->stack = vt_stack_intern(stack);
-    e->seq = ++table.seq;
+    e->seq = __atomic_add_fetch(&table.seq, 1, __ATOMIC_RELAXED);
     insert(e);
     write_alloc(e, 0);
     vt_unlock();
@@ -257,13 +257,10 @@ void *vt_track_primary_context(int device)
     return __atomic_load_n(&table.primary[device], __ATOMIC_RELAXED);
 }
 
+/* Without the lock: a signal handler may ask while its thread holds it. */
 uint64_t vt_track_live_bytes(void)
 {
-    uint64_t bytes;
-    vt_lock();
-    bytes = table.live_bytes;
-    vt_unlock();
-    return bytes;
+    return __atomic_load_n(&table.live_bytes, __ATOMIC_RELAXED);
 }
 
 uint64_t vt_track_live_count(void)
@@ -273,11 +270,7 @@ uint64_t vt_track_live_count(void)
 
 uint64_t vt_track_checkpoint(void)
 {
-    uint64_t seq;
-    vt_lock();
-    seq = table.seq;
-    vt_unlock();
-    return seq;
+    return __atomic_load_n(&table.seq, __ATOMIC_RELAXED);
 }
 
 uint64_t vt_track_bytes_since(uint64_t checkpoint)

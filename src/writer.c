@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #define CHUNK_MIN (1u << 20)
@@ -24,6 +25,7 @@ static struct {
     uint8_t *map;
     size_t capacity;
     size_t used;
+    int broken;        /* could not grow: said so once, writes nothing more */
     char path[4096];
 } out = {.fd = -1};
 
@@ -57,6 +59,15 @@ static int create_file(void)
     return -1;
 }
 
+/* Beyond RLIMIT_FSIZE the kernel would kill the program with SIGXFSZ for
+ * our file: treat the limit as a full disk instead. */
+static int beyond_file_size_limit(size_t size)
+{
+    struct rlimit limit;
+    return getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY &&
+           size > limit.rlim_cur;
+}
+
 /* Reserves disk blocks before the mapping is written: writing a hole of a
  * full disk through a mapping would kill the process with SIGBUS. */
 static int grow(size_t need)
@@ -69,17 +80,20 @@ static int grow(size_t need)
     size_t capacity = out.capacity + step;
     while (capacity < need)
         capacity += step;
-    int err = posix_fallocate(out.fd, (off_t)out.capacity, (off_t)(capacity - out.capacity));
+    int err = beyond_file_size_limit(capacity) ? EFBIG
+              : posix_fallocate(out.fd, (off_t)out.capacity, (off_t)(capacity - out.capacity));
     if (err == EOPNOTSUPP || err == EINVAL)
         err = ftruncate(out.fd, (off_t)capacity) ? errno : 0;
     if (err) {
         vt_warn("cannot grow dump %s: %s; tracing stops here", out.path, strerror(err));
+        out.broken = 1;
         return -1;
     }
     void *map = out.map ? mremap(out.map, out.capacity, capacity, MREMAP_MAYMOVE)
                         : mmap(NULL, capacity, PROT_READ | PROT_WRITE, MAP_SHARED, out.fd, 0);
     if (map == MAP_FAILED) {
         vt_warn("cannot map dump %s: %s; tracing stops here", out.path, strerror(errno));
+        out.broken = 1;
         return -1;
     }
     /* Fault the new pages in now, in one call, rather than one by one as
@@ -98,6 +112,7 @@ int vt_writer_open(void)
         return -1;
     out.map = NULL;
     out.capacity = out.used = 0;
+    out.broken = 0;
     if (grow(VT_HEADER_LEN) < 0) {
         close(out.fd);
         unlink(out.path);
@@ -116,7 +131,7 @@ int vt_writer_record(uint8_t type, const uint8_t *payload, size_t len)
 {
     uint8_t head[1 + VT_VARINT_MAX];
     size_t head_len;
-    if (out.fd < 0)
+    if (out.fd < 0 || out.broken)
         return -1;
     head[0] = type;
     head_len = 1 + vt_put_varint(head + 1, len);
@@ -151,5 +166,5 @@ void vt_writer_forget(void)
         close(out.fd);
     out.fd = -1;
     out.map = NULL;
-    out.capacity = out.used = 0;
+    out.capacity = out.used = out.broken = 0;
 }

@@ -13,7 +13,8 @@ int vt_writer_open(void);
 
 int vt_writer_is_open(void);
 
-/* Appends one record; -1 when the file cannot grow (tracing then stops). */
+/* Appends one record; -1 when the file cannot grow (said once, on stderr;
+ * tracing then stops). */
 int vt_writer_record(uint8_t type, const uint8_t *payload, size_t len);
 
 /* Cuts the file to what was written and closes it. */

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: installs what is missing, builds and runs every test
-# in a plain build and again under AddressSanitizer + UndefinedBehaviorSanitizer.
+# in a plain build and again under AddressSanitizer + UndefinedBehaviorSanitizer,
+# the threaded tests under ThreadSanitizer, and fuzzes the dump reader for
+# VT_FUZZ_SECONDS (default 60) when clang has libFuzzer.
 # The last line is "N passed, N failed, N skipped".
 set -u
 cd "$(dirname "$0")/.."
@@ -53,6 +55,20 @@ ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0:abort_on_error=1 \
 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 VT_TEST_PRELOAD="$(gcc -print-file-name=libasan.so)" \
     run_suite "ASan+UBSan build" build-asan -Db_sanitize=address,undefined -Db_lundef=false
+
+# The library and the programs built with TSan; only the 'threaded' suite.
+TEST_ARGS=(--suite threaded)
+TSAN_OPTIONS=halt_on_error=1 \
+VT_TEST_PRELOAD="$(gcc -print-file-name=libtsan.so)" \
+    run_suite "TSan build (threaded tests)" build-tsan -Db_sanitize=thread -Db_lundef=false
+
+echo "=== fuzzing the dump reader (build-tests)"
+tests/fuzz/run_fuzz.sh build-tests "${VT_FUZZ_SECONDS:-60}"
+case $? in
+    0) passed=$((passed + 1)) ;;
+    77) skipped=$((skipped + 1)) ;;
+    *) failed=$((failed + 1)) ;;
+esac
 
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

@@ -377,13 +377,23 @@ static bool read_mark(struct reader *r, struct cursor *c)
 static bool read_end(struct reader *r, struct cursor *c)
 {
     unsigned reason = 0;
-    uint64_t live;   /* the tracer's own count; the replay makes its own */
-    if (!get_dt(r, c) || !get_u8(r, c, "reason", &reason) ||
-        !get_varint(r, c, "live count", &live))
+    uint64_t live, sig = 0;   /* live: the tracer's own count; the replay makes its own */
+    const uint8_t *reason_at;
+    if (!get_dt(r, c))
         return false;
+    reason_at = c->p;
+    if (!get_u8(r, c, "reason", &reason) || !get_varint(r, c, "live count", &live))
+        return false;
+    if (c->p < c->end && !get_varint(r, c, "signal", &sig))   /* absent in older dumps */
+        return false;
+    if (reason == VT_END_SIGNAL && (sig == 0 || sig >= 1024))
+        return fail(r, reason_at, "corrupt END record: signal %llu", (unsigned long long)sig);
     r->dump->complete = true;
+    r->dump->end_signal = reason == VT_END_SIGNAL ? (int)sig : 0;
     if (reason == VT_END_EXIT)
         snprintf(r->dump->end, sizeof r->dump->end, "exit");
+    else if (reason == VT_END_SIGNAL)
+        snprintf(r->dump->end, sizeof r->dump->end, "signal");
     else
         snprintf(r->dump->end, sizeof r->dump->end, "end reason %u", reason);
     return true;
@@ -533,18 +543,12 @@ static int map_file(const char *path, const uint8_t **data, size_t *size)
     return 0;
 }
 
-int vt_dump_read(const char *path, const struct vt_event_sink *sink, void *ctx,
-                 struct vt_dump *dump)
+int vt_dump_read_memory(const char *path, const uint8_t *data, size_t size,
+                        const struct vt_event_sink *sink, void *ctx, struct vt_dump *dump)
 {
     static const uint8_t empty[1];
-    const uint8_t *data;
-    size_t size;
     memset(dump, 0, sizeof *dump);
     dump->path = path;
-    if (map_file(path, &data, &size) != 0) {
-        fprintf(stderr, "vramtrace: %s: %s\n", path, strerror(errno));
-        return -1;
-    }
     struct reader r = {.base = data ? data : empty, .dump = dump, .sink = sink, .ctx = ctx};
     r.end = r.base + size;
     bool ok = check_header(&r);
@@ -554,9 +558,24 @@ int vt_dump_read(const char *path, const struct vt_event_sink *sink, void *ctx,
         print_error(path, &r, true);
     else if (!dump->complete && !dump->end[0])
         snprintf(dump->end, sizeof dump->end, "no footer (process killed?)");
+    return ok ? 0 : -1;
+}
+
+int vt_dump_read(const char *path, const struct vt_event_sink *sink, void *ctx,
+                 struct vt_dump *dump)
+{
+    const uint8_t *data;
+    size_t size;
+    memset(dump, 0, sizeof *dump);
+    dump->path = path;
+    if (map_file(path, &data, &size) != 0) {
+        fprintf(stderr, "vramtrace: %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    int result = vt_dump_read_memory(path, data, size, sink, ctx, dump);
     if (data)
         munmap((void *)data, size);
-    return ok ? 0 : -1;
+    return result;
 }
 
 void vt_dump_free(struct vt_dump *dump)

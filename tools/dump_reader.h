@@ -88,6 +88,7 @@ struct vt_dump {
     struct vt_pyframe *pyframes;  /* uthash, by id */
     bool complete;                /* END record read and nothing cut off */
     char end[192];                /* how the data ended, for the report */
+    int end_signal;               /* the fatal signal when end is "signal", else 0 */
     uint64_t last_time_ns;        /* of the last timed record */
 };
 
@@ -96,6 +97,9 @@ struct vt_dump {
  * "vramtrace: PATH: <what> [at offset N]". */
 int vt_dump_read(const char *path, const struct vt_event_sink *sink, void *ctx,
                  struct vt_dump *dump);
+/* The same for SIZE bytes at DATA, read as the file PATH (for messages). */
+int vt_dump_read_memory(const char *path, const uint8_t *data, size_t size,
+                        const struct vt_event_sink *sink, void *ctx, struct vt_dump *dump);
 void vt_dump_free(struct vt_dump *dump);
 
 const struct vt_stack *vt_dump_stack(const struct vt_dump *dump, uint64_t id);

@@ -3,7 +3,7 @@
 set -euo pipefail
 
 packages=(meson ninja-build pkg-config gcc g++ python3 libunwind-dev uthash-dev libdw-dev libelf-dev
-          python3-pytest libpython3-dev)
+          python3-pytest libpython3-dev clang libclang-rt-dev)  # clang + libclang-rt-dev: fuzz target
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

@@ -171,6 +171,8 @@ void vt_render_json(const struct vt_report *r, FILE *out)
     vt_json_bool(&j, r->dump->complete);
     vt_json_key(&j, "end");
     vt_json_string(&j, r->dump->end);
+    vt_json_key(&j, "signal");
+    r->dump->end_signal ? vt_json_uint(&j, (uint64_t)r->dump->end_signal) : vt_json_null(&j);
     write_uint_field(&j, "duration_ns", r->dump->last_time_ns);
     write_process(&j, &r->dump->process);
     write_summary(&j, &r->analysis->summary);

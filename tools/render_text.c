@@ -2,6 +2,7 @@
  * sanitizers' greppable style. */
 #include <inttypes.h>
 #include <limits.h>
+#include <signal.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -185,9 +186,19 @@ static void print_suppressions(const struct vt_suppressions *s, FILE *out)
     }
 }
 
+/* The tracer's handler wrote the footer as the signal killed the process. */
+static void print_signal_end(int sig, FILE *out)
+{
+    const char *name = sigabbrev_np(sig);
+    fprintf(out, "vramtrace: the process was killed by signal %d (%s%s); the dump is complete up "
+            "to that moment\n", sig, name ? "SIG" : "", name ? name : "unknown");
+}
+
 void vt_render_text(const struct vt_report *r, FILE *out)
 {
     print_summary(r, out);
+    if (r->dump->end_signal)
+        print_signal_end(r->dump->end_signal, out);
     if (!r->dump->complete)
         fprintf(out, "vramtrace: partial dump: %s; the report covers what was read\n",
                 r->dump->end);

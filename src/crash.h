@@ -1,0 +1,10 @@
+/* Fatal signals: the dump gets its END record (reason VT_END_SIGNAL) before
+ * the process dies, so the report can say how it ended. */
+#ifndef VRAMTRACE_CRASH_H
+#define VRAMTRACE_CRASH_H
+
+/* Installs the handler for SIGSEGV, SIGBUS, SIGILL, SIGFPE and SIGABRT where
+ * the program has none of its own. Called once the dump exists. */
+void vt_crash_install(void);
+
+#endif

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Fuzzes the dump reader for a bounded time: tests/fuzz/run_fuzz.sh BUILD SECONDS
+# BUILD is a built plain build directory: its test programs, run traced,
+# make the seed corpus (real dumps). Needs clang with libFuzzer; exits 77
+# (skip) without it. Prints "fuzz: N executions in S s, ..." and exits 0
+# when the fuzzer found nothing.
+set -u
+root=$(cd "$(dirname "$0")/../.." && pwd)
+build=$(cd "$1" && pwd)
+seconds=${2:-60}
+out=$build/fuzz
+rm -rf "$out" && mkdir -p "$out/corpus" "$out/seeds"
+
+if ! clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+        -D_GNU_SOURCE -I"$root/src" -I"$root/tools" \
+        "$root/tests/fuzz/fuzz_dump_reader.c" "$root/tools/dump_reader.c" \
+        "$root/tools/analysis.c" "$root/tools/live_table.c" \
+        -o "$out/fuzz_dump_reader" 2>"$out/build.log"; then
+    echo "fuzz: skipped: clang with libFuzzer is not available ($(head -1 "$out/build.log"))"
+    exit 77
+fi
+
+# Seed corpus: real dumps of the ground-truth programs.
+seed() {
+    local name=$1
+    shift
+    (cd "$out/seeds" && LD_LIBRARY_PATH="$build/tests/standin" LD_PRELOAD="$build/libvramtrace.so" \
+        VRAMTRACE_OUTPUT="$out/corpus/$name.vtr" "$@") >/dev/null 2>&1
+}
+seed rt_apis "$build/tests/programs/rt_apis"
+seed drv_apis "$build/tests/programs/drv_apis"
+seed vmm "$build/tests/programs/vmm"
+seed teardown "$build/tests/programs/teardown"
+seed errors "$build/tests/programs/errors"
+seed crash_segv "$build/tests/reliability/crasher" segv
+seed crash_kill "$build/tests/reliability/crasher" kill
+seed probe "$build/tests/reliability/config_probe"
+seeds=$(find "$out/corpus" -name '*.vtr' -size +0 | wc -l)
+if [ "$seeds" -lt 6 ]; then
+    echo "fuzz: only $seeds seed dumps were made (is $build built?)"
+    exit 1
+fi
+
+# -close_fd_mask=2: the reader's one-line errors would flood the log.
+"$out/fuzz_dump_reader" -max_total_time="$seconds" -max_len=65536 -timeout=10 \
+    -rss_limit_mb=2048 -close_fd_mask=2 -print_final_stats=1 -artifact_prefix="$out/" \
+    "$out/corpus" >"$out/fuzz.log" 2>&1
+status=$?
+runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$out/fuzz.log")
+time=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$out/fuzz.log")
+echo "fuzz: ${runs:-?} executions in ${time:-?} s from $seeds seed dumps, exit status $status"
+if [ "$status" -ne 0 ]; then
+    tail -40 "$out/fuzz.log"
+    ls "$out"/crash-* "$out"/timeout-* "$out"/oom-* 2>/dev/null
+fi
+exit "$status"

@@ -1,0 +1,563 @@
+"""Reliability (issue 3): threads, fork, crashes, exit ordering, signal
+handlers, bad configuration and privileged processes, against the programs
+in tests/reliability/ with exact ground truth."""
+import json
+import os
+import re
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness as H  # noqa: E402
+
+
+def source(name):
+    return os.path.join(H.source_root(), "tests", "reliability", name)
+
+
+def program(name):
+    path = os.path.join(H.env_path("RELIABILITY_DIR", "dir"), name)
+    if not os.path.isfile(path):
+        H.fail("test program %s is not built" % path)
+    return path
+
+
+THREADS = H.c_defines(source("threads.c"))
+FORK = H.c_defines(source("forking.c"))
+CRASH = H.c_defines(source("crasher.c"))
+REENTRY = H.c_defines(source("signal_reentry.c"))
+EXIT = dict(H.c_defines(source("exit_order.c")), **H.c_defines(source("early_late.c")),
+            **H.c_defines(source("late_free.c")))
+PROBE = H.c_defines(source("config_probe.c"))
+
+# One malloc arena and no per-thread cache: a block freed on one thread is
+# handed to the next thread that allocates, so the stand-in's addresses
+# (host memory) cross threads at once.
+SHARED_ARENA = {"GLIBC_TUNABLES": "glibc.malloc.tcache_count=0:glibc.malloc.arena_max=1"}
+
+
+def sanitizer_env():
+    """The crash cases need the fatal signals untouched by ASan's handlers
+    (it would turn SIGSEGV into an abort)."""
+    opts = os.environ.get("ASAN_OPTIONS")
+    if not opts:
+        return {}
+    return {"ASAN_OPTIONS": opts + ":handle_segv=0:handle_sigbus=0:handle_sigill=0"
+                                   ":handle_sigfpe=0:handle_abort=0"}
+
+
+def warnings(r):
+    return [l for l in r.stderr.splitlines() if l.startswith("vramtrace:")]
+
+
+def dumps_in(d):
+    return sorted(f for f in os.listdir(d) if f.endswith(".vtr"))
+
+
+def summary_of(rep, **expected):
+    return H.check_summary(rep, **expected)
+
+
+# ---- threads ----
+
+def threads_leaks_report():
+    rep, _ = H.traced_report([program("threads")], mode="preload")
+    return rep
+
+
+def thread_leak_bytes(i):
+    return THREADS["LEAK_BASE"] + i * THREADS["LEAK_STEP"]
+
+
+def case_threads_exact():
+    """8 threads x 20,000 alloc/free pairs: every one counted."""
+    rep = threads_leaks_report()
+    n = THREADS["THREADS"]
+    leaked = sum((i + 1) * thread_leak_bytes(i) for i in range(n))
+    summary_of(rep, allocations=n * THREADS["PAIRS"] + n * (n + 1) // 2,
+               frees=n * THREADS["PAIRS"], leaked_bytes=leaked,
+               leaked_allocations=n * (n + 1) // 2, invalid_frees=0, failed_allocations=0,
+               host_leaked_bytes=0)
+    H.expect_eq("untraced frees", H.summary(rep).get("untraced_frees"), 0)
+    H.check_complete(rep)
+
+
+def case_threads_per_thread():
+    """Thread i leaked i+1 allocations of its own size from leak_t<i>."""
+    rep = threads_leaks_report()
+    n = THREADS["THREADS"]
+    H.expect_eq("number of leak entries", len(H.leaks(rep)), n)
+    for i in range(n):
+        lk = H.leak_by_function(rep, "leak_t%d" % i)
+        H.expect_eq("leak_t%d bytes" % i, lk.get("bytes"), (i + 1) * thread_leak_bytes(i))
+        H.expect_eq("leak_t%d allocations" % i, lk.get("allocations"), i + 1)
+        H.expect_eq("leak_t%d api" % i, lk.get("api"), "cudaMalloc")
+        H.expect_eq("leak_t%d caller" % i, H.frames(lk)[1].get("function"), "churn_and_leak")
+    H.check_leak_order(rep)
+
+
+def case_threads_handoff():
+    """Frees on one thread race allocations of the same addresses on
+    others: nothing dropped, nothing misattributed."""
+    rep, _ = H.traced_report([program("threads"), "handoff"], mode="preload",
+                             extra_env=SHARED_ARENA)
+    n = THREADS["PRODUCERS"] * THREADS["HANDOFF_PER_PRODUCER"]
+    summary_of(rep, allocations=n, frees=n, leaked_bytes=0, leaked_allocations=0,
+               invalid_frees=0)
+    H.expect_eq("untraced frees", H.summary(rep).get("untraced_frees"), 0)
+    H.expect_eq("leaks", H.leaks(rep), [])
+    H.check_complete(rep)
+
+
+def case_exit_busy_threads():
+    """Threads keep calling CUDA while the process exits: calls during and
+    after the footer pass through; the dump stays whole. The window after
+    the footer is short, so up to 30 runs are tried until one hits it."""
+    size = H.c_defines(source("exit_busy.c"))["BUSY_BYTES"]
+    threads = H.c_defines(source("exit_busy.c"))["BUSY_THREADS"]
+    for attempt in range(30):
+        r = H.run_traced([program("exit_busy")], mode="preload")
+        H.expect_program_ok(r, 0)
+        H.expect_eq("vramtrace warnings", warnings(r), [])
+        rep = H.report(r.dump)
+        H.check_complete(rep)
+        s = summary_of(rep, invalid_frees=0)
+        # an allocation whose free came after the footer is still live there
+        H.expect(s["leaked_allocations"] <= threads and
+                 s["leaked_bytes"] == s["leaked_allocations"] * size,
+                 "at most one in-flight %d-byte allocation per thread may be live at the "
+                 "footer: %r" % (size, s))
+        if "late call passed through" in r.stdout:
+            return
+    H.fail("in 30 runs no thread made a CUDA call after the tracer's footer")
+
+
+# ---- fork ----
+
+def fork_run(mode):
+    """Runs forking MODE with a per-pid dump name; returns (run, dir,
+    parent report, child pid)."""
+    d = H.tmpdir()
+    r = H.run_traced([program("forking"), mode], mode="preload", output=False,
+                     extra_env={"VRAMTRACE_OUTPUT": os.path.join(d, "f.%p.vtr")})
+    H.expect_program_ok(r, 0)
+    m = re.search(r"child (\d+)", r.stdout)
+    H.expect(m, "forking printed no child pid:\n" + r.describe())
+    parent = os.path.join(d, "f.%d.vtr" % r.pid)
+    H.expect(os.path.isfile(parent), "no parent dump %s; files: %r" % (parent, dumps_in(d)))
+    rep = H.report(parent)
+    summary_of(rep, allocations=2 + FORK["PARENT_PAIRS"], frees=FORK["PARENT_PAIRS"],
+               leaked_bytes=FORK["PARENT_BEFORE_BYTES"] + FORK["PARENT_AFTER_BYTES"],
+               leaked_allocations=2, invalid_frees=0)
+    H.check_complete(rep)
+    H.expect_eq("parent dump pid", rep["process"]["pid"], r.pid)
+    H.expect_eq("vramtrace warnings", warnings(r), [])
+    return r, d, rep, int(m.group(1))
+
+
+def child_report(d, pid):
+    path = os.path.join(d, "f.%d.vtr" % pid)
+    H.expect(os.path.isfile(path), "no child dump %s; files: %r" % (path, dumps_in(d)))
+    rep = H.report(path)
+    H.expect_eq("child dump pid", rep["process"]["pid"], pid)
+    return rep
+
+
+def case_fork_exit():
+    r, d, _, child = fork_run("exit")
+    H.expect_eq("dumps", dumps_in(d), sorted(["f.%d.vtr" % r.pid, "f.%d.vtr" % child]))
+    rep = child_report(d, child)
+    # the atexit handler's pair is traced too: the footer comes after it
+    summary_of(rep, allocations=2, frees=1, leaked_bytes=FORK["CHILD_BYTES"],
+               leaked_allocations=1)
+    H.check_complete(rep)
+
+
+def case_fork_underscore_exit():
+    r, d, _, child = fork_run("_exit")
+    H.expect_eq("dumps", dumps_in(d), sorted(["f.%d.vtr" % r.pid, "f.%d.vtr" % child]))
+    rep = child_report(d, child)
+    summary_of(rep, allocations=1, frees=0, leaked_bytes=FORK["CHILD_BYTES"])
+    H.expect(rep.get("complete") is False, "_exit runs no destructor: the child's dump "
+             "has no footer, got complete=%r" % rep.get("complete"))
+
+
+def case_fork_exec():
+    r, d, _, child = fork_run("exec")
+    H.expect_eq("dumps", dumps_in(d), sorted(["f.%d.vtr" % r.pid, "f.%d.vtr" % child]))
+    rep = child_report(d, child)
+    summary_of(rep, allocations=1, frees=0, leaked_bytes=FORK["LEAF_BYTES"])
+    H.expect_eq("exec'd program's argv", rep["process"]["argv"][1:], ["leaf"])
+    H.check_complete(rep)
+
+
+def case_fork_nocuda():
+    r, d, _, _ = fork_run("nocuda")
+    H.expect_eq("dumps (the child made no CUDA call)", dumps_in(d), ["f.%d.vtr" % r.pid])
+
+
+# ---- crashes ----
+
+def crash_run(mode, status):
+    r = H.run_traced([program("crasher"), mode], mode="preload", extra_env=sanitizer_env())
+    H.expect_eq("exit status of crasher %s" % mode, H.run_status(r), status)
+    H.expect_dump(r)
+    rep = H.report(r.dump)
+    leaks = CRASH["CRASH_LEAKS"]
+    summary_of(rep, allocations=CRASH["CRASH_PAIRS"] + leaks, frees=CRASH["CRASH_PAIRS"],
+               leaked_allocations=leaks,
+               leaked_bytes=sum(CRASH["CRASH_BASE"] + i * 1000 for i in range(leaks)))
+    lk = H.leak_by_function(rep, "leak_before_death")
+    H.expect_eq("leak allocations", lk["allocations"], leaks)
+    return r, rep
+
+
+def expect_signal_end(rep, sig):
+    H.expect_eq('"end"', rep.get("end"), "signal")
+    H.expect_eq('"signal"', rep.get("signal"), sig)
+    H.check_complete(rep)
+
+
+def case_crash_segv():
+    _, rep = crash_run("segv", 128 + signal.SIGSEGV)
+    expect_signal_end(rep, signal.SIGSEGV)
+
+
+def case_crash_abort():
+    _, rep = crash_run("abort", 128 + signal.SIGABRT)
+    expect_signal_end(rep, signal.SIGABRT)
+
+
+def case_crash_trap():
+    _, rep = crash_run("trap", 128 + signal.SIGILL)
+    expect_signal_end(rep, signal.SIGILL)
+
+
+def case_crash_kill():
+    _, rep = crash_run("kill", 128 + signal.SIGKILL)
+    H.expect(rep.get("complete") is False, "SIGKILL leaves no footer")
+    H.expect_eq('"end"', rep.get("end"), "no footer (process killed?)")
+    H.expect_eq('"signal"', rep.get("signal"), None)
+
+
+def case_crash_own_handler():
+    """The program's own SIGSEGV handler stays in charge."""
+    r, rep = crash_run("own", 3)
+    H.expect_eq("stdout", r.stdout, "own handler\n")
+    H.expect(rep.get("complete") is False,
+             "the program's handler _exit()ed: no footer expected, got %r" % rep.get("end"))
+
+
+def case_crash_text_report():
+    r = H.run_traced([program("crasher"), "segv"], extra_env=sanitizer_env())
+    H.expect_eq("exit status through vramtrace run", H.run_status(r), 128 + signal.SIGSEGV)
+    H.expect("killed by signal 11 (SIGSEGV)" in r.stderr,
+             "the report should say how the process died:\n" + r.describe())
+
+
+# ---- exit and start-up ----
+
+def exit_order_run(extra_env=None):
+    env = H.base_env(extra_env)
+    lib = os.path.join(H.env_path("RELIABILITY_DIR", "dir"), "libearly_late.so")
+    cwd = H.tmpdir()
+    dump = os.path.join(cwd, "trace.vtr")
+    env["LD_PRELOAD"] = ":".join(filter(None, [env.get("LD_PRELOAD"), H.vramtrace_lib(), lib]))
+    env["VRAMTRACE_OUTPUT"] = dump
+    p = subprocess.run([program("exit_order")], env=env, cwd=cwd, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, universal_newlines=True, timeout=H.TIMEOUT)
+    r = H.Run([program("exit_order")], p.returncode, p.stdout, p.stderr, dump, cwd)
+    H.expect_program_ok(r, 0)
+    H.expect_eq("stdout", r.stdout, "destructor calls ok\n")
+    H.expect_dump(r)
+    return r, H.report(dump)
+
+
+def case_exit_destructors():
+    """Memory freed by a linked library's destructor (it runs after the
+    tracer's) is freed, and a preloaded library's destructor calls are seen."""
+    _, rep = exit_order_run()
+    H.no_leak_of(rep, EXIT["LATE_FREE_BYTES"], "liblate_free's destructor freed it")
+    src = source("early_late.c")
+    H.check_leak(rep, function="leak_in_destructor", source=src, tag="destructor",
+                 nbytes=EXIT["DESTRUCTOR_LEAK_BYTES"], api="cudaMalloc", kind="device",
+                 caller="late_fini")
+    summary_of(rep, allocations=5, frees=2, leaked_allocations=3,
+               leaked_bytes=EXIT["EXIT_MAIN_BYTES"] + EXIT["EARLY_LEAK_BYTES"] +
+               EXIT["DESTRUCTOR_LEAK_BYTES"], invalid_frees=0)
+    H.check_complete(rep)
+
+
+def case_before_constructor():
+    """Hooks called from a constructor that runs before the tracer's (the
+    dynamic linker's own trace proves the order) count the allocation."""
+    r, rep = exit_order_run({"LD_DEBUG": "files"})
+    inits = re.findall(r"calling init: (\S+)", r.stderr)
+    early = [i for i, p in enumerate(inits) if p.endswith("libearly_late.so")]
+    tracer = [i for i, p in enumerate(inits) if p.endswith("libvramtrace.so")]
+    H.expect(early and tracer and early[0] < tracer[0],
+             "expected libearly_late's constructor before libvramtrace's; init order: %r"
+             % inits)
+    H.check_leak(rep, function="leak_before_constructor", source=source("early_late.c"),
+                 tag="early", nbytes=EXIT["EARLY_LEAK_BYTES"], api="cudaMalloc",
+                 kind="device", caller="early_init")
+    H.check_leak(rep, function="leak_in_main", source=source("exit_order.c"), tag="exit_main",
+                 nbytes=EXIT["EXIT_MAIN_BYTES"], api="cudaMalloc", kind="device")
+
+
+def case_signal_handler():
+    """A timer signal interrupts the tracer (holding its lock or not) and
+    its handler calls CUDA and the tracer's API: no deadlock, exact counts."""
+    r = H.run_traced([program("signal_reentry")], mode="preload")
+    H.expect_program_ok(r, 0)
+    m = re.search(r"iterations (\d+) leaks (\d+) tracer_hits (\d+) program_hits (\d+)",
+                  r.stdout)
+    H.expect(m, "no counts printed:\n" + r.describe())
+    iterations, leaks, tracer_hits, program_hits = map(int, m.groups())
+    H.expect(tracer_hits >= REENTRY["MIN_TRACER_HITS"], "too few interruptions: " + r.stdout)
+    rep = H.report(r.dump)
+    s = H.summary(rep)
+    # pairs made by the handler while its thread was inside a traced call
+    # pass through untraced; the others are counted, alloc and free alike
+    handler_traced = s["allocations"] - iterations - leaks
+    H.expect(program_hits <= handler_traced <= program_hits + tracer_hits,
+             "allocations %d: expected %d loop + %d leaks + between %d and %d from the "
+             "handler" % (s["allocations"], iterations, leaks, program_hits,
+                          program_hits + tracer_hits))
+    summary_of(rep, frees=iterations + handler_traced, leaked_allocations=leaks,
+               leaked_bytes=leaks * REENTRY["LOOP_LEAK_BYTES"], invalid_frees=0)
+    H.expect_eq("untraced frees", s.get("untraced_frees"), 0)
+    H.check_leak(rep, function="leak_in_loop", source=source("signal_reentry.c"), tag="loop",
+                 nbytes=leaks * REENTRY["LOOP_LEAK_BYTES"], api="cudaMalloc", kind="device",
+                 allocations=leaks)
+    H.expect_eq("leak entries", len(H.leaks(rep)), 1)
+
+
+# ---- bad configuration ----
+
+def probe(output, extra=None, args=(), preexec=None):
+    env = H.base_env(extra)
+    env["LD_PRELOAD"] = ":".join(filter(None, [env.get("LD_PRELOAD"), H.vramtrace_lib()]))
+    env["VRAMTRACE_OUTPUT"] = output
+    cwd = H.tmpdir()
+    argv = [program("config_probe")] + list(args)
+    p = subprocess.run(argv, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       universal_newlines=True, timeout=H.TIMEOUT, preexec_fn=preexec)
+    r = H.Run(argv, p.returncode, p.stdout, p.stderr, output, cwd)
+    H.expect_program_ok(r, 5)
+    H.expect_eq("stdout", r.stdout, "result 42\n")
+    return r
+
+
+def expect_one_warning(r, pattern):
+    w = warnings(r)
+    H.expect(len(w) == 1 and re.search(pattern, w[0]),
+             "expected exactly one vramtrace: warning matching %r, got %r\n%s" % (
+                 pattern, w, r.describe()))
+
+
+def case_config_missing_dir():
+    d = H.tmpdir()
+    r = probe(os.path.join(d, "no", "such", "dir", "x.vtr"))
+    expect_one_warning(r, r"cannot create dump .*No such file or directory; not tracing")
+    H.expect_eq("files left", os.listdir(d), [])
+
+
+def case_config_unwritable_dir():
+    d = H.tmpdir()
+    out = os.path.join(d, "ro")
+    os.mkdir(out, 0o555)
+    os.chmod(out, 0o555)
+    if os.geteuid() == 0:
+        r = probe(os.path.join(out, "x.vtr"), preexec=drop_to_nobody(d))
+    else:
+        r = probe(os.path.join(out, "x.vtr"))
+    expect_one_warning(r, r"cannot create dump .*Permission denied; not tracing")
+    H.expect_eq("files in the unwritable directory", os.listdir(out), [])
+
+
+def nobody_ids():
+    import pwd
+    try:
+        pw = pwd.getpwnam("nobody")
+    except KeyError:
+        raise H.Skip("no user 'nobody' to drop root privileges to")
+    return pw.pw_uid, pw.pw_gid
+
+
+def drop_to_nobody(workdir):
+    """As root, permissions do not stop us: run as nobody instead."""
+    uid, gid = nobody_ids()
+    for root, dirs, files in os.walk(workdir):
+        for name in dirs + files:
+            os.chmod(os.path.join(root, name), os.stat(os.path.join(root, name)).st_mode)
+
+    def preexec():
+        os.setgroups([])
+        os.setgid(gid)
+        os.setuid(uid)
+    return preexec
+
+
+def case_config_bad_pattern():
+    d = H.tmpdir()
+    r = probe(os.path.join(d, "x.%q.vtr"))
+    expect_one_warning(r, r"VRAMTRACE_OUTPUT does not expand")
+    H.expect_eq("files left", os.listdir(d), [])
+
+
+def case_config_full_disk():
+    """A 1.5 MiB tmpfs fills while the program runs: tracing stops with one
+    warning, the program finishes, the dump reads up to where it stopped."""
+    if os.geteuid() != 0:
+        raise H.Skip("mounting a small tmpfs needs root")
+    d = H.tmpdir()
+    mnt = os.path.join(d, "small")
+    os.mkdir(mnt)
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1536k", "tmpfs", mnt]).returncode:
+        raise H.Skip("cannot mount a tmpfs here")
+    try:
+        out = os.path.join(mnt, "x.vtr")
+        r = probe(out, args=["many"])
+        expect_one_warning(r, r"cannot grow dump .*No space left on device; tracing stops here")
+        rep = H.report(out)
+        s = H.summary(rep)
+        H.expect(10000 < s["allocations"] < PROBE["BIG_PAIRS"],
+                 "expected the dump to hold the events up to the full disk, got %r" % s)
+        H.expect(rep.get("complete") is False, "tracing stopped early: no footer expected")
+    finally:
+        subprocess.run(["umount", mnt])
+
+
+def case_config_file_size_limit():
+    """RLIMIT_FSIZE below the dump's second chunk: the tracer stops with one
+    warning instead of the kernel killing the program with SIGXFSZ."""
+    import resource
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (1536 * 1024, 1536 * 1024))
+        signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
+    d = H.tmpdir()
+    out = os.path.join(d, "x.vtr")
+    r = probe(out, args=["many"], preexec=limit)
+    expect_one_warning(r, r"cannot grow dump .*File too large; tracing stops here")
+    s = H.summary(H.report(out))
+    H.expect(10000 < s["allocations"] < PROBE["BIG_PAIRS"], "dump: %r" % s)
+
+
+# ---- security ----
+
+def case_secure_symlink():
+    """A symlink at the dump path is not followed: its target stays as it
+    was and the dump gets a fresh name, mode 0600."""
+    d = H.tmpdir()
+    target = os.path.join(d, "target")
+    with open(target, "w") as f:
+        f.write("precious\n")
+    os.symlink(target, os.path.join(d, "x.vtr"))
+    r = probe(os.path.join(d, "x.vtr"))
+    H.expect_eq("vramtrace warnings", warnings(r), [])
+    with open(target) as f:
+        H.expect_eq("symlink target contents", f.read(), "precious\n")
+    fresh = os.path.join(d, "x.1.vtr")
+    H.expect(os.path.isfile(fresh) and not os.path.islink(fresh),
+             "expected the dump at %s; files: %r" % (fresh, os.listdir(d)))
+    H.expect_eq("dump mode", stat.S_IMODE(os.stat(fresh).st_mode), 0o600)
+    H.leak_by_bytes(H.report(fresh), PROBE["PROBE_LEAK_BYTES"])
+
+
+def case_secure_dangling_symlink():
+    d = H.tmpdir()
+    target = os.path.join(d, "would-be-created")
+    os.symlink(target, os.path.join(d, "x.vtr"))
+    r = probe(os.path.join(d, "x.vtr"))
+    H.expect_eq("vramtrace warnings", warnings(r), [])
+    H.expect(not os.path.exists(target), "the dangling symlink was followed")
+    H.expect(os.path.isfile(os.path.join(d, "x.1.vtr")), "files: %r" % os.listdir(d))
+
+
+def case_secure_no_clobber():
+    d = H.tmpdir()
+    existing = os.path.join(d, "x.vtr")
+    with open(existing, "w") as f:
+        f.write("an earlier dump\n")
+    r = probe(existing)
+    H.expect_eq("vramtrace warnings", warnings(r), [])
+    with open(existing) as f:
+        H.expect_eq("existing file", f.read(), "an earlier dump\n")
+    H.leak_by_bytes(H.report(os.path.join(d, "x.1.vtr")), PROBE["PROBE_LEAK_BYTES"])
+
+
+def case_secure_mode():
+    old = os.umask(0)
+    try:
+        d = H.tmpdir()
+        probe(os.path.join(d, "x.vtr"))
+    finally:
+        os.umask(old)
+    H.expect_eq("dump mode with umask 0", stat.S_IMODE(os.stat(os.path.join(d, "x.vtr")).st_mode),
+                0o600)
+
+
+def secure_probe(bits):
+    """secure_probe copied, owned by nobody, with BITS (S_ISUID/S_ISGID)
+    set, run by root: the kernel marks it AT_SECURE. Returns its stdout."""
+    if os.geteuid() != 0:
+        raise H.Skip("making a setuid/setgid program needs root")
+    uid, gid = nobody_ids()
+    d = H.tmpdir()
+    os.chmod(d, 0o777)
+    exe = os.path.join(d, "secure_probe")
+    shutil.copy(program("secure_probe"), exe)
+    os.chown(exe, uid, gid)
+    os.chmod(exe, 0o755 | bits)
+    out = os.path.join(d, "x.vtr")
+    cuda = os.path.join(H.standin_dir(), "libcuda.so.1")
+    env = H.base_env({"VRAMTRACE_OUTPUT": out})
+    env.pop("LD_PRELOAD", None)
+    p = subprocess.run([exe, H.vramtrace_lib(), cuda], env=env, cwd=d, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, universal_newlines=True, timeout=H.TIMEOUT)
+    H.expect_eq("secure_probe status (stderr: %s)" % p.stderr.strip(), p.returncode, 0)
+    return p.stdout, out, p.stderr
+
+
+def control_probe():
+    """The same program, not privileged: the tracer does trace."""
+    d = H.tmpdir()
+    out = os.path.join(d, "x.vtr")
+    env = H.base_env({"VRAMTRACE_OUTPUT": out})
+    env.pop("LD_PRELOAD", None)
+    cuda = os.path.join(H.standin_dir(), "libcuda.so.1")
+    p = subprocess.run([program("secure_probe"), H.vramtrace_lib(), cuda], env=env, cwd=d,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
+                       timeout=H.TIMEOUT)
+    H.expect_eq("control secure_probe status (stderr: %s)" % p.stderr.strip(), p.returncode, 0)
+    H.expect_eq("control: tracer active", p.stdout, "active 1\n")
+    H.leak_by_bytes(H.report(out), 9100003)
+
+
+def check_not_traced(bits):
+    if os.environ.get("VT_TEST_PRELOAD"):
+        raise H.Skip("a sanitizer runtime cannot be preloaded into a setuid program")
+    control_probe()
+    stdout, out, stderr = secure_probe(bits)
+    H.expect_eq("privileged: tracer active", stdout, "active 0\n")
+    H.expect(not os.path.exists(out), "a privileged process left a dump at %s" % out)
+    H.expect_eq("privileged: vramtrace messages",
+                [l for l in stderr.splitlines() if "vramtrace" in l], [])
+
+
+def case_secure_setuid():
+    check_not_traced(stat.S_ISUID)
+
+
+def case_secure_setgid():
+    check_not_traced(stat.S_ISGID)
+
+
+if __name__ == "__main__":
+    H.main(globals())
