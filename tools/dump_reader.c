@@ -284,6 +284,12 @@ static bool read_failed(struct reader *r, struct cursor *c)
         !get_svarint(r, c, "device", &ev.device) || !get_varint(r, c, "tid", &ev.tid) ||
         !get_varint(r, c, "error code", &ev.error))
         return false;
+    if (c->p < c->end) {   /* appended: the driver's free and total memory */
+        if (!get_varint(r, c, "free memory", &ev.mem_free) ||
+            !get_varint(r, c, "total memory", &ev.mem_total))
+            return false;
+        ev.has_meminfo = true;
+    }
     if (ev.kind >= VT_KIND_COUNT)
         return fail(r, kind_at, "corrupt FAILED record: unknown kind %u", ev.kind);
     ev.time_ns = r->time_ns;
@@ -293,13 +299,16 @@ static bool read_failed(struct reader *r, struct cursor *c)
 
 static bool read_mark(struct reader *r, struct cursor *c)
 {
-    uint64_t tid, len;
-    const uint8_t *at;
-    if (!get_dt(r, c) || !get_varint(r, c, "tid", &tid))
+    struct vt_mark_event ev = {0};
+    char *label;
+    if (!get_dt(r, c) || !get_varint(r, c, "tid", &ev.tid) || !get_str(r, c, "label", &label))
         return false;
-    at = c->p;
-    return get_varint(r, c, "label length", &len) &&
-           check_fits(r, c, at, len, 1, "label length");
+    ev.time_ns = r->time_ns;
+    ev.label = label;
+    if (r->sink->mark)
+        r->sink->mark(r->ctx, &ev);
+    free(label);
+    return true;
 }
 
 static bool read_end(struct reader *r, struct cursor *c)

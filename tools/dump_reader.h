@@ -51,12 +51,21 @@ struct vt_failed_event {
     uint64_t time_ns, size, stack_id, tid, error;
     unsigned api, kind;
     int64_t device;
+    /* the driver's cuMemGetInfo at an out-of-memory failure, when recorded */
+    bool has_meminfo;
+    uint64_t mem_free, mem_total;
+};
+
+struct vt_mark_event {
+    uint64_t time_ns, tid;
+    const char *label;        /* valid during the call */
 };
 
 struct vt_event_sink {
     void (*alloc)(void *ctx, const struct vt_alloc_event *ev);
     void (*free)(void *ctx, const struct vt_free_event *ev);
     void (*failed)(void *ctx, const struct vt_failed_event *ev);
+    void (*mark)(void *ctx, const struct vt_mark_event *ev);   /* may be NULL */
 };
 
 struct vt_dump {
