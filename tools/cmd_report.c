@@ -6,14 +6,17 @@
 #include "report.h"
 
 static const char usage[] =
-    "Usage: vramtrace report [--json] [--top N] DUMP\n"
-    "Report the device memory still allocated when the traced process ended,\n"
-    "grouped by call site (largest first), with peak usage, failed allocations\n"
-    "and invalid frees.\n"
+    "Usage: vramtrace report [--json] [--top N] [--skip N] DUMP\n"
+    "Report the call sites whose device memory grows through the run (per\n"
+    "marker interval, or per time tick without markers), the memory still\n"
+    "allocated when the traced process ended, grouped by call site (largest\n"
+    "first), the peak per device and who held it, failed allocations (with what\n"
+    "held the device at an out-of-memory error) and invalid frees.\n"
     "\n"
     "Options:\n"
     "      --json        print one JSON object instead of text\n"
     "      --top N       show at most N call sites per list (0: all)\n"
+    "      --skip N      leave the first N markers (warm-up) out of growth detection\n"
     "  -h, --help        show this help\n"
     "\n"
     "Exit status: 0 for any readable dump, leaks or not (a partial dump says so);\n"
@@ -21,10 +24,11 @@ static const char usage[] =
 
 int vt_cmd_report(int argc, char **argv)
 {
-    enum { OPT_JSON = 256, OPT_TOP };
+    enum { OPT_JSON = 256, OPT_TOP, OPT_SKIP };
     static const struct option options[] = {
         {"json", no_argument, NULL, OPT_JSON},
         {"top", required_argument, NULL, OPT_TOP},
+        {"skip", required_argument, NULL, OPT_SKIP},
         {"help", no_argument, NULL, 'h'},
         {0},
     };
@@ -43,12 +47,20 @@ int vt_cmd_report(int argc, char **argv)
             opts.top = (size_t)top;
             break;
         }
+        case OPT_SKIP: {
+            long skip = vt_parse_count(optarg);
+            if (skip < 0)
+                return vt_usage_error("report", "--skip needs a number, not '%s'", optarg);
+            opts.skip = (size_t)skip;
+            break;
+        }
         case 'h':
             fputs(usage, stdout);
             return VT_EXIT_OK;
         case '?':
-            if (optopt == OPT_TOP)
-                return vt_usage_error("report", "%s needs a value", "--top");
+            if (optopt == OPT_TOP || optopt == OPT_SKIP)
+                return vt_usage_error("report", "%s needs a value",
+                                      optopt == OPT_TOP ? "--top" : "--skip");
             return vt_usage_error("report", "unknown option '%s'", argv[optind - 1]);
         }
     }

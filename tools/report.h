@@ -14,6 +14,7 @@
 struct vt_report_options {
     bool json;
     size_t top;       /* sites shown per list; 0 = all */
+    size_t skip;      /* warm-up markers left out of growth detection */
     FILE *out;
 };
 
@@ -26,8 +27,14 @@ struct vt_report {
     size_t leaks_shown;
     const struct vt_site *failure_sites;    /* parallel to analysis->failures */
     size_t failures_shown;
+    /* usage over time: sites in report order, the shown ones, peak holders */
+    const size_t *site_order;               /* indices into analysis->usage.sites */
+    size_t sites_shown;
+    const struct vt_site *usage_sites;      /* parallel to usage.sites; symbolized where shown */
     size_t top;
 };
+
+#define VT_PEAK_HOLDERS 5
 
 /* Returns -1 when the dump cannot be read (one line on stderr already),
  * else 0, with *device_leak set when device or managed memory leaked. */

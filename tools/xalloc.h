@@ -16,4 +16,15 @@ static inline void *vt_xrealloc(void *p, size_t n, size_t size)
     return p;
 }
 
+/* calloc for N elements of SIZE (N may be 0). */
+static inline void *vt_xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size);
+    if (!p) {
+        fputs("vramtrace: out of memory\n", stderr);
+        exit(1);
+    }
+    return p;
+}
+
 #endif
