@@ -32,12 +32,33 @@ static int append(char *out, size_t size, size_t *len, const char *s)
     return 0;
 }
 
+/* The process's rank in a distributed job, from the first of the launchers'
+ * variables that is set (file-name safe), else "norank". */
+static void rank_name(char *out, size_t size)
+{
+    static const char *const vars[] = {"RANK", "LOCAL_RANK", "OMPI_COMM_WORLD_RANK",
+                                       "SLURM_PROCID"};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *v = getenv(vars[i]);
+        size_t n = 0;
+        if (!v || !*v)
+            continue;
+        for (; v[n] && n + 1 < size && n < 16; n++)
+            out[n] = (v[n] >= '0' && v[n] <= '9') || (v[n] >= 'a' && v[n] <= 'z') ||
+                             (v[n] >= 'A' && v[n] <= 'Z') ? v[n] : '_';
+        out[n] = '\0';
+        return;
+    }
+    snprintf(out, size, "norank");
+}
+
 static int expand_pattern(char *out, size_t size, const char *pattern)
 {
     size_t len = 0;
-    char pid[24];
+    char pid[24], rank[24];
     out[0] = '\0';
     snprintf(pid, sizeof pid, "%d", (int)getpid());
+    rank_name(rank, sizeof rank);
     for (const char *p = pattern; *p; p++) {
         char one[2] = {*p, '\0'};
         const char *piece = one;
@@ -45,6 +66,8 @@ static int expand_pattern(char *out, size_t size, const char *pattern)
             p++;
             if (*p == 'p')
                 piece = pid;
+            else if (*p == 'r')
+                piece = rank;
             else if (*p == '%')
                 piece = "%";
             else

@@ -55,7 +55,10 @@ enum vt_record_type {
      * varint tid, varint stream */
     VT_REC_FREE = 5,
     /* A failed allocation. varint dt, varint size, varint stack id,
-     * u8 api, u8 kind, svarint device, varint tid, varint error code */
+     * u8 api, u8 kind, svarint device, varint tid, varint error code,
+     * then (appended, present only for an out-of-memory error when the
+     * driver answered cuMemGetInfo for that device) varint free bytes,
+     * varint total bytes */
     VT_REC_FAILED = 6,
     /* varint dt, varint tid, str label */
     VT_REC_MARK = 7,

@@ -199,9 +199,9 @@ int vt_rec_free(uint64_t address, unsigned api, unsigned status_flags, uint64_t 
 }
 
 int vt_rec_failed(uint64_t size, uint32_t stack, unsigned api, unsigned kind, int device,
-                  int error)
+                  int error, const struct vt_meminfo *mem)
 {
-    uint8_t data[8 * VT_VARINT_MAX];
+    uint8_t data[10 * VT_VARINT_MAX];
     struct buf b = {data, 0, sizeof data, 0};
     put_time(&b);
     put_varint(&b, size);
@@ -211,6 +211,10 @@ int vt_rec_failed(uint64_t size, uint32_t stack, unsigned api, unsigned kind, in
     put_varint(&b, vt_zigzag(device));
     put_varint(&b, (uint64_t)vt_tid());
     put_varint(&b, (uint64_t)(unsigned)error);
+    if (mem) {
+        put_varint(&b, mem->free_bytes);
+        put_varint(&b, mem->total_bytes);
+    }
     return emit(VT_REC_FAILED, &b);
 }
 
