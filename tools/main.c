@@ -16,6 +16,8 @@ static const char usage[] =
     "                    run CMD with libvramtrace.so preloaded, then report\n"
     "  report [--json] [--top N] DUMP\n"
     "                    report leaks, peak and failures recorded in a .vtr dump\n"
+    "  timeline [--json] DUMP\n"
+    "                    chart live device memory over time, per device\n"
     "\n"
     "Options:\n"
     "  -h, --help        show this help (also: vramtrace COMMAND --help)\n"
@@ -61,6 +63,8 @@ int main(int argc, char **argv)
         return vt_cmd_run(argc - 1, argv + 1);
     if (!strcmp(cmd, "report"))
         return vt_cmd_report(argc - 1, argv + 1);
+    if (!strcmp(cmd, "timeline"))
+        return vt_cmd_timeline(argc - 1, argv + 1);
     if (cmd[0] == '-')
         return vt_usage_error(NULL, "unknown option '%s'", cmd);
     return vt_usage_error(NULL, "unknown command '%s'", cmd);

@@ -8,8 +8,7 @@
 #include "format.h"
 #include "report.h"
 
-/* "12.0 MiB"; BUF holds at least 32 bytes. */
-static const char *human_size(uint64_t bytes, char *buf)
+const char *vt_human_size(uint64_t bytes, char *buf)
 {
     static const char *const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
     double v = (double)bytes;
@@ -85,7 +84,7 @@ static void print_leak(const struct vt_leak *leak, const struct vt_site *site, F
     char size[32];
     bool host = !vt_kind_counts_as_device(leak->kind);
     fprintf(out, "\n%s of %" PRIu64 " bytes (%s) in %" PRIu64 " %s via %s", host ? "Host leak" : "Leak",
-            leak->bytes, human_size(leak->bytes, size), leak->allocations,
+            leak->bytes, vt_human_size(leak->bytes, size), leak->allocations,
             plural(leak->allocations, "allocation", "allocations"), vt_api_label(site->api));
     if (!host)
         print_device(leak->device, out);
@@ -102,13 +101,13 @@ static void print_summary(const struct vt_report *r, FILE *out)
         device_sites += vt_kind_counts_as_device(r->analysis->leaks[i].kind);
     if (s->leaked_allocations)
         fprintf(out, "vramtrace: %s (%" PRIu64 " bytes) of device memory leaked in %" PRIu64
-                " %s at %zu call %s", human_size(s->leaked_bytes, leaked), s->leaked_bytes,
+                " %s at %zu call %s", vt_human_size(s->leaked_bytes, leaked), s->leaked_bytes,
                 s->leaked_allocations, plural(s->leaked_allocations, "allocation", "allocations"),
                 device_sites, plural(device_sites, "site", "sites"));
     else
         fputs("vramtrace: no leaks: all device memory was freed", out);
     fprintf(out, " (peak %s, %" PRIu64 " allocations, %" PRIu64 " frees, %" PRIu64 " failed, %"
-            PRIu64 " invalid frees)\n", human_size(s->peak_bytes, peak), s->allocations, s->frees,
+            PRIu64 " invalid frees)\n", vt_human_size(s->peak_bytes, peak), s->allocations, s->frees,
             s->failed_allocations, s->invalid_frees);
 }
 
@@ -116,7 +115,7 @@ static void print_host_summary(const struct vt_summary *s, FILE *out)
 {
     char size[32];
     fprintf(out, "vramtrace: %s (%" PRIu64 " bytes) of page-locked host memory leaked in %" PRIu64
-            " %s\n", human_size(s->host_leaked_bytes, size), s->host_leaked_bytes,
+            " %s\n", vt_human_size(s->host_leaked_bytes, size), s->host_leaked_bytes,
             s->host_leaked_allocations,
             plural(s->host_leaked_allocations, "allocation", "allocations"));
 }
@@ -135,16 +134,22 @@ static void print_leaks(const struct vt_report *r, bool host, FILE *out)
 static void print_bytes(uint64_t bytes, FILE *out)
 {
     char size[32];
-    fprintf(out, "%s (%" PRIu64 " bytes)", human_size(bytes, size), bytes);
+    fprintf(out, "%s (%" PRIu64 " bytes)", vt_human_size(bytes, size), bytes);
 }
 
-/* A time since the process started. */
-static void print_seconds(uint64_t ns, FILE *out)
+const char *vt_format_time(uint64_t ns, char *buf)
 {
     if (ns < 1000000000u)
-        fprintf(out, "%.3f ms", (double)ns / 1e6);
+        snprintf(buf, 32, "%.3f ms", (double)ns / 1e6);
     else
-        fprintf(out, "%.3f s", (double)ns / 1e9);
+        snprintf(buf, 32, "%.3f s", (double)ns / 1e9);
+    return buf;
+}
+
+void vt_print_time(uint64_t ns, FILE *out)
+{
+    char buf[32];
+    fputs(vt_format_time(ns, buf), out);
 }
 
 /* "    4.0 MiB  cudaMalloc  fn file:line" one line per holder */
@@ -152,7 +157,7 @@ static void print_holder(const struct vt_report *r, size_t site, uint64_t bytes,
 {
     char size[32];
     const struct vt_site *s = &r->usage_sites[site];
-    fprintf(out, "    %10s  %s", human_size(bytes, size), vt_api_label(s->api));
+    fprintf(out, "    %10s  %s", vt_human_size(bytes, size), vt_api_label(s->api));
     if (s->nframes) {
         const struct vt_frame *f = s->frames[0];
         fprintf(out, "  %s", f->function ? f->function : "??");
@@ -168,7 +173,7 @@ static void print_growth_start(const struct vt_usage *u, const struct vt_usage_s
                 u->marks[s->growth_start].label);
     else
         fputs(" since ", out);
-    print_seconds(s->growth_start_ns, out);
+    vt_print_time(s->growth_start_ns, out);
     fputs(u->by_marks ? ")" : "", out);
 }
 
@@ -188,11 +193,11 @@ static void print_growing(const struct vt_report *r, FILE *out)
         const struct vt_usage_site *s = &u->sites[index];
         if (!s->growing)
             break;
-        fprintf(out, "\nGrowing by %s per %s", human_size((uint64_t)s->bytes_per_interval, size),
+        fprintf(out, "\nGrowing by %s per %s", vt_human_size((uint64_t)s->bytes_per_interval, size),
                 u->by_marks ? "marker interval" : "tick");
-        fprintf(out, " (%s/s)", human_size((uint64_t)s->bytes_per_second, size));
+        fprintf(out, " (%s/s)", vt_human_size((uint64_t)s->bytes_per_second, size));
         print_growth_start(u, s, out);
-        fprintf(out, ", %s live at exit, via %s", human_size(s->live_bytes, size),
+        fprintf(out, ", %s live at exit, via %s", vt_human_size(s->live_bytes, size),
                 vt_api_label(r->usage_sites[index].api));
         print_device(s->device, out);
         fprintf(out, " [%s]\n", vt_kind_name(s->kind));
@@ -212,7 +217,7 @@ static void print_peaks(const struct vt_report *r, FILE *out)
         fputs(": ", out);
         print_bytes(dev->peak_bytes, out);
         fputs(" at ", out);
-        print_seconds(dev->peak_time_ns, out);
+        vt_print_time(dev->peak_time_ns, out);
         fputs(n ? ", held by:\n" : "\n", out);
         for (size_t i = 0; i < n; i++)
             print_holder(r, holders[i], u->sites[holders[i]].bytes_at_device_peak, out);
@@ -226,7 +231,7 @@ static void print_oom(const struct vt_report *r, const struct vt_failure *f, FIL
     fputs(" with ", out);
     print_bytes(f->device_live_bytes, out);
     fputs(" traced live on the device at ", out);
-    print_seconds(f->time_ns, out);
+    vt_print_time(f->time_ns, out);
     if (f->has_meminfo) {
         fputs("; the driver reported ", out);
         print_bytes(f->mem_free, out);
@@ -244,7 +249,7 @@ static void print_failures(const struct vt_report *r, FILE *out)
     for (size_t i = 0; i < r->failures_shown; i++) {
         const struct vt_failure *f = &r->analysis->failures[i];
         fprintf(out, "\nFailed allocation of %" PRIu64 " bytes (%s) via %s", f->size,
-                human_size(f->size, size), vt_api_label(r->failure_sites[i].api));
+                vt_human_size(f->size, size), vt_api_label(r->failure_sites[i].api));
         print_device(f->device, out);
         fprintf(out, " [%s]: error %" PRIu64 ", %" PRIu64 " %s\n", vt_kind_name(f->kind), f->error,
                 f->count, plural(f->count, "time", "times"));
@@ -271,7 +276,7 @@ static void print_notes(const struct vt_report *r, FILE *out)
     if (s->teardown_freed_allocations)
         fprintf(out, "vramtrace: note: %" PRIu64 " bytes (%s) in %" PRIu64 " %s freed by context "
                 "teardown without a free call (not counted as leaked)\n", s->teardown_freed_bytes,
-                human_size(s->teardown_freed_bytes, size), s->teardown_freed_allocations,
+                vt_human_size(s->teardown_freed_bytes, size), s->teardown_freed_allocations,
                 plural(s->teardown_freed_allocations, "allocation was", "allocations were"));
     if (s->untraced_frees)
         fprintf(out, "vramtrace: note: %" PRIu64 " %s of memory the tracer never saw allocated\n",

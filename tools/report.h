@@ -45,6 +45,11 @@ void vt_render_json(const struct vt_report *r, FILE *out);
 
 /* Shared by the renderers. */
 const char *vt_api_label(unsigned api);
+/* "12.0 MiB"; BUF holds at least 32 bytes. */
+const char *vt_human_size(uint64_t bytes, char *buf);
+/* A time since the process started: "2.345 ms", "12.500 s"; BUF holds 32. */
+const char *vt_format_time(uint64_t ns, char *buf);
+void vt_print_time(uint64_t ns, FILE *out);
 extern const char vt_version[];
 
 #endif

@@ -10,7 +10,7 @@
 #include "format.h"
 #include "xalloc.h"
 
-#define FIRST_TICK_NS 1000000u   /* 1 ms; doubles whenever the ticks fill up */
+#define FIRST_TICK_NS 1000u   /* 1 us; doubles whenever the ticks fill up */
 
 struct site_key {
     uint64_t stack_id;
@@ -249,9 +249,17 @@ static void settle_peak(struct vt_usage *u, struct vt_usage_site *s)
         s->bytes_at_device_peak = s->live_bytes;
 }
 
+static int by_device(const void *pa, const void *pb)
+{
+    const struct vt_usage_device *a = pa, *b = pb;
+    return a->device < b->device ? -1 : a->device > b->device;
+}
+
 void vt_usage_finish(struct vt_usage *u, uint64_t end_ns, size_t skip)
 {
     vt_usage_advance(u, end_ns);
+    if (u->ndevices)
+        qsort(u->devices, u->ndevices, sizeof *u->devices, by_device);
     u->by_marks = u->nmarks > 0;
     u->skip = u->by_marks ? skip : 0;
     for (size_t i = 0; i < u->nsites; i++) {
