@@ -99,9 +99,10 @@ static void print_device(const struct vt_usage *u, const struct vt_usage_device 
 
 void vt_timeline_chart(const struct vt_dump *dump, const struct vt_usage *u, FILE *out)
 {
-    fprintf(out, "vramtrace: live device memory over time, %s (", dump->path);
+    fprintf(out, "vramtrace: timeline of %s\n", dump->path);
+    fputs("vramtrace: live device memory over ", out);
     vt_print_time(u->end_ns, out);
-    fprintf(out, ", %zu %s; '^' peak, '|' marker)\n", u->nmarks,
+    fprintf(out, ", %zu %s; '^' peak, '|' marker\n", u->nmarks,
             u->nmarks == 1 ? "marker" : "markers");
     if (!dump->complete)
         fprintf(out, "vramtrace: partial dump: %s; the chart covers what was read\n", dump->end);

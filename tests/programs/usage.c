@@ -22,9 +22,9 @@
 #define CACHE_BYTES (8 << 20)
 #define TEMP_BYTES (4 << 20)
 #define LEAK_BYTES (1 << 20)
-#define OOM_BIG_BYTES (600 << 20)
-#define OOM_SMALL_BYTES (300 << 20)
-#define OOM_REQUEST_BYTES (512 << 20)
+#define OOM_BIG_BYTES (30 << 20)      /* of a 64 MiB device (STANDIN_CUDA_MEMORY=64M) */
+#define OOM_SMALL_BYTES (20 << 20)
+#define OOM_REQUEST_BYTES (32 << 20)
 #define RANK_BYTES 3000000
 
 static volatile sig_atomic_t handled;
