@@ -32,9 +32,7 @@ static int append(char *out, size_t size, size_t *len, const char *s)
     return 0;
 }
 
-/* The process's rank in a distributed job, from the first of the launchers'
- * variables that is set (file-name safe), else "norank". */
-static void rank_name(char *out, size_t size)
+int vt_config_rank(char *out, size_t size)
 {
     static const char *const vars[] = {"RANK", "LOCAL_RANK", "OMPI_COMM_WORLD_RANK",
                                        "SLURM_PROCID"};
@@ -47,9 +45,10 @@ static void rank_name(char *out, size_t size)
             out[n] = (v[n] >= '0' && v[n] <= '9') || (v[n] >= 'a' && v[n] <= 'z') ||
                              (v[n] >= 'A' && v[n] <= 'Z') ? v[n] : '_';
         out[n] = '\0';
-        return;
+        return 0;
     }
-    snprintf(out, size, "norank");
+    out[0] = '\0';
+    return -1;
 }
 
 static int expand_pattern(char *out, size_t size, const char *pattern)
@@ -58,7 +57,8 @@ static int expand_pattern(char *out, size_t size, const char *pattern)
     char pid[24], rank[24];
     out[0] = '\0';
     snprintf(pid, sizeof pid, "%d", (int)getpid());
-    rank_name(rank, sizeof rank);
+    if (vt_config_rank(rank, sizeof rank) < 0)
+        snprintf(rank, sizeof rank, "norank");
     for (const char *p = pattern; *p; p++) {
         char one[2] = {*p, '\0'};
         const char *piece = one;

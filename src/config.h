@@ -12,4 +12,9 @@
  * Returns 0, or -1 when the pattern expands badly or does not fit. */
 int vt_config_output_path(char *out, size_t size, unsigned attempt);
 
+/* The process's rank in a distributed job: the first of RANK, LOCAL_RANK,
+ * OMPI_COMM_WORLD_RANK, SLURM_PROCID that is set, made file-name safe.
+ * Returns 0, or -1 (OUT empty) when none is set. */
+int vt_config_rank(char *out, size_t size);
+
 #endif

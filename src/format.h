@@ -36,7 +36,8 @@ enum vt_record_type {
     VT_REC_PAD = 0,      /* not a record: end of written data */
     /* varint pid, varint ppid, varint start_real_ns (since the epoch),
      * varint start_mono_ns, str exe path, str hostname, varint argc,
-     * argc x str argv */
+     * argc x str argv, then (appended) str rank: RANK / LOCAL_RANK /
+     * OMPI_COMM_WORLD_RANK / SLURM_PROCID, empty when none is set */
     VT_REC_PROCESS = 1,
     /* varint module id, varint load bias, varint start, varint end
      * (lowest and one past the highest address of its PT_LOAD segments,

@@ -1,5 +1,6 @@
 #include "records.h"
 
+#include "config.h"
 #include "format.h"
 #include "tracer.h"
 #include "writer.h"
@@ -122,7 +123,7 @@ int vt_rec_process(void)
 {
     static uint8_t data[PROCESS_BUFFER];
     struct buf b = {data, 0, sizeof data, 0};
-    char exe[4096], host[256] = "";
+    char exe[4096], host[256] = "", rank[24];
     struct timespec real;
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     exe[n > 0 ? n : 0] = '\0';
@@ -137,6 +138,8 @@ int vt_rec_process(void)
     put_str(&b, exe);
     put_str(&b, host);
     put_argv(&b);
+    vt_config_rank(rank, sizeof rank);
+    put_str(&b, rank);
     return emit(VT_REC_PROCESS, &b);
 }
 

@@ -236,5 +236,66 @@ def case_rank_output():
     H.expect_eq("dump without a rank", rank_dump_names({}), ["trace.norank.vtr"])
 
 
+def run_ranks(outdir, ranks):
+    """One `usage rank` process per rank, each writing OUTDIR/job.<rank>.vtr."""
+    for rank in ranks:
+        extra = dict({k: "" for k in RANK_VARS}, RANK=str(rank),
+                     VRAMTRACE_OUTPUT=os.path.join(outdir, "job.%r.vtr"))
+        r = H.run_traced([H.program("usage"), "rank"], mode="preload", output=False,
+                         extra_env=extra)
+        H.expect_program_ok(r)
+
+
+def report_many(args, json_output=True):
+    cmd = [H.vramtrace_exe(), "report"] + (["--json"] if json_output else []) + args
+    return H._run(cmd, H.base_env(), os.path.dirname(args[0]))
+
+
+def check_combined(data, outdir):
+    H.expect_eq("process ranks", [p["process"]["rank"] for p in data["processes"]],
+                ["0", "1", "2"])
+    c = data["combined"]
+    H.expect_eq("combined.processes", c["processes"], 3)
+    H.expect_eq("combined.leaked_bytes", c["leaked_bytes"], 3 * D["RANK_BYTES"])
+    devices = [(d["device"], d["shared"], [p["rank"] for p in d["processes"]])
+               for d in c["devices"]]
+    # rank 2 allocated on device 0 (the classic bug): device 0 is shared
+    H.expect_eq("devices and their ranks", devices,
+                [(0, True, ["0", "2"]), (1, False, ["1"])])
+    dumps = [os.path.basename(p["dump"]) for d in c["devices"] for p in d["processes"]]
+    H.expect_eq("dumps per device", dumps, ["job.0.vtr", "job.2.vtr", "job.1.vtr"])
+
+
+def case_multi_process():
+    outdir = H.tmpdir()
+    run_ranks(outdir, (0, 1, 2))
+    r = report_many([outdir])
+    H.expect_eq("report DIR exit status", r.status, 0)
+    check_combined(json.loads(r.stdout), outdir)
+    files = [os.path.join(outdir, "job.%d.vtr" % i) for i in (0, 1, 2)]
+    r = report_many(files)
+    H.expect_eq("report FILE... exit status", r.status, 0)
+    check_combined(json.loads(r.stdout), outdir)
+    text = report_many([outdir], json_output=False).stdout
+    H.expect("vramtrace: warning: device 0 is used by 2 processes" in text,
+             "no shared-device warning:\n" + text)
+    H.expect("device 1 is used by" not in text, "device 1 is not shared:\n" + text)
+
+
+def case_multi_process_errors():
+    outdir = H.tmpdir()
+    run_ranks(outdir, (0, 1))
+    missing = os.path.join(outdir, "missing.vtr")
+    r = report_many([os.path.join(outdir, "job.0.vtr"), missing, os.path.join(outdir, "job.1.vtr")])
+    H.expect_eq("exit status with an unreadable dump", r.status, 1)
+    H.expect_eq("processes still reported", len(json.loads(r.stdout)["processes"]), 2)
+    H.expect("missing.vtr: No such file or directory" in r.stderr, "error line: " + r.stderr)
+    empty = H.tmpdir()
+    r = report_many([empty])
+    H.expect_eq("exit status for a directory without dumps", r.status, 1)
+    H.expect_eq("error for a directory without dumps", r.stderr.strip(),
+                "vramtrace: %s: no .vtr dumps in this directory" % empty)
+
+
 if __name__ == "__main__":
     H.main(globals())

@@ -1,17 +1,20 @@
 /* vramtrace report [--json] [--top N] DUMP */
 #include <getopt.h>
 #include <stdio.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "report.h"
 
 static const char usage[] =
-    "Usage: vramtrace report [--json] [--top N] [--skip N] DUMP\n"
+    "Usage: vramtrace report [--json] [--top N] [--skip N] DUMP...|DIR\n"
     "Report the call sites whose device memory grows through the run (per\n"
     "marker interval, or per time tick without markers), the memory still\n"
     "allocated when the traced process ended, grouped by call site (largest\n"
     "first), the peak per device and who held it, failed allocations (with what\n"
     "held the device at an out-of-memory error) and invalid frees.\n"
+    "With several dumps, or a directory (its *.vtr files), one report per\n"
+    "process, then the combined totals and which process used which device.\n"
     "\n"
     "Options:\n"
     "      --json        print one JSON object instead of text\n"
@@ -20,7 +23,7 @@ static const char usage[] =
     "  -h, --help        show this help\n"
     "\n"
     "Exit status: 0 for any readable dump, leaks or not (a partial dump says so);\n"
-    "1 when the dump cannot be read; 2 for a bad command line.\n";
+    "1 when a dump cannot be read; 2 for a bad command line.\n";
 
 int vt_cmd_report(int argc, char **argv)
 {
@@ -64,9 +67,13 @@ int vt_cmd_report(int argc, char **argv)
             return vt_usage_error("report", "unknown option '%s'", argv[optind - 1]);
         }
     }
-    if (optind != argc - 1)
-        return vt_usage_error("report", "%s", optind == argc ? "no dump file given"
-                                                             : "more than one dump file given");
+    if (optind == argc)
+        return vt_usage_error("report", "%s", "no dump file given");
+    struct stat st;
+    bool one_file = optind == argc - 1 && !(stat(argv[optind], &st) == 0 && S_ISDIR(st.st_mode));
     bool device_leak;
-    return vt_report_dump(argv[optind], &opts, &device_leak) == 0 ? VT_EXIT_OK : VT_EXIT_ERROR;
+    if (one_file)
+        return vt_report_dump(argv[optind], &opts, &device_leak) == 0 ? VT_EXIT_OK : VT_EXIT_ERROR;
+    return vt_report_many(argv + optind, (size_t)(argc - optind), &opts) == 0 ? VT_EXIT_OK
+                                                                               : VT_EXIT_ERROR;
 }

@@ -145,6 +145,7 @@ static void free_process(struct vt_process *proc)
     for (size_t i = 0; i < proc->argc; i++)
         free(proc->argv[i]);
     free(proc->argv);
+    free(proc->rank);
     memset(proc, 0, sizeof *proc);
 }
 
@@ -166,6 +167,12 @@ static bool read_process(struct reader *r, struct cursor *c)
     for (; proc->argc < argc; proc->argc++)
         if (!get_str(r, c, "argv", &proc->argv[proc->argc]))
             return false;
+    if (c->p < c->end && !get_str(r, c, "rank", &proc->rank))
+        return false;
+    if (proc->rank && !proc->rank[0]) {
+        free(proc->rank);
+        proc->rank = NULL;
+    }
     proc->present = true;
     return true;
 }

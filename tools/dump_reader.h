@@ -19,6 +19,7 @@ struct vt_process {
     char *exe, *hostname;
     size_t argc;
     char **argv;
+    char *rank;               /* NULL: not recorded or not set */
 };
 
 struct vt_module {

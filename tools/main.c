@@ -14,7 +14,7 @@ static const char usage[] =
     "Commands:\n"
     "  run [-o PATH] [--fail-on-leak] [--json] -- CMD [ARG...]\n"
     "                    run CMD with libvramtrace.so preloaded, then report\n"
-    "  report [--json] [--top N] DUMP\n"
+    "  report [--json] [--top N] [--skip N] DUMP...|DIR\n"
     "                    report leaks, peak and failures recorded in a .vtr dump\n"
     "  timeline [--json] DUMP\n"
     "                    chart live device memory over time, per device\n"

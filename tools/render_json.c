@@ -60,6 +60,8 @@ static void write_process(struct vt_json *j, const struct vt_process *p)
     vt_json_end_array(j);
     vt_json_key(j, "hostname");
     vt_json_string(j, p->hostname);
+    vt_json_key(j, "rank");
+    vt_json_string(j, p->rank);
     vt_json_key(j, "start_time_ns");
     p->present ? vt_json_uint(j, p->start_real_ns) : vt_json_null(j);
     vt_json_end_object(j);
@@ -268,22 +270,27 @@ void vt_render_json(const struct vt_report *r, FILE *out)
     struct vt_json j;
     vt_json_init(&j, out);
     vt_json_begin_object(&j);
-    vt_json_key(&j, "vramtrace_version");
-    vt_json_string(&j, vt_version);
-    write_uint_field(&j, "format_version", r->dump->version);
-    vt_json_key(&j, "dump");
-    vt_json_string(&j, r->path);
-    vt_json_key(&j, "complete");
-    vt_json_bool(&j, r->dump->complete);
-    vt_json_key(&j, "end");
-    vt_json_string(&j, r->dump->end);
-    write_uint_field(&j, "duration_ns", r->dump->last_time_ns);
-    write_process(&j, &r->dump->process);
-    write_summary(&j, &r->analysis->summary);
-    write_leaks(&j, r);
-    write_failures(&j, r);
-    write_growth(&j, &r->analysis->usage);
-    write_sites(&j, r);
-    write_peaks(&j, r);
+    vt_render_json_fields(r, &j);
     vt_json_end_object(&j);
+}
+
+void vt_render_json_fields(const struct vt_report *r, struct vt_json *j)
+{
+    vt_json_key(j, "vramtrace_version");
+    vt_json_string(j, vt_version);
+    write_uint_field(j, "format_version", r->dump->version);
+    vt_json_key(j, "dump");
+    vt_json_string(j, r->path);
+    vt_json_key(j, "complete");
+    vt_json_bool(j, r->dump->complete);
+    vt_json_key(j, "end");
+    vt_json_string(j, r->dump->end);
+    write_uint_field(j, "duration_ns", r->dump->last_time_ns);
+    write_process(j, &r->dump->process);
+    write_summary(j, &r->analysis->summary);
+    write_leaks(j, r);
+    write_failures(j, r);
+    write_growth(j, &r->analysis->usage);
+    write_sites(j, r);
+    write_peaks(j, r);
 }

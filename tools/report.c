@@ -1,6 +1,7 @@
 #include "report.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "format.h"
 #include "symbolize.h"
@@ -58,50 +59,64 @@ static struct vt_site *usage_sites(struct vt_symbolizer *sym, const struct vt_du
     return sites;
 }
 
-int vt_report_dump(const char *path, const struct vt_report_options *opts, bool *device_leak)
+int vt_report_load(const char *path, const struct vt_report_options *opts,
+                   struct vt_loaded_report *l)
 {
-    struct vt_dump dump;
-    struct vt_analysis analysis = {.skip = opts->skip};
-    if (vt_dump_read(path, &vt_analysis_sink, &analysis, &dump) != 0) {
-        vt_analysis_free(&analysis);
-        vt_dump_free(&dump);
+    memset(l, 0, sizeof *l);
+    l->analysis.skip = opts->skip;
+    if (vt_dump_read(path, &vt_analysis_sink, &l->analysis, &l->dump) != 0) {
+        vt_analysis_free(&l->analysis);
+        vt_dump_free(&l->dump);
         return -1;
     }
-    vt_analysis_finish(&analysis);
-    struct vt_symbolizer *sym = vt_symbolizer_new(&dump);
-    struct vt_report r = {
-        .path = path, .dump = &dump, .analysis = &analysis, .top = opts->top,
-        .leaks_shown = shown(analysis.nleaks, opts->top),
-        .failures_shown = shown(analysis.nfailures, opts->top),
+    const struct vt_analysis *a = &l->analysis;
+    vt_analysis_finish(&l->analysis);
+    l->sym = vt_symbolizer_new(&l->dump);
+    l->leak_sites = new_sites(shown(a->nleaks, opts->top));
+    l->failure_sites = new_sites(shown(a->nfailures, opts->top));
+    l->site_order = vt_xcalloc(a->usage.nsites, sizeof *l->site_order);
+    l->report = (struct vt_report){
+        .path = path, .dump = &l->dump, .analysis = a, .top = opts->top,
+        .leaks_shown = shown(a->nleaks, opts->top),
+        .failures_shown = shown(a->nfailures, opts->top),
+        .sites_shown = shown(a->usage.nsites, opts->top),
+        .site_order = l->site_order, .leak_sites = l->leak_sites,
+        .failure_sites = l->failure_sites,
     };
-    struct vt_site *leak_sites = new_sites(r.leaks_shown);
-    struct vt_site *failure_sites = new_sites(r.failures_shown);
-    for (size_t i = 0; i < r.leaks_shown; i++)
-        vt_site_frames(sym, &dump, analysis.leaks[i].stack_id, analysis.leaks[i].api,
-                       &leak_sites[i]);
-    for (size_t i = 0; i < r.failures_shown; i++)
-        vt_site_frames(sym, &dump, analysis.failures[i].stack_id, analysis.failures[i].api,
-                       &failure_sites[i]);
-    size_t *order = vt_xcalloc(analysis.usage.nsites, sizeof *order);
-    vt_usage_report_order(&analysis.usage, order);
-    r.site_order = order;
-    r.sites_shown = shown(analysis.usage.nsites, opts->top);
-    struct vt_site *all_sites = usage_sites(sym, &dump, &analysis, order, r.sites_shown);
-    r.usage_sites = all_sites;
-    r.leak_sites = leak_sites;
-    r.failure_sites = failure_sites;
+    for (size_t i = 0; i < l->report.leaks_shown; i++)
+        vt_site_frames(l->sym, &l->dump, a->leaks[i].stack_id, a->leaks[i].api,
+                       &l->leak_sites[i]);
+    for (size_t i = 0; i < l->report.failures_shown; i++)
+        vt_site_frames(l->sym, &l->dump, a->failures[i].stack_id, a->failures[i].api,
+                       &l->failure_sites[i]);
+    vt_usage_report_order(&a->usage, l->site_order);
+    l->usage_sites = usage_sites(l->sym, &l->dump, a, l->site_order, l->report.sites_shown);
+    l->report.usage_sites = l->usage_sites;
+    return 0;
+}
+
+void vt_report_unload(struct vt_loaded_report *l)
+{
+    free_sites(l->leak_sites, l->report.leaks_shown);
+    free_sites(l->failure_sites, l->report.failures_shown);
+    free_sites(l->usage_sites, l->analysis.usage.nsites);
+    free(l->site_order);
+    vt_symbolizer_free(l->sym);
+    vt_analysis_free(&l->analysis);
+    vt_dump_free(&l->dump);
+}
+
+int vt_report_dump(const char *path, const struct vt_report_options *opts, bool *device_leak)
+{
+    struct vt_loaded_report l;
+    if (vt_report_load(path, opts, &l) != 0)
+        return -1;
     if (opts->json)
-        vt_render_json(&r, opts->out);
+        vt_render_json(&l.report, opts->out);
     else
-        vt_render_text(&r, opts->out);
+        vt_render_text(&l.report, opts->out);
     fflush(opts->out);
-    *device_leak = analysis.summary.leaked_allocations > 0;
-    free_sites(leak_sites, r.leaks_shown);
-    free_sites(failure_sites, r.failures_shown);
-    free_sites(all_sites, analysis.usage.nsites);
-    free(order);
-    vt_symbolizer_free(sym);
-    vt_analysis_free(&analysis);
-    vt_dump_free(&dump);
+    *device_leak = l.analysis.summary.leaked_allocations > 0;
+    vt_report_unload(&l);
     return 0;
 }

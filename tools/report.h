@@ -40,8 +40,29 @@ struct vt_report {
  * else 0, with *device_leak set when device or managed memory leaked. */
 int vt_report_dump(const char *path, const struct vt_report_options *opts, bool *device_leak);
 
+/* One dump read, analysed and symbolized for rendering (report is ready). */
+struct vt_loaded_report {
+    struct vt_dump dump;
+    struct vt_analysis analysis;
+    struct vt_symbolizer *sym;
+    struct vt_site *leak_sites, *failure_sites, *usage_sites;
+    size_t *site_order;
+    struct vt_report report;
+};
+int vt_report_load(const char *path, const struct vt_report_options *opts,
+                   struct vt_loaded_report *l);
+void vt_report_unload(struct vt_loaded_report *l);
+
+/* Several dumps (PATHS: files, or directories whose *.vtr files are read):
+ * each process's report, then the combined view and which process used
+ * which device. Returns -1 when any dump could not be read. */
+int vt_report_many(char *const *paths, size_t npaths, const struct vt_report_options *opts);
+
 void vt_render_text(const struct vt_report *r, FILE *out);
 void vt_render_json(const struct vt_report *r, FILE *out);
+struct vt_json;
+/* The report's fields, into an object J has open. */
+void vt_render_json_fields(const struct vt_report *r, struct vt_json *j);
 
 /* Shared by the renderers. */
 const char *vt_api_label(unsigned api);
