@@ -9,6 +9,7 @@
 
 static cuCtxGetCurrent_fn get_current_context;
 static cuCtxGetDevice_fn get_context_device;
+static cuMemGetInfo_v2_fn get_memory_info;
 
 /* The API the program called: the runtime's, when a runtime wrapper tagged
  * this thread, else the driver's own. */
@@ -34,10 +35,26 @@ static void fill_context(struct vt_alloc_info *info)
                            ? device : -1;
 }
 
+/* The driver's free/total memory of the current context's device, when that
+ * is the device the allocation failed on. The real cuMemGetInfo_v2 (not
+ * hooked; the guard is held, so whatever it calls passes through). */
+static int device_memory_info(int device, struct vt_meminfo *mem)
+{
+    size_t free_bytes, total_bytes;
+    CUdevice current = -1;
+    if (!get_memory_info)
+        get_memory_info = (cuMemGetInfo_v2_fn)vt_driver_function("cuMemGetInfo_v2");
+    if (!get_memory_info || !get_context_device || get_context_device(&current) != CUDA_SUCCESS ||
+        current != device || get_memory_info(&free_bytes, &total_bytes) != CUDA_SUCCESS)
+        return -1;
+    *mem = (struct vt_meminfo){free_bytes, total_bytes};
+    return 0;
+}
 
 void vt_account_alloc(CUresult result, struct vt_alloc_info info)
 {
     struct vt_stack stack;
+    struct vt_meminfo mem;
     int saved = errno;
     info.api = vt_called_api(info.api);
     fill_context(&info);
@@ -45,7 +62,9 @@ void vt_account_alloc(CUresult result, struct vt_alloc_info info)
     if (result == CUDA_SUCCESS)
         vt_track_alloc(&info, &stack);
     else
-        vt_track_failed(&info, result, &stack);
+        vt_track_failed(&info, result, &stack,
+                        result == CUDA_ERROR_OUT_OF_MEMORY &&
+                                device_memory_info(info.device, &mem) == 0 ? &mem : NULL);
     vt_leave();
     errno = saved;
 }

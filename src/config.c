@@ -32,12 +32,33 @@ static int append(char *out, size_t size, size_t *len, const char *s)
     return 0;
 }
 
+int vt_config_rank(char *out, size_t size)
+{
+    static const char *const vars[] = {"RANK", "LOCAL_RANK", "OMPI_COMM_WORLD_RANK",
+                                       "SLURM_PROCID"};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *v = getenv(vars[i]);
+        size_t n = 0;
+        if (!v || !*v)
+            continue;
+        for (; v[n] && n + 1 < size && n < 16; n++)
+            out[n] = (v[n] >= '0' && v[n] <= '9') || (v[n] >= 'a' && v[n] <= 'z') ||
+                             (v[n] >= 'A' && v[n] <= 'Z') ? v[n] : '_';
+        out[n] = '\0';
+        return 0;
+    }
+    out[0] = '\0';
+    return -1;
+}
+
 static int expand_pattern(char *out, size_t size, const char *pattern)
 {
     size_t len = 0;
-    char pid[24];
+    char pid[24], rank[24];
     out[0] = '\0';
     snprintf(pid, sizeof pid, "%d", (int)getpid());
+    if (vt_config_rank(rank, sizeof rank) < 0)
+        snprintf(rank, sizeof rank, "norank");
     for (const char *p = pattern; *p; p++) {
         char one[2] = {*p, '\0'};
         const char *piece = one;
@@ -45,6 +66,8 @@ static int expand_pattern(char *out, size_t size, const char *pattern)
             p++;
             if (*p == 'p')
                 piece = pid;
+            else if (*p == 'r')
+                piece = rank;
             else if (*p == '%')
                 piece = "%";
             else

@@ -5,9 +5,16 @@
 #include <stddef.h>
 
 /* Writes the dump path for this process into OUT: VRAMTRACE_OUTPUT with
- * %p = pid and %% = %, or vramtrace.<exe-name>.<pid>.vtr. attempt > 0 asks
- * for the attempt-th fresh alternative (before ".vtr": ".<attempt>").
+ * %p = pid, %r = rank (the first of RANK, LOCAL_RANK, OMPI_COMM_WORLD_RANK,
+ * SLURM_PROCID that is set; "norank" when none is) and %% = %, or
+ * vramtrace.<exe-name>.<pid>.vtr. attempt > 0 asks for the attempt-th
+ * fresh alternative (before ".vtr": ".<attempt>").
  * Returns 0, or -1 when the pattern expands badly or does not fit. */
 int vt_config_output_path(char *out, size_t size, unsigned attempt);
+
+/* The process's rank in a distributed job: the first of RANK, LOCAL_RANK,
+ * OMPI_COMM_WORLD_RANK, SLURM_PROCID that is set, made file-name safe.
+ * Returns 0, or -1 (OUT empty) when none is set. */
+int vt_config_rank(char *out, size_t size);
 
 #endif

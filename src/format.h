@@ -36,7 +36,8 @@ enum vt_record_type {
     VT_REC_PAD = 0,      /* not a record: end of written data */
     /* varint pid, varint ppid, varint start_real_ns (since the epoch),
      * varint start_mono_ns, str exe path, str hostname, varint argc,
-     * argc x str argv */
+     * argc x str argv, then (appended) str rank: RANK / LOCAL_RANK /
+     * OMPI_COMM_WORLD_RANK / SLURM_PROCID, empty when none is set */
     VT_REC_PROCESS = 1,
     /* varint module id, varint load bias, varint start, varint end
      * (lowest and one past the highest address of its PT_LOAD segments,
@@ -55,7 +56,10 @@ enum vt_record_type {
      * varint tid, varint stream */
     VT_REC_FREE = 5,
     /* A failed allocation. varint dt, varint size, varint stack id,
-     * u8 api, u8 kind, svarint device, varint tid, varint error code */
+     * u8 api, u8 kind, svarint device, varint tid, varint error code,
+     * then (appended, present only for an out-of-memory error when the
+     * driver answered cuMemGetInfo for that device) varint free bytes,
+     * varint total bytes */
     VT_REC_FAILED = 6,
     /* varint dt, varint tid, str label */
     VT_REC_MARK = 7,

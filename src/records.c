@@ -1,5 +1,6 @@
 #include "records.h"
 
+#include "config.h"
 #include "format.h"
 #include "tracer.h"
 #include "writer.h"
@@ -122,7 +123,7 @@ int vt_rec_process(void)
 {
     static uint8_t data[PROCESS_BUFFER];
     struct buf b = {data, 0, sizeof data, 0};
-    char exe[4096], host[256] = "";
+    char exe[4096], host[256] = "", rank[24];
     struct timespec real;
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     exe[n > 0 ? n : 0] = '\0';
@@ -137,6 +138,8 @@ int vt_rec_process(void)
     put_str(&b, exe);
     put_str(&b, host);
     put_argv(&b);
+    vt_config_rank(rank, sizeof rank);
+    put_str(&b, rank);
     return emit(VT_REC_PROCESS, &b);
 }
 
@@ -227,9 +230,9 @@ int vt_rec_free(uint64_t address, unsigned api, unsigned status_flags, uint64_t 
 }
 
 int vt_rec_failed(uint64_t size, uint32_t stack, unsigned api, unsigned kind, int device,
-                  int error)
+                  int error, const struct vt_meminfo *mem)
 {
-    uint8_t data[8 * VT_VARINT_MAX];
+    uint8_t data[10 * VT_VARINT_MAX];
     struct buf b = {data, 0, sizeof data, 0};
     put_time(&b);
     put_varint(&b, size);
@@ -239,6 +242,10 @@ int vt_rec_failed(uint64_t size, uint32_t stack, unsigned api, unsigned kind, in
     put_varint(&b, vt_zigzag(device));
     put_varint(&b, (uint64_t)vt_tid());
     put_varint(&b, (uint64_t)(unsigned)error);
+    if (mem) {
+        put_varint(&b, mem->free_bytes);
+        put_varint(&b, mem->total_bytes);
+    }
     return emit(VT_REC_FAILED, &b);
 }
 

@@ -34,8 +34,13 @@ int vt_rec_pystack(uint32_t id, const uintptr_t *frames, unsigned n, const uintp
                    unsigned py_count);
 int vt_rec_alloc(const struct vt_alloc_event *e);
 int vt_rec_free(uint64_t address, unsigned api, unsigned status_flags, uint64_t stream);
+/* The driver's cuMemGetInfo, taken right after an out-of-memory failure. */
+struct vt_meminfo {
+    uint64_t free_bytes, total_bytes;
+};
+/* MEM (may be NULL): the driver's free/total memory, appended. */
 int vt_rec_failed(uint64_t size, uint32_t stack, unsigned api, unsigned kind, int device,
-                  int error);
+                  int error, const struct vt_meminfo *mem);
 int vt_rec_mark(const char *label);
 /* SIGNAL: the fatal signal for VT_END_SIGNAL, else 0. Async-signal-safe. */
 int vt_rec_end(unsigned reason, uint64_t live_allocations, int signal);

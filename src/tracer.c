@@ -2,6 +2,7 @@
 
 #include "crash.h"
 #include "format.h"
+#include "mark_signal.h"
 #include "modules.h"
 #include "records.h"
 #include "stacks.h"
@@ -66,6 +67,11 @@ void vt_unlock(void)
     pthread_mutex_unlock(&lock);
 }
 
+int vt_trylock(void)
+{
+    return pthread_mutex_trylock(&lock);
+}
+
 static int get_state(void)
 {
     return __atomic_load_n(&state, __ATOMIC_ACQUIRE);
@@ -74,6 +80,11 @@ static int get_state(void)
 static void set_state(int s)
 {
     __atomic_store_n(&state, s, __ATOMIC_RELEASE);
+}
+
+int vt_tracing_started(void)
+{
+    return get_state() == STATE_READY;
 }
 
 static void before_fork(void)
@@ -111,6 +122,8 @@ static void initialize(void)
         int secure = getauxval(AT_SECURE) != 0;
         pthread_atfork(before_fork, after_fork_parent, after_fork_child);
         set_state(secure ? STATE_OFF : STATE_READY);
+        if (!secure)
+            vt_mark_signal_install();
     }
     pthread_mutex_unlock(&init_lock);
 }
@@ -149,14 +162,14 @@ int vt_output_ready(void)
 {
     if (get_state() != STATE_READY)
         return -1;
-    if (vt_writer_is_open())
-        return 0;
-    if (vt_writer_open() < 0 || vt_rec_process() < 0 || vt_modules_sync() < 0) {
+    if (!vt_writer_is_open() &&
+        (vt_writer_open() < 0 || vt_rec_process() < 0 || vt_modules_sync() < 0)) {
         vt_writer_close();
         set_state(STATE_OFF);
         return -1;
     }
     vt_crash_install();
+    vt_mark_signal_flush();
     return 0;
 }
 
@@ -189,6 +202,7 @@ static void finish_at_exit(void *unused)
     int saved = errno;
     (void)unused;
     vt_lock();
+    vt_mark_signal_flush();
     finish_locked(VT_END_EXIT, 0);
     vt_unlock();
     errno = saved;

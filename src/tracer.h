@@ -29,6 +29,11 @@ pid_t vt_tid(void);
 /* The lock around the live table, the stack table and the dump. */
 void vt_lock(void);
 void vt_unlock(void);
+/* 0 when the lock was free and is now held (for signal handlers). */
+int vt_trylock(void);
+
+/* 1 while tracing, without starting the tracer (for signal handlers). */
+int vt_tracing_started(void);
 
 /* With the lock held: make sure the dump is open (created on the first
  * event). Returns 0 when events can be written, -1 when tracing stopped. */

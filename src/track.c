@@ -108,12 +108,13 @@ void vt_track_alloc(const struct vt_alloc_info *info, const struct vt_stack *sta
     vt_unlock();
 }
 
-void vt_track_failed(const struct vt_alloc_info *info, int error, const struct vt_stack *stack)
+void vt_track_failed(const struct vt_alloc_info *info, int error, const struct vt_stack *stack,
+                     const struct vt_meminfo *mem)
 {
     vt_lock();
     if (vt_output_ready() == 0)
         write_or_stop(vt_rec_failed(info->size, vt_stack_intern(stack), info->api, info->kind,
-                                    info->device, error));
+                                    info->device, error, mem));
     vt_unlock();
 }
 

@@ -3,6 +3,7 @@
 #ifndef VRAMTRACE_TRACK_H
 #define VRAMTRACE_TRACK_H
 
+#include "records.h"
 #include "stacks.h"
 
 #include <stddef.h>
@@ -23,7 +24,9 @@ struct vt_alloc_info {
 };
 
 void vt_track_alloc(const struct vt_alloc_info *info, const struct vt_stack *stack);
-void vt_track_failed(const struct vt_alloc_info *info, int error, const struct vt_stack *stack);
+/* MEM may be NULL (not an out-of-memory error, or the driver did not say). */
+void vt_track_failed(const struct vt_alloc_info *info, int error, const struct vt_stack *stack,
+                     const struct vt_meminfo *mem);
 
 /* A free in two steps around the real call: begin removes the allocation and
  * writes the free before the driver can hand the address out again; end puts

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "format.h"
+#include "xalloc.h"
 
 struct failure_key {
     uint64_t stack_id, size, error;
@@ -20,20 +21,12 @@ struct vt_failure_entry {
     UT_hash_handle hh;
 };
 
-static void *xrealloc(void *p, size_t n, size_t size)
-{
-    p = realloc(p, (n ? n : 1) * size);
-    if (!p) {
-        fputs("vramtrace: out of memory\n", stderr);
-        exit(1);
-    }
-    return p;
-}
-
-static void remove_live(struct vt_analysis *a, struct vt_live_entry *e)
+static void remove_live(struct vt_analysis *a, struct vt_live_entry *e, uint64_t time_ns)
 {
     if (vt_kind_counts_as_device(e->kind))
         a->live_bytes -= e->size;
+    vt_usage_change(&a->usage, time_ns, e->stack_id, e->api, e->kind, e->device,
+                    -(int64_t)e->size);
     vt_live_remove(&a->live, e);
 }
 
@@ -43,13 +36,15 @@ static void on_alloc(void *ctx, const struct vt_alloc_event *ev)
     bool is_handle = (ev->flags & VT_ADDR_HANDLE) != 0;
     struct vt_live_entry *old = vt_live_find(&a->live, ev->address, is_handle);
     if (old)   /* a free the tracer never saw: the newer allocation wins */
-        remove_live(a, old);
+        remove_live(a, old, ev->time_ns);
     struct vt_live_entry e = {
         .address = ev->address, .size = ev->size, .stack_id = ev->stack_id,
         .device = ev->device, .is_handle = is_handle, .api = (uint8_t)ev->api,
         .kind = (uint8_t)ev->kind,
     };
     vt_live_insert(&a->live, &e);
+    vt_usage_change(&a->usage, ev->time_ns, e.stack_id, e.api, e.kind, e.device,
+                    (int64_t)e.size);
     if (ev->flags & VT_ALLOC_RESTORED) {
         /* the free before it failed: not a free, an invalid one */
         if (a->summary.frees)
@@ -73,9 +68,11 @@ static void on_free(void *ctx, const struct vt_free_event *ev)
     struct vt_live_entry *e;
     switch (ev->status) {
     case VT_FREE_INVALID:
+        vt_usage_advance(&a->usage, ev->time_ns);
         a->summary.invalid_frees++;
         return;
     case VT_FREE_UNTRACED:
+        vt_usage_advance(&a->usage, ev->time_ns);
         a->summary.untraced_frees++;
         return;
     }
@@ -90,7 +87,25 @@ static void on_free(void *ctx, const struct vt_free_event *ev)
     } else {
         a->summary.frees++;
     }
-    remove_live(a, e);
+    remove_live(a, e, ev->time_ns);
+}
+
+/* What held the device when it ran out: traced live bytes, the largest
+ * holders, and the driver's own count when the tracer got it. */
+static void autopsy(const struct vt_analysis *a, const struct vt_failed_event *ev,
+                    struct vt_failure *f)
+{
+    const struct vt_usage_device *d = vt_usage_device(&a->usage, ev->device);
+    size_t sites[VT_OOM_HOLDERS];
+    f->oom = true;
+    f->time_ns = ev->time_ns;
+    f->device_live_bytes = d ? d->live_bytes : 0;
+    f->has_meminfo = ev->has_meminfo;
+    f->mem_free = ev->mem_free;
+    f->mem_total = ev->mem_total;
+    f->nholders = vt_usage_holders(&a->usage, ev->device, false, sites, VT_OOM_HOLDERS);
+    for (size_t i = 0; i < f->nholders; i++)
+        f->holders[i] = (struct vt_oom_holder){sites[i], a->usage.sites[sites[i]].live_bytes};
 }
 
 static void on_failed(void *ctx, const struct vt_failed_event *ev)
@@ -98,18 +113,21 @@ static void on_failed(void *ctx, const struct vt_failed_event *ev)
     struct vt_analysis *a = ctx;
     struct failure_key key = {ev->stack_id, ev->size, ev->error, ev->api, ev->kind, ev->device};
     struct vt_failure_entry *e;
+    vt_usage_advance(&a->usage, ev->time_ns);
     a->summary.failed_allocations++;
     HASH_FIND(hh, a->failure_table, &key, sizeof key, e);
     if (!e) {
-        e = xrealloc(NULL, 1, sizeof *e);
+        e = vt_xrealloc(NULL, 1, sizeof *e);
         memset(e, 0, sizeof *e);
         e->key = key;
         e->index = a->nfailures;
         HASH_ADD(hh, a->failure_table, key, sizeof e->key, e);
-        a->failures = xrealloc(a->failures, a->nfailures + 1, sizeof *a->failures);
+        a->failures = vt_xrealloc(a->failures, a->nfailures + 1, sizeof *a->failures);
         a->failures[a->nfailures++] = (struct vt_failure){
             .stack_id = ev->stack_id, .size = ev->size, .error = ev->error,
             .api = ev->api, .kind = ev->kind, .device = ev->device};
+        if (ev->error == VT_CUDA_ERROR_OUT_OF_MEMORY)
+            autopsy(a, ev, &a->failures[e->index]);
     }
     a->failures[e->index].count++;
 }
@@ -117,10 +135,10 @@ static void on_failed(void *ctx, const struct vt_failed_event *ev)
 static void on_mark(void *ctx, const struct vt_mark_event *ev)
 {
     struct vt_analysis *a = ctx;
-    (void)ev;
     if (a->marks++ == 0)
         a->first_mark_live_bytes = a->live_bytes;
     a->last_mark_live_bytes = a->live_bytes;
+    vt_usage_mark(&a->usage, ev->time_ns, ev->label);
 }
 
 const struct vt_event_sink vt_analysis_sink = {on_alloc, on_free, on_failed, on_mark};
@@ -168,12 +186,12 @@ static void add_to_group(struct vt_analysis *a, struct leak_entry **groups,
     struct leak_entry *g;
     HASH_FIND(hh, *groups, &key, sizeof key, g);
     if (!g) {
-        g = xrealloc(NULL, 1, sizeof *g);
+        g = vt_xrealloc(NULL, 1, sizeof *g);
         memset(g, 0, sizeof *g);
         g->key = key;
         g->index = a->nleaks;
         HASH_ADD(hh, *groups, key, sizeof g->key, g);
-        a->leaks = xrealloc(a->leaks, a->nleaks + 1, sizeof *a->leaks);
+        a->leaks = vt_xrealloc(a->leaks, a->nleaks + 1, sizeof *a->leaks);
         a->leaks[a->nleaks++] = (struct vt_leak){
             .stack_id = l->stack_id, .api = l->api, .kind = l->kind, .device = l->device};
     }
@@ -203,12 +221,14 @@ void vt_analysis_finish(struct vt_analysis *a)
     }
     if (a->nleaks)
         qsort(a->leaks, a->nleaks, sizeof *a->leaks, by_size_desc);
+    vt_usage_finish(&a->usage, a->usage.end_ns, a->skip);
 }
 
 void vt_analysis_free(struct vt_analysis *a)
 {
     struct vt_failure_entry *f, *ftmp;
     vt_live_free(&a->live);
+    vt_usage_free(&a->usage);
     HASH_ITER(hh, a->failure_table, f, ftmp) {
         HASH_DEL(a->failure_table, f);
         free(f);

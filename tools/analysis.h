@@ -9,6 +9,10 @@
 #include "dump_reader.h"
 #include "format.h"
 #include "live_table.h"
+#include "usage_series.h"
+
+#define VT_CUDA_ERROR_OUT_OF_MEMORY 2
+#define VT_OOM_HOLDERS 5
 
 struct vt_summary {
     uint64_t allocations, frees;
@@ -28,12 +32,25 @@ struct vt_leak {
     uint64_t bytes, allocations;
 };
 
-/* Refused allocations of one size from one call site. */
+/* A site holding memory at an out-of-memory failure (index into usage.sites). */
+struct vt_oom_holder {
+    size_t site;
+    uint64_t bytes;
+};
+
+/* Refused allocations of one size from one call site. For an out-of-memory
+ * error, the autopsy of its first occurrence. */
 struct vt_failure {
     uint64_t stack_id, size, error;
     unsigned api, kind;
     int64_t device;
     uint64_t count;
+    bool oom;
+    uint64_t time_ns, device_live_bytes;   /* traced live bytes on the device then */
+    bool has_meminfo;
+    uint64_t mem_free, mem_total;          /* what the driver said */
+    struct vt_oom_holder holders[VT_OOM_HOLDERS];
+    size_t nholders;
 };
 
 struct vt_failure_entry; /* internal: failures being grouped */
@@ -50,6 +67,9 @@ struct vt_analysis {
     uint64_t live_bytes;            /* device + managed */
     /* markers: how many, and the live bytes at the first and the last */
     uint64_t marks, first_mark_live_bytes, last_mark_live_bytes;
+    /* usage over time; set skip (warm-up markers) before the replay */
+    struct vt_usage usage;
+    size_t skip;
 };
 
 extern const struct vt_event_sink vt_analysis_sink;

@@ -1,6 +1,8 @@
-/* vramtrace report [--json] [--top N] [--python-internals] [--suppressions FILE] DUMP */
+/* vramtrace report [--json] [--top N] [--skip N] [--python-internals]
+ *                  [--suppressions FILE] [--no-default-suppressions] DUMP...|DIR */
 #include <getopt.h>
 #include <stdio.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "frames.h"
@@ -8,16 +10,21 @@
 #include "report.h"
 
 static const char usage[] =
-    "Usage: vramtrace report [--json] [--top N] [--python-internals]\n"
-    "                        [--suppressions FILE] [--no-default-suppressions] DUMP\n"
-    "Report the device memory still allocated when the traced process ended,\n"
-    "grouped by call site (largest first), with peak usage, failed allocations\n"
-    "and invalid frees. Leaks matching a suppression are left out and tallied\n"
-    "at the end.\n"
+    "Usage: vramtrace report [--json] [--top N] [--skip N] [--python-internals]\n"
+    "                        [--suppressions FILE] [--no-default-suppressions] DUMP...|DIR\n"
+    "Report the call sites whose device memory grows through the run (per\n"
+    "marker interval, or per time tick without markers), the memory still\n"
+    "allocated when the traced process ended, grouped by call site (largest\n"
+    "first), the peak per device and who held it, failed allocations (with what\n"
+    "held the device at an out-of-memory error) and invalid frees. Leaks matching\n"
+    "a suppression are left out and tallied at the end.\n"
+    "With several dumps, or a directory (its *.vtr files), one report per\n"
+    "process, then the combined totals and which process used which device.\n"
     "\n"
     "Options:\n"
     "      --json        print one JSON object instead of text\n"
     "      --top N       show at most N call sites per list (0: all)\n"
+    "      --skip N      leave the first N markers (warm-up) out of growth detection\n"
     "      --python-internals\n"
     "                    show the Python interpreter's own native frames beside\n"
     "                    the Python frames (hidden by default)\n"
@@ -25,25 +32,31 @@ static const char usage[] =
     "  -h, --help        show this help\n"
     "\n"
     "Exit status: 0 for any readable dump, leaks or not (a partial dump says so);\n"
-    "1 when the dump cannot be read; 2 for a bad command line.\n";
+    "1 when a dump cannot be read; 2 for a bad command line.\n";
 
-static int report(const char *path, struct vt_report_options *opts,
+/* One dump, or several (or a directory) with per-process and combined views. */
+static int report(char *const *paths, size_t npaths, struct vt_report_options *opts,
                   struct vt_check_options *check)
 {
+    struct stat st;
     int status = vt_check_options_load(check);
+    bool one_file = npaths == 1 && !(stat(paths[0], &st) == 0 && S_ISDIR(st.st_mode));
     opts->suppressions = &check->suppressions;
-    if (status == 0)
-        status = vt_report_dump(path, opts) >= 0 ? VT_EXIT_OK : VT_EXIT_ERROR;
+    if (status == 0 && one_file)
+        status = vt_report_dump(paths[0], opts) >= 0 ? VT_EXIT_OK : VT_EXIT_ERROR;
+    else if (status == 0)
+        status = vt_report_many(paths, npaths, opts) == 0 ? VT_EXIT_OK : VT_EXIT_ERROR;
     vt_check_options_free(check);
     return status;
 }
 
 int vt_cmd_report(int argc, char **argv)
 {
-    enum { OPT_JSON = 256, OPT_TOP, OPT_PYTHON_INTERNALS };
+    enum { OPT_JSON = 256, OPT_TOP, OPT_SKIP, OPT_PYTHON_INTERNALS };
     static const struct option options[] = {
         {"json", no_argument, NULL, OPT_JSON},
         {"top", required_argument, NULL, OPT_TOP},
+        {"skip", required_argument, NULL, OPT_SKIP},
         {"python-internals", no_argument, NULL, OPT_PYTHON_INTERNALS},
         VT_SUPPRESSION_LONG_OPTIONS,
         {"help", no_argument, NULL, 'h'},
@@ -67,6 +80,13 @@ int vt_cmd_report(int argc, char **argv)
             opts.top = (size_t)top;
             break;
         }
+        case OPT_SKIP: {
+            long skip = vt_parse_count(optarg);
+            if (skip < 0)
+                return vt_usage_error("report", "--skip needs a number, not '%s'", optarg);
+            opts.skip = (size_t)skip;
+            break;
+        }
         case OPT_PYTHON_INTERNALS:
             vt_frames_show_interpreter(true);
             break;
@@ -80,10 +100,9 @@ int vt_cmd_report(int argc, char **argv)
             return vt_usage_error("report", "unknown option '%s'", argv[optind - 1]);
         }
     }
-    if (optind != argc - 1) {
+    if (optind == argc) {
         vt_check_options_free(&check);
-        return vt_usage_error("report", "%s", optind == argc ? "no dump file given"
-                                                             : "more than one dump file given");
+        return vt_usage_error("report", "%s", "no dump file given");
     }
-    return report(argv[optind], &opts, &check);
+    return report(argv + optind, (size_t)(argc - optind), &opts, &check);
 }

@@ -146,6 +146,7 @@ static void free_process(struct vt_process *proc)
     for (size_t i = 0; i < proc->argc; i++)
         free(proc->argv[i]);
     free(proc->argv);
+    free(proc->rank);
     memset(proc, 0, sizeof *proc);
 }
 
@@ -167,6 +168,12 @@ static bool read_process(struct reader *r, struct cursor *c)
     for (; proc->argc < argc; proc->argc++)
         if (!get_str(r, c, "argv", &proc->argv[proc->argc]))
             return false;
+    if (c->p < c->end && !get_str(r, c, "rank", &proc->rank))
+        return false;
+    if (proc->rank && !proc->rank[0]) {
+        free(proc->rank);
+        proc->rank = NULL;
+    }
     proc->present = true;
     return true;
 }
@@ -349,6 +356,12 @@ static bool read_failed(struct reader *r, struct cursor *c)
         !get_svarint(r, c, "device", &ev.device) || !get_varint(r, c, "tid", &ev.tid) ||
         !get_varint(r, c, "error code", &ev.error))
         return false;
+    if (c->p < c->end) {   /* appended: the driver's free and total memory */
+        if (!get_varint(r, c, "free memory", &ev.mem_free) ||
+            !get_varint(r, c, "total memory", &ev.mem_total))
+            return false;
+        ev.has_meminfo = true;
+    }
     if (ev.kind >= VT_KIND_COUNT)
         return fail(r, kind_at, "corrupt FAILED record: unknown kind %u", ev.kind);
     ev.time_ns = r->time_ns;
@@ -359,18 +372,14 @@ static bool read_failed(struct reader *r, struct cursor *c)
 static bool read_mark(struct reader *r, struct cursor *c)
 {
     struct vt_mark_event ev = {0};
-    uint64_t len;
-    const uint8_t *at;
-    if (!get_dt(r, c) || !get_varint(r, c, "tid", &ev.tid))
-        return false;
-    at = c->p;
-    if (!get_varint(r, c, "label length", &len) || !check_fits(r, c, at, len, 1, "label length"))
+    char *label;
+    if (!get_dt(r, c) || !get_varint(r, c, "tid", &ev.tid) || !get_str(r, c, "label", &label))
         return false;
     ev.time_ns = r->time_ns;
-    ev.label = (const char *)c->p;
-    ev.label_len = (size_t)len;
+    ev.label = label;
     if (r->sink->mark)
         r->sink->mark(r->ctx, &ev);
+    free(label);
     return true;
 }
 

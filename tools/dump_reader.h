@@ -19,6 +19,7 @@ struct vt_process {
     char *exe, *hostname;
     size_t argc;
     char **argv;
+    char *rank;               /* NULL: not recorded or not set */
 };
 
 struct vt_module {
@@ -61,14 +62,14 @@ struct vt_failed_event {
     uint64_t time_ns, size, stack_id, tid, error;
     unsigned api, kind;
     int64_t device;
+    /* the driver's cuMemGetInfo at an out-of-memory failure, when recorded */
+    bool has_meminfo;
+    uint64_t mem_free, mem_total;
 };
 
-/* A vramtrace_mark() call. The label is not NUL-terminated and lives only
- * during the callback. */
 struct vt_mark_event {
     uint64_t time_ns, tid;
-    const char *label;
-    size_t label_len;
+    const char *label;        /* valid during the call */
 };
 
 struct vt_event_sink {

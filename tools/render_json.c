@@ -63,6 +63,8 @@ static void write_process(struct vt_json *j, const struct vt_process *p)
     vt_json_end_array(j);
     vt_json_key(j, "hostname");
     vt_json_string(j, p->hostname);
+    vt_json_key(j, "rank");
+    vt_json_string(j, p->rank);
     vt_json_key(j, "start_time_ns");
     p->present ? vt_json_uint(j, p->start_real_ns) : vt_json_null(j);
     vt_json_end_object(j);
@@ -113,6 +115,136 @@ static void write_leaks(struct vt_json *j, const struct vt_report *r)
     write_uint_field(j, "leaks_omitted", r->analysis->nleaks - r->leaks_shown);
 }
 
+/* A site of analysis->usage: who it is and what it holds. */
+static void write_site_ref(struct vt_json *j, const struct vt_report *r, size_t index)
+{
+    const struct vt_usage_site *s = &r->analysis->usage.sites[index];
+    vt_json_key(j, "api");
+    vt_json_string(j, vt_api_label(r->usage_sites[index].api));
+    vt_json_key(j, "kind");
+    vt_json_string(j, vt_kind_name(s->kind));
+    vt_json_key(j, "device");
+    vt_json_int(j, s->device);
+    write_uint_field(j, "stack_id", s->stack_id);
+    write_frames(j, &r->usage_sites[index]);
+}
+
+static void write_holder(struct vt_json *j, const struct vt_report *r, size_t site,
+                         uint64_t bytes)
+{
+    vt_json_begin_object(j);
+    write_uint_field(j, "bytes", bytes);
+    write_site_ref(j, r, site);
+    vt_json_end_object(j);
+}
+
+static void write_oom(struct vt_json *j, const struct vt_report *r, const struct vt_failure *f)
+{
+    vt_json_key(j, "oom");
+    if (!f->oom) {
+        vt_json_null(j);
+        return;
+    }
+    vt_json_begin_object(j);
+    write_uint_field(j, "time_ns", f->time_ns);
+    write_uint_field(j, "requested_bytes", f->size);
+    write_uint_field(j, "live_bytes", f->device_live_bytes);
+    vt_json_key(j, "driver_free_bytes");
+    f->has_meminfo ? vt_json_uint(j, f->mem_free) : vt_json_null(j);
+    vt_json_key(j, "driver_total_bytes");
+    f->has_meminfo ? vt_json_uint(j, f->mem_total) : vt_json_null(j);
+    vt_json_key(j, "holders");
+    vt_json_begin_array(j);
+    for (size_t i = 0; i < f->nholders; i++)
+        write_holder(j, r, f->holders[i].site, f->holders[i].bytes);
+    vt_json_end_array(j);
+    vt_json_end_object(j);
+}
+
+static void write_growth_start(struct vt_json *j, const struct vt_usage *u,
+                               const struct vt_usage_site *s)
+{
+    vt_json_key(j, "growth_start");
+    if (!s->growing) {
+        vt_json_null(j);
+        return;
+    }
+    vt_json_begin_object(j);
+    write_uint_field(j, "time_ns", s->growth_start_ns);
+    vt_json_key(j, "mark");
+    if (u->by_marks)
+        vt_json_uint(j, s->growth_start);
+    else
+        vt_json_null(j);
+    vt_json_key(j, "label");
+    vt_json_string(j, u->by_marks ? u->marks[s->growth_start].label : NULL);
+    vt_json_end_object(j);
+}
+
+static void write_sites(struct vt_json *j, const struct vt_report *r)
+{
+    const struct vt_usage *u = &r->analysis->usage;
+    vt_json_key(j, "sites");
+    vt_json_begin_array(j);
+    for (size_t i = 0; i < r->sites_shown; i++) {
+        const struct vt_usage_site *s = &u->sites[r->site_order[i]];
+        vt_json_begin_object(j);
+        write_uint_field(j, "live_bytes", s->live_bytes);
+        write_uint_field(j, "peak_live_bytes", s->peak_live_bytes);
+        write_uint_field(j, "bytes_at_device_peak", s->bytes_at_device_peak);
+        vt_json_key(j, "growing");
+        vt_json_bool(j, s->growing);
+        vt_json_key(j, "bytes_per_interval");
+        vt_json_int(j, s->bytes_per_interval);
+        vt_json_key(j, "bytes_per_second");
+        vt_json_int(j, (int64_t)s->bytes_per_second);
+        write_growth_start(j, u, s);
+        write_site_ref(j, r, r->site_order[i]);
+        vt_json_end_object(j);
+    }
+    vt_json_end_array(j);
+    write_uint_field(j, "sites_omitted", u->nsites - r->sites_shown);
+}
+
+/* How growth was judged: on which boundaries, after how much warm-up. */
+static void write_growth(struct vt_json *j, const struct vt_usage *u)
+{
+    vt_json_key(j, "growth");
+    vt_json_begin_object(j);
+    vt_json_key(j, "interval");
+    vt_json_string(j, u->by_marks ? "marker" : "time");
+    write_uint_field(j, "boundaries", vt_usage_boundaries(u));
+    write_uint_field(j, "marks", u->nmarks);
+    write_uint_field(j, "skip", u->skip);
+    vt_json_key(j, "tick_ns");
+    u->by_marks ? vt_json_null(j) : vt_json_uint(j, u->tick_ns);
+    vt_json_end_object(j);
+}
+
+static void write_peaks(struct vt_json *j, const struct vt_report *r)
+{
+    const struct vt_usage *u = &r->analysis->usage;
+    size_t holders[VT_PEAK_HOLDERS];
+    vt_json_key(j, "peaks");
+    vt_json_begin_array(j);
+    for (size_t d = 0; d < u->ndevices; d++) {
+        const struct vt_usage_device *dev = &u->devices[d];
+        size_t n = vt_usage_holders(u, dev->device, true, holders, VT_PEAK_HOLDERS);
+        vt_json_begin_object(j);
+        vt_json_key(j, "device");
+        vt_json_int(j, dev->device);
+        write_uint_field(j, "bytes", dev->peak_bytes);
+        write_uint_field(j, "time_ns", dev->peak_time_ns);
+        vt_json_key(j, "holders");
+        vt_json_begin_array(j);
+        for (size_t i = 0; i < n; i++)
+            write_holder(j, r, holders[i], u->sites[holders[i]].bytes_at_device_peak);
+        vt_json_end_array(j);
+        vt_json_end_object(j);
+    }
+    vt_json_end_array(j);
+}
+
 static void write_failures(struct vt_json *j, const struct vt_report *r)
 {
     vt_json_key(j, "failed");
@@ -131,6 +263,7 @@ static void write_failures(struct vt_json *j, const struct vt_report *r)
         write_uint_field(j, "error", f->error);
         write_uint_field(j, "stack_id", f->stack_id);
         write_frames(j, &r->failure_sites[i]);
+        write_oom(j, r, f);
         vt_json_end_object(j);
     }
     vt_json_end_array(j);
@@ -162,22 +295,30 @@ void vt_render_json(const struct vt_report *r, FILE *out)
     struct vt_json j;
     vt_json_init(&j, out);
     vt_json_begin_object(&j);
-    vt_json_key(&j, "vramtrace_version");
-    vt_json_string(&j, vt_version);
-    write_uint_field(&j, "format_version", r->dump->version);
-    vt_json_key(&j, "dump");
-    vt_json_string(&j, r->path);
-    vt_json_key(&j, "complete");
-    vt_json_bool(&j, r->dump->complete);
-    vt_json_key(&j, "end");
-    vt_json_string(&j, r->dump->end);
-    vt_json_key(&j, "signal");
-    r->dump->end_signal ? vt_json_uint(&j, (uint64_t)r->dump->end_signal) : vt_json_null(&j);
-    write_uint_field(&j, "duration_ns", r->dump->last_time_ns);
-    write_process(&j, &r->dump->process);
-    write_summary(&j, &r->analysis->summary);
-    write_leaks(&j, r);
-    write_failures(&j, r);
-    write_suppressed(&j, r->suppressions);
+    vt_render_json_fields(r, &j);
     vt_json_end_object(&j);
+}
+
+void vt_render_json_fields(const struct vt_report *r, struct vt_json *j)
+{
+    vt_json_key(j, "vramtrace_version");
+    vt_json_string(j, vt_version);
+    write_uint_field(j, "format_version", r->dump->version);
+    vt_json_key(j, "dump");
+    vt_json_string(j, r->path);
+    vt_json_key(j, "complete");
+    vt_json_bool(j, r->dump->complete);
+    vt_json_key(j, "end");
+    vt_json_string(j, r->dump->end);
+    vt_json_key(j, "signal");
+    r->dump->end_signal ? vt_json_uint(j, (uint64_t)r->dump->end_signal) : vt_json_null(j);
+    write_uint_field(j, "duration_ns", r->dump->last_time_ns);
+    write_process(j, &r->dump->process);
+    write_summary(j, &r->analysis->summary);
+    write_leaks(j, r);
+    write_failures(j, r);
+    write_growth(j, &r->analysis->usage);
+    write_sites(j, r);
+    write_peaks(j, r);
+    write_suppressed(j, r->suppressions);
 }

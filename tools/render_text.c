@@ -133,6 +133,119 @@ static void print_leaks(const struct vt_report *r, bool host, FILE *out)
     }
 }
 
+/* "1.0 MiB (1048576 bytes)" */
+static void print_bytes(uint64_t bytes, FILE *out)
+{
+    char size[32];
+    fprintf(out, "%s (%" PRIu64 " bytes)", vt_human_size(bytes, size), bytes);
+}
+
+const char *vt_format_time(uint64_t ns, char *buf)
+{
+    if (ns < 1000000000u)
+        snprintf(buf, 32, "%.3f ms", (double)ns / 1e6);
+    else
+        snprintf(buf, 32, "%.3f s", (double)ns / 1e9);
+    return buf;
+}
+
+void vt_print_time(uint64_t ns, FILE *out)
+{
+    char buf[32];
+    fputs(vt_format_time(ns, buf), out);
+}
+
+/* "    4.0 MiB  cudaMalloc  fn file:line" one line per holder */
+static void print_holder(const struct vt_report *r, size_t site, uint64_t bytes, FILE *out)
+{
+    char size[32];
+    const struct vt_site *s = &r->usage_sites[site];
+    fprintf(out, "    %10s  %s", vt_human_size(bytes, size), vt_api_label(s->api));
+    if (s->nframes) {
+        const struct vt_frame *f = s->frames[0];
+        fprintf(out, "  %s", f->function ? f->function : "??");
+        print_location(f, out);
+    }
+    fputc('\n', out);
+}
+
+static void print_growth_start(const struct vt_usage *u, const struct vt_usage_site *s, FILE *out)
+{
+    if (u->by_marks)
+        fprintf(out, " since marker %zu \"%s\" (", s->growth_start,
+                u->marks[s->growth_start].label);
+    else
+        fputs(" since ", out);
+    vt_print_time(s->growth_start_ns, out);
+    fputs(u->by_marks ? ")" : "", out);
+}
+
+static void print_growing(const struct vt_report *r, FILE *out)
+{
+    const struct vt_usage *u = &r->analysis->usage;
+    char size[32];
+    size_t growing = 0;
+    for (size_t i = 0; i < u->nsites; i++)
+        growing += u->sites[i].growing;
+    if (growing)
+        fprintf(out, "vramtrace: %zu call %s growing, judged on %zu %s (%zu skipped as warm-up)\n",
+                growing, plural(growing, "site", "sites"), vt_usage_boundaries(u),
+                u->by_marks ? "markers" : "time ticks", u->skip);
+    for (size_t i = 0; i < r->sites_shown; i++) {
+        size_t index = r->site_order[i];
+        const struct vt_usage_site *s = &u->sites[index];
+        if (!s->growing)
+            break;
+        fprintf(out, "\nGrowing by %s per %s", vt_human_size((uint64_t)s->bytes_per_interval, size),
+                u->by_marks ? "marker interval" : "tick");
+        fprintf(out, " (%s/s)", vt_human_size((uint64_t)s->bytes_per_second, size));
+        print_growth_start(u, s, out);
+        fprintf(out, ", %s live at exit, via %s", vt_human_size(s->live_bytes, size),
+                vt_api_label(r->usage_sites[index].api));
+        print_device(s->device, out);
+        fprintf(out, " [%s]\n", vt_kind_name(s->kind));
+        print_frames(&r->usage_sites[index], out);
+    }
+}
+
+static void print_peaks(const struct vt_report *r, FILE *out)
+{
+    const struct vt_usage *u = &r->analysis->usage;
+    size_t holders[VT_PEAK_HOLDERS];
+    for (size_t d = 0; d < u->ndevices; d++) {
+        const struct vt_usage_device *dev = &u->devices[d];
+        size_t n = vt_usage_holders(u, dev->device, true, holders, VT_PEAK_HOLDERS);
+        fputs("\nPeak", out);
+        print_device(dev->device, out);
+        fputs(": ", out);
+        print_bytes(dev->peak_bytes, out);
+        fputs(" at ", out);
+        vt_print_time(dev->peak_time_ns, out);
+        fputs(n ? ", held by:\n" : "\n", out);
+        for (size_t i = 0; i < n; i++)
+            print_holder(r, holders[i], u->sites[holders[i]].bytes_at_device_peak, out);
+    }
+}
+
+static void print_oom(const struct vt_report *r, const struct vt_failure *f, FILE *out)
+{
+    fputs("    out of memory: requested ", out);
+    print_bytes(f->size, out);
+    fputs(" with ", out);
+    print_bytes(f->device_live_bytes, out);
+    fputs(" traced live on the device at ", out);
+    vt_print_time(f->time_ns, out);
+    if (f->has_meminfo) {
+        fputs("; the driver reported ", out);
+        print_bytes(f->mem_free, out);
+        fputs(" free of ", out);
+        print_bytes(f->mem_total, out);
+    }
+    fputs(f->nholders ? "; largest holders:\n" : "\n", out);
+    for (size_t i = 0; i < f->nholders; i++)
+        print_holder(r, f->holders[i].site, f->holders[i].bytes, out);
+}
+
 static void print_failures(const struct vt_report *r, FILE *out)
 {
     char size[32];
@@ -144,6 +257,8 @@ static void print_failures(const struct vt_report *r, FILE *out)
         fprintf(out, " [%s]: error %" PRIu64 ", %" PRIu64 " %s\n", vt_kind_name(f->kind), f->error,
                 f->count, plural(f->count, "time", "times"));
         print_frames(&r->failure_sites[i], out);
+        if (f->oom)
+            print_oom(r, f, out);
     }
 }
 
@@ -202,12 +317,14 @@ void vt_render_text(const struct vt_report *r, FILE *out)
     if (!r->dump->complete)
         fprintf(out, "vramtrace: partial dump: %s; the report covers what was read\n",
                 r->dump->end);
+    print_growing(r, out);
     print_leaks(r, false, out);
     if (r->analysis->summary.host_leaked_allocations) {
         fputc('\n', out);
         print_host_summary(&r->analysis->summary, out);
         print_leaks(r, true, out);
     }
+    print_peaks(r, out);
     print_failures(r, out);
     print_notes(r, out);
     print_suppressions(r->suppressions, out);

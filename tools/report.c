@@ -1,9 +1,11 @@
 #include "report.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "format.h"
 #include "symbolize.h"
+#include "xalloc.h"
 
 const char *vt_api_label(unsigned api)
 {
@@ -18,12 +20,7 @@ static size_t shown(size_t total, size_t top)
 
 static struct vt_site *new_sites(size_t n)
 {
-    struct vt_site *sites = calloc(n ? n : 1, sizeof *sites);
-    if (!sites) {
-        fputs("vramtrace: out of memory\n", stderr);
-        exit(1);
-    }
-    return sites;
+    return vt_xcalloc(n, sizeof(struct vt_site));
 }
 
 static void free_sites(struct vt_site *sites, size_t n)
@@ -68,45 +65,96 @@ static void suppress_leaks(struct vt_analysis *a, struct vt_symbolizer *sym,
     a->nleaks = kept;
 }
 
-int vt_report_dump(const char *path, const struct vt_report_options *opts)
+/* Symbolizes the usage sites a report shows: the first SHOWN in ORDER, the
+ * holders at each device peak and at each out-of-memory failure. */
+static struct vt_site *usage_sites(struct vt_symbolizer *sym, const struct vt_dump *dump,
+                                   const struct vt_analysis *a, const size_t *order,
+                                   size_t shown)
 {
-    struct vt_dump dump;
-    struct vt_analysis analysis = {0};
-    if (vt_dump_read(path, &vt_analysis_sink, &analysis, &dump) != 0) {
-        vt_analysis_free(&analysis);
-        vt_dump_free(&dump);
+    const struct vt_usage *u = &a->usage;
+    struct vt_site *sites = new_sites(u->nsites);
+    bool *wanted = vt_xcalloc(u->nsites, sizeof *wanted);
+    size_t holders[VT_PEAK_HOLDERS];
+    for (size_t i = 0; i < shown; i++)
+        wanted[order[i]] = true;
+    for (size_t d = 0; d < u->ndevices; d++) {
+        size_t n = vt_usage_holders(u, u->devices[d].device, true, holders, VT_PEAK_HOLDERS);
+        for (size_t i = 0; i < n; i++)
+            wanted[holders[i]] = true;
+    }
+    for (size_t f = 0; f < a->nfailures; f++)
+        for (size_t i = 0; i < a->failures[f].nholders; i++)
+            wanted[a->failures[f].holders[i].site] = true;
+    for (size_t i = 0; i < u->nsites; i++)
+        if (wanted[i])
+            vt_site_frames(sym, dump, u->sites[i].stack_id, u->sites[i].api, &sites[i]);
+        else
+            sites[i].api = u->sites[i].api;
+    free(wanted);
+    return sites;
+}
+
+int vt_report_load(const char *path, const struct vt_report_options *opts,
+                   struct vt_loaded_report *l)
+{
+    memset(l, 0, sizeof *l);
+    l->analysis.skip = opts->skip;
+    if (vt_dump_read(path, &vt_analysis_sink, &l->analysis, &l->dump) != 0) {
+        vt_analysis_free(&l->analysis);
+        vt_dump_free(&l->dump);
         return -1;
     }
-    vt_analysis_finish(&analysis);
-    struct vt_symbolizer *sym = vt_symbolizer_new(&dump);
+    const struct vt_analysis *a = &l->analysis;
+    vt_analysis_finish(&l->analysis);
+    l->sym = vt_symbolizer_new(&l->dump);
     if (opts->suppressions)
-        suppress_leaks(&analysis, sym, &dump, opts->suppressions);
-    struct vt_report r = {
-        .path = path, .dump = &dump, .analysis = &analysis, .top = opts->top, .sym = sym,
+        suppress_leaks(&l->analysis, l->sym, &l->dump, opts->suppressions);
+    l->leak_sites = new_sites(shown(a->nleaks, opts->top));
+    l->failure_sites = new_sites(shown(a->nfailures, opts->top));
+    l->site_order = vt_xcalloc(a->usage.nsites, sizeof *l->site_order);
+    l->report = (struct vt_report){
+        .path = path, .dump = &l->dump, .analysis = a, .top = opts->top, .sym = l->sym,
         .suppressions = opts->suppressions,
-        .leaks_shown = shown(analysis.nleaks, opts->top),
-        .failures_shown = shown(analysis.nfailures, opts->top),
+        .leaks_shown = shown(a->nleaks, opts->top),
+        .failures_shown = shown(a->nfailures, opts->top),
+        .sites_shown = shown(a->usage.nsites, opts->top),
+        .site_order = l->site_order, .leak_sites = l->leak_sites,
+        .failure_sites = l->failure_sites,
     };
-    struct vt_site *leak_sites = new_sites(r.leaks_shown);
-    struct vt_site *failure_sites = new_sites(r.failures_shown);
-    for (size_t i = 0; i < r.leaks_shown; i++)
-        vt_site_frames(sym, &dump, analysis.leaks[i].stack_id, analysis.leaks[i].api,
-                       &leak_sites[i]);
-    for (size_t i = 0; i < r.failures_shown; i++)
-        vt_site_frames(sym, &dump, analysis.failures[i].stack_id, analysis.failures[i].api,
-                       &failure_sites[i]);
-    r.leak_sites = leak_sites;
-    r.failure_sites = failure_sites;
+    for (size_t i = 0; i < l->report.leaks_shown; i++)
+        vt_site_frames(l->sym, &l->dump, a->leaks[i].stack_id, a->leaks[i].api,
+                       &l->leak_sites[i]);
+    for (size_t i = 0; i < l->report.failures_shown; i++)
+        vt_site_frames(l->sym, &l->dump, a->failures[i].stack_id, a->failures[i].api,
+                       &l->failure_sites[i]);
+    vt_usage_report_order(&a->usage, l->site_order);
+    l->usage_sites = usage_sites(l->sym, &l->dump, a, l->site_order, l->report.sites_shown);
+    l->report.usage_sites = l->usage_sites;
+    return 0;
+}
+
+void vt_report_unload(struct vt_loaded_report *l)
+{
+    free_sites(l->leak_sites, l->report.leaks_shown);
+    free_sites(l->failure_sites, l->report.failures_shown);
+    free_sites(l->usage_sites, l->analysis.usage.nsites);
+    free(l->site_order);
+    vt_symbolizer_free(l->sym);
+    vt_analysis_free(&l->analysis);
+    vt_dump_free(&l->dump);
+}
+
+int vt_report_dump(const char *path, const struct vt_report_options *opts)
+{
+    struct vt_loaded_report l;
+    if (vt_report_load(path, opts, &l) != 0)
+        return -1;
     if (opts->json)
-        vt_render_json(&r, opts->out);
+        vt_render_json(&l.report, opts->out);
     else
-        vt_render_text(&r, opts->out);
+        vt_render_text(&l.report, opts->out);
     fflush(opts->out);
-    size_t broken = opts->limits ? vt_limits_apply(&r, opts->limits, stderr) : 0;
-    free_sites(leak_sites, r.leaks_shown);
-    free_sites(failure_sites, r.failures_shown);
-    vt_symbolizer_free(sym);
-    vt_analysis_free(&analysis);
-    vt_dump_free(&dump);
+    size_t broken = opts->limits ? vt_limits_apply(&l.report, opts->limits, stderr) : 0;
+    vt_report_unload(&l);
     return (int)broken;
 }

@@ -1,0 +1,110 @@
+/* The marker signal. Its handler never blocks: it takes the tracer lock
+ * only with trylock and writes the mark only into a dump already open;
+ * otherwise it counts the mark as pending and the next traced event writes
+ * it (with that event's time). */
+#include "mark_signal.h"
+
+#include "records.h"
+#include "tracer.h"
+#include "writer.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char label[24];            /* "SIGUSR2", "signal 40" */
+static unsigned pending;          /* atomic: marks not written yet */
+
+static void write_mark(void)
+{
+    if (vt_rec_mark(label) < 0)
+        vt_disable_locked("cannot write the dump");
+}
+
+static void on_mark_signal(int sig)
+{
+    int saved = errno;
+    (void)sig;
+    if (vt_tracing_started() && vt_trylock() == 0) {
+        if (vt_writer_is_open())
+            write_mark();
+        else
+            __atomic_add_fetch(&pending, 1, __ATOMIC_RELAXED);
+        vt_unlock();
+    } else {
+        __atomic_add_fetch(&pending, 1, __ATOMIC_RELAXED);
+    }
+    errno = saved;
+}
+
+void vt_mark_signal_flush(void)
+{
+    /* a plain load first: every event passes here, a locked exchange costs */
+    if (!__atomic_load_n(&pending, __ATOMIC_RELAXED))
+        return;
+    unsigned n = __atomic_exchange_n(&pending, 0, __ATOMIC_RELAXED);
+    while (n-- > 0 && vt_writer_is_open())
+        write_mark();
+}
+
+static const struct {
+    const char *name;
+    int number;
+} signal_names[] = {
+    {"USR1", SIGUSR1}, {"USR2", SIGUSR2}, {"HUP", SIGHUP}, {"WINCH", SIGWINCH},
+    {"URG", SIGURG}, {"PROF", SIGPROF}, {"VTALRM", SIGVTALRM},
+};
+
+/* The signal SPEC names: >0, 0 for none, -1 when it names no signal. */
+static int parse_signal(const char *spec)
+{
+    char *end;
+    long n;
+    if (!strcmp(spec, "off"))
+        return 0;
+    if (!strncmp(spec, "SIG", 3))
+        spec += 3;
+    for (size_t i = 0; i < sizeof signal_names / sizeof signal_names[0]; i++)
+        if (!strcmp(spec, signal_names[i].name))
+            return signal_names[i].number;
+    errno = 0;
+    n = strtol(spec, &end, 10);
+    if (!*spec || *end || errno || n < 0 || n >= NSIG || n == SIGKILL || n == SIGSTOP)
+        return -1;
+    return (int)n;
+}
+
+static void set_label(int sig)
+{
+    for (size_t i = 0; i < sizeof signal_names / sizeof signal_names[0]; i++)
+        if (signal_names[i].number == sig) {
+            strcpy(label, "SIG");
+            strcat(label, signal_names[i].name);
+            return;
+        }
+    snprintf(label, sizeof label, "signal %d", sig);
+}
+
+void vt_mark_signal_install(void)
+{
+    const char *spec = getenv("VRAMTRACE_MARK_SIGNAL");
+    struct sigaction old, sa;
+    int sig = spec && *spec ? parse_signal(spec) : SIGUSR2;
+    if (sig < 0) {
+        vt_warn("VRAMTRACE_MARK_SIGNAL=%s names no signal; no marker signal", spec);
+        return;
+    }
+    /* the program's own handler, or an inherited "ignore", stays */
+    if (sig == 0 || sigaction(sig, NULL, &old) != 0 || (old.sa_flags & SA_SIGINFO) ||
+        old.sa_handler != SIG_DFL)
+        return;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_mark_signal;
+    sa.sa_flags = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    set_label(sig);
+    if (sigaction(sig, &sa, NULL) != 0)
+        vt_warn("cannot install the marker signal %d: %s", sig, strerror(errno));
+}

@@ -1,0 +1,14 @@
+/* Markers without code changes: a signal (SIGUSR2 by default) writes a MARK. */
+#ifndef VRAMTRACE_MARK_SIGNAL_H
+#define VRAMTRACE_MARK_SIGNAL_H
+
+/* Installs the handler for the signal VRAMTRACE_MARK_SIGNAL names (a number
+ * or a name such as USR1 / SIGUSR1; 0 or off: none; default SIGUSR2), unless
+ * the signal is already handled or ignored. Called once at start-up. */
+void vt_mark_signal_install(void);
+
+/* With the tracer lock held and the dump open: writes the marks whose
+ * signal arrived while the lock was busy. */
+void vt_mark_signal_flush(void);
+
+#endif

@@ -1,0 +1,143 @@
+/* Usage-over-time ground truth. Modes (argv[1]):
+ *   grow    a cache allocated once, a temporary per step, a 1 MiB leak per
+ *           step, vramtrace_mark("step") after each step
+ *   signal  the same steps, marked by raise(SIGUSR2) (or the signal named
+ *           by USAGE_SIGNAL's number) instead of vramtrace_mark
+ *   handled the program handles SIGUSR2 itself: the handler must run once
+ *           per step and the tracer must not mark
+ *   oom     two holders, then a request the device cannot satisfy
+ *   rank    one allocation on device $RANK, except rank 2 which (the
+ *           classic bug) allocates on device 0
+ * Peak (grow): during the last step the cache, the temporary and every
+ * leak are live: CACHE + TEMP + STEPS * LEAK. */
+#include <cuda_runtime_api.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "vramtrace.h"
+
+#define STEPS 10
+#define CACHE_BYTES (8 << 20)
+#define TEMP_BYTES (4 << 20)
+#define LEAK_BYTES (1 << 20)
+#define OOM_BIG_BYTES (30 << 20)      /* of a 64 MiB device (STANDIN_CUDA_MEMORY=64M) */
+#define OOM_SMALL_BYTES (20 << 20)
+#define OOM_REQUEST_BYTES (32 << 20)
+#define RANK_BYTES 3000000
+
+static volatile sig_atomic_t handled;
+
+static void count_signal(int sig)
+{
+    (void)sig;
+    handled++;
+}
+
+static NOINLINE void *make_cache(void)
+{
+    void *p;
+    CHECK(cudaMalloc(&p, CACHE_BYTES)); /* LEAK:cache */
+    return p;
+}
+
+static NOINLINE void *make_temp(void)
+{
+    void *p;
+    CHECK(cudaMalloc(&p, TEMP_BYTES)); /* LEAK:temp */
+    return p;
+}
+
+static NOINLINE void leak_step(void)
+{
+    void *p;
+    CHECK(cudaMalloc(&p, LEAK_BYTES)); /* LEAK:step */
+    vt_sink = p;
+}
+
+static void step(void)
+{
+    void *temp = make_temp();
+    leak_step();
+    CHECK(cudaFree(temp));
+}
+
+static int run_steps(int mark_signal)
+{
+    void *cache = make_cache();
+    for (int i = 0; i < STEPS; i++) {
+        step();
+        if (mark_signal)
+            raise(mark_signal);
+        else
+            vramtrace_mark("step");
+    }
+    CHECK(cudaFree(cache));
+    return 0;
+}
+
+static NOINLINE void *hold_big(void)
+{
+    void *p;
+    CHECK(cudaMalloc(&p, OOM_BIG_BYTES)); /* LEAK:big */
+    return p;
+}
+
+static NOINLINE void *hold_small(void)
+{
+    void *p;
+    CHECK(cudaMalloc(&p, OOM_SMALL_BYTES)); /* LEAK:small */
+    return p;
+}
+
+static NOINLINE void request_too_much(void)
+{
+    void *p;
+    EXPECT(cudaMalloc(&p, OOM_REQUEST_BYTES), cudaErrorMemoryAllocation); /* CALL:oom */
+}
+
+static int run_oom(void)
+{
+    void *big = hold_big(), *small = hold_small();
+    request_too_much();
+    CHECK(cudaFree(big));
+    CHECK(cudaFree(small));
+    return 0;
+}
+
+static NOINLINE int run_rank(void)
+{
+    const char *rank = getenv("RANK");
+    int device = rank ? atoi(rank) : 0;
+    void *p;
+    if (device == 2)
+        device = 0;   /* the bug the report must show */
+    CHECK(cudaSetDevice(device));
+    CHECK(cudaMalloc(&p, RANK_BYTES)); /* LEAK:rank */
+    vt_sink = p;
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "grow";
+    if (!strcmp(mode, "grow"))
+        return run_steps(0);
+    if (!strcmp(mode, "signal")) {
+        const char *sig = getenv("USAGE_SIGNAL");
+        return run_steps(sig ? atoi(sig) : SIGUSR2);
+    }
+    if (!strcmp(mode, "handled")) {
+        signal(SIGUSR2, count_signal);
+        run_steps(SIGUSR2);
+        REQUIRE(handled == STEPS);
+        return 0;
+    }
+    if (!strcmp(mode, "oom"))
+        return run_oom();
+    if (!strcmp(mode, "rank"))
+        return run_rank();
+    fprintf(stderr, "usage: usage grow|signal|handled|oom|rank\n");
+    return 2;
+}

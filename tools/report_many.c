@@ -1,0 +1,302 @@
+/* `vramtrace report` over several dumps (one per process of a job): each
+ * process's report, then the combined totals and which process used which
+ * device. Dumps are read one at a time; only the per-device lines stay. */
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "json_writer.h"
+#include "report.h"
+#include "xalloc.h"
+
+/* One process's use of one device. */
+struct device_use {
+    int64_t device;
+    size_t process;          /* index into the dumps read */
+    uint64_t peak_bytes, end_bytes;
+};
+
+struct process_info {
+    char *path, *rank;
+    uint64_t pid;
+    bool read;
+};
+
+struct combined {
+    struct process_info *processes;
+    size_t nprocesses;
+    struct device_use *uses;
+    size_t nuses;
+    struct vt_summary total;
+};
+
+static char *xstrdup(const char *s)
+{
+    char *copy = strdup(s ? s : "");
+    if (!copy) {
+        fputs("vramtrace: out of memory\n", stderr);
+        exit(1);
+    }
+    return copy;
+}
+
+static void add_path(char ***list, size_t *n, const char *path)
+{
+    *list = vt_xrealloc(*list, *n + 1, sizeof **list);
+    (*list)[(*n)++] = xstrdup(path);
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool is_dump_name(const char *name)
+{
+    size_t len = strlen(name);
+    return len > 4 && !strcmp(name + len - 4, ".vtr");
+}
+
+/* The *.vtr files of DIR, sorted. Returns -1 when DIR cannot be listed. */
+static int add_directory(char ***list, size_t *n, const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    size_t first = *n;
+    if (!d) {
+        fprintf(stderr, "vramtrace: %s: %s\n", dir, strerror(errno));
+        return -1;
+    }
+    while ((e = readdir(d))) {
+        struct stat st;
+        char *path;
+        if (!is_dump_name(e->d_name) || asprintf(&path, "%s/%s", dir, e->d_name) < 0)
+            continue;
+        if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+            add_path(list, n, path);
+        free(path);
+    }
+    closedir(d);
+    if (*n == first) {
+        fprintf(stderr, "vramtrace: %s: no .vtr dumps in this directory\n", dir);
+        return -1;
+    }
+    qsort(*list + first, *n - first, sizeof **list, by_name);
+    return 0;
+}
+
+static void add_total(struct vt_summary *t, const struct vt_summary *s)
+{
+    t->allocations += s->allocations;
+    t->frees += s->frees;
+    t->leaked_bytes += s->leaked_bytes;
+    t->leaked_allocations += s->leaked_allocations;
+    t->host_leaked_bytes += s->host_leaked_bytes;
+    t->failed_allocations += s->failed_allocations;
+    t->invalid_frees += s->invalid_frees;
+}
+
+static void record(struct combined *c, const struct vt_loaded_report *l)
+{
+    const struct vt_usage *u = &l->analysis.usage;
+    struct process_info *p = &c->processes[c->nprocesses - 1];
+    p->read = true;
+    p->pid = l->dump.process.pid;
+    p->rank = l->dump.process.rank ? xstrdup(l->dump.process.rank) : NULL;
+    add_total(&c->total, &l->analysis.summary);
+    for (size_t i = 0; i < u->ndevices; i++) {
+        c->uses = vt_xrealloc(c->uses, c->nuses + 1, sizeof *c->uses);
+        c->uses[c->nuses++] = (struct device_use){u->devices[i].device, c->nprocesses - 1,
+                                                  u->devices[i].peak_bytes,
+                                                  u->devices[i].live_bytes};
+    }
+}
+
+static int by_device_then_process(const void *pa, const void *pb)
+{
+    const struct device_use *a = pa, *b = pb;
+    if (a->device != b->device)
+        return a->device < b->device ? -1 : 1;
+    return a->process < b->process ? -1 : a->process > b->process;
+}
+
+/* The uses of the device at uses[i]: how many there are from i on. */
+static size_t device_run(const struct combined *c, size_t i)
+{
+    size_t n = 1;
+    while (i + n < c->nuses && c->uses[i + n].device == c->uses[i].device)
+        n++;
+    return n;
+}
+
+static void print_process_header(const struct vt_loaded_report *l, FILE *out)
+{
+    const struct vt_process *p = &l->dump.process;
+    fprintf(out, "\n== %s: pid %" PRIu64, l->report.path, p->pid);
+    if (p->rank)
+        fprintf(out, ", rank %s", p->rank);
+    fprintf(out, ", %s ==\n", p->exe ? p->exe : "?");
+}
+
+static void print_combined(const struct combined *c, FILE *out)
+{
+    char size[32], peak[32], end[32];
+    fprintf(out, "\n== combined: %zu processes ==\n", c->nprocesses);
+    fprintf(out, "vramtrace: %s (%" PRIu64 " bytes) of device memory leaked in %" PRIu64
+            " allocations, %" PRIu64 " failed allocations, over all processes\n",
+            vt_human_size(c->total.leaked_bytes, size), c->total.leaked_bytes,
+            c->total.leaked_allocations, c->total.failed_allocations);
+    for (size_t i = 0; i < c->nuses; i += device_run(c, i)) {
+        size_t n = device_run(c, i);
+        fprintf(out, "\nDevice %" PRId64 ": used by %zu %s\n", c->uses[i].device, n,
+                n == 1 ? "process" : "processes");
+        for (size_t k = i; k < i + n; k++) {
+            const struct process_info *p = &c->processes[c->uses[k].process];
+            fprintf(out, "    pid %-8" PRIu64 " rank %-6s peak %10s  at exit %10s  %s\n", p->pid,
+                    p->rank ? p->rank : "-", vt_human_size(c->uses[k].peak_bytes, peak),
+                    vt_human_size(c->uses[k].end_bytes, end), p->path);
+        }
+        if (n > 1)
+            fprintf(out, "vramtrace: warning: device %" PRId64 " is used by %zu processes; "
+                    "if each rank should have its own, check cudaSetDevice\n",
+                    c->uses[i].device, n);
+    }
+}
+
+static void json_process_ref(struct vt_json *j, const struct process_info *p)
+{
+    vt_json_key(j, "dump");
+    vt_json_string(j, p->path);
+    vt_json_key(j, "pid");
+    vt_json_uint(j, p->pid);
+    vt_json_key(j, "rank");
+    vt_json_string(j, p->rank);
+}
+
+static void json_uint(struct vt_json *j, const char *key, uint64_t v)
+{
+    vt_json_key(j, key);
+    vt_json_uint(j, v);
+}
+
+static void write_combined(const struct combined *c, struct vt_json *j)
+{
+    vt_json_key(j, "combined");
+    vt_json_begin_object(j);
+    json_uint(j, "processes", c->nprocesses);
+    json_uint(j, "leaked_bytes", c->total.leaked_bytes);
+    json_uint(j, "leaked_allocations", c->total.leaked_allocations);
+    json_uint(j, "failed_allocations", c->total.failed_allocations);
+    vt_json_key(j, "devices");
+    vt_json_begin_array(j);
+    for (size_t i = 0; i < c->nuses; i += device_run(c, i)) {
+        vt_json_begin_object(j);
+        vt_json_key(j, "device");
+        vt_json_int(j, c->uses[i].device);
+        vt_json_key(j, "shared");
+        vt_json_bool(j, device_run(c, i) > 1);
+        vt_json_key(j, "processes");
+        vt_json_begin_array(j);
+        for (size_t k = i; k < i + device_run(c, i); k++) {
+            vt_json_begin_object(j);
+            json_process_ref(j, &c->processes[c->uses[k].process]);
+            json_uint(j, "peak_bytes", c->uses[k].peak_bytes);
+            json_uint(j, "end_bytes", c->uses[k].end_bytes);
+            vt_json_end_object(j);
+        }
+        vt_json_end_array(j);
+        vt_json_end_object(j);
+    }
+    vt_json_end_array(j);
+    vt_json_end_object(j);
+}
+
+/* Reads and renders each dump in turn; returns how many could not be read. */
+static size_t report_each(char *const *paths, size_t n, const struct vt_report_options *opts,
+                          struct combined *c, struct vt_json *j)
+{
+    size_t unreadable = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct vt_loaded_report l;
+        c->processes = vt_xrealloc(c->processes, c->nprocesses + 1, sizeof *c->processes);
+        c->processes[c->nprocesses++] = (struct process_info){.path = paths[i]};
+        if (vt_report_load(paths[i], opts, &l) != 0) {
+            unreadable++;
+            c->nprocesses--;
+            continue;
+        }
+        record(c, &l);
+        if (j) {
+            vt_json_begin_object(j);
+            vt_render_json_fields(&l.report, j);
+            vt_json_end_object(j);
+        } else {
+            print_process_header(&l, opts->out);
+            vt_render_text(&l.report, opts->out);
+        }
+        vt_report_unload(&l);
+    }
+    return unreadable;
+}
+
+static void free_combined(struct combined *c)
+{
+    for (size_t i = 0; i < c->nprocesses; i++)
+        free(c->processes[i].rank);
+    free(c->processes);
+    free(c->uses);
+}
+
+static void report_all(char *const *dumps, size_t n, const struct vt_report_options *opts,
+                       size_t *unreadable)
+{
+    struct combined c = {0};
+    struct vt_json j;
+    if (opts->json) {
+        vt_json_init(&j, opts->out);
+        vt_json_begin_object(&j);
+        vt_json_key(&j, "vramtrace_version");
+        vt_json_string(&j, vt_version);
+        vt_json_key(&j, "processes");
+        vt_json_begin_array(&j);
+    } else {
+        fprintf(opts->out, "vramtrace: %zu dumps\n", n);
+    }
+    *unreadable = report_each(dumps, n, opts, &c, opts->json ? &j : NULL);
+    if (c.nuses)
+        qsort(c.uses, c.nuses, sizeof *c.uses, by_device_then_process);
+    if (opts->json) {
+        vt_json_end_array(&j);
+        write_combined(&c, &j);
+        vt_json_end_object(&j);
+    } else {
+        print_combined(&c, opts->out);
+    }
+    fflush(opts->out);
+    free_combined(&c);
+}
+
+int vt_report_many(char *const *paths, size_t npaths, const struct vt_report_options *opts)
+{
+    char **dumps = NULL;
+    size_t n = 0, unreadable = 0;
+    for (size_t i = 0; i < npaths; i++) {
+        struct stat st;
+        if (stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode)) {
+            if (add_directory(&dumps, &n, paths[i]) < 0)
+                unreadable++;
+        } else {
+            add_path(&dumps, &n, paths[i]);
+        }
+    }
+    size_t failed = 0;
+    if (n)
+        report_all(dumps, n, opts, &failed);
+    for (size_t i = 0; i < n; i++)
+        free(dumps[i]);
+    free(dumps);
+    return unreadable + failed ? -1 : 0;
+}

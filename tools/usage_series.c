@@ -1,0 +1,362 @@
+/* Usage over time: per-site samples, per-device bins, peaks and growth. */
+#include "usage_series.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <uthash.h>
+
+#include "format.h"
+#include "xalloc.h"
+
+#define FIRST_TICK_NS 1000u   /* 1 us; doubles whenever the ticks fill up */
+
+struct site_key {
+    uint64_t stack_id;
+    uint64_t api, kind;
+    int64_t device;
+};
+
+struct vt_usage_site_entry {
+    struct site_key key;
+    size_t index;
+    UT_hash_handle hh;
+};
+
+static bool is_pow2(size_t n)
+{
+    return (n & (n - 1)) == 0;
+}
+
+/* Capacity grows in powers of two, so a push reallocates only at 2^k. */
+static void push(struct vt_usage_samples *s, uint64_t v)
+{
+    if (is_pow2(s->n))
+        s->bytes = vt_xrealloc(s->bytes, s->n ? 2 * s->n : 1, sizeof *s->bytes);
+    s->bytes[s->n++] = v;
+}
+
+static void pad_to(struct vt_usage_samples *s, size_t n)
+{
+    while (s->n < n)
+        push(s, 0);
+}
+
+static bool counts_on_device(unsigned kind)
+{
+    return kind != VT_KIND_HOST;
+}
+
+static struct vt_usage_device *find_device(struct vt_usage *u, int64_t device)
+{
+    if (u->ndevices && u->devices[u->last_device].device == device)
+        return &u->devices[u->last_device];
+    for (size_t i = 0; i < u->ndevices; i++)
+        if (u->devices[i].device == device) {
+            u->last_device = i;
+            return &u->devices[i];
+        }
+    u->last_device = u->ndevices;
+    u->devices = vt_xrealloc(u->devices, u->ndevices + 1, sizeof *u->devices);
+    struct vt_usage_device *d = &u->devices[u->ndevices++];
+    memset(d, 0, sizeof *d);
+    d->device = device;
+    pad_to(&d->bin_max, u->nticks);
+    pad_to(&d->bin_last, u->nticks);
+    return d;
+}
+
+const struct vt_usage_device *vt_usage_device(const struct vt_usage *u, int64_t device)
+{
+    for (size_t i = 0; i < u->ndevices; i++)
+        if (u->devices[i].device == device)
+            return &u->devices[i];
+    return NULL;
+}
+
+static struct vt_usage_site *find_site(struct vt_usage *u, uint64_t stack_id, unsigned api,
+                                       unsigned kind, int64_t device)
+{
+    struct site_key key = {stack_id, api, kind, device};
+    struct vt_usage_site_entry *e = u->last_site;
+    if (e && !memcmp(&e->key, &key, sizeof key))   /* an alloc and its free, a loop */
+        return &u->sites[e->index];
+    HASH_FIND(hh, u->index, &key, sizeof key, e);
+    if (e) {
+        u->last_site = e;
+        return &u->sites[e->index];
+    }
+    e = vt_xrealloc(NULL, 1, sizeof *e);
+    memset(e, 0, sizeof *e);
+    e->key = key;
+    e->index = u->nsites;
+    HASH_ADD(hh, u->index, key, sizeof e->key, e);
+    u->last_site = e;
+    u->sites = vt_xrealloc(u->sites, u->nsites + 1, sizeof *u->sites);
+    struct vt_usage_site *s = &u->sites[u->nsites++];
+    *s = (struct vt_usage_site){.stack_id = stack_id, .api = api, .kind = kind,
+                                .device = device};
+    if (counts_on_device(kind))
+        s->peak_epoch_saved = find_device(u, device)->peak_epoch;
+    pad_to(&s->at_marks, u->nmarks);
+    pad_to(&s->at_ticks, u->nticks);
+    return s;
+}
+
+/* Keeps every second tick and merges bins pairwise: the tick spacing doubles. */
+static void coarsen(struct vt_usage *u)
+{
+    size_t half = u->nticks / 2;
+    for (size_t i = 0; i < u->nsites; i++) {
+        struct vt_usage_samples *t = &u->sites[i].at_ticks;
+        for (size_t k = 0; k < half; k++)
+            t->bytes[k] = t->bytes[2 * k + 1];
+        t->n = half;
+    }
+    for (size_t i = 0; i < u->ndevices; i++) {
+        struct vt_usage_device *d = &u->devices[i];
+        for (size_t k = 0; k < half; k++) {
+            uint64_t a = d->bin_max.bytes[2 * k], b = d->bin_max.bytes[2 * k + 1];
+            d->bin_max.bytes[k] = a > b ? a : b;
+            d->bin_last.bytes[k] = d->bin_last.bytes[2 * k + 1];
+        }
+        d->bin_max.n = d->bin_last.n = half;
+    }
+    u->nticks = half;
+    u->tick_ns *= 2;
+}
+
+static void pass_tick(struct vt_usage *u)
+{
+    for (size_t i = 0; i < u->nsites; i++)
+        push(&u->sites[i].at_ticks, u->sites[i].live_bytes);
+    for (size_t i = 0; i < u->ndevices; i++) {
+        struct vt_usage_device *d = &u->devices[i];
+        push(&d->bin_max, d->open_bin_max);
+        push(&d->bin_last, d->live_bytes);
+        d->open_bin_max = d->live_bytes;
+    }
+    u->nticks++;
+    if (u->nticks == VT_USAGE_MAX_TICKS)
+        coarsen(u);
+}
+
+void vt_usage_advance(struct vt_usage *u, uint64_t time_ns)
+{
+    if (!u->tick_ns)
+        u->tick_ns = FIRST_TICK_NS;
+    /* tick k (1-based) lies at k * tick_ns; the loop ends as the spacing doubles */
+    while (time_ns >= (uint64_t)(u->nticks + 1) * u->tick_ns)
+        pass_tick(u);
+    if (time_ns > u->end_ns)
+        u->end_ns = time_ns;
+}
+
+/* The first change of a site after its device peaked saves what it held then. */
+static void save_at_peak(struct vt_usage_site *s, const struct vt_usage_device *d)
+{
+    if (s->peak_epoch_saved != d->peak_epoch) {
+        s->bytes_at_device_peak = s->live_bytes;
+        s->peak_epoch_saved = d->peak_epoch;
+    }
+}
+
+void vt_usage_change(struct vt_usage *u, uint64_t time_ns, uint64_t stack_id, unsigned api,
+                     unsigned kind, int64_t device, int64_t delta)
+{
+    vt_usage_advance(u, time_ns);
+    struct vt_usage_site *s = find_site(u, stack_id, api, kind, device);
+    struct vt_usage_device *d = counts_on_device(kind) ? find_device(u, device) : NULL;
+    if (d)
+        save_at_peak(s, d);
+    s->live_bytes += (uint64_t)delta;
+    if (s->live_bytes > s->peak_live_bytes)
+        s->peak_live_bytes = s->live_bytes;
+    if (!d)
+        return;
+    d->live_bytes += (uint64_t)delta;
+    if (d->live_bytes > d->open_bin_max)
+        d->open_bin_max = d->live_bytes;
+    if (d->live_bytes > d->peak_bytes) {
+        d->peak_bytes = d->live_bytes;
+        d->peak_time_ns = time_ns;
+        d->peak_epoch++;   /* every site now holds its at-peak value */
+    }
+}
+
+void vt_usage_mark(struct vt_usage *u, uint64_t time_ns, const char *label)
+{
+    vt_usage_advance(u, time_ns);
+    for (size_t i = 0; i < u->nsites; i++)
+        push(&u->sites[i].at_marks, u->sites[i].live_bytes);
+    u->marks = vt_xrealloc(u->marks, u->nmarks + 1, sizeof *u->marks);
+    u->marks[u->nmarks].time_ns = time_ns;
+    u->marks[u->nmarks].label = strdup(label);
+    if (!u->marks[u->nmarks].label) {
+        fputs("vramtrace: out of memory\n", stderr);
+        exit(1);
+    }
+    u->nmarks++;
+}
+
+size_t vt_usage_boundaries(const struct vt_usage *u)
+{
+    return u->by_marks ? u->nmarks : u->nticks;
+}
+
+uint64_t vt_usage_boundary_ns(const struct vt_usage *u, size_t i)
+{
+    return u->by_marks ? u->marks[i].time_ns : (uint64_t)(i + 1) * u->tick_ns;
+}
+
+/* Growing: over the boundaries after warm-up (at least two intervals), the
+ * site rose in more than half of the intervals, rose at least once in the
+ * second half, and ends at its highest. A plateau rises once; temporaries
+ * fall back. Growth starts at the last boundary where it stood lowest. */
+static void judge_growth(const struct vt_usage *u, struct vt_usage_site *s)
+{
+    const struct vt_usage_samples *all = vt_usage_site_samples(u, s);
+    size_t first = u->skip, n = all->n > first ? all->n - first : 0;
+    const uint64_t *v = all->bytes + first;
+    size_t rises = 0, late_rises = 0, low = 0;
+    uint64_t highest = 0;
+    if (n < 2)
+        return;
+    for (size_t i = 0; i + 1 < n; i++) {
+        bool rose = v[i + 1] > v[i];
+        rises += rose;
+        late_rises += rose && 2 * (i + 1) >= n;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (v[i] <= v[low])
+            low = i;
+        if (v[i] > highest)
+            highest = v[i];
+    }
+    size_t intervals = n - 1;
+    s->bytes_per_interval = (int64_t)(v[n - 1] - v[0]) / (int64_t)intervals;
+    s->growing = n >= 3 && v[n - 1] > v[0] && 2 * rises > intervals && late_rises &&
+                 v[n - 1] == highest;
+    if (!s->growing)
+        low = 0;
+    s->growth_start = first + low;
+    s->growth_start_ns = vt_usage_boundary_ns(u, first + low);
+    uint64_t span_ns = vt_usage_boundary_ns(u, first + n - 1) - s->growth_start_ns;
+    int64_t grown = (int64_t)(v[n - 1] - v[low]);
+    if (s->growing)
+        s->bytes_per_interval = grown / (int64_t)(n - 1 - low);
+    s->bytes_per_second = span_ns ? (double)grown * 1e9 / (double)span_ns : 0.0;
+}
+
+/* A site's value at its device's peak: saved if it changed since, else now. */
+static void settle_peak(struct vt_usage *u, struct vt_usage_site *s)
+{
+    const struct vt_usage_device *d = vt_usage_device(u, s->device);
+    if (!counts_on_device(s->kind) || !d)
+        s->bytes_at_device_peak = 0;
+    else if (s->peak_epoch_saved != d->peak_epoch)
+        s->bytes_at_device_peak = s->live_bytes;
+}
+
+static int by_device(const void *pa, const void *pb)
+{
+    const struct vt_usage_device *a = pa, *b = pb;
+    return a->device < b->device ? -1 : a->device > b->device;
+}
+
+void vt_usage_finish(struct vt_usage *u, uint64_t end_ns, size_t skip)
+{
+    vt_usage_advance(u, end_ns);
+    if (u->ndevices)
+        qsort(u->devices, u->ndevices, sizeof *u->devices, by_device);
+    u->by_marks = u->nmarks > 0;
+    u->skip = u->by_marks ? skip : 0;
+    for (size_t i = 0; i < u->nsites; i++) {
+        judge_growth(u, &u->sites[i]);
+        settle_peak(u, &u->sites[i]);
+    }
+}
+
+void vt_usage_free(struct vt_usage *u)
+{
+    struct vt_usage_site_entry *e, *tmp;
+    HASH_ITER(hh, u->index, e, tmp) {
+        HASH_DEL(u->index, e);
+        free(e);
+    }
+    for (size_t i = 0; i < u->nsites; i++) {
+        free(u->sites[i].at_marks.bytes);
+        free(u->sites[i].at_ticks.bytes);
+    }
+    for (size_t i = 0; i < u->ndevices; i++) {
+        free(u->devices[i].bin_max.bytes);
+        free(u->devices[i].bin_last.bytes);
+    }
+    for (size_t i = 0; i < u->nmarks; i++)
+        free(u->marks[i].label);
+    free(u->sites);
+    free(u->devices);
+    free(u->marks);
+    memset(u, 0, sizeof *u);
+}
+
+static const struct vt_usage *sort_usage;   /* qsort has no context argument */
+static bool sort_at_peak;
+
+static uint64_t held(const struct vt_usage_site *s, bool at_peak)
+{
+    return at_peak ? s->bytes_at_device_peak : s->live_bytes;
+}
+
+static int by_held_desc(const void *pa, const void *pb)
+{
+    const struct vt_usage_site *a = &sort_usage->sites[*(const size_t *)pa];
+    const struct vt_usage_site *b = &sort_usage->sites[*(const size_t *)pb];
+    uint64_t ha = held(a, sort_at_peak), hb = held(b, sort_at_peak);
+    if (ha != hb)
+        return ha > hb ? -1 : 1;
+    return *(const size_t *)pa < *(const size_t *)pb ? -1 : 1;
+}
+
+size_t vt_usage_holders(const struct vt_usage *u, int64_t device, bool at_peak, size_t *out,
+                        size_t max)
+{
+    size_t n = 0, *all = vt_xrealloc(NULL, u->nsites, sizeof *all);
+    for (size_t i = 0; i < u->nsites; i++) {
+        const struct vt_usage_site *s = &u->sites[i];
+        if (s->device == device && counts_on_device(s->kind) && held(s, at_peak))
+            all[n++] = i;
+    }
+    sort_usage = u;
+    sort_at_peak = at_peak;
+    qsort(all, n, sizeof *all, by_held_desc);
+    n = n < max ? n : max;
+    memcpy(out, all, n * sizeof *out);
+    free(all);
+    return n;
+}
+
+static int by_report_order(const void *pa, const void *pb)
+{
+    const struct vt_usage_site *a = &sort_usage->sites[*(const size_t *)pa];
+    const struct vt_usage_site *b = &sort_usage->sites[*(const size_t *)pb];
+    if (a->growing != b->growing)
+        return a->growing ? -1 : 1;
+    if (a->growing && a->bytes_per_interval != b->bytes_per_interval)
+        return a->bytes_per_interval > b->bytes_per_interval ? -1 : 1;
+    if (a->live_bytes != b->live_bytes)
+        return a->live_bytes > b->live_bytes ? -1 : 1;
+    if (a->peak_live_bytes != b->peak_live_bytes)
+        return a->peak_live_bytes > b->peak_live_bytes ? -1 : 1;
+    return *(const size_t *)pa < *(const size_t *)pb ? -1 : 1;
+}
+
+void vt_usage_report_order(const struct vt_usage *u, size_t *out)
+{
+    for (size_t i = 0; i < u->nsites; i++)
+        out[i] = i;
+    sort_usage = u;
+    if (u->nsites)
+        qsort(out, u->nsites, sizeof *out, by_report_order);
+}

@@ -1,0 +1,113 @@
+/* Usage over time, built while a dump is replayed: live bytes per call site
+ * sampled at every marker (and at time ticks), total live bytes per device
+ * in time bins for charts, the peak of each device with what each site held
+ * then, and growth detection per site.
+ *
+ * Fed by the replay (tools/analysis.c) with every change of live bytes, in
+ * time order; exporters read the finished struct. Memory: O(sites x samples
+ * + devices x bins + markers); a tick or bin count never passes
+ * VT_USAGE_MAX_TICKS (older ones are merged pairwise). */
+#ifndef VT_USAGE_SERIES_H
+#define VT_USAGE_SERIES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define VT_USAGE_MAX_TICKS 128
+
+struct vt_usage_mark {
+    uint64_t time_ns;
+    char *label;
+};
+
+/* A series of live-byte samples at boundaries (markers or time ticks). */
+struct vt_usage_samples {
+    uint64_t *bytes;
+    size_t n;
+};
+
+struct vt_usage_site {
+    uint64_t stack_id;
+    unsigned api, kind;
+    int64_t device;
+    uint64_t live_bytes;              /* now; at the end: at exit */
+    uint64_t peak_live_bytes;         /* the site's own highest */
+    uint64_t bytes_at_device_peak;    /* what it held when its device peaked */
+    struct vt_usage_samples at_marks; /* live bytes right before each marker */
+    struct vt_usage_samples at_ticks; /* live bytes at each time tick */
+    /* growth, set by vt_usage_finish */
+    bool growing;
+    size_t growth_start;              /* boundary index the growth started from */
+    uint64_t growth_start_ns;
+    int64_t bytes_per_interval;       /* over the analysed boundaries */
+    double bytes_per_second;
+    /* internal: lazy snapshot at the device peak */
+    uint64_t peak_epoch_saved;
+};
+
+struct vt_usage_device {
+    int64_t device;
+    uint64_t live_bytes, peak_bytes, peak_time_ns;
+    uint64_t peak_epoch;              /* bumped at each new peak */
+    struct vt_usage_samples bin_max;  /* highest live bytes in each complete time bin */
+    struct vt_usage_samples bin_last; /* live bytes at the end of each complete bin */
+    uint64_t open_bin_max;            /* highest in the bin not yet complete */
+};
+
+struct vt_usage_site_entry;           /* internal: site lookup */
+
+struct vt_usage {
+    struct vt_usage_mark *marks;
+    size_t nmarks;
+    /* time ticks at k * tick_ns (k = 1..nticks) and bins [k, k+1) * tick_ns */
+    uint64_t tick_ns;
+    size_t nticks;                    /* ticks passed = bins complete */
+    struct vt_usage_device *devices;
+    size_t ndevices;
+    struct vt_usage_site *sites;      /* in order of first appearance */
+    size_t nsites;
+    uint64_t end_ns;
+    /* set by vt_usage_finish */
+    bool by_marks;                    /* boundaries are markers, else time ticks */
+    size_t skip;                      /* warm-up boundaries left out of growth */
+    struct vt_usage_site_entry *index;
+    struct vt_usage_site_entry *last_site;   /* lookup cache */
+    size_t last_device;                      /* lookup cache */
+};
+
+/* Live bytes of one site changed by DELTA at TIME_NS. Page-locked host
+ * memory is tracked per site but counts towards no device. */
+void vt_usage_change(struct vt_usage *u, uint64_t time_ns, uint64_t stack_id, unsigned api,
+                     unsigned kind, int64_t device, int64_t delta);
+void vt_usage_mark(struct vt_usage *u, uint64_t time_ns, const char *label);
+/* Moves the clock on (ticks pass) without a change. */
+void vt_usage_advance(struct vt_usage *u, uint64_t time_ns);
+
+/* Closes the series at END_NS and decides growth, leaving out the first
+ * SKIP markers (warm-up); without markers the boundaries are time ticks. */
+void vt_usage_finish(struct vt_usage *u, uint64_t end_ns, size_t skip);
+void vt_usage_free(struct vt_usage *u);
+
+/* The boundaries growth was judged on (by_marks: markers, else ticks). */
+static inline const struct vt_usage_samples *vt_usage_site_samples(const struct vt_usage *u,
+                                                                   const struct vt_usage_site *s)
+{
+    return u->by_marks ? &s->at_marks : &s->at_ticks;
+}
+size_t vt_usage_boundaries(const struct vt_usage *u);
+uint64_t vt_usage_boundary_ns(const struct vt_usage *u, size_t i);
+
+const struct vt_usage_device *vt_usage_device(const struct vt_usage *u, int64_t device);
+
+/* Up to MAX site indices holding the most bytes on DEVICE, most first: live
+ * now, or (AT_PEAK, after vt_usage_finish) at the device's peak. Returns
+ * how many. */
+size_t vt_usage_holders(const struct vt_usage *u, int64_t device, bool at_peak, size_t *out,
+                        size_t max);
+
+/* Site indices ordered for a report: growing sites by rate, then by live
+ * bytes at exit, then by peak. OUT holds nsites entries. */
+void vt_usage_report_order(const struct vt_usage *u, size_t *out);
+
+#endif

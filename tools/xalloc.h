@@ -1,0 +1,30 @@
+/* Allocation that ends the CLI with one line when memory runs out. */
+#ifndef VT_XALLOC_H
+#define VT_XALLOC_H
+
+#include <stdio.h>
+#include <stdlib.h>
+
+/* realloc for N elements of SIZE (N may be 0). */
+static inline void *vt_xrealloc(void *p, size_t n, size_t size)
+{
+    p = realloc(p, (n ? n : 1) * size);
+    if (!p) {
+        fputs("vramtrace: out of memory\n", stderr);
+        exit(1);
+    }
+    return p;
+}
+
+/* calloc for N elements of SIZE (N may be 0). */
+static inline void *vt_xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size);
+    if (!p) {
+        fputs("vramtrace: out of memory\n", stderr);
+        exit(1);
+    }
+    return p;
+}
+
+#endif
