@@ -146,8 +146,11 @@ void vt_usage_advance(struct vt_usage *u, uint64_t time_ns)
 {
     if (!u->tick_ns)
         u->tick_ns = FIRST_TICK_NS;
-    /* tick k (1-based) lies at k * tick_ns; the loop ends as the spacing doubles */
-    while (time_ns >= (uint64_t)(u->nticks + 1) * u->tick_ns)
+    /* tick k (1-based) lies at k * tick_ns; the loop ends as the spacing
+     * doubles, or where the next tick lies past any time (a corrupt dt) */
+    uint64_t next;
+    while (!__builtin_mul_overflow((uint64_t)(u->nticks + 1), u->tick_ns, &next) &&
+           time_ns >= next)
         pass_tick(u);
     if (time_ns > u->end_ns)
         u->end_ns = time_ns;
