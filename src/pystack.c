@@ -4,6 +4,7 @@
 
 #include <dlfcn.h>
 #include <link.h>
+#include <pthread.h>
 #include <stddef.h>
 
 typedef void PyObject;
@@ -39,8 +40,9 @@ static int count_modules(struct dl_phdr_info *info, size_t size, void *data)
     return 1;
 }
 
-/* Looks the API up again only when modules were loaded since the last try. */
-static int api_present(void)
+/* Looks the API up again only when modules were loaded since the last try.
+ * One thread at a time (lookup_lock held). */
+static int look_up_api(void)
 {
     unsigned long long adds = 0;
     vt_dlsym_fn lookup;
@@ -69,9 +71,26 @@ static int api_present(void)
     FIND(err_restore, "PyErr_Restore");
     if (py.is_initialized && py.get_frame && py.get_attr && py.intern && py.as_utf8 &&
         py.as_long && py.decref && py.err_fetch && py.err_restore)
-        FIND(gil_check, "PyGILState_Check"); /* set last: it means "ready" */
+        __atomic_store_n((void **)&py.gil_check, lookup(RTLD_DEFAULT, "PyGILState_Check"),
+                         __ATOMIC_RELEASE); /* set last: it means "ready" */
 #undef FIND
     return py.gil_check != NULL;
+}
+
+/* Threads race here on their first allocations: one looks the API up, the
+ * others go on without Python frames rather than wait (never block in a
+ * hook: a forked child may inherit the lock held). */
+static int api_present(void)
+{
+    static pthread_mutex_t lookup_lock = PTHREAD_MUTEX_INITIALIZER;
+    int ready;
+    if (__atomic_load_n((void **)&py.gil_check, __ATOMIC_ACQUIRE))
+        return 1;
+    if (pthread_mutex_trylock(&lookup_lock) != 0)
+        return 0;
+    ready = look_up_api();
+    pthread_mutex_unlock(&lookup_lock);
+    return ready;
 }
 
 /* The attribute names, made once (we hold the GIL when this runs). */

@@ -1,6 +1,6 @@
 /* Dies after known allocations: CRASH_LEAKS allocations of CRASH_BYTES(i)
  * (all live at death) and CRASH_PAIRS alloc/free pairs. Modes (argv[1]):
- *   segv   write through a null pointer       abort  abort()
+ *   segv   write to an unmapped address        abort  abort()
  *   trap   __builtin_trap() (SIGILL)          kill   raise(SIGKILL)
  *   own    SIGSEGV with the program's own handler (installed before the
  *          first CUDA call), which prints "own handler" and _exit(3)s */
@@ -49,7 +49,7 @@ int main(int argc, char **argv)
         __builtin_trap();
     if (strcmp(mode, "kill") == 0)
         raise(SIGKILL);
-    int *volatile nowhere = NULL;
+    int *volatile nowhere = (int *)16; /* not NULL: UBSan would catch that first */
     *nowhere = 1;
     return 0;
 }

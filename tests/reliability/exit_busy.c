@@ -14,7 +14,7 @@
 #define BUSY_BYTES 7103
 
 static int (*active)(void);
-static int reported;
+static int reported, pairs;
 
 static void *hammer(void *arg)
 {
@@ -25,6 +25,7 @@ static void *hammer(void *arg)
         void *p = NULL;
         CHECK(cudaMalloc(&p, BUSY_BYTES));
         CHECK(cudaFree(p));
+        __atomic_fetch_add(&pairs, 1, __ATOMIC_RELAXED);
         seen_active |= now;
         if (seen_active && !now && !__atomic_exchange_n(&reported, 1, __ATOMIC_RELAXED)) {
             static const char msg[] = "late call passed through\n";
@@ -44,6 +45,9 @@ int main(void)
     CHECK(cudaFree(0));
     for (int i = 0; i < BUSY_THREADS; i++)
         REQUIRE(pthread_create(&t, NULL, hammer, NULL) == 0);
+    /* however loaded the machine, the threads are calling before main returns */
+    while (__atomic_load_n(&pairs, __ATOMIC_RELAXED) < BUSY_THREADS)
+        nanosleep(&pause, NULL);
     nanosleep(&pause, NULL);
     return 0;
 }
