@@ -66,7 +66,15 @@ enum vt_record_type {
     /* varint dt, u8 reason (enum vt_end_reason), varint live allocations
      * the tracer still held */
     VT_REC_END = 8,
-    VT_REC_MAX_KNOWN = 8,
+    /* A Python source location. varint id (1, 2, ...), str function
+     * (qualified name where the interpreter has one), str file, varint line */
+    VT_REC_PYFRAME = 9,
+    /* A stack with Python frames: varint stack id, varint native frame
+     * count, native frames as in STACK, varint Python frame count, then
+     * that many PYFRAME ids, innermost first. The CLI puts the Python frames
+     * where the interpreter's evaluation frames stand in the native stack. */
+    VT_REC_PYSTACK = 10,
+    VT_REC_MAX_KNOWN = 10,
 };
 
 enum vt_end_reason {

@@ -156,20 +156,48 @@ int vt_rec_module(const struct vt_module_info *m)
     return emit(VT_REC_MODULE, &b);
 }
 
+static void put_native_frames(struct buf *b, uint32_t id, const uintptr_t *frames, unsigned n)
+{
+    uint64_t previous = 0;
+    if (n > 256)
+        n = 256;
+    put_varint(b, id);
+    put_varint(b, n);
+    for (unsigned i = 0; i < n; i++) {
+        put_varint(b, vt_zigzag((int64_t)(frames[i] - previous)));
+        previous = frames[i];
+    }
+}
+
 int vt_rec_stack(uint32_t id, const uintptr_t *frames, unsigned n)
 {
     uint8_t data[2 * VT_VARINT_MAX + 256 * VT_VARINT_MAX];
     struct buf b = {data, 0, sizeof data, 0};
-    uint64_t previous = 0;
-    if (n > 256)
-        n = 256;
-    put_varint(&b, id);
-    put_varint(&b, n);
-    for (unsigned i = 0; i < n; i++) {
-        put_varint(&b, vt_zigzag((int64_t)(frames[i] - previous)));
-        previous = frames[i];
-    }
+    put_native_frames(&b, id, frames, n);
     return emit(VT_REC_STACK, &b);
+}
+
+int vt_rec_pyframe(uint32_t id, const char *function, const char *file, int line)
+{
+    uint8_t data[2 * (VT_VARINT_MAX + MAX_STRING) + 2 * VT_VARINT_MAX];
+    struct buf b = {data, 0, sizeof data, 0};
+    put_varint(&b, id);
+    put_str(&b, function);
+    put_str(&b, file);
+    put_varint(&b, line > 0 ? (uint64_t)line : 0);
+    return emit(VT_REC_PYFRAME, &b);
+}
+
+int vt_rec_pystack(uint32_t id, const uintptr_t *frames, unsigned n, const uintptr_t *pyframes,
+                   unsigned py_count)
+{
+    uint8_t data[3 * VT_VARINT_MAX + 256 * VT_VARINT_MAX + 128 * VT_VARINT_MAX];
+    struct buf b = {data, 0, sizeof data, 0};
+    put_native_frames(&b, id, frames, n);
+    put_varint(&b, py_count);
+    for (unsigned i = 0; i < py_count; i++)
+        put_varint(&b, pyframes[i]);
+    return emit(VT_REC_PYSTACK, &b);
 }
 
 int vt_rec_alloc(const struct vt_alloc_event *e)

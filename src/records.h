@@ -29,6 +29,9 @@ uint64_t vt_now_ns(void);
 int vt_rec_process(void);
 int vt_rec_module(const struct vt_module_info *m);
 int vt_rec_stack(uint32_t id, const uintptr_t *frames, unsigned n);
+int vt_rec_pyframe(uint32_t id, const char *function, const char *file, int line);
+int vt_rec_pystack(uint32_t id, const uintptr_t *frames, unsigned n, const uintptr_t *pyframes,
+                   unsigned py_count);
 int vt_rec_alloc(const struct vt_alloc_event *e);
 int vt_rec_free(uint64_t address, unsigned api, unsigned status_flags, uint64_t stream);
 /* The driver's cuMemGetInfo, taken right after an out-of-memory failure. */

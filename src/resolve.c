@@ -100,41 +100,57 @@ void *vt_driver_function(const char *name)
     return NULL;
 }
 
-static void *cached(struct vt_caller_cache *cache, void *object)
+/* A call site is looked up by address range, without dladdr: this runs on
+ * every runtime call. */
+static void *cached(struct vt_caller_cache *cache, uintptr_t caller)
 {
     unsigned used = __atomic_load_n(&cache->used, __ATOMIC_ACQUIRE);
     for (unsigned i = 0; i < used && i < 8; i++)
-        if (__atomic_load_n(&cache->entries[i].object, __ATOMIC_ACQUIRE) == object)
+        if (caller >= cache->entries[i].start &&
+            caller < __atomic_load_n(&cache->entries[i].end, __ATOMIC_ACQUIRE))
             return cache->entries[i].real;
     return NULL;
 }
 
-static void remember(struct vt_caller_cache *cache, void *object, void *real)
+/* Caches REAL for the object loaded at BASE (its ELF header) with load bias
+ * BIAS: its extent comes from its program headers in memory. */
+static void remember(struct vt_caller_cache *cache, const void *base, uintptr_t bias, void *real)
 {
-    unsigned slot = __atomic_load_n(&cache->used, __ATOMIC_ACQUIRE);
-    if (slot >= 8 || !__atomic_compare_exchange_n(&cache->used, &slot, slot + 1, 0,
-                                                  __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+    const ElfW(Ehdr) *elf = base;
+    const ElfW(Phdr) *ph = (const ElfW(Phdr) *)((const char *)elf + elf->e_phoff);
+    uintptr_t start = UINTPTR_MAX, end = 0;
+    unsigned slot;
+    for (unsigned i = 0; i < elf->e_phnum; i++)
+        if (ph[i].p_type == PT_LOAD) {
+            uintptr_t lo = bias + ph[i].p_vaddr, hi = lo + ph[i].p_memsz;
+            start = lo < start ? lo : start;
+            end = hi > end ? hi : end;
+        }
+    slot = __atomic_load_n(&cache->used, __ATOMIC_ACQUIRE);
+    if (start >= end || slot >= 8 ||
+        !__atomic_compare_exchange_n(&cache->used, &slot, slot + 1, 0, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_ACQUIRE))
         return; /* full, or another thread took the slot: just don't cache */
+    cache->entries[slot].start = start;
     cache->entries[slot].real = real;
-    __atomic_store_n(&cache->entries[slot].object, object, __ATOMIC_RELEASE);
+    __atomic_store_n(&cache->entries[slot].end, end, __ATOMIC_RELEASE);
 }
 
 void *vt_real_for_caller(const char *name, const void *caller, struct vt_caller_cache *cache)
 {
     Dl_info info;
     struct link_map *object = NULL;
-    void *real;
-    if (!dladdr1(caller, &info, (void **)&object, RTLD_DL_LINKMAP) || !object)
-        return vt_find_real(name);
-    real = cached(cache, object);
+    void *real = cached(cache, (uintptr_t)caller);
     if (real)
         return real;
+    if (!dladdr1(caller, &info, (void **)&object, RTLD_DL_LINKMAP) || !object)
+        return vt_find_real(name);
     /* dlsym on an object's handle searches it and its dependencies only;
      * for the main program it is the global scope, where we come first. */
     real = vt_real_dlsym() ? vt_real_dlsym()(object, name) : NULL;
     if (!real || vt_is_own_address(real))
         real = vt_find_real(name);
-    if (real)
-        remember(cache, object, real);
+    if (real && info.dli_fbase)
+        remember(cache, info.dli_fbase, object->l_addr, real);
     return real;
 }

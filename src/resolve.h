@@ -2,6 +2,8 @@
 #ifndef VRAMTRACE_RESOLVE_H
 #define VRAMTRACE_RESOLVE_H
 
+#include <stdint.h>
+
 typedef void *(*vt_dlsym_fn)(void *handle, const char *name);
 typedef void *(*vt_dlvsym_fn)(void *handle, const char *name, const char *version);
 
@@ -29,7 +31,7 @@ int vt_is_own_address(const void *p);
  * each call to the runtime its caller was linked with. Cached per object. */
 struct vt_caller_cache {
     struct {
-        void *object;
+        uintptr_t start, end; /* the calling object's address range */
         void *real;
     } entries[8];
     unsigned used;

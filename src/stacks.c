@@ -7,8 +7,25 @@
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 #include <link.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* uthash's default hash goes byte by byte; stack keys are arrays of words. */
+static inline unsigned stack_hash(const void *key, size_t len)
+{
+    const unsigned char *p = key;
+    uint64_t h = 0x9E3779B97F4A7C15u ^ len, w;
+    for (; len >= 8; p += 8, len -= 8) {
+        memcpy(&w, p, 8);
+        h = (h ^ w) * 0xBF58476D1CE4E5B9u;
+        h ^= h >> 31;
+    }
+    for (; len; p++, len--)
+        h = (h ^ *p) * 0x94D049BB133111EBu;
+    return (unsigned)(h ^ (h >> 32));
+}
+#define HASH_FUNCTION(keyptr, keylen, hashv) ((hashv) = stack_hash((keyptr), (keylen)))
 #include <uthash.h>
 
 struct known_stack {
@@ -22,6 +39,18 @@ static struct {
     struct known_stack *table;
     uint32_t next_id;
 } stacks;
+
+struct known_pyframe {
+    UT_hash_handle hh;
+    uint32_t id;
+    size_t key_len;
+    char key[]; /* file NUL function NUL line */
+};
+
+static struct {
+    struct known_pyframe *table;
+    uint32_t next_id;
+} pyframes;
 
 static struct {
     uintptr_t start, end; /* this library's text and data */
@@ -68,27 +97,72 @@ void vt_stack_capture(struct vt_stack *stack)
     stack->count = n > first ? n - first : 0;
     for (int i = 0; i < stack->count; i++)
         stack->frames[i] = (uintptr_t)raw[first + i];
+    vt_pystack_capture(&stack->python);
+}
+
+/* The id of a Python location, writing it the first time it is seen. */
+static uint32_t intern_pyframe(const struct vt_pyframe *frame)
+{
+    struct known_pyframe *known;
+    char key[1024];
+    int len = snprintf(key, sizeof key, "%s%c%s%c%d", frame->file, 0, frame->function, 0,
+                       frame->line);
+    if (len < 0 || (size_t)len >= sizeof key)
+        len = sizeof key - 1;
+    HASH_FIND(hh, pyframes.table, key, (size_t)len, known);
+    if (known)
+        return known->id;
+    known = malloc(sizeof *known + (size_t)len);
+    if (!known)
+        return 0;
+    known->id = ++pyframes.next_id;
+    known->key_len = (size_t)len;
+    memcpy(known->key, key, (size_t)len);
+    HASH_ADD(hh, pyframes.table, key, known->key_len, known);
+    if (vt_rec_pyframe(known->id, frame->function, frame->file, frame->line) < 0)
+        return 0;
+    return known->id;
+}
+
+/* The de-duplication key: native frames, then (with Python) a separator and
+ * the Python frame ids. */
+static size_t stack_key(const struct vt_stack *stack, uintptr_t *key)
+{
+    size_t n = (size_t)stack->count;
+    memcpy(key, stack->frames, n * sizeof *key);
+    if (stack->python.count) {
+        key[n++] = UINTPTR_MAX;
+        for (int i = 0; i < stack->python.count; i++)
+            key[n++] = intern_pyframe(&stack->python.frames[i]);
+    }
+    return n;
 }
 
 uint32_t vt_stack_intern(const struct vt_stack *stack)
 {
     struct known_stack *known;
-    size_t key_len = (size_t)stack->count * sizeof(uintptr_t);
-    if (stack->count == 0)
+    uintptr_t key[VT_STACK_MAX + 1 + VT_PY_MAX];
+    size_t key_count, key_len;
+    if (stack->count == 0 && stack->python.count == 0)
         return 0;
-    HASH_FIND(hh, stacks.table, stack->frames, key_len, known);
+    key_count = stack_key(stack, key);
+    key_len = key_count * sizeof *key;
+    HASH_FIND(hh, stacks.table, key, key_len, known);
     if (known)
         return known->id;
     known = malloc(sizeof *known + key_len);
     if (!known)
         return 0;
     known->id = ++stacks.next_id;
-    known->count = stack->count;
-    memcpy(known->frames, stack->frames, key_len);
+    known->count = (int)key_count;
+    memcpy(known->frames, key, key_len);
     HASH_ADD_KEYPTR(hh, stacks.table, known->frames, key_len, known);
     /* Modules first: the reader symbolizes a stack with the modules before it. */
     vt_modules_sync();
-    if (vt_rec_stack(known->id, known->frames, (unsigned)known->count) < 0)
+    if (stack->python.count == 0 ? vt_rec_stack(known->id, known->frames, (unsigned)stack->count)
+                                 : vt_rec_pystack(known->id, known->frames, (unsigned)stack->count,
+                                                  known->frames + stack->count + 1,
+                                                  (unsigned)stack->python.count) < 0)
         return 0;
     return known->id;
 }
@@ -101,4 +175,10 @@ void vt_stacks_reset(void)
         free(s);
     }
     stacks.next_id = 0;
+    struct known_pyframe *p, *ptmp;
+    HASH_ITER(hh, pyframes.table, p, ptmp) {
+        HASH_DEL(pyframes.table, p);
+        free(p);
+    }
+    pyframes.next_id = 0;
 }

@@ -3,6 +3,8 @@
 #ifndef VRAMTRACE_STACKS_H
 #define VRAMTRACE_STACKS_H
 
+#include "pystack.h"
+
 #include <stdint.h>
 
 #define VT_STACK_MAX 128
@@ -10,10 +12,11 @@
 struct vt_stack {
     uintptr_t frames[VT_STACK_MAX];
     int count;
+    struct vt_pystack python; /* empty when the thread is not running Python */
 };
 
 /* Captures the calling thread's stack, starting at the caller of the
- * outermost tracer function on it. Any thread, no lock. */
+ * outermost tracer function on it, and its Python frames. Any thread, no lock. */
 void vt_stack_capture(struct vt_stack *stack);
 
 /* Lock held: the id of this stack, writing it (and any new modules) to the

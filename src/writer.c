@@ -11,6 +11,11 @@
 #include <unistd.h>
 
 #define CHUNK_MIN (1u << 20)
+#ifdef MADV_POPULATE_WRITE
+#define VT_MADV_POPULATE_WRITE MADV_POPULATE_WRITE
+#else
+#define VT_MADV_POPULATE_WRITE 23 /* Linux 5.14 */
+#endif
 #define CHUNK_MAX (64u << 20)
 #define MAX_ATTEMPTS 100
 
@@ -77,6 +82,9 @@ static int grow(size_t need)
         vt_warn("cannot map dump %s: %s; tracing stops here", out.path, strerror(errno));
         return -1;
     }
+    /* Fault the new pages in now, in one call, rather than one by one as
+     * records reach them (best effort: older kernels lack this advice). */
+    madvise((uint8_t *)map + out.capacity, capacity - out.capacity, VT_MADV_POPULATE_WRITE);
     out.map = map;
     out.capacity = capacity;
     return 0;

@@ -1,13 +1,14 @@
-/* vramtrace report [--json] [--top N] DUMP */
+/* vramtrace report [--json] [--top N] [--skip N] [--python-internals] DUMP...|DIR */
 #include <getopt.h>
 #include <stdio.h>
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "frames.h"
 #include "report.h"
 
 static const char usage[] =
-    "Usage: vramtrace report [--json] [--top N] [--skip N] DUMP...|DIR\n"
+    "Usage: vramtrace report [--json] [--top N] [--skip N] [--python-internals] DUMP...|DIR\n"
     "Report the call sites whose device memory grows through the run (per\n"
     "marker interval, or per time tick without markers), the memory still\n"
     "allocated when the traced process ended, grouped by call site (largest\n"
@@ -20,6 +21,9 @@ static const char usage[] =
     "      --json        print one JSON object instead of text\n"
     "      --top N       show at most N call sites per list (0: all)\n"
     "      --skip N      leave the first N markers (warm-up) out of growth detection\n"
+    "      --python-internals\n"
+    "                    show the Python interpreter's own native frames beside\n"
+    "                    the Python frames (hidden by default)\n"
     "  -h, --help        show this help\n"
     "\n"
     "Exit status: 0 for any readable dump, leaks or not (a partial dump says so);\n"
@@ -27,11 +31,12 @@ static const char usage[] =
 
 int vt_cmd_report(int argc, char **argv)
 {
-    enum { OPT_JSON = 256, OPT_TOP, OPT_SKIP };
+    enum { OPT_JSON = 256, OPT_TOP, OPT_SKIP, OPT_PYTHON_INTERNALS };
     static const struct option options[] = {
         {"json", no_argument, NULL, OPT_JSON},
         {"top", required_argument, NULL, OPT_TOP},
         {"skip", required_argument, NULL, OPT_SKIP},
+        {"python-internals", no_argument, NULL, OPT_PYTHON_INTERNALS},
         {"help", no_argument, NULL, 'h'},
         {0},
     };
@@ -57,6 +62,9 @@ int vt_cmd_report(int argc, char **argv)
             opts.skip = (size_t)skip;
             break;
         }
+        case OPT_PYTHON_INTERNALS:
+            vt_frames_show_interpreter(true);
+            break;
         case 'h':
             fputs(usage, stdout);
             return VT_EXIT_OK;

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "frames.h"
 #include "report.h"
 
 #ifndef VT_LIBDIR_FROM_BINDIR
@@ -24,7 +25,8 @@
 #define VT_LIBRARY_NAME "libvramtrace.so"
 
 static const char usage[] =
-    "Usage: vramtrace run [-o PATH] [--fail-on-leak] [--json] [--] CMD [ARG...]\n"
+    "Usage: vramtrace run [-o PATH] [--fail-on-leak] [--json] [--python-internals]\n"
+    "                     [--] CMD [ARG...]\n"
     "Run CMD with " VT_LIBRARY_NAME " preloaded; when it exits, print where the dump\n"
     "was written and the leak report, on stderr.\n"
     "\n"
@@ -34,6 +36,8 @@ static const char usage[] =
     "                     vramtrace.EXE.PID.vtr in the working directory\n"
     "      --fail-on-leak exit with status 23 if device or managed memory leaked\n"
     "      --json         print the report as JSON\n"
+    "      --python-internals\n"
+    "                     show the Python interpreter's own native frames\n"
     "  -h, --help         show this help\n"
     "\n"
     "Exit status: CMD's own (128+N if a signal N killed it); 23 with --fail-on-leak\n"
@@ -56,11 +60,12 @@ static void forward_signal(int sig)
 
 static int parse_options(int argc, char **argv, struct run_options *opts)
 {
-    enum { OPT_FAIL_ON_LEAK = 256, OPT_JSON };
+    enum { OPT_FAIL_ON_LEAK = 256, OPT_JSON, OPT_PYTHON_INTERNALS };
     static const struct option options[] = {
         {"output", required_argument, NULL, 'o'},
         {"fail-on-leak", no_argument, NULL, OPT_FAIL_ON_LEAK},
         {"json", no_argument, NULL, OPT_JSON},
+        {"python-internals", no_argument, NULL, OPT_PYTHON_INTERNALS},
         {"help", no_argument, NULL, 'h'},
         {0},
     };
@@ -76,6 +81,9 @@ static int parse_options(int argc, char **argv, struct run_options *opts)
             break;
         case OPT_JSON:
             opts->json = true;
+            break;
+        case OPT_PYTHON_INTERNALS:
+            vt_frames_show_interpreter(true);
             break;
         case 'h':
             fputs(usage, stdout);

@@ -2,6 +2,7 @@
  * trusted: every varint, length, count and id is checked against the bytes
  * that are really there before it is used, and errors name the offset. */
 #include "dump_reader.h"
+#include "progress.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -203,33 +204,97 @@ static bool read_module(struct reader *r, struct cursor *c)
     return true;
 }
 
-static bool read_stack(struct reader *r, struct cursor *c)
+static void free_stack(struct vt_stack *s)
+{
+    free(s->frames);
+    free(s->python);
+    free(s);
+}
+
+/* The part STACK and PYSTACK share: id and native frames. NULL on error. */
+static struct vt_stack *read_native_frames(struct reader *r, struct cursor *c)
 {
     const uint8_t *at = c->p;
     uint64_t id, count, address = 0;
     if (!get_varint(r, c, "stack id", &id))
-        return false;
-    if (id == 0 || vt_dump_stack(r->dump, id))
-        return fail(r, at, "corrupt STACK record: stack id %llu %s", (unsigned long long)id,
-                    id ? "defined twice" : "is reserved");
+        return NULL;
+    if (id == 0 || vt_dump_stack(r->dump, id)) {
+        fail(r, at, "corrupt %s record: stack id %llu %s", r->record_name,
+             (unsigned long long)id, id ? "defined twice" : "is reserved");
+        return NULL;
+    }
     at = c->p;
     if (!get_varint(r, c, "frame count", &count) ||
         !check_fits(r, c, at, count, 1, "frame count"))
-        return false;
+        return NULL;
     struct vt_stack *s = xcalloc(1, sizeof *s);
     s->id = id;
     s->frames = xcalloc(count, sizeof *s->frames);
     for (; s->nframes < count; s->nframes++) {
         int64_t delta;
         if (!get_svarint(r, c, "frame", &delta)) {
-            free(s->frames);
-            free(s);
-            return false;
+            free_stack(s);
+            return NULL;
         }
         address += (uint64_t)delta;
         s->frames[s->nframes] = address;
     }
+    return s;
+}
+
+static bool read_stack(struct reader *r, struct cursor *c)
+{
+    struct vt_stack *s = read_native_frames(r, c);
+    if (!s)
+        return false;
     HASH_ADD(hh, r->dump->stacks, id, sizeof s->id, s);
+    return true;
+}
+
+static bool read_pystack(struct reader *r, struct cursor *c)
+{
+    struct vt_stack *s = read_native_frames(r, c);
+    const uint8_t *at;
+    uint64_t count;
+    if (!s)
+        return false;
+    at = c->p;
+    if (!get_varint(r, c, "Python frame count", &count) ||
+        !check_fits(r, c, at, count, 1, "Python frame count")) {
+        free_stack(s);
+        return false;
+    }
+    s->python = xcalloc(count, sizeof *s->python);
+    for (; s->npython < count; s->npython++) {
+        at = c->p;
+        if (!get_varint(r, c, "Python frame id", &s->python[s->npython]) ||
+            (!vt_dump_pyframe(r->dump, s->python[s->npython]) &&
+             !fail(r, at, "corrupt PYSTACK record: Python frame %llu is not defined",
+                   (unsigned long long)s->python[s->npython]))) {
+            free_stack(s);
+            return false;
+        }
+    }
+    HASH_ADD(hh, r->dump->stacks, id, sizeof s->id, s);
+    return true;
+}
+
+static bool read_pyframe(struct reader *r, struct cursor *c)
+{
+    const uint8_t *at = c->p;
+    struct vt_pyframe *f = xcalloc(1, sizeof *f);
+    if (!get_varint(r, c, "Python frame id", &f->id) ||
+        ((f->id == 0 || vt_dump_pyframe(r->dump, f->id)) &&
+         !fail(r, at, "corrupt PYFRAME record: id %llu %s", (unsigned long long)f->id,
+               f->id ? "defined twice" : "is reserved")) ||
+        !get_str(r, c, "function", &f->function) || !get_str(r, c, "file", &f->file) ||
+        !get_varint(r, c, "line", &f->line)) {
+        free(f->function);
+        free(f->file);
+        free(f);
+        return false;
+    }
+    HASH_ADD(hh, r->dump->pyframes, id, sizeof f->id, f);
     return true;
 }
 
@@ -341,6 +406,7 @@ static const struct {
     [VT_REC_STACK] = {"STACK", read_stack},       [VT_REC_ALLOC] = {"ALLOC", read_alloc},
     [VT_REC_FREE] = {"FREE", read_free},          [VT_REC_FAILED] = {"FAILED", read_failed},
     [VT_REC_MARK] = {"MARK", read_mark},          [VT_REC_END] = {"END", read_end},
+    [VT_REC_PYFRAME] = {"PYFRAME", read_pyframe}, [VT_REC_PYSTACK] = {"PYSTACK", read_pystack},
 };
 
 /* Trailing bytes in a known record are fields a newer writer appended:
@@ -381,11 +447,13 @@ static int read_length(const uint8_t **p, const uint8_t *end, uint64_t *len)
     return vt_get_varint(p, end, len) == 0 ? 1 : -1;
 }
 
-static bool read_records(struct reader *r)
+static bool read_records_from(struct reader *r, struct vt_progress *progress)
 {
     const uint8_t *p = r->base + VT_HEADER_LEN;
+    vt_progress_start(progress, r->dump->path, (size_t)(r->end - r->base));
     while (p < r->end) {
         const uint8_t *record = p;
+        vt_progress_update(progress, (size_t)(p - r->base));
         unsigned type = *p++;
         uint64_t len;
         if (type == VT_REC_PAD) {
@@ -408,6 +476,14 @@ static bool read_records(struct reader *r)
         p += len;
     }
     return true;
+}
+
+static bool read_records(struct reader *r)
+{
+    struct vt_progress progress;
+    bool ok = read_records_from(r, &progress);
+    vt_progress_end(&progress);
+    return ok;
 }
 
 static bool check_header(struct reader *r)
@@ -497,8 +573,14 @@ void vt_dump_free(struct vt_dump *dump)
     struct vt_stack *s, *tmp;
     HASH_ITER(hh, dump->stacks, s, tmp) {
         HASH_DEL(dump->stacks, s);
-        free(s->frames);
-        free(s);
+        free_stack(s);
+    }
+    struct vt_pyframe *f, *ftmp;
+    HASH_ITER(hh, dump->pyframes, f, ftmp) {
+        HASH_DEL(dump->pyframes, f);
+        free(f->function);
+        free(f->file);
+        free(f);
     }
     for (size_t i = 0; i < dump->nmodules; i++) {
         free(dump->modules[i].path);
@@ -514,6 +596,13 @@ const struct vt_stack *vt_dump_stack(const struct vt_dump *dump, uint64_t id)
     struct vt_stack *s;
     HASH_FIND(hh, dump->stacks, &id, sizeof id, s);
     return s;
+}
+
+const struct vt_pyframe *vt_dump_pyframe(const struct vt_dump *dump, uint64_t id)
+{
+    struct vt_pyframe *f;
+    HASH_FIND(hh, dump->pyframes, &id, sizeof id, f);
+    return f;
 }
 
 const struct vt_module *vt_dump_module_at(const struct vt_dump *dump, uint64_t addr)

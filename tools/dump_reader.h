@@ -33,6 +33,16 @@ struct vt_stack {
     uint64_t id;
     size_t nframes;
     uint64_t *frames;         /* return addresses, innermost first */
+    size_t npython;
+    uint64_t *python;         /* PYFRAME ids, innermost first (threads running Python) */
+    UT_hash_handle hh;
+};
+
+/* A Python source location (PYFRAME). */
+struct vt_pyframe {
+    uint64_t id;
+    char *function, *file;
+    uint64_t line;            /* 0 = unknown */
     UT_hash_handle hh;
 };
 
@@ -76,6 +86,7 @@ struct vt_dump {
     struct vt_module *modules;
     size_t nmodules;
     struct vt_stack *stacks;      /* uthash, by id */
+    struct vt_pyframe *pyframes;  /* uthash, by id */
     bool complete;                /* END record read and nothing cut off */
     char end[192];                /* how the data ended, for the report */
     uint64_t last_time_ns;        /* of the last timed record */
@@ -89,6 +100,7 @@ int vt_dump_read(const char *path, const struct vt_event_sink *sink, void *ctx,
 void vt_dump_free(struct vt_dump *dump);
 
 const struct vt_stack *vt_dump_stack(const struct vt_dump *dump, uint64_t id);
+const struct vt_pyframe *vt_dump_pyframe(const struct vt_dump *dump, uint64_t id);
 /* The module whose address range holds ADDR (the latest one recorded). */
 const struct vt_module *vt_dump_module_at(const struct vt_dump *dump, uint64_t addr);
 

@@ -94,6 +94,84 @@ static void collect_frames(struct vt_symbolizer *sym, const struct vt_stack *sta
     }
 }
 
+static bool show_interpreter_frames;
+
+void vt_frames_show_interpreter(bool show)
+{
+    show_interpreter_frames = show;
+}
+
+/* The interpreter's evaluation loop: where Python frames stand. */
+static bool is_eval_frame(const struct vt_frame *f)
+{
+    static const char *const names[] = {"_PyEval_EvalFrameDefault", "PyEval_EvalFrameEx",
+                                        "_PyEval_EvalFrame", "_PyEval_Vector"};
+    for (size_t i = 0; f->function && i < sizeof names / sizeof names[0]; i++)
+        if (!strcmp(f->function, names[i]))
+            return true;
+    return false;
+}
+
+static bool has_prefix(const char *path, const char *prefix)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    return !strncmp(base, prefix, strlen(prefix));
+}
+
+static bool is_process_start(const char *function)
+{
+    return function && (!strncmp(function, "__libc_start_", 13) || !strcmp(function, "_start"));
+}
+
+/* The interpreter's own native frames, ctypes' call machinery (libffi,
+ * _ctypes) between Python code and the C it calls, and the C library's
+ * start-up code below the interpreter's main. */
+static bool is_interpreter_internal(const struct vt_frame *f, const char *interpreter)
+{
+    if (f->python || !f->module)
+        return false;
+    return (interpreter && !strcmp(f->module, interpreter)) || has_prefix(f->module, "libffi") ||
+           has_prefix(f->module, "_ctypes.") || is_process_start(f->function);
+}
+
+/* Puts the Python frames where the innermost evaluation frame stands and,
+ * unless asked otherwise, hides the interpreter's own native frames (those in
+ * the module that holds the evaluation loop) on either side of them. */
+static void merge_python(struct vt_symbolizer *sym, const struct vt_dump *dump,
+                         const struct vt_stack *stack, struct vt_site *site)
+{
+    size_t at = site->nframes, n = 0;
+    const char *interpreter = NULL;
+    for (size_t i = 0; i < site->nframes; i++)
+        if (is_eval_frame(site->frames[i])) {
+            at = i;
+            interpreter = site->frames[i]->module;
+            break;
+        }
+    const struct vt_frame **merged = malloc((site->nframes + stack->npython + 1) * sizeof *merged);
+    if (!merged) {
+        fputs("vramtrace: out of memory\n", stderr);
+        exit(1);
+    }
+    for (size_t i = 0; i < at; i++)
+        merged[n++] = site->frames[i];
+    for (size_t i = 0; i < stack->npython; i++)
+        merged[n++] = vt_symbolize_python(sym, vt_dump_pyframe(dump, stack->python[i]));
+    for (size_t i = at; i < site->nframes; i++)
+        merged[n++] = site->frames[i];
+    if (!show_interpreter_frames) {
+        size_t kept = 0;
+        for (size_t i = 0; i < n; i++)
+            if (!is_interpreter_internal(merged[i], interpreter))
+                merged[kept++] = merged[i];
+        n = kept;
+    }
+    free(site->frames);
+    site->frames = merged;
+    site->nframes = n;
+}
+
 static void drop_leading(struct vt_site *site, size_t count)
 {
     memmove(site->frames, site->frames + count, (site->nframes - count) * sizeof *site->frames);
@@ -112,8 +190,11 @@ void vt_site_frames(struct vt_symbolizer *sym, const struct vt_dump *dump, uint6
     size_t drop = (size_t)(outermost_api_frame(site->frames, site->nframes) + 1);
     while (drop < site->nframes && is_cuda_library(site->frames[drop]->module))
         drop++;
-    if (drop == site->nframes)   /* nothing of the program's own: show it all */
+    if (drop == site->nframes) { /* nothing of the program's own: show it all */
+        if (stack->npython)
+            merge_python(sym, dump, stack, site);
         return;
+    }
     for (size_t i = drop; i-- > 0 && is_driver_api(recorded_api);) {
         unsigned api = runtime_alloc_api(site->frames[i]->function);
         if (api != VT_API_unknown) {
@@ -122,6 +203,8 @@ void vt_site_frames(struct vt_symbolizer *sym, const struct vt_dump *dump, uint6
         }
     }
     drop_leading(site, drop);
+    if (stack->npython)
+        merge_python(sym, dump, stack, site);
 }
 
 void vt_site_free(struct vt_site *site)

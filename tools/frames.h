@@ -4,6 +4,7 @@
 #ifndef VT_FRAMES_H
 #define VT_FRAMES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -22,5 +23,9 @@ struct vt_site {
 void vt_site_frames(struct vt_symbolizer *sym, const struct vt_dump *dump, uint64_t stack_id,
                     unsigned recorded_api, struct vt_site *site);
 void vt_site_free(struct vt_site *site);
+
+/* Show the Python interpreter's own native frames beside the Python frames
+ * (hidden by default). */
+void vt_frames_show_interpreter(bool show);
 
 #endif

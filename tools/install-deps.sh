@@ -3,7 +3,7 @@
 set -euo pipefail
 
 packages=(meson ninja-build pkg-config gcc python3 libunwind-dev uthash-dev libdw-dev libelf-dev
-          python3-pytest)
+          python3-pytest libpython3-dev)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

@@ -22,12 +22,15 @@ static void write_frames(struct vt_json *j, const struct vt_site *site)
         vt_json_key(j, "module");
         vt_json_string(j, f->module);
         vt_json_key(j, "offset");
-        if (f->module)
+        if (f->module && !f->python)
             vt_json_uint(j, f->offset);
         else
             vt_json_null(j);
         vt_json_key(j, "address");
-        vt_json_uint(j, f->address);
+        if (f->python)
+            vt_json_null(j);
+        else
+            vt_json_uint(j, f->address);
         vt_json_key(j, "inlined");
         vt_json_bool(j, f->inlined);
         vt_json_end_object(j);

@@ -48,7 +48,9 @@ static const char *display_path(const char *path)
 
 static void print_location(const struct vt_frame *f, FILE *out)
 {
-    if (f->file)
+    if (f->python)
+        fprintf(out, " (%s:%u)", display_path(f->file), f->line);
+    else if (f->file)
         fprintf(out, " %s:%u", display_path(f->file), f->line);
     else if (f->module)
         fprintf(out, "%s%s+0x%" PRIx64 "%s", f->function ? " (" : " ", basename_of(f->module),

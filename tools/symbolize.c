@@ -31,11 +31,18 @@ struct path_entry {
     UT_hash_handle hh;
 };
 
+struct python_entry {
+    uint64_t id;
+    struct vt_frame frame;
+    UT_hash_handle hh;
+};
+
 struct vt_symbolizer {
     const struct vt_dump *dump;
     struct module_state *modules;    /* parallel to dump->modules */
     struct address_entry *cache;
     struct path_entry *paths;
+    struct python_entry *python;
 };
 
 static const Dwfl_Callbacks offline_callbacks = {
@@ -71,6 +78,11 @@ void vt_symbolizer_free(struct vt_symbolizer *s)
         HASH_DEL(s->cache, e);
         free(e->frames);
         free(e);
+    }
+    struct python_entry *y, *ytmp;
+    HASH_ITER(hh, s->python, y, ytmp) {
+        HASH_DEL(s->python, y);
+        free(y);
     }
     struct path_entry *p, *ptmp;
     HASH_ITER(hh, s->paths, p, ptmp) {
@@ -362,4 +374,21 @@ size_t vt_symbolize(struct vt_symbolizer *s, uint64_t address, const struct vt_f
     }
     *frames = e->frames;
     return e->nframes;
+}
+
+const struct vt_frame *vt_symbolize_python(struct vt_symbolizer *s, const struct vt_pyframe *py)
+{
+    struct python_entry *e;
+    HASH_FIND(hh, s->python, &py->id, sizeof py->id, e);
+    if (e)
+        return &e->frame;
+    e = xcalloc(1, sizeof *e);
+    e->id = py->id;
+    e->frame.function = py->function;
+    e->frame.file = py->file;
+    e->frame.line = py->line > UINT32_MAX ? 0 : (unsigned)py->line;
+    e->frame.module = "python";
+    e->frame.python = true;
+    HASH_ADD(hh, s->python, id, sizeof e->id, e);
+    return &e->frame;
 }

@@ -17,6 +17,7 @@ struct vt_frame {
     uint64_t offset;          /* address - module load bias, when module is set */
     uint64_t address;         /* the return address */
     bool inlined;             /* a function inlined into the next frame */
+    bool python;              /* a Python frame: module "python", no address */
 };
 
 struct vt_symbolizer;
@@ -27,5 +28,8 @@ void vt_symbolizer_free(struct vt_symbolizer *s);
 /* The frames for one return address, innermost (inlined) first; at least
  * one. Owned by the symbolizer's cache. */
 size_t vt_symbolize(struct vt_symbolizer *s, uint64_t address, const struct vt_frame **frames);
+
+/* The frame for a Python location (PYFRAME id), owned by the symbolizer. */
+const struct vt_frame *vt_symbolize_python(struct vt_symbolizer *s, const struct vt_pyframe *py);
 
 #endif

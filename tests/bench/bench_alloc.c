@@ -1,0 +1,114 @@
+/* Alloc/free pairs through the CUDA runtime at a chosen stack depth, timed.
+ * Usage: bench_alloc PAIRS DEPTH THREADS; prints "ns_per_pair N" (wall time
+ * of the timed loop divided by all pairs of all threads). Run it traced and
+ * untraced (tests/bench/run.sh) to get the tracer's added cost.
+ * bench_alloc --live COUNT STACKS keeps COUNT small allocations live, made
+ * from STACKS distinct call stacks, and prints "rss_kb N": traced minus
+ * untraced is the tracer's memory. */
+#include <cuda_runtime.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static long pairs;
+
+static __attribute__((noinline)) long alloc_free_loop(long n)
+{
+    long failures = 0;
+    for (long i = 0; i < n; i++) {
+        void *p;
+        if (cudaMalloc(&p, 256 + (size_t)(i & 1023) * 256) != cudaSuccess || cudaFree(p))
+            failures++;
+    }
+    return failures;
+}
+
+/* Recurses DEPTH frames before the loop, so the tracer unwinds that deep. */
+static __attribute__((noinline)) long at_depth(int depth, long n)
+{
+    if (depth <= 0)
+        return alloc_free_loop(n);
+    long r = at_depth(depth - 1, n);
+    __asm__ volatile("" ::: "memory"); /* no tail call: keep the frame */
+    return r;
+}
+
+static int depth;
+
+static long rss_kb(void)
+{
+    char line[256];
+    long kb = -1;
+    FILE *f = fopen("/proc/self/status", "r");
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "VmRSS: %ld kB", &kb) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return kb;
+}
+
+/* One allocation, DEPTH frames down: each depth is a distinct stack. */
+static __attribute__((noinline)) void *alloc_at(int frames)
+{
+    void *p = NULL;
+    if (frames > 0) {
+        p = alloc_at(frames - 1);
+        __asm__ volatile("" ::: "memory");
+        return p;
+    }
+    return cudaMalloc(&p, 64) == cudaSuccess ? p : NULL;
+}
+
+static int keep_live(long count, int stacks)
+{
+    long before = rss_kb(), missing = 0;
+    for (long i = 0; i < count; i++)
+        missing += alloc_at((int)(i % stacks)) == NULL;
+    printf("rss_kb %ld\n", rss_kb() - before);
+    return missing != 0;
+}
+
+static void *worker(void *arg)
+{
+    (void)arg;
+    return (void *)at_depth(depth, pairs);
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 4 && !strcmp(argv[1], "--live"))
+        return keep_live(atol(argv[2]), atoi(argv[3]));
+    if (argc != 4) {
+        fprintf(stderr, "usage: bench_alloc PAIRS DEPTH THREADS\n");
+        return 2;
+    }
+    pairs = atol(argv[1]);
+    depth = atoi(argv[2]);
+    int threads = atoi(argv[3]);
+    pthread_t tid[64];
+    void *p;
+    cudaMalloc(&p, 1); /* initialise outside the timed part */
+    cudaFree(p);
+    double start = now();
+    long failures = 0;
+    for (int t = 0; t < threads && t < 64; t++)
+        pthread_create(&tid[t], NULL, worker, NULL);
+    for (int t = 0; t < threads && t < 64; t++) {
+        void *r;
+        pthread_join(tid[t], &r);
+        failures += (long)r;
+    }
+    double elapsed = now() - start;
+    printf("ns_per_pair %.1f\n", elapsed * 1e9 / ((double)pairs * threads));
+    return failures != 0;
+}

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# The tracer's added cost per cudaMalloc/cudaFree pair, traced against untraced
+# runs of the same workload in this invocation, on the stand-in CUDA libraries.
+#     tests/bench/run.sh [BUILD_DIR]      (default: build; built if missing)
+# Each figure is the median of 5 runs.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+build=${1:-build}
+[ -f "$build/build.ninja" ] || meson setup "$build" >/dev/null
+meson compile -C "$build" >/dev/null
+export LD_LIBRARY_PATH="$PWD/$build/tests/standin${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+lib="$PWD/$build/libvramtrace.so"
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+# median_ns traced|plain CMD...: the median ns_per_pair of 5 runs.
+median_ns() {
+    local mode=$1
+    shift
+    for i in 1 2 3 4 5; do
+        if [ "$mode" = traced ]; then
+            LD_PRELOAD="$lib" VRAMTRACE_OUTPUT="$out/bench.%p.vtr" "$@"
+        else
+            "$@"
+        fi | awk '/ns_per_pair/ {print $2}'
+    done | sort -n | sed -n 3p
+}
+
+report() {
+    local label=$1
+    shift
+    local plain traced
+    plain=$(median_ns plain "$@")
+    traced=$(median_ns traced "$@")
+    awk -v l="$label" -v p="$plain" -v t="$traced" \
+        'BEGIN { printf "%-34s untraced %8.1f ns  traced %8.1f ns  added %8.1f ns  ratio %.2fx\n", l, p, t, t - p, t / p }'
+}
+
+echo "per alloc/free pair (median of 5 runs):"
+for depth in 8 24 64; do
+    report "C, depth $depth, 1 thread" "$build/tests/bench/bench_alloc" 200000 "$depth" 1
+done
+report "C, depth 24, 8 threads" "$build/tests/bench/bench_alloc" 50000 24 8
+for depth in 10 50; do
+    report "Python, $depth Python frames" python3 tests/bench/bench_python.py 50000 "$depth"
+done
+
+# Dump size per event, and the report's time and memory on a large dump.
+for pairs in 500000 5000000; do
+    rm -f "$out"/*.vtr
+    LD_PRELOAD="$lib" VRAMTRACE_OUTPUT="$out/size.vtr" "$build/tests/bench/bench_alloc" "$pairs" 24 1 >/dev/null
+    events=$((2 * pairs + 2))
+    bytes=$(stat -c %s "$out/size.vtr")
+    awk -v e="$events" -v b="$bytes" 'BEGIN { printf "dump of %d events: %d bytes, %.2f bytes per event\n", e, b, b / e }'
+done
+/usr/bin/time -f "%e %M" -o "$out/time" "$build/vramtrace" report "$out/size.vtr" >/dev/null
+read -r seconds kb <"$out/time"
+awk -v s="$seconds" -v k="$kb" -v e="$events" \
+    'BEGIN { printf "report of %d events: %.2f s (%.1f M events/s), peak memory %.1f MiB\n", e, s, e / s / 1e6, k / 1024 }'
+
+# The tracer's memory in the traced process.
+rss() { "$@" | awk '/rss_kb/ {print $2}'; }
+for stacks in 1 100; do
+    plain=$(rss "$build/tests/bench/bench_alloc" --live 200000 "$stacks")
+    traced=$(LD_PRELOAD="$lib" VRAMTRACE_OUTPUT="$out/live.%p.vtr" rss "$build/tests/bench/bench_alloc" --live 200000 "$stacks")
+    awk -v p="$plain" -v t="$traced" -v s="$stacks" \
+        'BEGIN { printf "200000 live allocations from %d stack(s): tracer memory %.0f bytes per live allocation\n", s, (t - p) * 1024 / 200000 }'
+done

@@ -1,0 +1,157 @@
+"""Python frames: a thread that holds the GIL gets its Python frames (function,
+file, line; module "python") where the interpreter's evaluation frames stood,
+innermost first; the interpreter's own native frames are hidden unless asked
+for; a thread without the GIL gets native frames only."""
+import os
+import re
+import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness as H  # noqa: E402
+
+SRC = H.program_source("py_frames.py")
+DEBIAN_PYTHON = "/usr/bin/python3"
+
+
+def sizes():
+    found = {}
+    with open(SRC, encoding="utf-8") as f:
+        for line in f:
+            m = re.match(r"(\w+_BYTES) = (\d+)$", line.strip())
+            if m:
+                found[m.group(1)] = int(m.group(2))
+    return found
+
+
+SIZES = sizes()
+
+
+def python_frames(leak):
+    return [f for f in H.frames(leak) if f.get("module") == "python"]
+
+
+def expect_python_stack(leak, expected):
+    """EXPECTED: [(function, line)], innermost first: the first Python frames."""
+    frames = python_frames(leak)
+    got = [(f.get("function"), f.get("line")) for f in frames]
+    H.expect(got[:len(expected)] == expected,
+             "Python frames: expected %r first, got %r" % (expected, got))
+    for f in frames[:len(expected)]:
+        H.expect_eq("file of Python frame %s" % f.get("function"), f.get("file"), SRC)
+
+
+def nested_expectation():
+    return [("allocate", _line_of("rc = lib.cudaMalloc(ctypes.byref(p), nbytes)")),
+            ("innermost", H.marker_line(SRC, "nested")),
+            ("middle", H.call_line(SRC, "middle")),
+            ("outer", H.call_line(SRC, "outer"))]
+
+
+def _line_of(text):
+    with open(SRC, encoding="utf-8") as f:
+        hits = [n for n, line in enumerate(f, 1) if text in line]
+    H.expect(len(hits) == 1, "expected one line with %r in %s, found %r" % (text, SRC, hits))
+    return hits[0]
+
+
+def check_nested(rep):
+    lk = H.leak_by_bytes(rep, SIZES["NESTED_BYTES"])
+    H.expect_eq("nested leak: api", lk.get("api"), "cudaMalloc")
+    expect_python_stack(lk, nested_expectation())
+    frames = H.frames(lk)
+    first_python = next(i for i, f in enumerate(frames) if f.get("module") == "python")
+    H.expect_eq("nested leak: first frame is Python (ctypes and interpreter frames hidden)",
+                first_python, 0)
+    H.expect_eq("outermost Python frame", python_frames(lk)[-1].get("function"), "<module>")
+
+
+def case_nested():
+    rep, _ = H.traced_report([sys.executable, SRC])
+    check_nested(rep)
+
+
+def case_thread():
+    rep, _ = H.traced_report([sys.executable, SRC])
+    lk = H.leak_by_bytes(rep, SIZES["THREAD_BYTES"])
+    py = [f.get("function") for f in python_frames(lk)]
+    H.expect(py[:2] == ["allocate", "thread_body"],
+             "thread leak: Python frames start %r, expected allocate, thread_body" % py)
+    H.expect_eq("thread leak: line of thread_body", python_frames(lk)[1].get("line"),
+                H.marker_line(SRC, "thread"))
+    H.expect("Thread.run" in py or "run" in py, "thread leak: no Thread.run frame in %r" % py)
+    H.expect("main" not in py, "thread leak: the main thread's frames leaked in: %r" % py)
+
+
+def case_no_gil():
+    rep, _ = H.traced_report([sys.executable, SRC])
+    lk = H.leak_by_bytes(rep, SIZES["NOGIL_BYTES"])
+    H.expect_eq("no-GIL leak: Python frames", python_frames(lk), [])
+    names = [f.get("function") for f in H.frames(lk)]
+    H.expect(any(n and "EvalFrame" in n for n in names),
+             "no-GIL leak: expected the interpreter's native frames, got %r" % names)
+
+
+def case_debian_python():
+    """Debian's python3 has the interpreter linked into the executable."""
+    if not os.path.exists(DEBIAN_PYTHON):
+        raise H.Skip("no " + DEBIAN_PYTHON)
+    rep, _ = H.traced_report([DEBIAN_PYTHON, SRC])
+    check_nested(rep)
+
+
+def case_interpreter_frames_hidden():
+    rep, _ = H.traced_report([sys.executable, SRC])
+    lk = H.leak_by_bytes(rep, SIZES["NESTED_BYTES"])
+    names = [f.get("function") or "" for f in H.frames(lk)]
+    H.expect(not [n for n in names if "EvalFrame" in n or n.startswith("_PyObject")],
+             "interpreter frames shown by default: %r" % names)
+
+
+def case_interpreter_frames_shown():
+    r = H.run_traced([sys.executable, SRC])
+    H.expect_program_ok(r)
+    rep = H.report(r.dump, "--python-internals")
+    lk = H.leak_by_bytes(rep, SIZES["NESTED_BYTES"])
+    names = [f.get("function") or "" for f in H.frames(lk)]
+    H.expect([n for n in names if "EvalFrame" in n],
+             "--python-internals: no evaluation frame in %r" % names)
+    H.expect(python_frames(lk), "--python-internals: the Python frames are gone")
+
+
+def case_example():
+    """README: `vramtrace run -- python3 examples/leaky.py` names the leaking
+    Python function and line at the top of its stack."""
+    example = os.path.join(H.source_root(), "examples", "leaky.py")
+    rep, _ = H.traced_report([sys.executable, example])
+    lk = H.leaks(rep)[0]
+    frames = H.frames(lk)
+    with open(example, encoding="utf-8") as f:
+        lines = f.read().splitlines()
+    alloc_line = next(n for n, l in enumerate(lines, 1) if "cudart.cudaMalloc(" in l)
+    forward_line = next(n for n, l in enumerate(lines, 1) if "activations = device_buffer" in l)
+    H.expect_eq("example: leaked bytes", lk.get("bytes"), 4 << 20)
+    H.expect_eq("example: frame #0", (frames[0].get("function"), frames[0].get("line")),
+                ("device_buffer", alloc_line))
+    H.expect_eq("example: frame #1", (frames[1].get("function"), frames[1].get("line")),
+                ("Model.forward", forward_line))
+
+
+def case_embedded():
+    """A C program embedding Python: Python frames, then the C caller."""
+    prog = H.program("embed_python")
+    rep, _ = H.traced_report([prog])
+    lk = H.leak_by_bytes(rep, 3200011)
+    frames = H.frames(lk)
+    names = [f.get("function") for f in frames]
+    H.expect_eq("embedded: frame #0", (frames[0].get("function"), frames[0].get("module"),
+                                       frames[0].get("line")), ("embedded_leak", "python", 7))
+    H.expect("run_script" in names, "embedded: no run_script frame in %r" % names)
+    i = names.index("run_script")
+    H.expect_eq("embedded: run_script line", frames[i].get("line"),
+                H.call_line(H.program_source("embed_python.c"), "run_script"))
+    H.expect_eq("embedded: frame after run_script", names[i + 1], "main")
+
+
+if __name__ == "__main__":
+    H.main(globals())
