@@ -1,4 +1,4 @@
-/* vramtrace report [--json] [--top N] [--skip N] [--python-internals] DUMP...|DIR */
+/* vramtrace report [--json] [--top N] [--skip N] [--python-internals] [--html FILE] DUMP...|DIR */
 #include <getopt.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -8,7 +8,8 @@
 #include "report.h"
 
 static const char usage[] =
-    "Usage: vramtrace report [--json] [--top N] [--skip N] [--python-internals] DUMP...|DIR\n"
+    "Usage: vramtrace report [--json] [--top N] [--skip N] [--python-internals]\n"
+    "                        [--html FILE] DUMP...|DIR\n"
     "Report the call sites whose device memory grows through the run (per\n"
     "marker interval, or per time tick without markers), the memory still\n"
     "allocated when the traced process ended, grouped by call site (largest\n"
@@ -24,6 +25,8 @@ static const char usage[] =
     "      --python-internals\n"
     "                    show the Python interpreter's own native frames beside\n"
     "                    the Python frames (hidden by default)\n"
+    "      --html FILE   also write the report as one self-contained HTML page\n"
+    "                    (usage chart per device; one dump only)\n"
     "  -h, --help        show this help\n"
     "\n"
     "Exit status: 0 for any readable dump, leaks or not (a partial dump says so);\n"
@@ -31,12 +34,13 @@ static const char usage[] =
 
 int vt_cmd_report(int argc, char **argv)
 {
-    enum { OPT_JSON = 256, OPT_TOP, OPT_SKIP, OPT_PYTHON_INTERNALS };
+    enum { OPT_JSON = 256, OPT_TOP, OPT_SKIP, OPT_PYTHON_INTERNALS, OPT_HTML };
     static const struct option options[] = {
         {"json", no_argument, NULL, OPT_JSON},
         {"top", required_argument, NULL, OPT_TOP},
         {"skip", required_argument, NULL, OPT_SKIP},
         {"python-internals", no_argument, NULL, OPT_PYTHON_INTERNALS},
+        {"html", required_argument, NULL, OPT_HTML},
         {"help", no_argument, NULL, 'h'},
         {0},
     };
@@ -65,13 +69,18 @@ int vt_cmd_report(int argc, char **argv)
         case OPT_PYTHON_INTERNALS:
             vt_frames_show_interpreter(true);
             break;
+        case OPT_HTML:
+            opts.html = optarg;
+            break;
         case 'h':
             fputs(usage, stdout);
             return VT_EXIT_OK;
         case '?':
-            if (optopt == OPT_TOP || optopt == OPT_SKIP)
+            if (optopt == OPT_TOP || optopt == OPT_SKIP || optopt == OPT_HTML)
                 return vt_usage_error("report", "%s needs a value",
-                                      optopt == OPT_TOP ? "--top" : "--skip");
+                                      optopt == OPT_TOP    ? "--top"
+                                      : optopt == OPT_SKIP ? "--skip"
+                                                           : "--html");
             return vt_usage_error("report", "unknown option '%s'", argv[optind - 1]);
         }
     }
@@ -80,6 +89,8 @@ int vt_cmd_report(int argc, char **argv)
     struct stat st;
     bool one_file = optind == argc - 1 && !(stat(argv[optind], &st) == 0 && S_ISDIR(st.st_mode));
     bool device_leak;
+    if (opts.html && !one_file)
+        return vt_usage_error("report", "%s", "--html takes one dump");
     if (one_file)
         return vt_report_dump(argv[optind], &opts, &device_leak) == 0 ? VT_EXIT_OK : VT_EXIT_ERROR;
     return vt_report_many(argv + optind, (size_t)(argc - optind), &opts) == 0 ? VT_EXIT_OK

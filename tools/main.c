@@ -14,10 +14,12 @@ static const char usage[] =
     "Commands:\n"
     "  run [-o PATH] [--fail-on-leak] [--json] -- CMD [ARG...]\n"
     "                    run CMD with libvramtrace.so preloaded, then report\n"
-    "  report [--json] [--top N] [--skip N] DUMP...|DIR\n"
+    "  report [--json] [--top N] [--skip N] [--html FILE] DUMP...|DIR\n"
     "                    report leaks, peak and failures recorded in a .vtr dump\n"
     "  timeline [--json] DUMP\n"
     "                    chart live device memory over time, per device\n"
+    "  export --format folded|pprof|chrome|json|html [-o FILE] DUMP\n"
+    "                    write a dump for flamegraphs, pprof, Perfetto, or as HTML\n"
     "\n"
     "Options:\n"
     "  -h, --help        show this help (also: vramtrace COMMAND --help)\n"
@@ -65,6 +67,8 @@ int main(int argc, char **argv)
         return vt_cmd_report(argc - 1, argv + 1);
     if (!strcmp(cmd, "timeline"))
         return vt_cmd_timeline(argc - 1, argv + 1);
+    if (!strcmp(cmd, "export"))
+        return vt_cmd_export(argc - 1, argv + 1);
     if (cmd[0] == '-')
         return vt_usage_error(NULL, "unknown option '%s'", cmd);
     return vt_usage_error(NULL, "unknown command '%s'", cmd);
