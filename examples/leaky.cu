@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "../include/vramtrace.h" // vramtrace_mark: a no-op without the tracer
+
 #define CHECK(call)                                                              \
     do {                                                                         \
         cudaError_t err_ = (call);                                               \
@@ -58,8 +60,10 @@ int main(void)
     float *weights;
     CHECK(cudaMalloc((void **)&weights, n * sizeof(float)));
     make_staging(4096);
-    for (int step = 0; step < 5; step++)
+    for (int step = 0; step < 5; step++) {
         train_step(weights, n);
+        vramtrace_mark("step"); // growth is judged per marker interval
+    }
     CHECK(cudaFree(weights));
     printf("done: 5 steps\n");
     return 0;

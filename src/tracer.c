@@ -180,6 +180,7 @@ __attribute__((destructor)) static void tracer_finish(void)
     int saved = errno;
     vt_lock();
     if (get_state() == STATE_READY && vt_writer_is_open()) {
+        vt_mark_signal_flush();
         vt_rec_end(VT_END_EXIT, vt_track_live_count());
         vt_writer_close();
     }

@@ -236,6 +236,19 @@ def case_rank_output():
     H.expect_eq("dump without a rank", rank_dump_names({}), ["trace.norank.vtr"])
 
 
+def case_run_rank_output():
+    # `vramtrace run -o` expands %r as the library does, and finds the dump
+    extra = dict({k: "" for k in RANK_VARS}, RANK="1")
+    r = H.run_traced([H.program("usage"), "rank"], output=False, extra_env=extra,
+                     run_args=("-o", "job.%r.%p.vtr"))
+    H.expect_program_ok(r)
+    names = [n for n in os.listdir(r.cwd) if n.endswith(".vtr")]
+    H.expect_eq("dumps written", len(names), 1)
+    H.expect(names[0].startswith("job.1.") and names[0] != "job.1.vtr",
+             "dump name %r: expected job.1.<pid>.vtr" % names[0])
+    H.expect("vramtrace: dump written to job.1." in r.stderr, "run did not find it:\n" + r.stderr)
+
+
 def run_ranks(outdir, ranks):
     """One `usage rank` process per rank, each writing OUTDIR/job.<rank>.vtr."""
     for rank in ranks:

@@ -9,7 +9,7 @@
 
 static const char usage[] =
     "Usage: vramtrace report [--json] [--top N] [--skip N] [--python-internals]\n"
-    "                        [--html FILE] DUMP...|DIR\n"
+    "       [--html FILE] DUMP...|DIR\n"
     "Report the call sites whose device memory grows through the run (per\n"
     "marker interval, or per time tick without markers), the memory still\n"
     "allocated when the traced process ended, grouped by call site (largest\n"

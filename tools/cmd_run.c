@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "config.h"
 #include "frames.h"
 #include "report.h"
 
@@ -31,9 +32,10 @@ static const char usage[] =
     "was written and the leak report, on stderr.\n"
     "\n"
     "Options:\n"
-    "  -o, --output PATH  write the dump to PATH (%p: the process id); an existing\n"
-    "                     file there is replaced. Default: the library's choice,\n"
-    "                     vramtrace.EXE.PID.vtr in the working directory\n"
+    "  -o, --output PATH  write the dump to PATH (%p: the process id, %r: the rank);\n"
+    "                     an existing file there is replaced. Default: the\n"
+    "                     library's choice (VRAMTRACE_OUTPUT, else\n"
+    "                     vramtrace.EXE.PID.vtr in the working directory)\n"
     "      --fail-on-leak exit with status 23 if device or managed memory leaked\n"
     "      --json         print the report as JSON\n"
     "      --python-internals\n"
@@ -134,23 +136,24 @@ static char *find_library(void)
     return NULL;
 }
 
-/* TEMPLATE with each %p replaced by PID (what the library does). */
-static char *expand_pid(const char *template, pid_t pid)
+/* TEMPLATE as the library expands it in process PID: %p the pid, %r the
+ * rank (the child inherits our environment), %% a percent sign. */
+static char *expand_output(const char *template, pid_t pid)
 {
-    char pidstr[24];
-    size_t count = 0, len = strlen(template);
+    char pidstr[24], rank[24];
     snprintf(pidstr, sizeof pidstr, "%d", (int)pid);
-    for (const char *p = template; (p = strstr(p, "%p")); p += 2)
-        count++;
-    char *out = malloc(len + count * strlen(pidstr) + 1);
+    if (vt_config_rank(rank, sizeof rank) < 0)
+        snprintf(rank, sizeof rank, "norank");
+    /* each two-character sequence becomes at most 23 characters */
+    char *out = malloc(strlen(template) * 12 + 1);
     if (!out) {
         fputs("vramtrace: out of memory\n", stderr);
         exit(VT_EXIT_ERROR);
     }
     char *o = out;
     for (const char *p = template; *p;) {
-        if (p[0] == '%' && p[1] == 'p') {
-            o = stpcpy(o, pidstr);
+        if (p[0] == '%' && (p[1] == 'p' || p[1] == 'r' || p[1] == '%')) {
+            o = p[1] == '%' ? stpcpy(o, "%") : stpcpy(o, p[1] == 'p' ? pidstr : rank);
             p += 2;
         } else {
             *o++ = *p++;
@@ -176,7 +179,7 @@ static void exec_child(char **cmd, const char *library, const struct run_options
                        int status_fd)
 {
     if (opts->output) {
-        char *path = expand_pid(opts->output, getpid());
+        char *path = expand_output(opts->output, getpid());
         struct stat st;
         if (lstat(path, &st) == 0 && S_ISREG(st.st_mode))
             unlink(path);
@@ -273,9 +276,9 @@ static char *find_dump(const struct run_options *opts, pid_t pid)
 {
     const char *env = getenv("VRAMTRACE_OUTPUT");
     if (opts->output)
-        return expand_pid(opts->output, pid);
+        return expand_output(opts->output, pid);
     if (env && *env)
-        return expand_pid(env, pid);
+        return expand_output(env, pid);
     return find_default_dump(pid);
 }
 

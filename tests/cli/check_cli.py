@@ -125,7 +125,7 @@ def case_version():
 
 def case_unknown_flags():
     for args in (["--bogus"], ["bogus"], ["report", "--bogus", "x.vtr"], ["report", "-x", "x"],
-                 ["report"], ["report", "a", "b"], ["report", "--top", "lots", "x"],
+                 ["report"], ["report", "--top", "lots", "x"], ["report", "--skip", "-1", "x"],
                  ["report", "--top"], ["run", "--bogus", "--", "true"], ["run"], ["run", "-o"]):
         p = run([VRAMTRACE, *args])
         err = p.stderr.decode()
@@ -146,7 +146,7 @@ def case_basic_json():
           % r["duration_ns"])
     check(isinstance(r["vramtrace_version"], str), "vramtrace_version")
     check(r["process"] == {"pid": 4242, "ppid": 1, "exe": "/usr/bin/fake",
-                           "argv": ["fake", "--flag"], "hostname": "testhost",
+                           "argv": ["fake", "--flag"], "hostname": "testhost", "rank": None,
                            "start_time_ns": 1700000000000000000}, "process %r" % r["process"])
     for key, value in BASIC_SUMMARY.items():
         check(r["summary"].get(key) == value, "summary.%s = %r, expected %r"
@@ -301,7 +301,8 @@ def case_unknown_records():
 
 def case_missing_file():
     expect_error(os.path.join(WORK, "nope.vtr"), "No such file")
-    expect_error(WORK, "Is a directory")
+    # a directory is read as the set of its *.vtr dumps (several processes)
+    expect_error(WORK, "no .vtr dumps in this directory")
 
 
 def write(name, data):
