@@ -11,7 +11,8 @@
 #include "xalloc.h"
 
 static const char usage[] =
-    "Usage: vramtrace export --format FORMAT [-o FILE] [--what WHAT] [--diff BASE] DUMP\n"
+    "Usage: vramtrace export --format FORMAT [-o FILE] [--what WHAT] [--diff BASE]\n"
+    "       DUMP...\n"
     "Write a dump's call sites or usage over time for other tools:\n"
     "  folded   folded stacks for flamegraph.pl, inferno, speedscope: one line\n"
     "           per stack, root first, the API called as the leaf, a space and\n"

@@ -25,7 +25,7 @@ static const char style[] =
     "border-bottom:1px solid #d8dde3;padding-bottom:4px}"
     ".meta{color:#59636e;margin:0 0 12px}.warn{color:#9a3b00}"
     ".cards{display:flex;flex-wrap:wrap;gap:10px;margin:12px 0}"
-    ".card{border:1px solid #d8dde3;border-radius:6px;padding:8px 14px;min-width:120px}"
+    ".card{border:1px solid #d8dde3;border-radius:6px;padding:8px 12px;min-width:100px}"
     ".card b{display:block;font-size:18px}.card.bad b{color:#b3261e}"
     "table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:5px 8px;"
     "border-bottom:1px solid #e6e9ed;vertical-align:top}th{background:#f4f6f8}"
@@ -124,7 +124,8 @@ static void chart_axes(const struct scale *s, FILE *out)
             x1, y0 + 16, vt_format_time(s->end_ns, buf));
 }
 
-/* Labels that would run into the previous one are left to the tooltip. */
+/* Labels that would run into the previous one are left to the tooltip;
+ * near the right edge a label ends at its line instead of starting there. */
 static void chart_marks(const struct vt_usage *u, const struct scale *s, FILE *out)
 {
     char buf[32];
@@ -132,19 +133,20 @@ static void chart_marks(const struct vt_usage *u, const struct scale *s, FILE *o
     for (size_t i = 0; i < u->nmarks; i++) {
         double x = x_of(s, u->marks[i].time_ns);
         double width = 6.5 * (double)strlen(u->marks[i].label);
-        bool labelled = x >= label_end, flip = x + 2 + width > CHART_W;
+        bool flip = x + 2 + width > CHART_W;
+        double left = flip ? x - 2 - width : x + 2;
         fprintf(out, "<g><title>marker %zu: ", i);
         put_text(u->marks[i].label, out);
         fprintf(out, " at %s</title><line class=\"mark\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" "
                 "y2=\"%.1f\"/>", vt_format_time(u->marks[i].time_ns, buf), x, x, CHART_TOP - 4,
                 y_of(s, 0));
-        fprintf(out, "<text class=\"mark-label\" x=\"%.1f\" y=\"%d\"%s>", flip ? x - 2 : x + 2,
-                CHART_TOP - 8, flip ? " text-anchor=\"end\"" : "");
-        if (labelled) {
+        if (left >= label_end) {
+            fprintf(out, "<text class=\"mark-label\" x=\"%.1f\" y=\"%d\">", left, CHART_TOP - 8);
             put_text(u->marks[i].label, out);
-            label_end = x + 8 + width;
+            fputs("</text>", out);
+            label_end = left + width + 6;
         }
-        fputs("</text></g>\n", out);
+        fputs("</g>\n", out);
     }
 }
 
@@ -400,7 +402,7 @@ static void header(const struct vt_report *r, FILE *out)
     count_card("failed allocations", s->failed_allocations, s->failed_allocations > 0, out);
     count_card("invalid frees", s->invalid_frees, s->invalid_frees > 0, out);
     if (s->host_leaked_allocations)
-        card("page-locked host memory leaked", s->host_leaked_bytes, false, out);
+        card("pinned host memory leaked", s->host_leaked_bytes, false, out);
     fputs("</div>\n", out);
 }
 

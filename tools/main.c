@@ -18,7 +18,7 @@ static const char usage[] =
     "                    report leaks, peak and failures recorded in a .vtr dump\n"
     "  timeline [--json] DUMP\n"
     "                    chart live device memory over time, per device\n"
-    "  export --format folded|pprof|chrome|json|html [-o FILE] DUMP\n"
+    "  export --format folded|pprof|chrome|json|html [-o FILE] DUMP...\n"
     "                    write a dump for flamegraphs, pprof, Perfetto, or as HTML\n"
     "\n"
     "Options:\n"
