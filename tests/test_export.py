@@ -239,7 +239,11 @@ class Profile:
         labels = {}
         for lab in map(decode, s.get(3, [])):
             key = self.s(one(lab, 1))
-            labels[key] = self.s(one(lab, 2)) if 2 in lab else signed(one(lab, 3))
+            if 2 in lab:
+                labels[key] = self.s(one(lab, 2))
+            else:   # pprof drops a numeric label whose value and unit are both 0
+                H.expect(self.s(one(lab, 4)) != "", "numeric label %s without a unit" % key)
+                labels[key] = signed(one(lab, 3))
         return frames, values, labels
 
 

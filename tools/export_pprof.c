@@ -23,7 +23,7 @@ enum {
     PROFILE_PERIOD_TYPE, PROFILE_PERIOD, PROFILE_COMMENT, PROFILE_DEFAULT_SAMPLE_TYPE,
     VALUE_TYPE_TYPE = 1, VALUE_TYPE_UNIT,
     SAMPLE_LOCATION_ID = 1, SAMPLE_VALUE, SAMPLE_LABEL,
-    LABEL_KEY = 1, LABEL_STR, LABEL_NUM,
+    LABEL_KEY = 1, LABEL_STR, LABEL_NUM, LABEL_NUM_UNIT,
     MAPPING_ID = 1, MAPPING_START, MAPPING_LIMIT, MAPPING_OFFSET, MAPPING_FILENAME,
     MAPPING_BUILD_ID, MAPPING_HAS_FUNCTIONS, MAPPING_HAS_FILENAMES, MAPPING_HAS_LINE_NUMBERS,
     MAPPING_HAS_INLINE_FRAMES,
@@ -167,14 +167,22 @@ static size_t site_locations(struct profile *p, const struct vt_site *site, uint
     return n;
 }
 
-static void add_label(struct profile *p, const char *key, const char *str, int64_t num)
+static void add_label(struct profile *p, const char *key, const char *value)
 {
     vt_pb_clear(&p->sub);
     vt_pb_int(&p->sub, LABEL_KEY, (int64_t)intern(p, key));
-    if (str)
-        vt_pb_int(&p->sub, LABEL_STR, (int64_t)intern(p, str));
-    else
-        vt_pb_int(&p->sub, LABEL_NUM, num);
+    vt_pb_int(&p->sub, LABEL_STR, (int64_t)intern(p, value));
+    vt_pb_message(&p->msg, SAMPLE_LABEL, &p->sub);
+}
+
+/* A numeric label, so `-tagfocus=device=0` works; with a unit, since pprof
+ * drops a numeric label whose value and unit are both 0 (device 0). */
+static void add_num_label(struct profile *p, const char *key, int64_t num, const char *unit)
+{
+    vt_pb_clear(&p->sub);
+    vt_pb_int(&p->sub, LABEL_KEY, (int64_t)intern(p, key));
+    vt_pb_int(&p->sub, LABEL_NUM, num);
+    vt_pb_int(&p->sub, LABEL_NUM_UNIT, (int64_t)intern(p, unit));
     vt_pb_message(&p->msg, SAMPLE_LABEL, &p->sub);
 }
 
@@ -186,9 +194,9 @@ static void add_sample(struct profile *p, const struct vt_export_site *s, uint64
     vt_pb_clear(&p->msg);
     vt_pb_packed(&p->msg, SAMPLE_LOCATION_ID, ids, n);
     vt_pb_packed(&p->msg, SAMPLE_VALUE, values, 4);
-    add_label(p, "device", NULL, s->usage->device);
-    add_label(p, "kind", vt_kind_name(s->usage->kind), 0);
-    add_label(p, "api", vt_api_label(s->site->api), 0);
+    add_num_label(p, "device", s->usage->device, "index");
+    add_label(p, "kind", vt_kind_name(s->usage->kind));
+    add_label(p, "api", vt_api_label(s->site->api));
     vt_pb_message(&p->out, PROFILE_SAMPLE, &p->msg);
 }
 
