@@ -529,11 +529,14 @@ def chromium():
 
 
 def headless(browser, *args):
+    """Chromium in a fresh profile, in the environment the tests were given:
+    not the sanitizer runtime nor the stand-in CUDA libraries (H.base_env)."""
     profile = H.tmpdir()
+    env = {k: v for k, v in os.environ.items() if k not in ("LD_PRELOAD", "LD_LIBRARY_PATH")}
     return H._run([browser, "--headless", "--no-sandbox", "--disable-gpu",
                    "--disable-background-networking", "--disable-component-update",
                    "--disable-sync", "--no-first-run", "--user-data-dir=" + profile,
-                   "--window-size=1200,900"] + list(args), H.base_env(), profile)
+                   "--window-size=1200,900"] + list(args), env, profile)
 
 
 def case_html_chromium():
