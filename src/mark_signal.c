@@ -41,6 +41,9 @@ static void on_mark_signal(int sig)
 
 void vt_mark_signal_flush(void)
 {
+    /* a plain load first: every event passes here, a locked exchange costs */
+    if (!__atomic_load_n(&pending, __ATOMIC_RELAXED))
+        return;
     unsigned n = __atomic_exchange_n(&pending, 0, __ATOMIC_RELAXED);
     while (n-- > 0 && vt_writer_is_open())
         write_mark();

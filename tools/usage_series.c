@@ -50,9 +50,14 @@ static bool counts_on_device(unsigned kind)
 
 static struct vt_usage_device *find_device(struct vt_usage *u, int64_t device)
 {
+    if (u->ndevices && u->devices[u->last_device].device == device)
+        return &u->devices[u->last_device];
     for (size_t i = 0; i < u->ndevices; i++)
-        if (u->devices[i].device == device)
+        if (u->devices[i].device == device) {
+            u->last_device = i;
             return &u->devices[i];
+        }
+    u->last_device = u->ndevices;
     u->devices = vt_xrealloc(u->devices, u->ndevices + 1, sizeof *u->devices);
     struct vt_usage_device *d = &u->devices[u->ndevices++];
     memset(d, 0, sizeof *d);
@@ -74,15 +79,20 @@ static struct vt_usage_site *find_site(struct vt_usage *u, uint64_t stack_id, un
                                        unsigned kind, int64_t device)
 {
     struct site_key key = {stack_id, api, kind, device};
-    struct vt_usage_site_entry *e;
-    HASH_FIND(hh, u->index, &key, sizeof key, e);
-    if (e)
+    struct vt_usage_site_entry *e = u->last_site;
+    if (e && !memcmp(&e->key, &key, sizeof key))   /* an alloc and its free, a loop */
         return &u->sites[e->index];
+    HASH_FIND(hh, u->index, &key, sizeof key, e);
+    if (e) {
+        u->last_site = e;
+        return &u->sites[e->index];
+    }
     e = vt_xrealloc(NULL, 1, sizeof *e);
     memset(e, 0, sizeof *e);
     e->key = key;
     e->index = u->nsites;
     HASH_ADD(hh, u->index, key, sizeof e->key, e);
+    u->last_site = e;
     u->sites = vt_xrealloc(u->sites, u->nsites + 1, sizeof *u->sites);
     struct vt_usage_site *s = &u->sites[u->nsites++];
     *s = (struct vt_usage_site){.stack_id = stack_id, .api = api, .kind = kind,

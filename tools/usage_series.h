@@ -72,6 +72,8 @@ struct vt_usage {
     bool by_marks;                    /* boundaries are markers, else time ticks */
     size_t skip;                      /* warm-up boundaries left out of growth */
     struct vt_usage_site_entry *index;
+    struct vt_usage_site_entry *last_site;   /* lookup cache */
+    size_t last_device;                      /* lookup cache */
 };
 
 /* Live bytes of one site changed by DELTA at TIME_NS. Page-locked host
