@@ -6,7 +6,8 @@
 # The last line is "N passed, N failed, N skipped".
 set -u
 cd "$(dirname "$0")/.."
-tools/install-deps.sh || { echo "0 passed, 1 failed"; exit 1; }
+# Chromium too: the HTML report is rendered headless (tests/test_export.py).
+VT_WITH_CHROMIUM=1 tools/install-deps.sh || { echo "0 passed, 1 failed"; exit 1; }
 
 passed=0 failed=0 skipped=0
 

@@ -1,4 +1,4 @@
-/* vramtrace report [--json] [--top N] [--skip N] [--python-internals]
+/* vramtrace report [--json] [--top N] [--skip N] [--python-internals] [--html FILE]
  *                  [--suppressions FILE] [--no-default-suppressions] DUMP...|DIR */
 #include <getopt.h>
 #include <stdio.h>
@@ -11,7 +11,8 @@
 
 static const char usage[] =
     "Usage: vramtrace report [--json] [--top N] [--skip N] [--python-internals]\n"
-    "                        [--suppressions FILE] [--no-default-suppressions] DUMP...|DIR\n"
+    "                        [--html FILE] [--suppressions FILE] [--no-default-suppressions]\n"
+    "                        DUMP...|DIR\n"
     "Report the call sites whose device memory grows through the run (per\n"
     "marker interval, or per time tick without markers), the memory still\n"
     "allocated when the traced process ended, grouped by call site (largest\n"
@@ -28,6 +29,8 @@ static const char usage[] =
     "      --python-internals\n"
     "                    show the Python interpreter's own native frames beside\n"
     "                    the Python frames (hidden by default)\n"
+    "      --html FILE   also write the report as one self-contained HTML page\n"
+    "                    (usage chart per device; one dump only)\n"
     VT_SUPPRESSION_OPTIONS_HELP
     "  -h, --help        show this help\n"
     "\n"
@@ -41,6 +44,10 @@ static int report(char *const *paths, size_t npaths, struct vt_report_options *o
     struct stat st;
     int status = vt_check_options_load(check);
     bool one_file = npaths == 1 && !(stat(paths[0], &st) == 0 && S_ISDIR(st.st_mode));
+    if (opts->html && !one_file) {
+        vt_check_options_free(check);
+        return vt_usage_error("report", "%s", "--html takes one dump");
+    }
     opts->suppressions = &check->suppressions;
     if (status == 0 && one_file)
         status = vt_report_dump(paths[0], opts) >= 0 ? VT_EXIT_OK : VT_EXIT_ERROR;
@@ -52,13 +59,14 @@ static int report(char *const *paths, size_t npaths, struct vt_report_options *o
 
 int vt_cmd_report(int argc, char **argv)
 {
-    enum { OPT_JSON = 256, OPT_TOP, OPT_SKIP, OPT_PYTHON_INTERNALS };
+    enum { OPT_JSON = 256, OPT_TOP, OPT_SKIP, OPT_PYTHON_INTERNALS, OPT_HTML };
     static const struct option options[] = {
         {"json", no_argument, NULL, OPT_JSON},
         {"top", required_argument, NULL, OPT_TOP},
         {"skip", required_argument, NULL, OPT_SKIP},
         {"python-internals", no_argument, NULL, OPT_PYTHON_INTERNALS},
         VT_SUPPRESSION_LONG_OPTIONS,
+        {"html", required_argument, NULL, OPT_HTML},
         {"help", no_argument, NULL, 'h'},
         {0},
     };
@@ -89,6 +97,9 @@ int vt_cmd_report(int argc, char **argv)
         }
         case OPT_PYTHON_INTERNALS:
             vt_frames_show_interpreter(true);
+            break;
+        case OPT_HTML:
+            opts.html = optarg;
             break;
         case 'h':
             fputs(usage, stdout);

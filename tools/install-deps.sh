@@ -3,7 +3,11 @@
 set -euo pipefail
 
 packages=(meson ninja-build pkg-config gcc g++ python3 libunwind-dev uthash-dev libdw-dev libelf-dev
-          python3-pytest libpython3-dev clang libclang-rt-dev)  # clang + libclang-rt-dev: fuzz target
+          python3-pytest libpython3-dev zlib1g-dev
+          clang libclang-rt-dev)  # clang + libclang-rt-dev: the dump reader's fuzz target
+# Headless Chromium renders the HTML report in tests/run.sh (VT_WITH_CHROMIUM=1);
+# it is large, so a plain install leaves it out.
+[ "${VT_WITH_CHROMIUM:-0}" = 1 ] && packages+=(chromium)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

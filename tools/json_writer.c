@@ -134,6 +134,12 @@ void vt_json_uint(struct vt_json *j, uint64_t v)
     fprintf(j->out, "%" PRIu64, v);
 }
 
+void vt_json_ns_as_us(struct vt_json *j, uint64_t ns)
+{
+    begin_value(j);
+    fprintf(j->out, "%" PRIu64 ".%03u", ns / 1000, (unsigned)(ns % 1000));
+}
+
 void vt_json_int(struct vt_json *j, int64_t v)
 {
     begin_value(j);

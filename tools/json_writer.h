@@ -26,6 +26,8 @@ void vt_json_key(struct vt_json *j, const char *key);
 void vt_json_string(struct vt_json *j, const char *s);   /* NULL writes null */
 void vt_json_uint(struct vt_json *j, uint64_t v);
 void vt_json_int(struct vt_json *j, int64_t v);
+/* Nanoseconds written as microseconds with three decimals, exactly. */
+void vt_json_ns_as_us(struct vt_json *j, uint64_t ns);
 void vt_json_bool(struct vt_json *j, bool v);
 void vt_json_null(struct vt_json *j);
 

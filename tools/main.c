@@ -14,13 +14,15 @@ static const char usage[] =
     "Commands:\n"
     "  run [-o PATH] [--fail-on-leak [LIMIT...]] [--json] -- CMD [ARG...]\n"
     "                    run CMD with libvramtrace.so preloaded, then report\n"
-    "  report [--json] [--top N] [--skip N] DUMP...|DIR\n"
+    "  report [--json] [--top N] [--skip N] [--html FILE] DUMP...|DIR\n"
     "                    report leaks, peak and failures recorded in a .vtr dump\n"
     "  check [--max-leaked SIZE] [--max-leaked-per-site SIZE] [--max-growth SIZE]\n"
     "        [--suppressions FILE] [--no-default-suppressions] DUMP...\n"
     "                    fail (status 23) when a dump leaked more than allowed\n"
     "  timeline [--json] DUMP\n"
     "                    chart live device memory over time, per device\n"
+    "  export --format folded|pprof|chrome|json|html [-o FILE] DUMP...\n"
+    "                    write a dump for flamegraphs, pprof, Perfetto, or as HTML\n"
     "\n"
     "Options:\n"
     "  -h, --help        show this help (also: vramtrace COMMAND --help)\n"
@@ -71,6 +73,8 @@ int main(int argc, char **argv)
         return vt_cmd_check(argc - 1, argv + 1);
     if (!strcmp(cmd, "timeline"))
         return vt_cmd_timeline(argc - 1, argv + 1);
+    if (!strcmp(cmd, "export"))
+        return vt_cmd_export(argc - 1, argv + 1);
     if (cmd[0] == '-')
         return vt_usage_error(NULL, "unknown option '%s'", cmd);
     return vt_usage_error(NULL, "unknown command '%s'", cmd);

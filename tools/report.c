@@ -94,12 +94,62 @@ static struct vt_site *usage_sites(struct vt_symbolizer *sym, const struct vt_du
     return sites;
 }
 
+/* The replay, and a tap beside it that sees every event too. */
+struct tee {
+    struct vt_analysis *analysis;
+    const struct vt_event_sink *tap;
+    void *tap_ctx;
+};
+
+static void tee_alloc(void *ctx, const struct vt_alloc_event *ev)
+{
+    struct tee *t = ctx;
+    vt_analysis_sink.alloc(t->analysis, ev);
+    if (t->tap->alloc)
+        t->tap->alloc(t->tap_ctx, ev);
+}
+
+static void tee_free(void *ctx, const struct vt_free_event *ev)
+{
+    struct tee *t = ctx;
+    vt_analysis_sink.free(t->analysis, ev);
+    if (t->tap->free)
+        t->tap->free(t->tap_ctx, ev);
+}
+
+static void tee_failed(void *ctx, const struct vt_failed_event *ev)
+{
+    struct tee *t = ctx;
+    vt_analysis_sink.failed(t->analysis, ev);
+    if (t->tap->failed)
+        t->tap->failed(t->tap_ctx, ev);
+}
+
+static void tee_mark(void *ctx, const struct vt_mark_event *ev)
+{
+    struct tee *t = ctx;
+    vt_analysis_sink.mark(t->analysis, ev);
+    if (t->tap->mark)
+        t->tap->mark(t->tap_ctx, ev);
+}
+
+static const struct vt_event_sink tee_sink = {tee_alloc, tee_free, tee_failed, tee_mark};
+
+static int read_dump(const char *path, const struct vt_report_options *opts,
+                     struct vt_loaded_report *l)
+{
+    struct tee tee = {&l->analysis, opts->tap, opts->tap_ctx};
+    if (opts->tap)
+        return vt_dump_read(path, &tee_sink, &tee, &l->dump);
+    return vt_dump_read(path, &vt_analysis_sink, &l->analysis, &l->dump);
+}
+
 int vt_report_load(const char *path, const struct vt_report_options *opts,
                    struct vt_loaded_report *l)
 {
     memset(l, 0, sizeof *l);
     l->analysis.skip = opts->skip;
-    if (vt_dump_read(path, &vt_analysis_sink, &l->analysis, &l->dump) != 0) {
+    if (read_dump(path, opts, l) != 0) {
         vt_analysis_free(&l->analysis);
         vt_dump_free(&l->dump);
         return -1;
@@ -149,6 +199,7 @@ int vt_report_dump(const char *path, const struct vt_report_options *opts)
     struct vt_loaded_report l;
     if (vt_report_load(path, opts, &l) != 0)
         return -1;
+    int status = opts->html ? vt_write_html(&l.report, opts->html) : 0;
     if (opts->json)
         vt_render_json(&l.report, opts->out);
     else
@@ -156,5 +207,5 @@ int vt_report_dump(const char *path, const struct vt_report_options *opts)
     fflush(opts->out);
     size_t broken = opts->limits ? vt_limits_apply(&l.report, opts->limits, stderr) : 0;
     vt_report_unload(&l);
-    return (int)broken;
+    return status < 0 ? -1 : (int)broken;
 }

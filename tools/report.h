@@ -20,6 +20,10 @@ struct vt_report_options {
     FILE *out;
     struct vt_suppressions *suppressions;   /* or NULL; counts are per dump */
     const struct vt_limits *limits;         /* or NULL: report only */
+    const char *html; /* also write the HTML report to this file */
+    /* events also go to TAP (exports count allocations per site) */
+    const struct vt_event_sink *tap;
+    void *tap_ctx;
 };
 
 /* Everything a renderer needs. Sites are symbolized for the shown ones. */
@@ -66,6 +70,9 @@ void vt_report_unload(struct vt_loaded_report *l);
 int vt_report_many(char *const *paths, size_t npaths, const struct vt_report_options *opts);
 
 void vt_render_text(const struct vt_report *r, FILE *out);
+void vt_render_html(const struct vt_report *r, FILE *out);
+/* Writes the HTML report to PATH; -1 (one line on stderr) when it cannot. */
+int vt_write_html(const struct vt_report *r, const char *path);
 void vt_render_json(const struct vt_report *r, FILE *out);
 struct vt_json;
 /* The report's fields, into an object J has open. */

@@ -1,0 +1,204 @@
+/* vramtrace export --format FORMAT [-o FILE] [--what WHAT] [--diff BASE] DUMP... */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "export.h"
+#include "xalloc.h"
+
+static const char usage[] =
+    "Usage: vramtrace export --format FORMAT [-o FILE] [--what WHAT] [--diff BASE]\n"
+    "       DUMP...\n"
+    "Write a dump's call sites or usage over time for other tools:\n"
+    "  folded   folded stacks for flamegraph.pl, inferno, speedscope: one line\n"
+    "           per stack, root first, the API called as the leaf, a space and\n"
+    "           the bytes (device and managed memory)\n"
+    "  pprof    gzip-compressed profile.proto for `pprof`: inuse_space/objects\n"
+    "           (still allocated at exit), alloc_space/objects (whole run),\n"
+    "           labels device, kind and api\n"
+    "  chrome   Chrome trace event JSON for ui.perfetto.dev: live bytes per\n"
+    "           device, markers, peaks, out-of-memory errors; several dumps\n"
+    "           become one process each\n"
+    "  json     the report as JSON (as `vramtrace report --json`)\n"
+    "  html     one self-contained HTML page (as `vramtrace report --html`)\n"
+    "\n"
+    "Options:\n"
+    "      --format FORMAT  folded, pprof, chrome, json or html\n"
+    "  -o, --output FILE    write to FILE instead of standard output\n"
+    "      --what WHAT      folded: leaked (still allocated at exit, the default),\n"
+    "                       peak (held when its device peaked) or allocated\n"
+    "                       (all bytes allocated during the run)\n"
+    "      --diff BASE      folded: the differential form \"stack BASE_BYTES BYTES\"\n"
+    "                       against the dump BASE, for difffolded-style flamegraphs\n"
+    "  -h, --help           show this help\n"
+    "\n"
+    "Exit status: 0 on success; 1 when a dump cannot be read or the output not\n"
+    "written; 2 for a bad command line.\n";
+
+enum format { FORMAT_NONE, FORMAT_FOLDED, FORMAT_PPROF, FORMAT_CHROME, FORMAT_JSON, FORMAT_HTML };
+
+struct export_args {
+    enum format format;
+    const char *output, *diff, *what_name;
+    enum vt_export_what what;
+    char **dumps;
+    size_t ndumps;
+};
+
+static enum format parse_format(const char *s)
+{
+    static const char *const names[] = {"", "folded", "pprof", "chrome", "json", "html"};
+    for (size_t i = 1; i < sizeof names / sizeof names[0]; i++)
+        if (!strcmp(s, names[i]))
+            return (enum format)i;
+    return FORMAT_NONE;
+}
+
+static int parse_what(const char *s, enum vt_export_what *what)
+{
+    if (!strcmp(s, "leaked"))
+        *what = VT_WHAT_LEAKED;
+    else if (!strcmp(s, "peak"))
+        *what = VT_WHAT_PEAK;
+    else if (!strcmp(s, "allocated"))
+        *what = VT_WHAT_ALLOCATED;
+    else
+        return -1;
+    return 0;
+}
+
+/* Returns -1 when the command line is fine, else the exit status. */
+static int parse_args(int argc, char **argv, struct export_args *a)
+{
+    enum { OPT_FORMAT = 256, OPT_WHAT, OPT_DIFF };
+    static const struct option options[] = {
+        {"format", required_argument, NULL, OPT_FORMAT},
+        {"output", required_argument, NULL, 'o'},
+        {"what", required_argument, NULL, OPT_WHAT},
+        {"diff", required_argument, NULL, OPT_DIFF},
+        {"help", no_argument, NULL, 'h'},
+        {0},
+    };
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "+ho:", options, NULL)) != -1) {
+        switch (c) {
+        case OPT_FORMAT:
+            if ((a->format = parse_format(optarg)) == FORMAT_NONE)
+                return vt_usage_error("export", "unknown format '%s'", optarg);
+            break;
+        case 'o':
+            a->output = optarg;
+            break;
+        case OPT_WHAT:
+            a->what_name = optarg;
+            if (parse_what(optarg, &a->what) != 0)
+                return vt_usage_error("export", "--what is leaked, peak or allocated, not '%s'",
+                                      optarg);
+            break;
+        case OPT_DIFF:
+            a->diff = optarg;
+            break;
+        case 'h':
+            fputs(usage, stdout);
+            return VT_EXIT_OK;
+        case '?':
+            if (optopt)
+                return vt_usage_error("export", "%s needs a value", argv[optind - 1]);
+            return vt_usage_error("export", "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    a->dumps = argv + optind;
+    a->ndumps = (size_t)(argc - optind);
+    if (a->format == FORMAT_NONE)
+        return vt_usage_error("export", "%s", "--format is required");
+    if ((a->what_name || a->diff) && a->format != FORMAT_FOLDED)
+        return vt_usage_error("export", "%s only applies to --format folded",
+                              a->diff ? "--diff" : "--what");
+    if (a->ndumps == 0)
+        return vt_usage_error("export", "%s", "no dump file given");
+    if (a->ndumps > 1 && a->format != FORMAT_CHROME)
+        return vt_usage_error("export", "%s", "more than one dump given (only chrome takes several)");
+    return -1;
+}
+
+static int write_one(const struct export_args *a, FILE *out)
+{
+    struct vt_export e, base;
+    int status = 0;
+    if (vt_export_load(a->dumps[0], &e) != 0)
+        return -1;
+    if (a->diff && vt_export_load(a->diff, &base) != 0) {
+        vt_export_unload(&e);
+        return -1;
+    }
+    switch (a->format) {
+    case FORMAT_FOLDED:
+        vt_export_folded(&e, a->diff ? &base : NULL, a->what, out);
+        break;
+    case FORMAT_PPROF:
+        status = vt_export_pprof(&e, out);
+        break;
+    case FORMAT_JSON:
+        vt_render_json(&e.loaded.report, out);
+        break;
+    default:
+        vt_render_html(&e.loaded.report, out);
+        break;
+    }
+    if (a->diff)
+        vt_export_unload(&base);
+    vt_export_unload(&e);
+    return status;
+}
+
+static int write_chrome(const struct export_args *a, FILE *out)
+{
+    struct vt_export *all = vt_xcalloc(a->ndumps, sizeof *all);
+    const struct vt_export **list = vt_xcalloc(a->ndumps, sizeof *list);
+    size_t loaded = 0;
+    int status = 0;
+    for (; loaded < a->ndumps && status == 0; loaded++) {
+        status = vt_export_load(a->dumps[loaded], &all[loaded]);
+        list[loaded] = &all[loaded];
+    }
+    if (status == 0)
+        vt_export_chrome(list, a->ndumps, out);
+    else
+        loaded--;   /* the one that failed is unloaded already */
+    for (size_t i = 0; i < loaded; i++)
+        vt_export_unload(&all[i]);
+    free(list);
+    free(all);
+    return status;
+}
+
+int vt_cmd_export(int argc, char **argv)
+{
+    struct export_args a = {0};
+    int status = parse_args(argc, argv, &a);
+    if (status >= 0)
+        return status;
+    if (!a.output && a.format == FORMAT_PPROF && isatty(STDOUT_FILENO))
+        return vt_usage_error("export", "%s", "pprof output is binary: give -o FILE");
+    FILE *out = a.output ? fopen(a.output, "w") : stdout;
+    if (!out) {
+        fprintf(stderr, "vramtrace: %s: %s\n", a.output, strerror(errno));
+        return VT_EXIT_ERROR;
+    }
+    status = a.format == FORMAT_CHROME ? write_chrome(&a, out) : write_one(&a, out);
+    if (fflush(out) != 0 || ferror(out)) {
+        fprintf(stderr, "vramtrace: %s: %s\n", a.output ? a.output : "standard output",
+                strerror(errno));
+        status = -1;
+    }
+    if (a.output && fclose(out) != 0)
+        status = -1;
+    if (status != 0 && a.output)
+        unlink(a.output);   /* no half-written file */
+    return status == 0 ? VT_EXIT_OK : VT_EXIT_ERROR;
+}

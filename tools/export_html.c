@@ -1,0 +1,452 @@
+/* The report as one self-contained HTML page: inline CSS, SVG and a few
+ * lines of optional script, nothing fetched. Usage over time per device
+ * (the bins of tools/usage_series.c) with markers and the peak, then the
+ * growing sites, the leaks at exit, the peak breakdown and the failed
+ * allocations as plain tables, stacks in <details>: readable without
+ * JavaScript. */
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "format.h"
+#include "report.h"
+#include "timeline.h"
+
+#define CHART_W 960
+#define CHART_H 220
+#define CHART_LEFT 80     /* room for the byte scale */
+#define CHART_TOP 24      /* room for marker labels */
+#define CHART_BOTTOM 28   /* room for the time scale */
+
+static const char style[] =
+    "body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1100px;"
+    "padding:0 16px;color:#1d232b;background:#fff}"
+    "h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px;"
+    "border-bottom:1px solid #d8dde3;padding-bottom:4px}"
+    ".meta{color:#59636e;margin:0 0 12px}.warn{color:#9a3b00}"
+    ".cards{display:flex;flex-wrap:wrap;gap:10px;margin:12px 0}"
+    ".card{border:1px solid #d8dde3;border-radius:6px;padding:8px 12px;min-width:100px}"
+    ".card b{display:block;font-size:18px}.card.bad b{color:#b3261e}"
+    "table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:5px 8px;"
+    "border-bottom:1px solid #e6e9ed;vertical-align:top}th{background:#f4f6f8}"
+    "td.num,th.num{text-align:right;white-space:nowrap}"
+    "code,ol.stack{font:12.5px ui-monospace,monospace}ol.stack{margin:4px 0;padding-left:30px}"
+    "summary{cursor:pointer}.fn{font-weight:600}.loc{color:#59636e}"
+    "svg{display:block;max-width:100%;height:auto}"
+    ".area{fill:#4c8ed9;fill-opacity:.35;stroke:#1f5fa8;stroke-width:1.2}"
+    ".axis{stroke:#8a949e;stroke-width:1}.grid{stroke:#e6e9ed}.label{font-size:11px;fill:#59636e}"
+    ".mark{stroke:#7a4fc4;stroke-dasharray:4 3}.mark-label{font-size:11px;fill:#7a4fc4}"
+    ".peak{fill:#b3261e}.peak-label{font-size:12px;fill:#b3261e;font-weight:600}"
+    "button{margin:0 0 8px;font:inherit}";
+
+/* Text and attribute values: markup characters escaped, control
+ * characters dropped (the page declares UTF-8). */
+static void put_text(const char *s, FILE *out)
+{
+    for (; s && *s; s++) {
+        switch (*s) {
+        case '&': fputs("&amp;", out); break;
+        case '<': fputs("&lt;", out); break;
+        case '>': fputs("&gt;", out); break;
+        case '"': fputs("&quot;", out); break;
+        case '\'': fputs("&#39;", out); break;
+        default:
+            if ((unsigned char)*s >= 0x20 && *s != 0x7f)
+                fputc(*s, out);
+        }
+    }
+}
+
+static void put_size(uint64_t bytes, FILE *out)
+{
+    char size[32];
+    fputs(vt_human_size(bytes, size), out);
+}
+
+static void put_device(int64_t device, FILE *out)
+{
+    if (device < 0)
+        fputs("unknown", out);
+    else
+        fprintf(out, "%" PRId64, device);
+}
+
+/* ---- the chart ---- */
+
+struct scale {
+    uint64_t end_ns, top_bytes;
+};
+
+static double x_of(const struct scale *s, uint64_t ns)
+{
+    double w = CHART_W - CHART_LEFT - 10;
+    return CHART_LEFT + (s->end_ns ? (double)ns / (double)s->end_ns * w : 0);
+}
+
+static double y_of(const struct scale *s, uint64_t bytes)
+{
+    double h = CHART_H - CHART_TOP - CHART_BOTTOM;
+    return CHART_TOP + h - (s->top_bytes ? (double)bytes / (double)s->top_bytes * h : 0);
+}
+
+/* The highest live bytes of each bin as a step area. */
+static void chart_area(const struct vt_usage *u, const struct vt_usage_device *d,
+                       const struct scale *s, FILE *out)
+{
+    uint64_t start = 0;
+    fprintf(out, "<path class=\"area\" d=\"M%.1f %.1f", x_of(s, 0), y_of(s, 0));
+    for (size_t i = 0; i <= d->bin_max.n; i++) {
+        struct vt_timeline_sample b = vt_timeline_sample(u, d, i);
+        fprintf(out, "L%.1f %.1fL%.1f %.1f", x_of(s, start), y_of(s, b.max_bytes),
+                x_of(s, b.end_ns), y_of(s, b.max_bytes));
+        start = b.end_ns;
+    }
+    fprintf(out, "L%.1f %.1fZ\"/>\n", x_of(s, start), y_of(s, 0));
+}
+
+static void chart_axes(const struct scale *s, FILE *out)
+{
+    char buf[32];
+    double x0 = x_of(s, 0), x1 = x_of(s, s->end_ns), y0 = y_of(s, 0);
+    for (int k = 1; k <= 4; k++) {
+        uint64_t v = s->top_bytes / 4 * (uint64_t)k;
+        fprintf(out, "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>",
+                x0, x1, y_of(s, v), y_of(s, v));
+        fprintf(out, "<text class=\"label\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
+                CHART_LEFT - 6, y_of(s, v) + 4, vt_human_size(v, buf));
+    }
+    fprintf(out, "<line class=\"axis\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", x0, x1,
+            y0, y0);
+    fprintf(out, "<line class=\"axis\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%.1f\"/>\n", x0, x0,
+            CHART_TOP, y0);
+    fprintf(out, "<text class=\"label\" x=\"%.1f\" y=\"%.1f\">0</text>", x0, y0 + 16);
+    fprintf(out, "<text class=\"label\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
+            x1, y0 + 16, vt_format_time(s->end_ns, buf));
+}
+
+/* Labels that would run into the previous one are left to the tooltip;
+ * near the right edge a label ends at its line instead of starting there. */
+static void chart_marks(const struct vt_usage *u, const struct scale *s, FILE *out)
+{
+    char buf[32];
+    double label_end = 0;
+    for (size_t i = 0; i < u->nmarks; i++) {
+        double x = x_of(s, u->marks[i].time_ns);
+        double width = 6.5 * (double)strlen(u->marks[i].label);
+        bool flip = x + 2 + width > CHART_W;
+        double left = flip ? x - 2 - width : x + 2;
+        fprintf(out, "<g><title>marker %zu: ", i);
+        put_text(u->marks[i].label, out);
+        fprintf(out, " at %s</title><line class=\"mark\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" "
+                "y2=\"%.1f\"/>", vt_format_time(u->marks[i].time_ns, buf), x, x, CHART_TOP - 4,
+                y_of(s, 0));
+        if (left >= label_end) {
+            fprintf(out, "<text class=\"mark-label\" x=\"%.1f\" y=\"%d\">", left, CHART_TOP - 8);
+            put_text(u->marks[i].label, out);
+            fputs("</text>", out);
+            label_end = left + width + 6;
+        }
+        fputs("</g>\n", out);
+    }
+}
+
+static void chart_peak(const struct vt_usage_device *d, const struct scale *s, FILE *out)
+{
+    char size[32], time[32];
+    double x = x_of(s, d->peak_time_ns), y = y_of(s, d->peak_bytes);
+    bool right_half = x > CHART_W / 2;
+    fprintf(out, "<g><title>peak %s at %s</title><circle class=\"peak\" cx=\"%.1f\" cy=\"%.1f\" "
+            "r=\"4.5\"/>", vt_human_size(d->peak_bytes, size),
+            vt_format_time(d->peak_time_ns, time), x, y);
+    fprintf(out, "<text class=\"peak-label\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">peak %s"
+            "</text></g>\n", right_half ? x - 8 : x + 8, y + 4, right_half ? "end" : "start",
+            size);
+}
+
+static void chart(const struct vt_usage *u, const struct vt_usage_device *d, FILE *out)
+{
+    struct scale s = {u->end_ns, d->peak_bytes + d->peak_bytes / 10};
+    char size[32], end_size[32], time[32], tick[32];
+    if (!s.top_bytes)
+        s.top_bytes = 1;
+    fputs("<figure>\n", out);
+    fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %d\" "
+            "width=\"%d\" height=\"%d\" role=\"img\" aria-label=\"live bytes on device ",
+            CHART_W, CHART_H, CHART_W, CHART_H);
+    put_device(d->device, out);
+    fputs(" over time\" class=\"chart\">\n", out);
+    chart_axes(&s, out);
+    chart_area(u, d, &s, out);
+    chart_marks(u, &s, out);
+    chart_peak(d, &s, out);
+    fputs("</svg>\n<figcaption>Device ", out);
+    put_device(d->device, out);
+    fprintf(out, ": peak %s (%" PRIu64 " bytes) at %s, %s live at the end; highest live bytes "
+            "per %s.</figcaption>\n</figure>\n", vt_human_size(d->peak_bytes, size),
+            d->peak_bytes, vt_format_time(d->peak_time_ns, time),
+            vt_human_size(d->live_bytes, end_size), vt_format_time(u->tick_ns, tick));
+}
+
+/* ---- tables ---- */
+
+static void put_frame(const struct vt_frame *f, FILE *out)
+{
+    fputs("<li><span class=\"fn\">", out);
+    put_text(f->function ? f->function : "??", out);
+    fputs("</span> <span class=\"loc\">", out);
+    if (f->file) {
+        put_text(f->file, out);
+        fprintf(out, ":%u", f->line);
+    } else if (f->module) {
+        put_text(f->module, out);
+        fprintf(out, "+0x%" PRIx64, f->offset);
+    } else if (!f->python) {
+        fprintf(out, "0x%" PRIx64, f->address);
+    }
+    fputs(f->inlined ? " (inlined)</span></li>\n" : "</span></li>\n", out);
+}
+
+/* The innermost function as the summary, the whole stack when opened. */
+static void put_stack(const struct vt_site *site, bool open, FILE *out)
+{
+    if (site->nframes == 0) {
+        fputs("<td>(no stack recorded)</td>", out);
+        return;
+    }
+    fprintf(out, "<td><details%s><summary><code class=\"fn\">", open ? " open" : "");
+    put_text(site->frames[0]->function ? site->frames[0]->function : "??", out);
+    fprintf(out, "</code> <span class=\"loc\">(%zu frames)</span></summary>\n<ol class=\"stack\" "
+            "start=\"0\">\n", site->nframes);
+    for (size_t i = 0; i < site->nframes; i++)
+        put_frame(site->frames[i], out);
+    fputs("</ol></details></td>", out);
+}
+
+static void put_bytes_cell(uint64_t bytes, FILE *out)
+{
+    fprintf(out, "<td class=\"num\" title=\"%" PRIu64 " bytes\">", bytes);
+    put_size(bytes, out);
+    fputs("</td>", out);
+}
+
+static void put_where(unsigned api, unsigned kind, int64_t device, FILE *out)
+{
+    fputs("<td>", out);
+    put_text(vt_api_label(api), out);
+    fputs("</td><td>", out);
+    put_text(vt_kind_name(kind), out);
+    fputs("</td><td class=\"num\">", out);
+    put_device(device, out);
+    fputs("</td>", out);
+}
+
+static void leaks_table(const struct vt_report *r, FILE *out)
+{
+    const struct vt_analysis *a = r->analysis;
+    fputs("<h2 id=\"leaks\">Leaks at exit</h2>\n", out);
+    if (a->nleaks == 0) {
+        fputs("<p>All memory was freed.</p>\n", out);
+        return;
+    }
+    fputs("<table><thead><tr><th class=\"num\">Bytes</th><th class=\"num\">Allocations</th>"
+          "<th>API</th><th>Kind</th><th class=\"num\">Device</th><th>Call site</th></tr></thead>"
+          "<tbody>\n", out);
+    for (size_t i = 0; i < r->leaks_shown; i++) {
+        const struct vt_leak *l = &a->leaks[i];
+        fputs("<tr>", out);
+        put_bytes_cell(l->bytes, out);
+        fprintf(out, "<td class=\"num\">%" PRIu64 "</td>", l->allocations);
+        put_where(r->leak_sites[i].api, l->kind, l->device, out);
+        put_stack(&r->leak_sites[i], i == 0, out);
+        fputs("</tr>\n", out);
+    }
+    fputs("</tbody></table>\n", out);
+    if (a->nleaks > r->leaks_shown)
+        fprintf(out, "<p>%zu more leaking call sites not shown.</p>\n",
+                a->nleaks - r->leaks_shown);
+}
+
+static void growing_table(const struct vt_report *r, FILE *out)
+{
+    const struct vt_usage *u = &r->analysis->usage;
+    bool any = false;
+    char time[32];
+    fputs("<h2 id=\"growing\">Growing call sites</h2>\n", out);
+    for (size_t i = 0; i < r->sites_shown; i++) {
+        size_t index = r->site_order[i];
+        const struct vt_usage_site *s = &u->sites[index];
+        if (!s->growing)
+            break;
+        if (!any)
+            fprintf(out, "<table><thead><tr><th class=\"num\">Growth per %s</th><th>Since</th>"
+                    "<th class=\"num\">Live at exit</th><th>API</th><th>Kind</th>"
+                    "<th class=\"num\">Device</th><th>Call site</th></tr></thead><tbody>\n",
+                    u->by_marks ? "marker interval" : "tick");
+        any = true;
+        fputs("<tr>", out);
+        put_bytes_cell((uint64_t)s->bytes_per_interval, out);
+        fputs("<td>", out);
+        if (u->by_marks) {
+            fprintf(out, "marker %zu &ldquo;", s->growth_start);
+            put_text(u->marks[s->growth_start].label, out);
+            fputs("&rdquo; (", out);
+        }
+        fprintf(out, "%s%s</td>", vt_format_time(s->growth_start_ns, time),
+                u->by_marks ? ")" : "");
+        put_bytes_cell(s->live_bytes, out);
+        put_where(r->usage_sites[index].api, s->kind, s->device, out);
+        put_stack(&r->usage_sites[index], false, out);
+        fputs("</tr>\n", out);
+    }
+    if (any)
+        fputs("</tbody></table>\n", out);
+    else
+        fprintf(out, "<p>No call site grows (judged on %zu %s).</p>\n", vt_usage_boundaries(u),
+                u->by_marks ? "markers" : "time ticks");
+}
+
+static void peak_tables(const struct vt_report *r, FILE *out)
+{
+    const struct vt_usage *u = &r->analysis->usage;
+    size_t holders[VT_PEAK_HOLDERS];
+    char time[32];
+    fputs("<h2 id=\"peak\">Peak breakdown</h2>\n", out);
+    if (u->ndevices == 0)
+        fputs("<p>No device memory was allocated.</p>\n", out);
+    for (size_t d = 0; d < u->ndevices; d++) {
+        const struct vt_usage_device *dev = &u->devices[d];
+        size_t n = vt_usage_holders(u, dev->device, true, holders, VT_PEAK_HOLDERS);
+        fputs("<h3>Device ", out);
+        put_device(dev->device, out);
+        fputs(": ", out);
+        put_size(dev->peak_bytes, out);
+        fprintf(out, " at %s</h3>\n<table><thead><tr><th class=\"num\">Held</th><th>API</th>"
+                "<th>Kind</th><th class=\"num\">Device</th><th>Call site</th></tr></thead>"
+                "<tbody>\n", vt_format_time(dev->peak_time_ns, time));
+        for (size_t i = 0; i < n; i++) {
+            const struct vt_usage_site *s = &u->sites[holders[i]];
+            fputs("<tr>", out);
+            put_bytes_cell(s->bytes_at_device_peak, out);
+            put_where(r->usage_sites[holders[i]].api, s->kind, s->device, out);
+            put_stack(&r->usage_sites[holders[i]], false, out);
+            fputs("</tr>\n", out);
+        }
+        fputs("</tbody></table>\n", out);
+    }
+}
+
+static void failures_table(const struct vt_report *r, FILE *out)
+{
+    const struct vt_analysis *a = r->analysis;
+    if (a->nfailures == 0)
+        return;
+    fputs("<h2 id=\"failed\">Failed allocations</h2>\n<table><thead><tr><th class=\"num\">"
+          "Requested</th><th class=\"num\">Times</th><th class=\"num\">Error</th><th>API</th>"
+          "<th>Kind</th><th class=\"num\">Device</th><th>Call site</th></tr></thead><tbody>\n",
+          out);
+    for (size_t i = 0; i < r->failures_shown; i++) {
+        const struct vt_failure *f = &a->failures[i];
+        fputs("<tr>", out);
+        put_bytes_cell(f->size, out);
+        fprintf(out, "<td class=\"num\">%" PRIu64 "</td><td class=\"num\">%" PRIu64 "%s</td>",
+                f->count, f->error, f->oom ? " (out of memory)" : "");
+        put_where(r->failure_sites[i].api, f->kind, f->device, out);
+        put_stack(&r->failure_sites[i], false, out);
+        fputs("</tr>\n", out);
+    }
+    fputs("</tbody></table>\n", out);
+}
+
+/* ---- the page ---- */
+
+static void card(const char *label, uint64_t bytes, bool bad, FILE *out)
+{
+    fprintf(out, "<div class=\"card%s\"><b>", bad ? " bad" : "");
+    put_size(bytes, out);
+    fprintf(out, "</b>%s</div>\n", label);
+}
+
+static void count_card(const char *label, uint64_t n, bool bad, FILE *out)
+{
+    fprintf(out, "<div class=\"card%s\"><b>%" PRIu64 "</b>%s</div>\n", bad ? " bad" : "", n,
+            label);
+}
+
+static void header(const struct vt_report *r, FILE *out)
+{
+    const struct vt_process *p = &r->dump->process;
+    const struct vt_summary *s = &r->analysis->summary;
+    char time[32];
+    fputs("<h1>vramtrace report</h1>\n<p class=\"meta\"><code>", out);
+    for (size_t i = 0; i < p->argc; i++) {
+        put_text(p->argv[i], out);
+        fputc(i + 1 < p->argc ? ' ' : '\n', out);
+    }
+    fputs("</code><br>", out);
+    if (p->present)
+        fprintf(out, "pid %" PRIu64 " on ", p->pid);
+    put_text(p->hostname ? p->hostname : "an unknown host", out);
+    fprintf(out, ", %s traced; dump <code>", vt_format_time(r->dump->last_time_ns, time));
+    put_text(r->path, out);
+    fputs("</code></p>\n", out);
+    if (!r->dump->complete) {
+        fputs("<p class=\"warn\">Partial dump: ", out);
+        put_text(r->dump->end, out);
+        fputs("; the report covers what was read.</p>\n", out);
+    }
+    fputs("<div class=\"cards\">\n", out);
+    card("device memory leaked", s->leaked_bytes, s->leaked_bytes > 0, out);
+    card("peak", s->peak_bytes, false, out);
+    count_card("allocations", s->allocations, false, out);
+    count_card("frees", s->frees, false, out);
+    count_card("failed allocations", s->failed_allocations, s->failed_allocations > 0, out);
+    count_card("invalid frees", s->invalid_frees, s->invalid_frees > 0, out);
+    if (s->host_leaked_allocations)
+        card("pinned host memory leaked", s->host_leaked_bytes, false, out);
+    fputs("</div>\n", out);
+}
+
+/* Optional: opens or closes every stack at once. */
+static const char script[] =
+    "<script>(function(){var b=document.getElementById('toggle');b.hidden=false;"
+    "b.onclick=function(){var d=document.querySelectorAll('details'),o=!d[0]||!d[0].open;"
+    "for(var i=0;i<d.length;i++)d[i].open=o;};})();</script>\n";
+
+void vt_render_html(const struct vt_report *r, FILE *out)
+{
+    const struct vt_usage *u = &r->analysis->usage;
+    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+          "<title>vramtrace: ", out);
+    put_text(r->dump->process.argc ? r->dump->process.argv[0] : r->path, out);
+    fprintf(out, "</title>\n<meta name=\"generator\" content=\"vramtrace %s\">\n<style>%s</style>"
+            "\n</head>\n<body>\n", vt_version, style);
+    header(r, out);
+    fputs("<h2 id=\"usage\">Usage over time</h2>\n", out);
+    if (u->ndevices == 0)
+        fputs("<p>No device memory was allocated.</p>\n", out);
+    for (size_t i = 0; i < u->ndevices; i++)
+        chart(u, &u->devices[i], out);
+    fputs("<button id=\"toggle\" hidden>Open or close all stacks</button>\n", out);
+    growing_table(r, out);
+    leaks_table(r, out);
+    peak_tables(r, out);
+    failures_table(r, out);
+    fputs(script, out);
+    fputs("</body>\n</html>\n", out);
+}
+
+int vt_write_html(const struct vt_report *r, const char *path)
+{
+    FILE *out = fopen(path, "w");
+    if (!out) {
+        fprintf(stderr, "vramtrace: %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    vt_render_html(r, out);
+    if (fclose(out) != 0) {
+        fprintf(stderr, "vramtrace: %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
