@@ -221,11 +221,11 @@ static void judge_growth(const struct vt_usage *u, struct vt_usage_site *s)
 {
     const struct vt_usage_samples *all = vt_usage_site_samples(u, s);
     size_t first = u->skip, n = all->n > first ? all->n - first : 0;
-    const uint64_t *v = all->bytes + first;
     size_t rises = 0, late_rises = 0, low = 0;
     uint64_t highest = 0;
     if (n < 2)
         return;
+    const uint64_t *v = all->bytes + first;
     for (size_t i = 0; i + 1 < n; i++) {
         bool rose = v[i + 1] > v[i];
         rises += rose;
