@@ -73,8 +73,9 @@ static int find_self(struct dl_phdr_info *info, size_t size, void *data)
     }
     if (here < lo || here >= hi)
         return 0;
-    self.start = lo;
-    self.end = hi;
+    /* Threads may race to fill these in: they all store the same values. */
+    __atomic_store_n(&self.start, lo, __ATOMIC_RELAXED);
+    __atomic_store_n(&self.end, hi, __ATOMIC_RELAXED);
     return 1;
 }
 
@@ -84,7 +85,8 @@ static int in_tracer(uintptr_t ip)
         dl_iterate_phdr(find_self, (void *)(uintptr_t)&vt_stack_capture);
         __atomic_store_n(&self.ready, 1, __ATOMIC_RELEASE);
     }
-    return ip >= self.start && ip < self.end;
+    return ip >= __atomic_load_n(&self.start, __ATOMIC_RELAXED) &&
+           ip < __atomic_load_n(&self.end, __ATOMIC_RELAXED);
 }
 
 void vt_stack_capture(struct vt_stack *stack)
