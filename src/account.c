@@ -7,9 +7,7 @@
 
 #include <errno.h>
 
-static cuCtxGetCurrent_fn get_current_context;
-static cuCtxGetDevice_fn get_context_device;
-static cuMemGetInfo_v2_fn get_memory_info;
+static void *current_context_slot, *context_device_slot, *memory_info_slot;
 
 /* The API the program called: the runtime's, when a runtime wrapper tagged
  * this thread, else the driver's own. */
@@ -24,10 +22,10 @@ static void fill_context(struct vt_alloc_info *info)
 {
     CUcontext ctx = NULL;
     CUdevice device = -1;
-    if (!get_current_context)
-        get_current_context = (cuCtxGetCurrent_fn)vt_driver_function("cuCtxGetCurrent");
-    if (!get_context_device)
-        get_context_device = (cuCtxGetDevice_fn)vt_driver_function("cuCtxGetDevice");
+    cuCtxGetCurrent_fn get_current_context = (cuCtxGetCurrent_fn)vt_driver_function_cached(
+        &current_context_slot, "cuCtxGetCurrent");
+    cuCtxGetDevice_fn get_context_device =
+        (cuCtxGetDevice_fn)vt_driver_function_cached(&context_device_slot, "cuCtxGetDevice");
     if (get_current_context && get_current_context(&ctx) == CUDA_SUCCESS)
         info->ctx = ctx;
     if (info->device == VT_DEVICE_OF_CONTEXT)
@@ -42,8 +40,10 @@ static int device_memory_info(int device, struct vt_meminfo *mem)
 {
     size_t free_bytes, total_bytes;
     CUdevice current = -1;
-    if (!get_memory_info)
-        get_memory_info = (cuMemGetInfo_v2_fn)vt_driver_function("cuMemGetInfo_v2");
+    cuMemGetInfo_v2_fn get_memory_info =
+        (cuMemGetInfo_v2_fn)vt_driver_function_cached(&memory_info_slot, "cuMemGetInfo_v2");
+    cuCtxGetDevice_fn get_context_device =
+        (cuCtxGetDevice_fn)vt_driver_function_cached(&context_device_slot, "cuCtxGetDevice");
     if (!get_memory_info || !get_context_device || get_context_device(&current) != CUDA_SUCCESS ||
         current != device || get_memory_info(&free_bytes, &total_bytes) != CUDA_SUCCESS)
         return -1;

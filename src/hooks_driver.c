@@ -377,7 +377,7 @@ VT_EXPORT CUresult cuDevicePrimaryCtxReset_v2(CUdevice device)
 /* Releasing the last reference destroys the primary context. */
 VT_EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice device)
 {
-    static cuDevicePrimaryCtxGetState_fn get_state;
+    static void *get_state_slot;
     cuDevicePrimaryCtxRelease_v2_fn real =
         REAL(cuDevicePrimaryCtxRelease_v2_fn, cuDevicePrimaryCtxRelease_v2);
     unsigned flags = 0;
@@ -387,8 +387,8 @@ VT_EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice device)
     if (!vt_enter())
         return real(device);
     CUresult r = real(device);
-    if (!get_state)
-        get_state = (cuDevicePrimaryCtxGetState_fn)vt_driver_function("cuDevicePrimaryCtxGetState");
+    cuDevicePrimaryCtxGetState_fn get_state = (cuDevicePrimaryCtxGetState_fn)
+        vt_driver_function_cached(&get_state_slot, "cuDevicePrimaryCtxGetState");
     if (r == CUDA_SUCCESS && get_state && get_state(device, &flags, &active) == CUDA_SUCCESS &&
         !active)
         account_teardown(vt_track_primary_context(device), device,

@@ -18,16 +18,22 @@ static void *libc_function(const char *name)
 
 vt_dlsym_fn vt_real_dlsym(void)
 {
-    if (!real_dlsym)
-        real_dlsym = (vt_dlsym_fn)libc_function("dlsym");
-    return real_dlsym;
+    vt_dlsym_fn f = __atomic_load_n(&real_dlsym, __ATOMIC_ACQUIRE);
+    if (!f) {
+        f = (vt_dlsym_fn)libc_function("dlsym");
+        __atomic_store_n(&real_dlsym, f, __ATOMIC_RELEASE);
+    }
+    return f;
 }
 
 vt_dlvsym_fn vt_real_dlvsym(void)
 {
-    if (!real_dlvsym)
-        real_dlvsym = (vt_dlvsym_fn)libc_function("dlvsym");
-    return real_dlvsym;
+    vt_dlvsym_fn f = __atomic_load_n(&real_dlvsym, __ATOMIC_ACQUIRE);
+    if (!f) {
+        f = (vt_dlvsym_fn)libc_function("dlvsym");
+        __atomic_store_n(&real_dlvsym, f, __ATOMIC_RELEASE);
+    }
+    return f;
 }
 
 int vt_is_own_address(const void *p)
@@ -153,4 +159,15 @@ void *vt_real_for_caller(const char *name, const void *caller, struct vt_caller_
     if (real && info.dli_fbase)
         remember(cache, info.dli_fbase, object->l_addr, real);
     return real;
+}
+
+void *vt_driver_function_cached(void **slot, const char *name)
+{
+    void *p = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+    if (!p) {
+        p = vt_driver_function(name);
+        if (p)
+            __atomic_store_n(slot, p, __ATOMIC_RELEASE);
+    }
+    return p;
 }
