@@ -104,7 +104,7 @@ static int grow(size_t need)
     return 0;
 }
 
-int vt_writer_open(void)
+int vt_writer_open(uint32_t flags)
 {
     uint8_t header[VT_HEADER_LEN] = {0};
     out.fd = create_file();
@@ -122,6 +122,7 @@ int vt_writer_open(void)
     memcpy(header, VT_MAGIC, VT_MAGIC_LEN);
     header[8] = VT_VERSION & 0xff;
     header[9] = (VT_VERSION >> 8) & 0xff;
+    header[12] = flags & 0xff;
     memcpy(out.map, header, sizeof header);
     out.used = sizeof header;
     return 0;
