@@ -250,8 +250,10 @@ static int tick(uint64_t now)
         agg.samples_at_interval = 0;
         agg.interval_ns *= 2;
     }
-    agg.next_sample_ns = now + agg.interval_ns;
-    return write_sample();
+    int result = write_sample();
+    /* from the sample's own time: samples in the dump lie an interval apart */
+    agg.next_sample_ns = vt_rec_last_time() + agg.interval_ns;
+    return result;
 }
 
 static int out_of_memory(void)

@@ -32,6 +32,11 @@ uint64_t vt_now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+uint64_t vt_rec_last_time(void)
+{
+    return delta.last_time;
+}
+
 static void put_varint(struct buf *b, uint64_t v)
 {
     if (b->len + VT_VARINT_MAX > b->cap) {

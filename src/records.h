@@ -25,6 +25,8 @@ struct vt_alloc_event {
 };
 
 uint64_t vt_now_ns(void);
+/* The time of the last timed record written (vt_now_ns's clock). */
+uint64_t vt_rec_last_time(void);
 
 /* Writes PROCESS and restarts the time and address deltas. */
 int vt_rec_process(void);
