@@ -13,25 +13,27 @@ lib="$PWD/$build/libvramtrace.so"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-# median_ns traced|plain CMD...: the median ns_per_pair of 5 runs.
+# median_ns traced|aggregate|plain CMD...: the median ns_per_pair of 5 runs.
 median_ns() {
     local mode=$1
     shift
     for i in 1 2 3 4 5; do
-        if [ "$mode" = traced ]; then
-            LD_PRELOAD="$lib" VRAMTRACE_OUTPUT="$out/bench.%p.vtr" "$@"
+        if [ "$mode" != plain ]; then
+            VRAMTRACE_MODE=$([ "$mode" = aggregate ] && echo aggregate || echo events) \
+                LD_PRELOAD="$lib" VRAMTRACE_OUTPUT="$out/bench.%p.vtr" "$@"
         else
             "$@"
         fi | awk '/ns_per_pair/ {print $2}'
     done | sort -n | sed -n 3p
 }
 
+# report LABEL CMD...; traced_mode=aggregate report ... for aggregate mode.
 report() {
     local label=$1
     shift
     local plain traced
     plain=$(median_ns plain "$@")
-    traced=$(median_ns traced "$@")
+    traced=$(median_ns "${traced_mode:-traced}" "$@")
     awk -v l="$label" -v p="$plain" -v t="$traced" \
         'BEGIN { printf "%-34s untraced %8.1f ns  traced %8.1f ns  added %8.1f ns  ratio %.2fx\n", l, p, t, t - p, t / p }'
 }
@@ -41,6 +43,7 @@ for depth in 8 24 64; do
     report "C, depth $depth, 1 thread" "$build/tests/bench/bench_alloc" 200000 "$depth" 1
 done
 report "C, depth 24, 8 threads" "$build/tests/bench/bench_alloc" 50000 24 8
+traced_mode=aggregate report "C, depth 24, 1 thread, aggregate" "$build/tests/bench/bench_alloc" 200000 24 1
 for depth in 10 50; do
     report "Python, $depth Python frames" python3 tests/bench/bench_python.py 50000 "$depth"
 done
@@ -57,6 +60,14 @@ done
 read -r seconds kb <"$out/time"
 awk -v s="$seconds" -v k="$kb" -v e="$events" \
     'BEGIN { printf "report of %d events: %.2f s (%.1f M events/s), peak memory %.1f MiB\n", e, s, e / s / 1e6, k / 1024 }'
+# Aggregate mode: the dump stays about the same size however many events.
+for pairs in 500000 5000000; do
+    rm -f "$out"/*.vtr
+    VRAMTRACE_MODE=aggregate LD_PRELOAD="$lib" VRAMTRACE_OUTPUT="$out/size.vtr" \
+        "$build/tests/bench/bench_alloc" "$pairs" 24 1 >/dev/null
+    awk -v e="$((2 * pairs + 2))" -v b="$(stat -c %s "$out/size.vtr")" \
+        'BEGIN { printf "aggregate-mode dump of %d events: %d bytes\n", e, b }'
+done
 
 # The tracer's memory in the traced process.
 rss() { "$@" | awk '/rss_kb/ {print $2}'; }
