@@ -18,19 +18,42 @@ unsigned vt_called_api(unsigned driver_api)
     return api ? api : driver_api;
 }
 
+static unsigned context_epoch;
+
+CUresult vt_account_contexts_changed(CUresult result)
+{
+    __atomic_add_fetch(&context_epoch, 1, __ATOMIC_RELEASE);
+    return result;
+}
+
+/* A context's device never changes while it lives: asked of the driver only
+ * when this thread allocates in another context than last time. */
+static int device_of(CUcontext ctx)
+{
+    __typeof__(vt_thread_state.last_context) *last = &vt_thread_state.last_context;
+    unsigned epoch = __atomic_load_n(&context_epoch, __ATOMIC_ACQUIRE);
+    CUdevice device = -1;
+    if (ctx && last->ctx == ctx && last->epoch == epoch)
+        return last->device;
+    cuCtxGetDevice_fn get_context_device =
+        (cuCtxGetDevice_fn)vt_driver_function_cached(&context_device_slot, "cuCtxGetDevice");
+    if (!get_context_device || get_context_device(&device) != CUDA_SUCCESS)
+        return -1;
+    last->ctx = ctx;
+    last->device = device;
+    last->epoch = epoch;
+    return device;
+}
+
 static void fill_context(struct vt_alloc_info *info)
 {
     CUcontext ctx = NULL;
-    CUdevice device = -1;
     cuCtxGetCurrent_fn get_current_context = (cuCtxGetCurrent_fn)vt_driver_function_cached(
         &current_context_slot, "cuCtxGetCurrent");
-    cuCtxGetDevice_fn get_context_device =
-        (cuCtxGetDevice_fn)vt_driver_function_cached(&context_device_slot, "cuCtxGetDevice");
     if (get_current_context && get_current_context(&ctx) == CUDA_SUCCESS)
         info->ctx = ctx;
     if (info->device == VT_DEVICE_OF_CONTEXT)
-        info->device = get_context_device && get_context_device(&device) == CUDA_SUCCESS
-                           ? device : -1;
+        info->device = device_of(info->ctx);
 }
 
 /* The driver's free/total memory of the current context's device, when that

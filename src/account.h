@@ -13,6 +13,10 @@
  * this thread, else DRIVER_API. Marks the tagged call as counted. */
 unsigned vt_called_api(unsigned driver_api);
 
+/* A context was destroyed or reset: its address may come back as a context
+ * of another device, so cached context devices are stale. Returns RESULT. */
+CUresult vt_account_contexts_changed(CUresult result);
+
 /* After a real allocation call returned RESULT: records it (or the failure),
  * then releases the guard taken by vt_enter(). errno is preserved. */
 void vt_account_alloc(CUresult result, struct vt_alloc_info info);

@@ -338,8 +338,8 @@ VT_EXPORT CUresult cuCtxDestroy_v2(CUcontext ctx)
     if (!real)
         return CUDA_ERROR_NOT_INITIALIZED;
     if (!vt_enter())
-        return real(ctx);
-    CUresult r = real(ctx);
+        return vt_account_contexts_changed(real(ctx));
+    CUresult r = vt_account_contexts_changed(real(ctx));
     if (r == CUDA_SUCCESS && ctx)
         account_teardown(ctx, -1, VT_API_cuCtxDestroy);
     else
@@ -365,8 +365,8 @@ VT_EXPORT CUresult cuDevicePrimaryCtxReset_v2(CUdevice device)
     if (!real)
         return CUDA_ERROR_NOT_INITIALIZED;
     if (!vt_enter())
-        return real(device);
-    CUresult r = real(device);
+        return vt_account_contexts_changed(real(device));
+    CUresult r = vt_account_contexts_changed(real(device));
     if (r == CUDA_SUCCESS)
         account_teardown(vt_track_primary_context(device), device, VT_API_cuDevicePrimaryCtxReset);
     else
@@ -385,8 +385,8 @@ VT_EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice device)
     if (!real)
         return CUDA_ERROR_NOT_INITIALIZED;
     if (!vt_enter())
-        return real(device);
-    CUresult r = real(device);
+        return vt_account_contexts_changed(real(device));
+    CUresult r = vt_account_contexts_changed(real(device));
     cuDevicePrimaryCtxGetState_fn get_state = (cuDevicePrimaryCtxGetState_fn)
         vt_driver_function_cached(&get_state_slot, "cuDevicePrimaryCtxGetState");
     if (r == CUDA_SUCCESS && get_state && get_state(device, &flags, &active) == CUDA_SUCCESS &&

@@ -6,6 +6,7 @@
 #include <link.h>
 #include <pthread.h>
 #include <stddef.h>
+#include <time.h>
 
 typedef void PyObject;
 
@@ -77,6 +78,23 @@ static int look_up_api(void)
     return py.gil_check != NULL;
 }
 
+/* Without Python in the process, looking again costs a lock and a walk of
+ * the loaded modules: done at most once per tick of the coarse clock (a few
+ * ms; an interpreter loaded later needs longer than that to initialize
+ * before any Python code can allocate). */
+static int time_to_look_again(void)
+{
+    static long last_tick = -1;
+    struct timespec now;
+    if (clock_gettime(CLOCK_MONOTONIC_COARSE, &now) != 0)
+        return 1;
+    long tick = now.tv_sec * 1000000000L + now.tv_nsec;
+    if (__atomic_load_n(&last_tick, __ATOMIC_RELAXED) == tick)
+        return 0;
+    __atomic_store_n(&last_tick, tick, __ATOMIC_RELAXED);
+    return 1;
+}
+
 /* Threads race here on their first allocations: one looks the API up, the
  * others go on without Python frames rather than wait (never block in a
  * hook: a forked child may inherit the lock held). */
@@ -86,7 +104,7 @@ static int api_present(void)
     int ready;
     if (__atomic_load_n((void **)&py.gil_check, __ATOMIC_ACQUIRE))
         return 1;
-    if (pthread_mutex_trylock(&lookup_lock) != 0)
+    if (!time_to_look_again() || pthread_mutex_trylock(&lookup_lock) != 0)
         return 0;
     ready = look_up_api();
     pthread_mutex_unlock(&lookup_lock);

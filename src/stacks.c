@@ -11,18 +11,32 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* uthash's default hash goes byte by byte; stack keys are arrays of words. */
+/* uthash's default hash goes byte by byte; stack keys are arrays of words,
+ * hashed here in four independent lanes so that the multiplies overlap. */
+static inline uint64_t mix(uint64_t h, uint64_t w)
+{
+    h = (h ^ w) * 0xBF58476D1CE4E5B9u;
+    return h ^ (h >> 31);
+}
+
 static inline unsigned stack_hash(const void *key, size_t len)
 {
     const unsigned char *p = key;
-    uint64_t h = 0x9E3779B97F4A7C15u ^ len, w;
+    uint64_t lane[4] = {0x9E3779B97F4A7C15u ^ len, 0x94D049BB133111EBu, 0xD6E8FEB86659FD93u,
+                        0xA0761D6478BD642Fu},
+             w;
+    for (; len >= 32; p += 32, len -= 32)
+        for (int i = 0; i < 4; i++) {
+            memcpy(&w, p + 8 * i, 8);
+            lane[i] = mix(lane[i], w);
+        }
     for (; len >= 8; p += 8, len -= 8) {
         memcpy(&w, p, 8);
-        h = (h ^ w) * 0xBF58476D1CE4E5B9u;
-        h ^= h >> 31;
+        lane[0] = mix(lane[0], w);
     }
     for (; len; p++, len--)
-        h = (h ^ *p) * 0x94D049BB133111EBu;
+        lane[1] = mix(lane[1], *p);
+    uint64_t h = mix(mix(mix(lane[0], lane[1]), lane[2]), lane[3]);
     return (unsigned)(h ^ (h >> 32));
 }
 #define HASH_FUNCTION(keyptr, keylen, hashv) ((hashv) = stack_hash((keyptr), (keylen)))
@@ -79,26 +93,29 @@ static int find_self(struct dl_phdr_info *info, size_t size, void *data)
     return 1;
 }
 
-static int in_tracer(uintptr_t ip)
+/* This library's address range, looked up once. */
+static void tracer_range(uintptr_t *start, uintptr_t *end)
 {
     if (!__atomic_load_n(&self.ready, __ATOMIC_ACQUIRE)) {
         dl_iterate_phdr(find_self, (void *)(uintptr_t)&vt_stack_capture);
         __atomic_store_n(&self.ready, 1, __ATOMIC_RELEASE);
     }
-    return ip >= __atomic_load_n(&self.start, __ATOMIC_RELAXED) &&
-           ip < __atomic_load_n(&self.end, __ATOMIC_RELAXED);
+    *start = __atomic_load_n(&self.start, __ATOMIC_RELAXED);
+    *end = __atomic_load_n(&self.end, __ATOMIC_RELAXED);
 }
 
 void vt_stack_capture(struct vt_stack *stack)
 {
-    void *raw[VT_STACK_MAX];
-    int n = unw_backtrace(raw, VT_STACK_MAX), first = 0;
+    uintptr_t *frames = stack->frames, start, end;
+    int n = unw_backtrace((void **)frames, VT_STACK_MAX), first = 0;
+    tracer_range(&start, &end);
+    /* The outermost tracer frame: a runtime wrapper of ours may sit below
+     * the runtime that called our driver wrapper. */
     for (int i = 0; i < n; i++)
-        if (in_tracer((uintptr_t)raw[i]))
+        if (frames[i] >= start && frames[i] < end)
             first = i + 1;
     stack->count = n > first ? n - first : 0;
-    for (int i = 0; i < stack->count; i++)
-        stack->frames[i] = (uintptr_t)raw[first + i];
+    memmove(frames, frames + first, (size_t)stack->count * sizeof *frames);
     vt_pystack_capture(&stack->python);
 }
 

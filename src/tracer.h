@@ -12,6 +12,11 @@ struct vt_thread {
     unsigned api;     /* API tag set by an outer runtime wrapper (enum vt_api), 0 if none */
     int counted;      /* the driver hook accounted the tagged runtime call */
     pid_t tid;        /* cached gettid(), 0 until first use */
+    struct {          /* the device of the context this thread allocated in last */
+        void *ctx;
+        int device;
+        unsigned epoch;
+    } last_context;
 };
 
 extern __thread struct vt_thread vt_thread_state __attribute__((tls_model("initial-exec")));

@@ -1,11 +1,58 @@
 #include "track.h"
 
 #include "aggregate.h"
+#include "entry_pool.h"
 #include "format.h"
 #include "records.h"
 #include "tracer.h"
 
 #include <stdlib.h>
+#include <string.h>
+
+/* Every key is one 64-bit word (an address or a handle): one multiply
+ * spreads it, where uthash's default hash goes byte by byte. */
+static inline unsigned word_hash(const void *key)
+{
+    uint64_t w;
+    memcpy(&w, key, sizeof w);
+    w *= 0x9E3779B97F4A7C15u;
+    return (unsigned)(w >> 32);
+}
+#define HASH_FUNCTION(keyptr, keylen, hashv) ((hashv) = word_hash(keyptr))
+
+/* uthash frees a table's buckets when its last entry leaves and allocates
+ * them again with the next one: a program that holds one allocation at a
+ * time would pay a calloc and two frees per pair. The last few blocks
+ * released are kept for reuse instead (the lock is held). */
+#define SPARE_BLOCKS 4
+static struct {
+    void *block;
+    size_t size;
+} spare[SPARE_BLOCKS];
+
+static void *table_block_get(size_t size)
+{
+    for (int i = 0; i < SPARE_BLOCKS; i++)
+        if (spare[i].block && spare[i].size == size) {
+            void *block = spare[i].block;
+            spare[i].block = NULL;
+            return block;
+        }
+    return malloc(size);
+}
+
+static void table_block_put(void *block, size_t size)
+{
+    for (int i = 0; i < SPARE_BLOCKS; i++)
+        if (!spare[i].block) {
+            spare[i].block = block;
+            spare[i].size = size;
+            return;
+        }
+    free(block);
+}
+#define uthash_malloc(size) table_block_get(size)
+#define uthash_free(block, size) table_block_put((block), (size))
 #include <uthash.h>
 
 #define MAX_DEVICES 64
@@ -33,7 +80,8 @@ static struct {
     uint64_t live_count;
     uint64_t seq;
     void *primary[MAX_DEVICES];
-} table;
+    struct vt_entry_pool lives, maps;
+} table = {.lives = VT_ENTRY_POOL(struct live), .maps = VT_ENTRY_POOL(struct mapping)};
 
 static int counts_as_vram(unsigned kind)
 {
@@ -68,7 +116,7 @@ static void discard(struct live *e)
     if (counts_as_vram(e->info.kind))
         __atomic_fetch_sub(&table.live_bytes, e->info.size, __ATOMIC_RELAXED);
     vt_agg_discard(&e->info, e->stack);
-    free(e);
+    vt_entry_put(&table.lives, e);
 }
 
 static void write_or_stop(int result)
@@ -104,20 +152,22 @@ static void write_free(const struct vt_alloc_info *info, uint32_t stack, uint64_
 
 void vt_track_alloc(const struct vt_alloc_info *info, const struct vt_stack *stack)
 {
-    struct live *e = calloc(1, sizeof *e), *stale;
-    if (!e)
-        return;
-    e->info = *info;
+    struct live *e, *stale;
     vt_lock();
     if (vt_output_ready() < 0) {
         vt_unlock();
-        free(e);
         return;
     }
     /* An address we still hold was handed out again: its free went unseen. */
     stale = find(info->space, info->key);
     if (stale)
         discard(stale);
+    e = vt_entry_get(&table.lives);
+    if (!e) {
+        vt_unlock();
+        return;
+    }
+    e->info = *info;
     e->stack = vt_stack_intern(stack);
     e->seq = __atomic_add_fetch(&table.seq, 1, __ATOMIC_RELAXED);
     insert(e);
@@ -166,7 +216,7 @@ void vt_track_free_end(uint64_t key, enum vt_space space, unsigned api, uint64_t
         return;
     }
     if (pending->traced) { /* the driver refused: it is still allocated */
-        e = calloc(1, sizeof *e);
+        e = vt_entry_get(&table.lives);
         if (e) {
             e->info = pending->info;
             e->stack = pending->stack;
@@ -189,30 +239,30 @@ static void release_if_unused(struct live *e, unsigned api)
     discard(e);
 }
 
+static void forget_mapping(struct mapping *m)
+{
+    HASH_DEL(table.mappings, m);
+    vt_entry_put(&table.maps, m);
+}
+
 void vt_track_vmm_map(uint64_t va, uint64_t size, uint64_t handle)
 {
-    struct mapping *m = calloc(1, sizeof *m);
+    struct mapping *m;
     struct live *e;
-    if (!m)
-        return;
-    m->va = va;
-    m->size = size;
-    m->handle = handle;
     vt_lock();
     e = find(VT_SPACE_HANDLE, handle);
     if (e && vt_output_ready() == 0) {
-        struct mapping *old;
-        HASH_FIND(hh, table.mappings, &va, sizeof va, old);
-        if (old) { /* an unmap we did not see */
-            HASH_DEL(table.mappings, old);
-            free(old);
+        HASH_FIND(hh, table.mappings, &va, sizeof va, m);
+        if (m) /* an unmap we did not see */
+            forget_mapping(m);
+        m = vt_entry_get(&table.maps);
+        if (m) {
+            *m = (struct mapping){.va = va, .size = size, .handle = handle};
+            HASH_ADD(hh, table.mappings, va, sizeof m->va, m);
+            e->mappings++;
         }
-        HASH_ADD(hh, table.mappings, va, sizeof m->va, m);
-        e->mappings++;
-        m = NULL;
     }
     vt_unlock();
-    free(m);
 }
 
 void vt_track_vmm_unmap(uint64_t va, uint64_t size)
@@ -224,8 +274,7 @@ void vt_track_vmm_unmap(uint64_t va, uint64_t size)
             if (m->va < va || m->va >= va + size)
                 continue;
             struct live *e = find(VT_SPACE_HANDLE, m->handle);
-            HASH_DEL(table.mappings, m);
-            free(m);
+            forget_mapping(m);
             if (e && e->mappings > 0) {
                 e->mappings--;
                 release_if_unused(e, VT_API_cuMemUnmap);
@@ -361,10 +410,8 @@ void vt_track_reset(void)
     for (int s = 0; s < 2; s++)
         HASH_ITER(hh, table.by_space[s], e, tmp)
             discard(e);
-    HASH_ITER(hh, table.mappings, m, mtmp) {
-        HASH_DEL(table.mappings, m);
-        free(m);
-    }
+    HASH_ITER(hh, table.mappings, m, mtmp)
+        forget_mapping(m);
     table.seq = 0;
     for (int d = 0; d < MAX_DEVICES; d++)
         table.primary[d] = NULL;

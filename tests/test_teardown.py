@@ -61,5 +61,19 @@ def case_summary():
     H.check_complete(rep)
 
 
+def case_context_reused():
+    """The tracer caches each thread's context -> device: a destroyed
+    context's address reused on another device must not keep the old one."""
+    src = H.program_source("ctx_reuse.c")
+    d = H.c_defines(src)
+    rep, _ = H.traced_report([H.program("ctx_reuse")],
+                             extra_env={"STANDIN_CUDA_REUSE_CONTEXTS": "1"})
+    H.check_leak(rep, function="leak_in_reused_context", source=src, tag="reused_context",
+                 nbytes=d["CR_LEAK_BYTES"], api="cuMemAlloc", kind="device", device=1)
+    H.expect_eq("number of leak entries", len(H.leaks(rep)), 1)
+    H.check_summary(rep, allocations=2, frees=1, leaked_bytes=d["CR_LEAK_BYTES"],
+                    leaked_allocations=1, peak_bytes=d["CR_LEAK_BYTES"])
+
+
 if __name__ == "__main__":
     H.main(globals())

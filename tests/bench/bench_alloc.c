@@ -3,9 +3,16 @@
  * of the timed loop divided by all pairs of all threads). Run it traced and
  * untraced (tests/bench/run.sh) to get the tracer's added cost.
  * bench_alloc --live COUNT STACKS keeps COUNT small allocations live, made
- * from STACKS distinct call stacks, and prints "rss_kb N": traced minus
- * untraced is the tracer's memory. */
+ * from STACKS distinct call stacks, and prints "heap_bytes N", the malloc
+ * heap in use afterwards less before: traced minus untraced is the tracer's
+ * memory (its dump is a file mapping, not heap).
+ * bench_alloc --unwind COUNT DEPTH times libunwind's unw_backtrace alone,
+ * called where the allocation loop would call cudaMalloc, and prints
+ * "ns_per_backtrace N": the part of the tracer's cost it cannot avoid. */
+#define UNW_LOCAL_ONLY
 #include <cuda_runtime.h>
+#include <libunwind.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,17 +44,10 @@ static __attribute__((noinline)) long at_depth(int depth, long n)
 
 static int depth;
 
-static long rss_kb(void)
+static size_t heap_in_use(void)
 {
-    char line[256];
-    long kb = -1;
-    FILE *f = fopen("/proc/self/status", "r");
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "VmRSS: %ld kB", &kb) == 1)
-            break;
-    if (f)
-        fclose(f);
-    return kb;
+    struct mallinfo2 m = mallinfo2();
+    return m.uordblks + m.hblkhd;
 }
 
 /* One allocation, DEPTH frames down: each depth is a distinct stack. */
@@ -64,17 +64,12 @@ static __attribute__((noinline)) void *alloc_at(int frames)
 
 static int keep_live(long count, int stacks)
 {
-    long before = rss_kb(), missing = 0;
+    size_t before = heap_in_use();
+    long missing = 0;
     for (long i = 0; i < count; i++)
         missing += alloc_at((int)(i % stacks)) == NULL;
-    printf("rss_kb %ld\n", rss_kb() - before);
+    printf("heap_bytes %zd\n", (ssize_t)(heap_in_use() - before));
     return missing != 0;
-}
-
-static void *worker(void *arg)
-{
-    (void)arg;
-    return (void *)at_depth(depth, pairs);
 }
 
 static double now(void)
@@ -84,10 +79,38 @@ static double now(void)
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+static __attribute__((noinline)) int unwind_loop(long n)
+{
+    void *frames[128];
+    int got = 0;
+    double start = now();
+    for (long i = 0; i < n; i++)
+        got += unw_backtrace(frames, 128) > 0;
+    printf("ns_per_backtrace %.1f\n", (now() - start) * 1e9 / (double)n);
+    return got != n;
+}
+
+static __attribute__((noinline)) int unwind_at_depth(int frames, long n)
+{
+    if (frames <= 0)
+        return unwind_loop(n);
+    int r = unwind_at_depth(frames - 1, n);
+    __asm__ volatile("" ::: "memory");
+    return r;
+}
+
+static void *worker(void *arg)
+{
+    (void)arg;
+    return (void *)at_depth(depth, pairs);
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 4 && !strcmp(argv[1], "--live"))
         return keep_live(atol(argv[2]), atoi(argv[3]));
+    if (argc == 4 && !strcmp(argv[1], "--unwind"))
+        return unwind_at_depth(atoi(argv[3]), atol(argv[2]));
     if (argc != 4) {
         fprintf(stderr, "usage: bench_alloc PAIRS DEPTH THREADS\n");
         return 2;

@@ -7,7 +7,9 @@
  * context teardown freeing everything the context owned, VMM handles that
  * live until released and unmapped, and cuGetProcAddress(_v2) handing out
  * the exported versioned entry points.  STANDIN_CUDA_DEVICES sets the
- * device count (default 2).
+ * device count (default 2).  With STANDIN_CUDA_REUSE_CONTEXTS=1 a new
+ * context takes the address of the last one destroyed, as the real driver
+ * may (by default a destroyed context's address stays dead).
  *
  * All internals are static and the library is linked with
  * -Bsymbolic-functions, so nothing in here calls (or takes the address of)
@@ -95,6 +97,8 @@ struct sdev {
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 static int g_ndev;
+static int g_reuse_contexts;        /* STANDIN_CUDA_REUSE_CONTEXTS=1 */
+static struct sctx *g_destroyed_ctx; /* taken by the next context created */
 static int g_initialized;
 static struct sdev g_dev[MAX_DEVICES];
 static struct salloc *g_allocs;
@@ -125,7 +129,8 @@ static size_t parse_size(const char *s, size_t dflt)
 
 static void setup(void)
 {
-    const char *n = getenv("STANDIN_CUDA_DEVICES");
+    const char *n = getenv("STANDIN_CUDA_DEVICES"), *reuse = getenv("STANDIN_CUDA_REUSE_CONTEXTS");
+    g_reuse_contexts = reuse && !strcmp(reuse, "1");
     g_ndev = n && *n ? atoi(n) : 2;
     if (g_ndev < 0)
         g_ndev = 0;
@@ -397,8 +402,15 @@ static CUresult ctx_create(CUcontext *pctx, CUdevice dev)
         return CUDA_ERROR_INVALID_DEVICE;
     if (t_depth >= CTX_STACK)
         return CUDA_ERROR_UNKNOWN;
-    /* Never freed: a stale handle stays recognisably dead. */
-    struct sctx *c = calloc(1, sizeof *c);
+    /* Never freed: a stale handle stays recognisably dead, unless reused. */
+    pthread_mutex_lock(&g_lock);
+    struct sctx *c = g_destroyed_ctx;
+    g_destroyed_ctx = NULL;
+    pthread_mutex_unlock(&g_lock);
+    if (c)
+        memset(c, 0, sizeof *c);
+    else
+        c = calloc(1, sizeof *c);
     if (!c)
         return CUDA_ERROR_OUT_OF_MEMORY;
     c->magic = CTX_MAGIC;
@@ -449,6 +461,11 @@ EXPORT CUresult cuCtxDestroy_v2(CUcontext ctx)
         return CUDA_ERROR_INVALID_CONTEXT;
     teardown(c);
     pop_everywhere_on_this_thread(c);
+    if (g_reuse_contexts) {
+        pthread_mutex_lock(&g_lock);
+        g_destroyed_ctx = c;
+        pthread_mutex_unlock(&g_lock);
+    }
     return CUDA_SUCCESS;
 }
 
