@@ -66,9 +66,11 @@ static uint64_t first_interval(void)
 
 void vt_agg_configure(void)
 {
+    int saved = errno;   /* the program's, whatever strtoull does */
     vt_agg_mode = aggregate_requested();
     if (vt_agg_mode)
         agg.first_interval_ns = agg.interval_ns = first_interval();
+    errno = saved;
 }
 
 static int counts_on_device(unsigned kind)
