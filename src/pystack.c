@@ -1,5 +1,6 @@
 #include "pystack.h"
 
+#include "pycode_cache.h"
 #include "resolve.h"
 
 #include <dlfcn.h>
@@ -19,6 +20,8 @@ static struct {
     PyObject *(*frame_code)(PyObject *);         /* 3.9+, new reference */
     PyObject *(*frame_back)(PyObject *);         /* 3.9+, new reference */
     int (*frame_line)(PyObject *);
+    int (*frame_lasti)(PyObject *);              /* 3.11+: with it, locations are cached */
+    void (*incref)(PyObject *);
     PyObject *(*get_attr)(PyObject *, PyObject *);
     PyObject *(*intern)(const char *);
     const char *(*as_utf8)(PyObject *);
@@ -63,6 +66,8 @@ static int look_up_api(void)
     FIND(frame_code, "PyFrame_GetCode");
     FIND(frame_back, "PyFrame_GetBack");
     FIND(frame_line, "PyFrame_GetLineNumber");
+    FIND(frame_lasti, "PyFrame_GetLasti");
+    FIND(incref, "Py_IncRef");
     FIND(get_attr, "PyObject_GetAttr");
     FIND(intern, "PyUnicode_InternFromString");
     FIND(as_utf8, "PyUnicode_AsUTF8");
@@ -136,12 +141,12 @@ static const char *text_of(PyObject *object, PyObject **keep)
     return object ? py.as_utf8(object) : NULL;
 }
 
-/* Reads one frame into OUT; returns the next frame (a new reference). */
-static PyObject *read_frame(PyObject *frame, struct vt_pyframe *out)
+/* Function, file and line of FRAME running CODE, from the interpreter. */
+static void read_location(PyObject *frame, PyObject *code, struct vt_pyframe *out)
 {
-    PyObject *code = py.frame_code ? py.frame_code(frame) : attribute(frame, state.code);
     PyObject *function, *file;
     out->line = -1;
+    out->pinned = 0;
     if (py.frame_line) {
         out->line = py.frame_line(frame);
     } else {
@@ -159,6 +164,23 @@ static PyObject *read_frame(PyObject *frame, struct vt_pyframe *out)
         py.decref(function);
     if (file)
         py.decref(file);
+}
+
+/* Reads one frame into OUT, through the cache when CACHED; returns the next
+ * frame (a new reference). */
+static PyObject *read_frame(PyObject *frame, struct vt_pyframe *out, int cached)
+{
+    PyObject *code = py.frame_code ? py.frame_code(frame) : attribute(frame, state.code);
+    int lasti = cached ? py.frame_lasti(frame) : -1;
+    if (!cached || !vt_pycode_find(code, lasti, out)) {
+        read_location(frame, code, out);
+        if (cached && code && out->function && out->file) {
+            py.incref(code); /* the cache's reference: keeps the strings alive */
+            out->pinned = vt_pycode_remember(code, lasti, out) == 0;
+            if (!out->pinned)
+                py.decref(code);
+        }
+    }
     if (code)
         py.decref(code);
     return py.frame_back ? py.frame_back(frame) : attribute(frame, state.back);
@@ -172,9 +194,10 @@ void vt_pystack_capture(struct vt_pystack *stack)
         return;
     py.err_fetch(&type, &value, &traceback); /* never disturb a pending exception */
     if (names_ready()) {
+        int cached = py.frame_lasti && py.frame_code && py.incref && vt_pycode_cache_take();
         for (frame = py.get_frame(); frame && stack->count < VT_PY_MAX;) {
             struct vt_pyframe *out = &stack->frames[stack->count];
-            PyObject *next = read_frame(frame, out);
+            PyObject *next = read_frame(frame, out, cached);
             if (out->function && out->file)
                 stack->count++;
             if (owned)
@@ -183,6 +206,8 @@ void vt_pystack_capture(struct vt_pystack *stack)
         }
         if (owned)
             py.decref(owned);
+        if (cached)
+            vt_pycode_cache_give();
     }
     py.err_restore(type, value, traceback);
 }

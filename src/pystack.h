@@ -11,6 +11,8 @@ struct vt_pyframe {
     const char *function; /* UTF-8 owned by the interpreter: valid while we hold the GIL */
     const char *file;
     int line;
+    int pinned;           /* the strings live as long as the process: their addresses
+                           * identify them (pycode_cache.h) */
 };
 
 struct vt_pystack {

@@ -7,7 +7,6 @@
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 #include <link.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,8 +33,11 @@ static inline unsigned stack_hash(const void *key, size_t len)
         memcpy(&w, p, 8);
         lane[0] = mix(lane[0], w);
     }
-    for (; len; p++, len--)
-        lane[1] = mix(lane[1], *p);
+    if (len) {
+        w = 0;
+        memcpy(&w, p, len);
+        lane[1] = mix(lane[1], w);
+    }
     uint64_t h = mix(mix(mix(lane[0], lane[1]), lane[2]), lane[3]);
     return (unsigned)(h ^ (h >> 32));
 }
@@ -58,7 +60,7 @@ struct known_pyframe {
     UT_hash_handle hh;
     uint32_t id;
     size_t key_len;
-    char key[]; /* file NUL function NUL line */
+    char key[]; /* pyframe_key() */
 };
 
 static struct {
@@ -119,24 +121,50 @@ void vt_stack_capture(struct vt_stack *stack)
     vt_pystack_capture(&stack->python);
 }
 
+/* KEY for a pinned location: a marker byte no UTF-8 text starts with, then
+ * the addresses of its strings and its line. Else file NUL function NUL
+ * line, names cut at KEY_NAME_MAX bytes (two locations differing only
+ * beyond that share an id). Returns the key's length. */
+#define KEY_NAME_MAX 1000
+#define PINNED_KEY 0xff
+static size_t pyframe_key(const struct vt_pyframe *frame, char key[2 * KEY_NAME_MAX + 6])
+{
+    char *p = key;
+    if (frame->pinned) {
+        *p++ = (char)PINNED_KEY;
+        memcpy(p, &frame->file, sizeof frame->file);
+        p += sizeof frame->file;
+        memcpy(p, &frame->function, sizeof frame->function);
+        p += sizeof frame->function;
+    } else {
+        size_t file = strnlen(frame->file, KEY_NAME_MAX);
+        size_t function = strnlen(frame->function, KEY_NAME_MAX);
+        memcpy(p, frame->file, file);
+        p += file;
+        *p++ = '\0';
+        memcpy(p, frame->function, function);
+        p += function;
+        *p++ = '\0';
+    }
+    memcpy(p, &frame->line, sizeof frame->line);
+    return (size_t)(p - key) + sizeof frame->line;
+}
+
 /* The id of a Python location, writing it the first time it is seen. */
 static uint32_t intern_pyframe(const struct vt_pyframe *frame)
 {
     struct known_pyframe *known;
-    char key[1024];
-    int len = snprintf(key, sizeof key, "%s%c%s%c%d", frame->file, 0, frame->function, 0,
-                       frame->line);
-    if (len < 0 || (size_t)len >= sizeof key)
-        len = sizeof key - 1;
-    HASH_FIND(hh, pyframes.table, key, (size_t)len, known);
+    char key[2 * KEY_NAME_MAX + 6];
+    size_t len = pyframe_key(frame, key);
+    HASH_FIND(hh, pyframes.table, key, len, known);
     if (known)
         return known->id;
-    known = malloc(sizeof *known + (size_t)len);
+    known = malloc(sizeof *known + len);
     if (!known)
         return 0;
     known->id = ++pyframes.next_id;
-    known->key_len = (size_t)len;
-    memcpy(known->key, key, (size_t)len);
+    known->key_len = len;
+    memcpy(known->key, key, len);
     HASH_ADD(hh, pyframes.table, key, known->key_len, known);
     if (vt_rec_pyframe(known->id, frame->function, frame->file, frame->line) < 0)
         return 0;

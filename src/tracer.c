@@ -5,6 +5,7 @@
 #include "format.h"
 #include "mark_signal.h"
 #include "modules.h"
+#include "pycode_cache.h"
 #include "records.h"
 #include "stacks.h"
 #include "track.h"
@@ -112,6 +113,7 @@ static void after_fork_child(void)
     vt_agg_reset();
     vt_stacks_reset();
     vt_modules_reset();
+    vt_pycode_cache_after_fork();
     if (get_state() == STATE_READY || get_state() == STATE_OFF)
         set_state(getauxval(AT_SECURE) ? STATE_OFF : STATE_READY);
 }
@@ -167,7 +169,8 @@ int vt_output_ready(void)
     if (get_state() != STATE_READY)
         return -1;
     if (!vt_writer_is_open() &&
-        (vt_writer_open(vt_agg_enabled() ? VT_FLAG_AGGREGATED : 0) < 0 || vt_rec_process() < 0 || vt_modules_sync() < 0)) {
+        (vt_writer_open(vt_agg_enabled() ? VT_FLAG_AGGREGATED : 0) < 0 ||
+         vt_rec_process() < 0 || vt_modules_sync() < 0)) {
         vt_writer_close();
         set_state(STATE_OFF);
         return -1;

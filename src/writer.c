@@ -12,20 +12,25 @@
 #include <unistd.h>
 
 #define CHUNK_MIN (1u << 20)
+#define CHUNK_MAX (64u << 20)
 #ifdef MADV_POPULATE_WRITE
 #define VT_MADV_POPULATE_WRITE MADV_POPULATE_WRITE
 #else
 #define VT_MADV_POPULATE_WRITE 23 /* Linux 5.14 */
 #endif
-#define CHUNK_MAX (64u << 20)
+/* Only this much of the file is mapped at a time: the part written before
+ * is unmapped (it stays in the page cache), so the traced process's
+ * resident memory does not grow with the dump. */
+#define WINDOW (4u << 20)
 #define MAX_ATTEMPTS 100
 #define PREFETCH_AHEAD 256
 
 static struct {
     int fd;
-    uint8_t *map;
-    size_t capacity;
-    size_t used;
+    uint8_t *map;      /* the window: file bytes [window_start, window_end) */
+    size_t window_start, window_end;
+    size_t capacity;   /* file bytes reserved on disk */
+    size_t used;       /* file bytes written */
     int broken;        /* could not grow: said so once, writes nothing more */
     char path[4096];
 } out = {.fd = -1};
@@ -69,9 +74,10 @@ static int beyond_file_size_limit(size_t size)
            size > limit.rlim_cur;
 }
 
-/* Reserves disk blocks before the mapping is written: writing a hole of a
- * full disk through a mapping would kill the process with SIGBUS. */
-static int grow(size_t need)
+/* Reserves disk blocks up to NEED before any of them is written through
+ * the mapping: writing a hole of a full disk would kill the process with
+ * SIGBUS. Grows in steps of half the file, 1 to 64 MiB. */
+static int reserve(size_t need)
 {
     size_t step = out.capacity / 2;
     if (step < CHUNK_MIN)
@@ -87,22 +93,47 @@ static int grow(size_t need)
         err = ftruncate(out.fd, (off_t)capacity) ? errno : 0;
     if (err) {
         vt_warn("cannot grow dump %s: %s; tracing stops here", out.path, strerror(err));
-        out.broken = 1;
         return -1;
     }
-    void *map = out.map ? mremap(out.map, out.capacity, capacity, MREMAP_MAYMOVE)
-                        : mmap(NULL, capacity, PROT_READ | PROT_WRITE, MAP_SHARED, out.fd, 0);
-    if (map == MAP_FAILED) {
-        vt_warn("cannot map dump %s: %s; tracing stops here", out.path, strerror(errno));
-        out.broken = 1;
-        return -1;
-    }
-    /* Fault the new pages in now, in one call, rather than one by one as
-     * records reach them (best effort: older kernels lack this advice). */
-    madvise((uint8_t *)map + out.capacity, capacity - out.capacity, VT_MADV_POPULATE_WRITE);
-    out.map = map;
     out.capacity = capacity;
     return 0;
+}
+
+/* Maps the window that holds file bytes [out.used, NEED): from the page
+ * where the next record starts, up to WINDOW long (more for a huge record),
+ * within the part of the file reserved on disk. */
+static int slide_window(size_t need)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE), start = out.used / page * page;
+    if (need > out.capacity && reserve(need) < 0)
+        return -1;
+    size_t end = start + WINDOW < out.capacity ? start + WINDOW : out.capacity;
+    if (end < need)
+        end = out.capacity;
+    void *map = mmap(NULL, end - start, PROT_READ | PROT_WRITE, MAP_SHARED, out.fd, (off_t)start);
+    if (map == MAP_FAILED) {
+        vt_warn("cannot map dump %s: %s; tracing stops here", out.path, strerror(errno));
+        return -1;
+    }
+    if (out.map)
+        munmap(out.map, out.window_end - out.window_start);
+    /* Fault the window in now, in one call, rather than one page at a time
+     * as records reach it (best effort: older kernels lack this advice). */
+    madvise(map, end - start, VT_MADV_POPULATE_WRITE);
+    out.map = map;
+    out.window_start = start;
+    out.window_end = end;
+    return 0;
+}
+
+static int make_room(size_t need)
+{
+    if (need <= out.window_end)
+        return 0;
+    if (slide_window(need) == 0)
+        return 0;
+    out.broken = 1;
+    return -1;
 }
 
 int vt_writer_open(uint32_t flags)
@@ -112,9 +143,9 @@ int vt_writer_open(uint32_t flags)
     if (out.fd < 0)
         return -1;
     out.map = NULL;
-    out.capacity = out.used = 0;
+    out.window_start = out.window_end = out.capacity = out.used = 0;
     out.broken = 0;
-    if (grow(VT_HEADER_LEN) < 0) {
+    if (make_room(VT_HEADER_LEN) < 0) {
         close(out.fd);
         unlink(out.path);
         out.fd = -1;
@@ -137,40 +168,46 @@ int vt_writer_record(uint8_t type, const uint8_t *payload, size_t len)
         return -1;
     head[0] = type;
     head_len = 1 + vt_put_varint(head + 1, len);
-    if (out.used + head_len + len > out.capacity && grow(out.used + head_len + len) < 0)
+    if (make_room(out.used + head_len + len) < 0)
         return -1;
+    uint8_t *at = out.map + (out.used - out.window_start);
     /* Payload first, type byte last: a reader never sees a type byte whose
      * record is not complete in the page cache. */
-    memcpy(out.map + out.used + 1, head + 1, head_len - 1);
-    memcpy(out.map + out.used + head_len, payload, len);
-    __atomic_store_n(out.map + out.used, type, __ATOMIC_RELEASE);
+    memcpy(at + 1, head + 1, head_len - 1);
+    memcpy(at + head_len, payload, len);
+    __atomic_store_n(at, type, __ATOMIC_RELEASE);
     out.used += head_len + len;
     /* Records are small and land on fresh cache lines: fetch the line a few
      * records ahead now rather than stall on it then. */
-    if (out.used + PREFETCH_AHEAD < out.capacity)
-        __builtin_prefetch(out.map + out.used + PREFETCH_AHEAD, 1);
+    if (out.used + PREFETCH_AHEAD < out.window_end)
+        __builtin_prefetch(at + head_len + len + PREFETCH_AHEAD, 1);
     return 0;
+}
+
+static void unmap_window(void)
+{
+    if (out.map)
+        munmap(out.map, out.window_end - out.window_start);
+    out.map = NULL;
 }
 
 void vt_writer_close(void)
 {
     if (out.fd < 0)
         return;
-    munmap(out.map, out.capacity);
+    unmap_window();
     if (ftruncate(out.fd, (off_t)out.used) != 0)
         vt_warn("cannot trim dump %s: %s", out.path, strerror(errno));
     close(out.fd);
     out.fd = -1;
-    out.map = NULL;
 }
 
 void vt_writer_forget(void)
 {
-    if (out.map)
-        munmap(out.map, out.capacity);
+    unmap_window();
     if (out.fd >= 0)
         close(out.fd);
     out.fd = -1;
-    out.map = NULL;
-    out.capacity = out.used = out.broken = 0;
+    out.window_start = out.window_end = out.capacity = out.used = 0;
+    out.broken = 0;
 }

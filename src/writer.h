@@ -1,4 +1,5 @@
-/* The dump writer: records appended into a MAP_SHARED mapping of the file,
+/* The dump writer: records appended into a MAP_SHARED mapping of the file
+ * (a window of it that slides along),
  * so they are in the page cache the moment they are written and survive the
  * process being killed. All calls with the tracer lock held. */
 #ifndef VRAMTRACE_WRITER_H

@@ -2,8 +2,8 @@
 file, line; module "python") where the interpreter's evaluation frames stood,
 innermost first; the interpreter's own native frames are hidden unless asked
 for; a thread without the GIL gets native frames only."""
+import ast
 import os
-import re
 import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
@@ -14,17 +14,16 @@ SRC = H.program_source("py_frames.py")
 DEBIAN_PYTHON = "/usr/bin/python3"
 
 
-def sizes():
-    found = {}
-    with open(SRC, encoding="utf-8") as f:
-        for line in f:
-            m = re.match(r"(\w+_BYTES) = (\d+)$", line.strip())
-            if m:
-                found[m.group(1)] = int(m.group(2))
-    return found
+def constants(source):
+    """The module-level NAME = literal assignments of a Python source."""
+    with open(source, encoding="utf-8") as f:
+        tree = ast.parse(f.read())
+    return {t.id: ast.literal_eval(node.value) for node in tree.body
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant)
+            for t in node.targets if isinstance(t, ast.Name) and t.id.isupper()}
 
 
-SIZES = sizes()
+SIZES = {k: v for k, v in constants(SRC).items() if k.endswith("_BYTES")}
 
 
 def python_frames(leak):
@@ -48,10 +47,10 @@ def nested_expectation():
             ("outer", H.call_line(SRC, "outer"))]
 
 
-def _line_of(text):
-    with open(SRC, encoding="utf-8") as f:
+def _line_of(text, source=SRC):
+    with open(source, encoding="utf-8") as f:
         hits = [n for n, line in enumerate(f, 1) if text in line]
-    H.expect(len(hits) == 1, "expected one line with %r in %s, found %r" % (text, SRC, hits))
+    H.expect(len(hits) == 1, "expected one line with %r in %s, found %r" % (text, source, hits))
     return hits[0]
 
 
@@ -151,6 +150,28 @@ def case_embedded():
     H.expect_eq("embedded: run_script line", frames[i].get("line"),
                 H.call_line(H.program_source("embed_python.c"), "run_script"))
     H.expect_eq("embedded: frame after run_script", names[i + 1], "main")
+
+
+def case_cached_locations():
+    """Locations are cached per (code object, instruction): lines stay exact
+    for repeated calls and for code objects made and freed in turn."""
+    src = H.program_source("py_cache.py")
+    d = constants(src)
+    rep, _ = H.traced_report([sys.executable, src])
+    for tag, nbytes in (("site_a", d["SITE_A_BYTES"]), ("site_b", d["SITE_B_BYTES"])):
+        lk = H.leak_by_bytes(rep, 3 * nbytes)
+        H.expect_eq("%s: allocations" % tag, lk.get("allocations"), 3)
+        top = python_frames(lk)[:2]
+        H.expect_eq("%s: innermost Python frames" % tag,
+                    [(f.get("function"), f.get("line")) for f in top],
+                    [("allocate", _line_of("if lib.cudaMalloc(", src)),
+                     ("two_sites", H.marker_line(src, tag))])
+    for i in range(3):
+        lk = H.leak_by_bytes(rep, d["FRESH_BYTES"] + i)
+        fresh = python_frames(lk)[1]
+        H.expect_eq("fresh function %d: Python frame" % i,
+                    (fresh.get("function"), fresh.get("file"), fresh.get("line")),
+                    ("fresh", d["FRESH_FILE"], d["FRESH_FIRST_LINE"] + i))
 
 
 if __name__ == "__main__":

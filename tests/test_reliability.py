@@ -449,6 +449,24 @@ def case_config_file_size_limit():
     H.expect(10000 < s["allocations"] < PROBE["BIG_PAIRS"], "dump: %r" % s)
 
 
+def case_config_dump_window():
+    """A dump of 2 million events stays mostly out of the traced process:
+    only the writer's window of it (4 MiB) is mapped and resident."""
+    d = H.tmpdir()
+    out = os.path.join(d, "x.vtr")
+    r = probe(out, args=["huge"])
+    m = re.search(r"^dump_resident_kb (\d+)$", r.stderr, re.M)
+    H.expect(m, "the probe did not say how much of its dump is resident\n" + r.describe())
+    size = os.path.getsize(out)
+    H.expect(size > 20 * 1024 * 1024, "expected a dump of more than 20 MiB, got %d bytes" % size)
+    H.expect(int(m.group(1)) <= 4 * 1024 + 4,
+             "%s KiB of the %d-byte dump resident in the traced process (window: 4 MiB)"
+             % (m.group(1), size))
+    s = H.summary(H.report(out))
+    H.expect_eq("allocations", s["allocations"], PROBE["HUGE_PAIRS"] + 1)
+    H.expect_eq("frees", s["frees"], PROBE["HUGE_PAIRS"])
+
+
 # ---- security ----
 
 def case_secure_symlink():

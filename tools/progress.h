@@ -1,5 +1,6 @@
 /* A progress line on stderr while a large dump is read: shown only when
- * stderr is a terminal and the work has taken more than a second. */
+ * stderr is a terminal and the work has taken more than a second
+ * (VRAMTRACE_PROGRESS_DELAY seconds). */
 #ifndef VT_PROGRESS_H
 #define VT_PROGRESS_H
 
@@ -8,7 +9,7 @@
 struct vt_progress {
     const char *what;
     size_t total;
-    double start, last_shown;
+    double start, last_shown, delay;
     unsigned calls;
     int enabled, shown;
 };

@@ -1,6 +1,7 @@
 /* Alloc/free pairs through the CUDA runtime at a chosen stack depth, timed.
  * Usage: bench_alloc PAIRS DEPTH THREADS; prints "ns_per_pair N" (wall time
- * of the timed loop divided by all pairs of all threads). Run it traced and
+ * of the timed loop divided by all pairs of all threads), then how much the
+ * malloc heap and the resident set grew over the loop. Run it traced and
  * untraced (tests/bench/run.sh) to get the tracer's added cost.
  * bench_alloc --live COUNT STACKS keeps COUNT small allocations live, made
  * from STACKS distinct call stacks, and prints "heap_bytes N", the malloc
@@ -43,6 +44,19 @@ static __attribute__((noinline)) long at_depth(int depth, long n)
 }
 
 static int depth;
+
+static long rss_kb(void)
+{
+    char line[256];
+    long kb = -1;
+    FILE *f = fopen("/proc/self/status", "r");
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "VmRSS: %ld kB", &kb) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return kb;
+}
 
 static size_t heap_in_use(void)
 {
@@ -122,6 +136,8 @@ int main(int argc, char **argv)
     void *p;
     cudaMalloc(&p, 1); /* initialise outside the timed part */
     cudaFree(p);
+    size_t heap_before = heap_in_use();
+    long rss_before = rss_kb();
     double start = now();
     long failures = 0;
     for (int t = 0; t < threads && t < 64; t++)
@@ -133,5 +149,8 @@ int main(int argc, char **argv)
     }
     double elapsed = now() - start;
     printf("ns_per_pair %.1f\n", elapsed * 1e9 / ((double)pairs * threads));
+    /* What the pairs left behind: a tracer must not grow per event. */
+    printf("heap_growth_bytes %zd\nrss_growth_kb %ld\n", (ssize_t)(heap_in_use() - heap_before),
+           rss_kb() - rss_before);
     return failures != 0;
 }

@@ -69,11 +69,27 @@ for pairs in 500000 5000000; do
         'BEGIN { printf "aggregate-mode dump of %d events: %d bytes\n", e, b }'
 done
 
-# The tracer's memory in the traced process.
-rss() { "$@" | awk '/rss_kb/ {print $2}'; }
-for stacks in 1 100; do
-    plain=$(rss "$build/tests/bench/bench_alloc" --live 200000 "$stacks")
-    traced=$(LD_PRELOAD="$lib" VRAMTRACE_OUTPUT="$out/live.%p.vtr" rss "$build/tests/bench/bench_alloc" --live 200000 "$stacks")
-    awk -v p="$plain" -v t="$traced" -v s="$stacks" \
-        'BEGIN { printf "200000 live allocations from %d stack(s): tracer memory %.0f bytes per live allocation\n", s, (t - p) * 1024 / 200000 }'
+# What libunwind alone costs at those depths: the floor under the added cost.
+for depth in 8 24 64; do
+    for i in 1 2 3 4 5; do
+        "$build/tests/bench/bench_alloc" --unwind 200000 "$depth" | awk '/ns_per_backtrace/ {print $2}'
+    done | sort -n | sed -n 3p | awk -v d="$depth" '{ printf "unw_backtrace alone at depth %d: %.1f ns\n", d, $1 }'
+done
+
+# The tracer's memory in the traced process: malloc heap, traced minus untraced.
+heap() { "$@" | awk '/heap_bytes/ {print $2}'; }
+traced_heap() { LD_PRELOAD="$lib" VRAMTRACE_OUTPUT="$out/live.%p.vtr" heap "$@"; }
+live=200000
+one=$(($(traced_heap "$build/tests/bench/bench_alloc" --live $live 1) - $(heap "$build/tests/bench/bench_alloc" --live $live 1)))
+many=$(($(traced_heap "$build/tests/bench/bench_alloc" --live $live 100) - $(heap "$build/tests/bench/bench_alloc" --live $live 100)))
+awk -v one="$one" -v many="$many" -v n=$live 'BEGIN {
+    printf "tracer heap: %.1f bytes per live allocation (%d live, 1 stack)\n", one / n, n
+    printf "tracer heap: %.0f bytes per distinct stack (99 more stacks of 1-100 extra frames)\n", (many - one) / 99 }'
+
+# Default mode: nothing in the traced process grows per event.
+for pairs in 100000 1000000; do
+    LD_PRELOAD="$lib" VRAMTRACE_OUTPUT="$out/grow.%p.vtr" "$build/tests/bench/bench_alloc" "$pairs" 24 1 |
+        awk -v p="$pairs" '/heap_growth_bytes/ {h = $2} /rss_growth_kb/ {r = $2}
+            END { printf "after %d traced pairs: heap grew %d bytes, resident set %d KiB\n", p, h, r }'
+    rm -f "$out"/grow.*.vtr
 done

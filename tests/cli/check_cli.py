@@ -410,6 +410,49 @@ def case_big_dump():
     check(s["leaked_allocations"] == n // 10 and s["leaked_bytes"] == 4096 * (n // 10), s)
 
 
+def report_on_terminal(path, delay):
+    """vramtrace report PATH with stderr on a pseudo-terminal (stdout a pipe):
+    (status, what the terminal showed)."""
+    import pty
+    master, slave = pty.openpty()
+    env = dict(os.environ, VRAMTRACE_PROGRESS_DELAY=delay)
+    p = subprocess.Popen([VRAMTRACE, "report", path], stdout=subprocess.DEVNULL,
+                         stderr=slave, env=env)
+    os.close(slave)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # EIO: the last writer closed the terminal
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(master)
+    return p.wait(timeout=300), shown.decode(errors="replace")
+
+
+def case_progress_terminal():
+    """Reading a dump shows "vramtrace: reading PATH: N%" on a terminal once
+    VRAMTRACE_PROGRESS_DELAY has passed, then clears the line."""
+    path, _ = mkdump("big", extra=["1000000"])
+    status, shown = report_on_terminal(path, "0")
+    check(status == 0, "report status %d: %r" % (status, shown))
+    check(re.search(r"\rvramtrace: reading %s: +\d+%%" % re.escape(path), shown),
+          "no progress line on the terminal: %r" % shown[:300])
+    check(shown.endswith("\r\x1b[K"), "the progress line was not cleared: %r" % shown[-40:])
+
+
+def case_progress_quiet():
+    """No progress line when stderr is not a terminal, nor on a terminal
+    before the delay has passed."""
+    path, _ = mkdump("big", extra=["1000000"])
+    p = run([VRAMTRACE, "report", path], env=dict(os.environ, VRAMTRACE_PROGRESS_DELAY="0"))
+    check(p.returncode == 0 and p.stderr == b"", "stderr not a terminal: %r" % p.stderr[:200])
+    status, shown = report_on_terminal(path, "3600")
+    check(status == 0 and shown == "", "terminal, delay not reached: %r" % shown[:200])
+
+
 # ---- run ----
 
 def run_env(**extra):
