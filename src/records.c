@@ -68,9 +68,8 @@ static void put_str(struct buf *b, const char *s)
 }
 
 /* dt since the previous timed record; never negative. */
-static void put_time(struct buf *b)
+static void put_time(struct buf *b, uint64_t now)
 {
-    uint64_t now = vt_now_ns();
     put_varint(b, now > delta.last_time ? now - delta.last_time : 0);
     if (now > delta.last_time)
         delta.last_time = now;
@@ -204,7 +203,7 @@ int vt_rec_alloc(const struct vt_alloc_event *e)
 {
     uint8_t data[9 * VT_VARINT_MAX];
     struct buf b = {data, 0, sizeof data, 0};
-    put_time(&b);
+    put_time(&b, e->time_ns);
     put_address(&b, e->address);
     put_varint(&b, e->size);
     put_varint(&b, e->stack);
@@ -216,11 +215,12 @@ int vt_rec_alloc(const struct vt_alloc_event *e)
     return emit(VT_REC_ALLOC, &b);
 }
 
-int vt_rec_free(uint64_t address, unsigned api, unsigned status_flags, uint64_t stream)
+int vt_rec_free(uint64_t time_ns, uint64_t address, unsigned api, unsigned status_flags,
+                uint64_t stream)
 {
     uint8_t data[6 * VT_VARINT_MAX];
     struct buf b = {data, 0, sizeof data, 0};
-    put_time(&b);
+    put_time(&b, time_ns);
     put_address(&b, address);
     put_u8(&b, (uint8_t)api);
     put_u8(&b, (uint8_t)status_flags);
@@ -234,7 +234,7 @@ int vt_rec_failed(uint64_t size, uint32_t stack, unsigned api, unsigned kind, in
 {
     uint8_t data[10 * VT_VARINT_MAX];
     struct buf b = {data, 0, sizeof data, 0};
-    put_time(&b);
+    put_time(&b, vt_now_ns());
     put_varint(&b, size);
     put_varint(&b, stack);
     put_u8(&b, (uint8_t)api);
@@ -253,7 +253,7 @@ int vt_rec_mark(const char *label)
 {
     uint8_t data[3 * VT_VARINT_MAX + MAX_STRING];
     struct buf b = {data, 0, sizeof data, 0};
-    put_time(&b);
+    put_time(&b, vt_now_ns());
     put_varint(&b, (uint64_t)vt_tid());
     put_str(&b, label);
     return emit(VT_REC_MARK, &b);
@@ -263,7 +263,7 @@ int vt_rec_end(unsigned reason, uint64_t live_allocations, int signal)
 {
     uint8_t data[4 * VT_VARINT_MAX];
     struct buf b = {data, 0, sizeof data, 0};
-    put_time(&b);
+    put_time(&b, vt_now_ns());
     put_u8(&b, (uint8_t)reason);
     put_varint(&b, live_allocations);
     put_varint(&b, (uint64_t)(unsigned)signal);

@@ -122,10 +122,10 @@ static void write_or_stop(int result)
         vt_disable_locked(NULL); /* the writer said why */
 }
 
-static void write_alloc(const struct live *e, unsigned extra_flags)
+static void write_alloc(const struct live *e, unsigned extra_flags, uint64_t time_ns)
 {
     struct vt_alloc_event ev = {
-        .address = e->info.key, .size = e->info.size, .stack = e->stack,
+        .time_ns = time_ns, .address = e->info.key, .size = e->info.size, .stack = e->stack,
         .api = (uint8_t)e->info.api,
         .kind_flags = (uint8_t)(e->info.kind | space_flag(e->info.space) | extra_flags),
         .device = e->info.device, .stream = e->info.stream,
@@ -136,6 +136,7 @@ static void write_alloc(const struct live *e, unsigned extra_flags)
 void vt_track_alloc(const struct vt_alloc_info *info, const struct vt_stack *stack)
 {
     struct live *e, *stale;
+    uint64_t now = vt_now_ns();
     vt_lock();
     if (vt_output_ready() < 0) {
         vt_unlock();
@@ -154,7 +155,7 @@ void vt_track_alloc(const struct vt_alloc_info *info, const struct vt_stack *sta
     e->stack = vt_stack_intern(stack);
     e->seq = __atomic_add_fetch(&table.seq, 1, __ATOMIC_RELAXED);
     insert(e);
-    write_alloc(e, 0);
+    write_alloc(e, 0, now);
     vt_unlock();
 }
 
@@ -172,6 +173,7 @@ void vt_track_free_begin(uint64_t key, enum vt_space space, unsigned api, uint64
                          struct vt_pending_free *pending)
 {
     struct live *e;
+    uint64_t now = vt_now_ns();
     pending->traced = 0;
     vt_lock();
     e = vt_output_ready() == 0 ? find(space, key) : NULL;
@@ -181,7 +183,7 @@ void vt_track_free_begin(uint64_t key, enum vt_space space, unsigned api, uint64
         pending->stack = e->stack;
         pending->seq = e->seq;
         discard(e);
-        write_or_stop(vt_rec_free(key, api, VT_FREE_OK | space_flag(space), stream));
+        write_or_stop(vt_rec_free(now, key, api, VT_FREE_OK | space_flag(space), stream));
     }
     vt_unlock();
 }
@@ -204,11 +206,11 @@ void vt_track_free_end(uint64_t key, enum vt_space space, unsigned api, uint64_t
             e->stack = pending->stack;
             e->seq = pending->seq;
             insert(e);
-            write_alloc(e, VT_ALLOC_RESTORED);
+            write_alloc(e, VT_ALLOC_RESTORED, vt_now_ns());
         }
     } else {
         unsigned status = succeeded ? VT_FREE_UNTRACED : VT_FREE_INVALID;
-        write_or_stop(vt_rec_free(key, api, status | space_flag(space), stream));
+        write_or_stop(vt_rec_free(vt_now_ns(), key, api, status | space_flag(space), stream));
     }
     vt_unlock();
 }
@@ -217,7 +219,7 @@ static void release_if_unused(struct live *e, unsigned api)
 {
     if (!e->released || e->mappings > 0)
         return;
-    write_or_stop(vt_rec_free(e->info.key, api, VT_FREE_OK | VT_ADDR_HANDLE, 0));
+    write_or_stop(vt_rec_free(vt_now_ns(), e->info.key, api, VT_FREE_OK | VT_ADDR_HANDLE, 0));
     discard(e);
 }
 
@@ -287,7 +289,7 @@ void vt_track_teardown(void *ctx, int device, unsigned api)
             int owned = ctx ? e->info.ctx == ctx : e->info.device == device;
             if (!owned)
                 continue;
-            write_or_stop(vt_rec_free(e->info.key, api, VT_FREE_TEARDOWN, 0));
+            write_or_stop(vt_rec_free(vt_now_ns(), e->info.key, api, VT_FREE_TEARDOWN, 0));
             discard(e);
         }
     }
