@@ -36,6 +36,7 @@ report() {
         'BEGIN { printf "%-34s untraced %8.1f ns  traced %8.1f ns  added %8.1f ns  ratio %.2fx\n", l, p, t, t - p, t / p }'
 }
 
+echo "$(nproc) cores, clock source $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null || echo unknown)"
 echo "per alloc/free pair (median of 5 runs):"
 for depth in 8 24 64; do
     report "C, depth $depth, 1 thread" "$build/tests/bench/bench_alloc" 200000 "$depth" 1
