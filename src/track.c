@@ -21,9 +21,10 @@ static inline unsigned word_hash(const void *key)
 
 /* uthash frees a table's buckets when its last entry leaves and allocates
  * them again with the next one: a program that holds one allocation at a
- * time would pay a calloc and two frees per pair. The last few blocks
+ * time would pay a calloc and two frees per pair. The last few small blocks
  * released are kept for reuse instead (the lock is held). */
 #define SPARE_BLOCKS 4
+#define SPARE_MAX_SIZE 4096 /* a fresh table's size; a grown one's buckets go back */
 static struct {
     void *block;
     size_t size;
@@ -42,7 +43,7 @@ static void *table_block_get(size_t size)
 
 static void table_block_put(void *block, size_t size)
 {
-    for (int i = 0; i < SPARE_BLOCKS; i++)
+    for (int i = 0; i < SPARE_BLOCKS && size <= SPARE_MAX_SIZE; i++)
         if (!spare[i].block) {
             spare[i].block = block;
             spare[i].size = size;
