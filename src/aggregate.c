@@ -277,10 +277,10 @@ static void note_peak(int id, uint64_t now)
     }
 }
 
-int vt_agg_alloc(const struct vt_alloc_info *info, uint32_t stack, unsigned kind_flags)
+int vt_agg_alloc(const struct vt_alloc_info *info, uint32_t stack, unsigned kind_flags,
+                 uint64_t now)
 {
     struct vt_agg_site *s = find(info, stack);
-    uint64_t now = vt_now_ns();
     if (!s || agg.out_of_memory)
         return out_of_memory();
     if (kind_flags & VT_ALLOC_RESTORED) {
@@ -298,7 +298,8 @@ int vt_agg_alloc(const struct vt_alloc_info *info, uint32_t stack, unsigned kind
     return tick(now);
 }
 
-int vt_agg_free(const struct vt_alloc_info *info, uint32_t stack, unsigned status_flags)
+int vt_agg_free(const struct vt_alloc_info *info, uint32_t stack, unsigned status_flags,
+                uint64_t now)
 {
     struct vt_agg_site *s = info ? find(info, stack) : NULL;
     agg.changed = 1;
@@ -318,7 +319,7 @@ int vt_agg_free(const struct vt_alloc_info *info, uint32_t stack, unsigned statu
     default:
         agg.counts.invalid_frees++;
     }
-    return tick(vt_now_ns());
+    return tick(now);
 }
 
 int vt_agg_sample_now(void)

@@ -25,11 +25,13 @@ static inline int vt_agg_enabled(void)
 void vt_agg_insert(const struct vt_alloc_info *info, uint32_t stack);
 void vt_agg_discard(const struct vt_alloc_info *info, uint32_t stack);
 
-/* In place of the ALLOC and FREE records (same flags and status). INFO is
- * NULL for a free of nothing traced. Return 0, or -1 when tracing must stop
- * (said on stderr). */
-int vt_agg_alloc(const struct vt_alloc_info *info, uint32_t stack, unsigned kind_flags);
-int vt_agg_free(const struct vt_alloc_info *info, uint32_t stack, unsigned status_flags);
+/* In place of the ALLOC and FREE records (same flags and status, TIME_NS as
+ * theirs). INFO is NULL for a free of nothing traced. Return 0, or -1 when
+ * tracing must stop (said on stderr). */
+int vt_agg_alloc(const struct vt_alloc_info *info, uint32_t stack, unsigned kind_flags,
+                 uint64_t time_ns);
+int vt_agg_free(const struct vt_alloc_info *info, uint32_t stack, unsigned status_flags,
+                uint64_t time_ns);
 
 /* A SAMPLE now, when anything changed since the last one (before a MARK,
  * so growth between markers is exact). Async-signal-safe. */

@@ -74,9 +74,8 @@ static void put_str(struct buf *b, const char *s)
 }
 
 /* dt since the previous timed record; never negative. */
-static void put_time(struct buf *b)
+static void put_time(struct buf *b, uint64_t now)
 {
-    uint64_t now = vt_now_ns();
     put_varint(b, now > delta.last_time ? now - delta.last_time : 0);
     if (now > delta.last_time)
         delta.last_time = now;
@@ -210,7 +209,7 @@ int vt_rec_alloc(const struct vt_alloc_event *e)
 {
     uint8_t data[9 * VT_VARINT_MAX];
     struct buf b = {data, 0, sizeof data, 0};
-    put_time(&b);
+    put_time(&b, e->time_ns);
     put_address(&b, e->address);
     put_varint(&b, e->size);
     put_varint(&b, e->stack);
@@ -222,11 +221,12 @@ int vt_rec_alloc(const struct vt_alloc_event *e)
     return emit(VT_REC_ALLOC, &b);
 }
 
-int vt_rec_free(uint64_t address, unsigned api, unsigned status_flags, uint64_t stream)
+int vt_rec_free(uint64_t time_ns, uint64_t address, unsigned api, unsigned status_flags,
+                uint64_t stream)
 {
     uint8_t data[6 * VT_VARINT_MAX];
     struct buf b = {data, 0, sizeof data, 0};
-    put_time(&b);
+    put_time(&b, time_ns);
     put_address(&b, address);
     put_u8(&b, (uint8_t)api);
     put_u8(&b, (uint8_t)status_flags);
@@ -240,7 +240,7 @@ int vt_rec_failed(uint64_t size, uint32_t stack, unsigned api, unsigned kind, in
 {
     uint8_t data[10 * VT_VARINT_MAX];
     struct buf b = {data, 0, sizeof data, 0};
-    put_time(&b);
+    put_time(&b, vt_now_ns());
     put_varint(&b, size);
     put_varint(&b, stack);
     put_u8(&b, (uint8_t)api);
@@ -259,7 +259,7 @@ int vt_rec_mark(const char *label)
 {
     uint8_t data[3 * VT_VARINT_MAX + MAX_STRING];
     struct buf b = {data, 0, sizeof data, 0};
-    put_time(&b);
+    put_time(&b, vt_now_ns());
     put_varint(&b, (uint64_t)vt_tid());
     put_str(&b, label);
     return emit(VT_REC_MARK, &b);
@@ -269,7 +269,7 @@ int vt_rec_end(unsigned reason, uint64_t live_allocations, int signal)
 {
     uint8_t data[4 * VT_VARINT_MAX];
     struct buf b = {data, 0, sizeof data, 0};
-    put_time(&b);
+    put_time(&b, vt_now_ns());
     put_u8(&b, (uint8_t)reason);
     put_varint(&b, live_allocations);
     put_varint(&b, (uint64_t)(unsigned)signal);
@@ -295,7 +295,7 @@ int vt_rec_sample(uint8_t *buf, size_t cap, const struct vt_agg_counts *c,
                   const struct vt_agg_site *sites, const uint32_t *which, size_t n)
 {
     struct buf b = {buf, 0, cap, 0};
-    put_time(&b);
+    put_time(&b, vt_now_ns());
     put_varint(&b, c->allocations);
     put_varint(&b, c->frees);
     put_varint(&b, ndevices);
@@ -316,7 +316,7 @@ int vt_rec_sample(uint8_t *buf, size_t cap, const struct vt_agg_counts *c,
 int vt_rec_sites(uint8_t *buf, size_t cap, const struct vt_agg_site *sites, size_t n)
 {
     struct buf b = {buf, 0, cap, 0};
-    put_time(&b);
+    put_time(&b, vt_now_ns());
     put_varint(&b, n);
     for (size_t i = 0; i < n; i++) {
         put_site_key(&b, &sites[i]);
@@ -333,7 +333,7 @@ int vt_rec_totals(uint8_t *buf, size_t cap, const struct vt_agg_counts *c,
                   const struct vt_agg_device *devices, size_t ndevices)
 {
     struct buf b = {buf, 0, cap, 0};
-    put_time(&b);
+    put_time(&b, vt_now_ns());
     put_varint(&b, c->invalid_frees);
     put_varint(&b, c->untraced_frees);
     put_varint(&b, c->teardown_count);

@@ -1,6 +1,7 @@
 /* Encoding of each dump record (see format.h). All calls with the tracer lock
  * held, after vt_output_ready(). Each returns 0, or -1 when the dump could
- * not be written. */
+ * not be written. A time read before the lock may be older than the last
+ * record's: it is written as that record's time (times never go back). */
 #ifndef VRAMTRACE_RECORDS_H
 #define VRAMTRACE_RECORDS_H
 
@@ -17,6 +18,7 @@ struct vt_module_info {
 };
 
 struct vt_alloc_event {
+    uint64_t time_ns;           /* vt_now_ns(), read before the lock */
     uint64_t address, size;
     uint32_t stack;
     uint8_t api, kind_flags;
@@ -36,7 +38,9 @@ int vt_rec_pyframe(uint32_t id, const char *function, const char *file, int line
 int vt_rec_pystack(uint32_t id, const uintptr_t *frames, unsigned n, const uintptr_t *pyframes,
                    unsigned py_count);
 int vt_rec_alloc(const struct vt_alloc_event *e);
-int vt_rec_free(uint64_t address, unsigned api, unsigned status_flags, uint64_t stream);
+/* TIME_NS: vt_now_ns(), read before the lock. */
+int vt_rec_free(uint64_t time_ns, uint64_t address, unsigned api, unsigned status_flags,
+                uint64_t stream);
 /* The driver's cuMemGetInfo, taken right after an out-of-memory failure. */
 struct vt_meminfo {
     uint64_t free_bytes, total_bytes;

@@ -119,6 +119,8 @@ void vt_stack_capture(struct vt_stack *stack)
     stack->count = n > first ? n - first : 0;
     memmove(frames, frames + first, (size_t)stack->count * sizeof *frames);
     vt_pystack_capture(&stack->python);
+    if (stack->python.count == 0)
+        stack->hash = stack_hash(frames, (size_t)stack->count * sizeof *frames);
 }
 
 /* KEY for a pinned location: a marker byte no UTF-8 text starts with, then
@@ -188,13 +190,19 @@ static size_t stack_key(const struct vt_stack *stack, uintptr_t *key)
 uint32_t vt_stack_intern(const struct vt_stack *stack)
 {
     struct known_stack *known;
-    uintptr_t key[VT_STACK_MAX + 1 + VT_PY_MAX];
-    size_t key_count, key_len;
+    uintptr_t with_python[VT_STACK_MAX + 1 + VT_PY_MAX];
+    const uintptr_t *key = stack->frames;
+    size_t key_count = (size_t)stack->count, key_len;
+    unsigned hash = stack->hash;
     if (stack->count == 0 && stack->python.count == 0)
         return 0;
-    key_count = stack_key(stack, key);
+    if (stack->python.count) { /* the Python frame ids are known only under the lock */
+        key_count = stack_key(stack, with_python);
+        key = with_python;
+        hash = stack_hash(key, key_count * sizeof *key);
+    }
     key_len = key_count * sizeof *key;
-    HASH_FIND(hh, stacks.table, key, key_len, known);
+    HASH_FIND_BYHASHVALUE(hh, stacks.table, key, key_len, hash, known);
     if (known)
         return known->id;
     known = malloc(sizeof *known + key_len);
@@ -203,7 +211,7 @@ uint32_t vt_stack_intern(const struct vt_stack *stack)
     known->id = ++stacks.next_id;
     known->count = (int)key_count;
     memcpy(known->frames, key, key_len);
-    HASH_ADD_KEYPTR(hh, stacks.table, known->frames, key_len, known);
+    HASH_ADD_KEYPTR_BYHASHVALUE(hh, stacks.table, known->frames, key_len, hash, known);
     /* Modules first: the reader symbolizes a stack with the modules before it. */
     vt_modules_sync();
     if (stack->python.count == 0 ? vt_rec_stack(known->id, known->frames, (unsigned)stack->count)

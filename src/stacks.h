@@ -12,6 +12,7 @@
 struct vt_stack {
     uintptr_t frames[VT_STACK_MAX];
     int count;
+    unsigned hash;            /* of the frames, without Python: taken before the lock */
     struct vt_pystack python; /* empty when the thread is not running Python */
 };
 

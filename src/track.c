@@ -22,9 +22,10 @@ static inline unsigned word_hash(const void *key)
 
 /* uthash frees a table's buckets when its last entry leaves and allocates
  * them again with the next one: a program that holds one allocation at a
- * time would pay a calloc and two frees per pair. The last few blocks
+ * time would pay a calloc and two frees per pair. The last few small blocks
  * released are kept for reuse instead (the lock is held). */
 #define SPARE_BLOCKS 4
+#define SPARE_MAX_SIZE 4096 /* a fresh table's size; a grown one's buckets go back */
 static struct {
     void *block;
     size_t size;
@@ -43,7 +44,7 @@ static void *table_block_get(size_t size)
 
 static void table_block_put(void *block, size_t size)
 {
-    for (int i = 0; i < SPARE_BLOCKS; i++)
+    for (int i = 0; i < SPARE_BLOCKS && size <= SPARE_MAX_SIZE; i++)
         if (!spare[i].block) {
             spare[i].block = block;
             spare[i].size = size;
@@ -125,14 +126,14 @@ static void write_or_stop(int result)
         vt_disable_locked(NULL); /* the writer said why */
 }
 
-static void write_alloc(const struct live *e, unsigned extra_flags)
+static void write_alloc(const struct live *e, unsigned extra_flags, uint64_t time_ns)
 {
     if (vt_agg_enabled()) {
-        write_or_stop(vt_agg_alloc(&e->info, e->stack, extra_flags));
+        write_or_stop(vt_agg_alloc(&e->info, e->stack, extra_flags, time_ns));
         return;
     }
     struct vt_alloc_event ev = {
-        .address = e->info.key, .size = e->info.size, .stack = e->stack,
+        .time_ns = time_ns, .address = e->info.key, .size = e->info.size, .stack = e->stack,
         .api = (uint8_t)e->info.api,
         .kind_flags = (uint8_t)(e->info.kind | space_flag(e->info.space) | extra_flags),
         .device = e->info.device, .stream = e->info.stream,
@@ -142,17 +143,18 @@ static void write_alloc(const struct live *e, unsigned extra_flags)
 
 /* INFO and STACK: what was freed (NULL, 0: nothing traced). */
 static void write_free(const struct vt_alloc_info *info, uint32_t stack, uint64_t key,
-                       unsigned api, unsigned status_flags, uint64_t stream)
+                       unsigned api, unsigned status_flags, uint64_t stream, uint64_t time_ns)
 {
     if (vt_agg_enabled())
-        write_or_stop(vt_agg_free(info, stack, status_flags));
+        write_or_stop(vt_agg_free(info, stack, status_flags, time_ns));
     else
-        write_or_stop(vt_rec_free(key, api, status_flags, stream));
+        write_or_stop(vt_rec_free(time_ns, key, api, status_flags, stream));
 }
 
 void vt_track_alloc(const struct vt_alloc_info *info, const struct vt_stack *stack)
 {
     struct live *e, *stale;
+    uint64_t now = vt_now_ns();
     vt_lock();
     if (vt_output_ready() < 0) {
         vt_unlock();
@@ -171,7 +173,7 @@ void vt_track_alloc(const struct vt_alloc_info *info, const struct vt_stack *sta
     e->stack = vt_stack_intern(stack);
     e->seq = __atomic_add_fetch(&table.seq, 1, __ATOMIC_RELAXED);
     insert(e);
-    write_alloc(e, 0);
+    write_alloc(e, 0, now);
     vt_unlock();
 }
 
@@ -189,6 +191,7 @@ void vt_track_free_begin(uint64_t key, enum vt_space space, unsigned api, uint64
                          struct vt_pending_free *pending)
 {
     struct live *e;
+    uint64_t now = vt_now_ns();
     pending->traced = 0;
     vt_lock();
     e = vt_output_ready() == 0 ? find(space, key) : NULL;
@@ -199,7 +202,7 @@ void vt_track_free_begin(uint64_t key, enum vt_space space, unsigned api, uint64
         pending->seq = e->seq;
         discard(e);
         write_free(&pending->info, pending->stack, key, api, VT_FREE_OK | space_flag(space),
-                   stream);
+                   stream, now);
     }
     vt_unlock();
 }
@@ -222,11 +225,11 @@ void vt_track_free_end(uint64_t key, enum vt_space space, unsigned api, uint64_t
             e->stack = pending->stack;
             e->seq = pending->seq;
             insert(e);
-            write_alloc(e, VT_ALLOC_RESTORED);
+            write_alloc(e, VT_ALLOC_RESTORED, vt_now_ns());
         }
     } else {
         unsigned status = succeeded ? VT_FREE_UNTRACED : VT_FREE_INVALID;
-        write_free(NULL, 0, key, api, status | space_flag(space), stream);
+        write_free(NULL, 0, key, api, status | space_flag(space), stream, vt_now_ns());
     }
     vt_unlock();
 }
@@ -235,7 +238,8 @@ static void release_if_unused(struct live *e, unsigned api)
 {
     if (!e->released || e->mappings > 0)
         return;
-    write_free(&e->info, e->stack, e->info.key, api, VT_FREE_OK | VT_ADDR_HANDLE, 0);
+    write_free(&e->info, e->stack, e->info.key, api, VT_FREE_OK | VT_ADDR_HANDLE, 0,
+               vt_now_ns());
     discard(e);
 }
 
@@ -305,7 +309,7 @@ void vt_track_teardown(void *ctx, int device, unsigned api)
             int owned = ctx ? e->info.ctx == ctx : e->info.device == device;
             if (!owned)
                 continue;
-            write_free(&e->info, e->stack, e->info.key, api, VT_FREE_TEARDOWN, 0);
+            write_free(&e->info, e->stack, e->info.key, api, VT_FREE_TEARDOWN, 0, vt_now_ns());
             discard(e);
         }
     }

@@ -13,37 +13,45 @@ lib="$PWD/$build/libvramtrace.so"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-# median_ns traced|aggregate|plain CMD...: the median ns_per_pair of 5 runs.
-median_ns() {
+# ns_per_pair traced|aggregate|plain CMD...: one run's ns_per_pair.
+ns_per_pair() {
     local mode=$1
     shift
-    for i in 1 2 3 4 5; do
-        if [ "$mode" != plain ]; then
-            VRAMTRACE_MODE=$([ "$mode" = aggregate ] && echo aggregate || echo events) \
-                LD_PRELOAD="$lib" VRAMTRACE_OUTPUT="$out/bench.%p.vtr" "$@"
-        else
-            "$@"
-        fi | awk '/ns_per_pair/ {print $2}'
-    done | sort -n | sed -n 3p
+    if [ "$mode" != plain ]; then
+        VRAMTRACE_MODE=$([ "$mode" = aggregate ] && echo aggregate || echo events) \
+            LD_PRELOAD="$lib" VRAMTRACE_OUTPUT="$out/bench.%p.vtr" "$@"
+        rm -f "$out"/bench.*.vtr
+    else
+        "$@"
+    fi | awk '/ns_per_pair/ {print $2}'
 }
 
-# report LABEL CMD...; traced_mode=aggregate report ... for aggregate mode.
+# report LABEL CMD...: untraced and traced runs alternate (so that a change
+# in the machine's load hits both alike); medians of 5 each, and the minima.
+# traced_mode=aggregate report ...: traced in aggregate mode.
 report() {
     local label=$1
     shift
-    local plain traced
-    plain=$(median_ns plain "$@")
-    traced=$(median_ns "${traced_mode:-traced}" "$@")
-    awk -v l="$label" -v p="$plain" -v t="$traced" \
-        'BEGIN { printf "%-34s untraced %8.1f ns  traced %8.1f ns  added %8.1f ns  ratio %.2fx\n", l, p, t, t - p, t / p }'
+    local plain=() traced=()
+    for i in 1 2 3 4 5; do
+        plain+=("$(ns_per_pair plain "$@")")
+        traced+=("$(ns_per_pair "${traced_mode:-traced}" "$@")")
+    done
+    printf '%s\n' "${plain[@]}" | sort -n >"$out/plain"
+    printf '%s\n' "${traced[@]}" | sort -n >"$out/traced"
+    paste "$out/plain" "$out/traced" | awk -v l="$label" '
+        { p[NR] = $1; t[NR] = $2 }
+        END { printf "%-30s untraced %7.1f ns  traced %7.1f ns  added %7.1f ns  ratio %.2fx  (minima: added %.1f ns)\n",
+                     l, p[3], t[3], t[3] - p[3], t[3] / p[3], t[1] - p[1] }'
 }
 
-echo "per alloc/free pair (median of 5 runs):"
+echo "$(nproc) cores, clock source $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null || echo unknown)"
+echo "per alloc/free pair (medians of 5 runs, untraced and traced alternating):"
 for depth in 8 24 64; do
     report "C, depth $depth, 1 thread" "$build/tests/bench/bench_alloc" 200000 "$depth" 1
 done
 report "C, depth 24, 8 threads" "$build/tests/bench/bench_alloc" 50000 24 8
-traced_mode=aggregate report "C, depth 24, 1 thread, aggregate" "$build/tests/bench/bench_alloc" 200000 24 1
+traced_mode=aggregate report "C, depth 24, 1 thread, aggr." "$build/tests/bench/bench_alloc" 200000 24 1
 for depth in 10 50; do
     report "Python, $depth Python frames" python3 tests/bench/bench_python.py 50000 "$depth"
 done
