@@ -1,5 +1,6 @@
 /* The functions behind include/vramtrace.h, exported under the same names so
  * the header's shim and ctypes find them with dlsym(RTLD_DEFAULT, ...). */
+#include "aggregate.h"
 #include "records.h"
 #include "tracer.h"
 #include "track.h"
@@ -47,7 +48,8 @@ VT_EXPORT void vramtrace_mark(const char *label)
     if (!vt_enter())
         return;
     vt_lock();
-    if (vt_output_ready() == 0 && vt_rec_mark(label ? label : "") < 0)
+    if (vt_output_ready() == 0 &&
+        (vt_agg_sample_now() < 0 || vt_rec_mark(label ? label : "") < 0))
         vt_disable_locked(NULL); /* the writer said why */
     vt_unlock();
     vt_leave();

@@ -2,7 +2,8 @@
  * library (writer) and the CLI (reader).
  *
  * File = header, then records, append-only.
- *   header: 8 bytes magic "VRAMTRC\0", u32 LE version, u32 LE flags (0).
+ *   header: 8 bytes magic "VRAMTRC\0", u32 LE version, u32 LE flags
+ *   (VT_FLAG_AGGREGATED; other bits 0).
  *   record: u8 type (never 0), varint payload length, payload.
  * A zero byte where a record type is expected means "nothing more was
  * written": the writer grows the file in zero-filled chunks, so a process
@@ -19,6 +20,13 @@
  * since the previous timed record (the first one: since PROCESS.start_mono).
  * Addresses in ALLOC and FREE are svarint deltas from the address of the
  * previous ALLOC or FREE record (the first one: from 0).
+ *
+ * Aggregate mode (VT_FLAG_AGGREGATED, for long runs): the dump holds no
+ * ALLOC or FREE records, only SAMPLE records (live bytes per call site, at
+ * intervals that double as the run goes on), and at exit SITES and TOTALS
+ * before END. A site is (stack id, api, kind, device), as the CLI groups
+ * allocations. Individual allocations (address, size, lifetime, order) are
+ * not in such a dump.
  */
 #ifndef VRAMTRACE_FORMAT_H
 #define VRAMTRACE_FORMAT_H
@@ -30,6 +38,7 @@
 #define VT_MAGIC_LEN 8
 #define VT_VERSION 1u
 #define VT_HEADER_LEN 16
+#define VT_FLAG_AGGREGATED 0x1u     /* header flags: aggregate mode */
 #define VT_VARINT_MAX 10
 
 enum vt_record_type {
@@ -75,8 +84,33 @@ enum vt_record_type {
      * that many PYFRAME ids, innermost first. The CLI puts the Python frames
      * where the interpreter's evaluation frames stand in the native stack. */
     VT_REC_PYSTACK = 10,
-    VT_REC_MAX_KNOWN = 10,
+    /* Aggregate mode: live memory now. varint dt, varint allocations so
+     * far, varint frees so far (both as the summary counts them), varint
+     * device count, per device: svarint device, varint live bytes (device +
+     * managed); varint site count, then per site whose live bytes or count
+     * changed since the previous SAMPLE: varint stack id, u8 api, u8 kind,
+     * svarint device, varint live bytes, varint live count. Written at the
+     * first event after each sample time (the interval doubles every
+     * VT_SAMPLES_PER_INTERVAL samples) and right before each MARK. */
+    VT_REC_SAMPLE = 11,
+    /* Aggregate mode, at exit: every site's totals. varint dt, varint site
+     * count, per site: varint stack id, u8 api, u8 kind, svarint device,
+     * varint allocations, varint bytes allocated, varint frees, varint live
+     * count, varint live bytes. Frees count free calls, not context
+     * teardown; a site's live count is allocations - frees - what teardown
+     * freed or a reused address replaced. */
+    VT_REC_SITES = 12,
+    /* Aggregate mode, at exit, after SITES: varint dt, varint invalid frees,
+     * varint untraced frees, varint allocations freed by context teardown,
+     * their bytes, varint peak live bytes of all devices together, varint
+     * its time (ns since PROCESS.start_mono), varint device count, per
+     * device: svarint device, varint peak live bytes, varint its time. */
+    VT_REC_TOTALS = 13,
+    VT_REC_MAX_KNOWN = 13,
 };
+
+/* Aggregate mode: the sample interval doubles after this many samples. */
+#define VT_SAMPLES_PER_INTERVAL 512
 
 enum vt_end_reason {
     VT_END_EXIT = 0,          /* normal exit: library destructor ran */

@@ -4,6 +4,7 @@
  * it (with that event's time). */
 #include "mark_signal.h"
 
+#include "aggregate.h"
 #include "records.h"
 #include "tracer.h"
 #include "writer.h"
@@ -19,7 +20,7 @@ static unsigned pending;          /* atomic: marks not written yet */
 
 static void write_mark(void)
 {
-    if (vt_rec_mark(label) < 0)
+    if (vt_agg_sample_now() < 0 || vt_rec_mark(label) < 0)
         vt_disable_locked("cannot write the dump");
 }
 

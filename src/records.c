@@ -20,6 +20,7 @@ struct buf {
 };
 
 static struct {
+    uint64_t start;         /* PROCESS.start_mono */
     uint64_t last_time;
     uint64_t last_address;
 } delta;
@@ -29,6 +30,11 @@ uint64_t vt_now_ns(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t vt_rec_last_time(void)
+{
+    return delta.last_time;
 }
 
 static void put_varint(struct buf *b, uint64_t v)
@@ -128,7 +134,7 @@ int vt_rec_process(void)
     exe[n > 0 ? n : 0] = '\0';
     gethostname(host, sizeof host - 1);
     clock_gettime(CLOCK_REALTIME, &real);
-    delta.last_time = vt_now_ns();
+    delta.start = delta.last_time = vt_now_ns();
     delta.last_address = 0;
     put_varint(&b, (uint64_t)getpid());
     put_varint(&b, (uint64_t)getppid());
@@ -268,4 +274,77 @@ int vt_rec_end(unsigned reason, uint64_t live_allocations, int signal)
     put_varint(&b, live_allocations);
     put_varint(&b, (uint64_t)(unsigned)signal);
     return emit(VT_REC_END, &b);
+}
+
+static void put_site_key(struct buf *b, const struct vt_agg_site *s)
+{
+    put_varint(b, s->stack);
+    put_u8(b, s->api);
+    put_u8(b, s->kind);
+    put_varint(b, vt_zigzag(s->device));
+}
+
+/* A time as ns since PROCESS.start_mono. */
+static void put_since_start(struct buf *b, uint64_t ns)
+{
+    put_varint(b, ns > delta.start ? ns - delta.start : 0);
+}
+
+int vt_rec_sample(uint8_t *buf, size_t cap, const struct vt_agg_counts *c,
+                  const struct vt_agg_device *devices, size_t ndevices,
+                  const struct vt_agg_site *sites, const uint32_t *which, size_t n)
+{
+    struct buf b = {buf, 0, cap, 0};
+    put_time(&b, vt_now_ns());
+    put_varint(&b, c->allocations);
+    put_varint(&b, c->frees);
+    put_varint(&b, ndevices);
+    for (size_t i = 0; i < ndevices; i++) {
+        put_varint(&b, vt_zigzag(devices[i].device));
+        put_varint(&b, devices[i].live_bytes);
+    }
+    put_varint(&b, n);
+    for (size_t i = 0; i < n; i++) {
+        const struct vt_agg_site *s = &sites[which[i]];
+        put_site_key(&b, s);
+        put_varint(&b, s->live_bytes);
+        put_varint(&b, s->live_count);
+    }
+    return emit(VT_REC_SAMPLE, &b);
+}
+
+int vt_rec_sites(uint8_t *buf, size_t cap, const struct vt_agg_site *sites, size_t n)
+{
+    struct buf b = {buf, 0, cap, 0};
+    put_time(&b, vt_now_ns());
+    put_varint(&b, n);
+    for (size_t i = 0; i < n; i++) {
+        put_site_key(&b, &sites[i]);
+        put_varint(&b, sites[i].allocations);
+        put_varint(&b, sites[i].bytes_allocated);
+        put_varint(&b, sites[i].frees);
+        put_varint(&b, sites[i].live_count);
+        put_varint(&b, sites[i].live_bytes);
+    }
+    return emit(VT_REC_SITES, &b);
+}
+
+int vt_rec_totals(uint8_t *buf, size_t cap, const struct vt_agg_counts *c,
+                  const struct vt_agg_device *devices, size_t ndevices)
+{
+    struct buf b = {buf, 0, cap, 0};
+    put_time(&b, vt_now_ns());
+    put_varint(&b, c->invalid_frees);
+    put_varint(&b, c->untraced_frees);
+    put_varint(&b, c->teardown_count);
+    put_varint(&b, c->teardown_bytes);
+    put_varint(&b, c->peak_bytes);
+    put_since_start(&b, c->peak_ns);
+    put_varint(&b, ndevices);
+    for (size_t i = 0; i < ndevices; i++) {
+        put_varint(&b, vt_zigzag(devices[i].device));
+        put_varint(&b, devices[i].peak_bytes);
+        put_since_start(&b, devices[i].peak_ns);
+    }
+    return emit(VT_REC_TOTALS, &b);
 }

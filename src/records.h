@@ -5,6 +5,7 @@
 #ifndef VRAMTRACE_RECORDS_H
 #define VRAMTRACE_RECORDS_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -26,6 +27,8 @@ struct vt_alloc_event {
 };
 
 uint64_t vt_now_ns(void);
+/* The time of the last timed record written (vt_now_ns's clock). */
+uint64_t vt_rec_last_time(void);
 
 /* Writes PROCESS and restarts the time and address deltas. */
 int vt_rec_process(void);
@@ -46,6 +49,34 @@ struct vt_meminfo {
 int vt_rec_failed(uint64_t size, uint32_t stack, unsigned api, unsigned kind, int device,
                   int error, const struct vt_meminfo *mem);
 int vt_rec_mark(const char *label);
+/* Aggregate mode (src/aggregate.c): one call site's counts, and one device. */
+struct vt_agg_site {
+    uint32_t stack;
+    uint8_t api, kind;
+    uint8_t dirty;            /* changed since the last SAMPLE */
+    int device;
+    uint64_t allocations, bytes_allocated, frees, live_count, live_bytes;
+};
+struct vt_agg_device {
+    int device;
+    uint64_t live_bytes, peak_bytes, peak_ns;
+};
+struct vt_agg_counts {
+    uint64_t allocations, frees, invalid_frees, untraced_frees;
+    uint64_t teardown_count, teardown_bytes;
+    uint64_t live_bytes, peak_bytes, peak_ns;   /* all devices together */
+};
+/* Encoded into BUF (CAP bytes, VT_AGG_RECORD_MAX(sites) at least). SAMPLE
+ * lists the N sites at the indices WHICH; SITES lists all N. Times (peak_ns)
+ * are CLOCK_MONOTONIC ns, as vt_now_ns. Async-signal-safe. */
+#define VT_AGG_DEVICES_MAX 64
+#define VT_AGG_RECORD_MAX(nsites) (16 * 10 + (nsites) * 64 + VT_AGG_DEVICES_MAX * 32)
+int vt_rec_sample(uint8_t *buf, size_t cap, const struct vt_agg_counts *c,
+                  const struct vt_agg_device *devices, size_t ndevices,
+                  const struct vt_agg_site *sites, const uint32_t *which, size_t n);
+int vt_rec_sites(uint8_t *buf, size_t cap, const struct vt_agg_site *sites, size_t n);
+int vt_rec_totals(uint8_t *buf, size_t cap, const struct vt_agg_counts *c,
+                  const struct vt_agg_device *devices, size_t ndevices);
 /* SIGNAL: the fatal signal for VT_END_SIGNAL, else 0. Async-signal-safe. */
 int vt_rec_end(unsigned reason, uint64_t live_allocations, int signal);
 

@@ -1,5 +1,6 @@
 #include "tracer.h"
 
+#include "aggregate.h"
 #include "crash.h"
 #include "format.h"
 #include "mark_signal.h"
@@ -109,6 +110,7 @@ static void after_fork_child(void)
     vt_thread_state.tid = 0;
     vt_writer_forget();
     vt_track_reset();
+    vt_agg_reset();
     vt_stacks_reset();
     vt_modules_reset();
     vt_pycode_cache_after_fork();
@@ -124,8 +126,10 @@ static void initialize(void)
         int secure = getauxval(AT_SECURE) != 0;
         pthread_atfork(before_fork, after_fork_parent, after_fork_child);
         set_state(secure ? STATE_OFF : STATE_READY);
-        if (!secure)
+        if (!secure) {
+            vt_agg_configure();
             vt_mark_signal_install();
+        }
     }
     pthread_mutex_unlock(&init_lock);
 }
@@ -165,7 +169,8 @@ int vt_output_ready(void)
     if (get_state() != STATE_READY)
         return -1;
     if (!vt_writer_is_open() &&
-        (vt_writer_open() < 0 || vt_rec_process() < 0 || vt_modules_sync() < 0)) {
+        (vt_writer_open(vt_agg_enabled() ? VT_FLAG_AGGREGATED : 0) < 0 ||
+         vt_rec_process() < 0 || vt_modules_sync() < 0)) {
         vt_writer_close();
         set_state(STATE_OFF);
         return -1;
@@ -180,6 +185,7 @@ int vt_output_ready(void)
 static void finish_locked(unsigned reason, int sig)
 {
     if (get_state() == STATE_READY && vt_writer_is_open()) {
+        vt_agg_finish();
         vt_rec_end(reason, vt_track_live_count(), sig);
         vt_writer_close();
     }

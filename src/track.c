@@ -1,5 +1,6 @@
 #include "track.h"
 
+#include "aggregate.h"
 #include "entry_pool.h"
 #include "format.h"
 #include "records.h"
@@ -106,6 +107,7 @@ static void insert(struct live *e)
     table.live_count++;
     if (counts_as_vram(e->info.kind))
         __atomic_fetch_add(&table.live_bytes, e->info.size, __ATOMIC_RELAXED);
+    vt_agg_insert(&e->info, e->stack);
 }
 
 static void discard(struct live *e)
@@ -114,6 +116,7 @@ static void discard(struct live *e)
     table.live_count--;
     if (counts_as_vram(e->info.kind))
         __atomic_fetch_sub(&table.live_bytes, e->info.size, __ATOMIC_RELAXED);
+    vt_agg_discard(&e->info, e->stack);
     vt_entry_put(&table.lives, e);
 }
 
@@ -125,6 +128,10 @@ static void write_or_stop(int result)
 
 static void write_alloc(const struct live *e, unsigned extra_flags, uint64_t time_ns)
 {
+    if (vt_agg_enabled()) {
+        write_or_stop(vt_agg_alloc(&e->info, e->stack, extra_flags, time_ns));
+        return;
+    }
     struct vt_alloc_event ev = {
         .time_ns = time_ns, .address = e->info.key, .size = e->info.size, .stack = e->stack,
         .api = (uint8_t)e->info.api,
@@ -132,6 +139,16 @@ static void write_alloc(const struct live *e, unsigned extra_flags, uint64_t tim
         .device = e->info.device, .stream = e->info.stream,
     };
     write_or_stop(vt_rec_alloc(&ev));
+}
+
+/* INFO and STACK: what was freed (NULL, 0: nothing traced). */
+static void write_free(const struct vt_alloc_info *info, uint32_t stack, uint64_t key,
+                       unsigned api, unsigned status_flags, uint64_t stream, uint64_t time_ns)
+{
+    if (vt_agg_enabled())
+        write_or_stop(vt_agg_free(info, stack, status_flags, time_ns));
+    else
+        write_or_stop(vt_rec_free(time_ns, key, api, status_flags, stream));
 }
 
 void vt_track_alloc(const struct vt_alloc_info *info, const struct vt_stack *stack)
@@ -184,7 +201,8 @@ void vt_track_free_begin(uint64_t key, enum vt_space space, unsigned api, uint64
         pending->stack = e->stack;
         pending->seq = e->seq;
         discard(e);
-        write_or_stop(vt_rec_free(now, key, api, VT_FREE_OK | space_flag(space), stream));
+        write_free(&pending->info, pending->stack, key, api, VT_FREE_OK | space_flag(space),
+                   stream, now);
     }
     vt_unlock();
 }
@@ -211,7 +229,7 @@ void vt_track_free_end(uint64_t key, enum vt_space space, unsigned api, uint64_t
         }
     } else {
         unsigned status = succeeded ? VT_FREE_UNTRACED : VT_FREE_INVALID;
-        write_or_stop(vt_rec_free(vt_now_ns(), key, api, status | space_flag(space), stream));
+        write_free(NULL, 0, key, api, status | space_flag(space), stream, vt_now_ns());
     }
     vt_unlock();
 }
@@ -220,7 +238,8 @@ static void release_if_unused(struct live *e, unsigned api)
 {
     if (!e->released || e->mappings > 0)
         return;
-    write_or_stop(vt_rec_free(vt_now_ns(), e->info.key, api, VT_FREE_OK | VT_ADDR_HANDLE, 0));
+    write_free(&e->info, e->stack, e->info.key, api, VT_FREE_OK | VT_ADDR_HANDLE, 0,
+               vt_now_ns());
     discard(e);
 }
 
@@ -290,7 +309,7 @@ void vt_track_teardown(void *ctx, int device, unsigned api)
             int owned = ctx ? e->info.ctx == ctx : e->info.device == device;
             if (!owned)
                 continue;
-            write_or_stop(vt_rec_free(vt_now_ns(), e->info.key, api, VT_FREE_TEARDOWN, 0));
+            write_free(&e->info, e->stack, e->info.key, api, VT_FREE_TEARDOWN, 0, vt_now_ns());
             discard(e);
         }
     }

@@ -136,7 +136,7 @@ static int make_room(size_t need)
     return -1;
 }
 
-int vt_writer_open(void)
+int vt_writer_open(uint32_t flags)
 {
     uint8_t header[VT_HEADER_LEN] = {0};
     out.fd = create_file();
@@ -154,6 +154,7 @@ int vt_writer_open(void)
     memcpy(header, VT_MAGIC, VT_MAGIC_LEN);
     header[8] = VT_VERSION & 0xff;
     header[9] = (VT_VERSION >> 8) & 0xff;
+    header[12] = flags & 0xff;
     memcpy(out.map, header, sizeof header);
     out.used = sizeof header;
     return 0;

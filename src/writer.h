@@ -9,8 +9,9 @@
 #include <stdint.h>
 
 /* Creates the dump (never following a symlink nor clobbering a file: picks a
- * fresh name instead), mode 0600, and writes the header. 0 or -1 (warned). */
-int vt_writer_open(void);
+ * fresh name instead), mode 0600, and writes the header with FLAGS (format.h).
+ * 0 or -1 (warned). */
+int vt_writer_open(uint32_t flags);
 
 int vt_writer_is_open(void);
 

@@ -141,7 +141,9 @@ static void on_mark(void *ctx, const struct vt_mark_event *ev)
     vt_usage_mark(&a->usage, ev->time_ns, ev->label);
 }
 
-const struct vt_event_sink vt_analysis_sink = {on_alloc, on_free, on_failed, on_mark};
+const struct vt_event_sink vt_analysis_sink = {on_alloc, on_free, on_failed, on_mark,
+                                               vt_aggregate_sample, vt_aggregate_sites,
+                                               vt_aggregate_totals};
 
 int64_t vt_analysis_growth(const struct vt_analysis *a)
 {
@@ -179,10 +181,11 @@ static int by_size_desc(const void *pa, const void *pb)
     return a->device < b->device ? -1 : a->device > b->device;
 }
 
+/* BYTES in COUNT allocations still live at the end, from one site. */
 static void add_to_group(struct vt_analysis *a, struct leak_entry **groups,
-                         const struct vt_live_entry *l)
+                         const struct leak_key *site, uint64_t bytes, uint64_t count)
 {
-    struct leak_key key = {l->stack_id, l->api, l->kind, l->device};
+    struct leak_key key = *site;
     struct leak_entry *g;
     HASH_FIND(hh, *groups, &key, sizeof key, g);
     if (!g) {
@@ -193,28 +196,46 @@ static void add_to_group(struct vt_analysis *a, struct leak_entry **groups,
         HASH_ADD(hh, *groups, key, sizeof g->key, g);
         a->leaks = vt_xrealloc(a->leaks, a->nleaks + 1, sizeof *a->leaks);
         a->leaks[a->nleaks++] = (struct vt_leak){
-            .stack_id = l->stack_id, .api = l->api, .kind = l->kind, .device = l->device};
+            .stack_id = key.stack_id, .api = (unsigned)key.api, .kind = (unsigned)key.kind,
+            .device = key.device};
     }
-    a->leaks[g->index].bytes += l->size;
-    a->leaks[g->index].allocations++;
+    a->leaks[g->index].bytes += bytes;
+    a->leaks[g->index].allocations += count;
+    if (vt_kind_counts_as_device((unsigned)key.kind)) {
+        a->summary.leaked_bytes += bytes;
+        a->summary.leaked_allocations += count;
+    } else {
+        a->summary.host_leaked_bytes += bytes;
+        a->summary.host_leaked_allocations += count;
+    }
+}
+
+static void group_live_allocations(struct vt_analysis *a, struct leak_entry **groups)
+{
+    for (size_t i = 0; a->live.slots && i <= a->live.mask; i++) {
+        const struct vt_live_entry *l = &a->live.slots[i];
+        struct leak_key key = {l->stack_id, l->api, l->kind, l->device};
+        if (l->used)
+            add_to_group(a, groups, &key, l->size, 1);
+    }
+}
+
+/* Aggregate mode: the sites' exit totals, or their last sample. */
+static void group_live_sites(struct vt_analysis *a, struct leak_entry **groups)
+{
+    for (size_t i = 0; i < a->agg.nsites; i++) {
+        const struct vt_site_state *s = &a->agg.sites[i];
+        struct leak_key key = {s->stack_id, s->api, s->kind, s->device};
+        if (s->live_count || s->live_bytes)
+            add_to_group(a, groups, &key, s->live_bytes, s->live_count);
+    }
 }
 
 void vt_analysis_finish(struct vt_analysis *a)
 {
     struct leak_entry *groups = NULL, *g, *gtmp;
-    for (size_t i = 0; a->live.slots && i <= a->live.mask; i++) {
-        const struct vt_live_entry *l = &a->live.slots[i];
-        if (!l->used)
-            continue;
-        if (vt_kind_counts_as_device(l->kind)) {
-            a->summary.leaked_bytes += l->size;
-            a->summary.leaked_allocations++;
-        } else {
-            a->summary.host_leaked_bytes += l->size;
-            a->summary.host_leaked_allocations++;
-        }
-        add_to_group(a, &groups, l);
-    }
+    group_live_allocations(a, &groups);
+    group_live_sites(a, &groups);
     HASH_ITER(hh, groups, g, gtmp) {
         HASH_DEL(groups, g);
         free(g);
@@ -222,6 +243,8 @@ void vt_analysis_finish(struct vt_analysis *a)
     if (a->nleaks)
         qsort(a->leaks, a->nleaks, sizeof *a->leaks, by_size_desc);
     vt_usage_finish(&a->usage, a->usage.end_ns, a->skip);
+    if (a->agg.samples || a->agg.footer)
+        vt_aggregate_finish(a);
 }
 
 void vt_analysis_free(struct vt_analysis *a)
@@ -229,6 +252,7 @@ void vt_analysis_free(struct vt_analysis *a)
     struct vt_failure_entry *f, *ftmp;
     vt_live_free(&a->live);
     vt_usage_free(&a->usage);
+    vt_aggregate_free(&a->agg);
     HASH_ITER(hh, a->failure_table, f, ftmp) {
         HASH_DEL(a->failure_table, f);
         free(f);

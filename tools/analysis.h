@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "aggregate_replay.h"
 #include "dump_reader.h"
 #include "format.h"
 #include "live_table.h"
@@ -70,6 +71,8 @@ struct vt_analysis {
     /* usage over time; set skip (warm-up markers) before the replay */
     struct vt_usage usage;
     size_t skip;
+    /* aggregate mode: what SAMPLE, SITES and TOTALS records said */
+    struct vt_aggregate agg;
 };
 
 extern const struct vt_event_sink vt_analysis_sink;

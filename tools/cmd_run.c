@@ -1,4 +1,4 @@
-/* vramtrace run [-o PATH] [--fail-on-leak [LIMIT...]] [--json] -- CMD [ARG...]
+/* vramtrace run [-o PATH] [--aggregate] [--fail-on-leak [LIMIT...]] [--json] -- CMD [ARG...]
  * Runs CMD with libvramtrace.so preloaded, waits for it, then reports the
  * dump it wrote on stderr (stdout belongs to CMD). */
 #include <dirent.h>
@@ -27,8 +27,8 @@
 #define VT_LIBRARY_NAME "libvramtrace.so"
 
 static const char usage[] =
-    "Usage: vramtrace run [-o PATH] [--fail-on-leak [LIMIT...]] [--json] [--python-internals]\n"
-    "                     [--] CMD [ARG...]\n"
+    "Usage: vramtrace run [-o PATH] [--aggregate] [--fail-on-leak [LIMIT...]] [--json]\n"
+    "                     [--python-internals] [--] CMD [ARG...]\n"
     "Run CMD with " VT_LIBRARY_NAME " preloaded; when it exits, print where the dump\n"
     "was written and the leak report, on stderr.\n"
     "\n"
@@ -37,6 +37,16 @@ static const char usage[] =
     "                     an existing file there is replaced. Default: the\n"
     "                     library's choice (VRAMTRACE_OUTPUT, else\n"
     "                     vramtrace.EXE.PID.vtr in the working directory)\n"
+    "      --aggregate    for long runs (VRAMTRACE_MODE=aggregate): a dump of bounded\n"
+    "                     size with counts per call site, live bytes per site at\n"
+    "                     intervals (VRAMTRACE_SAMPLE_INTERVAL_MS, default 100,\n"
+    "                     doubling every 512 samples) and before each marker, and\n"
+    "                     exact totals and peaks at exit. Leaks per site, peaks,\n"
+    "                     growth between markers, check and the folded and pprof\n"
+    "                     exports still work; it cannot tell individual allocations\n"
+    "                     (addresses, sizes, lifetimes, order), exactly who held\n"
+    "                     memory at a peak (it shows the fullest sample), nor\n"
+    "                     anything finer than the sample interval\n"
     "      --fail-on-leak exit with status 23 if device or managed memory leaked, or\n"
     "                     with limits, when one is broken (as vramtrace check)\n"
     "      --json         print the report as JSON\n"
@@ -53,6 +63,7 @@ static const char usage[] =
 
 struct run_options {
     const char *output;
+    bool aggregate;
     bool fail_on_leak;
     bool json;
     struct vt_check_options check;
@@ -68,9 +79,10 @@ static void forward_signal(int sig)
 
 static int parse_options(int argc, char **argv, struct run_options *opts)
 {
-    enum { OPT_FAIL_ON_LEAK = 256, OPT_JSON, OPT_PYTHON_INTERNALS };
+    enum { OPT_FAIL_ON_LEAK = 256, OPT_JSON, OPT_PYTHON_INTERNALS, OPT_AGGREGATE };
     static const struct option options[] = {
         {"output", required_argument, NULL, 'o'},
+        {"aggregate", no_argument, NULL, OPT_AGGREGATE},
         {"fail-on-leak", no_argument, NULL, OPT_FAIL_ON_LEAK},
         {"json", no_argument, NULL, OPT_JSON},
         {"python-internals", no_argument, NULL, OPT_PYTHON_INTERNALS},
@@ -89,6 +101,9 @@ static int parse_options(int argc, char **argv, struct run_options *opts)
         switch (c) {
         case 'o':
             opts->output = optarg;
+            break;
+        case OPT_AGGREGATE:
+            opts->aggregate = true;
             break;
         case OPT_FAIL_ON_LEAK:
             opts->fail_on_leak = true;
@@ -201,6 +216,8 @@ static void exec_child(char **cmd, const char *library, const struct run_options
         free(path);
         setenv("VRAMTRACE_OUTPUT", opts->output, 1);
     }
+    if (opts->aggregate)
+        setenv("VRAMTRACE_MODE", "aggregate", 1);
     add_to_preload(library);
     execvp(cmd[0], cmd);
     int err = errno;

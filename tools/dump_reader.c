@@ -298,12 +298,21 @@ static bool read_pyframe(struct reader *r, struct cursor *c)
     return true;
 }
 
+/* Per-event records and aggregates never mix in one dump. */
+static bool check_mode(struct reader *r, const struct cursor *c, bool aggregate_record)
+{
+    if (r->dump->aggregated != aggregate_record)
+        return fail(r, c->p, "corrupt %s record: not expected in a dump written in %s mode",
+                    r->record_name, r->dump->aggregated ? "aggregate" : "events");
+    return true;
+}
+
 static bool read_alloc(struct reader *r, struct cursor *c)
 {
     struct vt_alloc_event ev = {0};
     unsigned kind_flags = 0;
     const uint8_t *stack_at, *kind_at;
-    if (!get_dt(r, c) || !get_address(r, c, &ev.address) || !get_varint(r, c, "size", &ev.size))
+    if (!check_mode(r, c, false) || !get_dt(r, c) || !get_address(r, c, &ev.address) || !get_varint(r, c, "size", &ev.size))
         return false;
     stack_at = c->p;
     if (!get_varint(r, c, "stack id", &ev.stack_id) || !check_stack_ref(r, stack_at, ev.stack_id))
@@ -327,7 +336,7 @@ static bool read_free(struct reader *r, struct cursor *c)
     struct vt_free_event ev = {0};
     unsigned status_flags = 0;
     const uint8_t *status_at;
-    if (!get_dt(r, c) || !get_address(r, c, &ev.address))
+    if (!check_mode(r, c, false) || !get_dt(r, c) || !get_address(r, c, &ev.address))
         return false;
     status_at = c->p + 1;
     if (!get_u8(r, c, "api", &ev.api) || !get_u8(r, c, "status", &status_flags) ||
@@ -408,6 +417,156 @@ static bool read_end(struct reader *r, struct cursor *c)
     return true;
 }
 
+/* A site's key (stack, api, kind, device): the part SAMPLE and SITES share. */
+static bool get_site_key(struct reader *r, struct cursor *c, struct vt_site_state *s)
+{
+    const uint8_t *stack_at = c->p, *kind_at;
+    if (!get_varint(r, c, "stack id", &s->stack_id) || !check_stack_ref(r, stack_at, s->stack_id))
+        return false;
+    kind_at = c->p + 1;
+    if (!get_u8(r, c, "api", &s->api) || !get_u8(r, c, "kind", &s->kind) ||
+        !get_svarint(r, c, "device", &s->device))
+        return false;
+    if (s->kind >= VT_KIND_COUNT)
+        return fail(r, kind_at, "corrupt %s record: unknown kind %u", r->record_name, s->kind);
+    return true;
+}
+
+/* A count of elements of at least UNIT bytes each, and room for them. */
+static void *get_array(struct reader *r, struct cursor *c, const char *field, size_t unit,
+                       size_t size, size_t *count)
+{
+    const uint8_t *at = c->p;
+    uint64_t n;
+    if (!get_varint(r, c, field, &n) || !check_fits(r, c, at, n, unit, field))
+        return NULL;
+    *count = (size_t)n;
+    return xcalloc((size_t)n, size);
+}
+
+/* svarint device, varint bytes, and with TIMED varint time (since start,
+ * not after the record's own time). */
+static bool get_devices(struct reader *r, struct cursor *c, bool timed,
+                        struct vt_device_bytes **out, size_t *n)
+{
+    *out = get_array(r, c, "device count", timed ? 3 : 2, sizeof **out, n);
+    if (!*out)
+        return false;
+    for (size_t i = 0; i < *n; i++) {
+        struct vt_device_bytes *d = &(*out)[i];
+        const uint8_t *at;
+        if (!get_svarint(r, c, "device", &d->device) || !get_varint(r, c, "bytes", &d->bytes))
+            return false;
+        at = c->p;
+        if (timed && !get_varint(r, c, "peak time", &d->time_ns))
+            return false;
+        if (d->time_ns > r->time_ns)
+            return fail(r, at, "corrupt %s record: peak time after the record", r->record_name);
+    }
+    return true;
+}
+
+static bool read_sample_body(struct reader *r, struct cursor *c, struct vt_sample_event *ev,
+                             struct vt_device_bytes **devices, struct vt_site_state **sites)
+{
+    if (!check_mode(r, c, true) || !get_dt(r, c) ||
+        !get_varint(r, c, "allocations", &ev->allocations) ||
+        !get_varint(r, c, "frees", &ev->frees) ||
+        !get_devices(r, c, false, devices, &ev->ndevices))
+        return false;
+    *sites = get_array(r, c, "site count", 6, sizeof **sites, &ev->nsites);
+    if (!*sites)
+        return false;
+    for (size_t i = 0; i < ev->nsites; i++) {
+        struct vt_site_state *s = &(*sites)[i];
+        if (!get_site_key(r, c, s) || !get_varint(r, c, "live bytes", &s->live_bytes) ||
+            !get_varint(r, c, "live count", &s->live_count))
+            return false;
+    }
+    return true;
+}
+
+static bool read_sample(struct reader *r, struct cursor *c)
+{
+    struct vt_sample_event ev = {0};
+    struct vt_device_bytes *devices = NULL;
+    struct vt_site_state *sites = NULL;
+    bool ok = read_sample_body(r, c, &ev, &devices, &sites);
+    ev.time_ns = r->time_ns;
+    ev.devices = devices;
+    ev.sites = sites;
+    if (ok && r->sink->sample)
+        r->sink->sample(r->ctx, &ev);
+    free(devices);
+    free(sites);
+    return ok;
+}
+
+static bool read_sites_body(struct reader *r, struct cursor *c, struct vt_sites_event *ev,
+                            struct vt_site_state **sites)
+{
+    if (!check_mode(r, c, true) || !get_dt(r, c))
+        return false;
+    *sites = get_array(r, c, "site count", 9, sizeof **sites, &ev->nsites);
+    if (!*sites)
+        return false;
+    for (size_t i = 0; i < ev->nsites; i++) {
+        struct vt_site_state *s = &(*sites)[i];
+        if (!get_site_key(r, c, s) || !get_varint(r, c, "allocations", &s->allocations) ||
+            !get_varint(r, c, "bytes allocated", &s->bytes_allocated) ||
+            !get_varint(r, c, "frees", &s->frees) ||
+            !get_varint(r, c, "live count", &s->live_count) ||
+            !get_varint(r, c, "live bytes", &s->live_bytes))
+            return false;
+    }
+    return true;
+}
+
+static bool read_sites(struct reader *r, struct cursor *c)
+{
+    struct vt_sites_event ev = {0};
+    struct vt_site_state *sites = NULL;
+    bool ok = read_sites_body(r, c, &ev, &sites);
+    ev.time_ns = r->time_ns;
+    ev.sites = sites;
+    if (ok && r->sink->sites)
+        r->sink->sites(r->ctx, &ev);
+    free(sites);
+    return ok;
+}
+
+static bool read_totals_body(struct reader *r, struct cursor *c, struct vt_totals_event *ev,
+                             struct vt_device_bytes **devices)
+{
+    const uint8_t *at;
+    if (!check_mode(r, c, true) || !get_dt(r, c) ||
+        !get_varint(r, c, "invalid frees", &ev->invalid_frees) ||
+        !get_varint(r, c, "untraced frees", &ev->untraced_frees) ||
+        !get_varint(r, c, "teardown allocations", &ev->teardown_allocations) ||
+        !get_varint(r, c, "teardown bytes", &ev->teardown_bytes) ||
+        !get_varint(r, c, "peak bytes", &ev->peak_bytes))
+        return false;
+    at = c->p;
+    if (!get_varint(r, c, "peak time", &ev->peak_time_ns))
+        return false;
+    if (ev->peak_time_ns > r->time_ns)
+        return fail(r, at, "corrupt TOTALS record: peak time after the record");
+    return get_devices(r, c, true, devices, &ev->ndevices);
+}
+
+static bool read_totals(struct reader *r, struct cursor *c)
+{
+    struct vt_totals_event ev = {0};
+    struct vt_device_bytes *devices = NULL;
+    bool ok = read_totals_body(r, c, &ev, &devices);
+    ev.time_ns = r->time_ns;
+    ev.devices = devices;
+    if (ok && r->sink->totals)
+        r->sink->totals(r->ctx, &ev);
+    free(devices);
+    return ok;
+}
+
 static const struct {
     const char *name;
     bool (*read)(struct reader *r, struct cursor *c);
@@ -417,6 +576,8 @@ static const struct {
     [VT_REC_FREE] = {"FREE", read_free},          [VT_REC_FAILED] = {"FAILED", read_failed},
     [VT_REC_MARK] = {"MARK", read_mark},          [VT_REC_END] = {"END", read_end},
     [VT_REC_PYFRAME] = {"PYFRAME", read_pyframe}, [VT_REC_PYSTACK] = {"PYSTACK", read_pystack},
+    [VT_REC_SAMPLE] = {"SAMPLE", read_sample},    [VT_REC_SITES] = {"SITES", read_sites},
+    [VT_REC_TOTALS] = {"TOTALS", read_totals},
 };
 
 /* Trailing bytes in a known record are fields a newer writer appended:
@@ -513,6 +674,7 @@ static bool check_header(struct reader *r)
                     "upgrade vramtrace", r->dump->version, VT_VERSION);
     if (r->dump->version == 0)
         return fail(r, v, "unsupported dump format version 0");
+    r->dump->aggregated = (v[4] & VT_FLAG_AGGREGATED) != 0;
     return true;
 }
 

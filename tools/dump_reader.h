@@ -72,16 +72,58 @@ struct vt_mark_event {
     const char *label;        /* valid during the call */
 };
 
+/* Aggregate mode: one call site in a SAMPLE (live only) or SITES record. */
+struct vt_site_state {
+    uint64_t stack_id;
+    unsigned api, kind;
+    int64_t device;
+    uint64_t live_bytes, live_count;
+    uint64_t allocations, bytes_allocated, frees;   /* SITES only */
+};
+
+/* A device's live bytes (SAMPLE) or peak and its time (TOTALS). */
+struct vt_device_bytes {
+    int64_t device;
+    uint64_t bytes, time_ns;
+};
+
+/* The arrays are valid during the call. */
+struct vt_sample_event {
+    uint64_t time_ns, allocations, frees;
+    const struct vt_device_bytes *devices;
+    size_t ndevices;
+    const struct vt_site_state *sites;   /* the sites that changed */
+    size_t nsites;
+};
+
+struct vt_sites_event {
+    uint64_t time_ns;
+    const struct vt_site_state *sites;
+    size_t nsites;
+};
+
+struct vt_totals_event {
+    uint64_t time_ns, invalid_frees, untraced_frees, teardown_allocations, teardown_bytes;
+    uint64_t peak_bytes, peak_time_ns;            /* all devices together */
+    const struct vt_device_bytes *devices;      /* peaks */
+    size_t ndevices;
+};
+
 struct vt_event_sink {
     void (*alloc)(void *ctx, const struct vt_alloc_event *ev);
     void (*free)(void *ctx, const struct vt_free_event *ev);
     void (*failed)(void *ctx, const struct vt_failed_event *ev);
     void (*mark)(void *ctx, const struct vt_mark_event *ev);   /* may be NULL */
+    /* aggregate mode; each may be NULL */
+    void (*sample)(void *ctx, const struct vt_sample_event *ev);
+    void (*sites)(void *ctx, const struct vt_sites_event *ev);
+    void (*totals)(void *ctx, const struct vt_totals_event *ev);
 };
 
 struct vt_dump {
     const char *path;
     uint32_t version;
+    bool aggregated;              /* written in aggregate mode (header flag) */
     struct vt_process process;
     struct vt_module *modules;
     size_t nmodules;

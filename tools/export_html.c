@@ -320,9 +320,15 @@ static void peak_tables(const struct vt_report *r, FILE *out)
         put_device(dev->device, out);
         fputs(": ", out);
         put_size(dev->peak_bytes, out);
-        fprintf(out, " at %s</h3>\n<table><thead><tr><th class=\"num\">Held</th><th>API</th>"
-                "<th>Kind</th><th class=\"num\">Device</th><th>Call site</th></tr></thead>"
-                "<tbody>\n", vt_format_time(dev->peak_time_ns, time));
+        fprintf(out, " at %s</h3>\n", vt_format_time(dev->peak_time_ns, time));
+        if (dev->holders_approx) {   /* aggregate mode */
+            fputs("<p>Held at the sample with the most live bytes (", out);
+            put_size(dev->holders_bytes, out);
+            fprintf(out, " at %s), not at the peak itself.</p>\n",
+                    vt_format_time(dev->holders_time_ns, time));
+        }
+        fputs("<table><thead><tr><th class=\"num\">Held</th><th>API</th><th>Kind</th>"
+              "<th class=\"num\">Device</th><th>Call site</th></tr></thead><tbody>\n", out);
         for (size_t i = 0; i < n; i++) {
             const struct vt_usage_site *s = &u->sites[holders[i]];
             fputs("<tr>", out);

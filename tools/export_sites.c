@@ -33,23 +33,38 @@ static struct tally_key key_of(uint64_t stack_id, unsigned api, unsigned kind, i
     return k;
 }
 
-static void tally_alloc(void *ctx, const struct vt_alloc_event *ev)
+static void add_tally(struct vt_alloc_tally **table, struct tally_key key, uint64_t bytes,
+                      uint64_t count)
 {
-    struct vt_alloc_tally **table = ctx, *t;
-    if (ev->flags & VT_ALLOC_RESTORED)   /* a failed free put it back: not a new allocation */
-        return;
-    struct tally_key key = key_of(ev->stack_id, ev->api, ev->kind, ev->device);
+    struct vt_alloc_tally *t;
     HASH_FIND(hh, *table, &key, sizeof key, t);
     if (!t) {
         t = vt_xcalloc(1, sizeof *t);
         t->key = key;
         HASH_ADD(hh, *table, key, sizeof t->key, t);
     }
-    t->bytes += ev->size;
-    t->count++;
+    t->bytes += bytes;
+    t->count += count;
 }
 
-static const struct vt_event_sink tally_sink = {.alloc = tally_alloc};
+static void tally_alloc(void *ctx, const struct vt_alloc_event *ev)
+{
+    if (ev->flags & VT_ALLOC_RESTORED)   /* a failed free put it back: not a new allocation */
+        return;
+    add_tally(ctx, key_of(ev->stack_id, ev->api, ev->kind, ev->device), ev->size, 1);
+}
+
+/* Aggregate mode: the totals at exit say it all at once. */
+static void tally_sites(void *ctx, const struct vt_sites_event *ev)
+{
+    for (size_t i = 0; i < ev->nsites; i++) {
+        const struct vt_site_state *s = &ev->sites[i];
+        add_tally(ctx, key_of(s->stack_id, s->api, s->kind, s->device), s->bytes_allocated,
+                  s->allocations);
+    }
+}
+
+static const struct vt_event_sink tally_sink = {.alloc = tally_alloc, .sites = tally_sites};
 
 static void free_tally(struct vt_alloc_tally **table)
 {

@@ -235,6 +235,9 @@ static void write_peaks(struct vt_json *j, const struct vt_report *r)
         vt_json_int(j, dev->device);
         write_uint_field(j, "bytes", dev->peak_bytes);
         write_uint_field(j, "time_ns", dev->peak_time_ns);
+        /* aggregate mode: the holders are those of the sample with the most */
+        vt_json_key(j, "holders_time_ns");
+        dev->holders_approx ? vt_json_uint(j, dev->holders_time_ns) : vt_json_null(j);
         vt_json_key(j, "holders");
         vt_json_begin_array(j);
         for (size_t i = 0; i < n; i++)
@@ -290,6 +293,25 @@ static void write_suppressed(struct vt_json *j, const struct vt_suppressions *s)
     vt_json_end_array(j);
 }
 
+/* null for an events-mode dump */
+static void write_aggregate(struct vt_json *j, const struct vt_report *r)
+{
+    const struct vt_aggregate *g = &r->analysis->agg;
+    vt_json_key(j, "aggregate");
+    if (!r->dump->aggregated) {
+        vt_json_null(j);
+        return;
+    }
+    vt_json_begin_object(j);
+    write_uint_field(j, "samples", g->samples);
+    write_uint_field(j, "last_sample_ns", g->last_sample_ns);
+    vt_json_key(j, "exit_totals");
+    vt_json_bool(j, g->footer);
+    vt_json_key(j, "exact_peaks");
+    vt_json_bool(j, g->totals);
+    vt_json_end_object(j);
+}
+
 void vt_render_json(const struct vt_report *r, FILE *out)
 {
     struct vt_json j;
@@ -313,6 +335,9 @@ void vt_render_json_fields(const struct vt_report *r, struct vt_json *j)
     vt_json_key(j, "signal");
     r->dump->end_signal ? vt_json_uint(j, (uint64_t)r->dump->end_signal) : vt_json_null(j);
     write_uint_field(j, "duration_ns", r->dump->last_time_ns);
+    vt_json_key(j, "mode");
+    vt_json_string(j, r->dump->aggregated ? "aggregate" : "events");
+    write_aggregate(j, r);
     write_process(j, &r->dump->process);
     write_summary(j, &r->analysis->summary);
     write_leaks(j, r);

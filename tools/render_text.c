@@ -221,6 +221,13 @@ static void print_peaks(const struct vt_report *r, FILE *out)
         print_bytes(dev->peak_bytes, out);
         fputs(" at ", out);
         vt_print_time(dev->peak_time_ns, out);
+        if (dev->holders_approx && n) {
+            fputs("; the sample with the most (", out);
+            print_bytes(dev->holders_bytes, out);
+            fputs(" at ", out);
+            vt_print_time(dev->holders_time_ns, out);
+            fputs(")", out);
+        }
         fputs(n ? ", held by:\n" : "\n", out);
         for (size_t i = 0; i < n; i++)
             print_holder(r, holders[i], u->sites[holders[i]].bytes_at_device_peak, out);
@@ -301,6 +308,22 @@ static void print_suppressions(const struct vt_suppressions *s, FILE *out)
     }
 }
 
+/* What an aggregate-mode dump cannot say, and where its numbers come from. */
+static void print_aggregate_note(const struct vt_report *r, FILE *out)
+{
+    const struct vt_aggregate *g = &r->analysis->agg;
+    fprintf(out, "vramtrace: aggregate-mode dump (%zu %s): leaks per call site and the peak of "
+            "each device are exact; the holders at a peak are those of the sample with the "
+            "most live bytes, and usage over time is as fine as the samples\n", g->samples,
+            plural(g->samples, "sample", "samples"));
+    if (g->footer)
+        return;
+    fputs("vramtrace: no exit totals in the dump: leaks and counts are those of the last sample (",
+          out);
+    vt_print_time(g->last_sample_ns, out);
+    fputs(g->totals ? ")\n" : "), the peak is the highest sample\n", out);
+}
+
 /* The tracer's handler wrote the footer as the signal killed the process. */
 static void print_signal_end(int sig, FILE *out)
 {
@@ -317,6 +340,8 @@ void vt_render_text(const struct vt_report *r, FILE *out)
     if (!r->dump->complete)
         fprintf(out, "vramtrace: partial dump: %s; the report covers what was read\n",
                 r->dump->end);
+    if (r->dump->aggregated)
+        print_aggregate_note(r, out);
     print_growing(r, out);
     print_leaks(r, false, out);
     if (r->analysis->summary.host_leaked_allocations) {

@@ -133,7 +133,32 @@ static void tee_mark(void *ctx, const struct vt_mark_event *ev)
         t->tap->mark(t->tap_ctx, ev);
 }
 
-static const struct vt_event_sink tee_sink = {tee_alloc, tee_free, tee_failed, tee_mark};
+static void tee_sample(void *ctx, const struct vt_sample_event *ev)
+{
+    struct tee *t = ctx;
+    vt_analysis_sink.sample(t->analysis, ev);
+    if (t->tap->sample)
+        t->tap->sample(t->tap_ctx, ev);
+}
+
+static void tee_sites(void *ctx, const struct vt_sites_event *ev)
+{
+    struct tee *t = ctx;
+    vt_analysis_sink.sites(t->analysis, ev);
+    if (t->tap->sites)
+        t->tap->sites(t->tap_ctx, ev);
+}
+
+static void tee_totals(void *ctx, const struct vt_totals_event *ev)
+{
+    struct tee *t = ctx;
+    vt_analysis_sink.totals(t->analysis, ev);
+    if (t->tap->totals)
+        t->tap->totals(t->tap_ctx, ev);
+}
+
+static const struct vt_event_sink tee_sink = {tee_alloc, tee_free, tee_failed, tee_mark,
+                                              tee_sample, tee_sites, tee_totals};
 
 static int read_dump(const char *path, const struct vt_report_options *opts,
                      struct vt_loaded_report *l)

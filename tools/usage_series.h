@@ -53,6 +53,10 @@ struct vt_usage_device {
     struct vt_usage_samples bin_max;  /* highest live bytes in each complete time bin */
     struct vt_usage_samples bin_last; /* live bytes at the end of each complete bin */
     uint64_t open_bin_max;            /* highest in the bin not yet complete */
+    /* aggregate mode: the holders are what the sample with the most live
+     * bytes held (at holders_time_ns, holders_bytes in all), not the peak's */
+    bool holders_approx;
+    uint64_t holders_time_ns, holders_bytes;
 };
 
 struct vt_usage_site_entry;           /* internal: site lookup */

@@ -13,12 +13,13 @@ lib="$PWD/$build/libvramtrace.so"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-# ns_per_pair traced|plain CMD...: one run's ns_per_pair.
+# ns_per_pair traced|aggregate|plain CMD...: one run's ns_per_pair.
 ns_per_pair() {
     local mode=$1
     shift
-    if [ "$mode" = traced ]; then
-        LD_PRELOAD="$lib" VRAMTRACE_OUTPUT="$out/bench.%p.vtr" "$@"
+    if [ "$mode" != plain ]; then
+        VRAMTRACE_MODE=$([ "$mode" = aggregate ] && echo aggregate || echo events) \
+            LD_PRELOAD="$lib" VRAMTRACE_OUTPUT="$out/bench.%p.vtr" "$@"
         rm -f "$out"/bench.*.vtr
     else
         "$@"
@@ -27,13 +28,14 @@ ns_per_pair() {
 
 # report LABEL CMD...: untraced and traced runs alternate (so that a change
 # in the machine's load hits both alike); medians of 5 each, and the minima.
+# traced_mode=aggregate report ...: traced in aggregate mode.
 report() {
     local label=$1
     shift
     local plain=() traced=()
     for i in 1 2 3 4 5; do
         plain+=("$(ns_per_pair plain "$@")")
-        traced+=("$(ns_per_pair traced "$@")")
+        traced+=("$(ns_per_pair "${traced_mode:-traced}" "$@")")
     done
     printf '%s\n' "${plain[@]}" | sort -n >"$out/plain"
     printf '%s\n' "${traced[@]}" | sort -n >"$out/traced"
@@ -49,6 +51,7 @@ for depth in 8 24 64; do
     report "C, depth $depth, 1 thread" "$build/tests/bench/bench_alloc" 200000 "$depth" 1
 done
 report "C, depth 24, 8 threads" "$build/tests/bench/bench_alloc" 50000 24 8
+traced_mode=aggregate report "C, depth 24, 1 thread, aggr." "$build/tests/bench/bench_alloc" 200000 24 1
 for depth in 10 50; do
     report "Python, $depth Python frames" python3 tests/bench/bench_python.py 50000 "$depth"
 done
@@ -65,6 +68,14 @@ done
 read -r seconds kb <"$out/time"
 awk -v s="$seconds" -v k="$kb" -v e="$events" \
     'BEGIN { printf "report of %d events: %.2f s (%.1f M events/s), peak memory %.1f MiB\n", e, s, e / s / 1e6, k / 1024 }'
+# Aggregate mode: the dump stays about the same size however many events.
+for pairs in 500000 5000000; do
+    rm -f "$out"/*.vtr
+    VRAMTRACE_MODE=aggregate LD_PRELOAD="$lib" VRAMTRACE_OUTPUT="$out/size.vtr" \
+        "$build/tests/bench/bench_alloc" "$pairs" 24 1 >/dev/null
+    awk -v e="$((2 * pairs + 2))" -v b="$(stat -c %s "$out/size.vtr")" \
+        'BEGIN { printf "aggregate-mode dump of %d events: %d bytes\n", e, b }'
+done
 
 # What libunwind alone costs at those depths: the floor under the added cost.
 for depth in 8 24 64; do
