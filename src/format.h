@@ -2,8 +2,8 @@
  * library (writer) and the CLI (reader).
  *
  * File = header, then records, append-only.
- *   header: 8 bytes magic "VRAMTRC\0", u32 LE version, u32 LE flags
- *   (VT_FLAG_AGGREGATED; other bits 0).
+ *   header: 8 bytes magic "VRAMTRC\0", u32 LE version (1, or 2 with
+ *   VT_FLAG_AGGREGATED), u32 LE flags (VT_FLAG_AGGREGATED; other bits 0).
  *   record: u8 type (never 0), varint payload length, payload.
  * A zero byte where a record type is expected means "nothing more was
  * written": the writer grows the file in zero-filled chunks, so a process
@@ -36,7 +36,11 @@
 
 #define VT_MAGIC "VRAMTRC"          /* 7 chars + NUL = 8 bytes */
 #define VT_MAGIC_LEN 8
-#define VT_VERSION 1u
+#define VT_VERSION 2u            /* the newest version this code reads */
+#define VT_VERSION_EVENTS 1u     /* written in events mode: every vramtrace reads it */
+/* Written in aggregate mode: a reader from before aggregate mode, which
+ * would see a dump without events, refuses it instead. */
+#define VT_VERSION_AGGREGATED 2u
 #define VT_HEADER_LEN 16
 #define VT_FLAG_AGGREGATED 0x1u     /* header flags: aggregate mode */
 #define VT_VARINT_MAX 10

@@ -152,8 +152,7 @@ int vt_writer_open(uint32_t flags)
         return -1;
     }
     memcpy(header, VT_MAGIC, VT_MAGIC_LEN);
-    header[8] = VT_VERSION & 0xff;
-    header[9] = (VT_VERSION >> 8) & 0xff;
+    header[8] = flags & VT_FLAG_AGGREGATED ? VT_VERSION_AGGREGATED : VT_VERSION_EVENTS;
     header[12] = flags & 0xff;
     memcpy(out.map, header, sizeof header);
     out.used = sizeof header;

@@ -229,6 +229,26 @@ def case_corrupt():
              in lines[0], "unexpected error: %r" % lines[0])
 
 
+def case_format_version():
+    """An aggregated dump is format version 2 with flag bit 0 (an events dump
+    stays version 1): a reader from before aggregate mode refuses it rather
+    than report a run without events; version 1 with the flag is refused."""
+    events = traced(["sites"]).dump
+    with open(events, "rb") as f:
+        H.expect_eq("events dump: version, flags", f.read(16)[8:16], bytes([1, 0, 0, 0] + [0] * 4))
+    dump = traced(["sites"], AGGREGATE).dump
+    with open(dump, "rb") as f:
+        data = f.read()
+    H.expect_eq("aggregated dump: version, flags", data[8:16], bytes([2, 0, 0, 0, 1, 0, 0, 0]))
+    H.expect_eq("report's format_version", H.report(dump).get("format_version"), 2)
+    with open(dump, "wb") as f:
+        f.write(data[:8] + bytes([1]) + data[9:])
+    r = cli("report", dump)
+    H.expect_eq("report status", r.returncode, 1)
+    H.expect_eq("error", r.stderr, "vramtrace: %s: aggregate-mode flag in a version 1 dump "
+                "at offset 8\n" % dump)
+
+
 def case_bad_mode():
     """An unknown VRAMTRACE_MODE: one warning, then events mode."""
     r = traced(["sites"], {"VRAMTRACE_MODE": "bogus"})

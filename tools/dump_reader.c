@@ -675,6 +675,8 @@ static bool check_header(struct reader *r)
     if (r->dump->version == 0)
         return fail(r, v, "unsupported dump format version 0");
     r->dump->aggregated = (v[4] & VT_FLAG_AGGREGATED) != 0;
+    if (r->dump->aggregated && r->dump->version < VT_VERSION_AGGREGATED)
+        return fail(r, v, "aggregate-mode flag in a version %u dump", r->dump->version);
     return true;
 }
 

@@ -330,7 +330,7 @@ def case_bad_magic():
 
 def case_future_version():
     path, _ = mkdump("future")
-    expect_error(path, "version 2 is newer", "at offset 8")
+    expect_error(path, "is newer than this vramtrace reads", "at offset 8")
 
 
 def case_header_only():

@@ -345,7 +345,7 @@ static void self_module_record(struct writer *w, uint64_t id, bool wrong_build_i
 static void standard_start(struct writer *w)
 {
     static const char *const argv[] = {"fake", "--flag"};
-    header(w, VT_VERSION, VT_MAGIC);
+    header(w, VT_VERSION_EVENTS, VT_MAGIC);
     process_record(w, "/usr/bin/fake", 2, argv);
     self_module_record(w, 1, false);
 }
@@ -432,7 +432,7 @@ static void scenario_badmodules(struct writer *w)
 {
     static const uint8_t some_id[4] = {1, 2, 3, 4};
     static const char *const argv[] = {"fake"};
-    header(w, VT_VERSION, VT_MAGIC);
+    header(w, VT_VERSION_EVENTS, VT_MAGIC);
     process_record(w, "/usr/bin/fake", 1, argv);
     self_module_record(w, 1, true);
     module_record(w, 2, FAKE_LIB_BASE, FAKE_LIB_BASE, FAKE_LIB_BASE + 0x10000, FAKE_LIB_PATH,
@@ -448,7 +448,7 @@ static void scenario_strings(struct writer *w)
 {
     static const char *const argv[] = {"q\"uote\\back", "ctl\x01\x1f\x7f\ttab\nnl",
                                        "bad\xff\xfeutf8\xc3", "ok-\xc3\xa9\xe2\x82\xac"};
-    header(w, VT_VERSION, VT_MAGIC);
+    header(w, VT_VERSION_EVENTS, VT_MAGIC);
     process_record(w, "/tmp/\xff\x80weird exe", 4, argv);
     self_module_record(w, 1, false);
     end_record(w, 0);
@@ -476,7 +476,7 @@ static void scenario_big(struct writer *w, uint64_t n)
 static void scenario_lying(struct writer *w, const char *what)
 {
     struct buf p = {0};
-    header(w, VT_VERSION, VT_MAGIC);
+    header(w, VT_VERSION_EVENTS, VT_MAGIC);
     if (!strcmp(what, "frames")) {
         put_varint(&p, 1);
         put_varint(&p, 1ull << 62);   /* frame count */
@@ -556,9 +556,9 @@ static bool build(struct writer *w, const char *scenario, uint64_t n)
     else if (!strcmp(scenario, "future"))
         header(w, VT_VERSION + 1, VT_MAGIC);
     else if (!strcmp(scenario, "badmagic"))
-        header(w, VT_VERSION, "VRAMTRX");
+        header(w, VT_VERSION_EVENTS, "VRAMTRX");
     else if (!strcmp(scenario, "header-only"))
-        header(w, VT_VERSION, VT_MAGIC);
+        header(w, VT_VERSION_EVENTS, VT_MAGIC);
     else if (!strncmp(scenario, "lying-", 6))
         scenario_lying(w, scenario + 6);
     else
