@@ -21,24 +21,28 @@ static inline uint64_t mix(uint64_t h, uint64_t w)
 static inline unsigned stack_hash(const void *key, size_t len)
 {
     const unsigned char *p = key;
-    uint64_t lane[4] = {0x9E3779B97F4A7C15u ^ len, 0x94D049BB133111EBu, 0xD6E8FEB86659FD93u,
-                        0xA0761D6478BD642Fu},
-             w;
-    for (; len >= 32; p += 32, len -= 32)
-        for (int i = 0; i < 4; i++) {
-            memcpy(&w, p + 8 * i, 8);
-            lane[i] = mix(lane[i], w);
-        }
+    uint64_t a = 0x9E3779B97F4A7C15u ^ len, b = 0x94D049BB133111EBu, c = 0xD6E8FEB86659FD93u,
+             d = 0xA0761D6478BD642Fu, w[4];
+    for (; len >= 32; p += 32, len -= 32) {
+        memcpy(w, p, 32);
+        a = mix(a, w[0]);
+        b = mix(b, w[1]);
+        c = mix(c, w[2]);
+        d = mix(d, w[3]);
+        /* Keeps the lanes in general registers: vectorized, the 64-bit
+         * multiplies become several SSE2 multiplies each, slower. */
+        __asm__("" : "+r"(a), "+r"(b), "+r"(c), "+r"(d));
+    }
     for (; len >= 8; p += 8, len -= 8) {
-        memcpy(&w, p, 8);
-        lane[0] = mix(lane[0], w);
+        memcpy(w, p, 8);
+        a = mix(a, w[0]);
     }
     if (len) {
-        w = 0;
-        memcpy(&w, p, len);
-        lane[1] = mix(lane[1], w);
+        w[0] = 0;
+        memcpy(w, p, len);
+        b = mix(b, w[0]);
     }
-    uint64_t h = mix(mix(mix(lane[0], lane[1]), lane[2]), lane[3]);
+    uint64_t h = mix(mix(mix(a, b), c), d);
     return (unsigned)(h ^ (h >> 32));
 }
 #define HASH_FUNCTION(keyptr, keylen, hashv) ((hashv) = stack_hash((keyptr), (keylen)))
