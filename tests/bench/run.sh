@@ -50,6 +50,7 @@ echo "per alloc/free pair (medians of 5 runs, untraced and traced alternating):"
 for depth in 8 24 64; do
     report "C, depth $depth, 1 thread" "$build/tests/bench/bench_alloc" 200000 "$depth" 1
 done
+report "C, depth 24, 2 threads" "$build/tests/bench/bench_alloc" 100000 24 2
 report "C, depth 24, 8 threads" "$build/tests/bench/bench_alloc" 50000 24 8
 traced_mode=aggregate report "C, depth 24, 1 thread, aggr." "$build/tests/bench/bench_alloc" 200000 24 1
 for depth in 10 50; do
