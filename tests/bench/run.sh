@@ -4,14 +4,7 @@
 #     tests/bench/run.sh [BUILD_DIR]      (default: build; built if missing)
 # Each figure is the median of 5 runs.
 set -euo pipefail
-cd "$(dirname "$0")/../.."
-build=${1:-build}
-[ -f "$build/build.ninja" ] || meson setup "$build" >/dev/null
-meson compile -C "$build" >/dev/null
-export LD_LIBRARY_PATH="$PWD/$build/tests/standin${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-lib="$PWD/$build/libvramtrace.so"
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
+. "$(dirname "$0")/common.sh"
 
 # ns_per_pair traced|aggregate|plain CMD...: one run's ns_per_pair.
 ns_per_pair() {
