@@ -78,7 +78,6 @@ static struct {
     struct live *by_space[2];
     struct mapping *mappings;
     uint64_t live_bytes;   /* device + managed */
-    uint64_t live_count;
     uint64_t seq;
     void *primary[MAX_DEVICES];
     struct vt_entry_pool lives, maps;
@@ -104,7 +103,6 @@ static struct live *find(enum vt_space space, uint64_t key)
 static void insert(struct live *e)
 {
     HASH_ADD(hh, table.by_space[e->info.space], info.key, sizeof e->info.key, e);
-    table.live_count++;
     if (counts_as_vram(e->info.kind))
         __atomic_fetch_add(&table.live_bytes, e->info.size, __ATOMIC_RELAXED);
     vt_agg_insert(&e->info, e->stack);
@@ -113,7 +111,6 @@ static void insert(struct live *e)
 static void discard(struct live *e)
 {
     HASH_DELETE(hh, table.by_space[e->info.space], e);
-    table.live_count--;
     if (counts_as_vram(e->info.kind))
         __atomic_fetch_sub(&table.live_bytes, e->info.size, __ATOMIC_RELAXED);
     vt_agg_discard(&e->info, e->stack);
@@ -335,9 +332,11 @@ uint64_t vt_track_live_bytes(void)
     return __atomic_load_n(&table.live_bytes, __ATOMIC_RELAXED);
 }
 
+/* Lock held. */
 uint64_t vt_track_live_count(void)
 {
-    return table.live_count;
+    return HASH_COUNT(table.by_space[VT_SPACE_POINTER]) +
+           HASH_COUNT(table.by_space[VT_SPACE_HANDLE]);
 }
 
 uint64_t vt_track_checkpoint(void)

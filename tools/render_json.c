@@ -92,6 +92,20 @@ static void write_summary(struct vt_json *j, const struct vt_summary *s)
     vt_json_end_object(j);
 }
 
+/* What identifies a call site: api, kind, device, stack id and frames. */
+static void write_site_fields(struct vt_json *j, const struct vt_site *site, unsigned kind,
+                              int64_t device, uint64_t stack_id)
+{
+    vt_json_key(j, "api");
+    vt_json_string(j, vt_api_label(site->api));
+    vt_json_key(j, "kind");
+    vt_json_string(j, vt_kind_name(kind));
+    vt_json_key(j, "device");
+    vt_json_int(j, device);
+    write_uint_field(j, "stack_id", stack_id);
+    write_frames(j, site);
+}
+
 static void write_leaks(struct vt_json *j, const struct vt_report *r)
 {
     vt_json_key(j, "leaks");
@@ -101,14 +115,7 @@ static void write_leaks(struct vt_json *j, const struct vt_report *r)
         vt_json_begin_object(j);
         write_uint_field(j, "bytes", leak->bytes);
         write_uint_field(j, "allocations", leak->allocations);
-        vt_json_key(j, "api");
-        vt_json_string(j, vt_api_label(r->leak_sites[i].api));
-        vt_json_key(j, "kind");
-        vt_json_string(j, vt_kind_name(leak->kind));
-        vt_json_key(j, "device");
-        vt_json_int(j, leak->device);
-        write_uint_field(j, "stack_id", leak->stack_id);
-        write_frames(j, &r->leak_sites[i]);
+        write_site_fields(j, &r->leak_sites[i], leak->kind, leak->device, leak->stack_id);
         vt_json_end_object(j);
     }
     vt_json_end_array(j);
@@ -119,14 +126,7 @@ static void write_leaks(struct vt_json *j, const struct vt_report *r)
 static void write_site_ref(struct vt_json *j, const struct vt_report *r, size_t index)
 {
     const struct vt_usage_site *s = &r->analysis->usage.sites[index];
-    vt_json_key(j, "api");
-    vt_json_string(j, vt_api_label(r->usage_sites[index].api));
-    vt_json_key(j, "kind");
-    vt_json_string(j, vt_kind_name(s->kind));
-    vt_json_key(j, "device");
-    vt_json_int(j, s->device);
-    write_uint_field(j, "stack_id", s->stack_id);
-    write_frames(j, &r->usage_sites[index]);
+    write_site_fields(j, &r->usage_sites[index], s->kind, s->device, s->stack_id);
 }
 
 static void write_holder(struct vt_json *j, const struct vt_report *r, size_t site,
