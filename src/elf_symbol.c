@@ -36,6 +36,31 @@ static uintptr_t dyn_ptr(uintptr_t base, ElfW(Addr) value)
     return value < base ? base + value : value;
 }
 
+/* The parts of an object's dynamic section that symbol lookups read. */
+struct dyn_tables {
+    const uint32_t *gnu_hash;
+    const ElfW(Sym) *symtab;
+    const char *strtab;
+    const ElfW(Half) *versym;
+};
+
+/* 0 when the object (BASE, DYN) has the tables a lookup needs. */
+static int read_tables(uintptr_t base, const ElfW(Dyn) *dyn, struct dyn_tables *t)
+{
+    *t = (struct dyn_tables){0};
+    for (const ElfW(Dyn) *d = dyn; d->d_tag != DT_NULL; d++) {
+        if (d->d_tag == DT_GNU_HASH)
+            t->gnu_hash = (const uint32_t *)dyn_ptr(base, d->d_un.d_ptr);
+        else if (d->d_tag == DT_SYMTAB)
+            t->symtab = (const ElfW(Sym) *)dyn_ptr(base, d->d_un.d_ptr);
+        else if (d->d_tag == DT_STRTAB)
+            t->strtab = (const char *)dyn_ptr(base, d->d_un.d_ptr);
+        else if (d->d_tag == DT_VERSYM)
+            t->versym = (const ElfW(Half) *)dyn_ptr(base, d->d_un.d_ptr);
+    }
+    return t->gnu_hash && t->symtab && t->strtab && t->gnu_hash[0] ? 0 : -1;
+}
+
 static uint32_t gnu_hash(const char *s)
 {
     uint32_t h = 5381;
@@ -82,23 +107,18 @@ static void *symbol_address(uintptr_t base, const ElfW(Sym) *sym)
 }
 
 /* Symbol NAME defined in the object (BASE, DYN): with VERSION, that version;
- * without, the default one (not a hidden compat version), as dlsym does. */
+ * without, the default one (not a hidden compat version), as dlsym does.
+ * UNVERSIONED_OK: an unversioned definition satisfies VERSION too, as in the
+ * dynamic linker's binding of a versioned reference (dlvsym refuses it). */
 static void *lookup_dynamic(uintptr_t base, const ElfW(Dyn) *dyn, const char *name,
-                            const char *version)
+                            const char *version, int unversioned_ok)
 {
-    const uint32_t *table = NULL;
-    const ElfW(Sym) *symtab = NULL;
-    const char *strtab = NULL;
-    for (const ElfW(Dyn) *d = dyn; d->d_tag != DT_NULL; d++) {
-        if (d->d_tag == DT_GNU_HASH)
-            table = (const uint32_t *)dyn_ptr(base, d->d_un.d_ptr);
-        else if (d->d_tag == DT_SYMTAB)
-            symtab = (const ElfW(Sym) *)dyn_ptr(base, d->d_un.d_ptr);
-        else if (d->d_tag == DT_STRTAB)
-            strtab = (const char *)dyn_ptr(base, d->d_un.d_ptr);
-    }
-    if (!table || !symtab || !strtab || table[0] == 0)
+    struct dyn_tables t;
+    if (read_tables(base, dyn, &t) < 0)
         return NULL;
+    const uint32_t *table = t.gnu_hash;
+    const ElfW(Sym) *symtab = t.symtab;
+    const char *strtab = t.strtab;
     uint32_t nbuckets = table[0], symoffset = table[1], bloom_size = table[2];
     const ElfW(Addr) *bloom = (const ElfW(Addr) *)(table + 4);
     const uint32_t *buckets = (const uint32_t *)(bloom + bloom_size);
@@ -113,6 +133,8 @@ static void *lookup_dynamic(uintptr_t base, const ElfW(Dyn) *dyn, const char *na
             const char *v = version_of(base, dyn, strtab, i, &hidden);
             if (version ? v && vt_str_eq(v, version) : !hidden)
                 return symbol_address(base, sym);
+            if (unversioned_ok && !v && !hidden)
+                return symbol_address(base, sym);
         }
         if (h2 & 1)
             break;
@@ -120,9 +142,51 @@ static void *lookup_dynamic(uintptr_t base, const ElfW(Dyn) *dyn, const char *na
     return NULL;
 }
 
+/* The version named by DT_VERNEED entry INDEX, NULL if none. */
+static const char *needed_version(uintptr_t base, const ElfW(Dyn) *dyn, const char *strtab,
+                                  ElfW(Half) index)
+{
+    const ElfW(Verneed) *need = NULL;
+    for (; dyn->d_tag != DT_NULL; dyn++)
+        if (dyn->d_tag == DT_VERNEED)
+            need = (const ElfW(Verneed) *)dyn_ptr(base, dyn->d_un.d_ptr);
+    while (need) {
+        const ElfW(Vernaux) *aux = (const ElfW(Vernaux) *)((const char *)need + need->vn_aux);
+        for (unsigned i = 0; i < need->vn_cnt; i++) {
+            if (aux->vna_other == index)
+                return strtab + aux->vna_name;
+            aux = (const ElfW(Vernaux) *)((const char *)aux + aux->vna_next);
+        }
+        need = need->vn_next ? (const ElfW(Verneed) *)((const char *)need + need->vn_next) : NULL;
+    }
+    return NULL;
+}
+
+int vt_elf_imports(const struct link_map *map, const char *name, const char **version)
+{
+    struct dyn_tables t;
+    *version = NULL;
+    if (!map->l_ld || read_tables(map->l_addr, map->l_ld, &t) < 0)
+        return 0;
+    /* The GNU hash table covers defined symbols only; the undefined ones
+     * come first in the symbol table, before its symoffset. */
+    for (uint32_t i = 1; i < t.gnu_hash[1]; i++)
+        if (t.symtab[i].st_shndx == SHN_UNDEF && vt_str_eq(t.strtab + t.symtab[i].st_name, name)) {
+            if (t.versym && (t.versym[i] & 0x7fff) > 1)
+                *version = needed_version(map->l_addr, map->l_ld, t.strtab, t.versym[i] & 0x7fff);
+            return 1;
+        }
+    return 0;
+}
+
 void *vt_elf_lookup_map(const struct link_map *map, const char *name, const char *version)
 {
-    return map->l_ld ? lookup_dynamic(map->l_addr, map->l_ld, name, version) : NULL;
+    return map->l_ld ? lookup_dynamic(map->l_addr, map->l_ld, name, version, 0) : NULL;
+}
+
+void *vt_elf_binding_map(const struct link_map *map, const char *name, const char *version)
+{
+    return map->l_ld ? lookup_dynamic(map->l_addr, map->l_ld, name, version, 1) : NULL;
 }
 
 /* Walks the dynamic linker's list itself, not dl_iterate_phdr: ThreadSanitizer

@@ -14,6 +14,14 @@ struct link_map;
  * the object MAP itself, not its dependencies; NULL if it has none. */
 void *vt_elf_lookup_map(const struct link_map *map, const char *name, const char *version);
 
+/* The same as the dynamic linker binds a reference to NAME of VERSION: an
+ * unversioned definition in MAP satisfies it too. */
+void *vt_elf_binding_map(const struct link_map *map, const char *name, const char *version);
+
+/* 1 when MAP imports the symbol NAME (binds it by name at load time), with
+ * *VERSION the version it requires (as "libcudart.so.13") or NULL. */
+int vt_elf_imports(const struct link_map *map, const char *name, const char **version);
+
 /* strcmp(a, b) == 0 that calls nothing (safe before sanitizers start). */
 int vt_str_eq(const char *a, const char *b);
 

@@ -28,8 +28,17 @@ enum vt_hook_id {
 /* The real function behind hook ID, found on first use; NULL if none. */
 void *vt_hook_real(enum vt_hook_id id);
 
+/* The real function behind hook ID for a call from CALLER (a return
+ * address): for another wrapper of the same function, the one after it
+ * (vt_wrapped_real), else vt_hook_real(ID). */
+void *vt_hook_real_for(enum vt_hook_id id, const void *caller);
+
 /* The real function if one was already seen or found, without searching. */
 void *vt_hook_real_if_known(enum vt_hook_id id);
+
+/* CALLER's dlsym(RTLD_NEXT, NAME) returned our wrapper of NAME (when NAME is
+ * hooked): its calls go on to the definition after it. */
+void vt_hook_note_chained(const char *name, const void *caller);
 
 /* FOUND is what a real lookup returned for a symbol. If it is one of the
  * hooked functions (named NAME, or by dladdr when NAME is NULL), remember it

@@ -12,7 +12,9 @@
 
 #include <errno.h>
 
-#define REAL(type, name) ((type)vt_hook_real(VT_HOOK_##name))
+/* In the exported function itself: its caller decides (another wrapper of
+ * the same function gets the one after it). */
+#define REAL(type, name) ((type)vt_hook_real_for(VT_HOOK_##name, __builtin_return_address(0)))
 
 static struct vt_alloc_info device_alloc(uint64_t key, uint64_t size, unsigned api,
                                          unsigned kind, uint64_t stream)

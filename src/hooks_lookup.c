@@ -13,7 +13,10 @@
 #include <stddef.h>
 
 /* RTLD_NEXT is relative to the caller, which the real dlsym would take to be
- * us: search the objects after the real caller ourselves. */
+ * us: search the objects after the real caller ourselves. What it finds is
+ * never swapped for a wrapper of ours: a caller before us finds ours anyway
+ * (we define every hooked name), and one after us asked for what comes
+ * after it, which we have passed (swapping it in makes a loop). */
 static void *next_after(const void *caller, const char *name, const char *version)
 {
     Dl_info info;
@@ -25,6 +28,8 @@ static void *next_after(const void *caller, const char *name, const char *versio
      * runtimes that call dlsym before their interceptors work. */
     for (struct link_map *m = map->l_next; m; m = m->l_next) {
         void *p = vt_elf_lookup_map(m, name, version);
+        if (p && vt_is_own_address(p))
+            vt_hook_note_chained(name, caller);
         if (p)
             return p;
     }
@@ -37,8 +42,9 @@ VT_EXPORT void *dlsym(void *handle, const char *name)
     void *found;
     if (!real)
         return NULL;
-    found = handle == RTLD_NEXT ? next_after(__builtin_return_address(0), name, NULL)
-                                : real(handle, name);
+    if (handle == RTLD_NEXT)
+        return next_after(__builtin_return_address(0), name, NULL);
+    found = real(handle, name);
     return vt_hook_substitute(found, name);
 }
 
@@ -48,8 +54,9 @@ VT_EXPORT void *dlvsym(void *handle, const char *name, const char *version)
     void *found;
     if (!real)
         return NULL;
-    found = handle == RTLD_NEXT ? next_after(__builtin_return_address(0), name, version)
-                                : real(handle, name, version);
+    if (handle == RTLD_NEXT)
+        return next_after(__builtin_return_address(0), name, version);
+    found = real(handle, name, version);
     return vt_hook_substitute(found, name);
 }
 
@@ -58,7 +65,8 @@ VT_EXPORT void *dlvsym(void *handle, const char *name, const char *version)
 VT_EXPORT CUresult cuGetProcAddress(const char *symbol, void **pfn, int cuda_version,
                                     cuuint64_t flags)
 {
-    cuGetProcAddress_fn real = (cuGetProcAddress_fn)vt_hook_real(VT_HOOK_cuGetProcAddress);
+    cuGetProcAddress_fn real = (cuGetProcAddress_fn)vt_hook_real_for(VT_HOOK_cuGetProcAddress,
+                                                                      __builtin_return_address(0));
     if (!real)
         return CUDA_ERROR_NOT_INITIALIZED;
     CUresult r = real(symbol, pfn, cuda_version, flags);
@@ -82,7 +90,8 @@ static CUresult get_proc_address_v2(cuGetProcAddress_v2_fn real, const char *sym
 VT_EXPORT CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cuda_version,
                                        cuuint64_t flags, CUdriverProcAddressQueryResult *status)
 {
-    return get_proc_address_v2((cuGetProcAddress_v2_fn)vt_hook_real(VT_HOOK_cuGetProcAddress_v2),
+    return get_proc_address_v2((cuGetProcAddress_v2_fn)vt_hook_real_for(
+                                   VT_HOOK_cuGetProcAddress_v2, __builtin_return_address(0)),
                                symbol, pfn, cuda_version, flags, status);
 }
 
@@ -91,7 +100,9 @@ VT_EXPORT CUresult cuGetProcAddress_v2_ptsz(const char *symbol, void **pfn, int 
                                             CUdriverProcAddressQueryResult *status)
 {
     return get_proc_address_v2(
-        (cuGetProcAddress_v2_fn)vt_hook_real(VT_HOOK_cuGetProcAddress_v2_ptsz), symbol, pfn,
+        (cuGetProcAddress_v2_fn)vt_hook_real_for(VT_HOOK_cuGetProcAddress_v2_ptsz,
+                                                 __builtin_return_address(0)),
+        symbol, pfn,
         cuda_version, flags, status);
 }
 

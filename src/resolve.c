@@ -44,35 +44,66 @@ int vt_is_own_address(const void *p)
     return here.dli_fbase == there.dli_fbase;
 }
 
-/* Objects loaded with RTLD_LOCAL, read from each object's own symbol table.
- * Not dlopen(RTLD_NOLOAD): during start-up that runs the constructors of
- * objects not yet initialised, from inside our hook, out of order. */
-static void *find_in_loaded_objects(const char *name)
+static struct link_map *own_map(void)
 {
     Dl_info info;
     struct link_map *m = NULL;
-    if (!dladdr1((void *)&find_in_loaded_objects, &info, (void **)&m, RTLD_DL_LINKMAP) || !m)
+    if (!dladdr1((void *)&own_map, &info, (void **)&m, RTLD_DL_LINKMAP))
         return NULL;
-    while (m->l_prev)
-        m = m->l_prev;
-    for (; m; m = m->l_next) {
-        void *p = vt_elf_lookup_map(m, name, NULL);
-        if (p && !vt_is_own_address(p))
+    return m;
+}
+
+/* NAME defined in M itself (not in its dependencies), unless M is us. */
+static void *defined_in(const struct link_map *m, const struct link_map *self, const char *name)
+{
+    return m == self ? NULL : vt_elf_lookup_map(m, name, NULL);
+}
+
+/* Any loaded object but EXCLUDED and us, those loaded after us first: also
+ * objects loaded with RTLD_LOCAL, read from each object's own symbol table.
+ * Not dlopen(RTLD_NOLOAD): during start-up that runs the constructors of
+ * objects not yet initialised, from inside our hook, out of order. */
+static void *find_in_loaded_objects(const char *name, const struct link_map *excluded)
+{
+    const struct link_map *self = own_map(), *m;
+    void *p;
+    if (!self)
+        return NULL;
+    for (m = self->l_next; m; m = m->l_next)
+        if (m != excluded && (p = defined_in(m, self, name)))
             return p;
-    }
+    for (m = self->l_prev; m; m = m->l_prev)
+        if (m != excluded && (p = defined_in(m, self, name)))
+            return p;
     return NULL;
+}
+
+/* The next definition after us in the global scope (glibc's RTLD_NEXT, asked
+ * from here); with VERSION, only one that a reference to NAME of VERSION
+ * binds to (that version, or unversioned), as the dynamic linker binds. */
+static void *next_after_us(const char *name, const char *version)
+{
+    vt_dlsym_fn lookup = vt_real_dlsym();
+    void *p = lookup ? lookup(RTLD_NEXT, name) : NULL;
+    Dl_info info;
+    struct link_map *m = NULL;
+    if (!p || vt_is_own_address(p))
+        return NULL;
+    if (version && (!dladdr1(p, &info, (void **)&m, RTLD_DL_LINKMAP) || !m ||
+                    vt_elf_binding_map(m, name, version) != p))
+        return NULL; /* another runtime's (another version) */
+    return p;
+}
+
+void *vt_next_definition(const char *name)
+{
+    return next_after_us(name, NULL);
 }
 
 void *vt_find_real(const char *name)
 {
-    vt_dlsym_fn lookup = vt_real_dlsym();
-    void *p;
-    if (!lookup)
-        return NULL;
-    p = lookup(RTLD_NEXT, name);
-    if (p && !vt_is_own_address(p))
-        return p;
-    return find_in_loaded_objects(name);
+    void *p = next_after_us(name, NULL);
+    return p ? p : find_in_loaded_objects(name, NULL);
 }
 
 void *vt_driver_function(const char *name)
@@ -89,15 +120,17 @@ void *vt_driver_function(const char *name)
 }
 
 /* A call site is looked up by address range, without dladdr: this runs on
- * every runtime call. */
-static void *cached(struct vt_caller_cache *cache, uintptr_t caller)
+ * every hooked call. */
+static int cached(struct vt_caller_cache *cache, uintptr_t caller, void **real)
 {
     unsigned used = __atomic_load_n(&cache->used, __ATOMIC_ACQUIRE);
-    for (unsigned i = 0; i < used && i < 8; i++)
+    for (unsigned i = 0; i < used && i < VT_CALLER_CACHE_SIZE; i++)
         if (caller >= cache->entries[i].start &&
-            caller < __atomic_load_n(&cache->entries[i].end, __ATOMIC_ACQUIRE))
-            return cache->entries[i].real;
-    return NULL;
+            caller < __atomic_load_n(&cache->entries[i].end, __ATOMIC_ACQUIRE)) {
+            *real = cache->entries[i].real;
+            return 1;
+        }
+    return 0;
 }
 
 /* Caches REAL for the object loaded at BASE (its ELF header) with load bias
@@ -115,7 +148,7 @@ static void remember(struct vt_caller_cache *cache, const void *base, uintptr_t 
             end = hi > end ? hi : end;
         }
     slot = __atomic_load_n(&cache->used, __ATOMIC_ACQUIRE);
-    if (start >= end || slot >= 8 ||
+    if (start >= end || slot >= VT_CALLER_CACHE_SIZE ||
         !__atomic_compare_exchange_n(&cache->used, &slot, slot + 1, 0, __ATOMIC_ACQ_REL,
                                      __ATOMIC_ACQUIRE))
         return; /* full, or another thread took the slot: just don't cache */
@@ -124,41 +157,126 @@ static void remember(struct vt_caller_cache *cache, const void *base, uintptr_t 
     __atomic_store_n(&cache->entries[slot].end, end, __ATOMIC_RELEASE);
 }
 
-/* NAME as OBJECT and its dependencies see it. The main program's link_map
- * is a handle (the global scope, where we come first); a library loaded as
- * a dependency has no search list of its own, and dlsym on its link_map
- * crashes in the loader: dlopen gives it one. */
-static void *lookup_from(struct link_map *object, const char *file, const char *name)
+/* NAME (of VERSION) as OBJECT's own dependencies see it: its local scope,
+ * where a library loaded with RTLD_LOCAL finds its own runtime. A library
+ * loaded as a dependency has no search list of its own, and dlsym on its
+ * link_map crashes in the loader: dlopen gives it one. */
+static void *local_scope_lookup(struct link_map *object, const char *file, const char *name,
+                                const char *version)
 {
     vt_dlsym_fn lookup = vt_real_dlsym();
+    vt_dlvsym_fn vlookup = vt_real_dlvsym();
     void *handle, *p;
-    if (!lookup)
+    if (!lookup || !vlookup || !object->l_prev) /* the main program's scope is the global one */
         return NULL;
-    if (!object->l_prev)
-        return lookup(object, name);
     handle = dlopen(file, RTLD_LAZY | RTLD_NOLOAD);
     if (!handle)
         return NULL;
-    p = lookup(handle, name);
+    p = version ? vlookup(handle, name, version) : lookup(handle, name);
     dlclose(handle);
-    return p;
+    return p && !vt_is_own_address(p) ? p : NULL;
+}
+
+/* What OBJECT, which imports NAME and does not define it, would have bound
+ * NAME to without us: as the dynamic linker does, the global scope first
+ * (where we stand first, and other preloaded wrappers after us), then the
+ * object's own dependencies; the version it requires decides between
+ * several runtimes in one process (a framework's bundled one). */
+static void *as_bound_by(struct link_map *object, const char *file, const char *name)
+{
+    const char *version;
+    void *p;
+    vt_elf_imports(object, name, &version);
+    p = next_after_us(name, version);
+    if (!p)
+        p = local_scope_lookup(object, file, name, version);
+    return p ? p : find_in_loaded_objects(name, NULL);
+}
+
+/* OBJECT defines NAME itself and called ours: it wraps NAME and reached us
+ * through its own search for "the next one" (dlsym(RTLD_NEXT), a handle of
+ * the library below, or a substitution of ours). What it would reach without
+ * us is the next definition after it, not anything before it (itself
+ * included: that is the loop a chain of wrappers would fall into). When
+ * nothing else defines NAME, OBJECT is the implementation calling its own
+ * export, and gets its own. */
+static void *after_wrapper(const struct link_map *object, void *own_definition, const char *name)
+{
+    const struct link_map *self = own_map();
+    void *p;
+    for (const struct link_map *m = object->l_next; m; m = m->l_next)
+        if ((p = defined_in(m, self, name)))
+            return p;
+    p = find_in_loaded_objects(name, object);
+    return p ? p : own_definition;
+}
+
+/* Resolves NAME for CALLER, once per calling object. RUNTIME: as the
+ * caller's binding would; else only for a caller that wraps NAME, others get
+ * VT_BY_NAME or VT_BY_POINTER (the driver hooks decide for them). */
+static void *resolve_for(const char *name, const void *caller, struct vt_caller_cache *cache,
+                         int runtime)
+{
+    Dl_info info;
+    struct link_map *object = NULL;
+    const char *version;
+    void *real, *own;
+    if (cached(cache, (uintptr_t)caller, &real))
+        return real;
+    if (!dladdr1(caller, &info, (void **)&object, RTLD_DL_LINKMAP) || !object)
+        return runtime ? vt_find_real(name) : VT_BY_POINTER;
+    own = object == own_map() ? NULL : vt_elf_lookup_map(object, name, NULL);
+    if (own)
+        real = after_wrapper(object, own, name);
+    else if (!runtime)
+        real = vt_elf_imports(object, name, &version) ? VT_BY_NAME : VT_BY_POINTER;
+    else
+        real = as_bound_by(object, info.dli_fname, name);
+    if (real && info.dli_fbase)
+        remember(cache, info.dli_fbase, object->l_addr, real);
+    return real;
 }
 
 void *vt_real_for_caller(const char *name, const void *caller, struct vt_caller_cache *cache)
 {
+    return resolve_for(name, caller, cache, 1);
+}
+
+void *vt_wrapped_real(const char *name, const void *caller, struct vt_caller_cache *cache)
+{
+    return resolve_for(name, caller, cache, 0);
+}
+
+void vt_note_chained(const char *name, const void *caller, struct vt_caller_cache *cache)
+{
     Dl_info info;
     struct link_map *object = NULL;
-    void *real = cached(cache, (uintptr_t)caller);
+    void *real, *own;
+    if (cached(cache, (uintptr_t)caller, &real) ||
+        !dladdr1(caller, &info, (void **)&object, RTLD_DL_LINKMAP) || !object ||
+        object == own_map() || !info.dli_fbase)
+        return;
+    own = vt_elf_lookup_map(object, name, NULL);
+    real = after_wrapper(object, own, name);
     if (real)
-        return real;
-    if (!dladdr1(caller, &info, (void **)&object, RTLD_DL_LINKMAP) || !object)
-        return vt_find_real(name);
-    real = lookup_from(object, info.dli_fname, name);
-    if (!real || vt_is_own_address(real))
-        real = vt_find_real(name);
-    if (real && info.dli_fbase)
         remember(cache, info.dli_fbase, object->l_addr, real);
-    return real;
+}
+
+int vt_chained_real(const void *caller, struct vt_caller_cache *cache, void **real)
+{
+    return cached(cache, (uintptr_t)caller, real);
+}
+
+int vt_loaded_before_us(const void *p)
+{
+    Dl_info info;
+    struct link_map *object = NULL, *self = own_map();
+    if (!self || !dladdr1(p, &info, (void **)&object, RTLD_DL_LINKMAP) || !object)
+        return 0;
+    for (const struct link_map *m = self->l_prev; m; m = m->l_prev)
+        if (m == object)
+            return 1;
+    return 0;
 }
 
 void *vt_driver_function_cached(void **slot, const char *name)

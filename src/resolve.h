@@ -17,6 +17,10 @@ vt_dlvsym_fn vt_real_dlvsym(void);
  * with RTLD_LOCAL, where RTLD_NEXT does not look). NULL if none. */
 void *vt_find_real(const char *name);
 
+/* Only the first part of that: the next definition after us in the global
+ * scope (glibc's RTLD_NEXT from here), NULL if none. */
+void *vt_next_definition(const char *name);
+
 /* A driver function we do not hook but call ourselves (cuCtxGetDevice...). */
 void *vt_driver_function(const char *name);
 
@@ -27,18 +31,41 @@ void *vt_driver_function_cached(void **slot, const char *name);
 /* 1 when P lies inside libvramtrace.so itself. */
 int vt_is_own_address(const void *p);
 
-
-
 /* The definition of NAME that CALLER (a return address) would reach if we
- * were not there: the one in its own dependencies, so that a process with
- * several CUDA runtimes (a framework's bundled one, a private copy) sends
- * each call to the runtime its caller was linked with. Cached per object. */
+ * were not there, resolved once per calling object:
+ * - a caller that defines NAME itself is another wrapper of NAME, which
+ *   reached us through its own lookup of "the next one": it gets the next
+ *   definition after it (never itself, never one before it: no loops in
+ *   chains of wrappers, ahead of or behind us);
+ * - any other caller gets what its binding would have found: the global
+ *   scope after us, then its own dependencies (a library loaded with
+ *   RTLD_LOCAL), of the symbol version it requires, so that a process with
+ *   several CUDA runtimes sends each call to its caller's. */
+#define VT_CALLER_CACHE_SIZE 16
 struct vt_caller_cache {
     struct {
         uintptr_t start, end; /* the calling object's address range */
         void *real;
-    } entries[8];
+    } entries[VT_CALLER_CACHE_SIZE];
     unsigned used;
 };
 void *vt_real_for_caller(const char *name, const void *caller, struct vt_caller_cache *cache);
+
+/* For the driver hooks, which are also handed out as pointers (by lookups
+ * we answer with a wrapper): the next definition for a CALLER that wraps
+ * NAME itself; else VT_BY_NAME for a caller that imports NAME (bound to us
+ * by name), VT_BY_POINTER for one that got our wrapper as a pointer. */
+#define VT_BY_NAME ((void *)1)
+#define VT_BY_POINTER ((void *)2)
+void *vt_wrapped_real(const char *name, const void *caller, struct vt_caller_cache *cache);
+
+/* CALLER asked dlsym(RTLD_NEXT, NAME) and was given ours: it chains to us, and
+ * its calls go on to the next definition after it. Noted in CACHE. */
+void vt_note_chained(const char *name, const void *caller, struct vt_caller_cache *cache);
+/* 1 and *REAL when CALLER's object was noted as chained in CACHE. */
+int vt_chained_real(const void *caller, struct vt_caller_cache *cache, void **real);
+
+/* 1 when P lies in an object loaded before us (the program, or a library
+ * preloaded ahead of us). */
+int vt_loaded_before_us(const void *p);
 #endif

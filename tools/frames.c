@@ -43,8 +43,9 @@ static bool same_module(const struct vt_frame *a, const struct vt_frame *b)
     return a->module && b->module && !strcmp(a->module, b->module);
 }
 
-/* The outermost CUDA API frame that only CUDA libraries or its own module
- * sit above; -1 when there is none. */
+/* The outermost CUDA API frame that only CUDA libraries, its own module or
+ * other API frames (another library's wrapper of the same API, in a chain of
+ * interposers) sit above; -1 when there is none. */
 static long outermost_api_frame(const struct vt_frame *const *f, size_t n)
 {
     long found = -1;
@@ -53,7 +54,8 @@ static long outermost_api_frame(const struct vt_frame *const *f, size_t n)
             continue;
         bool only_runtime_above = true;
         for (size_t j = 0; j < i && only_runtime_above; j++)
-            only_runtime_above = is_cuda_library(f[j]->module) || same_module(f[j], f[i]);
+            only_runtime_above = is_cuda_library(f[j]->module) || same_module(f[j], f[i]) ||
+                                 looks_like_cuda_api(f[j]->function);
         if (only_runtime_above)
             found = (long)i;
     }

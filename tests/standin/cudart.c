@@ -10,7 +10,7 @@
  * -Bsymbolic-functions, so its own calls never go through an interposable
  * exported name. */
 #include "cuda.h"
-#include "cuda_runtime_api.h"
+#include "cudart_internal.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -234,6 +234,16 @@ static cudaError_t rt_ctx(void)
             return map_error(r);
     }
     return cudaSuccess;
+}
+
+cudaError_t standin_rt_context(void)
+{
+    return rt_ctx();
+}
+
+cudaError_t standin_rt_error(cudaError_t e)
+{
+    return ret(e);
 }
 
 #define CTX_OR_RETURN()                 \
