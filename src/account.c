@@ -8,6 +8,8 @@
 #include <errno.h>
 
 static void *current_context_slot, *context_device_slot, *memory_info_slot;
+static void *stream_context_slot, *any_context_device_slot, *push_slot, *pop_slot;
+static void *pointer_attribute_slot;
 
 /* The API the program called: the runtime's, when a runtime wrapper tagged
  * this thread, else the driver's own. */
@@ -18,26 +20,51 @@ unsigned vt_called_api(unsigned driver_api)
     return api ? api : driver_api;
 }
 
-static unsigned context_epoch;
+static unsigned owner_epoch;
 
-CUresult vt_account_contexts_changed(CUresult result)
+CUresult vt_account_owners_changed(CUresult result)
 {
-    __atomic_add_fetch(&context_epoch, 1, __ATOMIC_RELEASE);
+    __atomic_add_fetch(&owner_epoch, 1, __ATOMIC_RELEASE);
     return result;
 }
 
+/* The device of CTX, which is not the current context: cuCtxGetDevice_v2
+ * (CUDA 12.5+), else by making it current for a moment. */
+static int device_of_other(CUcontext ctx, CUdevice *device)
+{
+    cuCtxGetDevice_v2_fn get_device = (cuCtxGetDevice_v2_fn)vt_driver_function_cached(
+        &any_context_device_slot, "cuCtxGetDevice_v2");
+    cuCtxPushCurrent_v2_fn push =
+        (cuCtxPushCurrent_v2_fn)vt_driver_function_cached(&push_slot, "cuCtxPushCurrent_v2");
+    cuCtxPopCurrent_v2_fn pop =
+        (cuCtxPopCurrent_v2_fn)vt_driver_function_cached(&pop_slot, "cuCtxPopCurrent_v2");
+    cuCtxGetDevice_fn get_current_device =
+        (cuCtxGetDevice_fn)vt_driver_function_cached(&context_device_slot, "cuCtxGetDevice");
+    CUcontext popped;
+    int r;
+    if (get_device)
+        return get_device(device, ctx);
+    if (!push || !pop || !get_current_device || push(ctx) != CUDA_SUCCESS)
+        return -1;
+    r = get_current_device(device);
+    pop(&popped);
+    return r;
+}
+
 /* A context's device never changes while it lives: asked of the driver only
- * when this thread allocates in another context than last time. */
-static int device_of(CUcontext ctx)
+ * when this thread allocates in another context than last time. CURRENT:
+ * CTX is the calling thread's current context. */
+static int device_of(CUcontext ctx, int current)
 {
     __typeof__(vt_thread_state.last_context) *last = &vt_thread_state.last_context;
-    unsigned epoch = __atomic_load_n(&context_epoch, __ATOMIC_ACQUIRE);
+    unsigned epoch = __atomic_load_n(&owner_epoch, __ATOMIC_ACQUIRE);
     CUdevice device = -1;
     if (ctx && last->ctx == ctx && last->epoch == epoch)
         return last->device;
     cuCtxGetDevice_fn get_context_device =
         (cuCtxGetDevice_fn)vt_driver_function_cached(&context_device_slot, "cuCtxGetDevice");
-    if (!get_context_device || get_context_device(&device) != CUDA_SUCCESS)
+    if (current ? !get_context_device || get_context_device(&device) != CUDA_SUCCESS
+                : !ctx || device_of_other(ctx, &device) != CUDA_SUCCESS)
         return -1;
     last->ctx = ctx;
     last->device = device;
@@ -45,15 +72,53 @@ static int device_of(CUcontext ctx)
     return device;
 }
 
+/* The context a stream-ordered allocation went to: the stream's own, or
+ * the current one for the default streams (NULL, legacy, per-thread). */
+static int stream_context(uint64_t stream, CUcontext *ctx)
+{
+    cuStreamGetCtx_fn get_stream_context =
+        (cuStreamGetCtx_fn)vt_driver_function_cached(&stream_context_slot, "cuStreamGetCtx");
+    if (stream <= 2 || !get_stream_context)
+        return 0;
+    return get_stream_context((CUstream)(uintptr_t)stream, ctx) == CUDA_SUCCESS;
+}
+
 static void fill_context(struct vt_alloc_info *info)
 {
-    CUcontext ctx = NULL;
+    CUcontext ctx = NULL, of_stream = NULL;
     cuCtxGetCurrent_fn get_current_context = (cuCtxGetCurrent_fn)vt_driver_function_cached(
         &current_context_slot, "cuCtxGetCurrent");
     if (get_current_context && get_current_context(&ctx) == CUDA_SUCCESS)
         info->ctx = ctx;
-    if (info->device == VT_DEVICE_OF_CONTEXT)
-        info->device = device_of(info->ctx);
+    if (info->device == VT_DEVICE_OF_STREAM && stream_context(info->stream, &of_stream) &&
+        of_stream != info->ctx) {
+        info->ctx = of_stream;
+        info->device = device_of(of_stream, 0);
+    }
+    if (info->device == VT_DEVICE_OF_CONTEXT || info->device == VT_DEVICE_OF_STREAM)
+        info->device = device_of(info->ctx, 1);
+}
+
+/* A pool's device never changes while it lives: asked of the driver (the
+ * device of the memory it handed out) only when this thread allocates from
+ * another pool than last time. -1 when unknown (a failed allocation from a
+ * pool not seen before). */
+static int device_of_pool(CUmemoryPool pool, CUdeviceptr memory)
+{
+    __typeof__(vt_thread_state.last_pool) *last = &vt_thread_state.last_pool;
+    unsigned epoch = __atomic_load_n(&owner_epoch, __ATOMIC_ACQUIRE);
+    int device = -1;
+    cuPointerGetAttribute_fn get_attribute = (cuPointerGetAttribute_fn)
+        vt_driver_function_cached(&pointer_attribute_slot, "cuPointerGetAttribute");
+    if (pool && last->pool == pool && last->epoch == epoch)
+        return last->device;
+    if (!memory || !get_attribute ||
+        get_attribute(&device, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, memory) != CUDA_SUCCESS)
+        return -1;
+    last->pool = pool;
+    last->device = device;
+    last->epoch = epoch;
+    return device;
 }
 
 /* The driver's free/total memory of the current context's device, when that
@@ -74,21 +139,40 @@ static int device_memory_info(int device, struct vt_meminfo *mem)
     return 0;
 }
 
-void vt_account_alloc(CUresult result, struct vt_alloc_info info)
+/* The allocation and its context are known: its stack, then the table. */
+static void record(CUresult result, struct vt_alloc_info *info)
 {
     struct vt_stack stack;
     struct vt_meminfo mem;
+    vt_stack_capture(&stack);
+    if (result == CUDA_SUCCESS)
+        vt_track_alloc(info, &stack);
+    else
+        vt_track_failed(info, result, &stack,
+                        result == CUDA_ERROR_OUT_OF_MEMORY &&
+                                device_memory_info(info->device, &mem) == 0 ? &mem : NULL);
+}
+
+void vt_account_alloc(CUresult result, struct vt_alloc_info info)
+{
     int saved = errno;
     info.api = vt_called_api(info.api);
     fill_context(&info);
-    vt_stack_capture(&stack);
-    if (result == CUDA_SUCCESS)
-        vt_track_alloc(&info, &stack);
-    else
-        vt_track_failed(&info, result, &stack,
-                        result == CUDA_ERROR_OUT_OF_MEMORY &&
-                                device_memory_info(info.device, &mem) == 0 ? &mem : NULL);
+    record(result, &info);
     vt_leave();
     errno = saved;
 }
 
+void vt_account_pool_alloc(CUresult result, struct vt_alloc_info info, CUmemoryPool pool)
+{
+    int saved = errno;
+    int device = device_of_pool(pool, result == CUDA_SUCCESS ? info.key : 0);
+    info.api = vt_called_api(info.api);
+    info.device = device >= 0 ? device : VT_DEVICE_OF_CONTEXT;
+    if (device < 0)
+        fill_context(&info);
+    info.ctx = NULL;
+    record(result, &info);
+    vt_leave();
+    errno = saved;
+}

@@ -17,6 +17,7 @@ typedef struct CUctx_st *CUcontext;
 typedef struct CUstream_st *CUstream;
 typedef struct CUmemPoolHandle_st *CUmemoryPool;
 typedef struct CUarray_st *CUarray;
+typedef struct CUmipmappedArray_st *CUmipmappedArray;
 typedef unsigned long long CUmemGenericAllocationHandle;
 typedef uint64_t cuuint64_t;
 typedef int CUdriverProcAddressQueryResult;
@@ -29,6 +30,8 @@ enum {
     CUDA_ERROR_INVALID_CONTEXT = 201,
     CUDA_ERROR_NOT_FOUND = 500,
 };
+
+enum { CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9 };
 
 enum { CU_GET_PROC_ADDRESS_DEFAULT = 0, CU_GET_PROC_ADDRESS_LEGACY_STREAM = 1,
        CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM = 2 };
@@ -123,6 +126,16 @@ typedef CUresult (*cuMemUnmap_fn)(CUdeviceptr ptr, size_t size);
 typedef CUresult (*cuArrayCreate_v2_fn)(CUarray *handle, const CUDA_ARRAY_DESCRIPTOR *desc);
 typedef CUresult (*cuArray3DCreate_v2_fn)(CUarray *handle, const CUDA_ARRAY3D_DESCRIPTOR *desc);
 typedef CUresult (*cuArrayDestroy_fn)(CUarray handle);
+typedef CUresult (*cuMipmappedArrayCreate_fn)(CUmipmappedArray *handle,
+                                              const CUDA_ARRAY3D_DESCRIPTOR *desc,
+                                              unsigned int levels);
+typedef CUresult (*cuMipmappedArrayDestroy_fn)(CUmipmappedArray handle);
+typedef CUresult (*cuMemPoolDestroy_fn)(CUmemoryPool pool);
+typedef CUresult (*cuStreamGetCtx_fn)(CUstream stream, CUcontext *pctx);
+typedef CUresult (*cuCtxGetDevice_v2_fn)(CUdevice *dev, CUcontext ctx);
+typedef CUresult (*cuCtxPushCurrent_v2_fn)(CUcontext ctx);
+typedef CUresult (*cuCtxPopCurrent_v2_fn)(CUcontext *pctx);
+typedef CUresult (*cuPointerGetAttribute_fn)(void *data, int attribute, CUdeviceptr ptr);
 typedef CUresult (*cuCtxDestroy_v2_fn)(CUcontext ctx);
 typedef CUresult (*cuDevicePrimaryCtxRelease_v2_fn)(CUdevice dev);
 typedef CUresult (*cuDevicePrimaryCtxReset_v2_fn)(CUdevice dev);
@@ -142,6 +155,7 @@ typedef int cudaError_t;
 typedef struct CUstream_st *cudaStream_t;
 typedef struct CUmemPoolHandle_st *cudaMemPool_t;
 typedef struct cudaArray *cudaArray_t;
+typedef struct cudaMipmappedArray *cudaMipmappedArray_t;
 typedef int cudaDriverEntryPointQueryResult;
 
 enum {
@@ -170,6 +184,11 @@ typedef cudaError_t (*cudaFreeHost_fn)(void *ptr);
 typedef cudaError_t (*cudaMallocArray_fn)(cudaArray_t *array, const struct cudaChannelFormatDesc *desc,
                                           size_t width, size_t height, unsigned int flags);
 typedef cudaError_t (*cudaFreeArray_fn)(cudaArray_t array);
+typedef cudaError_t (*cudaMallocMipmappedArray_fn)(cudaMipmappedArray_t *array,
+                                                   const struct cudaChannelFormatDesc *desc,
+                                                   struct cudaExtent extent, unsigned int levels,
+                                                   unsigned int flags);
+typedef cudaError_t (*cudaFreeMipmappedArray_fn)(cudaMipmappedArray_t array);
 typedef cudaError_t (*cudaDeviceReset_fn)(void);
 typedef cudaError_t (*cudaGetDriverEntryPoint_fn)(const char *symbol, void **funcPtr,
                                                   unsigned long long flags,

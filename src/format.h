@@ -143,12 +143,14 @@ enum vt_free_status {
     X(5, cudaMallocAsync) X(6, cudaMallocFromPoolAsync) X(7, cudaMallocHost) \
     X(8, cudaHostAlloc) X(9, cudaMallocArray) X(10, cudaFree) X(11, cudaFreeAsync) \
     X(12, cudaFreeHost) X(13, cudaFreeArray) X(14, cudaDeviceReset) \
+    X(15, cudaMallocMipmappedArray) X(16, cudaFreeMipmappedArray) \
     X(20, cuMemAlloc) X(21, cuMemAllocPitch) X(22, cuMemAllocManaged) \
     X(23, cuMemAllocAsync) X(24, cuMemAllocFromPoolAsync) X(25, cuMemAllocHost) \
     X(26, cuMemHostAlloc) X(27, cuMemCreate) X(28, cuArrayCreate) X(29, cuArray3DCreate) \
     X(30, cuMemFree) X(31, cuMemFreeAsync) X(32, cuMemFreeHost) X(33, cuMemRelease) \
     X(34, cuMemUnmap) X(35, cuArrayDestroy) X(36, cuCtxDestroy) \
-    X(37, cuDevicePrimaryCtxReset) X(38, cuDevicePrimaryCtxRelease)
+    X(37, cuDevicePrimaryCtxReset) X(38, cuDevicePrimaryCtxRelease) \
+    X(39, cuMipmappedArrayCreate) X(40, cuMipmappedArrayDestroy)
 
 enum vt_api {
 #define VT_API_ENUM(n, name) VT_API_##name = n,

@@ -14,6 +14,7 @@
     X(cuMemAllocHost_v2) X(cuMemHostAlloc) X(cuMemFreeHost) \
     X(cuMemCreate) X(cuMemRelease) X(cuMemMap) X(cuMemUnmap) \
     X(cuArrayCreate_v2) X(cuArray3DCreate_v2) X(cuArrayDestroy) \
+    X(cuMipmappedArrayCreate) X(cuMipmappedArrayDestroy) X(cuMemPoolDestroy) \
     X(cuCtxDestroy_v2) X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease_v2) \
     X(cuDevicePrimaryCtxReset_v2) X(cuGetProcAddress) X(cuGetProcAddress_v2) \
     X(cuGetProcAddress_v2_ptsz)

@@ -3,6 +3,7 @@
  * where each allocation is counted, exactly once. */
 #include "account.h"
 #include "cuda_abi.h"
+#include "exiting.h"
 #include "format.h"
 #include "hook_table.h"
 #include "resolve.h"
@@ -64,6 +65,8 @@ VT_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t size, unsigned in
     return r;
 }
 
+/* Stream-ordered: the memory comes from the default pool of the stream's
+ * device, which need not be the current one. */
 static CUresult alloc_async(cuMemAllocAsync_fn real, CUdeviceptr *dptr, size_t size,
                             CUstream stream)
 {
@@ -72,8 +75,10 @@ static CUresult alloc_async(cuMemAllocAsync_fn real, CUdeviceptr *dptr, size_t s
     if (!vt_enter())
         return real(dptr, size, stream);
     CUresult r = real(dptr, size, stream);
-    vt_account_alloc(r, device_alloc(r ? 0 : *dptr, size, VT_API_cuMemAllocAsync, VT_KIND_DEVICE,
-                                  (uint64_t)(uintptr_t)stream));
+    struct vt_alloc_info info = device_alloc(r ? 0 : *dptr, size, VT_API_cuMemAllocAsync,
+                                             VT_KIND_DEVICE, (uint64_t)(uintptr_t)stream);
+    info.device = VT_DEVICE_OF_STREAM;
+    vt_account_alloc(r, info);
     return r;
 }
 
@@ -95,8 +100,9 @@ static CUresult alloc_from_pool(cuMemAllocFromPoolAsync_fn real, CUdeviceptr *dp
     if (!vt_enter())
         return real(dptr, size, pool, stream);
     CUresult r = real(dptr, size, pool, stream);
-    vt_account_alloc(r, device_alloc(r ? 0 : *dptr, size, VT_API_cuMemAllocFromPoolAsync,
-                                  VT_KIND_DEVICE, (uint64_t)(uintptr_t)stream));
+    vt_account_pool_alloc(r, device_alloc(r ? 0 : *dptr, size, VT_API_cuMemAllocFromPoolAsync,
+                                          VT_KIND_DEVICE, (uint64_t)(uintptr_t)stream),
+                          pool);
     return r;
 }
 
@@ -281,10 +287,10 @@ static uint64_t array_bytes(size_t width, size_t height, size_t depth, CUarray_f
            element_bytes(format);
 }
 
-static CUresult account_array(CUresult r, CUarray *handle, uint64_t size, unsigned api)
+/* KEY: the array's handle (when R is success). */
+static CUresult account_array(CUresult r, uint64_t key, uint64_t size, unsigned api)
 {
-    struct vt_alloc_info info = device_alloc(r ? 0 : (uint64_t)(uintptr_t)*handle, size, api,
-                                             VT_KIND_DEVICE, 0);
+    struct vt_alloc_info info = device_alloc(r ? 0 : key, size, api, VT_KIND_DEVICE, 0);
     info.space = VT_SPACE_HANDLE;
     vt_account_alloc(r, info);
     return r;
@@ -298,7 +304,8 @@ VT_EXPORT CUresult cuArrayCreate_v2(CUarray *handle, const CUDA_ARRAY_DESCRIPTOR
     if (!desc || !vt_enter())
         return real(handle, desc);
     uint64_t size = array_bytes(desc->Width, desc->Height, 1, desc->Format, desc->NumChannels);
-    return account_array(real(handle, desc), handle, size, VT_API_cuArrayCreate);
+    CUresult r = real(handle, desc);
+    return account_array(r, r ? 0 : (uint64_t)(uintptr_t)*handle, size, VT_API_cuArrayCreate);
 }
 
 VT_EXPORT CUresult cuArray3DCreate_v2(CUarray *handle, const CUDA_ARRAY3D_DESCRIPTOR *desc)
@@ -310,7 +317,8 @@ VT_EXPORT CUresult cuArray3DCreate_v2(CUarray *handle, const CUDA_ARRAY3D_DESCRI
         return real(handle, desc);
     uint64_t size = array_bytes(desc->Width, desc->Height, desc->Depth, desc->Format,
                                 desc->NumChannels);
-    return account_array(real(handle, desc), handle, size, VT_API_cuArray3DCreate);
+    CUresult r = real(handle, desc);
+    return account_array(r, r ? 0 : (uint64_t)(uintptr_t)*handle, size, VT_API_cuArray3DCreate);
 }
 
 VT_EXPORT CUresult cuArrayDestroy(CUarray handle)
@@ -322,6 +330,53 @@ VT_EXPORT CUresult cuArrayDestroy(CUarray handle)
         return real(handle);
     TRACED_FREE((uint64_t)(uintptr_t)handle, VT_SPACE_HANDLE, VT_API_cuArrayDestroy, 0,
                 real(handle));
+}
+
+static uint64_t mipmapped_bytes(const CUDA_ARRAY3D_DESCRIPTOR *desc, unsigned levels)
+{
+    uint64_t total = 0;
+    size_t w = desc->Width, h = desc->Height, d = desc->Depth;
+    for (unsigned i = 0; i < levels; i++) {
+        total += array_bytes(w, h, d, desc->Format, desc->NumChannels);
+        w = w > 1 ? w / 2 : 1;
+        h = h > 1 ? h / 2 : h;
+        d = d > 1 ? d / 2 : d;
+    }
+    return total;
+}
+
+VT_EXPORT CUresult cuMipmappedArrayCreate(CUmipmappedArray *handle,
+                                          const CUDA_ARRAY3D_DESCRIPTOR *desc, unsigned int levels)
+{
+    cuMipmappedArrayCreate_fn real = REAL(cuMipmappedArrayCreate_fn, cuMipmappedArrayCreate);
+    if (!real)
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!desc || !vt_enter())
+        return real(handle, desc, levels);
+    CUresult r = real(handle, desc, levels);
+    return account_array(r, r ? 0 : (uint64_t)(uintptr_t)*handle, mipmapped_bytes(desc, levels),
+                         VT_API_cuMipmappedArrayCreate);
+}
+
+VT_EXPORT CUresult cuMipmappedArrayDestroy(CUmipmappedArray handle)
+{
+    cuMipmappedArrayDestroy_fn real = REAL(cuMipmappedArrayDestroy_fn, cuMipmappedArrayDestroy);
+    if (!real)
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!handle || !vt_enter())
+        return real(handle);
+    TRACED_FREE((uint64_t)(uintptr_t)handle, VT_SPACE_HANDLE, VT_API_cuMipmappedArrayDestroy, 0,
+                real(handle));
+}
+
+/* Destroying a pool ends what its address meant (its device); memory still
+ * allocated from it is released once freed, as the driver does. */
+VT_EXPORT CUresult cuMemPoolDestroy(CUmemoryPool pool)
+{
+    cuMemPoolDestroy_fn real = REAL(cuMemPoolDestroy_fn, cuMemPoolDestroy);
+    if (!real)
+        return CUDA_ERROR_NOT_INITIALIZED;
+    return vt_account_owners_changed(real(pool));
 }
 
 /* ---- context teardown frees memory without free calls ---- */
@@ -340,8 +395,8 @@ VT_EXPORT CUresult cuCtxDestroy_v2(CUcontext ctx)
     if (!real)
         return CUDA_ERROR_NOT_INITIALIZED;
     if (!vt_enter())
-        return vt_account_contexts_changed(real(ctx));
-    CUresult r = vt_account_contexts_changed(real(ctx));
+        return vt_account_owners_changed(real(ctx));
+    CUresult r = vt_account_owners_changed(real(ctx));
     if (r == CUDA_SUCCESS && ctx)
         account_teardown(ctx, -1, VT_API_cuCtxDestroy);
     else
@@ -367,8 +422,8 @@ VT_EXPORT CUresult cuDevicePrimaryCtxReset_v2(CUdevice device)
     if (!real)
         return CUDA_ERROR_NOT_INITIALIZED;
     if (!vt_enter())
-        return vt_account_contexts_changed(real(device));
-    CUresult r = vt_account_contexts_changed(real(device));
+        return vt_account_owners_changed(real(device));
+    CUresult r = vt_account_owners_changed(real(device));
     if (r == CUDA_SUCCESS)
         account_teardown(vt_track_primary_context(device), device, VT_API_cuDevicePrimaryCtxReset);
     else
@@ -376,7 +431,9 @@ VT_EXPORT CUresult cuDevicePrimaryCtxReset_v2(CUdevice device)
     return r;
 }
 
-/* Releasing the last reference destroys the primary context. */
+/* Releasing the last reference destroys the primary context. The runtime
+ * releases its primary contexts at process exit: what they still hold then
+ * was never freed, and stays a leak. */
 VT_EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice device)
 {
     static void *get_state_slot;
@@ -387,12 +444,12 @@ VT_EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice device)
     if (!real)
         return CUDA_ERROR_NOT_INITIALIZED;
     if (!vt_enter())
-        return vt_account_contexts_changed(real(device));
-    CUresult r = vt_account_contexts_changed(real(device));
+        return vt_account_owners_changed(real(device));
+    CUresult r = vt_account_owners_changed(real(device));
     cuDevicePrimaryCtxGetState_fn get_state = (cuDevicePrimaryCtxGetState_fn)
         vt_driver_function_cached(&get_state_slot, "cuDevicePrimaryCtxGetState");
     if (r == CUDA_SUCCESS && get_state && get_state(device, &flags, &active) == CUDA_SUCCESS &&
-        !active)
+        !active && !vt_process_exiting())
         account_teardown(vt_track_primary_context(device), device,
                          VT_API_cuDevicePrimaryCtxRelease);
     else

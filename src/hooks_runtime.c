@@ -202,7 +202,8 @@ VT_EXPORT cudaError_t cudaFreeHost(void *ptr)
     return finish_free(real(ptr), VT_API_cudaFreeHost, ptr, NULL);
 }
 
-/* Arrays and device reset: tagged only (the driver hook knows the sizes). */
+/* Arrays (plain and mipmapped) and device reset: tagged only (the driver
+ * hook knows the sizes). */
 VT_EXPORT cudaError_t cudaMallocArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc,
                                       size_t width, size_t height, unsigned int flags)
 {
@@ -218,6 +219,29 @@ VT_EXPORT cudaError_t cudaFreeArray(cudaArray_t array)
 {
     RUNTIME_REAL(cudaFreeArray_fn, cudaFreeArray);
     if (!tag_begin(VT_API_cudaFreeArray))
+        return real(array);
+    cudaError_t r = real(array);
+    tag_end_unseen();
+    return r;
+}
+
+VT_EXPORT cudaError_t cudaMallocMipmappedArray(cudaMipmappedArray_t *array,
+                                               const struct cudaChannelFormatDesc *desc,
+                                               struct cudaExtent extent, unsigned int levels,
+                                               unsigned int flags)
+{
+    RUNTIME_REAL(cudaMallocMipmappedArray_fn, cudaMallocMipmappedArray);
+    if (!tag_begin(VT_API_cudaMallocMipmappedArray))
+        return real(array, desc, extent, levels, flags);
+    cudaError_t r = real(array, desc, extent, levels, flags);
+    tag_end_unseen();
+    return r;
+}
+
+VT_EXPORT cudaError_t cudaFreeMipmappedArray(cudaMipmappedArray_t array)
+{
+    RUNTIME_REAL(cudaFreeMipmappedArray_fn, cudaFreeMipmappedArray);
+    if (!tag_begin(VT_API_cudaFreeMipmappedArray))
         return real(array);
     cudaError_t r = real(array);
     tag_end_unseen();

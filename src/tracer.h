@@ -17,6 +17,11 @@ struct vt_thread {
         int device;
         unsigned epoch;
     } last_context;
+    struct {          /* the device of the memory pool this thread allocated from last */
+        void *pool;
+        int device;
+        unsigned epoch;
+    } last_pool;
 };
 
 extern __thread struct vt_thread vt_thread_state __attribute__((tls_model("initial-exec")));

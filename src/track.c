@@ -297,18 +297,33 @@ void vt_track_vmm_release(uint64_t handle)
     vt_unlock();
 }
 
+/* What a context's teardown frees: memory of that context, and with the
+ * primary context of a device (DEVICE >= 0) what the device's memory pools
+ * held (CTX NULL: the primary context is not known, anything on DEVICE).
+ * cuMemCreate memory belongs to no context: the driver frees it only once
+ * released and unmapped. */
+static int torn_down(const struct live *e, void *ctx, int device)
+{
+    if (e->info.api == VT_API_cuMemCreate)
+        return 0;
+    if (!ctx)
+        return e->info.device == device;
+    return e->info.ctx == ctx || (device >= 0 && !e->info.ctx && e->info.device == device);
+}
+
 void vt_track_teardown(void *ctx, int device, unsigned api)
 {
     struct live *e, *tmp;
     vt_lock();
     if (vt_output_ready() == 0) {
-        HASH_ITER(hh, table.by_space[VT_SPACE_POINTER], e, tmp) {
-            int owned = ctx ? e->info.ctx == ctx : e->info.device == device;
-            if (!owned)
-                continue;
-            write_free(&e->info, e->stack, e->info.key, api, VT_FREE_TEARDOWN, 0, vt_now_ns());
-            discard(e);
-        }
+        for (int s = 0; s < 2; s++)
+            HASH_ITER(hh, table.by_space[s], e, tmp) {
+                if (!torn_down(e, ctx, device))
+                    continue;
+                write_free(&e->info, e->stack, e->info.key, api,
+                           VT_FREE_TEARDOWN | space_flag(e->info.space), 0, vt_now_ns());
+                discard(e);
+            }
     }
     vt_unlock();
 }

@@ -49,7 +49,8 @@ void vt_track_vmm_unmap(uint64_t va, uint64_t size);
 void vt_track_vmm_release(uint64_t handle);
 
 /* Context teardown freed every allocation of CTX (or, with CTX NULL, of
- * DEVICE's primary context) without free calls. */
+ * DEVICE's primary context; with DEVICE >= 0, also what DEVICE's memory
+ * pools held) without free calls: arrays too, not cuMemCreate memory. */
 void vt_track_teardown(void *ctx, int device, unsigned api);
 void vt_track_set_primary_context(int device, void *ctx);
 void *vt_track_primary_context(int device);

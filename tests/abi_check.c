@@ -31,6 +31,8 @@
 #define CUstream vt_CUstream
 #define CUmemoryPool vt_CUmemoryPool
 #define CUarray vt_CUarray
+#define CUmipmappedArray vt_CUmipmappedArray
+#define CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL vt_CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL
 #define CUmemGenericAllocationHandle vt_CUmemGenericAllocationHandle
 #define cuuint64_t vt_cuuint64_t
 #define CUdriverProcAddressQueryResult vt_CUdriverProcAddressQueryResult
@@ -85,6 +87,7 @@
 #define cudaError_t vt_cudaError_t
 #define cudaStream_t vt_cudaStream_t
 #define cudaMemPool_t vt_cudaMemPool_t
+#define cudaMipmappedArray_t vt_cudaMipmappedArray_t
 #define cudaArray_t vt_cudaArray_t
 #define cudaSuccess vt_cudaSuccess
 #define cudaErrorInvalidValue vt_cudaErrorInvalidValue
@@ -104,6 +107,8 @@
 #undef CUstream
 #undef CUmemoryPool
 #undef CUarray
+#undef CUmipmappedArray
+#undef CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL
 #undef CUmemGenericAllocationHandle
 #undef cuuint64_t
 #undef CUdriverProcAddressQueryResult
@@ -158,6 +163,7 @@
 #undef cudaError_t
 #undef cudaStream_t
 #undef cudaMemPool_t
+#undef cudaMipmappedArray_t
 #undef cudaArray_t
 #undef cudaSuccess
 #undef cudaErrorInvalidValue
@@ -206,6 +212,7 @@ VT_ABI_SAME_TYPE(vt_CUcontext, CUcontext);
 VT_ABI_SAME_TYPE(vt_CUstream, CUstream);
 VT_ABI_SAME_TYPE(vt_CUmemoryPool, CUmemoryPool);
 VT_ABI_SAME_TYPE(vt_CUarray, CUarray);
+VT_ABI_SAME_TYPE(vt_CUmipmappedArray, CUmipmappedArray);
 VT_ABI_SAME_TYPE(vt_CUmemGenericAllocationHandle, CUmemGenericAllocationHandle);
 VT_ABI_SAME_TYPE(vt_cuuint64_t, cuuint64_t);
 VT_ABI_TYPE(vt_CUdriverProcAddressQueryResult, CUdriverProcAddressQueryResult);
@@ -217,6 +224,7 @@ VT_ABI_TYPE(vt_cudaError_t, cudaError_t);
 VT_ABI_SAME_TYPE(vt_cudaStream_t, cudaStream_t);
 VT_ABI_SAME_TYPE(vt_cudaMemPool_t, cudaMemPool_t);
 VT_ABI_SAME_TYPE(vt_cudaArray_t, cudaArray_t);
+VT_ABI_SAME_TYPE(vt_cudaMipmappedArray_t, cudaMipmappedArray_t);
 VT_ABI_TYPE(cudaDriverEntryPointQueryResult, enum cudaDriverEntryPointQueryResult);
 /* the runtime's handles are the driver's */
 VT_ABI_SAME_TYPE(vt_cudaStream_t, CUstream);
@@ -230,6 +238,7 @@ VT_ABI_ENUM(CUDA_ERROR_NOT_INITIALIZED);
 VT_ABI_ENUM(CUDA_ERROR_INVALID_CONTEXT);
 VT_ABI_ENUM(CUDA_ERROR_NOT_FOUND);
 VT_ABI_ENUM(CU_GET_PROC_ADDRESS_DEFAULT);
+VT_ABI_ENUM(CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL);
 VT_ABI_ENUM(CU_GET_PROC_ADDRESS_LEGACY_STREAM);
 VT_ABI_ENUM(CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM);
 VT_ABI_ENUM(CU_GET_PROC_ADDRESS_SUCCESS);
@@ -331,6 +340,14 @@ VT_ABI_MEMBER(vt_chan, real_chan, f);
 #define S_cuArrayCreate_v2(T) T(CUresult) (*)(T(CUarray) *, const T(CUDA_ARRAY_DESCRIPTOR) *)
 #define S_cuArray3DCreate_v2(T) T(CUresult) (*)(T(CUarray) *, const T(CUDA_ARRAY3D_DESCRIPTOR) *)
 #define S_cuArrayDestroy(T) T(CUresult) (*)(T(CUarray))
+#define S_cuMipmappedArrayCreate(T) \
+    T(CUresult) (*)(T(CUmipmappedArray) *, const T(CUDA_ARRAY3D_DESCRIPTOR) *, unsigned int)
+#define S_cuMipmappedArrayDestroy(T) T(CUresult) (*)(T(CUmipmappedArray))
+#define S_cuMemPoolDestroy(T) T(CUresult) (*)(T(CUmemoryPool))
+#define S_cuStreamGetCtx(T) T(CUresult) (*)(T(CUstream), T(CUcontext) *)
+#define S_cuCtxGetDevice_v2(T) T(CUresult) (*)(T(CUdevice) *, T(CUcontext))
+#define S_cuCtxPushCurrent_v2(T) T(CUresult) (*)(T(CUcontext))
+#define S_cuCtxPopCurrent_v2(T) T(CUresult) (*)(T(CUcontext) *)
 #define S_cuCtxDestroy_v2(T) T(CUresult) (*)(T(CUcontext))
 #define S_cuDevicePrimaryCtx_v2(T) T(CUresult) (*)(T(CUdevice))
 #define S_cuDevicePrimaryCtxGetState(T) T(CUresult) (*)(T(CUdevice), unsigned int *, int *)
@@ -359,6 +376,15 @@ VT_ABI_FN(cuMemUnmap_fn, &cuMemUnmap, S_cuMemUnmap);
 VT_ABI_FN(cuArrayCreate_v2_fn, &cuArrayCreate_v2, S_cuArrayCreate_v2);
 VT_ABI_FN(cuArray3DCreate_v2_fn, &cuArray3DCreate_v2, S_cuArray3DCreate_v2);
 VT_ABI_FN(cuArrayDestroy_fn, &cuArrayDestroy, S_cuArrayDestroy);
+VT_ABI_FN(cuMipmappedArrayCreate_fn, &cuMipmappedArrayCreate, S_cuMipmappedArrayCreate);
+VT_ABI_FN(cuMipmappedArrayDestroy_fn, &cuMipmappedArrayDestroy, S_cuMipmappedArrayDestroy);
+VT_ABI_FN(cuMemPoolDestroy_fn, &cuMemPoolDestroy, S_cuMemPoolDestroy);
+VT_ABI_FN(cuStreamGetCtx_fn, &cuStreamGetCtx, S_cuStreamGetCtx);
+VT_ABI_FN(cuCtxGetDevice_v2_fn, &cuCtxGetDevice_v2, S_cuCtxGetDevice_v2);
+VT_ABI_FN(cuCtxPushCurrent_v2_fn, &cuCtxPushCurrent_v2, S_cuCtxPushCurrent_v2);
+VT_ABI_FN(cuCtxPopCurrent_v2_fn, &cuCtxPopCurrent_v2, S_cuCtxPopCurrent_v2);
+/* cuPointerGetAttribute's attribute is an enum there, an int here: same size */
+_Static_assert(sizeof(CUpointer_attribute) == sizeof(int), "CUpointer_attribute is an int");
 VT_ABI_FN(cuCtxDestroy_v2_fn, &cuCtxDestroy_v2, S_cuCtxDestroy_v2);
 VT_ABI_FN(cuDevicePrimaryCtxRelease_v2_fn, &cuDevicePrimaryCtxRelease_v2, S_cuDevicePrimaryCtx_v2);
 VT_ABI_FN(cuDevicePrimaryCtxReset_v2_fn, &cuDevicePrimaryCtxReset_v2, S_cuDevicePrimaryCtx_v2);
@@ -387,6 +413,10 @@ VT_ABI_FN(cuGetProcAddress_v2_fn, (PFN_cuGetProcAddress_v12000)0, S_cuGetProcAdd
     T(cudaError_t) (*)(T(cudaArray_t) *, const struct T(cudaChannelFormatDesc) *, size_t, \
                        size_t, unsigned int)
 #define S_cudaFreeArray(T) T(cudaError_t) (*)(T(cudaArray_t))
+#define S_cudaMallocMipmappedArray(T)                                                          \
+    T(cudaError_t) (*)(T(cudaMipmappedArray_t) *, const struct T(cudaChannelFormatDesc) *,     \
+                       struct T(cudaExtent), unsigned int, unsigned int)
+#define S_cudaFreeMipmappedArray(T) T(cudaError_t) (*)(T(cudaMipmappedArray_t))
 #define S_cudaGetDriverEntryPoint(T) \
     T(cudaError_t) (*)(const char *, void **, unsigned long long, T(QR) *)
 #define S_cudaGetDriverEntryPointByVersion(T) \
@@ -407,6 +437,8 @@ VT_ABI_FN(cuGetProcAddress_v2_fn, (PFN_cuGetProcAddress_v12000)0, S_cuGetProcAdd
 #define T_REAL_cudaMemPool_t cudaMemPool_t
 #define T_OURS_cudaArray_t vt_cudaArray_t
 #define T_REAL_cudaArray_t cudaArray_t
+#define T_OURS_cudaMipmappedArray_t vt_cudaMipmappedArray_t
+#define T_REAL_cudaMipmappedArray_t cudaMipmappedArray_t
 #define T_OURS_cudaPitchedPtr vt_cudaPitchedPtr
 #define T_REAL_cudaPitchedPtr cudaPitchedPtr
 #define T_OURS_cudaExtent vt_cudaExtent
@@ -427,6 +459,8 @@ VT_ABI_FN(cudaHostAlloc_fn, &cudaHostAlloc, S_cudaHostAlloc);
 VT_ABI_FN(cudaFreeHost_fn, &cudaFreeHost, S_cudaFreeHost);
 VT_ABI_FN(cudaMallocArray_fn, &cudaMallocArray, S_cudaMallocArray);
 VT_ABI_FN(cudaFreeArray_fn, &cudaFreeArray, S_cudaFreeArray);
+VT_ABI_FN(cudaMallocMipmappedArray_fn, &cudaMallocMipmappedArray, S_cudaMallocMipmappedArray);
+VT_ABI_FN(cudaFreeMipmappedArray_fn, &cudaFreeMipmappedArray, S_cudaFreeMipmappedArray);
 VT_ABI_FN(cudaGetDriverEntryPoint_fn, &cudaGetDriverEntryPoint, S_cudaGetDriverEntryPoint);
 VT_ABI_FN(cudaGetDriverEntryPointByVersion_fn, &cudaGetDriverEntryPointByVersion,
           S_cudaGetDriverEntryPointByVersion);

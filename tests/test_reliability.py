@@ -125,10 +125,13 @@ def case_exit_busy_threads():
         H.expect_eq("vramtrace warnings", warnings(r), [])
         rep = H.report(r.dump)
         H.check_complete(rep)
-        s = summary_of(rep, invalid_frees=0)
-        # an allocation whose free came after the footer is still live there
+        s = summary_of(rep)
+        # an allocation whose free came after the footer is still live there;
+        # one whose free lost the race with the runtime's release of its
+        # context at exit was refused by the driver (an invalid free)
         H.expect(s["leaked_allocations"] <= threads and
-                 s["leaked_bytes"] == s["leaked_allocations"] * size,
+                 s["leaked_bytes"] == s["leaked_allocations"] * size and
+                 s["invalid_frees"] <= threads,
                  "at most one in-flight %d-byte allocation per thread may be live at the "
                  "footer: %r" % (size, s))
         if "late call passed through" in r.stdout:

@@ -80,5 +80,131 @@ def case_static_rt_exports():
     H.expect("cudaMalloc" not in dyn, "static_rt exports cudaMalloc:\n" + dyn)
 
 
+# ---- the stand-in runtime calls the driver as NVIDIA's does ----
+# shared/real-runtime.md, observed on CUDA 13.0's own libcudart.so.13 and
+# cudart_static over a logging driver: what each runtime call asks of it.
+
+# (name, version, flags) the runtime asks cuGetProcAddress for
+REAL_LOOKUPS = [
+    ("cuMemAlloc", 3020, 0), ("cuMemFree", 3020, 0), ("cuMemAllocPitch", 3020, 0),
+    ("cuMemAllocHost", 3020, 0), ("cuMemGetInfo", 3020, 0), ("cuDeviceTotalMem", 3020, 0),
+    ("cuMemAllocManaged", 6000, 0), ("cuMemHostAlloc", 2020, 0),
+    ("cuMemAllocAsync", 11020, 0), ("cuMemAllocAsync", 11020, 2),
+    ("cuMemFreeAsync", 11020, 0), ("cuMemFreeAsync", 11020, 2),
+    ("cuMemAllocFromPoolAsync", 11020, 0), ("cuMemAllocFromPoolAsync", 11020, 2),
+    ("cuGraphAddMemAllocNode", 11040, 0),
+    ("cuCtxGetDevice", 2000, 0), ("cuCtxGetDevice", 13000, 0),
+    ("cuCtxSynchronize", 2000, 0), ("cuCtxSynchronize", 13000, 0),
+]
+# runtime call: the driver calls it makes, in order (attribute queries and
+# per-device repeats folded)
+REAL_CALLS = {
+    "first call": ["cuDriverGetVersion", "cuInit 0", "cuDeviceGetCount", "cuDeviceGet",
+                   "cuDeviceGetName", "cuDeviceTotalMem_v2", "cuDeviceGetAttribute",
+                   "cuCtxGetCurrent", "cuDevicePrimaryCtxRetain 0", "cuCtxSetCurrent",
+                   "cuCtxGetDevice_v2"],
+    "cudaMalloc": ["cuMemAlloc_v2 1000"],
+    "cudaFree": ["cuMemFree_v2"],
+    "cudaMallocManaged": ["cuMemAllocManaged 2000 1"],     # CU_MEM_ATTACH_GLOBAL
+    "cudaFree managed": ["cuMemFree_v2"],
+    "cudaMallocHost": ["cuMemHostAlloc 3000 0"],           # not cuMemAllocHost_v2
+    "cudaFreeHost": ["cuMemFreeHost"],
+    "cudaHostAlloc mapped": ["cuMemHostAlloc 4000 2", "cuMemFreeHost"],
+    "cudaMallocAsync": ["cuMemAllocAsync 5000"],           # no pool call
+    "cudaFreeAsync": ["cuMemFreeAsync"],
+    "cudaMemGetInfo": ["cuMemGetInfo_v2"],
+    "cudaDeviceSynchronize": ["cuCtxGetCurrent", "cuCtxSynchronize"],
+    "cudaDeviceReset": ["cuCtxGetApiVersion", "cuDevicePrimaryCtxReset_v2 0"],
+    # the next call sets the context up again, as the first call did
+    "after reset": ["cuCtxGetCurrent", "cuDevicePrimaryCtxRetain 0", "cuMemAlloc_v2 6000",
+                    "cuMemFree_v2"],
+    "exit": ["cuDevicePrimaryCtxRelease_v2 0"],
+}
+
+
+def driver_log(program, extra_env=None):
+    log = os.path.join(H.tmpdir(), "driver.log")
+    env = {"STANDIN_CUDA_LOG": log}
+    env.update(extra_env or {})
+    r = H.run_plain([H.program(program)], env)
+    H.expect(r.status == 0, "%s failed\n%s" % (program, r.describe()))
+    with open(log) as f:
+        return f.read().splitlines()
+
+
+DEVICE_QUERIES = ("cuDeviceGet", "cuDeviceGetName", "cuDeviceTotalMem_v2", "cuDeviceGetAttribute")
+
+
+def fold(calls):
+    """The per-device queries as their names, each kept once (every device
+    gets the same ones, and ~112 attribute queries each)."""
+    out = []
+    for c in calls:
+        name = c.split()[0]
+        if name in DEVICE_QUERIES:
+            if name not in out:
+                out.append(name)
+        else:
+            out.append(c)
+    return out
+
+
+def check_runtime_calls(program):
+    lines = driver_log(program)
+    steps, current = {}, None
+    lookups = []
+    for line in lines:
+        if line.startswith("== "):
+            current = line[3:]
+            steps[current] = []
+        elif line.startswith("cuGetProcAddress"):
+            name, symbol, version, flags = (line.split(" ") + ["", "", ""])[:4]
+            lookups.append((name, symbol, int(version), int(flags)))
+        elif current is not None:
+            steps[current].append(line)
+    # start-up: dlsym(cuGetProcAddress_v2), the empty-name probe, cuInit,
+    # cuGetProcAddress at 11030 and 12000
+    H.expect_eq("the first look-ups", lookups[:4], [
+        ("cuGetProcAddress_v2", "", 0, 0), ("cuGetProcAddress_v2", "cuInit", 2000, 0),
+        ("cuGetProcAddress_v2", "cuGetProcAddress", 11030, 0),
+        ("cuGetProcAddress_v2", "cuGetProcAddress", 12000, 0)])
+    asked = {(sym, v, f) for _, sym, v, f in lookups}
+    missing = [x for x in REAL_LOOKUPS if x not in asked]
+    H.expect(not missing, "look-ups NVIDIA's runtime makes that the stand-in does not: %r" %
+             missing)
+    attributes = [l for l in steps.get("first call", []) if l.startswith("cuDeviceGetAttribute")]
+    H.expect(len(attributes) >= 100, "about 112 cuDeviceGetAttribute calls per device at "
+             "start-up, got %d" % len(attributes))
+    for step, want in REAL_CALLS.items():
+        H.expect_eq("driver calls of %s" % step, fold(steps.get(step, [])), want)
+
+
+def case_runtime_driver_calls():
+    check_runtime_calls("runtime_calls")
+
+
+def case_runtime_driver_calls_static():
+    """The static runtime makes the same calls."""
+    check_runtime_calls("runtime_calls_static")
+
+
+RUNTIME_PROBE = """
+import ctypes, sys
+rt = ctypes.CDLL("libcudart.so.13")
+p = ctypes.c_void_p()
+print(rt.cudaMallocAsync(ctypes.byref(p), 4096, None), rt.cudaMalloc(ctypes.byref(p), 4096))
+"""
+
+
+def case_runtime_old_driver():
+    """A driver below 13000 fails start-up with cudaErrorInsufficientDriver
+    (35); one without an entry point fails the calls that need it with
+    cudaErrorCallRequiresNewerDriver (36), the others work."""
+    r = H.run_plain([sys.executable, "-c", RUNTIME_PROBE], {"STANDIN_CUDA_DRIVER_VERSION": "12080"})
+    H.expect_eq("results with an old driver", r.stdout.split(), ["35", "35"])
+    r = H.run_plain([sys.executable, "-c", RUNTIME_PROBE], {"STANDIN_CUDA_HIDE": "cuMemAllocAsync"})
+    H.expect_eq("results without cuMemAllocAsync", r.stdout.split(), ["36", "0"])
+
+
 if __name__ == "__main__":
     H.main(globals())

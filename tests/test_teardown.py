@@ -75,5 +75,100 @@ def case_context_reused():
                     leaked_allocations=1, peak_bytes=d["CR_LEAK_BYTES"])
 
 
+# ---- handle-keyed memory: arrays, mipmapped arrays, VMM handles ----
+
+ARR_SRC = H.program_source("teardown_arrays.c")
+A = H.c_defines(ARR_SRC)
+ARRAYS_RESET = sum(A[k] for k in ("TA_RT_ARRAY_BYTES", "TA_RT_MIP_BYTES", "TA_DRV_ARRAY_BYTES",
+                                   "TA_DRV_3D_BYTES", "TA_DRV_MIP_BYTES"))
+ARRAYS_TEARDOWN = ARRAYS_RESET + A["TA_CTX_ARRAY_BYTES"]
+
+
+def case_arrays():
+    """Arrays freed by cudaDeviceReset / cuCtxDestroy are freed at teardown;
+    a VMM handle outlives the reset (the driver keeps it until released)."""
+    rep, _ = H.traced_report([H.program("teardown_arrays")])
+    H.check_leak(rep, function="leak_array_on_live_context", source=ARR_SRC, tag="live_array",
+                 nbytes=A["TA_LIVE_ARRAY_BYTES"], api="cuArrayCreate", kind="device", device=1)
+    H.expect_eq("number of leak entries", len(H.leaks(rep)), 1)
+    s = H.check_summary(rep, allocations=8, frees=1, leaked_bytes=A["TA_LIVE_ARRAY_BYTES"],
+                        leaked_allocations=1, invalid_frees=0, untraced_frees=0,
+                        peak_bytes=A["TA_VMM_BYTES"] + ARRAYS_RESET)
+    H.expect_eq("summary.teardown_freed_allocations", s.get("teardown_freed_allocations"), 6)
+    H.expect_eq("summary.teardown_freed_bytes", s.get("teardown_freed_bytes"), ARRAYS_TEARDOWN)
+    peaks = {p["device"]: p["bytes"] for p in rep["peaks"]}
+    H.expect_eq("peak of each device", peaks,
+                {0: A["TA_VMM_BYTES"] + ARRAYS_RESET, 1: A["TA_LIVE_ARRAY_BYTES"]})
+
+
+def case_arrays_fail_on_leak():
+    """A program whose arrays all go with their contexts is clean."""
+    r = H.run_traced([H.program("teardown_arrays"), "clean"], run_args=["--fail-on-leak"])
+    H.expect_program_ok(r, 0)
+    rep = H.report(r.dump)
+    H.check_summary(rep, leaked_bytes=0, leaked_allocations=0, allocations=7)
+
+
+# ---- the device of pool and stream-ordered memory ----
+
+POOL_SRC = H.program_source("pools.c")
+P = H.c_defines(POOL_SRC)
+
+
+def pools_report():
+    rep, _ = H.traced_report([H.program("pools")])
+    return rep
+
+
+def case_pool_device():
+    """Pool memory is on the pool's device, stream-ordered memory on the
+    stream's device, whichever device is current."""
+    rep = pools_report()
+    H.check_leak(rep, function="leak_from_pool_of_device0", source=POOL_SRC, tag="pool0",
+                 nbytes=P["PL_POOL0_BYTES"], api="cudaMallocFromPoolAsync", kind="device",
+                 device=0)
+    peaks = {p["device"]: (p["bytes"], sorted((h["bytes"], h["api"]) for h in p["holders"]))
+             for p in rep["peaks"]}
+    H.expect_eq("peaks per device", peaks, {
+        0: (P["PL_POOL0_BYTES"] + P["PL_STREAM0_BYTES"],
+            [(P["PL_POOL0_BYTES"], "cudaMallocFromPoolAsync"),
+             (P["PL_STREAM0_BYTES"], "cudaMallocAsync")]),
+        1: (P["PL_POOL1_BYTES"] + P["PL_STREAM1_BYTES"],
+            [(P["PL_POOL1_BYTES"], "cudaMallocFromPoolAsync"),
+             (P["PL_STREAM1_BYTES"], "cudaMallocAsync")]),
+    })
+
+
+def case_pool_teardown():
+    """Device 1's reset frees what its pool and its stream held."""
+    rep = pools_report()
+    H.expect_eq("number of leak entries", len(H.leaks(rep)), 1)
+    s = H.check_summary(rep, allocations=4, frees=1, leaked_bytes=P["PL_POOL0_BYTES"],
+                        leaked_allocations=1, invalid_frees=0)
+    H.expect_eq("summary.teardown_freed_allocations", s.get("teardown_freed_allocations"), 2)
+    H.expect_eq("summary.teardown_freed_bytes", s.get("teardown_freed_bytes"),
+                P["PL_POOL1_BYTES"] + P["PL_STREAM1_BYTES"])
+
+
+# ---- process exit ----
+
+def case_exit_release():
+    """The runtime releases its primary contexts at exit (as NVIDIA's does,
+    the driver log shows it): what they still hold was never freed, so it
+    stays a leak, not memory "freed at teardown"."""
+    log = os.path.join(H.tmpdir(), "driver.log")
+    rep, _ = H.traced_report([H.program("teardown_arrays"), "clean"],
+                             extra_env={"STANDIN_CUDA_LOG": log})
+    with open(log) as f:
+        calls = f.read().split("\n")
+    H.expect("cuDevicePrimaryCtxRelease_v2 0" in calls,
+             "the stand-in runtime did not release device 0's primary context at exit")
+    rep, _ = H.traced_report([H.program("rt_apis")])
+    H.expect(H.summary(rep)["leaked_allocations"] > 0 and
+             H.summary(rep).get("teardown_freed_allocations") == 0,
+             "rt_apis' leaks must stay leaks after the runtime's release at exit: %r" %
+             H.summary(rep))
+
+
 if __name__ == "__main__":
     H.main(globals())

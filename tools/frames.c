@@ -67,12 +67,15 @@ static bool is_driver_api(unsigned api)
     return api == VT_API_unknown || api >= VT_API_cuMemAlloc;
 }
 
-/* A runtime allocation API (cudaMalloc ... cudaMallocArray) by name. */
+/* A runtime allocation API (cudaMalloc ... cudaMallocArray,
+ * cudaMallocMipmappedArray) by name. */
 static unsigned runtime_alloc_api(const char *name)
 {
     for (unsigned api = VT_API_cudaMalloc; name && api <= VT_API_cudaMallocArray; api++)
         if (vt_api_name(api) && !strcmp(vt_api_name(api), name))
             return api;
+    if (name && !strcmp(name, vt_api_name(VT_API_cudaMallocMipmappedArray)))
+        return VT_API_cudaMallocMipmappedArray;
     return VT_API_unknown;
 }
 

@@ -1,7 +1,9 @@
 /* Threads keep making CUDA calls while main returns, so calls arrive while
  * the tracer writes its footer and after (they must pass through). A
  * thread that makes a call after vramtrace_active() turned 0 says so once
- * on stdout: "late call passed through". */
+ * on stdout: "late call passed through". Once main has returned, the
+ * runtime releases its primary context (as NVIDIA's does at exit): a free
+ * of memory that went with it fails, and that thread stops. */
 #include <cuda_runtime_api.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -14,7 +16,17 @@
 #define BUSY_BYTES 7103
 
 static int (*active)(void);
-static int reported, pairs;
+static int reported, pairs, main_returned;
+
+/* A CUDA call failed: an error while the process runs, the end of this
+ * thread once it exits. */
+static void failed(const char *what, cudaError_t e)
+{
+    if (!__atomic_load_n(&main_returned, __ATOMIC_ACQUIRE))
+        vt_fail(__FILE__, __LINE__, what, e, cudaSuccess);
+    for (;;)
+        pause();
+}
 
 static void *hammer(void *arg)
 {
@@ -23,8 +35,12 @@ static void *hammer(void *arg)
     for (;;) {
         int now = active();
         void *p = NULL;
-        CHECK(cudaMalloc(&p, BUSY_BYTES));
-        CHECK(cudaFree(p));
+        cudaError_t e = cudaMalloc(&p, BUSY_BYTES);
+        if (e != cudaSuccess)
+            failed("cudaMalloc", e);
+        e = cudaFree(p);
+        if (e != cudaSuccess)
+            failed("cudaFree", e);
         __atomic_fetch_add(&pairs, 1, __ATOMIC_RELAXED);
         seen_active |= now;
         if (seen_active && !now && !__atomic_exchange_n(&reported, 1, __ATOMIC_RELAXED)) {
@@ -49,5 +65,6 @@ int main(void)
     while (__atomic_load_n(&pairs, __ATOMIC_RELAXED) < BUSY_THREADS)
         nanosleep(&pause, NULL);
     nanosleep(&pause, NULL);
+    __atomic_store_n(&main_returned, 1, __ATOMIC_RELEASE);
     return 0;
 }

@@ -10,6 +10,9 @@
  * device count (default 2).  With STANDIN_CUDA_REUSE_CONTEXTS=1 a new
  * context takes the address of the last one destroyed, as the real driver
  * may (by default a destroyed context's address stays dead).
+ * STANDIN_CUDA_DRIVER_VERSION makes it an older driver, STANDIN_CUDA_HIDE
+ * (comma-separated names) leaves entry points out of cuGetProcAddress, and
+ * STANDIN_CUDA_LOG=FILE logs the calls the runtime makes (driver_log.h).
  *
  * All internals are static and the library is linked with
  * -Bsymbolic-functions, so nothing in here calls (or takes the address of)
@@ -17,6 +20,7 @@
  * calls the program made. */
 #define __CUDA_API_VERSION_INTERNAL 1
 #include "cuda.h"
+#include "driver_log.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -54,7 +58,7 @@ struct sstream {
     struct sctx *ctx;
 };
 
-enum akind { K_DEVICE = 1, K_MANAGED = 2, K_HOST = 4, K_ARRAY = 8, K_V1 = 16 };
+enum akind { K_DEVICE = 1, K_MANAGED = 2, K_HOST = 4, K_ARRAY = 8, K_V1 = 16, K_MIPMAP = 32 };
 
 struct salloc {
     uintptr_t key; /* the address handed out (CUarray: the handle) */
@@ -307,6 +311,7 @@ static void teardown(struct sctx *c)
 
 EXPORT CUresult cuInit(unsigned int flags)
 {
+    standin_log("cuInit %u", flags);
     ensure_setup();
     if (flags != 0)
         return CUDA_ERROR_INVALID_VALUE;
@@ -316,16 +321,20 @@ EXPORT CUresult cuInit(unsigned int flags)
     return CUDA_SUCCESS;
 }
 
+/* 13000, or STANDIN_CUDA_DRIVER_VERSION (an older driver). */
 EXPORT CUresult cuDriverGetVersion(int *driverVersion)
 {
+    const char *version = getenv("STANDIN_CUDA_DRIVER_VERSION");
+    standin_log("cuDriverGetVersion");
     if (!driverVersion)
         return CUDA_ERROR_INVALID_VALUE;
-    *driverVersion = 13000;
+    *driverVersion = version && *version ? atoi(version) : 13000;
     return CUDA_SUCCESS;
 }
 
 EXPORT CUresult cuDeviceGet(CUdevice *device, int ordinal)
 {
+    standin_log("cuDeviceGet %d", ordinal);
     if (!initialized())
         return CUDA_ERROR_NOT_INITIALIZED;
     if (!device)
@@ -338,11 +347,59 @@ EXPORT CUresult cuDeviceGet(CUdevice *device, int ordinal)
 
 EXPORT CUresult cuDeviceGetCount(int *count)
 {
+    standin_log("cuDeviceGetCount");
     if (!initialized())
         return CUDA_ERROR_NOT_INITIALIZED;
     if (!count)
         return CUDA_ERROR_INVALID_VALUE;
     *count = g_ndev;
+    return CUDA_SUCCESS;
+}
+
+/* What the runtime asks about each device at start-up. */
+EXPORT CUresult cuDeviceGetName(char *name, int len, CUdevice dev)
+{
+    standin_log("cuDeviceGetName %d", dev);
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!name || len <= 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (dev < 0 || dev >= g_ndev)
+        return CUDA_ERROR_INVALID_DEVICE;
+    snprintf(name, (size_t)len, "vramtrace stand-in device %d", dev);
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)
+{
+    standin_log("cuDeviceTotalMem_v2 %d", dev);
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!bytes)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (dev < 0 || dev >= g_ndev)
+        return CUDA_ERROR_INVALID_DEVICE;
+    *bytes = g_dev[dev].capacity;
+    return CUDA_SUCCESS;
+}
+
+/* A few attributes with plausible values (compute capability 9.0, 132
+ * multiprocessors); every other one reads as 0, as an unsupported feature. */
+EXPORT CUresult cuDeviceGetAttribute(int *value, int attribute, CUdevice dev)
+{
+    standin_log("cuDeviceGetAttribute %d %d", attribute, dev);
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!value || attribute <= 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (dev < 0 || dev >= g_ndev)
+        return CUDA_ERROR_INVALID_DEVICE;
+    switch (attribute) {
+    case 16: *value = 132; break;  /* CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT */
+    case 75: *value = 9; break;    /* CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR */
+    case 76: *value = 0; break;    /* CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR */
+    default: *value = 0; break;
+    }
     return CUDA_SUCCESS;
 }
 
@@ -471,6 +528,7 @@ EXPORT CUresult cuCtxDestroy_v2(CUcontext ctx)
 
 EXPORT CUresult cuCtxGetCurrent(CUcontext *pctx)
 {
+    standin_log("cuCtxGetCurrent");
     if (!initialized())
         return CUDA_ERROR_NOT_INITIALIZED;
     if (!pctx)
@@ -481,6 +539,7 @@ EXPORT CUresult cuCtxGetCurrent(CUcontext *pctx)
 
 EXPORT CUresult cuCtxSetCurrent(CUcontext ctx)
 {
+    standin_log("cuCtxSetCurrent");
     if (!initialized())
         return CUDA_ERROR_NOT_INITIALIZED;
     struct sctx *c = (struct sctx *)ctx;
@@ -530,6 +589,7 @@ EXPORT CUresult cuCtxPopCurrent_v2(CUcontext *pctx)
 
 EXPORT CUresult cuCtxGetDevice(CUdevice *device)
 {
+    standin_log("cuCtxGetDevice");
     if (!initialized())
         return CUDA_ERROR_NOT_INITIALIZED;
     if (!device)
@@ -543,13 +603,64 @@ EXPORT CUresult cuCtxGetDevice(CUdevice *device)
 
 EXPORT CUresult cuCtxSynchronize(void)
 {
+    standin_log("cuCtxSynchronize");
     if (!initialized())
         return CUDA_ERROR_NOT_INITIALIZED;
     return live_ctx() ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
 }
 
+/* CUDA 13's cuCtxGetDevice (asked for at version 13000): the device of CTX,
+ * or of the current context when CTX is NULL. */
+static struct sctx *given_or_current(CUcontext ctx)
+{
+    struct sctx *c = ctx ? (struct sctx *)ctx : live_ctx();
+    int ok;
+    if (!c)
+        return NULL;
+    pthread_mutex_lock(&g_lock);
+    ok = valid_ctx_locked(c) && c->alive;
+    pthread_mutex_unlock(&g_lock);
+    return ok ? c : NULL;
+}
+
+EXPORT CUresult cuCtxGetDevice_v2(CUdevice *device, CUcontext ctx)
+{
+    standin_log("cuCtxGetDevice_v2");
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!device)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct sctx *c = given_or_current(ctx);
+    if (!c)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    *device = c->device;
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuCtxSynchronize_v2(CUcontext ctx)
+{
+    standin_log("cuCtxSynchronize_v2");
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    return given_or_current(ctx) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
+}
+
+EXPORT CUresult cuCtxGetApiVersion(CUcontext ctx, unsigned int *version)
+{
+    standin_log("cuCtxGetApiVersion");
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!version)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (!given_or_current(ctx))
+        return CUDA_ERROR_INVALID_CONTEXT;
+    *version = 13000;
+    return CUDA_SUCCESS;
+}
+
 EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
 {
+    standin_log("cuDevicePrimaryCtxRetain %d", dev);
     if (!initialized())
         return CUDA_ERROR_NOT_INITIALIZED;
     if (!pctx)
@@ -601,9 +712,17 @@ static CUresult primary_reset(CUdevice dev)
     return CUDA_SUCCESS;
 }
 
-EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev) { return primary_release(dev); }
+EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
+{
+    standin_log("cuDevicePrimaryCtxRelease_v2 %d", dev);
+    return primary_release(dev);
+}
 EXPORT CUresult cuDevicePrimaryCtxRelease(CUdevice dev) { return primary_release(dev); }
-EXPORT CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev) { return primary_reset(dev); }
+EXPORT CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
+{
+    standin_log("cuDevicePrimaryCtxReset_v2 %d", dev);
+    return primary_reset(dev);
+}
 EXPORT CUresult cuDevicePrimaryCtxReset(CUdevice dev) { return primary_reset(dev); }
 
 EXPORT CUresult cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, int *active)
@@ -625,6 +744,7 @@ EXPORT CUresult cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, in
 
 EXPORT CUresult cuMemGetInfo_v2(size_t *free_bytes, size_t *total)
 {
+    standin_log("cuMemGetInfo_v2");
     if (!initialized())
         return CUDA_ERROR_NOT_INITIALIZED;
     if (!free_bytes || !total)
@@ -654,6 +774,7 @@ static CUresult ctx_alloc(uintptr_t *out, size_t bytes, int kind)
 
 EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
 {
+    standin_log("cuMemAlloc_v2 %zu", bytesize);
     uintptr_t p;
     CUresult r = ctx_alloc(dptr ? &p : NULL, bytesize, K_DEVICE);
     if (r == CUDA_SUCCESS)
@@ -691,6 +812,7 @@ EXPORT CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t Wid
 
 EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)
 {
+    standin_log("cuMemAllocManaged %zu %u", bytesize, flags);
     if (flags != CU_MEM_ATTACH_GLOBAL && flags != CU_MEM_ATTACH_HOST)
         return initialized() ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_NOT_INITIALIZED;
     uintptr_t p;
@@ -709,7 +831,11 @@ static CUresult free_device(CUdeviceptr dptr)
     return do_free((uintptr_t)dptr, K_DEVICE | K_MANAGED | K_V1);
 }
 
-EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr) { return free_device(dptr); }
+EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr)
+{
+    standin_log("cuMemFree_v2");
+    return free_device(dptr);
+}
 EXPORT CUresult cuMemFree(CUdeviceptr_v1 dptr) { return free_device(dptr); }
 
 /* The context a stream belongs to: the stream's own, else the current one. */
@@ -746,7 +872,10 @@ static CUresult alloc_async(CUdeviceptr *dptr, size_t bytesize, struct spool *po
     if (pool && pool->magic != POOL_MAGIC)
         return CUDA_ERROR_INVALID_VALUE;
     uintptr_t p;
-    r = do_alloc(&p, bytesize, K_DEVICE, pool ? pool->device : c->device, c);
+    /* A pool's memory lives on the pool's device and goes with that
+     * device's primary context (cuDevicePrimaryCtxReset), not the stream's. */
+    r = do_alloc(&p, bytesize, K_DEVICE, pool ? pool->device : c->device,
+                 pool ? &g_dev[pool->device].primary : c);
     if (r == CUDA_SUCCESS)
         *dptr = (CUdeviceptr)p;
     return r;
@@ -754,17 +883,20 @@ static CUresult alloc_async(CUdeviceptr *dptr, size_t bytesize, struct spool *po
 
 EXPORT CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
 {
+    standin_log("cuMemAllocAsync %zu", bytesize);
     return alloc_async(dptr, bytesize, NULL, hStream);
 }
 
 EXPORT CUresult cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
 {
+    standin_log("cuMemAllocAsync_ptsz %zu", bytesize);
     return alloc_async(dptr, bytesize, NULL, hStream);
 }
 
 EXPORT CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool,
                                         CUstream hStream)
 {
+    standin_log("cuMemAllocFromPoolAsync %zu", bytesize);
     if (!pool)
         return initialized() ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_NOT_INITIALIZED;
     return alloc_async(dptr, bytesize, (struct spool *)pool, hStream);
@@ -773,6 +905,7 @@ EXPORT CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUme
 EXPORT CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytesize,
                                              CUmemoryPool pool, CUstream hStream)
 {
+    standin_log("cuMemAllocFromPoolAsync_ptsz %zu", bytesize);
     if (!pool)
         return initialized() ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_NOT_INITIALIZED;
     return alloc_async(dptr, bytesize, (struct spool *)pool, hStream);
@@ -791,11 +924,20 @@ static CUresult free_async(CUdeviceptr dptr, CUstream s)
     return do_free((uintptr_t)dptr, K_DEVICE | K_MANAGED);
 }
 
-EXPORT CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream) { return free_async(dptr, hStream); }
-EXPORT CUresult cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream hStream) { return free_async(dptr, hStream); }
+EXPORT CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)
+{
+    standin_log("cuMemFreeAsync");
+    return free_async(dptr, hStream);
+}
+EXPORT CUresult cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream hStream)
+{
+    standin_log("cuMemFreeAsync_ptsz");
+    return free_async(dptr, hStream);
+}
 
 EXPORT CUresult cuMemAllocHost_v2(void **pp, size_t bytesize)
 {
+    standin_log("cuMemAllocHost_v2 %zu", bytesize);
     uintptr_t p;
     CUresult r = ctx_alloc(pp ? &p : NULL, bytesize, K_HOST);
     if (r == CUDA_SUCCESS)
@@ -805,6 +947,7 @@ EXPORT CUresult cuMemAllocHost_v2(void **pp, size_t bytesize)
 
 EXPORT CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags)
 {
+    standin_log("cuMemHostAlloc %zu %u", bytesize, Flags);
     if (Flags & ~(unsigned)(CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP |
                             CU_MEMHOSTALLOC_WRITECOMBINED))
         return initialized() ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_NOT_INITIALIZED;
@@ -817,6 +960,7 @@ EXPORT CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags)
 
 EXPORT CUresult cuMemFreeHost(void *p)
 {
+    standin_log("cuMemFreeHost");
     if (!initialized())
         return CUDA_ERROR_NOT_INITIALIZED;
     return do_free((uintptr_t)p, K_HOST);
@@ -951,6 +1095,65 @@ EXPORT CUresult cuStreamSynchronize(CUstream hStream)
         return CUDA_ERROR_NOT_INITIALIZED;
     struct sctx *c;
     return stream_ctx(hStream, &c);
+}
+
+EXPORT CUresult cuStreamGetCtx(CUstream hStream, CUcontext *pctx)
+{
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!pctx)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct sctx *c;
+    CUresult r = stream_ctx(hStream, &c);
+    if (r == CUDA_SUCCESS)
+        *pctx = (CUcontext)c;
+    return r;
+}
+
+EXPORT CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep)
+{
+    (void)minBytesToKeep; /* the stand-in keeps no freed memory in its pools */
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    struct spool *p = (struct spool *)pool;
+    return p && p->magic == POOL_MAGIC ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+/* ---- pointer attributes ---- */
+
+/* The allocation that contains ADDRESS, lock held. */
+static struct salloc *containing_locked(uintptr_t address)
+{
+    struct salloc *a, *tmp;
+    HASH_FIND(hh, g_allocs, &address, sizeof address, a);
+    if (a)
+        return a;
+    HASH_ITER(hh, g_allocs, a, tmp) {
+        if (address > a->key && address - a->key < a->bytes && !(a->kind & (K_ARRAY | K_MIPMAP)))
+            return a;
+    }
+    return NULL;
+}
+
+EXPORT CUresult cuPointerGetAttribute(void *data, int attribute, CUdeviceptr ptr)
+{
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!data)
+        return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&g_lock);
+    struct salloc *a = containing_locked((uintptr_t)ptr);
+    CUresult r = a ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+    if (a && attribute == 1)          /* CU_POINTER_ATTRIBUTE_CONTEXT */
+        *(CUcontext *)data = (CUcontext)a->ctx;
+    else if (a && attribute == 2)     /* CU_POINTER_ATTRIBUTE_MEMORY_TYPE: host 1, device 2 */
+        *(unsigned *)data = a->kind == K_HOST ? 1u : 2u;
+    else if (a && attribute == 9)     /* CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL */
+        *(int *)data = a->device;
+    else if (a)
+        r = CUDA_ERROR_NOT_SUPPORTED;
+    pthread_mutex_unlock(&g_lock);
+    return r;
 }
 
 /* ---- virtual memory management ---- */
@@ -1239,6 +1442,38 @@ EXPORT CUresult cuArrayDestroy(CUarray hArray)
     return do_free((uintptr_t)hArray, K_ARRAY);
 }
 
+/* Every level halves each dimension (down to 1), as the real driver lays
+ * them out; the size is the sum of the levels. */
+EXPORT CUresult cuMipmappedArrayCreate(CUmipmappedArray *pHandle,
+                                       const CUDA_ARRAY3D_DESCRIPTOR *desc, unsigned int levels)
+{
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    size_t es = desc ? format_size(desc->Format) : 0;
+    if (!pHandle || !desc || desc->Width == 0 || es == 0 || levels == 0 ||
+        (desc->NumChannels != 1 && desc->NumChannels != 2 && desc->NumChannels != 4))
+        return CUDA_ERROR_INVALID_VALUE;
+    size_t bytes = 0, w = desc->Width, h = desc->Height, d = desc->Depth;
+    for (unsigned i = 0; i < levels; i++) {
+        bytes += w * (h ? h : 1) * (d ? d : 1) * desc->NumChannels * es;
+        w = w > 1 ? w / 2 : 1;
+        h = h > 1 ? h / 2 : h;
+        d = d > 1 ? d / 2 : d;
+    }
+    uintptr_t p;
+    CUresult r = ctx_alloc(&p, bytes, K_MIPMAP);
+    if (r == CUDA_SUCCESS)
+        *pHandle = (CUmipmappedArray)p;
+    return r;
+}
+
+EXPORT CUresult cuMipmappedArrayDestroy(CUmipmappedArray hMipmappedArray)
+{
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    return do_free((uintptr_t)hMipmappedArray, K_MIPMAP);
+}
+
 /* ---- cuGetProcAddress ---- */
 
 static CUresult get_proc_address(const char *symbol, void **pfn, int cudaVersion,
@@ -1246,12 +1481,16 @@ static CUresult get_proc_address(const char *symbol, void **pfn, int cudaVersion
 
 EXPORT CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags)
 {
+    standin_log("cuGetProcAddress %s %d %llu", symbol ? symbol : "(null)", cudaVersion,
+                (unsigned long long)flags);
     return get_proc_address(symbol, pfn, cudaVersion, flags, NULL);
 }
 
 EXPORT CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion,
                                     cuuint64_t flags, CUdriverProcAddressQueryResult *symbolStatus)
 {
+    standin_log("cuGetProcAddress_v2 %s %d %llu", symbol ? symbol : "(null)", cudaVersion,
+                (unsigned long long)flags);
     return get_proc_address(symbol, pfn, cudaVersion, flags, symbolStatus);
 }
 
@@ -1282,7 +1521,13 @@ static const struct proc procs[] = {
     P("cuCtxPushCurrent", 4000, cuCtxPushCurrent_v2),
     P("cuCtxPopCurrent", 4000, cuCtxPopCurrent_v2),
     P("cuCtxGetDevice", 2000, cuCtxGetDevice),
+    P("cuCtxGetDevice", 13000, cuCtxGetDevice_v2),
     P("cuCtxSynchronize", 2000, cuCtxSynchronize),
+    P("cuCtxSynchronize", 13000, cuCtxSynchronize_v2),
+    P("cuCtxGetApiVersion", 3020, cuCtxGetApiVersion),
+    P("cuDeviceGetName", 2000, cuDeviceGetName),
+    P("cuDeviceTotalMem", 3020, cuDeviceTotalMem_v2),
+    P("cuDeviceGetAttribute", 2000, cuDeviceGetAttribute),
     P("cuDevicePrimaryCtxRetain", 7000, cuDevicePrimaryCtxRetain),
     P("cuDevicePrimaryCtxRelease", 7000, cuDevicePrimaryCtxRelease),
     P("cuDevicePrimaryCtxRelease", 11000, cuDevicePrimaryCtxRelease_v2),
@@ -1309,6 +1554,9 @@ static const struct proc procs[] = {
     P("cuDeviceGetDefaultMemPool", 11020, cuDeviceGetDefaultMemPool),
     P("cuMemPoolCreate", 11020, cuMemPoolCreate),
     P("cuMemPoolDestroy", 11020, cuMemPoolDestroy),
+    P("cuMemPoolTrimTo", 11020, cuMemPoolTrimTo),
+    P("cuStreamGetCtx", 9020, cuStreamGetCtx),
+    P("cuPointerGetAttribute", 4000, cuPointerGetAttribute),
     P("cuStreamCreate", 2000, cuStreamCreate),
     P("cuStreamDestroy", 4000, cuStreamDestroy_v2),
     P("cuStreamSynchronize", 2000, cuStreamSynchronize),
@@ -1323,17 +1571,41 @@ static const struct proc procs[] = {
     P("cuArrayCreate", 3020, cuArrayCreate_v2),
     P("cuArray3DCreate", 3020, cuArray3DCreate_v2),
     P("cuArrayDestroy", 2000, cuArrayDestroy),
+    P("cuMipmappedArrayCreate", 5000, cuMipmappedArrayCreate),
+    P("cuMipmappedArrayDestroy", 5000, cuMipmappedArrayDestroy),
     P("cuGetProcAddress", 11030, cuGetProcAddress),
     P("cuGetProcAddress", 12000, cuGetProcAddress_v2),
 };
 #undef P
 #undef PZ
 
+/* STANDIN_CUDA_HIDE=NAME,NAME...: entry points this driver does not have
+ * (an older driver). */
+static int hidden(const char *symbol)
+{
+    const char *list = getenv("STANDIN_CUDA_HIDE");
+    size_t n = strlen(symbol);
+    for (const char *p = list; p && *p && n;) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len == n && !strncmp(p, symbol, n))
+            return 1;
+        p = end ? end + 1 : NULL;
+    }
+    return 0;
+}
+
 static CUresult get_proc_address(const char *symbol, void **pfn, int cudaVersion,
                                  cuuint64_t flags, CUdriverProcAddressQueryResult *status)
 {
     if (!symbol || !pfn)
         return CUDA_ERROR_INVALID_VALUE;
+    if (hidden(symbol)) {
+        *pfn = NULL;
+        if (status)
+            *status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+        return CUDA_ERROR_NOT_FOUND;
+    }
     const struct proc *best = NULL;
     int named = 0;
     for (size_t i = 0; i < sizeof procs / sizeof procs[0]; i++) {

@@ -1,11 +1,16 @@
 /* Stand-in CUDA runtime (libcudart.so.13, and the same source as a static
  * library standing for nvcc's default cudart_static).
  *
- * It reaches the driver exactly as the real CUDA 13 runtime does: on first
- * use it dlopens libcuda.so.1 (RTLD_NOW | RTLD_LOCAL), dlsyms
- * "cuGetProcAddress_v2", asks that for "cuGetProcAddress" at version 12000,
- * and from then on gets every driver function through the pointer it got
- * back.  It imports no cu* symbol and calls no driver function by name.
+ * It reaches the driver exactly as the real CUDA 13 runtime does
+ * (shared/real-runtime.md): on first use it dlopens libcuda.so.1 (RTLD_NOW |
+ * RTLD_LOCAL), dlsyms "cuGetProcAddress_v2", probes it with an empty name,
+ * asks it for "cuInit" and for "cuGetProcAddress" at versions 11030 and 12000,
+ * and from then on gets every driver function through the 12000 pointer, at
+ * the versions the real runtime asks for.  It imports no cu* symbol and calls
+ * no driver function by name.  A driver below 13000 fails start-up with
+ * cudaErrorInsufficientDriver; a driver function it does not get fails the
+ * calls that need it with cudaErrorCallRequiresNewerDriver.  At exit it
+ * releases the primary contexts it retained.
  * Everything but the cuda* API is static; the shared library is linked with
  * -Bsymbolic-functions, so its own calls never go through an interposable
  * exported name. */
@@ -27,6 +32,19 @@ typedef CUresult (*cuDeviceGetCount_fn)(int *);
 typedef CUresult (*cuDevicePrimaryCtxRetain_fn)(CUcontext *, CUdevice);
 typedef CUresult (*cuCtxSetCurrent_fn)(CUcontext);
 typedef CUresult (*cuCtxSynchronize_fn)(void);
+typedef CUresult (*cuCtxSynchronize_v2_fn)(CUcontext);
+typedef CUresult (*cuCtxGetDevice_v2_fn)(CUdevice *, CUcontext);
+typedef CUresult (*cuCtxGetApiVersion_fn)(CUcontext, unsigned int *);
+typedef CUresult (*cuDeviceGet_fn)(CUdevice *, int);
+typedef CUresult (*cuDeviceGetName_fn)(char *, int, CUdevice);
+typedef CUresult (*cuDeviceTotalMem_v2_fn)(size_t *, CUdevice);
+typedef CUresult (*cuDeviceGetAttribute_fn)(int *, int, CUdevice);
+typedef CUresult (*cuMemPoolCreate_fn)(CUmemoryPool *, const CUmemPoolProps *);
+typedef CUresult (*cuMemPoolDestroy_fn)(CUmemoryPool);
+typedef CUresult (*cuMemPoolTrimTo_fn)(CUmemoryPool, size_t);
+typedef CUresult (*cuMipmappedArrayCreate_fn)(CUmipmappedArray *, const CUDA_ARRAY3D_DESCRIPTOR *,
+                                              unsigned int);
+typedef CUresult (*cuMipmappedArrayDestroy_fn)(CUmipmappedArray);
 typedef CUresult (*cuDeviceGetDefaultMemPool_fn)(CUmemoryPool *, CUdevice);
 typedef CUresult (*cuStreamCreate_fn)(CUstream *, unsigned int);
 typedef CUresult (*cuStreamDestroy_v2_fn)(CUstream);
@@ -41,11 +59,26 @@ static struct {
     cuDriverGetVersion_fn driverGetVersion;
     cuDeviceGetCount_fn deviceGetCount;
     cuDevicePrimaryCtxRetain_fn primaryCtxRetain;
+    cuDevicePrimaryCtxRelease_v2_fn primaryCtxRelease;
     cuDevicePrimaryCtxReset_v2_fn primaryCtxReset;
     cuCtxGetCurrent_fn ctxGetCurrent;
     cuCtxSetCurrent_fn ctxSetCurrent;
     cuCtxGetDevice_fn ctxGetDevice;
+    cuCtxGetDevice_v2_fn ctxGetDevice_v2;
     cuCtxSynchronize_fn ctxSynchronize;
+    cuCtxSynchronize_v2_fn ctxSynchronize_v2;
+    cuCtxGetApiVersion_fn ctxGetApiVersion;
+    cuDeviceGet_fn deviceGet;
+    cuDeviceGetName_fn deviceGetName;
+    cuDeviceTotalMem_v2_fn deviceTotalMem;
+    cuDeviceGetAttribute_fn deviceGetAttribute;
+    cuMemPoolCreate_fn memPoolCreate;
+    cuMemPoolDestroy_fn memPoolDestroy;
+    cuMemPoolTrimTo_fn memPoolTrimTo;
+    cuMipmappedArrayCreate_fn mipmappedArrayCreate;
+    cuMipmappedArrayDestroy_fn mipmappedArrayDestroy;
+    cuArray3DCreate_v2_fn array3DCreate;
+    void *graphAddMemAllocNode; /* asked for, as the real runtime does; unused */
     cuMemGetInfo_v2_fn memGetInfo;
     cuMemAlloc_v2_fn memAlloc;
     cuMemAllocPitch_v2_fn memAllocPitch;
@@ -75,6 +108,11 @@ static CUcontext g_primary[MAX_DEVICES]; /* stays known after a reset */
 static int g_retained[MAX_DEVICES];
 
 static __thread int t_device = -1;
+/* The thread's context is set up (as of teardown generation t_ready - 1):
+ * later calls go straight to the driver, as NVIDIA's runtime does; a reset
+ * or the release at exit starts a new generation. */
+static __thread unsigned t_ready;
+static unsigned g_generation;
 static __thread cudaError_t t_last_error;
 
 static cudaError_t map_error(CUresult r)
@@ -102,49 +140,38 @@ static cudaError_t ret(cudaError_t e)
     return e;
 }
 
-static int fetch(void **slot, const char *name, int version, int flags)
+/* A driver function at VERSION; NULL when the driver does not have it (the
+ * runtime calls that need it fail with cudaErrorCallRequiresNewerDriver). */
+static void fetch(void **slot, const char *name, int version, int flags)
 {
     CUdriverProcAddressQueryResult st = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
-    CUresult r = drv.getProcAddress(name, slot, version, (cuuint64_t)flags, &st);
-    if (r != CUDA_SUCCESS || st != CU_GET_PROC_ADDRESS_SUCCESS || !*slot) {
-        fprintf(stderr, "stand-in cudart: driver entry point %s (%d) not found\n", name, version);
-        return -1;
-    }
-    return 0;
+    if (drv.getProcAddress(name, slot, version, (cuuint64_t)flags, &st) != CUDA_SUCCESS ||
+        st != CU_GET_PROC_ADDRESS_SUCCESS)
+        *slot = NULL;
 }
 
-static void load_driver(void)
+/* The versions the real CUDA 13.0 runtime asks for. */
+static void fetch_driver_api(void)
 {
-    void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!h) {
-        g_init_error = cudaErrorInsufficientDriver;
-        return;
-    }
-    cuGetProcAddress_v2_fn boot = (cuGetProcAddress_v2_fn)dlsym(h, "cuGetProcAddress_v2");
-    if (!boot) {
-        g_init_error = cudaErrorInsufficientDriver;
-        return;
-    }
-    void *gpa = NULL;
-    CUdriverProcAddressQueryResult st;
-    if (boot("cuGetProcAddress", &gpa, 12000, 0, &st) != CUDA_SUCCESS || !gpa) {
-        g_init_error = cudaErrorInsufficientDriver;
-        return;
-    }
-    drv.getProcAddress = (cuGetProcAddress_v2_fn)gpa;
-    int bad = 0;
-#define F(field, name, ver) bad |= fetch((void **)&drv.field, name, ver, CU_GET_PROC_ADDRESS_DEFAULT)
+#define F(field, name, ver) fetch((void **)&drv.field, name, ver, CU_GET_PROC_ADDRESS_DEFAULT)
 #define FZ(field, name, ver) \
-    bad |= fetch((void **)&drv.field##_ptsz, name, ver, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM)
-    F(init, "cuInit", 2000);
+    fetch((void **)&drv.field##_ptsz, name, ver, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM)
     F(driverGetVersion, "cuDriverGetVersion", 2020);
     F(deviceGetCount, "cuDeviceGetCount", 2000);
+    F(deviceGet, "cuDeviceGet", 2000);
+    F(deviceGetName, "cuDeviceGetName", 2000);
+    F(deviceTotalMem, "cuDeviceTotalMem", 3020);
+    F(deviceGetAttribute, "cuDeviceGetAttribute", 2000);
     F(primaryCtxRetain, "cuDevicePrimaryCtxRetain", 7000);
+    F(primaryCtxRelease, "cuDevicePrimaryCtxRelease", 11000);
     F(primaryCtxReset, "cuDevicePrimaryCtxReset", 11000);
     F(ctxGetCurrent, "cuCtxGetCurrent", 4000);
     F(ctxSetCurrent, "cuCtxSetCurrent", 4000);
     F(ctxGetDevice, "cuCtxGetDevice", 2000);
+    F(ctxGetDevice_v2, "cuCtxGetDevice", 13000);
     F(ctxSynchronize, "cuCtxSynchronize", 2000);
+    F(ctxSynchronize_v2, "cuCtxSynchronize", 13000);
+    F(ctxGetApiVersion, "cuCtxGetApiVersion", 3020);
     F(memGetInfo, "cuMemGetInfo", 3020);
     F(memAlloc, "cuMemAlloc", 3020);
     F(memAllocPitch, "cuMemAllocPitch", 3020);
@@ -159,9 +186,16 @@ static void load_driver(void)
     F(memAllocHost, "cuMemAllocHost", 3020);
     F(memHostAlloc, "cuMemHostAlloc", 2020);
     F(memFreeHost, "cuMemFreeHost", 2000);
+    F(graphAddMemAllocNode, "cuGraphAddMemAllocNode", 11040);
     F(arrayCreate, "cuArrayCreate", 3020);
+    F(array3DCreate, "cuArray3DCreate", 3020);
     F(arrayDestroy, "cuArrayDestroy", 2000);
+    F(mipmappedArrayCreate, "cuMipmappedArrayCreate", 5000);
+    F(mipmappedArrayDestroy, "cuMipmappedArrayDestroy", 5000);
     F(deviceGetDefaultMemPool, "cuDeviceGetDefaultMemPool", 11020);
+    F(memPoolCreate, "cuMemPoolCreate", 11020);
+    F(memPoolDestroy, "cuMemPoolDestroy", 11020);
+    F(memPoolTrimTo, "cuMemPoolTrimTo", 11020);
     F(streamCreate, "cuStreamCreate", 2000);
     F(streamDestroy, "cuStreamDestroy", 4000);
     F(streamSynchronize, "cuStreamSynchronize", 2000);
@@ -169,8 +203,60 @@ static void load_driver(void)
     F(memsetD8, "cuMemsetD8", 3020);
 #undef F
 #undef FZ
-    if (bad)
+}
+
+#define ATTRIBUTES_READ 112 /* cuDeviceGetAttribute calls per device at start-up */
+
+/* What the runtime learns of each device on its first call. */
+static void query_devices(void)
+{
+    char name[256];
+    size_t total;
+    CUdevice dev;
+    int value;
+    for (int i = 0; i < g_ndev; i++) {
+        if (drv.deviceGet(&dev, i) != CUDA_SUCCESS)
+            continue;
+        drv.deviceGetName(name, (int)sizeof name, dev);
+        drv.deviceTotalMem(&total, dev);
+        for (int attribute = 1; attribute <= ATTRIBUTES_READ; attribute++)
+            drv.deviceGetAttribute(&value, attribute, dev);
+    }
+}
+
+static void release_primary_contexts(void);
+
+static void load_driver(void)
+{
+    void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        g_init_error = cudaErrorInsufficientDriver;
         return;
+    }
+    cuGetProcAddress_v2_fn boot = (cuGetProcAddress_v2_fn)dlsym(h, "cuGetProcAddress_v2");
+    if (!boot) {
+        g_init_error = cudaErrorInsufficientDriver;
+        return;
+    }
+    void *probe = NULL, *gpa11030 = NULL, *gpa = NULL;
+    CUdriverProcAddressQueryResult st;
+    boot("", &probe, 0, 0, &st); /* "not found" is the expected answer */
+    if (boot("cuInit", (void **)&drv.init, 2000, 0, &st) != CUDA_SUCCESS || !drv.init ||
+        boot("cuGetProcAddress", &gpa11030, 11030, 0, &st) != CUDA_SUCCESS ||
+        boot("cuGetProcAddress", &gpa, 12000, 0, &st) != CUDA_SUCCESS || !gpa) {
+        g_init_error = cudaErrorInsufficientDriver;
+        return;
+    }
+    drv.getProcAddress = (cuGetProcAddress_v2_fn)gpa;
+    fetch_driver_api();
+    int version = 0;
+    if (!drv.driverGetVersion || !drv.deviceGetCount || !drv.deviceGet || !drv.deviceGetName ||
+        !drv.deviceTotalMem || !drv.deviceGetAttribute || !drv.ctxGetCurrent ||
+        !drv.ctxSetCurrent || !drv.primaryCtxRetain || !drv.ctxGetDevice_v2 ||
+        drv.driverGetVersion(&version) != CUDA_SUCCESS || version < CUDART_VERSION) {
+        g_init_error = cudaErrorInsufficientDriver;
+        return;
+    }
     CUresult r = drv.init(0);
     if (r != CUDA_SUCCESS) {
         g_init_error = r == CUDA_ERROR_NO_DEVICE ? cudaErrorNoDevice : map_error(r);
@@ -182,6 +268,8 @@ static void load_driver(void)
     }
     if (g_ndev > MAX_DEVICES)
         g_ndev = MAX_DEVICES;
+    query_devices();
+    atexit(release_primary_contexts);
     g_init_error = cudaSuccess;
 }
 
@@ -189,6 +277,20 @@ static cudaError_t rt_init(void)
 {
     pthread_once(&g_once, load_driver);
     return g_init_error;
+}
+
+/* Process exit: the primary contexts the runtime still holds are released
+ * (the driver destroys them with whatever memory is left in them). */
+static void release_primary_contexts(void)
+{
+    pthread_mutex_lock(&g_lock);
+    for (int dev = 0; dev < g_ndev; dev++)
+        if (g_retained[dev] && drv.primaryCtxRelease) {
+            drv.primaryCtxRelease(dev);
+            g_retained[dev] = 0;
+        }
+    __atomic_add_fetch(&g_generation, 1, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&g_lock);
 }
 
 static int is_runtime_primary(CUcontext c)
@@ -209,6 +311,8 @@ static cudaError_t rt_ctx(void)
     cudaError_t e = rt_init();
     if (e != cudaSuccess)
         return e;
+    if (t_ready == __atomic_load_n(&g_generation, __ATOMIC_ACQUIRE) + 1)
+        return cudaSuccess;
     CUcontext cur = NULL;
     drv.ctxGetCurrent(&cur);
     pthread_mutex_lock(&g_lock);
@@ -229,10 +333,14 @@ static cudaError_t rt_ctx(void)
     pthread_mutex_unlock(&g_lock);
     t_device = dev;
     if (cur != want) {
+        CUdevice check;
         CUresult r = drv.ctxSetCurrent(want);
+        if (r == CUDA_SUCCESS)
+            r = drv.ctxGetDevice_v2(&check, NULL);
         if (r != CUDA_SUCCESS)
             return map_error(r);
     }
+    t_ready = __atomic_load_n(&g_generation, __ATOMIC_ACQUIRE) + 1;
     return cudaSuccess;
 }
 
@@ -245,6 +353,14 @@ cudaError_t standin_rt_error(cudaError_t e)
 {
     return ret(e);
 }
+
+/* A driver function the runtime did not get from the driver. */
+#define cudaErrorCallRequiresNewerDriver 36
+#define NEED(fn)                                                        \
+    do {                                                                \
+        if (!drv.fn)                                                    \
+            return ret((cudaError_t)cudaErrorCallRequiresNewerDriver); \
+    } while (0)
 
 #define CTX_OR_RETURN()                 \
     do {                                \
@@ -352,7 +468,10 @@ EXPORT cudaError_t cudaSetDevice(int device)
     }
     CUcontext c = g_primary[device];
     pthread_mutex_unlock(&g_lock);
-    return ret(map_error(drv.ctxSetCurrent(c)));
+    CUresult r = drv.ctxSetCurrent(c);
+    if (r == CUDA_SUCCESS)
+        t_ready = __atomic_load_n(&g_generation, __ATOMIC_ACQUIRE) + 1;
+    return ret(map_error(r));
 }
 
 EXPORT cudaError_t cudaGetDevice(int *device)
@@ -361,7 +480,7 @@ EXPORT cudaError_t cudaGetDevice(int *device)
         return ret(cudaErrorInvalidValue);
     CTX_OR_RETURN();
     CUdevice d;
-    CUresult r = drv.ctxGetDevice(&d);
+    CUresult r = drv.ctxGetDevice_v2(&d, NULL);
     if (r != CUDA_SUCCESS)
         return ret(map_error(r));
     *device = d;
@@ -373,10 +492,15 @@ EXPORT cudaError_t cudaDeviceReset(void)
     cudaError_t e = rt_init();
     if (e != cudaSuccess)
         return ret(e);
+    NEED(primaryCtxReset);
     int dev = t_device < 0 ? 0 : t_device;
+    unsigned api_version;
+    if (drv.ctxGetApiVersion)
+        drv.ctxGetApiVersion(NULL, &api_version);
     pthread_mutex_lock(&g_lock);
     CUresult r = drv.primaryCtxReset(dev);
     g_retained[dev] = 0; /* the next call retains it again */
+    __atomic_add_fetch(&g_generation, 1, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&g_lock);
     return ret(map_error(r));
 }
@@ -384,12 +508,16 @@ EXPORT cudaError_t cudaDeviceReset(void)
 EXPORT cudaError_t cudaDeviceSynchronize(void)
 {
     CTX_OR_RETURN();
+    NEED(ctxSynchronize);
+    CUcontext cur;
+    drv.ctxGetCurrent(&cur);
     return ret(map_error(drv.ctxSynchronize()));
 }
 
 EXPORT cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total)
 {
     CTX_OR_RETURN();
+    NEED(memGetInfo);
     return ret(map_error(drv.memGetInfo(free_bytes, total)));
 }
 
@@ -405,6 +533,7 @@ EXPORT cudaError_t cudaMalloc(void **devPtr, size_t size)
         return cudaSuccess;
     }
     CUdeviceptr d;
+    NEED(memAlloc);
     CUresult r = drv.memAlloc(&d, size);
     if (r != CUDA_SUCCESS)
         return ret(map_error(r));
@@ -424,6 +553,7 @@ EXPORT cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, s
     }
     CUdeviceptr d;
     size_t p;
+    NEED(memAllocPitch);
     CUresult r = drv.memAllocPitch(&d, &p, width, height, 4);
     if (r != CUDA_SUCCESS)
         return ret(map_error(r));
@@ -444,6 +574,7 @@ EXPORT cudaError_t cudaMalloc3D(struct cudaPitchedPtr *pitchedDevPtr, struct cud
     }
     CUdeviceptr d;
     size_t p;
+    NEED(memAllocPitch);
     CUresult r = drv.memAllocPitch(&d, &p, extent.width, rows, 4);
     if (r != CUDA_SUCCESS)
         return ret(map_error(r));
@@ -461,6 +592,7 @@ EXPORT cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int fl
         return cudaSuccess;
     }
     CUdeviceptr d;
+    NEED(memAllocManaged);
     CUresult r = drv.memAllocManaged(&d, size, flags);
     if (r != CUDA_SUCCESS)
         return ret(map_error(r));
@@ -475,6 +607,7 @@ EXPORT cudaError_t cudaFree(void *devPtr)
     CTX_OR_RETURN();
     if (!devPtr)
         return cudaSuccess;
+    NEED(memFree);
     return ret(map_error(drv.memFree((CUdeviceptr)(uintptr_t)devPtr)));
 }
 
@@ -483,6 +616,8 @@ static cudaError_t malloc_async(void **devPtr, size_t size, cudaStream_t s, int 
     if (!devPtr)
         return ret(cudaErrorInvalidValue);
     CTX_OR_RETURN();
+    if (!(ptsz ? drv.memAllocAsync_ptsz : drv.memAllocAsync))
+        return ret((cudaError_t)cudaErrorCallRequiresNewerDriver);
     CUdeviceptr d;
     CUresult r = (ptsz ? drv.memAllocAsync_ptsz : drv.memAllocAsync)(&d, size, (CUstream)s);
     if (r != CUDA_SUCCESS)
@@ -507,6 +642,8 @@ static cudaError_t malloc_from_pool(void **ptr, size_t size, cudaMemPool_t pool,
     if (!ptr || !pool)
         return ret(cudaErrorInvalidValue);
     CTX_OR_RETURN();
+    if (!(ptsz ? drv.memAllocFromPoolAsync_ptsz : drv.memAllocFromPoolAsync))
+        return ret((cudaError_t)cudaErrorCallRequiresNewerDriver);
     CUdeviceptr d;
     CUresult r = (ptsz ? drv.memAllocFromPoolAsync_ptsz : drv.memAllocFromPoolAsync)(
         &d, size, (CUmemoryPool)pool, (CUstream)s);
@@ -533,6 +670,8 @@ static cudaError_t free_async(void *devPtr, cudaStream_t s, int ptsz)
     CTX_OR_RETURN();
     if (!devPtr)
         return cudaSuccess;
+    if (!(ptsz ? drv.memFreeAsync_ptsz : drv.memFreeAsync))
+        return ret((cudaError_t)cudaErrorCallRequiresNewerDriver);
     return ret(map_error((ptsz ? drv.memFreeAsync_ptsz : drv.memFreeAsync)(
         (CUdeviceptr)(uintptr_t)devPtr, (CUstream)s)));
 }
@@ -556,7 +695,8 @@ EXPORT cudaError_t cudaMallocHost(void **ptr, size_t size)
         *ptr = NULL;
         return cudaSuccess;
     }
-    return ret(map_error(drv.memAllocHost(ptr, size)));
+    NEED(memHostAlloc);
+    return ret(map_error(drv.memHostAlloc(ptr, size, 0))); /* not cuMemAllocHost_v2 */
 }
 
 EXPORT cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags)
@@ -568,6 +708,7 @@ EXPORT cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags)
         *pHost = NULL;
         return cudaSuccess;
     }
+    NEED(memHostAlloc);
     return ret(map_error(drv.memHostAlloc(pHost, size, flags)));
 }
 
@@ -576,6 +717,7 @@ EXPORT cudaError_t cudaFreeHost(void *ptr)
     CTX_OR_RETURN();
     if (!ptr)
         return cudaSuccess;
+    NEED(memFreeHost);
     return ret(map_error(drv.memFreeHost(ptr)));
 }
 
@@ -591,27 +733,36 @@ EXPORT struct cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, i
     return d;
 }
 
+/* The driver's format and channel count for a runtime channel descriptor. */
+static int channel_format(const struct cudaChannelFormatDesc *desc, CUarray_format *fmt,
+                          unsigned *channels)
+{
+    int bits = desc->x;
+    *channels = (desc->x > 0) + (desc->y > 0) + (desc->z > 0) + (desc->w > 0);
+    if (desc->f == cudaChannelFormatKindFloat && bits == 32)
+        *fmt = CU_AD_FORMAT_FLOAT;
+    else if (desc->f == cudaChannelFormatKindFloat && bits == 16)
+        *fmt = CU_AD_FORMAT_HALF;
+    else if (desc->f == cudaChannelFormatKindSigned && (bits == 8 || bits == 16 || bits == 32))
+        *fmt = bits == 8 ? CU_AD_FORMAT_SIGNED_INT8
+               : bits == 16 ? CU_AD_FORMAT_SIGNED_INT16 : CU_AD_FORMAT_SIGNED_INT32;
+    else if (desc->f == cudaChannelFormatKindUnsigned && (bits == 8 || bits == 16 || bits == 32))
+        *fmt = bits == 8 ? CU_AD_FORMAT_UNSIGNED_INT8
+               : bits == 16 ? CU_AD_FORMAT_UNSIGNED_INT16 : CU_AD_FORMAT_UNSIGNED_INT32;
+    else
+        return -1;
+    return 0;
+}
+
 EXPORT cudaError_t cudaMallocArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc,
                                    size_t width, size_t height, unsigned int flags)
 {
-    if (!array || !desc || width == 0 || flags != 0)
-        return ret(cudaErrorInvalidValue);
-    unsigned channels = (desc->x > 0) + (desc->y > 0) + (desc->z > 0) + (desc->w > 0);
-    int bits = desc->x;
     CUarray_format fmt;
-    if (desc->f == cudaChannelFormatKindFloat && bits == 32)
-        fmt = CU_AD_FORMAT_FLOAT;
-    else if (desc->f == cudaChannelFormatKindFloat && bits == 16)
-        fmt = CU_AD_FORMAT_HALF;
-    else if (desc->f == cudaChannelFormatKindSigned && (bits == 8 || bits == 16 || bits == 32))
-        fmt = bits == 8 ? CU_AD_FORMAT_SIGNED_INT8
-              : bits == 16 ? CU_AD_FORMAT_SIGNED_INT16 : CU_AD_FORMAT_SIGNED_INT32;
-    else if (desc->f == cudaChannelFormatKindUnsigned && (bits == 8 || bits == 16 || bits == 32))
-        fmt = bits == 8 ? CU_AD_FORMAT_UNSIGNED_INT8
-              : bits == 16 ? CU_AD_FORMAT_UNSIGNED_INT16 : CU_AD_FORMAT_UNSIGNED_INT32;
-    else
+    unsigned channels;
+    if (!array || !desc || width == 0 || flags != 0 || channel_format(desc, &fmt, &channels) < 0)
         return ret(cudaErrorInvalidValue);
     CTX_OR_RETURN();
+    NEED(arrayCreate);
     CUDA_ARRAY_DESCRIPTOR ad;
     memset(&ad, 0, sizeof ad);
     ad.Width = width;
@@ -631,6 +782,7 @@ EXPORT cudaError_t cudaFreeArray(cudaArray_t array)
     CTX_OR_RETURN();
     if (!array)
         return cudaSuccess;
+    NEED(arrayDestroy);
     return ret(map_error(drv.arrayDestroy((CUarray)array)));
 }
 
@@ -639,6 +791,7 @@ EXPORT cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum cud
     if ((unsigned)kind > cudaMemcpyDefault)
         return ret(cudaErrorInvalidValue);
     CTX_OR_RETURN();
+    NEED(memcpy_);
     return ret(map_error(drv.memcpy_((CUdeviceptr)(uintptr_t)dst,
                                      (CUdeviceptr)(uintptr_t)src, count)));
 }
@@ -646,6 +799,7 @@ EXPORT cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum cud
 EXPORT cudaError_t cudaMemset(void *devPtr, int value, size_t count)
 {
     CTX_OR_RETURN();
+    NEED(memsetD8);
     return ret(map_error(drv.memsetD8((CUdeviceptr)(uintptr_t)devPtr, (unsigned char)value,
                                       count)));
 }
@@ -658,6 +812,7 @@ EXPORT cudaError_t cudaStreamCreate(cudaStream_t *pStream)
         return ret(cudaErrorInvalidValue);
     CTX_OR_RETURN();
     CUstream s;
+    NEED(streamCreate);
     CUresult r = drv.streamCreate(&s, 0);
     if (r != CUDA_SUCCESS)
         return ret(map_error(r));
@@ -668,12 +823,14 @@ EXPORT cudaError_t cudaStreamCreate(cudaStream_t *pStream)
 EXPORT cudaError_t cudaStreamDestroy(cudaStream_t stream)
 {
     CTX_OR_RETURN();
+    NEED(streamDestroy);
     return ret(map_error(drv.streamDestroy((CUstream)stream)));
 }
 
 EXPORT cudaError_t cudaStreamSynchronize(cudaStream_t stream)
 {
     CTX_OR_RETURN();
+    NEED(streamSynchronize);
     return ret(map_error(drv.streamSynchronize((CUstream)stream)));
 }
 
@@ -682,12 +839,77 @@ EXPORT cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *memPool, int devic
     if (!memPool)
         return ret(cudaErrorInvalidValue);
     CTX_OR_RETURN();
+    NEED(deviceGetDefaultMemPool);
     CUmemoryPool p;
     CUresult r = drv.deviceGetDefaultMemPool(&p, device);
     if (r != CUDA_SUCCESS)
         return ret(map_error(r));
     *memPool = (cudaMemPool_t)p;
     return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaMemPoolCreate(cudaMemPool_t *memPool, const struct cudaMemPoolProps *props)
+{
+    if (!memPool || !props)
+        return ret(cudaErrorInvalidValue);
+    CTX_OR_RETURN();
+    NEED(memPoolCreate);
+    CUmemoryPool p;
+    CUresult r = drv.memPoolCreate(&p, (const CUmemPoolProps *)props);
+    if (r != CUDA_SUCCESS)
+        return ret(map_error(r));
+    *memPool = (cudaMemPool_t)p;
+    return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaMemPoolDestroy(cudaMemPool_t memPool)
+{
+    CTX_OR_RETURN();
+    NEED(memPoolDestroy);
+    return ret(map_error(drv.memPoolDestroy((CUmemoryPool)memPool)));
+}
+
+EXPORT cudaError_t cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t minBytesToKeep)
+{
+    CTX_OR_RETURN();
+    NEED(memPoolTrimTo);
+    return ret(map_error(drv.memPoolTrimTo((CUmemoryPool)memPool, minBytesToKeep)));
+}
+
+EXPORT cudaError_t cudaMallocMipmappedArray(cudaMipmappedArray_t *array,
+                                            const struct cudaChannelFormatDesc *desc,
+                                            struct cudaExtent extent, unsigned int levels,
+                                            unsigned int flags)
+{
+    CUarray_format fmt;
+    unsigned channels;
+    if (!array || !desc || extent.width == 0 || levels == 0 || flags != 0 ||
+        channel_format(desc, &fmt, &channels) < 0)
+        return ret(cudaErrorInvalidValue);
+    CTX_OR_RETURN();
+    NEED(mipmappedArrayCreate);
+    CUDA_ARRAY3D_DESCRIPTOR ad;
+    memset(&ad, 0, sizeof ad);
+    ad.Width = extent.width;
+    ad.Height = extent.height;
+    ad.Depth = extent.depth;
+    ad.Format = fmt;
+    ad.NumChannels = channels;
+    CUmipmappedArray a;
+    CUresult r = drv.mipmappedArrayCreate(&a, &ad, levels);
+    if (r != CUDA_SUCCESS)
+        return ret(map_error(r));
+    *array = (cudaMipmappedArray_t)a;
+    return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaFreeMipmappedArray(cudaMipmappedArray_t array)
+{
+    CTX_OR_RETURN();
+    NEED(mipmappedArrayDestroy);
+    if (!array)
+        return cudaSuccess;
+    return ret(map_error(drv.mipmappedArrayDestroy((CUmipmappedArray)array)));
 }
 
 /* ---- driver entry points ---- */
