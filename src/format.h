@@ -110,7 +110,12 @@ enum vt_record_type {
      * its time (ns since PROCESS.start_mono), varint device count, per
      * device: svarint device, varint peak live bytes, varint its time. */
     VT_REC_TOTALS = 13,
-    VT_REC_MAX_KNOWN = 13,
+    /* A module was unloaded (dlclose): varint module id of a MODULE record
+     * before it. Stacks after it are symbolized without that module (another
+     * one may be loaded at its addresses); stacks before it with it.
+     * Absent in dumps written before it was added (no module unloads). */
+    VT_REC_MODULE_UNLOAD = 20,
+    VT_REC_MAX_KNOWN = 20,
 };
 
 /* Aggregate mode: the sample interval doubles after this many samples. */

@@ -1,6 +1,7 @@
 #include "modules.h"
 
 #include "records.h"
+#include "stacks.h"
 #include "tracer.h"
 
 #include <elf.h>
@@ -10,9 +11,16 @@
 #include <unistd.h>
 #include <uthash.h>
 
+#define BUILD_ID_KEPT 64   /* as much of a build id as the MODULE record holds */
+
 struct written_module {
     uint64_t start;            /* key: where it is mapped */
+    uint64_t end;
+    uint32_t id;
+    int seen;                  /* still loaded, as of the sync in progress */
     char *path;
+    size_t build_id_len;
+    uint8_t build_id[BUILD_ID_KEPT];
     UT_hash_handle hh;
 };
 
@@ -20,8 +28,11 @@ static struct {
     struct written_module *table;
     uint32_t next_id;
     unsigned long long adds_seen;
+    unsigned unloads_seen;     /* vt_modules_note_unload() calls synced */
     int failed;
 } modules;
+
+static unsigned unloads;       /* dlclose calls: an object may be gone */
 
 static size_t build_id_of(const struct dl_phdr_info *info, const uint8_t **out)
 {
@@ -80,15 +91,44 @@ static int write_module(const struct dl_phdr_info *info, uint64_t start, uint64_
     if (!m)
         return -1;
     m->start = start;
+    m->end = end;
+    m->id = ++modules.next_id;
+    m->seen = 1;
     m->path = strdup(path);
+    m->build_id_len = build_id_of(info, &build_id);
+    if (m->build_id_len > BUILD_ID_KEPT)
+        m->build_id_len = BUILD_ID_KEPT;
+    memcpy(m->build_id, build_id, m->build_id_len);
     HASH_ADD(hh, modules.table, start, sizeof m->start, m);
     struct vt_module_info rec = {
-        .id = ++modules.next_id, .bias = info->dlpi_addr, .start = start, .end = end,
-        .path = path,
+        .id = m->id, .bias = info->dlpi_addr, .start = start, .end = end, .path = path,
+        .build_id = m->build_id, .build_id_len = m->build_id_len,
     };
-    rec.build_id_len = build_id_of(info, &build_id);
-    rec.build_id = build_id;
     return vt_rec_module(&rec);
+}
+
+/* The object at the start of M is the one written: the same file (path
+ * and build id; a reload of the same file symbolizes the same). */
+static int same_object(const struct written_module *m, const struct dl_phdr_info *info)
+{
+    const uint8_t *build_id = NULL;
+    size_t len = build_id_of(info, &build_id);
+    const char *path = info->dlpi_name && *info->dlpi_name ? info->dlpi_name : m->path;
+    if (len > BUILD_ID_KEPT)
+        len = BUILD_ID_KEPT;
+    return !strcmp(m->path, path) && len == m->build_id_len && !memcmp(m->build_id, build_id, len);
+}
+
+/* M is no longer loaded: say so in the dump, and let no cached stack that
+ * points into it be reused for what is loaded there next. */
+static void unloaded(struct written_module *m)
+{
+    if (vt_rec_module_unload(m->id) < 0)
+        modules.failed = 1;
+    vt_stacks_forget_range(m->start, m->end);
+    HASH_DEL(modules.table, m);
+    free(m->path);
+    free(m);
 }
 
 static int visit(struct dl_phdr_info *info, size_t size, void *data)
@@ -101,13 +141,12 @@ static int visit(struct dl_phdr_info *info, size_t size, void *data)
     if (start >= end)
         return 0;
     HASH_FIND(hh, modules.table, &start, sizeof start, m);
-    if (m && strcmp(m->path, info->dlpi_name && *info->dlpi_name ? info->dlpi_name : m->path) == 0)
+    if (m && same_object(m, info)) {
+        m->seen = 1;
         return 0;
-    if (m) { /* something else is mapped there now */
-        HASH_DEL(modules.table, m);
-        free(m->path);
-        free(m);
     }
+    if (m) /* something else is mapped there now */
+        unloaded(m);
     if (write_module(info, start, end) < 0)
         modules.failed = 1;
     return 0;
@@ -123,13 +162,31 @@ static int read_adds(struct dl_phdr_info *info, size_t size, void *data)
 int vt_modules_sync(void)
 {
     unsigned long long changes = 0;
+    unsigned closed = __atomic_load_n(&unloads, __ATOMIC_ACQUIRE);
+    struct written_module *m, *tmp;
     dl_iterate_phdr(read_adds, &changes);
-    if (modules.table && changes == modules.adds_seen)
+    if (modules.table && changes == modules.adds_seen && closed == modules.unloads_seen)
         return 0;
     modules.adds_seen = changes;
+    modules.unloads_seen = closed;
     modules.failed = 0;
+    HASH_ITER(hh, modules.table, m, tmp)
+        m->seen = 0;
     dl_iterate_phdr(visit, NULL);
+    HASH_ITER(hh, modules.table, m, tmp)
+        if (!m->seen)
+            unloaded(m);
     return modules.failed ? -1 : 0;
+}
+
+int vt_modules_unload_pending(void)
+{
+    return __atomic_load_n(&unloads, __ATOMIC_ACQUIRE) != modules.unloads_seen;
+}
+
+void vt_modules_note_unload(void)
+{
+    __atomic_add_fetch(&unloads, 1, __ATOMIC_RELEASE);
 }
 
 void vt_modules_reset(void)
@@ -142,4 +199,5 @@ void vt_modules_reset(void)
     }
     modules.next_id = 0;
     modules.adds_seen = 0;
+    modules.unloads_seen = __atomic_load_n(&unloads, __ATOMIC_ACQUIRE);
 }

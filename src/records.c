@@ -161,6 +161,14 @@ int vt_rec_module(const struct vt_module_info *m)
     return emit(VT_REC_MODULE, &b);
 }
 
+int vt_rec_module_unload(uint32_t id)
+{
+    uint8_t data[16];
+    struct buf b = {data, 0, sizeof data, 0};
+    put_varint(&b, id);
+    return emit(VT_REC_MODULE_UNLOAD, &b);
+}
+
 static void put_native_frames(struct buf *b, uint32_t id, const uintptr_t *frames, unsigned n)
 {
     uint64_t previous = 0;

@@ -33,6 +33,7 @@ uint64_t vt_rec_last_time(void);
 /* Writes PROCESS and restarts the time and address deltas. */
 int vt_rec_process(void);
 int vt_rec_module(const struct vt_module_info *m);
+int vt_rec_module_unload(uint32_t id);
 int vt_rec_stack(uint32_t id, const uintptr_t *frames, unsigned n);
 int vt_rec_pyframe(uint32_t id, const char *function, const char *file, int line);
 int vt_rec_pystack(uint32_t id, const uintptr_t *frames, unsigned n, const uintptr_t *pyframes,

@@ -51,7 +51,8 @@ static inline unsigned stack_hash(const void *key, size_t len)
 struct known_stack {
     UT_hash_handle hh;
     uint32_t id;
-    int count;
+    int count;          /* of the key */
+    int native;         /* native frames at the start of the key */
     uintptr_t frames[]; /* the key */
 };
 
@@ -200,6 +201,8 @@ uint32_t vt_stack_intern(const struct vt_stack *stack)
     unsigned hash = stack->hash;
     if (stack->count == 0 && stack->python.count == 0)
         return 0;
+    if (vt_modules_unload_pending())
+        vt_modules_sync(); /* before any cached stack is reused */
     if (stack->python.count) { /* the Python frame ids are known only under the lock */
         key_count = stack_key(stack, with_python);
         key = with_python;
@@ -214,6 +217,7 @@ uint32_t vt_stack_intern(const struct vt_stack *stack)
         return 0;
     known->id = ++stacks.next_id;
     known->count = (int)key_count;
+    known->native = stack->count;
     memcpy(known->frames, key, key_len);
     HASH_ADD_KEYPTR_BYHASHVALUE(hh, stacks.table, known->frames, key_len, hash, known);
     /* Modules first: the reader symbolizes a stack with the modules before it. */
@@ -237,6 +241,19 @@ int vt_stack_frames(uint32_t id, uintptr_t *out, int max)
         return n;
     }
     return 0;
+}
+
+void vt_stacks_forget_range(uint64_t start, uint64_t end)
+{
+    struct known_stack *s, *tmp;
+    HASH_ITER(hh, stacks.table, s, tmp) {
+        for (int i = 0; i < s->native; i++)
+            if (s->frames[i] >= start && s->frames[i] < end) {
+                HASH_DEL(stacks.table, s);
+                free(s);
+                break;
+            }
+    }
 }
 
 void vt_stacks_reset(void)

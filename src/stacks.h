@@ -29,6 +29,10 @@ uint32_t vt_stack_intern(const struct vt_stack *stack);
  * public API's rare questions, not for the hot path. */
 int vt_stack_frames(uint32_t id, uintptr_t *out, int max);
 
+/* Lock held: cached stacks with a frame in [START, END) (an unloaded
+ * module) are not reused; a later capture writes its stack anew. */
+void vt_stacks_forget_range(uint64_t start, uint64_t end);
+
 /* Forget what was written (a new dump starts). */
 void vt_stacks_reset(void);
 

@@ -211,6 +211,8 @@ static void finish_at_exit(void *unused)
     (void)unused;
     vt_lock();
     vt_mark_signal_flush();
+    if (get_state() == STATE_READY && vt_writer_is_open())
+        vt_modules_sync(); /* the unloads since the last stack, in order before END */
     finish_locked(VT_END_EXIT, 0);
     vt_unlock();
     errno = saved;

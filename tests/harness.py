@@ -244,6 +244,31 @@ def traced_report(argv, mode="run", status=0, extra_env=None):
     return report(r.dump), r
 
 
+# ---- reading dumps (src/format.h) ----
+
+def varint_at(data, p):
+    """(value, position after it) of the LEB128 varint at data[p]."""
+    v, shift = 0, 0
+    while True:
+        b = data[p]
+        v |= (b & 0x7f) << shift
+        p += 1
+        if not b & 0x80:
+            return v, p
+        shift += 7
+
+
+def dump_records(path):
+    """(data, [(offset, type, payload start, payload end)]) of a dump."""
+    data = open(path, "rb").read()
+    out, pos = [], 16
+    while pos < len(data) and data[pos]:
+        length, p = varint_at(data, pos + 1)
+        out.append((pos, data[pos], p, p + length))
+        pos = p + length
+    return data, out
+
+
 # ---- reading reports ----
 
 def summary(rep):

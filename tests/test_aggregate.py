@@ -124,27 +124,12 @@ def case_check():
 
 def read_records(path):
     """(offset, type, payload start, payload end, time ns) of each record."""
-    data = open(path, "rb").read()
-    out, pos, time = [], 16, 0
-
-    def varint(p):
-        v, shift = 0, 0
-        while True:
-            b = data[p]
-            v |= (b & 0x7f) << shift
-            p += 1
-            if not b & 0x80:
-                return v, p
-            shift += 7
-
-    while pos < len(data) and data[pos]:
-        start, rtype = pos, data[pos]
-        length, p = varint(pos + 1)
+    data, records = H.dump_records(path)
+    out, time = [], 0
+    for start, rtype, p, end in records:
         if rtype in TIMED:
-            dt, _ = varint(p)
-            time += dt
-        out.append((start, rtype, p, p + length, time))
-        pos = p + length
+            time += H.varint_at(data, p)[0]
+        out.append((start, rtype, p, end, time))
     return data, out
 
 

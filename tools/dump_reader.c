@@ -194,6 +194,8 @@ static bool read_module(struct reader *r, struct cursor *c)
         return false;
     }
     struct vt_dump *d = r->dump;
+    m.loaded_epoch = d->module_epoch;
+    m.unloaded_epoch = UINT64_MAX;
     struct vt_module *grown = realloc(d->modules, (d->nmodules + 1) * sizeof *grown);
     if (!grown) {
         fputs("vramtrace: out of memory\n", stderr);
@@ -202,6 +204,22 @@ static bool read_module(struct reader *r, struct cursor *c)
     d->modules = grown;
     d->modules[d->nmodules++] = m;
     return true;
+}
+
+static bool read_module_unload(struct reader *r, struct cursor *c)
+{
+    const uint8_t *at = c->p;
+    uint64_t id;
+    struct vt_dump *d = r->dump;
+    if (!get_varint(r, c, "module id", &id))
+        return false;
+    for (size_t i = d->nmodules; i-- > 0;)
+        if (d->modules[i].id == id && d->modules[i].unloaded_epoch == UINT64_MAX) {
+            d->modules[i].unloaded_epoch = ++d->module_epoch;
+            return true;
+        }
+    return fail(r, at, "corrupt MODULE_UNLOAD record: module %llu is not loaded",
+                (unsigned long long)id);
 }
 
 static void free_stack(struct vt_stack *s)
@@ -229,6 +247,7 @@ static struct vt_stack *read_native_frames(struct reader *r, struct cursor *c)
         return NULL;
     struct vt_stack *s = xcalloc(1, sizeof *s);
     s->id = id;
+    s->module_epoch = r->dump->module_epoch;
     s->frames = xcalloc(count, sizeof *s->frames);
     for (; s->nframes < count; s->nframes++) {
         int64_t delta;
@@ -578,6 +597,7 @@ static const struct {
     [VT_REC_PYFRAME] = {"PYFRAME", read_pyframe}, [VT_REC_PYSTACK] = {"PYSTACK", read_pystack},
     [VT_REC_SAMPLE] = {"SAMPLE", read_sample},    [VT_REC_SITES] = {"SITES", read_sites},
     [VT_REC_TOTALS] = {"TOTALS", read_totals},
+    [VT_REC_MODULE_UNLOAD] = {"MODULE_UNLOAD", read_module_unload},
 };
 
 /* Trailing bytes in a known record are fields a newer writer appended:
@@ -788,10 +808,14 @@ const struct vt_pyframe *vt_dump_pyframe(const struct vt_dump *dump, uint64_t id
     return f;
 }
 
-const struct vt_module *vt_dump_module_at(const struct vt_dump *dump, uint64_t addr)
+const struct vt_module *vt_dump_module_at(const struct vt_dump *dump, uint64_t addr,
+                                          uint64_t epoch)
 {
-    for (size_t i = dump->nmodules; i-- > 0;)
-        if (addr >= dump->modules[i].start && addr < dump->modules[i].end)
-            return &dump->modules[i];
+    for (size_t i = dump->nmodules; i-- > 0;) {
+        const struct vt_module *m = &dump->modules[i];
+        if (addr >= m->start && addr < m->end && m->loaded_epoch <= epoch &&
+            epoch < m->unloaded_epoch)
+            return m;
+    }
     return NULL;
 }

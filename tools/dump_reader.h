@@ -22,15 +22,20 @@ struct vt_process {
     char *rank;               /* NULL: not recorded or not set */
 };
 
+/* A module is loaded from its MODULE record on, until a MODULE_UNLOAD
+ * record: stacks read in between (module epochs loaded..unloaded-1) are
+ * symbolized with it. */
 struct vt_module {
     uint64_t id, bias, start, end;
     char *path;
     uint8_t *build_id;
     size_t build_id_len;
+    uint64_t loaded_epoch, unloaded_epoch;  /* UINT64_MAX: never unloaded */
 };
 
 struct vt_stack {
     uint64_t id;
+    uint64_t module_epoch;    /* module unloads before this stack's record */
     size_t nframes;
     uint64_t *frames;         /* return addresses, innermost first */
     size_t npython;
@@ -127,6 +132,7 @@ struct vt_dump {
     struct vt_process process;
     struct vt_module *modules;
     size_t nmodules;
+    uint64_t module_epoch;        /* MODULE_UNLOAD records read so far */
     struct vt_stack *stacks;      /* uthash, by id */
     struct vt_pyframe *pyframes;  /* uthash, by id */
     bool complete;                /* END record read and nothing cut off */
@@ -147,7 +153,9 @@ void vt_dump_free(struct vt_dump *dump);
 
 const struct vt_stack *vt_dump_stack(const struct vt_dump *dump, uint64_t id);
 const struct vt_pyframe *vt_dump_pyframe(const struct vt_dump *dump, uint64_t id);
-/* The module whose address range holds ADDR (the latest one recorded). */
-const struct vt_module *vt_dump_module_at(const struct vt_dump *dump, uint64_t addr);
+/* The module whose address range holds ADDR in module epoch EPOCH (a
+ * stack's module_epoch): loaded then; of several, the latest recorded. */
+const struct vt_module *vt_dump_module_at(const struct vt_dump *dump, uint64_t addr,
+                                          uint64_t epoch);
 
 #endif

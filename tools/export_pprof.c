@@ -106,9 +106,9 @@ static uint64_t function_id(struct profile *p, const struct vt_frame *f)
     return e->id;
 }
 
-static uint64_t mapping_id(const struct profile *p, uint64_t address)
+static uint64_t mapping_id(const struct profile *p, const struct vt_frame *frame)
 {
-    const struct vt_module *m = address ? vt_dump_module_at(p->dump, address) : NULL;
+    const struct vt_module *m = frame->python ? NULL : frame->loaded;
     return m ? (uint64_t)(m - p->dump->modules) + 1 : 0;
 }
 
@@ -119,7 +119,7 @@ static void encode_location(struct profile *p, const struct vt_frame *const *fra
     uint64_t address = outer->python ? 0 : outer->address;
     vt_pb_clear(&p->msg);
     vt_pb_uint(&p->msg, LOCATION_ID, id);
-    vt_pb_uint(&p->msg, LOCATION_MAPPING_ID, mapping_id(p, address));
+    vt_pb_uint(&p->msg, LOCATION_MAPPING_ID, mapping_id(p, outer));
     vt_pb_uint(&p->msg, LOCATION_ADDRESS, address);
     for (size_t i = 0; i < n; i++) {
         if (!frames[i]->function)   /* unresolved: pprof shows the address */

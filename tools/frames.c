@@ -85,7 +85,7 @@ static void collect_frames(struct vt_symbolizer *sym, const struct vt_stack *sta
     size_t cap = 0;
     for (size_t i = 0; i < stack->nframes; i++) {
         const struct vt_frame *f;
-        size_t n = vt_symbolize(sym, stack->frames[i], &f);
+        size_t n = vt_symbolize(sym, stack->frames[i], stack->module_epoch, &f);
         if (site->nframes + n > cap) {
             cap = 2 * (site->nframes + n);
             site->frames = realloc(site->frames, cap * sizeof *site->frames);

@@ -18,8 +18,12 @@ struct module_state {
     Dwfl_Module *mod;
 };
 
+struct address_key {
+    uint64_t address, epoch;
+};
+
 struct address_entry {
-    uint64_t address;
+    struct address_key key;
     size_t nframes;
     struct vt_frame *frames;
     UT_hash_handle hh;
@@ -325,10 +329,11 @@ static void add_dwarf_frames(struct vt_symbolizer *s, struct frame_list *l, Dwar
     free(scopes);
 }
 
-static void resolve(struct vt_symbolizer *s, uint64_t address, struct frame_list *l)
+static void resolve(struct vt_symbolizer *s, uint64_t address, uint64_t epoch,
+                    struct frame_list *l)
 {
-    const struct vt_module *m = vt_dump_module_at(s->dump, address - 1);
-    struct vt_frame proto = {.address = address};
+    const struct vt_module *m = vt_dump_module_at(s->dump, address - 1, epoch);
+    struct vt_frame proto = {.address = address, .loaded = m};
     Dwfl_Module *mod;
     if (m) {
         proto.module = m->path;
@@ -359,18 +364,20 @@ static void resolve(struct vt_symbolizer *s, uint64_t address, struct frame_list
     }
 }
 
-size_t vt_symbolize(struct vt_symbolizer *s, uint64_t address, const struct vt_frame **frames)
+size_t vt_symbolize(struct vt_symbolizer *s, uint64_t address, uint64_t epoch,
+                    const struct vt_frame **frames)
 {
+    struct address_key key = {address, epoch};
     struct address_entry *e;
-    HASH_FIND(hh, s->cache, &address, sizeof address, e);
+    HASH_FIND(hh, s->cache, &key, sizeof key, e);
     if (!e) {
         struct frame_list l = {0};
-        resolve(s, address, &l);
+        resolve(s, address, epoch, &l);
         e = xcalloc(1, sizeof *e);
-        e->address = address;
+        e->key = key;
         e->frames = l.v;
         e->nframes = l.n;
-        HASH_ADD(hh, s->cache, address, sizeof e->address, e);
+        HASH_ADD(hh, s->cache, key, sizeof e->key, e);
     }
     *frames = e->frames;
     return e->nframes;

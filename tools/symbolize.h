@@ -14,6 +14,7 @@ struct vt_frame {
     const char *file;         /* or NULL */
     unsigned line;            /* 0 = unknown */
     const char *module;       /* full path as recorded, or NULL */
+    const struct vt_module *loaded;   /* that module's record, or NULL */
     uint64_t offset;          /* address - module load bias, when module is set */
     uint64_t address;         /* the return address */
     bool inlined;             /* a function inlined into the next frame */
@@ -25,9 +26,11 @@ struct vt_symbolizer;
 struct vt_symbolizer *vt_symbolizer_new(const struct vt_dump *dump);
 void vt_symbolizer_free(struct vt_symbolizer *s);
 
-/* The frames for one return address, innermost (inlined) first; at least
- * one. Owned by the symbolizer's cache. */
-size_t vt_symbolize(struct vt_symbolizer *s, uint64_t address, const struct vt_frame **frames);
+/* The frames for one return address of a stack read in module epoch EPOCH
+ * (vt_stack.module_epoch), innermost (inlined) first; at least one. Owned by
+ * the symbolizer's cache. */
+size_t vt_symbolize(struct vt_symbolizer *s, uint64_t address, uint64_t epoch,
+                    const struct vt_frame **frames);
 
 /* The frame for a Python location (PYFRAME id), owned by the symbolizer. */
 const struct vt_frame *vt_symbolize_python(struct vt_symbolizer *s, const struct vt_pyframe *py);

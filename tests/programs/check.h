@@ -9,6 +9,8 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #define NOINLINE __attribute__((noinline))
 #define STANDIN_FAILURE 99
@@ -36,6 +38,17 @@ static inline void vt_fail(const char *file, int line, const char *what, long go
             exit(STANDIN_FAILURE);                                                \
         }                                                                         \
     } while (0)
+
+/* PATH (SIZE bytes) becomes NAME in the directory of this executable. */
+static inline void path_next_to_exe(char *path, size_t size, const char *name)
+{
+    ssize_t n = readlink("/proc/self/exe", path, size - 1);
+    REQUIRE(n > 0);
+    path[n] = 0;
+    char *slash = strrchr(path, '/');
+    REQUIRE(slash && (size_t)(slash + 1 - path) + strlen(name) < size);
+    strcpy(slash + 1, name);
+}
 
 /* Keeps leaked pointers reachable so nothing optimizes them away. */
 static void *volatile vt_sink __attribute__((unused));

@@ -9,12 +9,7 @@
 int main(void)
 {
     char path[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", path, sizeof path - 64);
-    REQUIRE(n > 0);
-    path[n] = 0;
-    char *slash = strrchr(path, '/');
-    REQUIRE(slash);
-    strcpy(slash + 1, "libleakplugin.so");
+    path_next_to_exe(path, sizeof path, "libleakplugin.so");
     void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!h) {
         fprintf(stderr, "dlopen %s: %s\n", path, dlerror());

@@ -314,9 +314,12 @@ static cudaError_t rt_ctx(void)
     if (t_ready == __atomic_load_n(&g_generation, __ATOMIC_ACQUIRE) + 1)
         return cudaSuccess;
     CUcontext cur = NULL;
+    CUdevice of_current;
     drv.ctxGetCurrent(&cur);
     pthread_mutex_lock(&g_lock);
-    if (cur && !is_runtime_primary(cur)) {
+    /* The program's own context (driver API) is used as is, unless it is
+     * destroyed (one a runtime unloaded before this one released). */
+    if (cur && !is_runtime_primary(cur) && drv.ctxGetDevice_v2(&of_current, cur) == CUDA_SUCCESS) {
         pthread_mutex_unlock(&g_lock);
         return cudaSuccess;
     }
