@@ -59,7 +59,10 @@ enum vt_record_type {
     /* varint stack id (1, 2, ...), varint frame count, then per frame an
      * svarint delta from the previous frame's address (first from 0).
      * Innermost first; tracer frames already dropped; every frame is a
-     * return address (symbolize at address - 1). */
+     * return address (symbolize at address - 1). Appended, only for a stack
+     * deeper than the tracer's frame limit: varint frames dropped, varint
+     * the index of the first outermost frame kept (they were dropped right
+     * before it). */
     VT_REC_STACK = 3,
     /* varint dt, svarint address delta, varint size, varint stack id
      * (0 = none), u8 api, u8 kind|flags, svarint device (-1 unknown),
@@ -86,7 +89,8 @@ enum vt_record_type {
     /* A stack with Python frames: varint stack id, varint native frame
      * count, native frames as in STACK, varint Python frame count, then
      * that many PYFRAME ids, innermost first. The CLI puts the Python frames
-     * where the interpreter's evaluation frames stand in the native stack. */
+     * where the interpreter's evaluation frames stand in the native stack.
+     * Appended for a cut native stack: the same two fields as in STACK. */
     VT_REC_PYSTACK = 10,
     /* Aggregate mode: live memory now. varint dt, varint allocations so
      * far, varint frees so far (both as the summary counts them), varint

@@ -1,4 +1,5 @@
 #include "records.h"
+#include "stacks.h"
 
 #include "config.h"
 #include "format.h"
@@ -172,8 +173,8 @@ int vt_rec_module_unload(uint32_t id)
 static void put_native_frames(struct buf *b, uint32_t id, const uintptr_t *frames, unsigned n)
 {
     uint64_t previous = 0;
-    if (n > 256)
-        n = 256;
+    if (n > VT_STACK_MAX)
+        n = VT_STACK_MAX;
     put_varint(b, id);
     put_varint(b, n);
     for (unsigned i = 0; i < n; i++) {
@@ -182,11 +183,21 @@ static void put_native_frames(struct buf *b, uint32_t id, const uintptr_t *frame
     }
 }
 
-int vt_rec_stack(uint32_t id, const uintptr_t *frames, unsigned n)
+/* Appended to STACK and PYSTACK only for a cut stack. */
+static void put_cut(struct buf *b, const struct vt_stack_cut *cut)
 {
-    uint8_t data[2 * VT_VARINT_MAX + 256 * VT_VARINT_MAX];
+    if (!cut || !cut->dropped)
+        return;
+    put_varint(b, cut->dropped);
+    put_varint(b, cut->at);
+}
+
+int vt_rec_stack(uint32_t id, const uintptr_t *frames, unsigned n, const struct vt_stack_cut *cut)
+{
+    uint8_t data[4 * VT_VARINT_MAX + VT_STACK_MAX * VT_VARINT_MAX];
     struct buf b = {data, 0, sizeof data, 0};
     put_native_frames(&b, id, frames, n);
+    put_cut(&b, cut);
     return emit(VT_REC_STACK, &b);
 }
 
@@ -202,14 +213,15 @@ int vt_rec_pyframe(uint32_t id, const char *function, const char *file, int line
 }
 
 int vt_rec_pystack(uint32_t id, const uintptr_t *frames, unsigned n, const uintptr_t *pyframes,
-                   unsigned py_count)
+                   unsigned py_count, const struct vt_stack_cut *cut)
 {
-    uint8_t data[3 * VT_VARINT_MAX + 256 * VT_VARINT_MAX + 128 * VT_VARINT_MAX];
+    uint8_t data[5 * VT_VARINT_MAX + (VT_STACK_MAX + VT_PY_MAX) * VT_VARINT_MAX];
     struct buf b = {data, 0, sizeof data, 0};
     put_native_frames(&b, id, frames, n);
     put_varint(&b, py_count);
-    for (unsigned i = 0; i < py_count; i++)
+    for (unsigned i = 0; i < py_count && i < VT_PY_MAX; i++)
         put_varint(&b, pyframes[i]);
+    put_cut(&b, cut);
     return emit(VT_REC_PYSTACK, &b);
 }
 

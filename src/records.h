@@ -34,10 +34,15 @@ uint64_t vt_rec_last_time(void);
 int vt_rec_process(void);
 int vt_rec_module(const struct vt_module_info *m);
 int vt_rec_module_unload(uint32_t id);
-int vt_rec_stack(uint32_t id, const uintptr_t *frames, unsigned n);
+/* A stack cut to its innermost and outermost frames: how many it dropped,
+ * and where (the index of the first outermost frame kept); 0: not cut. */
+struct vt_stack_cut {
+    unsigned dropped, at;
+};
+int vt_rec_stack(uint32_t id, const uintptr_t *frames, unsigned n, const struct vt_stack_cut *cut);
 int vt_rec_pyframe(uint32_t id, const char *function, const char *file, int line);
 int vt_rec_pystack(uint32_t id, const uintptr_t *frames, unsigned n, const uintptr_t *pyframes,
-                   unsigned py_count);
+                   unsigned py_count, const struct vt_stack_cut *cut);
 int vt_rec_alloc(const struct vt_alloc_event *e);
 /* TIME_NS: vt_now_ns(), read before the lock. */
 int vt_rec_free(uint64_t time_ns, uint64_t address, unsigned api, unsigned status_flags,

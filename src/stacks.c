@@ -111,17 +111,86 @@ static void tracer_range(uintptr_t *start, uintptr_t *end)
     *end = __atomic_load_n(&self.end, __ATOMIC_RELAXED);
 }
 
+static unsigned frame_limit;
+
+/* VRAMTRACE_MAX_FRAMES, read once (any thread may race to: same value). */
+static unsigned max_frames(void)
+{
+    unsigned limit = __atomic_load_n(&frame_limit, __ATOMIC_RELAXED);
+    const char *text;
+    char *end;
+    unsigned long v;
+    if (limit)
+        return limit;
+    limit = VT_STACK_DEFAULT;
+    text = getenv("VRAMTRACE_MAX_FRAMES");
+    if (text && *text) {
+        v = strtoul(text, &end, 10);
+        if (*end || v < VT_STACK_MIN || v > VT_STACK_MAX)
+            vt_warn("VRAMTRACE_MAX_FRAMES=%s: not a number from %d to %d; using %d", text,
+                    VT_STACK_MIN, VT_STACK_MAX, VT_STACK_DEFAULT);
+        else
+            limit = (unsigned)v;
+    }
+    __atomic_store_n(&frame_limit, limit, __ATOMIC_RELAXED);
+    return limit;
+}
+
+/* Outermost frames kept of a stack cut at LIMIT frames. */
+static unsigned outer_kept(unsigned limit)
+{
+    return limit / 4 < 16 ? limit / 4 : 16;
+}
+
+/* The stack had LIMIT frames or more: walk all of it, keeping the innermost
+ * ones and the outermost few, and count what lies between. Rare and slow. */
+static int capture_deep(struct vt_stack *stack, unsigned limit)
+{
+    unsigned outer = outer_kept(limit), inner = limit - outer, total = 0;
+    uintptr_t ring[16];
+    unw_context_t context;
+    unw_cursor_t cursor;
+    unw_word_t ip;
+    if (unw_getcontext(&context) != 0 || unw_init_local(&cursor, &context) != 0)
+        return (int)limit; /* keep what unw_backtrace found */
+    do {
+        if (unw_get_reg(&cursor, UNW_REG_IP, &ip) != 0)
+            break;
+        if (total < inner)
+            stack->frames[total] = ip;
+        else
+            ring[(total - inner) % outer] = ip;
+        total++;
+    } while (unw_step(&cursor) > 0);
+    if (total <= limit) { /* nothing to cut after all */
+        for (unsigned i = inner; i < total; i++)
+            stack->frames[i] = ring[(i - inner) % outer];
+        return (int)total;
+    }
+    for (unsigned i = 0; i < outer; i++)
+        stack->frames[inner + i] = ring[(total - outer + i - inner) % outer];
+    stack->dropped = total - limit;
+    stack->cut_at = (int)inner;
+    return (int)limit;
+}
+
 void vt_stack_capture(struct vt_stack *stack)
 {
     uintptr_t *frames = stack->frames, start, end;
-    int n = unw_backtrace((void **)frames, VT_STACK_MAX), first = 0;
+    unsigned limit = max_frames();
+    int n = unw_backtrace((void **)frames, (int)limit), first = 0;
+    stack->dropped = 0;
+    stack->cut_at = 0;
+    if (n == (int)limit)
+        n = capture_deep(stack, limit);
     tracer_range(&start, &end);
     /* The outermost tracer frame: a runtime wrapper of ours may sit below
      * the runtime that called our driver wrapper. */
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n && (!stack->dropped || i < stack->cut_at); i++)
         if (frames[i] >= start && frames[i] < end)
             first = i + 1;
     stack->count = n > first ? n - first : 0;
+    stack->cut_at = stack->cut_at > first ? stack->cut_at - first : 0;
     memmove(frames, frames + first, (size_t)stack->count * sizeof *frames);
     vt_pystack_capture(&stack->python);
     if (stack->python.count == 0)
@@ -218,14 +287,16 @@ uint32_t vt_stack_intern(const struct vt_stack *stack)
     known->id = ++stacks.next_id;
     known->count = (int)key_count;
     known->native = stack->count;
+    struct vt_stack_cut cut = {stack->dropped, (unsigned)stack->cut_at};
     memcpy(known->frames, key, key_len);
     HASH_ADD_KEYPTR_BYHASHVALUE(hh, stacks.table, known->frames, key_len, hash, known);
     /* Modules first: the reader symbolizes a stack with the modules before it. */
     vt_modules_sync();
-    if (stack->python.count == 0 ? vt_rec_stack(known->id, known->frames, (unsigned)stack->count)
+    if (stack->python.count == 0 ? vt_rec_stack(known->id, known->frames, (unsigned)stack->count,
+                                                &cut)
                                  : vt_rec_pystack(known->id, known->frames, (unsigned)stack->count,
                                                   known->frames + stack->count + 1,
-                                                  (unsigned)stack->python.count) < 0)
+                                                  (unsigned)stack->python.count, &cut) < 0)
         return 0;
     return known->id;
 }

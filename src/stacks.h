@@ -7,11 +7,19 @@
 
 #include <stdint.h>
 
-#define VT_STACK_MAX 128
+/* Native frames kept per stack: VRAMTRACE_MAX_FRAMES, VT_STACK_MIN to
+ * VT_STACK_MAX, VT_STACK_DEFAULT without it. A deeper stack keeps its
+ * innermost frames and its outermost few (main, the interpreter's entry),
+ * and says how many it dropped in between. */
+#define VT_STACK_MAX 1024
+#define VT_STACK_MIN 16
+#define VT_STACK_DEFAULT 512
 
 struct vt_stack {
     uintptr_t frames[VT_STACK_MAX];
     int count;
+    unsigned dropped;         /* frames left out of a deeper stack */
+    int cut_at;               /* where: between frames[cut_at - 1] and frames[cut_at] */
     unsigned hash;            /* of the frames, without Python: taken before the lock */
     struct vt_pystack python; /* empty when the thread is not running Python */
 };

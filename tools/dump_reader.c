@@ -261,11 +261,31 @@ static struct vt_stack *read_native_frames(struct reader *r, struct cursor *c)
     return s;
 }
 
+/* The appended fields of a cut stack, when present. */
+static bool read_cut(struct reader *r, struct cursor *c, struct vt_stack *s)
+{
+    const uint8_t *at = c->p;
+    uint64_t cut_at;
+    if (c->p >= c->end)
+        return true;
+    if (!get_varint(r, c, "frames dropped", &s->dropped) || !get_varint(r, c, "cut", &cut_at))
+        return false;
+    if (cut_at > s->nframes)
+        return fail(r, at, "corrupt %s record: cut after frame %llu of %zu", r->record_name,
+                    (unsigned long long)cut_at, s->nframes);
+    s->cut_at = (size_t)cut_at;
+    return true;
+}
+
 static bool read_stack(struct reader *r, struct cursor *c)
 {
     struct vt_stack *s = read_native_frames(r, c);
     if (!s)
         return false;
+    if (!read_cut(r, c, s)) {
+        free_stack(s);
+        return false;
+    }
     HASH_ADD(hh, r->dump->stacks, id, sizeof s->id, s);
     return true;
 }
@@ -293,6 +313,10 @@ static bool read_pystack(struct reader *r, struct cursor *c)
             free_stack(s);
             return false;
         }
+    }
+    if (!read_cut(r, c, s)) {
+        free_stack(s);
+        return false;
     }
     HASH_ADD(hh, r->dump->stacks, id, sizeof s->id, s);
     return true;

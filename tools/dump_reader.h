@@ -40,6 +40,8 @@ struct vt_stack {
     uint64_t *frames;         /* return addresses, innermost first */
     size_t npython;
     uint64_t *python;         /* PYFRAME ids, innermost first (threads running Python) */
+    uint64_t dropped;         /* native frames the tracer left out (a deeper stack) */
+    size_t cut_at;            /* ... right before frames[cut_at] */
     UT_hash_handle hh;
 };
 

@@ -68,6 +68,8 @@ static char *stack_string(const struct vt_site *site)
     for (size_t i = site->nframes; i-- > 0;) {
         put_frame(site->frames[i], out);
         fputc(';', out);
+        if (site->dropped && i == site->cut_at)
+            fputs("[frames dropped];", out);
     }
     put_name(vt_api_label(site->api), out);
     fclose(out);

@@ -217,8 +217,14 @@ static void put_stack(const struct vt_site *site, bool open, FILE *out)
     put_text(site->frames[0]->function ? site->frames[0]->function : "??", out);
     fprintf(out, "</code> <span class=\"loc\">(%zu frames)</span></summary>\n<ol class=\"stack\" "
             "start=\"0\">\n", site->nframes);
-    for (size_t i = 0; i < site->nframes; i++)
-        put_frame(site->frames[i], out);
+    for (size_t i = 0; i <= site->nframes; i++) {
+        if (site->dropped && i == site->cut_at)
+            fprintf(out, "<li class=\"dropped\"><span class=\"loc\">&hellip; %" PRIu64
+                    " frames dropped (VRAMTRACE_MAX_FRAMES) &hellip;</span></li>\n",
+                    site->dropped);
+        if (i < site->nframes)
+            put_frame(site->frames[i], out);
+    }
     fputs("</ol></details></td>", out);
 }
 

@@ -83,8 +83,11 @@ static void collect_frames(struct vt_symbolizer *sym, const struct vt_stack *sta
                            struct vt_site *site)
 {
     size_t cap = 0;
+    site->dropped = stack->dropped;
     for (size_t i = 0; i < stack->nframes; i++) {
         const struct vt_frame *f;
+        if (i == stack->cut_at)
+            site->cut_at = site->nframes;
         size_t n = vt_symbolize(sym, stack->frames[i], stack->module_epoch, &f);
         if (site->nframes + n > cap) {
             cap = 2 * (site->nframes + n);
@@ -159,6 +162,10 @@ static void merge_python(struct vt_symbolizer *sym, const struct vt_dump *dump,
         fputs("vramtrace: out of memory\n", stderr);
         exit(1);
     }
+    /* The cut moves with the frames around it: after the Python frames when
+     * it lies below their place, before frames that are hidden. */
+    size_t cut = site->cut_at + (site->cut_at >= at && site->cut_at < site->nframes
+                                     ? stack->npython : 0);
     for (size_t i = 0; i < at; i++)
         merged[n++] = site->frames[i];
     for (size_t i = 0; i < stack->npython; i++)
@@ -166,12 +173,17 @@ static void merge_python(struct vt_symbolizer *sym, const struct vt_dump *dump,
     for (size_t i = at; i < site->nframes; i++)
         merged[n++] = site->frames[i];
     if (!show_interpreter_frames) {
-        size_t kept = 0;
-        for (size_t i = 0; i < n; i++)
+        size_t kept = 0, cut_kept = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (i == cut)
+                cut_kept = kept;
             if (!is_interpreter_internal(merged[i], interpreter))
                 merged[kept++] = merged[i];
+        }
+        cut = cut >= n ? kept : cut_kept;
         n = kept;
     }
+    site->cut_at = cut;
     free(site->frames);
     site->frames = merged;
     site->nframes = n;
@@ -181,6 +193,7 @@ static void drop_leading(struct vt_site *site, size_t count)
 {
     memmove(site->frames, site->frames + count, (site->nframes - count) * sizeof *site->frames);
     site->nframes -= count;
+    site->cut_at = site->cut_at > count ? site->cut_at - count : 0;
 }
 
 void vt_site_frames(struct vt_symbolizer *sym, const struct vt_dump *dump, uint64_t stack_id,

@@ -15,6 +15,8 @@ struct vt_site {
     const struct vt_frame **frames;   /* innermost first, into the symbolizer's cache */
     size_t nframes;
     unsigned api;                     /* the API the program called */
+    uint64_t dropped;                 /* frames the tracer left out of a deeper stack */
+    size_t cut_at;                    /* ... right before frames[cut_at] */
 };
 
 /* Fills SITE for STACK_ID (0 or unknown: no frames). RECORDED_API is the

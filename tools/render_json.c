@@ -3,6 +3,19 @@
 #include "json_writer.h"
 #include "report.h"
 
+/* A stack deeper than the tracer's limit: how many frames were left out,
+ * and where (the index in "frames" of the first outer frame kept). */
+static void write_dropped(struct vt_json *j, const struct vt_site *site)
+{
+    vt_json_key(j, "frames_dropped");
+    vt_json_uint(j, site->dropped);
+    vt_json_key(j, "frames_dropped_at");
+    if (site->dropped)
+        vt_json_uint(j, site->cut_at);
+    else
+        vt_json_null(j);
+}
+
 static void write_frames(struct vt_json *j, const struct vt_site *site)
 {
     vt_json_key(j, "frames");
@@ -36,6 +49,7 @@ static void write_frames(struct vt_json *j, const struct vt_site *site)
         vt_json_end_object(j);
     }
     vt_json_end_array(j);
+    write_dropped(j, site);
 }
 
 static void write_uint_field(struct vt_json *j, const char *key, uint64_t v)

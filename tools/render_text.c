@@ -60,18 +60,28 @@ static void print_location(const struct vt_frame *f, FILE *out)
         fprintf(out, " 0x%" PRIx64, f->address);
 }
 
+/* Where a stack deeper than the tracer's limit was cut. */
+static void print_dropped(const struct vt_site *site, size_t i, FILE *out)
+{
+    if (site->dropped && i == site->cut_at)
+        fprintf(out, "    ... %" PRIu64 " frames dropped (VRAMTRACE_MAX_FRAMES) ...\n",
+                site->dropped);
+}
+
 static void print_frames(const struct vt_site *site, FILE *out)
 {
     if (site->nframes == 0)
         fputs("    (no stack recorded)\n", out);
     for (size_t i = 0; i < site->nframes; i++) {
         const struct vt_frame *f = site->frames[i];
+        print_dropped(site, i, out);
         fprintf(out, "    #%zu", i);
         if (f->function)
             fprintf(out, " %s", f->function);
         print_location(f, out);
         fputs(f->inlined ? " (inlined)\n" : "\n", out);
     }
+    print_dropped(site, site->nframes, out);
 }
 
 static void print_device(int64_t device, FILE *out)
