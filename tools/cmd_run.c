@@ -314,6 +314,22 @@ static char *find_dump(const struct run_options *opts, pid_t pid)
     return find_default_dump(pid);
 }
 
+/* stderr is unbuffered: a report of many call sites written through it
+ * is one system call per piece. The report goes through a buffered copy of
+ * it instead (stderr itself where that cannot be had). */
+static FILE *buffered_stderr(void)
+{
+    int fd = dup(STDERR_FILENO);
+    FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!out) {
+        if (fd >= 0)
+            close(fd);
+        return stderr;
+    }
+    setvbuf(out, NULL, _IOFBF, 1 << 16);
+    return out;
+}
+
 static int report_after_run(struct run_options *opts, pid_t pid, int status)
 {
     char *dump = find_dump(opts, pid);
@@ -327,11 +343,14 @@ static int report_after_run(struct run_options *opts, pid_t pid, int status)
     }
     fprintf(stderr, "vramtrace: dump written to %s\n", dump);
     struct vt_limits limits = vt_check_effective_limits(&opts->check);
+    FILE *out = buffered_stderr();
     struct vt_report_options ropts = {
-        .json = opts->json, .out = stderr, .suppressions = &opts->check.suppressions,
+        .json = opts->json, .out = out, .suppressions = &opts->check.suppressions,
         .limits = opts->fail_on_leak ? &limits : NULL,
     };
     int broken = vt_report_dump(dump, &ropts);
+    if (out != stderr)
+        fclose(out);
     free(dump);
     return broken > 0 ? VT_EXIT_LEAK : status;
 }

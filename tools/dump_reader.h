@@ -136,6 +136,8 @@ struct vt_dump {
     size_t nmodules;
     uint64_t module_epoch;        /* MODULE_UNLOAD records read so far */
     struct vt_stack *stacks;      /* uthash, by id */
+    struct vt_stack **stack_index; /* by id too, for the ids 1, 2, ... the tracer gives */
+    size_t stack_index_len;
     struct vt_pyframe *pyframes;  /* uthash, by id */
     bool complete;                /* END record read and nothing cut off */
     char end[192];                /* how the data ended, for the report */

@@ -11,9 +11,9 @@ void vt_json_init(struct vt_json *j, FILE *out)
 
 static void indent(struct vt_json *j)
 {
-    fputc('\n', j->out);
-    for (int i = 0; i < j->depth; i++)
-        fputs("  ", j->out);
+    static const char spaces[2 * VT_JSON_MAX_DEPTH + 1] = {[0 ... 2 * VT_JSON_MAX_DEPTH - 1] = ' '};
+    fputc_unlocked('\n', j->out);
+    fwrite_unlocked(spaces, 1, 2 * (size_t)j->depth, j->out);
 }
 
 /* Separates a new value from the previous one at this level. */
@@ -26,7 +26,7 @@ static void begin_value(struct vt_json *j)
     if (j->depth == 0)
         return;
     if (j->has_items[j->depth])
-        fputc(',', j->out);
+        fputc_unlocked(',', j->out);
     j->has_items[j->depth] = true;
     indent(j);
 }
@@ -82,39 +82,55 @@ static size_t utf8_sequence_length(const unsigned char *s)
     return overlong || surrogate || cp > 0x10ffff ? 0 : len;
 }
 
+/* Bytes at S that go out as they are: a printable ASCII character other
+ * than '"' and '\\', or a whole valid UTF-8 sequence; 0 when S needs escaping. */
+static size_t plain_length(const unsigned char *s)
+{
+    if (*s >= 0x80)
+        return utf8_sequence_length(s);
+    return *s >= 0x20 && *s != 0x7f && *s != '"' && *s != '\\';
+}
+
+static void write_escape(FILE *out, unsigned char c)
+{
+    if (c >= 0x80) /* not valid UTF-8 */
+        fputs_unlocked("\\ufffd", out);
+    else if (c == '"' || c == '\\') {
+        fputc_unlocked('\\', out);
+        fputc_unlocked(c, out);
+    } else if (c == '\n')
+        fputs_unlocked("\\n", out);
+    else if (c == '\t')
+        fputs_unlocked("\\t", out);
+    else
+        fprintf(out, "\\u%04x", c);
+}
+
+/* Reports run to gigabytes of JSON: runs of characters that need no
+ * escaping go out in one write, and nothing here takes the stream's lock. */
 static void write_escaped(FILE *out, const char *str)
 {
-    const unsigned char *s = (const unsigned char *)str;
-    fputc('"', out);
+    const unsigned char *s = (const unsigned char *)str, *run = s;
+    fputc_unlocked('"', out);
     while (*s) {
-        size_t len = utf8_sequence_length(s);
-        if (len == 0) {
-            fputs("\\ufffd", out);
-            s++;
-        } else if (*s == '"' || *s == '\\') {
-            fputc('\\', out);
-            fputc(*s++, out);
-        } else if (*s == '\n') {
-            fputs("\\n", out);
-            s++;
-        } else if (*s == '\t') {
-            fputs("\\t", out);
-            s++;
-        } else if (*s < 0x20 || *s == 0x7f) {
-            fprintf(out, "\\u%04x", *s++);
-        } else {
-            fwrite(s, 1, len, out);
+        size_t len = plain_length(s);
+        if (len) {
             s += len;
+            continue;
         }
+        fwrite_unlocked(run, 1, (size_t)(s - run), out);
+        write_escape(out, *s);
+        run = ++s;
     }
-    fputc('"', out);
+    fwrite_unlocked(run, 1, (size_t)(s - run), out);
+    fputc_unlocked('"', out);
 }
 
 void vt_json_key(struct vt_json *j, const char *key)
 {
     begin_value(j);
     write_escaped(j->out, key);
-    fputs(": ", j->out);
+    fputs_unlocked(": ", j->out);
     j->after_key = true;
 }
 

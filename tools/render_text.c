@@ -47,17 +47,43 @@ static const char *display_path(const char *path)
     return path;
 }
 
+/* The frame lines are most of a large report's text: written piece by
+ * piece without printf and without the stream's lock. */
+static void put_number(uint64_t v, unsigned base, FILE *out)
+{
+    char digits[24], *p = digits + sizeof digits;
+    do {
+        *--p = "0123456789abcdef"[v % base];
+        v /= base;
+    } while (v);
+    fwrite_unlocked(p, 1, (size_t)(digits + sizeof digits - p), out);
+}
+
+static void put_text(const char *s, FILE *out)
+{
+    fputs_unlocked(s, out);
+}
+
 static void print_location(const struct vt_frame *f, FILE *out)
 {
-    if (f->python)
-        fprintf(out, " (%s:%u)", display_path(f->file), f->line);
-    else if (f->file)
-        fprintf(out, " %s:%u", display_path(f->file), f->line);
-    else if (f->module)
-        fprintf(out, "%s%s+0x%" PRIx64 "%s", f->function ? " (" : " ", basename_of(f->module),
-                f->offset, f->function ? ")" : "");
-    else if (!f->function)
-        fprintf(out, " 0x%" PRIx64, f->address);
+    if (f->file) {
+        put_text(f->python ? " (" : " ", out);
+        put_text(display_path(f->file), out);
+        fputc_unlocked(':', out);
+        put_number(f->line, 10, out);
+        if (f->python)
+            fputc_unlocked(')', out);
+    } else if (f->module) {
+        put_text(f->function ? " (" : " ", out);
+        put_text(basename_of(f->module), out);
+        put_text("+0x", out);
+        put_number(f->offset, 16, out);
+        if (f->function)
+            fputc_unlocked(')', out);
+    } else if (!f->function) {
+        put_text(" 0x", out);
+        put_number(f->address, 16, out);
+    }
 }
 
 /* Where a stack deeper than the tracer's limit was cut. */
@@ -75,11 +101,14 @@ static void print_frames(const struct vt_site *site, FILE *out)
     for (size_t i = 0; i < site->nframes; i++) {
         const struct vt_frame *f = site->frames[i];
         print_dropped(site, i, out);
-        fprintf(out, "    #%zu", i);
-        if (f->function)
-            fprintf(out, " %s", f->function);
+        put_text("    #", out);
+        put_number(i, 10, out);
+        if (f->function) {
+            fputc_unlocked(' ', out);
+            put_text(f->function, out);
+        }
         print_location(f, out);
-        fputs(f->inlined ? " (inlined)\n" : "\n", out);
+        put_text(f->inlined ? " (inlined)\n" : "\n", out);
     }
     print_dropped(site, site->nframes, out);
 }

@@ -5,6 +5,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <uthash.h>
+
+#define MEMO_PATTERNS 64   /* patterns a memo entry's mask can hold */
+
+struct vt_suppression_memo {
+    const struct vt_frame *frame;
+    uint64_t matched;     /* bit i: pattern i matches the frame */
+    UT_hash_handle hh;
+};
+
 /* Allocations known not to be leaks: CUDA's libraries allocate device
  * memory once per context (handles, workspaces, communicators) and keep it
  * until the context goes; so does module registration in the runtime. */
@@ -108,6 +118,8 @@ static bool pattern_matches(const char *pattern, const char *text)
     bool at_start = *pattern == '^', at_end = pend > pattern + at_start && pend[-1] == '$';
     const char *p = pattern + at_start;
     pend -= at_end;
+    if (!at_start && !at_end && !memchr(p, '*', (size_t)(pend - p)))
+        return strstr(text, p) != NULL; /* the common case: a plain substring */
     for (const char *start = text; start <= tend; start++) {
         if (glob_here(p, pend, start, tend, at_end))
             return true;
@@ -124,24 +136,57 @@ static bool frame_matches(const char *pattern, const struct vt_frame *f)
            (f->module && pattern_matches(pattern, f->module));
 }
 
-struct vt_suppression *vt_suppressions_match(const struct vt_suppressions *s,
+/* Which of the first MEMO_PATTERNS patterns match F, worked out once per frame. */
+static uint64_t frame_mask(struct vt_suppressions *s, const struct vt_frame *f)
+{
+    struct vt_suppression_memo *e;
+    HASH_FIND_PTR(s->memo, &f, e);
+    if (!e) {
+        e = xrealloc(NULL, sizeof *e);
+        e->frame = f;
+        e->matched = 0;
+        for (size_t i = 0; i < s->n && i < MEMO_PATTERNS; i++)
+            if (frame_matches(s->list[i].pattern, f))
+                e->matched |= (uint64_t)1 << i;
+        HASH_ADD_PTR(s->memo, frame, e);
+    }
+    return e->matched;
+}
+
+struct vt_suppression *vt_suppressions_match(struct vt_suppressions *s,
                                              const struct vt_frame *const *frames, size_t n)
 {
-    for (size_t i = 0; i < s->n; i++)
+    uint64_t matched = 0;
+    for (size_t k = 0; k < n; k++)
+        matched |= frame_mask(s, frames[k]);
+    if (matched)
+        return &s->list[__builtin_ctzll(matched)];
+    for (size_t i = MEMO_PATTERNS; i < s->n; i++)
         for (size_t k = 0; k < n; k++)
             if (frame_matches(s->list[i].pattern, frames[k]))
                 return &s->list[i];
     return NULL;
 }
 
+static void forget_memo(struct vt_suppressions *s)
+{
+    struct vt_suppression_memo *e, *tmp;
+    HASH_ITER(hh, s->memo, e, tmp) {
+        HASH_DEL(s->memo, e);
+        free(e);
+    }
+}
+
 void vt_suppressions_reset_counts(struct vt_suppressions *s)
 {
+    forget_memo(s);
     for (size_t i = 0; i < s->n; i++)
         s->list[i].count = s->list[i].bytes = 0;
 }
 
 void vt_suppressions_free(struct vt_suppressions *s)
 {
+    forget_memo(s);
     for (size_t i = 0; i < s->n; i++)
         free(s->list[i].pattern);
     free(s->list);

@@ -18,9 +18,15 @@ struct vt_suppression {
     uint64_t count, bytes;     /* allocations it suppressed, in the current dump */
 };
 
+struct vt_suppression_memo;
+
 struct vt_suppressions {
     struct vt_suppression *list;
     size_t n;
+    /* Which patterns each frame matched, by frame (they are shared by the
+     * symbolizer's cache): a report of many call sites matches each
+     * distinct frame once. Valid for one dump (reset_counts clears it). */
+    struct vt_suppression_memo *memo;
 };
 
 /* The built-in list: context-lifetime allocations of CUDA's own libraries. */
@@ -29,8 +35,9 @@ void vt_suppressions_add_defaults(struct vt_suppressions *s);
  * naming the file (and the line, for a line that is not "leak:PATTERN"). */
 int vt_suppressions_load(struct vt_suppressions *s, const char *path);
 /* The first suppression matching any of FRAMES, or NULL. */
-struct vt_suppression *vt_suppressions_match(const struct vt_suppressions *s,
+struct vt_suppression *vt_suppressions_match(struct vt_suppressions *s,
                                              const struct vt_frame *const *frames, size_t n);
+/* Before each dump: counts to 0, and what frames matched forgotten. */
 void vt_suppressions_reset_counts(struct vt_suppressions *s);
 void vt_suppressions_free(struct vt_suppressions *s);
 

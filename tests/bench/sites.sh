@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# The CLI on a dump with many leaking call sites (default 100000, each its own
+# stack): how long `report` (text and JSON) takes, and how long `run` takes
+# over the program traced alone, so the two can be compared.
+#     tests/bench/sites.sh [BUILD_DIR] [SITES]
+# Each figure is the median of 3 runs; reports go to /dev/null.
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+sites=${2:-100000}
+prog="$build/tests/bench/bench_sites"
+
+# seconds CMD...: wall-clock seconds of one run, its output discarded.
+seconds() {
+    local start end
+    start=$(date +%s.%N)
+    "$@" >/dev/null 2>&1 || true
+    end=$(date +%s.%N)
+    echo "$end - $start" | bc
+}
+
+median() {
+    local runs=()
+    for i in 1 2 3; do runs+=("$(seconds "$@")"); done
+    printf '%s\n' "${runs[@]}" | sort -n | sed -n 2p
+}
+
+LD_PRELOAD="$lib" VRAMTRACE_OUTPUT="$out/sites.vtr" "$prog" "$sites" >/dev/null
+untraced=$(median "$prog" "$sites")
+traced=$(median env LD_PRELOAD="$lib" VRAMTRACE_OUTPUT="$out/traced.%p.vtr" "$prog" "$sites")
+rm -f "$out"/traced.*.vtr
+report=$(median "$build/vramtrace" report "$out/sites.vtr")
+json=$(median "$build/vramtrace" report --json "$out/sites.vtr")
+run=$(median "$build/vramtrace" run -o "$out/run.vtr" -- "$prog" "$sites")
+echo "$(nproc) cores; $sites leaking call sites, dump of $(stat -c %s "$out/sites.vtr") bytes"
+awk -v u="$untraced" -v t="$traced" -v r="$report" -v j="$json" -v n="$run" 'BEGIN {
+    printf "program untraced %.2f s, traced %.2f s\n", u, t
+    printf "report (text) %.2f s, report --json %.2f s\n", r, j
+    printf "run (program traced + its report) %.2f s: %.2f s over the traced program, report alone %.2f s\n",
+           n, n - t, r }'
