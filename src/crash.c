@@ -1,5 +1,6 @@
 #include "crash.h"
 
+#include "coverage.h"
 #include "tracer.h"
 
 #include <errno.h>
@@ -16,6 +17,7 @@ static void on_fatal_signal(int sig)
     int saved = errno;
     struct sigaction dfl;
     vt_finish_from_signal(sig);
+    vt_coverage_write();
     memset(&dfl, 0, sizeof dfl);
     dfl.sa_handler = SIG_DFL;
     sigaction(sig, &dfl, NULL);

@@ -1,6 +1,7 @@
 #include "tracer.h"
 
 #include "aggregate.h"
+#include "coverage.h"
 #include "crash.h"
 #include "format.h"
 #include "mark_signal.h"
@@ -209,12 +210,14 @@ static void finish_at_exit(void *unused)
 {
     int saved = errno;
     (void)unused;
+    vt_coverage_after_exit_begin();
     vt_lock();
     vt_mark_signal_flush();
     if (get_state() == STATE_READY && vt_writer_is_open())
         vt_modules_sync(); /* the unloads since the last stack, in order before END */
     finish_locked(VT_END_EXIT, 0);
     vt_unlock();
+    vt_coverage_write();
     errno = saved;
 }
 

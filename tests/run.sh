@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite: installs what is missing, builds and runs every test
 # in a plain build and again under AddressSanitizer + UndefinedBehaviorSanitizer,
-# the threaded tests under ThreadSanitizer, and fuzzes the dump reader for
-# VT_FUZZ_SECONDS (default 60) when clang has libFuzzer.
+# the threaded tests under ThreadSanitizer, fuzzes the dump reader for
+# VT_FUZZ_SECONDS (default 60) when clang has libFuzzer, and prints the line
+# coverage of the plain suite (tests/coverage.sh; src/ must stay at 90% or more).
 # The last line is "N passed, N failed, N skipped".
 set -u
 cd "$(dirname "$0")/.."
@@ -70,6 +71,13 @@ case $? in
     77) skipped=$((skipped + 1)) ;;
     *) failed=$((failed + 1)) ;;
 esac
+
+echo "=== coverage (build-coverage)"
+if tests/coverage.sh build-coverage; then
+    passed=$((passed + 1))
+else
+    failed=$((failed + 1))
+fi
 
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

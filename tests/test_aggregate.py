@@ -93,6 +93,23 @@ def case_same_as_events():
     H.expect_eq("growth.marks", agg["growth"]["marks"], events["growth"]["marks"])
 
 
+def case_same_as_events_other():
+    """The other programs' ground truth too: teardown (freed at teardown, of
+    arrays and pool memory), rejected and untraced frees, failures."""
+    for name in ("teardown", "teardown_arrays", "pools", "errors"):
+        runs = {}
+        for mode, env in (("events", None), ("aggregate", AGGREGATE)):
+            r = H.run_traced([H.program(name)], mode="preload", extra_env=env)
+            H.expect_program_ok(r)
+            runs[mode] = H.report(r.dump)
+        events, agg = runs["events"], runs["aggregate"]
+        H.expect_eq("%s: leaks" % name, leak_keys(agg), leak_keys(events))
+        for k in H.SUMMARY_KEYS + ("teardown_freed_allocations", "teardown_freed_bytes",
+                                   "untraced_frees"):
+            H.expect_eq("%s: summary.%s" % (name, k), agg["summary"][k], events["summary"][k])
+        H.expect_eq("%s: peaks" % name, peaks(agg), peaks(events))
+
+
 def case_run_option():
     """`vramtrace run --aggregate`: the text report says what it cannot tell."""
     r = H.run_traced([H.program("aggregate"), "sites"], run_args=["--aggregate"])

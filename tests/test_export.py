@@ -91,6 +91,32 @@ def case_folded_leaked():
     H.expect_eq("stacks (only the leak survives)", len(folded), 1)
 
 
+def case_folded_python():
+    """Python frames in a folded stack, py-spy's way: function (file:line),
+    root first, between the native frames of the program (py_frames.py)."""
+    src = H.program_source("py_frames.py")
+    r = H.run_traced([sys.executable, src])
+    H.expect_program_ok(r)
+    folded = parse_folded(export(r.dump, "folded"))
+    lines = {}
+    with open(src, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            for tag in ("LEAK:nested", "CALL:middle", "CALL:outer"):
+                if tag in line:
+                    lines[tag] = n
+    want = ["outer (py_frames.py:%d)" % lines["CALL:outer"],
+            "middle (py_frames.py:%d)" % lines["CALL:middle"],
+            "innermost (py_frames.py:%d)" % lines["LEAK:nested"]]
+    nested = [st for st in folded if all(w in st for w in want)]
+    H.expect(len(nested) == 1, "one folded stack through outer, middle, innermost; got:\n%s" %
+             "\n".join(";".join(st) for st in folded))
+    st = nested[0]
+    H.expect_eq("Python frames, root first", [f for f in st if f in want], want)
+    H.expect(st.index(want[0]) < st.index(want[2]) and st[-1] == "cudaMalloc",
+             "the API last, Python frames in order: %r" % (st,))
+    H.expect_eq("nested bytes", folded[st], 3100007)
+
+
 def case_folded_peak():
     dump = usage_dump()
     rep = H.report(dump)

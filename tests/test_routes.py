@@ -208,5 +208,35 @@ def case_ctypes_python_frames():
     H.expect_eq("leak_with_gil frame line", fr.get("line"), line)
 
 
+# ---- per-thread default stream entry points, dlvsym (ptsz_routes) ----
+
+PT_SRC = H.program_source("ptsz_routes.c")
+PT = H.c_defines(PT_SRC)
+PT_LEAKS = [  # function, marker tag, bytes, api
+    ("leak_via_proc_address_ptsz", "gpa_ptsz", "PT_GPA_BYTES", "cuMemAllocAsync"),
+    ("leak_via_entry_point_ptsz", "entry_ptsz", "PT_ENTRY_BYTES", "cuMemAllocAsync"),
+    ("leak_via_entry_point_by_version_ptsz", "by_version_ptsz", "PT_BY_VERSION_BYTES",
+     "cuMemAllocAsync"),
+    ("leak_from_pool_ptsz", "pool_ptsz", "PT_POOL_BYTES", "cudaMallocFromPoolAsync"),
+    ("leak_via_dlvsym", "dlvsym", "PT_DLVSYM_BYTES", "cudaMalloc"),
+]
+
+
+def case_ptsz_routes():
+    """cuGetProcAddress_v2_ptsz (dlsym of libcuda), cudaGetDriverEntryPoint_ptsz,
+    cudaGetDriverEntryPointByVersion_ptsz, cudaMallocFromPoolAsync_ptsz and
+    cudaMallocAsync/FreeAsync_ptsz, and the runtime's cudaMalloc found by
+    dlvsym(handle, name, "libcudart.so.13"): each leak seen once, where it was made."""
+    rep, _ = H.traced_report([H.program("ptsz_routes")])
+    for function, tag, size, api in PT_LEAKS:
+        H.check_leak(rep, function=function, source=PT_SRC, tag=tag, nbytes=PT[size], api=api,
+                     kind="device")
+    leaked = sum(PT[size] for _, _, size, _ in PT_LEAKS)
+    H.check_summary(rep, allocations=len(PT_LEAKS) + 1, frees=1, leaked_bytes=leaked,
+                    leaked_allocations=len(PT_LEAKS), failed_allocations=0, invalid_frees=0,
+                    untraced_frees=0)
+    H.expect_eq("number of leak entries", len(H.leaks(rep)), len(PT_LEAKS))
+
+
 if __name__ == "__main__":
     H.main(globals())

@@ -136,6 +136,51 @@ def case_signal_configured():
     signal_marks(H.report(usage_run("signal", env).dump), "SIGUSR1")
 
 
+def case_signal_spellings():
+    """VRAMTRACE_MARK_SIGNAL names a signal with or without SIG, or by its
+    number; anything else (no such signal, SIGKILL, out of range) gets one
+    warning and no marker signal (SIGUSR2 then kills the program)."""
+    usr1 = str(int(signal.SIGUSR1))
+    for spec in ("SIGUSR1", "USR1", usr1):
+        rep = H.report(usage_run("signal", {"VRAMTRACE_MARK_SIGNAL": spec,
+                                            "USAGE_SIGNAL": usr1}).dump)
+        H.expect_eq("markers with VRAMTRACE_MARK_SIGNAL=%s" % spec, rep["growth"]["marks"], STEPS)
+        check_steps(rep, STEPS, "SIGUSR1")
+    rt = int(signal.SIGRTMIN) + 2
+    rep = H.report(usage_run("signal", {"VRAMTRACE_MARK_SIGNAL": str(rt),
+                                        "USAGE_SIGNAL": str(rt)}).dump)
+    check_steps(rep, STEPS, "signal %d" % rt)
+    for bad in ("bogus", "SIGKILL", str(int(signal.SIGKILL)), "-3", "200", ""):
+        r = H.run_traced([H.program("usage"), "signal"], mode="preload",
+                         extra_env={"VRAMTRACE_MARK_SIGNAL": bad})
+        warnings = [l for l in r.stderr.splitlines() if l.startswith("vramtrace:")]
+        if bad == "":   # unset in effect: the default SIGUSR2
+            H.expect_program_ok(r)
+            H.expect_eq("warnings with an empty VRAMTRACE_MARK_SIGNAL", warnings, [])
+            continue
+        H.expect_eq("warnings with VRAMTRACE_MARK_SIGNAL=%s" % bad, warnings,
+                    ["vramtrace: VRAMTRACE_MARK_SIGNAL=%s names no signal; no marker signal" % bad])
+        H.expect_eq("status with VRAMTRACE_MARK_SIGNAL=%s (SIGUSR2's default action)" % bad,
+                    r.status, -int(signal.SIGUSR2))
+
+
+def case_signal_before_cuda():
+    """Signals before the first CUDA call (no dump yet) are markers too,
+    written once the dump is made, before the steps' markers."""
+    rep = H.report(usage_run("early").dump)
+    H.expect_eq("markers", rep["growth"]["marks"], D["EARLY_MARKS"] + STEPS)
+
+
+def case_signal_busy():
+    """A queued signal sent again and again to a thread that allocates: the
+    ones that arrive while the tracer is busy on that thread are kept and
+    written after; none is lost, none doubled."""
+    rt = str(int(signal.SIGRTMIN) + 3)
+    r = usage_run("busy", {"VRAMTRACE_MARK_SIGNAL": rt, "USAGE_SIGNAL": rt})
+    rep = H.report(r.dump)
+    H.expect_eq("markers", rep["growth"]["marks"], D["BUSY_MARKS"])
+
+
 def case_signal_off():
     # not installed: SIGUSR2 keeps its default action and kills the program
     r = H.run_traced([H.program("usage"), "signal"], mode="preload",

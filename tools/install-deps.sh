@@ -4,7 +4,8 @@ set -euo pipefail
 
 packages=(meson ninja-build pkg-config gcc g++ python3 libunwind-dev uthash-dev libdw-dev libelf-dev
           python3-pytest libpython3-dev zlib1g-dev
-          clang libclang-rt-dev)  # clang + libclang-rt-dev: the dump reader's fuzz target
+          clang libclang-rt-dev   # clang + libclang-rt-dev: the dump reader's fuzz target
+          gcovr)                  # the coverage figure of tests/run.sh (tests/coverage.sh)
 # Headless Chromium renders the HTML report in tests/run.sh (VT_WITH_CHROMIUM=1);
 # it is large, so a plain install leaves it out.
 [ "${VT_WITH_CHROMIUM:-0}" = 1 ] && packages+=(chromium)

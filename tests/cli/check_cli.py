@@ -262,6 +262,69 @@ def case_badmodules():
           "#3 0x10" in out, out)
 
 
+def case_badmodules_folded():
+    """Frames that cannot be symbolized in a folded stack: module+offset,
+    or the bare address."""
+    path, expect = mkdump("badmodules")
+    p = run([VRAMTRACE, "export", "--format", "folded", path])
+    check(p.returncode == 0, "export: status %d %s" % (p.returncode, p.stderr))
+    lines = p.stdout.decode().splitlines()
+    check(len(lines) == 1, "one folded stack: %r" % lines)
+    frames = lines[0].rsplit(" ", 1)[0].split(";")
+    offset = expect["site_a"]["address"] - expect["bias"]
+    check(frames[0] == "0x10" and frames[2] == "libfoo.so+0x1000" and
+          frames[3] == "mkdump+0x%x" % offset, "root first, unsymbolized: %r" % frames)
+
+
+def case_diff_equal_stacks():
+    """Two dumps with the same stacks: one line per stack with both counts."""
+    path, _ = mkdump("basic")
+    other, _ = mkdump("basic", name="basic-again.vtr")
+    p = run([VRAMTRACE, "export", "--format", "folded", "--diff", other, path])
+    check(p.returncode == 0, "export --diff: status %d %s" % (p.returncode, p.stderr))
+    lines = p.stdout.decode().splitlines()
+    plain = run([VRAMTRACE, "export", "--format", "folded", path]).stdout.decode().splitlines()
+    check(len(lines) == len(plain) and lines, "as many lines as stacks: %r vs %r" % (lines, plain))
+    for line, single in zip(lines, plain):
+        stack, old, new = line.rsplit(" ", 2)
+        check(old == new and single == "%s %s" % (stack, new), "equal counts: %r / %r" %
+              (line, single))
+
+
+def case_check_json():
+    """`check --json`: the report as JSON on stdout, the verdict in the status."""
+    path, _ = mkdump("basic")
+    p = run([VRAMTRACE, "check", "--json", path])
+    check(p.returncode == 23, "status %d (expected 23: leaks)" % p.returncode)
+    r = json.loads(p.stdout.decode())
+    check(r["summary"] == {**r["summary"], **BASIC_SUMMARY}, "summary %r" % r["summary"])
+    p = run([VRAMTRACE, "check", "--json", "--max-leaked", "1GiB", path])
+    check(p.returncode == 0 and json.loads(p.stdout.decode())["summary"]["leaked_bytes"] ==
+          BASIC_SUMMARY["leaked_bytes"], "within the limit: status %d" % p.returncode)
+
+
+def usage_error(args, fragment):
+    p = run([VRAMTRACE, *args])
+    err = p.stderr.decode()
+    check(p.returncode == 2 and fragment in err and len(err.strip().splitlines()) <= 2,
+          "%r: status %d, stderr %r (expected 2 and %r)" % (args, p.returncode, err, fragment))
+
+
+def case_check_usage():
+    path, _ = mkdump("basic")
+    usage_error(["check"], "no dump file given")
+    usage_error(["check", "--bogus", path], "unknown option '--bogus'")
+    usage_error(["check", "--max-leaked"], "needs a value")
+    usage_error(["check", "--max-leaked", "lots", path], "lots")
+
+
+def case_timeline_usage():
+    path, _ = mkdump("basic")
+    usage_error(["timeline"], "no dump file given")
+    usage_error(["timeline", path, path], "more than one dump file given")
+    usage_error(["timeline", "--bogus", path], "unknown option '--bogus'")
+
+
 def case_strings():
     path, _ = mkdump("strings")
     r, _ = report_json(path)   # json.loads succeeded: valid JSON

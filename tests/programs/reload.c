@@ -2,7 +2,8 @@
  * (usually at the same address), leak 2 MiB in it, dlclose it: both leaks
  * from one call site of this loop, each named after its own library. Prints
  * "same address" when bravo landed where alpha was (what the test needs).
- * Linked to the runtime, which so stays loaded (and keeps its context). */
+ * Linked to the runtime, which so stays loaded (and keeps its context).
+ * A last allocation and free in main come after bravo is gone. */
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
 #include <limits.h>
@@ -41,5 +42,8 @@ int main(void)
     }
     if (entries[0] == entries[1])
         printf("same address\n");
+    void *p;
+    CHECK(cudaMalloc(&p, 4096));
+    CHECK(cudaFree(p));
     return 0;
 }

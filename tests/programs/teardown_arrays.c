@@ -7,7 +7,8 @@
  *      keeps VMM memory until released) and is released afterwards.
  *   D. cuCtxCreate (device 1) -> cuArrayCreate: leaked (context alive);
  *      left out with the argument "clean" (then nothing leaks).
- * allocations 8, frees 1 (the VMM handle), teardown-freed 6, leaked 1;
+ *   E. a mipmapped array of each API freed again (before the reset).
+ * allocations 10, frees 3 (the VMM handle, E), teardown-freed 6, leaked 1;
  * peak: the VMM handle and part A together. */
 #include "check.h"
 #include "cuda.h"
@@ -47,6 +48,18 @@ static NOINLINE CUmemGenericAllocationHandle vmm_handle(void)
     prop.location.id = 0;
     CHECK(cuMemCreate(&h, TA_VMM_BYTES, &prop, 0));
     return h;
+}
+
+static NOINLINE void mipmapped_pairs(void)
+{
+    cudaMipmappedArray_t m;
+    CUmipmappedArray dm;
+    struct cudaChannelFormatDesc f32 = cudaCreateChannelDesc(32, 0, 0, 0, cudaChannelFormatKindFloat);
+    CUDA_ARRAY3D_DESCRIPTOR desc = {16, 16, 0, CU_AD_FORMAT_FLOAT, 1, 0};
+    CHECK(cudaMallocMipmappedArray(&m, &f32, make_cudaExtent(16, 16, 0), 2, 0));
+    CHECK(cudaFreeMipmappedArray(m));
+    CHECK(cuMipmappedArrayCreate(&dm, &desc, 2));
+    CHECK(cuMipmappedArrayDestroy(dm));
 }
 
 static NOINLINE void arrays_then_reset(void)
@@ -98,6 +111,7 @@ int main(int argc, char **argv)
 {
     CHECK(cudaFree(0));
     CUmemGenericAllocationHandle h = vmm_handle();
+    mipmapped_pairs();
     arrays_then_reset();
     CHECK(cuMemRelease(h)); /* the reset did not take it */
     array_in_destroyed_context();

@@ -5,12 +5,17 @@
  *           by USAGE_SIGNAL's number) instead of vramtrace_mark
  *   handled the program handles SIGUSR2 itself: the handler must run once
  *           per step and the tracer must not mark
+ *   early   EARLY_MARKS signals before the first CUDA call, then "signal"
+ *   busy    a thread allocates and frees in a loop while main sends it
+ *           BUSY_MARKS of the (queued, real-time) signal USAGE_SIGNAL, so
+ *           that some arrive while the tracer is busy on that thread
  *   oom     two holders, then a request the device cannot satisfy
  *   rank    one allocation on device $RANK, except rank 2 which (the
  *           classic bug) allocates on device 0
  * Peak (grow): during the last step the cache, the temporary and every
  * leak are live: CACHE + TEMP + STEPS * LEAK. */
 #include <cuda_runtime_api.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +31,9 @@
 #define OOM_SMALL_BYTES (20 << 20)
 #define OOM_REQUEST_BYTES (32 << 20)
 #define RANK_BYTES 3000000
+#define EARLY_MARKS 3
+#define BUSY_MARKS 200
+#define BUSY_BYTES 4093
 
 static volatile sig_atomic_t handled;
 
@@ -119,6 +127,37 @@ static NOINLINE int run_rank(void)
     return 0;
 }
 
+static volatile int stop_busy;
+
+static void *busy_allocating(void *arg)
+{
+    (void)arg;
+    while (!stop_busy) {
+        void *p;
+        CHECK(cudaMalloc(&p, BUSY_BYTES));
+        CHECK(cudaFree(p));
+    }
+    return NULL;
+}
+
+static int run_busy(int sig)
+{
+    pthread_t worker;
+    struct timespec pause = {0, 100 * 1000};
+    CHECK(cudaFree(0));
+    REQUIRE(pthread_create(&worker, NULL, busy_allocating, NULL) == 0);
+    for (int i = 0; i < BUSY_MARKS; i++) {
+        REQUIRE(pthread_kill(worker, sig) == 0);
+        nanosleep(&pause, NULL);
+    }
+    stop_busy = 1;
+    REQUIRE(pthread_join(worker, NULL) == 0);
+    void *p;
+    CHECK(cudaMalloc(&p, BUSY_BYTES)); /* an event after the last signal */
+    CHECK(cudaFree(p));
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "grow";
@@ -134,10 +173,17 @@ int main(int argc, char **argv)
         REQUIRE(handled == STEPS);
         return 0;
     }
+    if (!strcmp(mode, "early")) {
+        for (int i = 0; i < EARLY_MARKS; i++)
+            raise(SIGUSR2);
+        return run_steps(SIGUSR2);
+    }
+    if (!strcmp(mode, "busy"))
+        return run_busy(atoi(getenv("USAGE_SIGNAL") ? getenv("USAGE_SIGNAL") : "0"));
     if (!strcmp(mode, "oom"))
         return run_oom();
     if (!strcmp(mode, "rank"))
         return run_rank();
-    fprintf(stderr, "usage: usage grow|signal|handled|oom|rank\n");
+    fprintf(stderr, "usage: usage grow|signal|handled|early|busy|oom|rank\n");
     return 2;
 }

@@ -1494,6 +1494,19 @@ EXPORT CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVers
     return get_proc_address(symbol, pfn, cudaVersion, flags, symbolStatus);
 }
 
+/* What code built with --default-stream per-thread calls: the default
+ * flags mean the per-thread default stream variants. */
+EXPORT CUresult cuGetProcAddress_v2_ptsz(const char *symbol, void **pfn, int cudaVersion,
+                                         cuuint64_t flags,
+                                         CUdriverProcAddressQueryResult *symbolStatus)
+{
+    standin_log("cuGetProcAddress_v2_ptsz %s %d %llu", symbol ? symbol : "(null)", cudaVersion,
+                (unsigned long long)flags);
+    if (flags == CU_GET_PROC_ADDRESS_DEFAULT)
+        flags = CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM;
+    return get_proc_address(symbol, pfn, cudaVersion, flags, symbolStatus);
+}
+
 struct proc {
     const char *name;
     int version; /* the lowest cudaVersion that gets this entry */

@@ -200,6 +200,9 @@ CUresult CUDAAPI cuMipmappedArrayDestroy(CUmipmappedArray hMipmappedArray);
 
 CUresult CUDAAPI cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion,
                                      cuuint64_t flags, CUdriverProcAddressQueryResult *symbolStatus);
+CUresult CUDAAPI cuGetProcAddress_v2_ptsz(const char *symbol, void **pfn, int cudaVersion,
+                                          cuuint64_t flags,
+                                          CUdriverProcAddressQueryResult *symbolStatus);
 
 #if defined(__CUDA_API_VERSION_INTERNAL)
 /* The old ABIs, as the real cuda.h declares them for the driver itself. */

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Line and branch coverage of the test suite: builds BUILD_DIR (default
+# build-coverage) with meson's b_coverage, runs the plain suite there and
+# prints what gcovr counts, for the tracer (src/) and the CLI (tools/).
+#     tests/coverage.sh [BUILD_DIR]
+# The last lines: "coverage src/: N% of lines, N% of branches" and the same
+# for tools/. Exit status 1 when src/ is under VT_COVERAGE_MIN percent of its
+# lines (default 90), or when a test failed.
+set -u
+cd "$(dirname "$0")/.."
+dir=${1:-build-coverage}
+min=${VT_COVERAGE_MIN:-90}
+command -v gcovr >/dev/null || { echo "coverage: gcovr is missing (tools/install-deps.sh)"; exit 1; }
+# Atomic counters: the tracer counts from several threads at once.
+[ -f "$dir/build.ninja" ] || meson setup "$dir" -Db_coverage=true -Dbuildtype=debug \
+    -Dc_args=-fprofile-update=atomic >/dev/null || exit 1
+meson compile -C "$dir" >/dev/null || exit 1
+find "$dir" -name '*.gcda' -delete
+# A process that cannot write its counts (the setuid test's) says so on
+# stderr, where the tests expect nothing of the kind.
+GCOV_ERROR_FILE=/dev/null meson test -C "$dir" --num-processes 2 --no-rebuild >/dev/null
+tests_ok=$?
+status=0
+for part in src tools; do
+    line=$(gcovr --root . --object-directory "$dir" --filter "$part/" --print-summary \
+                 --output /dev/null 2>/dev/null)
+    lines=$(awk '/^lines:/ {print $2}' <<<"$line")
+    branches=$(awk '/^branches:/ {print $2}' <<<"$line")
+    echo "coverage $part/: ${lines:-?} of lines, ${branches:-?} of branches"
+    if [ "$part" = src ] && ! awk -v l="${lines%\%}" -v m="$min" 'BEGIN { exit !(l >= m) }'; then
+        echo "coverage: src/ is under ${min}% of its lines"
+        status=1
+    fi
+done
+[ $tests_ok -eq 0 ] || { echo "coverage: some tests failed in $dir"; status=1; }
+exit $status
