@@ -251,7 +251,7 @@ static CUresult do_alloc(uintptr_t *key, size_t bytes, int kind, int device, str
     pthread_mutex_lock(&g_lock);
     HASH_ADD(hh, g_allocs, key, sizeof a->key, a);
     pthread_mutex_unlock(&g_lock);
-    *key = a->key;
+    *key = (uintptr_t)mem; /* not a->key: a teardown on another thread may free it now */
     return CUDA_SUCCESS;
 }
 
