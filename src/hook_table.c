@@ -82,9 +82,10 @@ void *vt_hook_real_for(enum vt_hook_id id, const void *caller)
 {
     struct hook *h = &hooks[id];
     void *real, *seen;
-    if (vt_chained_real(caller, &h->chained, &real))
+    if (vt_caller_cache_find(&h->chained, caller, &real))
         return real;
-    real = vt_wrapped_real(h->name, caller, &h->callers);
+    if (!vt_caller_cache_find(&h->callers, caller, &real))
+        real = vt_wrapped_real(h->name, caller, &h->callers);
     if (real == VT_BY_NAME)
         return vt_hook_real(id);
     seen = __atomic_load_n(&h->seen, __ATOMIC_ACQUIRE);

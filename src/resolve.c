@@ -119,20 +119,6 @@ void *vt_driver_function(const char *name)
     return NULL;
 }
 
-/* A call site is looked up by address range, without dladdr: this runs on
- * every hooked call. */
-static int cached(struct vt_caller_cache *cache, uintptr_t caller, void **real)
-{
-    unsigned used = __atomic_load_n(&cache->used, __ATOMIC_ACQUIRE);
-    for (unsigned i = 0; i < used && i < VT_CALLER_CACHE_SIZE; i++)
-        if (caller >= cache->entries[i].start &&
-            caller < __atomic_load_n(&cache->entries[i].end, __ATOMIC_ACQUIRE)) {
-            *real = cache->entries[i].real;
-            return 1;
-        }
-    return 0;
-}
-
 /* Caches REAL for the object loaded at BASE (its ELF header) with load bias
  * BIAS: its extent comes from its program headers in memory. */
 static void remember(struct vt_caller_cache *cache, const void *base, uintptr_t bias, void *real)
@@ -221,7 +207,7 @@ static void *resolve_for(const char *name, const void *caller, struct vt_caller_
     struct link_map *object = NULL;
     const char *version;
     void *real, *own;
-    if (cached(cache, (uintptr_t)caller, &real))
+    if (vt_caller_cache_find(cache, caller, &real))
         return real;
     if (!dladdr1(caller, &info, (void **)&object, RTLD_DL_LINKMAP) || !object)
         return runtime ? vt_find_real(name) : VT_BY_POINTER;
@@ -252,7 +238,7 @@ void vt_note_chained(const char *name, const void *caller, struct vt_caller_cach
     Dl_info info;
     struct link_map *object = NULL;
     void *real, *own;
-    if (cached(cache, (uintptr_t)caller, &real) ||
+    if (vt_caller_cache_find(cache, caller, &real) ||
         !dladdr1(caller, &info, (void **)&object, RTLD_DL_LINKMAP) || !object ||
         object == own_map() || !info.dli_fbase)
         return;
@@ -260,11 +246,6 @@ void vt_note_chained(const char *name, const void *caller, struct vt_caller_cach
     real = after_wrapper(object, own, name);
     if (real)
         remember(cache, info.dli_fbase, object->l_addr, real);
-}
-
-int vt_chained_real(const void *caller, struct vt_caller_cache *cache, void **real)
-{
-    return cached(cache, (uintptr_t)caller, real);
 }
 
 int vt_loaded_before_us(const void *p)

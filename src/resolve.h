@@ -51,6 +51,22 @@ struct vt_caller_cache {
 };
 void *vt_real_for_caller(const char *name, const void *caller, struct vt_caller_cache *cache);
 
+/* 1 and *REAL when CACHE holds CALLER's object (by address range, without
+ * dladdr: this runs on every hooked call). */
+static inline int vt_caller_cache_find(struct vt_caller_cache *cache, const void *caller,
+                                       void **real)
+{
+    unsigned used = __atomic_load_n(&cache->used, __ATOMIC_ACQUIRE);
+    uintptr_t at = (uintptr_t)caller;
+    for (unsigned i = 0; i < used && i < VT_CALLER_CACHE_SIZE; i++)
+        if (at >= cache->entries[i].start &&
+            at < __atomic_load_n(&cache->entries[i].end, __ATOMIC_ACQUIRE)) {
+            *real = cache->entries[i].real;
+            return 1;
+        }
+    return 0;
+}
+
 /* For the driver hooks, which are also handed out as pointers (by lookups
  * we answer with a wrapper): the next definition for a CALLER that wraps
  * NAME itself; else VT_BY_NAME for a caller that imports NAME (bound to us
@@ -62,8 +78,6 @@ void *vt_wrapped_real(const char *name, const void *caller, struct vt_caller_cac
 /* CALLER asked dlsym(RTLD_NEXT, NAME) and was given ours: it chains to us, and
  * its calls go on to the next definition after it. Noted in CACHE. */
 void vt_note_chained(const char *name, const void *caller, struct vt_caller_cache *cache);
-/* 1 and *REAL when CALLER's object was noted as chained in CACHE. */
-int vt_chained_real(const void *caller, struct vt_caller_cache *cache, void **real);
 
 /* 1 when P lies in an object loaded before us (the program, or a library
  * preloaded ahead of us). */

@@ -186,7 +186,8 @@ void vt_stack_capture(struct vt_stack *stack)
     tracer_range(&start, &end);
     /* The outermost tracer frame: a runtime wrapper of ours may sit below
      * the runtime that called our driver wrapper. */
-    for (int i = 0; i < n && (!stack->dropped || i < stack->cut_at); i++)
+    int scanned = stack->dropped ? stack->cut_at : n; /* tracer frames are innermost */
+    for (int i = 0; i < scanned; i++)
         if (frames[i] >= start && frames[i] < end)
             first = i + 1;
     stack->count = n > first ? n - first : 0;
