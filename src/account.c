@@ -1,6 +1,7 @@
 #include "account.h"
 
 #include "format.h"
+#include "freed.h"
 #include "resolve.h"
 #include "stacks.h"
 #include "tracer.h"
@@ -92,3 +93,11 @@ void vt_account_alloc(CUresult result, struct vt_alloc_info info)
     errno = saved;
 }
 
+
+const struct vt_stack *vt_account_free_stack(struct vt_stack *buffer)
+{
+    if (!vt_free_stacks_enabled())
+        return NULL;
+    vt_stack_capture(buffer);
+    return buffer;
+}

@@ -21,4 +21,8 @@ CUresult vt_account_contexts_changed(CUresult result);
  * then releases the guard taken by vt_enter(). errno is preserved. */
 void vt_account_alloc(CUresult result, struct vt_alloc_info info);
 
+/* The stack of a free, captured into BUFFER when free stacks are recorded
+ * (VRAMTRACE_FREE_STACKS=1); NULL otherwise. */
+const struct vt_stack *vt_account_free_stack(struct vt_stack *buffer);
+
 #endif

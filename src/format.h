@@ -50,7 +50,10 @@ enum vt_record_type {
     /* varint pid, varint ppid, varint start_real_ns (since the epoch),
      * varint start_mono_ns, str exe path, str hostname, varint argc,
      * argc x str argv, then (appended) str rank: RANK / LOCAL_RANK /
-     * OMPI_COMM_WORLD_RANK / SLURM_PROCID, empty when none is set */
+     * OMPI_COMM_WORLD_RANK / SLURM_PROCID, empty when none is set, then
+     * (appended) varint start ticks (field 22 of /proc/PID/stat: clock
+     * ticks since boot) and str boot id (/proc/sys/kernel/random/boot_id):
+     * with the pid and hostname they tell whether the writer still runs */
     VT_REC_PROCESS = 1,
     /* varint module id, varint load bias, varint start, varint end
      * (lowest and one past the highest address of its PT_LOAD segments,
@@ -78,7 +81,8 @@ enum vt_record_type {
     VT_REC_MARK = 7,
     /* varint dt, u8 reason (enum vt_end_reason), varint live allocations
      * the tracer still held, varint signal (VT_END_SIGNAL: its number; else
-     * 0; absent in dumps written before it was added) */
+     * 0; absent in dumps written before it was added), then (appended)
+     * varint exit status (VT_END_UNDERSCORE_EXIT: _exit's argument; else 0) */
     VT_REC_END = 8,
     /* A Python source location. varint id (1, 2, ...), str function
      * (qualified name where the interpreter has one), str file, varint line */
@@ -110,8 +114,23 @@ enum vt_record_type {
      * its time (ns since PROCESS.start_mono), varint device count, per
      * device: svarint device, varint peak live bytes, varint its time. */
     VT_REC_TOTALS = 13,
-    VT_REC_MAX_KNOWN = 13,
+    /* A free the driver refused, with what is known of it (the FREE or
+     * ALLOC record, or in aggregate mode TOTALS, still counts it; this one
+     * only tells where). varint dt, varint address (absolute), u8 api,
+     * u8 flags (VT_ADDR_HANDLE, VT_BAD_FREE_*), varint tid, varint error
+     * (the driver's CUresult), varint stack id of the refused free (0 none);
+     * the allocation (VT_BAD_FREE_ALLOC_KNOWN, else zeros): varint stack id,
+     * u8 api, u8 kind, svarint device, varint size; the first free of a
+     * double free (VT_BAD_FREE_DOUBLE, else zeros): varint time (ns since
+     * PROCESS.start_mono), u8 api, varint tid, varint stack id (0: not
+     * recorded, see VRAMTRACE_FREE_STACKS). */
+    VT_REC_BAD_FREE = 16,
+    VT_REC_MAX_KNOWN = 16,
 };
+
+/* BAD_FREE flags. */
+#define VT_BAD_FREE_ALLOC_KNOWN 0x01 /* the allocation it tried to free is known */
+#define VT_BAD_FREE_DOUBLE 0x02      /* it had been freed already: a double free */
 
 /* Aggregate mode: the sample interval doubles after this many samples. */
 #define VT_SAMPLES_PER_INTERVAL 512
@@ -119,6 +138,8 @@ enum vt_record_type {
 enum vt_end_reason {
     VT_END_EXIT = 0,          /* normal exit: library destructor ran */
     VT_END_SIGNAL = 1,        /* a fatal signal: written by the tracer's handler */
+    VT_END_EXEC = 2,          /* exec replaced the program */
+    VT_END_UNDERSCORE_EXIT = 3, /* _exit / _Exit: no destructors ran */
 };
 
 /* ALLOC kind|flags byte: low 4 bits kind, then flags. */

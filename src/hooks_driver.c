@@ -142,11 +142,13 @@ VT_EXPORT CUresult cuMemHostAlloc(void **pp, size_t size, unsigned int flags)
 #define TRACED_FREE(key, space, driver_api, stream, free_call)                              \
     do {                                                                                    \
         struct vt_pending_free pending;                                                     \
-        unsigned api = vt_called_api(driver_api);                                              \
-        vt_track_free_begin((key), (space), api, (stream), &pending);                       \
+        struct vt_stack stack_buffer;                                                       \
+        const struct vt_stack *stack = vt_account_free_stack(&stack_buffer);                \
+        unsigned api = vt_called_api(driver_api);                                           \
+        vt_track_free_begin((key), (space), api, (stream), stack, &pending);                \
         CUresult r = (free_call);                                                           \
         int saved = errno;                                                                  \
-        vt_track_free_end((key), (space), api, (stream), &pending, r == CUDA_SUCCESS);      \
+        vt_track_free_end((key), (space), api, (stream), stack, &pending, (int)r);          \
         vt_leave();                                                                         \
         errno = saved;                                                                      \
         return r;                                                                           \

@@ -37,6 +37,11 @@ uint64_t vt_rec_last_time(void)
     return delta.last_time;
 }
 
+void vt_rec_rewind_time(uint64_t last_time)
+{
+    delta.last_time = last_time;
+}
+
 static void put_varint(struct buf *b, uint64_t v)
 {
     if (b->len + VT_VARINT_MAX > b->cap) {
@@ -124,6 +129,31 @@ static void put_argv(struct buf *b)
         put_str(b, cmdline + i);
 }
 
+/* Field 22 of /proc/self/stat: when the process started, in clock ticks
+ * since boot (after the command name, which may hold spaces and ')'). */
+uint64_t vt_rec_start_ticks(void)
+{
+    char stat[1024];
+    size_t len = read_proc("/proc/self/stat", stat, sizeof stat - 1);
+    uint64_t ticks = 0;
+    stat[len] = '\0';
+    char *p = strrchr(stat, ')');
+    for (int field = 2; p && field < 22; field++)
+        p = strchr(p + 1, ' ');
+    for (p = p ? p + 1 : NULL; p && *p >= '0' && *p <= '9'; p++)
+        ticks = ticks * 10 + (uint64_t)(*p - '0');
+    return ticks;
+}
+
+static void put_boot_id(struct buf *b)
+{
+    char id[64];
+    size_t len = read_proc("/proc/sys/kernel/random/boot_id", id, sizeof id - 1);
+    while (len && (id[len - 1] == '\n' || id[len - 1] == ' '))
+        len--;
+    put_bytes(b, id, len);
+}
+
 int vt_rec_process(void)
 {
     static uint8_t data[PROCESS_BUFFER];
@@ -145,6 +175,8 @@ int vt_rec_process(void)
     put_argv(&b);
     vt_config_rank(rank, sizeof rank);
     put_str(&b, rank);
+    put_varint(&b, vt_rec_start_ticks());
+    put_boot_id(&b);
     return emit(VT_REC_PROCESS, &b);
 }
 
@@ -265,14 +297,15 @@ int vt_rec_mark(const char *label)
     return emit(VT_REC_MARK, &b);
 }
 
-int vt_rec_end(unsigned reason, uint64_t live_allocations, int signal)
+int vt_rec_end(unsigned reason, uint64_t live_allocations, int signal, int status)
 {
-    uint8_t data[4 * VT_VARINT_MAX];
+    uint8_t data[5 * VT_VARINT_MAX];
     struct buf b = {data, 0, sizeof data, 0};
     put_time(&b, vt_now_ns());
     put_u8(&b, (uint8_t)reason);
     put_varint(&b, live_allocations);
     put_varint(&b, (uint64_t)(unsigned)signal);
+    put_varint(&b, (uint64_t)(unsigned)status);
     return emit(VT_REC_END, &b);
 }
 
@@ -347,4 +380,27 @@ int vt_rec_totals(uint8_t *buf, size_t cap, const struct vt_agg_counts *c,
         put_since_start(&b, devices[i].peak_ns);
     }
     return emit(VT_REC_TOTALS, &b);
+}
+
+int vt_rec_bad_free(const struct vt_bad_free *f)
+{
+    uint8_t data[20 * VT_VARINT_MAX];
+    struct buf b = {data, 0, sizeof data, 0};
+    put_time(&b, f->time_ns);
+    put_varint(&b, f->address);
+    put_u8(&b, (uint8_t)f->api);
+    put_u8(&b, (uint8_t)f->flags);
+    put_varint(&b, (uint64_t)vt_tid());
+    put_varint(&b, (uint64_t)(unsigned)f->error);
+    put_varint(&b, f->stack);
+    put_varint(&b, f->alloc_stack);
+    put_u8(&b, (uint8_t)f->alloc_api);
+    put_u8(&b, (uint8_t)f->alloc_kind);
+    put_varint(&b, vt_zigzag(f->alloc_device));
+    put_varint(&b, f->alloc_size);
+    put_since_start(&b, f->first_free_ns);
+    put_u8(&b, (uint8_t)f->first_free_api);
+    put_varint(&b, (uint64_t)f->first_free_tid);
+    put_varint(&b, f->first_free_stack);
+    return emit(VT_REC_BAD_FREE, &b);
 }

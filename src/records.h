@@ -29,6 +29,11 @@ struct vt_alloc_event {
 uint64_t vt_now_ns(void);
 /* The time of the last timed record written (vt_now_ns's clock). */
 uint64_t vt_rec_last_time(void);
+/* Records after LAST_TIME were erased (vt_writer_rewind): deltas go on from it. */
+void vt_rec_rewind_time(uint64_t last_time);
+
+/* When this process started (field 22 of /proc/self/stat), as PROCESS records it. */
+uint64_t vt_rec_start_ticks(void);
 
 /* Writes PROCESS and restarts the time and address deltas. */
 int vt_rec_process(void);
@@ -77,7 +82,25 @@ int vt_rec_sample(uint8_t *buf, size_t cap, const struct vt_agg_counts *c,
 int vt_rec_sites(uint8_t *buf, size_t cap, const struct vt_agg_site *sites, size_t n);
 int vt_rec_totals(uint8_t *buf, size_t cap, const struct vt_agg_counts *c,
                   const struct vt_agg_device *devices, size_t ndevices);
-/* SIGNAL: the fatal signal for VT_END_SIGNAL, else 0. Async-signal-safe. */
-int vt_rec_end(unsigned reason, uint64_t live_allocations, int signal);
+/* SIGNAL: the fatal signal for VT_END_SIGNAL, else 0; STATUS: _exit's
+ * argument for VT_END_UNDERSCORE_EXIT, else 0. Async-signal-safe. */
+int vt_rec_end(unsigned reason, uint64_t live_allocations, int signal, int status);
+
+/* A free the driver refused (format.h, BAD_FREE). Times: vt_now_ns's clock. */
+struct vt_bad_free {
+    uint64_t time_ns, address;
+    unsigned api, flags;             /* VT_ADDR_HANDLE, VT_BAD_FREE_* */
+    int error;
+    uint32_t stack;                  /* of the refused free */
+    uint32_t alloc_stack;            /* VT_BAD_FREE_ALLOC_KNOWN */
+    unsigned alloc_api, alloc_kind;
+    int alloc_device;
+    uint64_t alloc_size;
+    uint64_t first_free_ns;          /* VT_BAD_FREE_DOUBLE */
+    unsigned first_free_api;
+    pid_t first_free_tid;
+    uint32_t first_free_stack;       /* 0: not recorded */
+};
+int vt_rec_bad_free(const struct vt_bad_free *f);
 
 #endif
