@@ -83,7 +83,8 @@ static int own_earlier_dump(const char *path)
     ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf) : -1;
     if (fd >= 0)
         close(fd);
-    if (n < VT_HEADER_LEN + 2 || memcmp(buf, VT_MAGIC, VT_MAGIC_LEN) || buf[VT_HEADER_LEN] != VT_REC_PROCESS)
+    if (n < VT_HEADER_LEN + 2 || memcmp(buf, VT_MAGIC, VT_MAGIC_LEN) ||
+        buf[VT_HEADER_LEN] != VT_REC_PROCESS)
         return 0;
     const uint8_t *p = buf + VT_HEADER_LEN + 1, *end = buf + n;
     uint64_t len, pid, skip, argc, ticks;

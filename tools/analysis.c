@@ -135,21 +135,27 @@ static void on_failed(void *ctx, const struct vt_failed_event *ev)
 static void on_mark(void *ctx, const struct vt_mark_event *ev)
 {
     struct vt_analysis *a = ctx;
-    if (a->marks++ == 0)
+    if (a->marks++ == a->skip)
         a->first_mark_live_bytes = a->live_bytes;
     a->last_mark_live_bytes = a->live_bytes;
     vt_usage_mark(&a->usage, ev->time_ns, ev->label);
 }
 
+static void on_bad_free(void *ctx, const struct vt_bad_free_event *ev)
+{
+    struct vt_analysis *a = ctx;
+    vt_invalid_frees_add(&a->bad_frees, ev);   /* counted by its FREE, ALLOC or TOTALS record */
+}
+
 const struct vt_event_sink vt_analysis_sink = {on_alloc, on_free, on_failed, on_mark,
                                                vt_aggregate_sample, vt_aggregate_sites,
-                                               vt_aggregate_totals};
+                                               vt_aggregate_totals, on_bad_free};
 
 int64_t vt_analysis_growth(const struct vt_analysis *a)
 {
-    if (a->marks == 0)
+    if (a->marks <= a->skip)
         return (int64_t)a->summary.leaked_bytes;
-    uint64_t last = a->marks == 1 ? a->live_bytes : a->last_mark_live_bytes;
+    uint64_t last = a->marks == a->skip + 1 ? a->live_bytes : a->last_mark_live_bytes;
     return (int64_t)(last - a->first_mark_live_bytes);
 }
 
@@ -253,6 +259,7 @@ void vt_analysis_free(struct vt_analysis *a)
     vt_live_free(&a->live);
     vt_usage_free(&a->usage);
     vt_aggregate_free(&a->agg);
+    vt_invalid_frees_free(&a->bad_frees);
     HASH_ITER(hh, a->failure_table, f, ftmp) {
         HASH_DEL(a->failure_table, f);
         free(f);

@@ -9,6 +9,7 @@
 #include "aggregate_replay.h"
 #include "dump_reader.h"
 #include "format.h"
+#include "invalid_frees.h"
 #include "live_table.h"
 #include "usage_series.h"
 
@@ -23,6 +24,9 @@ struct vt_summary {
     uint64_t failed_allocations, invalid_frees, untraced_frees;
     uint64_t teardown_freed_bytes, teardown_freed_allocations;
     uint64_t suppressed_bytes, suppressed_allocations;   /* left out of the above */
+    /* device + managed still allocated when the dump ends: the leaked
+     * bytes when the process ended on its own (ending.h), else only live */
+    uint64_t live_at_end_bytes, live_at_end_allocations;
 };
 
 /* Allocations still live at the end, from one call site. */
@@ -66,13 +70,16 @@ struct vt_analysis {
     struct vt_live_table live;
     struct vt_failure_entry *failure_table;
     uint64_t live_bytes;            /* device + managed */
-    /* markers: how many, and the live bytes at the first and the last */
+    /* markers: how many, and the live bytes at the first after the skip
+     * warm-up markers and at the last */
     uint64_t marks, first_mark_live_bytes, last_mark_live_bytes;
     /* usage over time; set skip (warm-up markers) before the replay */
     struct vt_usage usage;
     size_t skip;
     /* aggregate mode: what SAMPLE, SITES and TOTALS records said */
     struct vt_aggregate agg;
+    /* where the refused frees came from (BAD_FREE records) */
+    struct vt_invalid_frees bad_frees;
 };
 
 extern const struct vt_event_sink vt_analysis_sink;
@@ -81,9 +88,10 @@ extern const struct vt_event_sink vt_analysis_sink;
 void vt_analysis_finish(struct vt_analysis *a);
 void vt_analysis_free(struct vt_analysis *a);
 
-/* Growth of live device + managed bytes from the first marker to the last
- * (one marker: to the end; negative when it shrank). Without markers, the
- * leaked bytes (call after vt_analysis_finish and any suppressing). */
+/* Growth of live device + managed bytes from the first marker after the
+ * skip warm-up ones to the last (one marker: to the end; negative when it
+ * shrank). Without markers after the skip, the leaked bytes (call after
+ * vt_analysis_finish and any suppressing). */
 int64_t vt_analysis_growth(const struct vt_analysis *a);
 
 /* Page-locked host memory is listed, but counted apart. */

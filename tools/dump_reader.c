@@ -147,6 +147,7 @@ static void free_process(struct vt_process *proc)
         free(proc->argv[i]);
     free(proc->argv);
     free(proc->rank);
+    free(proc->boot_id);
     memset(proc, 0, sizeof *proc);
 }
 
@@ -169,6 +170,9 @@ static bool read_process(struct reader *r, struct cursor *c)
         if (!get_str(r, c, "argv", &proc->argv[proc->argc]))
             return false;
     if (c->p < c->end && !get_str(r, c, "rank", &proc->rank))
+        return false;
+    if (c->p < c->end && (!get_varint(r, c, "start ticks", &proc->start_ticks) ||
+                          !get_str(r, c, "boot id", &proc->boot_id)))
         return false;
     if (proc->rank && !proc->rank[0]) {
         free(proc->rank);
@@ -392,10 +396,16 @@ static bool read_mark(struct reader *r, struct cursor *c)
     return true;
 }
 
+static const char *const end_names[] = {
+    [VT_END_EXIT] = "exit", [VT_END_SIGNAL] = "signal", [VT_END_EXEC] = "exec",
+    [VT_END_UNDERSCORE_EXIT] = "_exit",
+};
+
 static bool read_end(struct reader *r, struct cursor *c)
 {
     unsigned reason = 0;
-    uint64_t live, sig = 0;   /* live: the tracer's own count; the replay makes its own */
+    /* live: the tracer's own count; the replay makes its own */
+    uint64_t live, sig = 0, status = 0;
     const uint8_t *reason_at;
     if (!get_dt(r, c))
         return false;
@@ -404,16 +414,64 @@ static bool read_end(struct reader *r, struct cursor *c)
         return false;
     if (c->p < c->end && !get_varint(r, c, "signal", &sig))   /* absent in older dumps */
         return false;
+    if (c->p < c->end && !get_varint(r, c, "exit status", &status))
+        return false;
     if (reason == VT_END_SIGNAL && (sig == 0 || sig >= 1024))
         return fail(r, reason_at, "corrupt END record: signal %llu", (unsigned long long)sig);
-    r->dump->complete = true;
+    r->dump->complete = r->dump->has_footer = true;
+    r->dump->end_reason = reason;
     r->dump->end_signal = reason == VT_END_SIGNAL ? (int)sig : 0;
-    if (reason == VT_END_EXIT)
-        snprintf(r->dump->end, sizeof r->dump->end, "exit");
-    else if (reason == VT_END_SIGNAL)
-        snprintf(r->dump->end, sizeof r->dump->end, "signal");
+    r->dump->end_status = reason == VT_END_UNDERSCORE_EXIT ? (int)(status & 0xff) : 0;
+    if (reason < sizeof end_names / sizeof end_names[0])
+        snprintf(r->dump->end, sizeof r->dump->end, "%s", end_names[reason]);
     else
         snprintf(r->dump->end, sizeof r->dump->end, "end reason %u", reason);
+    return true;
+}
+
+static bool read_bad_free_body(struct reader *r, struct cursor *c,
+                               struct vt_bad_free_event *ev)
+{
+    const uint8_t *stack_at, *alloc_at, *first_at;
+    if (!get_dt(r, c) || !get_varint(r, c, "address", &ev->address) ||
+        !get_u8(r, c, "api", &ev->api) || !get_u8(r, c, "flags", &ev->flags) ||
+        !get_varint(r, c, "tid", &ev->tid) || !get_varint(r, c, "error", &ev->error))
+        return false;
+    stack_at = c->p;
+    if (!get_varint(r, c, "stack id", &ev->stack_id) || !check_stack_ref(r, stack_at, ev->stack_id))
+        return false;
+    alloc_at = c->p;
+    if (!get_varint(r, c, "allocation stack id", &ev->alloc_stack_id) ||
+        !check_stack_ref(r, alloc_at, ev->alloc_stack_id) ||
+        !get_u8(r, c, "allocation api", &ev->alloc_api) ||
+        !get_u8(r, c, "allocation kind", &ev->alloc_kind) ||
+        !get_svarint(r, c, "allocation device", &ev->alloc_device) ||
+        !get_varint(r, c, "allocation size", &ev->alloc_size))
+        return false;
+    first_at = c->p;
+    if (!get_varint(r, c, "first free time", &ev->first_free_ns) ||
+        !get_u8(r, c, "first free api", &ev->first_free_api) ||
+        !get_varint(r, c, "first free tid", &ev->first_free_tid))
+        return false;
+    stack_at = c->p;
+    if (!get_varint(r, c, "first free stack id", &ev->first_free_stack_id) ||
+        !check_stack_ref(r, stack_at, ev->first_free_stack_id))
+        return false;
+    if ((ev->flags & VT_BAD_FREE_ALLOC_KNOWN) && ev->alloc_kind >= VT_KIND_COUNT)
+        return fail(r, alloc_at, "corrupt BAD_FREE record: unknown kind %u", ev->alloc_kind);
+    if (ev->first_free_ns > r->time_ns)
+        return fail(r, first_at, "corrupt BAD_FREE record: first free after the record");
+    return true;
+}
+
+static bool read_bad_free(struct reader *r, struct cursor *c)
+{
+    struct vt_bad_free_event ev = {0};
+    if (!read_bad_free_body(r, c, &ev))
+        return false;
+    ev.time_ns = r->time_ns;
+    if (r->sink->bad_free)
+        r->sink->bad_free(r->ctx, &ev);
     return true;
 }
 
@@ -577,7 +635,7 @@ static const struct {
     [VT_REC_MARK] = {"MARK", read_mark},          [VT_REC_END] = {"END", read_end},
     [VT_REC_PYFRAME] = {"PYFRAME", read_pyframe}, [VT_REC_PYSTACK] = {"PYSTACK", read_pystack},
     [VT_REC_SAMPLE] = {"SAMPLE", read_sample},    [VT_REC_SITES] = {"SITES", read_sites},
-    [VT_REC_TOTALS] = {"TOTALS", read_totals},
+    [VT_REC_TOTALS] = {"TOTALS", read_totals},    [VT_REC_BAD_FREE] = {"BAD_FREE", read_bad_free},
 };
 
 /* Trailing bytes in a known record are fields a newer writer appended:
@@ -730,7 +788,7 @@ int vt_dump_read_memory(const char *path, const uint8_t *data, size_t size,
     else if (!(ok = read_records(&r)))
         print_error(path, &r, true);
     else if (!dump->complete && !dump->end[0])
-        snprintf(dump->end, sizeof dump->end, "no footer (process killed?)");
+        snprintf(dump->end, sizeof dump->end, "no footer");
     return ok ? 0 : -1;
 }
 

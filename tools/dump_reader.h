@@ -20,6 +20,10 @@ struct vt_process {
     size_t argc;
     char **argv;
     char *rank;               /* NULL: not recorded or not set */
+    /* who wrote it, to tell whether it still runs (ending.h); 0 / NULL in
+     * dumps written before they were recorded */
+    uint64_t start_ticks;     /* /proc/PID/stat field 22 */
+    char *boot_id;
 };
 
 struct vt_module {
@@ -72,6 +76,17 @@ struct vt_mark_event {
     const char *label;        /* valid during the call */
 };
 
+/* A free the driver refused (BAD_FREE): where, and what it tried to free. */
+struct vt_bad_free_event {
+    uint64_t time_ns, address, tid, error, stack_id;
+    unsigned api, flags;          /* VT_ADDR_HANDLE, VT_BAD_FREE_* */
+    uint64_t alloc_stack_id, alloc_size;
+    unsigned alloc_api, alloc_kind;
+    int64_t alloc_device;
+    uint64_t first_free_ns, first_free_tid, first_free_stack_id;
+    unsigned first_free_api;
+};
+
 /* Aggregate mode: one call site in a SAMPLE (live only) or SITES record. */
 struct vt_site_state {
     uint64_t stack_id;
@@ -118,6 +133,7 @@ struct vt_event_sink {
     void (*sample)(void *ctx, const struct vt_sample_event *ev);
     void (*sites)(void *ctx, const struct vt_sites_event *ev);
     void (*totals)(void *ctx, const struct vt_totals_event *ev);
+    void (*bad_free)(void *ctx, const struct vt_bad_free_event *ev);   /* may be NULL */
 };
 
 struct vt_dump {
@@ -130,8 +146,11 @@ struct vt_dump {
     struct vt_stack *stacks;      /* uthash, by id */
     struct vt_pyframe *pyframes;  /* uthash, by id */
     bool complete;                /* END record read and nothing cut off */
+    bool has_footer;              /* an END record was read */
+    unsigned end_reason;          /* its reason (enum vt_end_reason) */
     char end[192];                /* how the data ended, for the report */
     int end_signal;               /* the fatal signal when end is "signal", else 0 */
+    int end_status;               /* _exit's argument when end is "_exit" */
     uint64_t last_time_ns;        /* of the last timed record */
 };
 

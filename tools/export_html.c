@@ -243,7 +243,11 @@ static void put_where(unsigned api, unsigned kind, int64_t device, FILE *out)
 static void leaks_table(const struct vt_report *r, FILE *out)
 {
     const struct vt_analysis *a = r->analysis;
-    fputs("<h2 id=\"leaks\">Leaks at exit</h2>\n", out);
+    if (r->live_not_leaked)
+        fputs("<h2 id=\"leaks\">Live at the end (not leaks: the process did not end on its "
+              "own)</h2>\n", out);
+    else
+        fputs("<h2 id=\"leaks\">Leaks at exit</h2>\n", out);
     if (a->nleaks == 0) {
         fputs("<p>All memory was freed.</p>\n", out);
         return;
@@ -363,6 +367,54 @@ static void failures_table(const struct vt_report *r, FILE *out)
     fputs("</tbody></table>\n", out);
 }
 
+/* What the address of a refused free was: an allocation (its stack), freed
+ * before (where, when), or nothing the tracer knows. */
+static void put_bad_free_target(const struct vt_report *r, size_t i, FILE *out)
+{
+    const struct vt_bad_free_event *e = &r->analysis->bad_frees.list[i].first;
+    const struct vt_site *sites = &r->invalid_sites[3 * i];
+    char time[32];
+    if (!(e->flags & VT_BAD_FREE_ALLOC_KNOWN)) {
+        fputs("<td>no allocation the tracer saw, nor one freed lately</td><td></td>", out);
+        return;
+    }
+    put_stack(&sites[1], false, out);
+    if (!(e->flags & VT_BAD_FREE_DOUBLE)) {
+        fputs("<td>still allocated: the driver refused this free</td>", out);
+        return;
+    }
+    if (e->first_free_stack_id) {
+        put_stack(&sites[2], false, out);
+        return;
+    }
+    fprintf(out, "<td>at %s on thread %" PRIu64 " via ", vt_format_time(e->first_free_ns, time),
+            e->first_free_tid);
+    put_text(vt_api_label(sites[2].api), out);
+    fputs(" (stack: VRAMTRACE_FREE_STACKS=1)</td>", out);
+}
+
+static void invalid_frees_table(const struct vt_report *r, FILE *out)
+{
+    const struct vt_invalid_frees *f = &r->analysis->bad_frees;
+    if (f->n == 0)
+        return;
+    fputs("<h2 id=\"invalid\">Invalid frees</h2>\n<table><thead><tr><th>Address</th>"
+          "<th class=\"num\">Times</th><th>Kind</th><th>API</th><th>Freed at</th>"
+          "<th>Allocated at</th><th>First freed at</th></tr></thead><tbody>\n", out);
+    for (size_t i = 0; i < r->invalid_shown; i++) {
+        const struct vt_invalid_free *e = &f->list[i];
+        fprintf(out, "<tr><td><code>0x%" PRIx64 "</code></td><td class=\"num\">%" PRIu64
+                "</td><td>%s</td><td>", e->first.address, e->count,
+                e->first.flags & VT_BAD_FREE_DOUBLE ? "double free" : "invalid free");
+        put_text(vt_api_label(r->invalid_sites[3 * i].api), out);
+        fputs("</td>", out);
+        put_stack(&r->invalid_sites[3 * i], i == 0, out);
+        put_bad_free_target(r, i, out);
+        fputs("</tr>\n", out);
+    }
+    fputs("</tbody></table>\n", out);
+}
+
 /* ---- the page ---- */
 
 static void card(const char *label, uint64_t bytes, bool bad, FILE *out)
@@ -395,13 +447,22 @@ static void header(const struct vt_report *r, FILE *out)
     fprintf(out, ", %s traced; dump <code>", vt_format_time(r->dump->last_time_ns, time));
     put_text(r->path, out);
     fputs("</code></p>\n", out);
-    if (!r->dump->complete) {
+    char sentence[320];
+    if (vt_ending_sentence(&r->ending, sentence, sizeof sentence)) {
+        fputs("<p class=\"warn\">", out);
+        put_text(sentence, out);
+        fputs(".</p>\n", out);
+    }
+    if (!r->dump->complete && strcmp(r->dump->end, "no footer") != 0) {
         fputs("<p class=\"warn\">Partial dump: ", out);
         put_text(r->dump->end, out);
         fputs("; the report covers what was read.</p>\n", out);
     }
     fputs("<div class=\"cards\">\n", out);
-    card("device memory leaked", s->leaked_bytes, s->leaked_bytes > 0, out);
+    if (r->live_not_leaked)
+        card("device memory live at the end", s->live_at_end_bytes, false, out);
+    else
+        card("device memory leaked", s->leaked_bytes, s->leaked_bytes > 0, out);
     card("peak", s->peak_bytes, false, out);
     count_card("allocations", s->allocations, false, out);
     count_card("frees", s->frees, false, out);
@@ -438,6 +499,7 @@ void vt_render_html(const struct vt_report *r, FILE *out)
     leaks_table(r, out);
     peak_tables(r, out);
     failures_table(r, out);
+    invalid_frees_table(r, out);
     fputs(script, out);
     fputs("</body>\n</html>\n", out);
 }

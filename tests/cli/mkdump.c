@@ -9,7 +9,10 @@
  * writes OUT.expect.json: the functions and lines those frames must
  * resolve to. %p in OUT becomes the pid (like VRAMTRACE_OUTPUT). With
  * --atomic the dump is written to a temporary file and renamed over OUT at
- * the end (so a preloaded tracer writing the same path cannot mix in). */
+ * the end (so a preloaded tracer writing the same path cannot mix in).
+ * Under `vramtrace run` (VRAMTRACE_MANIFEST set) it lists OUT in the run's
+ * manifest as the library does (absolute path, NUL-terminated), so run
+ * reports it. */
 #include <elf.h>
 #include <link.h>
 #include <stdarg.h>
@@ -596,6 +599,23 @@ static void write_file(const char *path, const struct buf *b, bool atomic)
     }
 }
 
+/* As src/manifest.c does for the dumps the library creates. */
+static void add_to_manifest(const char *path)
+{
+    const char *manifest = getenv("VRAMTRACE_MANIFEST");
+    char entry[8300], cwd[4096];
+    if (!manifest || !*manifest)
+        return;
+    int n = path[0] == '/' ? snprintf(entry, sizeof entry, "%s", path)
+                           : snprintf(entry, sizeof entry, "%s/%s",
+                                      getcwd(cwd, sizeof cwd) ? cwd : ".", path);
+    FILE *f = fopen(manifest, "ab");
+    if (!f || fwrite(entry, 1, (size_t)n + 1, f) != (size_t)n + 1 || fclose(f) != 0) {
+        perror(manifest);
+        exit(1);
+    }
+}
+
 int main(int argc, char **argv)
 {
     CAPTURE(site_main, "main");
@@ -621,6 +641,7 @@ int main(int argc, char **argv)
     }
     char *out = expand_pid(argv[2]);
     write_file(out, &w.out, atomic);
+    add_to_manifest(out);
     write_expectations(out);
     free(out);
     free(w.out.data);
