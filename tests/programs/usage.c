@@ -8,6 +8,9 @@
  *   oom     two holders, then a request the device cannot satisfy
  *   rank    one allocation on device $RANK, except rank 2 which (the
  *           classic bug) allocates on device 0
+ *   warmup  a cache that fills by WARMUP_BYTES in each of the first
+ *           WARMUP_STEPS steps, then stays flat for the other STEPS, a mark
+ *           after each step; the cache is freed at the end
  * Peak (grow): during the last step the cache, the temporary and every
  * leak are live: CACHE + TEMP + STEPS * LEAK. */
 #include <cuda_runtime_api.h>
@@ -26,6 +29,8 @@
 #define OOM_SMALL_BYTES (20 << 20)
 #define OOM_REQUEST_BYTES (32 << 20)
 #define RANK_BYTES 3000000
+#define WARMUP_STEPS 4
+#define WARMUP_BYTES 1000003
 
 static volatile sig_atomic_t handled;
 
@@ -63,6 +68,11 @@ static void step(void)
     CHECK(cudaFree(temp));
 }
 
+static void step_without_leak(void)
+{
+    CHECK(cudaFree(make_temp()));
+}
+
 static int run_steps(int mark_signal)
 {
     void *cache = make_cache();
@@ -74,6 +84,27 @@ static int run_steps(int mark_signal)
             vramtrace_mark("step");
     }
     CHECK(cudaFree(cache));
+    return 0;
+}
+
+static NOINLINE void *fill_cache(void)
+{
+    void *p;
+    CHECK(cudaMalloc(&p, WARMUP_BYTES)); /* LEAK:warmup */
+    return p;
+}
+
+static int run_warmup(void)
+{
+    void *cache[WARMUP_STEPS];
+    for (int i = 0; i < STEPS; i++) {
+        if (i < WARMUP_STEPS)
+            cache[i] = fill_cache();
+        step_without_leak();
+        vramtrace_mark("step");
+    }
+    for (int i = 0; i < WARMUP_STEPS; i++)
+        CHECK(cudaFree(cache[i]));
     return 0;
 }
 
@@ -138,6 +169,8 @@ int main(int argc, char **argv)
         return run_oom();
     if (!strcmp(mode, "rank"))
         return run_rank();
+    if (!strcmp(mode, "warmup"))
+        return run_warmup();
     fprintf(stderr, "usage: usage grow|signal|handled|oom|rank\n");
     return 2;
 }
