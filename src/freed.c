@@ -17,11 +17,13 @@ static struct vt_freed *slot_of(uint64_t key, enum vt_space space)
     return &slots[(h >> 40) % SLOTS];
 }
 
-void vt_freed_remember(const struct vt_freed *entry)
+struct vt_freed *vt_freed_remember(uint64_t key, enum vt_space space)
 {
-    struct vt_freed *s = slot_of(entry->key, entry->space);
-    *s = *entry;
+    struct vt_freed *s = slot_of(key, space);
+    s->key = key;
+    s->space = space;
     s->generation = generation;
+    return s;
 }
 
 const struct vt_freed *vt_freed_find(uint64_t key, enum vt_space space)

@@ -25,8 +25,9 @@ struct vt_freed {
     uint32_t free_stack;        /* 0: not recorded */
 };
 
-/* ENTRY was freed now (a later entry with the same slot replaces it). */
-void vt_freed_remember(const struct vt_freed *entry);
+/* The entry to fill for KEY, freed now (it replaces whatever had its slot);
+ * its key, space and generation are set. */
+struct vt_freed *vt_freed_remember(uint64_t key, enum vt_space space);
 /* The remembered free of KEY, or NULL. */
 const struct vt_freed *vt_freed_find(uint64_t key, enum vt_space space);
 /* KEY is live again (the free was refused): not freed after all. */

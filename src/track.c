@@ -190,13 +190,16 @@ void vt_track_failed(const struct vt_alloc_info *info, int error, const struct v
 static void remember_freed(const struct live *e, unsigned api, uint32_t free_stack,
                            uint64_t now)
 {
-    struct vt_freed f = {
-        .key = e->info.key, .space = e->info.space, .alloc_stack = e->stack,
-        .alloc_api = e->info.api, .alloc_kind = e->info.kind, .alloc_device = e->info.device,
-        .size = e->info.size, .time_ns = now, .free_api = api, .free_tid = vt_tid(),
-        .free_stack = free_stack,
-    };
-    vt_freed_remember(&f);
+    struct vt_freed *f = vt_freed_remember(e->info.key, e->info.space);
+    f->alloc_stack = e->stack;
+    f->alloc_api = e->info.api;
+    f->alloc_kind = e->info.kind;
+    f->alloc_device = e->info.device;
+    f->size = e->info.size;
+    f->time_ns = now;
+    f->free_api = api;
+    f->free_tid = vt_tid();
+    f->free_stack = free_stack;
 }
 
 void vt_track_free_begin(uint64_t key, enum vt_space space, unsigned api, uint64_t stream,

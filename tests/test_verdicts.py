@@ -178,6 +178,72 @@ if __name__ == "__main__":
                 3 * CHILD + 3)
 
 
+def case_ctest_recipe():
+    """The README's ctest recipes: the whole ctest under one run, and each
+    test under its own run (ctest names the leaking ones)."""
+    if not shutil.which("cmake") or not shutil.which("ctest"):
+        raise H.Skip("no cmake/ctest")
+    d = H.tmpdir()
+    tree_exe = H.program("tree")
+    with open(os.path.join(d, "CMakeLists.txt"), "w") as f:
+        f.write("""cmake_minimum_required(VERSION 3.16)
+project(gpu_tests NONE)
+enable_testing()
+set(VRAMTRACE %s)
+file(MAKE_DIRECTORY ${CMAKE_BINARY_DIR}/vram)
+function(add_gpu_test name)
+  add_test(NAME ${name} COMMAND ${VRAMTRACE} run --fail-on-leak
+           -o ${CMAKE_BINARY_DIR}/vram/${name}.%%p.vtr -- ${ARGN})
+endfunction()
+add_test(NAME plain_clean COMMAND %s clean)
+add_test(NAME plain_forks COMMAND %s fork 2)
+add_gpu_test(clean %s clean)
+add_gpu_test(leaf %s leaf)
+""" % (H.vramtrace_exe(), tree_exe, tree_exe, tree_exe, tree_exe))
+    build = os.path.join(d, "build")
+    H.expect_eq("cmake", H._run(["cmake", "-S", d, "-B", build], H.base_env(), d).status, 0)
+    r = H._run(["ctest", "--test-dir", build, "-R", "gpu|clean|leaf", "-E", "plain"],
+               H.base_env(), d)
+    H.expect(re.search(r"The following tests FAILED:\n\s+\d+ - leaf \(Failed\)\n", r.stdout)
+             and "- clean (Failed)" not in r.stdout, r.describe())
+    os.mkdir(os.path.join(d, "vram"))
+    r = run(["ctest", "--test-dir", build, "-j", "2", "-R", "plain"], "--fail-on-leak", "-o",
+            os.path.join(d, "vram", "%e.%p.vtr"), cwd=d)
+    expect_status(r, LEAK_STATUS, "ctest under one run")
+    H.expect_eq("dumps: the two tests' processes and the forked children", len(written_dumps(r)),
+                4)
+
+
+def case_pytest_xdist_recipe():
+    """The README's pytest-xdist recipe: each worker traced, a leaking test
+    in any worker fails the run; a clean suite passes."""
+    python = "/usr/bin/python3" if os.path.isfile("/usr/bin/python3") else sys.executable
+    if subprocess.run([python, "-c", "import xdist"], stderr=subprocess.DEVNULL).returncode:
+        raise H.Skip("no pytest-xdist for %s" % python)
+    d = H.tmpdir()
+    os.mkdir(os.path.join(d, "tests"))
+    with open(os.path.join(d, "tests", "test_gpu.py"), "w") as f:
+        f.write("""import ctypes, os
+lib = ctypes.CDLL("libcudart.so.13")
+def alloc(n):
+    p = ctypes.c_void_p()
+    assert lib.cudaMalloc(ctypes.byref(p), ctypes.c_size_t(n)) == 0
+    return p
+def test_clean_a(): lib.cudaFree(alloc(1000))
+def test_clean_b(): lib.cudaFree(alloc(2000))
+def test_leaky():
+    if os.environ.get("LEAK"): alloc(%d)
+def test_clean_c(): lib.cudaFree(alloc(4000))
+""" % LEAF)
+    cmd = [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2", "tests"]
+    r = run(cmd, "--fail-on-leak", cwd=d, env={"LEAK": "1"})
+    expect_status(r, LEAK_STATUS, "a leaking test in an xdist worker")
+    H.expect("4 passed" in r.stdout, r.describe())
+    H.expect(len(written_dumps(r)) >= 2, "expected a dump per worker:\n" + r.describe())
+    H.expect_eq("leak lines", leak_lines(r.stderr), [str(LEAF)])
+    expect_status(run(cmd, "--fail-on-leak", cwd=d), 0, "a clean suite under xdist")
+
+
 # ---- 2. the right dump ----
 
 def case_stale_dump():
@@ -529,10 +595,11 @@ def check_bad_frees(rep, free_stacks):
 
 def case_double_free():
     """A double free and a free of an unknown pointer, memcheck style, in
-    text, JSON and HTML; they fail --fail-on-leak and check by default."""
-    for free_stacks in (False, True):
+    text, JSON and HTML, in events and aggregate mode; they fail
+    --fail-on-leak and check by default."""
+    for mode_args, free_stacks in (([], False), ([], True), (["--aggregate"], True)):
         d = H.tmpdir()
-        args = ["--fail-on-leak"] + (["--free-stacks"] if free_stacks else [])
+        args = ["--fail-on-leak"] + mode_args + (["--free-stacks"] if free_stacks else [])
         r = run(tree("frees"), *args, cwd=d)
         expect_status(r, LEAK_STATUS, "invalid frees with --fail-on-leak")
         H.expect("2 invalid frees (refused by the driver), over --max-invalid-frees 0" in

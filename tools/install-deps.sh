@@ -3,8 +3,9 @@
 set -euo pipefail
 
 packages=(meson ninja-build pkg-config gcc g++ python3 libunwind-dev uthash-dev libdw-dev libelf-dev
-          python3-pytest libpython3-dev zlib1g-dev
+          python3-pytest python3-pytest-xdist cmake libpython3-dev zlib1g-dev
           clang libclang-rt-dev)  # clang + libclang-rt-dev: the dump reader's fuzz target
+# (cmake and pytest-xdist: the README's ctest and pytest-xdist recipes, tests/test_verdicts.py)
 # Headless Chromium renders the HTML report in tests/run.sh (VT_WITH_CHROMIUM=1);
 # it is large, so a plain install leaves it out.
 [ "${VT_WITH_CHROMIUM:-0}" = 1 ] && packages+=(chromium)

@@ -368,6 +368,8 @@ def case_lying_lengths():
 def case_undefined_stack():
     path, _ = mkdump("lying-stackref")
     expect_error(path, "undefined stack 9 at offset")
+    path, _ = mkdump("lying-badfree")
+    expect_error(path, "corrupt BAD_FREE record: undefined stack 7 at offset")
 
 
 def check_damaged(path, what):

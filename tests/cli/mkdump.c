@@ -507,6 +507,17 @@ static void scenario_lying(struct writer *w, const char *what)
     } else if (!strcmp(what, "varint")) {
         put_u8(&w->out, VT_REC_STACK);
         put(&w->out, "\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01", 12);
+    } else if (!strcmp(what, "badfree")) {   /* a refused free's stack never defined */
+        put_varint(&p, 5);                    /* dt */
+        put_varint(&p, 0x1000);               /* address */
+        put_u8(&p, VT_API_cudaFree);
+        put_u8(&p, 0);
+        put_varint(&p, 1);                    /* tid */
+        put_varint(&p, 1);                    /* error */
+        put_varint(&p, 7);                    /* stack id */
+        for (int i = 0; i < 9; i++)
+            put_varint(&p, 0);
+        record(w, VT_REC_BAD_FREE, &p);
     } else {   /* "stackref": an event naming a stack never defined */
         alloc_record(w, 0x1000, 1, 9, VT_API_cudaMalloc, VT_KIND_DEVICE, 0);
     }
