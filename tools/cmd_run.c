@@ -394,7 +394,7 @@ static enum vt_verdict report_dumps(char **dumps, size_t n, struct run_options *
 /* The program's own status (as a shell gives it), unless --fail-on-leak
  * has something to say: a crash (128+N) first, then an unreadable dump, a
  * broken limit, nothing to judge. */
-static int final_status(int wait_status, enum vt_verdict verdict,
+static int final_status(int wait_status, enum vt_verdict verdict, size_t ndumps,
                         const struct run_options *opts)
 {
     int status = WIFSIGNALED(wait_status) ? 128 + WTERMSIG(wait_status)
@@ -405,9 +405,10 @@ static int final_status(int wait_status, enum vt_verdict verdict,
     case VT_VERDICT_UNREADABLE: return VT_EXIT_ERROR;
     case VT_VERDICT_BROKEN: return vt_check_leak_status(&opts->check);
     case VT_VERDICT_NO_DATA:
-        fprintf(stderr, "vramtrace run: nothing to judge: no process of the tree made a "
-                "successful CUDA allocation and ended on its own (exit status %d)\n",
-                VT_EXIT_NO_DATA);
+        if (ndumps)   /* without a dump, "no dump" said it */
+            fprintf(stderr, "vramtrace run: nothing to judge: no process of the tree made a "
+                    "successful CUDA allocation and ended on its own (exit status %d)\n",
+                    VT_EXIT_NO_DATA);
         return VT_EXIT_NO_DATA;
     default: return status;
     }
@@ -503,7 +504,7 @@ static int run_traced(int argc, char **argv, struct run_options *opts)
     vt_manifest_take(manifest, &dumps, &n);
     if (pid > 0) {   /* CMD ran */
         struct vt_limits limits = vt_check_effective_limits(&opts->check);
-        status = final_status(wait_status, report_dumps(dumps, n, opts, &out, &limits), opts);
+        status = final_status(wait_status, report_dumps(dumps, n, opts, &out, &limits), n, opts);
     }
     for (size_t i = 0; i < n; i++)
         free(dumps[i]);

@@ -56,6 +56,9 @@ static bool same_program(unsigned long long pid, const char *exe)
     if (n <= 0 || !exe || !*exe)
         return true;
     now[n] = '\0';
+    size_t len = (size_t)n, mark = strlen(" (deleted)");   /* rebuilt while it runs */
+    if (len > mark && !strcmp(now + len - mark, " (deleted)"))
+        now[len - mark] = '\0';
     return strcmp(now, exe) == 0;
 }
 

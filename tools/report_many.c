@@ -89,7 +89,8 @@ static int add_directory(char ***list, size_t *n, const char *dir)
     closedir(d);
     if (*n == first)   /* nothing to read: the caller says what that means */
         fprintf(stderr, "vramtrace: %s: no .vtr dumps in this directory\n", dir);
-    qsort(*list + first, *n - first, sizeof **list, by_name);
+    else
+        qsort(*list + first, *n - first, sizeof **list, by_name);
     return 0;
 }
 
