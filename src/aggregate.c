@@ -1,5 +1,6 @@
 #include "aggregate.h"
 
+#include "devices.h"
 #include "format.h"
 #include "records.h"
 #include "tracer.h"
@@ -253,6 +254,7 @@ static int tick(uint64_t now)
         agg.interval_ns *= 2;
     }
     int result = write_sample();
+    vt_devices_request(VT_USAGE_SAMPLE); /* the driver's view, once the lock is free */
     /* from the sample's own time: samples in the dump lie an interval apart */
     agg.next_sample_ns = vt_rec_last_time() + agg.interval_ns;
     return result;

@@ -2,6 +2,7 @@
 
 #include "aggregate.h"
 #include "crash.h"
+#include "devices.h"
 #include "format.h"
 #include "mark_signal.h"
 #include "modules.h"
@@ -114,6 +115,7 @@ static void after_fork_child(void)
     vt_stacks_reset();
     vt_modules_reset();
     vt_pycode_cache_after_fork();
+    vt_devices_reset();
     if (get_state() == STATE_READY || get_state() == STATE_OFF)
         set_state(getauxval(AT_SECURE) ? STATE_OFF : STATE_READY);
 }

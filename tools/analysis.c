@@ -103,6 +103,10 @@ static void autopsy(const struct vt_analysis *a, const struct vt_failed_event *e
     f->has_meminfo = ev->has_meminfo;
     f->mem_free = ev->mem_free;
     f->mem_total = ev->mem_total;
+    f->has_own = ev->has_own;
+    f->own_bytes = ev->own_bytes;
+    f->nothers = ev->nothers;
+    memcpy(f->others, ev->others, ev->nothers * sizeof *ev->others);
     f->nholders = vt_usage_holders(&a->usage, ev->device, false, sites, VT_OOM_HOLDERS);
     for (size_t i = 0; i < f->nholders; i++)
         f->holders[i] = (struct vt_oom_holder){sites[i], a->usage.sites[sites[i]].live_bytes};
@@ -141,9 +145,17 @@ static void on_mark(void *ctx, const struct vt_mark_event *ev)
     vt_usage_mark(&a->usage, ev->time_ns, ev->label);
 }
 
+/* The driver's view, beside what was traced live on the device then. */
+static void on_device_usage(void *ctx, const struct vt_device_usage_event *ev)
+{
+    struct vt_analysis *a = ctx;
+    const struct vt_usage_device *d = vt_usage_device(&a->usage, ev->device);
+    vt_device_view_add(&a->devices, ev, d ? d->live_bytes : 0);
+}
+
 const struct vt_event_sink vt_analysis_sink = {on_alloc, on_free, on_failed, on_mark,
                                                vt_aggregate_sample, vt_aggregate_sites,
-                                               vt_aggregate_totals};
+                                               vt_aggregate_totals, on_device_usage};
 
 int64_t vt_analysis_growth(const struct vt_analysis *a)
 {
@@ -253,6 +265,7 @@ void vt_analysis_free(struct vt_analysis *a)
     vt_live_free(&a->live);
     vt_usage_free(&a->usage);
     vt_aggregate_free(&a->agg);
+    vt_device_view_free(&a->devices);
     HASH_ITER(hh, a->failure_table, f, ftmp) {
         HASH_DEL(a->failure_table, f);
         free(f);

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "aggregate_replay.h"
+#include "device_view.h"
 #include "dump_reader.h"
 #include "format.h"
 #include "live_table.h"
@@ -50,6 +51,10 @@ struct vt_failure {
     uint64_t time_ns, device_live_bytes;   /* traced live bytes on the device then */
     bool has_meminfo;
     uint64_t mem_free, mem_total;          /* what the driver said */
+    bool has_own;                          /* NVML: this process's use of the GPU */
+    uint64_t own_bytes;
+    size_t nothers;                        /* NVML: the other processes, largest first */
+    struct vt_gpu_process_info others[VT_GPU_PROCESSES_MAX];
     struct vt_oom_holder holders[VT_OOM_HOLDERS];
     size_t nholders;
 };
@@ -73,6 +78,8 @@ struct vt_analysis {
     size_t skip;
     /* aggregate mode: what SAMPLE, SITES and TOTALS records said */
     struct vt_aggregate agg;
+    /* the driver's view of each device over time */
+    struct vt_device_view devices;
 };
 
 extern const struct vt_event_sink vt_analysis_sink;

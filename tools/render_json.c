@@ -1,4 +1,5 @@
 /* The JSON report (schema in tools/vramtrace.1 and the contract in issue 2). */
+#include "device_report.h"
 #include "format.h"
 #include "json_writer.h"
 #include "report.h"
@@ -345,5 +346,6 @@ void vt_render_json_fields(const struct vt_report *r, struct vt_json *j)
     write_growth(j, &r->analysis->usage);
     write_sites(j, r);
     write_peaks(j, r);
+    vt_render_json_devices(r, j);
     write_suppressed(j, r->suppressions);
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "device_report.h"
 #include "format.h"
 #include "report.h"
 
@@ -350,6 +351,7 @@ void vt_render_text(const struct vt_report *r, FILE *out)
         print_leaks(r, true, out);
     }
     print_peaks(r, out);
+    vt_render_text_devices(r, out);
     print_failures(r, out);
     print_notes(r, out);
     print_suppressions(r->suppressions, out);

@@ -21,7 +21,7 @@ fi
 if ! clang "${fuzz_flags[@]}" -D_GNU_SOURCE -I"$root/src" -I"$root/tools" \
         "$root/tests/fuzz/fuzz_dump_reader.c" "$root/tools/dump_reader.c" \
         "$root/tools/progress.c" "$root/tools/analysis.c" "$root/tools/live_table.c" \
-        "$root/tools/usage_series.c" "$root/tools/aggregate_replay.c" \
+        "$root/tools/usage_series.c" "$root/tools/aggregate_replay.c" "$root/tools/device_view.c" \
         -o "$out/fuzz_dump_reader" 2>"$out/build.log"; then
     echo "fuzz: the fuzz target does not build:"
     cat "$out/build.log"

@@ -1,0 +1,17 @@
+/* The report's part about the devices themselves: which GPU each one was,
+ * and the driver's "used" at the end split into traced live memory, this
+ * process's untraced memory and other processes' (tools/device_view.h). */
+#ifndef VT_DEVICE_REPORT_H
+#define VT_DEVICE_REPORT_H
+
+#include <stdio.h>
+
+#include "report.h"
+
+struct vt_json;
+
+void vt_render_text_devices(const struct vt_report *r, FILE *out);
+/* "devices" and "device_usage", into an object J has open. */
+void vt_render_json_devices(const struct vt_report *r, struct vt_json *j);
+
+#endif
