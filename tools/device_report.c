@@ -7,6 +7,7 @@
 
 #include "device_report.h"
 #include "json_writer.h"
+#include "proc_status.h"
 
 /* The devices to describe: those with a DEVICE record, then those that had
  * allocations but no record (older dumps). Returns how many; at most MAX. */
@@ -202,5 +203,59 @@ void vt_render_json_devices(const struct vt_report *r, struct vt_json *j)
     vt_json_begin_array(j);
     for (size_t i = 0; i < n; i++)
         write_usage(j, r, devices[i]);
+    vt_json_end_array(j);
+}
+
+/* ---- the other processes at an out-of-memory error ---- */
+
+static void print_gpu_process(const struct vt_gpu_process_info *p, FILE *out)
+{
+    char used[32];
+    fprintf(out, "PID %" PRIu64 " (", p->pid);
+    if (p->state)
+        fprintf(out, "%s, %s%s", p->comm, p->orphaned ? "orphaned, " : "",
+                vt_proc_state_name(p->state));
+    else
+        fputs("in another container or namespace", out);
+    fprintf(out, ", %s)", p->has_used ? vt_human_size(p->used, used) : "use unknown");
+}
+
+void vt_render_text_gpu_processes(const struct vt_failure *f, FILE *out)
+{
+    char size[32];
+    if (f->has_own)
+        fprintf(out, "    this process used %s of the GPU (NVML), %s of it outside the traced "
+                "calls\n", vt_human_size(f->own_bytes, size),
+                signed_size((int64_t)(f->own_bytes - f->device_live_bytes), size + 16));
+    if (!f->nothers)
+        return;
+    fputs("    other processes on the GPU (NVML), largest first: ", out);
+    for (size_t i = 0; i < f->nothers; i++) {
+        fputs(i ? ", " : "", out);
+        print_gpu_process(&f->others[i], out);
+    }
+    fputc('\n', out);
+}
+
+void vt_render_json_gpu_processes(const struct vt_failure *f, struct vt_json *j)
+{
+    vt_json_key(j, "process_bytes");
+    f->has_own ? vt_json_uint(j, f->own_bytes) : vt_json_null(j);
+    vt_json_key(j, "other_processes");
+    vt_json_begin_array(j);
+    for (size_t i = 0; i < f->nothers; i++) {
+        const struct vt_gpu_process_info *p = &f->others[i];
+        vt_json_begin_object(j);
+        json_uint(j, "pid", p->pid);
+        vt_json_key(j, "used_bytes");
+        p->has_used ? vt_json_uint(j, p->used) : vt_json_null(j);
+        vt_json_key(j, "state");
+        vt_json_string(j, p->state ? vt_proc_state_name(p->state) : "not visible");
+        vt_json_key(j, "orphaned");
+        vt_json_bool(j, p->orphaned);
+        vt_json_key(j, "command");
+        vt_json_string(j, p->state ? p->comm : NULL);
+        vt_json_end_object(j);
+    }
     vt_json_end_array(j);
 }

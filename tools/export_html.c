@@ -37,6 +37,9 @@ static const char style[] =
     ".axis{stroke:#8a949e;stroke-width:1}.grid{stroke:#e6e9ed}.label{font-size:11px;fill:#59636e}"
     ".mark{stroke:#7a4fc4;stroke-dasharray:4 3}.mark-label{font-size:11px;fill:#7a4fc4}"
     ".peak{fill:#b3261e}.peak-label{font-size:12px;fill:#b3261e;font-weight:600}"
+    ".untraced{fill:#e0932b;fill-opacity:.45}.others{fill:#8a949e;fill-opacity:.4}"
+    ".outside{fill:#c9a45c;fill-opacity:.4}.driver{fill:none;stroke:#59636e;stroke-width:1.2}"
+    ".key{display:inline-block;width:12px;height:10px;margin:0 4px 0 10px}"
     "button{margin:0 0 8px;font:inherit}";
 
 /* Text and attribute values: markup characters escaped, control
@@ -163,9 +166,80 @@ static void chart_peak(const struct vt_usage_device *d, const struct scale *s, F
             size);
 }
 
-static void chart(const struct vt_usage *u, const struct vt_usage_device *d, FILE *out)
+/* The driver's view behind the traced area: from each DEVICE_USAGE sample
+ * to the next, the band above the traced bytes up to what the device had in
+ * use, split (with NVML) into this process's untraced memory and other
+ * processes', and the device's used memory as a line. */
+static void chart_driver_band(const struct vt_device_view *v, const struct vt_usage_device *d,
+                              const struct scale *s, FILE *out)
 {
-    struct scale s = {u->end_ns, d->peak_bytes + d->peak_bytes / 10};
+    char used[32], own[32], others[32];
+    double line_y = -1;
+    for (size_t i = 0; i < v->n; i++) {
+        const struct vt_device_sample *p = &v->samples[i];
+        size_t next = i + 1;
+        while (next < v->n && v->samples[next].device != d->device)
+            next++;
+        if (p->device != d->device)
+            continue;
+        double x0 = x_of(s, p->time_ns), x1 = x_of(s, next < v->n ? v->samples[next].time_ns
+                                                                   : s->end_ns);
+        uint64_t mid = p->has_split && p->process_untraced > 0
+                           ? p->traced_live + (uint64_t)p->process_untraced
+                           : p->traced_live;
+        fprintf(out, "<g><title>%s used on the device", vt_human_size(p->driver_used, used));
+        if (p->has_split)
+            fprintf(out, ": %s untraced in this process, %s other processes",
+                    vt_human_size(p->process_untraced > 0 ? (uint64_t)p->process_untraced : 0,
+                                  own),
+                    vt_human_size(p->other_processes > 0 ? (uint64_t)p->other_processes : 0,
+                                  others));
+        fputs("</title>", out);
+        if (mid > p->traced_live)
+            fprintf(out, "<rect class=\"untraced\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+                    "height=\"%.1f\"/>", x0, y_of(s, mid), x1 - x0,
+                    y_of(s, p->traced_live) - y_of(s, mid));
+        if (p->driver_used > mid)
+            fprintf(out, "<rect class=\"%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+                    "height=\"%.1f\"/>", p->has_split ? "others" : "outside", x0,
+                    y_of(s, p->driver_used), x1 - x0, y_of(s, mid) - y_of(s, p->driver_used));
+        fprintf(out, "<path class=\"driver\" d=\"M%.1f %.1fL%.1f %.1f\"/>", x0,
+                y_of(s, p->driver_used), x1, y_of(s, p->driver_used));
+        if (line_y >= 0)
+            fprintf(out, "<path class=\"driver\" d=\"M%.1f %.1fL%.1f %.1f\"/>", x0, line_y, x0,
+                    y_of(s, p->driver_used));
+        line_y = y_of(s, p->driver_used);
+        fputs("</g>\n", out);
+    }
+}
+
+static uint64_t highest_driver_used(const struct vt_device_view *v, int64_t device)
+{
+    uint64_t top = 0;
+    for (size_t i = 0; i < v->n; i++)
+        if (v->samples[i].device == device && v->samples[i].driver_used > top)
+            top = v->samples[i].driver_used;
+    return top;
+}
+
+static void band_legend(const struct vt_device_view *v, int64_t device, FILE *out)
+{
+    if (!vt_device_view_last(v, device))
+        return;
+    fputs(" The band behind it is the driver's view at each marker, sample and at exit: "
+          "<span class=\"key untraced\"></span>this process outside the traced calls "
+          "<span class=\"key others\"></span>other processes (per NVML) "
+          "<span class=\"key outside\"></span>outside the traced calls, unsplit (no NVML); "
+          "the line is the device's memory in use.", out);
+}
+
+static void chart(const struct vt_usage *u, const struct vt_usage_device *d,
+                  const struct vt_device_view *v, FILE *out)
+{
+    uint64_t top = d->peak_bytes > highest_driver_used(v, d->device)
+                       ? d->peak_bytes
+                       : highest_driver_used(v, d->device);
+    struct scale s = {u->end_ns, top + top / 10};
     char size[32], end_size[32], time[32], tick[32];
     if (!s.top_bytes)
         s.top_bytes = 1;
@@ -176,15 +250,18 @@ static void chart(const struct vt_usage *u, const struct vt_usage_device *d, FIL
     put_device(d->device, out);
     fputs(" over time\" class=\"chart\">\n", out);
     chart_axes(&s, out);
+    chart_driver_band(v, d, &s, out);
     chart_area(u, d, &s, out);
     chart_marks(u, &s, out);
     chart_peak(d, &s, out);
     fputs("</svg>\n<figcaption>Device ", out);
     put_device(d->device, out);
     fprintf(out, ": peak %s (%" PRIu64 " bytes) at %s, %s live at the end; highest live bytes "
-            "per %s.</figcaption>\n</figure>\n", vt_human_size(d->peak_bytes, size),
+            "per %s.", vt_human_size(d->peak_bytes, size),
             d->peak_bytes, vt_format_time(d->peak_time_ns, time),
             vt_human_size(d->live_bytes, end_size), vt_format_time(u->tick_ns, tick));
+    band_legend(v, d->device, out);
+    fputs("</figcaption>\n</figure>\n", out);
 }
 
 /* ---- tables ---- */
@@ -432,7 +509,7 @@ void vt_render_html(const struct vt_report *r, FILE *out)
     if (u->ndevices == 0)
         fputs("<p>No device memory was allocated.</p>\n", out);
     for (size_t i = 0; i < u->ndevices; i++)
-        chart(u, &u->devices[i], out);
+        chart(u, &u->devices[i], &r->analysis->devices, out);
     fputs("<button id=\"toggle\" hidden>Open or close all stacks</button>\n", out);
     growing_table(r, out);
     leaks_table(r, out);

@@ -159,6 +159,7 @@ static void write_oom(struct vt_json *j, const struct vt_report *r, const struct
     for (size_t i = 0; i < f->nholders; i++)
         write_holder(j, r, f->holders[i].site, f->holders[i].bytes);
     vt_json_end_array(j);
+    vt_render_json_gpu_processes(f, j);
     vt_json_end_object(j);
 }
 

@@ -252,6 +252,7 @@ static void print_oom(const struct vt_report *r, const struct vt_failure *f, FIL
     fputs(f->nholders ? "; largest holders:\n" : "\n", out);
     for (size_t i = 0; i < f->nholders; i++)
         print_holder(r, f->holders[i].site, f->holders[i].bytes, out);
+    vt_render_text_gpu_processes(f, out);
 }
 
 static void print_failures(const struct vt_report *r, FILE *out)
