@@ -25,13 +25,16 @@ static const char usage[] =
     "                    chart live device memory over time, per device\n"
     "  export --format folded|pprof|chrome|json|html [-o FILE] DUMP...\n"
     "                    write a dump for flamegraphs, pprof, Perfetto, or as HTML\n"
+    "  gpus [--json] [--device N] [--min-free SIZE] [DUMP|DIR...]\n"
+    "                    the machine's GPUs now (NVML): memory, and who holds it\n"
     "\n"
     "Options:\n"
     "  -h, --help        show this help (also: vramtrace COMMAND --help)\n"
     "  -V, --version     show the version\n"
     "\n"
     "Exit status: 0 success, 1 error, 2 bad command line, 23 a leak over the\n"
-    "limits (check, run --fail-on-leak); see each command's\n"
+    "limits (check, run --fail-on-leak), 3 less free GPU memory than\n"
+    "gpus --min-free; see each command's\n"
     "--help for more.\n";
 
 long vt_parse_count(const char *s)
@@ -77,6 +80,8 @@ int main(int argc, char **argv)
         return vt_cmd_timeline(argc - 1, argv + 1);
     if (!strcmp(cmd, "export"))
         return vt_cmd_export(argc - 1, argv + 1);
+    if (!strcmp(cmd, "gpus"))
+        return vt_cmd_gpus(argc - 1, argv + 1);
     if (cmd[0] == '-')
         return vt_usage_error(NULL, "unknown option '%s'", cmd);
     return vt_usage_error(NULL, "unknown command '%s'", cmd);
