@@ -324,6 +324,14 @@ int vt_agg_free(const struct vt_alloc_info *info, uint32_t stack, unsigned statu
     return tick(now);
 }
 
+uint64_t vt_agg_device_live(int id)
+{
+    for (size_t i = 0; i < agg.ndevices; i++)
+        if (agg.devices[i].device == id)
+            return agg.devices[i].live_bytes;
+    return 0;
+}
+
 int vt_agg_sample_now(void)
 {
     if (!vt_agg_enabled() || !agg.changed)

@@ -1,5 +1,6 @@
 #include "devices.h"
 
+#include "aggregate.h"
 #include "cuda_abi.h"
 #include "format.h"
 #include "gpu_view.h"
@@ -111,6 +112,8 @@ static void sample_device(int device, unsigned reason)
     s.total_bytes = total_bytes;
     vt_gpu_view_usage(&devices[device].id, &s);
     vt_lock();
+    /* aggregate mode: the dump's samples are older; the live bytes of now */
+    s.traced_plus1 = vt_agg_enabled() ? vt_agg_device_live(device) + 1 : 0;
     if (vt_output_ready() == 0)
         write_locked_or_stop(vt_rec_device_usage(&s));
     vt_unlock();

@@ -127,7 +127,10 @@ enum vt_record_type {
      * the times of the others), u8 reason (enum vt_usage_reason), svarint device, varint free bytes, varint total
      * bytes (cuMemGetInfo_v2 in a context on it), varint this process's used
      * bytes per NVML + 1 (0: NVML did not say), varint the other processes'
-     * used bytes per NVML + 1 (0: unknown), varint other process count.
+     * used bytes per NVML + 1 (0: unknown), varint other process count,
+     * varint the live bytes (device + managed) traced on it + 1 (0: not
+     * written; in events mode the replay knows them; aggregate mode writes
+     * them, its samples being older).
      * Taken outside the tracer's lock: allocations of other threads may
      * fall between the reading and the record. */
     VT_REC_DEVICE_USAGE = 19,

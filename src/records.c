@@ -389,5 +389,6 @@ int vt_rec_device_usage(const struct vt_usage_sample *s)
     put_varint(&b, s->own_plus1);
     put_varint(&b, s->others_plus1);
     put_varint(&b, s->others);
+    put_varint(&b, s->traced_plus1);
     return emit(VT_REC_DEVICE_USAGE, &b);
 }

@@ -80,6 +80,7 @@ struct vt_usage_sample {
     uint64_t free_bytes, total_bytes;
     uint64_t own_plus1, others_plus1;   /* NVML: used bytes + 1; 0: unknown */
     unsigned others;                    /* other processes NVML lists */
+    uint64_t traced_plus1;              /* aggregate mode: live bytes on it + 1; 0: not written */
 };
 int vt_rec_device_usage(const struct vt_usage_sample *s);
 /* Aggregate mode (src/aggregate.c): one call site's counts, and one device. */

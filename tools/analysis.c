@@ -150,7 +150,7 @@ static void on_device_usage(void *ctx, const struct vt_device_usage_event *ev)
 {
     struct vt_analysis *a = ctx;
     const struct vt_usage_device *d = vt_usage_device(&a->usage, ev->device);
-    vt_device_view_add(&a->devices, ev, d ? d->live_bytes : 0);
+    vt_device_view_add(&a->devices, ev, ev->has_traced ? ev->traced_bytes : d ? d->live_bytes : 0);
 }
 
 const struct vt_event_sink vt_analysis_sink = {on_alloc, on_free, on_failed, on_mark,

@@ -692,6 +692,9 @@ static bool read_device_usage(struct reader *r, struct cursor *c)
         !get_plus1(r, c, "other processes' bytes", &ev.has_others, &ev.others_bytes) ||
         !get_varint(r, c, "other process count", &ev.others_count))
         return false;
+    if (c->p < c->end &&
+        !get_plus1(r, c, "traced live bytes", &ev.has_traced, &ev.traced_bytes))
+        return false;
     if (ev.reason >= VT_USAGE_REASON_COUNT)
         return fail(r, at, "corrupt DEVICE_USAGE record: unknown reason %u", ev.reason);
     if (ev.free_bytes > ev.total_bytes)

@@ -91,6 +91,8 @@ struct vt_device_usage_event {
     uint64_t free_bytes, total_bytes;
     bool has_own, has_others;   /* NVML said */
     uint64_t own_bytes, others_bytes, others_count;
+    bool has_traced;            /* aggregate mode: the tracer's own live bytes on it */
+    uint64_t traced_bytes;
 };
 
 struct vt_mark_event {

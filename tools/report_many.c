@@ -23,6 +23,7 @@ struct device_use {
     char *host;              /* the process's host ("" unknown) */
     char uuid[VT_UUID_TEXT]; /* "" when the dump does not say */
     int64_t first_device;    /* the lowest device number of its GPU's uses, for the order */
+    size_t first_process;    /* the first process of its GPU's uses, for the order */
 };
 
 struct process_info {
@@ -127,7 +128,7 @@ static void record(struct combined *c, const struct vt_loaded_report *l)
         struct device_use *use = &c->uses[c->nuses++];
         *use = (struct device_use){u->devices[i].device, c->nprocesses - 1,
                                    u->devices[i].peak_bytes, u->devices[i].live_bytes,
-                                   xstrdup(l->dump.process.hostname), "", 0};
+                                   xstrdup(l->dump.process.hostname), "", 0, 0};
         if (info)
             vt_device_uuid_text(info, use->uuid);
     }
@@ -139,6 +140,8 @@ static int by_device_then_process(const void *pa, const void *pb)
     int order;
     if (a->first_device != b->first_device)
         return a->first_device < b->first_device ? -1 : 1;
+    if (a->first_process != b->first_process)
+        return a->first_process < b->first_process ? -1 : 1;
     if ((order = strcmp(a->host, b->host)) || (order = strcmp(a->uuid, b->uuid)))
         return order;
     if (a->device != b->device)
@@ -150,10 +153,16 @@ static int by_device_then_process(const void *pa, const void *pb)
 static void order_by_gpu(struct combined *c)
 {
     for (size_t i = 0; i < c->nuses; i++) {
-        c->uses[i].first_device = c->uses[i].device;
+        struct device_use *u = &c->uses[i];
+        u->first_device = u->device;
+        u->first_process = u->process;
         for (size_t k = 0; k < c->nuses; k++)
-            if (same_gpu(&c->uses[i], &c->uses[k]) && c->uses[k].device < c->uses[i].first_device)
-                c->uses[i].first_device = c->uses[k].device;
+            if (same_gpu(u, &c->uses[k])) {
+                if (c->uses[k].device < u->first_device)
+                    u->first_device = c->uses[k].device;
+                if (c->uses[k].process < u->first_process)
+                    u->first_process = c->uses[k].process;
+            }
     }
     qsort(c->uses, c->nuses, sizeof *c->uses, by_device_then_process);
 }

@@ -55,7 +55,8 @@ int main(int argc, char **argv)
     pthread_t thread;
     if (!strcmp(mode, "count")) {
         int n = 0;
-        CHECK(cudaGetDeviceCount(&n));
+        cudaError_t e = cudaGetDeviceCount(&n);
+        REQUIRE(e == cudaSuccess || (e == cudaErrorNoDevice && n == 0));
         printf("devices %d\n", n);
         return 0;
     }
