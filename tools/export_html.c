@@ -38,8 +38,10 @@ static const char style[] =
     ".mark{stroke:#7a4fc4;stroke-dasharray:4 3}.mark-label{font-size:11px;fill:#7a4fc4}"
     ".peak{fill:#b3261e}.peak-label{font-size:12px;fill:#b3261e;font-weight:600}"
     ".untraced{fill:#e0932b;fill-opacity:.45}.others{fill:#8a949e;fill-opacity:.4}"
-    ".outside{fill:#c9a45c;fill-opacity:.4}.driver{fill:none;stroke:#59636e;stroke-width:1.2}"
+    ".outside{fill:#c9a45c;fill-opacity:.4}"
     ".key{display:inline-block;width:12px;height:10px;margin:0 4px 0 10px}"
+    ".key.untraced{background:rgba(224,147,43,.45)}.key.others{background:rgba(138,148,158,.4)}"
+    ".key.outside{background:rgba(201,164,92,.4)}"
     "button{margin:0 0 8px;font:inherit}";
 
 /* Text and attribute values: markup characters escaped, control
@@ -166,59 +168,65 @@ static void chart_peak(const struct vt_usage_device *d, const struct scale *s, F
             size);
 }
 
-/* The driver's view behind the traced area: from each DEVICE_USAGE sample
- * to the next, the band above the traced bytes up to what the device had in
- * use, split (with NVML) into this process's untraced memory and other
- * processes', and the device's used memory as a line. */
-static void chart_driver_band(const struct vt_device_view *v, const struct vt_usage_device *d,
-                              const struct scale *s, FILE *out)
+/* The sample of DEVICE in effect at NS (the last one taken by then), or NULL. */
+static const struct vt_device_sample *sample_at(const struct vt_device_view *v, int64_t device,
+                                                uint64_t ns)
 {
-    char used[32], own[32], others[32];
-    double line_y = -1;
-    for (size_t i = 0; i < v->n; i++) {
-        const struct vt_device_sample *p = &v->samples[i];
-        size_t next = i + 1;
-        while (next < v->n && v->samples[next].device != d->device)
-            next++;
-        if (p->device != d->device)
+    const struct vt_device_sample *found = NULL;
+    for (size_t i = 0; i < v->n && v->samples[i].time_ns <= ns; i++)
+        if (v->samples[i].device == device)
+            found = &v->samples[i];
+    return found;
+}
+
+static void band_rect(const char *class, double x0, double x1, double y_top, double y_bottom,
+                      FILE *out)
+{
+    if (y_bottom > y_top && x1 > x0)
+        fprintf(out, "<rect class=\"%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+                "height=\"%.1f\"/>", class, x0, y_top, x1 - x0, y_bottom - y_top);
+}
+
+/* The driver's view stacked on the traced bytes, bin by bin, from the
+ * DEVICE_USAGE sample in effect: this process's untraced memory, then the
+ * other processes' (without NVML: the rest of what the device had in use,
+ * unsplit), so the band's top is what the device holds. */
+static void chart_driver_band(const struct vt_usage *u, const struct vt_device_view *v,
+                              const struct vt_usage_device *d, const struct scale *s, FILE *out)
+{
+    char own[32], others[32];
+    uint64_t start = 0;
+    for (size_t i = 0; i <= d->bin_max.n; i++, start = vt_timeline_sample(u, d, i - 1).end_ns) {
+        struct vt_timeline_sample b = vt_timeline_sample(u, d, i);
+        const struct vt_device_sample *p = sample_at(v, d->device, b.end_ns);
+        if (!p)
             continue;
-        double x0 = x_of(s, p->time_ns), x1 = x_of(s, next < v->n ? v->samples[next].time_ns
-                                                                   : s->end_ns);
-        uint64_t mid = p->has_split && p->process_untraced > 0
-                           ? p->traced_live + (uint64_t)p->process_untraced
-                           : p->traced_live;
-        fprintf(out, "<g><title>%s used on the device", vt_human_size(p->driver_used, used));
-        if (p->has_split)
-            fprintf(out, ": %s untraced in this process, %s other processes",
-                    vt_human_size(p->process_untraced > 0 ? (uint64_t)p->process_untraced : 0,
-                                  own),
-                    vt_human_size(p->other_processes > 0 ? (uint64_t)p->other_processes : 0,
-                                  others));
-        fputs("</title>", out);
-        if (mid > p->traced_live)
-            fprintf(out, "<rect class=\"untraced\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
-                    "height=\"%.1f\"/>", x0, y_of(s, mid), x1 - x0,
-                    y_of(s, p->traced_live) - y_of(s, mid));
-        if (p->driver_used > mid)
-            fprintf(out, "<rect class=\"%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
-                    "height=\"%.1f\"/>", p->has_split ? "others" : "outside", x0,
-                    y_of(s, p->driver_used), x1 - x0, y_of(s, mid) - y_of(s, p->driver_used));
-        fprintf(out, "<path class=\"driver\" d=\"M%.1f %.1fL%.1f %.1f\"/>", x0,
-                y_of(s, p->driver_used), x1, y_of(s, p->driver_used));
-        if (line_y >= 0)
-            fprintf(out, "<path class=\"driver\" d=\"M%.1f %.1fL%.1f %.1f\"/>", x0, line_y, x0,
-                    y_of(s, p->driver_used));
-        line_y = y_of(s, p->driver_used);
+        uint64_t untraced = p->has_split && p->process_untraced > 0 ? (uint64_t)p->process_untraced
+                                                                    : 0;
+        uint64_t rest = p->has_split ? (p->other_processes > 0 ? (uint64_t)p->other_processes : 0)
+                        : p->driver_used > p->traced_live ? p->driver_used - p->traced_live : 0;
+        double x0 = x_of(s, start), x1 = x_of(s, b.end_ns);
+        fprintf(out, "<g><title>%s this process outside the traced calls, %s %s</title>",
+                p->has_split ? vt_human_size(untraced, own) : "?",
+                vt_human_size(rest, others),
+                p->has_split ? "other processes" : "outside the traced calls, unsplit");
+        band_rect("untraced", x0, x1, y_of(s, b.max_bytes + untraced), y_of(s, b.max_bytes), out);
+        band_rect(p->has_split ? "others" : "outside", x0, x1,
+                  y_of(s, b.max_bytes + untraced + rest), y_of(s, b.max_bytes + untraced), out);
         fputs("</g>\n", out);
     }
 }
 
+/* The scale's top: the peak, or the highest band over it. */
 static uint64_t highest_driver_used(const struct vt_device_view *v, int64_t device)
 {
     uint64_t top = 0;
-    for (size_t i = 0; i < v->n; i++)
-        if (v->samples[i].device == device && v->samples[i].driver_used > top)
-            top = v->samples[i].driver_used;
+    for (size_t i = 0; i < v->n; i++) {
+        const struct vt_device_sample *p = &v->samples[i];
+        uint64_t rest = p->driver_used > p->traced_live ? p->driver_used - p->traced_live : 0;
+        if (p->device == device && rest > top)
+            top = rest;
+    }
     return top;
 }
 
@@ -226,19 +234,17 @@ static void band_legend(const struct vt_device_view *v, int64_t device, FILE *ou
 {
     if (!vt_device_view_last(v, device))
         return;
-    fputs(" The band behind it is the driver's view at each marker, sample and at exit: "
+    fputs(" The band on top of it is the driver's view (at each marker, sample and at exit): "
           "<span class=\"key untraced\"></span>this process outside the traced calls "
           "<span class=\"key others\"></span>other processes (per NVML) "
           "<span class=\"key outside\"></span>outside the traced calls, unsplit (no NVML); "
-          "the line is the device's memory in use.", out);
+          "its top is what the device had in use.", out);
 }
 
 static void chart(const struct vt_usage *u, const struct vt_usage_device *d,
                   const struct vt_device_view *v, FILE *out)
 {
-    uint64_t top = d->peak_bytes > highest_driver_used(v, d->device)
-                       ? d->peak_bytes
-                       : highest_driver_used(v, d->device);
+    uint64_t top = d->peak_bytes + highest_driver_used(v, d->device);
     struct scale s = {u->end_ns, top + top / 10};
     char size[32], end_size[32], time[32], tick[32];
     if (!s.top_bytes)
@@ -250,7 +256,7 @@ static void chart(const struct vt_usage *u, const struct vt_usage_device *d,
     put_device(d->device, out);
     fputs(" over time\" class=\"chart\">\n", out);
     chart_axes(&s, out);
-    chart_driver_band(v, d, &s, out);
+    chart_driver_band(u, v, d, &s, out);
     chart_area(u, d, &s, out);
     chart_marks(u, &s, out);
     chart_peak(d, &s, out);
