@@ -77,7 +77,9 @@ static void add_directory(struct vt_gpus *g, const char *dir, bool quiet)
 {
     char *pattern;
     glob_t found;
-    if (asprintf(&pattern, "%s/*.vtr", dir) < 0)
+    /* the working directory's dumps by their names */
+    if ((!strcmp(dir, ".") ? (pattern = strdup("*.vtr")) == NULL
+                           : asprintf(&pattern, "%s/*.vtr", dir) < 0))
         return;
     if (glob(pattern, 0, NULL, &found) == 0) {
         for (size_t i = 0; i < found.gl_pathc; i++)
