@@ -43,6 +43,7 @@ seed teardown "$build/tests/programs/teardown"
 seed errors "$build/tests/programs/errors"
 seed aggregate env VRAMTRACE_MODE=aggregate VRAMTRACE_SAMPLE_INTERVAL_MS=1 \
     "$build/tests/programs/usage" grow
+seed oom_gpu_view env STANDIN_CUDA_MEMORY=64M STANDIN_CUDA_CONTEXT_BYTES=1M "$build/tests/programs/usage" oom
 seed crash_segv "$build/tests/reliability/crasher" segv
 seed crash_kill "$build/tests/reliability/crasher" kill
 seed probe "$build/tests/reliability/config_probe"
