@@ -25,8 +25,9 @@ int vt_proc_status_read(int pid, struct vt_proc_status *out);
  * is not of its session. A job's leftover workers look so. */
 int vt_proc_orphaned(const struct vt_proc_status *s);
 
-/* The state as a word: "running", "sleeping", "uninterruptible", "stopped",
- * "zombie" (also for dead and tracing-stopped processes, see the code). */
+/* The state as a word: "running", "sleeping" (idle kernel threads and the
+ * rarer states too), "uninterruptible", "stopped" (by a signal or a
+ * debugger), "zombie" (dead ones too). */
 const char *vt_proc_state_name(char state);
 
 /* Seconds since the process started (-1 when unknown). */

@@ -11,8 +11,8 @@ names, each context costs STANDIN_CUDA_CONTEXT_BYTES, and the stand-in
 NVML answers from the same registry, so every figure is exact."""
 import json
 import os
+import pwd
 import re
-import shutil
 import signal
 import socket
 import subprocess
@@ -143,7 +143,7 @@ def stand_in_gpus():
 
 # ---- identity and the decomposition ----
 
-def usage_report(mode="grow", extra_env=None, run_env=None):
+def usage_report(mode="grow", extra_env=None):
     r = H.run_traced([H.program("usage"), mode], extra_env=env(extra_env))
     H.expect_program_ok(r)
     H.expect_dump(r)
@@ -484,7 +484,7 @@ def case_gpus_processes():
             H.expect_eq("pid %d: state" % pid, p["state"], state)
             H.expect_eq("pid %d: orphaned" % pid, p["orphaned"], orphaned)
             H.expect_eq("pid %d: traced" % pid, p["traced"], is_traced)
-            H.expect_eq("pid %d: user" % pid, p["user"], __import__("pwd").getpwuid(os.getuid()).pw_name)
+            H.expect_eq("pid %d: user" % pid, p["user"], pwd.getpwuid(os.getuid()).pw_name)
             H.expect(p["run_time_s"] is not None and p["run_time_s"] < 600, "run time %r" % p)
         H.expect("gpu_holder hold %d" % (10 * MiB) in process(g0, stopped.pid)["command"],
                  "command line: %r" % process(g0, stopped.pid)["command"])
