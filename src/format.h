@@ -85,8 +85,9 @@ enum vt_record_type {
     VT_REC_PYFRAME = 9,
     /* A stack with Python frames: varint stack id, varint native frame
      * count, native frames as in STACK, varint Python frame count, then
-     * that many PYFRAME ids, innermost first. The CLI puts the Python frames
-     * where the interpreter's evaluation frames stand in the native stack. */
+     * that many PYFRAME ids, innermost first, then (appended) varint flags
+     * (VT_PYSTACK_TRUNCATED). The CLI puts the Python frames where the
+     * interpreter's evaluation frames stand in the native stack. */
     VT_REC_PYSTACK = 10,
     /* Aggregate mode: live memory now. varint dt, varint allocations so
      * far, varint frees so far (both as the summary counts them), varint
@@ -112,6 +113,9 @@ enum vt_record_type {
     VT_REC_TOTALS = 13,
     VT_REC_MAX_KNOWN = 13,
 };
+
+/* PYSTACK flags: the Python stack was deeper than the frames recorded. */
+#define VT_PYSTACK_TRUNCATED 0x1u
 
 /* Aggregate mode: the sample interval doubles after this many samples. */
 #define VT_SAMPLES_PER_INTERVAL 512

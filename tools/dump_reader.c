@@ -275,6 +275,12 @@ static bool read_pystack(struct reader *r, struct cursor *c)
             return false;
         }
     }
+    uint64_t flags = 0;
+    if (c->p < c->end && !get_varint(r, c, "Python stack flags", &flags)) {   /* appended */
+        free_stack(s);
+        return false;
+    }
+    s->python_truncated = (flags & VT_PYSTACK_TRUNCATED) != 0;
     HASH_ADD(hh, r->dump->stacks, id, sizeof s->id, s);
     return true;
 }

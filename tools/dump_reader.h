@@ -35,6 +35,7 @@ struct vt_stack {
     uint64_t *frames;         /* return addresses, innermost first */
     size_t npython;
     uint64_t *python;         /* PYFRAME ids, innermost first (threads running Python) */
+    bool python_truncated;    /* the Python stack went on beyond these */
     UT_hash_handle hh;
 };
 
