@@ -111,7 +111,10 @@ enum vt_record_type {
      * its time (ns since PROCESS.start_mono), varint device count, per
      * device: svarint device, varint peak live bytes, varint its time. */
     VT_REC_TOTALS = 13,
-    VT_REC_MAX_KNOWN = 13,
+    /* A thread's name (pthread_getname_np), written before its first
+     * ALLOC or FAILED record: varint tid, str name */
+    VT_REC_THREAD = 14,
+    VT_REC_MAX_KNOWN = 14,
 };
 
 /* PYSTACK flags: the Python stack was deeper than the frames recorded. */

@@ -206,6 +206,15 @@ int vt_rec_pystack(uint32_t id, const uintptr_t *frames, unsigned n, const uintp
     return emit(VT_REC_PYSTACK, &b);
 }
 
+int vt_rec_thread(pid_t tid, const char *name)
+{
+    uint8_t data[2 * VT_VARINT_MAX + 32];
+    struct buf b = {data, 0, sizeof data, 0};
+    put_varint(&b, (uint64_t)tid);
+    put_str(&b, name);
+    return emit(VT_REC_THREAD, &b);
+}
+
 int vt_rec_alloc(const struct vt_alloc_event *e)
 {
     uint8_t data[9 * VT_VARINT_MAX];

@@ -8,6 +8,7 @@
 #include "pyloc.h"
 #include "records.h"
 #include "stacks.h"
+#include "thread_names.h"
 #include "track.h"
 #include "writer.h"
 
@@ -112,6 +113,7 @@ static void after_fork_child(void)
     vt_track_reset();
     vt_agg_reset();
     vt_stacks_reset();
+    vt_thread_names_reset();
     vt_modules_reset();
     vt_pyloc_after_fork();
     if (get_state() == STATE_READY || get_state() == STATE_OFF)

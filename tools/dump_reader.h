@@ -47,6 +47,13 @@ struct vt_pyframe {
     UT_hash_handle hh;
 };
 
+/* A thread's name (THREAD). */
+struct vt_thread_name {
+    uint64_t tid;
+    char *name;
+    UT_hash_handle hh;
+};
+
 /* Times are nanoseconds since the process started (PROCESS.start_mono). */
 struct vt_alloc_event {
     uint64_t time_ns, address, size, stack_id, tid, stream;
@@ -130,6 +137,7 @@ struct vt_dump {
     size_t nmodules;
     struct vt_stack *stacks;      /* uthash, by id */
     struct vt_pyframe *pyframes;  /* uthash, by id */
+    struct vt_thread_name *threads; /* uthash, by tid */
     bool complete;                /* END record read and nothing cut off */
     char end[192];                /* how the data ended, for the report */
     int end_signal;               /* the fatal signal when end is "signal", else 0 */
@@ -148,6 +156,8 @@ void vt_dump_free(struct vt_dump *dump);
 
 const struct vt_stack *vt_dump_stack(const struct vt_dump *dump, uint64_t id);
 const struct vt_pyframe *vt_dump_pyframe(const struct vt_dump *dump, uint64_t id);
+/* The name thread TID had, or NULL when none was recorded. */
+const char *vt_dump_thread_name(const struct vt_dump *dump, uint64_t tid);
 /* The module whose address range holds ADDR (the latest one recorded). */
 const struct vt_module *vt_dump_module_at(const struct vt_dump *dump, uint64_t addr);
 
