@@ -1,7 +1,10 @@
 """WORKERS threads allocate through ctypes.CDLL (the GIL released) while
 CHURNERS threads make and drop code: functions compiled from fresh source,
 modules written, imported and forgotten. Worker i makes PER_WORKER
-allocations of STRESS_BYTES + i bytes and keeps the first KEPT."""
+allocations of STRESS_BYTES + i bytes and keeps the first KEPT. The workers
+stay alive until the process exits: ThreadSanitizer (tests/run.sh runs this
+under it) crashes in libunwind's thread-exit destructor in threads of an
+uninstrumented interpreter, and no worker thread ever ends here."""
 import ctypes
 import os
 import sys
@@ -18,6 +21,8 @@ lib = ctypes.CDLL("libcudart.so.13", mode=os.RTLD_NOW | os.RTLD_LOCAL)
 lib.cudaMalloc.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_size_t]
 lib.cudaFree.argtypes = [ctypes.c_void_p]
 stop = threading.Event()
+done = threading.Semaphore(0)
+never = threading.Event()
 
 
 def allocate(nbytes):
@@ -34,6 +39,8 @@ def worker(i, kept):
             kept.append(p)
         elif lib.cudaFree(p) != 0:
             os._exit(98)
+    done.release()
+    never.wait()
 
 
 def churn(k, where):
@@ -56,11 +63,12 @@ def main():
     sys.path.insert(0, where)
     churners = [threading.Thread(target=churn, args=(k, where)) for k in range(CHURNERS)]
     kept = [[] for _ in range(WORKERS)]
-    workers = [threading.Thread(target=worker, args=(i, kept[i])) for i in range(WORKERS)]
+    workers = [threading.Thread(target=worker, args=(i, kept[i]), daemon=True)
+               for i in range(WORKERS)]
     for t in churners + workers:
         t.start()
-    for t in workers:
-        t.join()
+    for _ in workers:
+        done.acquire()
     stop.set()
     for t in churners:
         t.join()
