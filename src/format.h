@@ -90,8 +90,9 @@ enum vt_record_type {
     VT_REC_PYFRAME = 9,
     /* A stack with Python frames: varint stack id, varint native frame
      * count, native frames as in STACK, varint Python frame count, then
-     * that many PYFRAME ids, innermost first. The CLI puts the Python frames
-     * where the interpreter's evaluation frames stand in the native stack. */
+     * that many PYFRAME ids, innermost first, then (appended) varint flags
+     * (VT_PYSTACK_TRUNCATED). The CLI puts the Python frames where the
+     * interpreter's evaluation frames stand in the native stack. */
     VT_REC_PYSTACK = 10,
     /* Aggregate mode: live memory now. varint dt, varint allocations so
      * far, varint frees so far (both as the summary counts them), varint
@@ -115,7 +116,10 @@ enum vt_record_type {
      * its time (ns since PROCESS.start_mono), varint device count, per
      * device: svarint device, varint peak live bytes, varint its time. */
     VT_REC_TOTALS = 13,
-    /* 14-17: other record types (issues 12 and 13) */
+    /* A thread's name (pthread_getname_np), written before its first
+     * ALLOC or FAILED record: varint tid, str name */
+    VT_REC_THREAD = 14,
+    /* 15-17: other record types (issue 13) */
     /* A device this process used, once, before its first DEVICE_USAGE:
      * svarint device (its CUDA ordinal here), str UUID (16 raw bytes as
      * cuDeviceGetUuid_v2 gives them; empty: unknown), str PCI bus id
@@ -149,6 +153,9 @@ enum vt_usage_reason {
 
 /* FAILED, other processes: flags */
 #define VT_PROCESS_ORPHANED 0x1   /* its parent is gone (adopted by init or a subreaper) */
+
+/* PYSTACK flags: the Python stack was deeper than the frames recorded. */
+#define VT_PYSTACK_TRUNCATED 0x1u
 
 /* Aggregate mode: the sample interval doubles after this many samples. */
 #define VT_SAMPLES_PER_INTERVAL 512

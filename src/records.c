@@ -194,15 +194,25 @@ int vt_rec_pyframe(uint32_t id, const char *function, const char *file, int line
 }
 
 int vt_rec_pystack(uint32_t id, const uintptr_t *frames, unsigned n, const uintptr_t *pyframes,
-                   unsigned py_count)
+                   unsigned py_count, int truncated)
 {
-    uint8_t data[3 * VT_VARINT_MAX + 256 * VT_VARINT_MAX + 128 * VT_VARINT_MAX];
+    uint8_t data[4 * VT_VARINT_MAX + 256 * VT_VARINT_MAX + 128 * VT_VARINT_MAX];
     struct buf b = {data, 0, sizeof data, 0};
     put_native_frames(&b, id, frames, n);
     put_varint(&b, py_count);
     for (unsigned i = 0; i < py_count; i++)
         put_varint(&b, pyframes[i]);
+    put_varint(&b, truncated ? VT_PYSTACK_TRUNCATED : 0);
     return emit(VT_REC_PYSTACK, &b);
+}
+
+int vt_rec_thread(pid_t tid, const char *name)
+{
+    uint8_t data[2 * VT_VARINT_MAX + 32];
+    struct buf b = {data, 0, sizeof data, 0};
+    put_varint(&b, (uint64_t)tid);
+    put_str(&b, name);
+    return emit(VT_REC_THREAD, &b);
 }
 
 int vt_rec_alloc(const struct vt_alloc_event *e)

@@ -36,7 +36,8 @@ int vt_rec_module(const struct vt_module_info *m);
 int vt_rec_stack(uint32_t id, const uintptr_t *frames, unsigned n);
 int vt_rec_pyframe(uint32_t id, const char *function, const char *file, int line);
 int vt_rec_pystack(uint32_t id, const uintptr_t *frames, unsigned n, const uintptr_t *pyframes,
-                   unsigned py_count);
+                   unsigned py_count, int truncated);
+int vt_rec_thread(pid_t tid, const char *name);
 int vt_rec_alloc(const struct vt_alloc_event *e);
 /* TIME_NS: vt_now_ns(), read before the lock. */
 int vt_rec_free(uint64_t time_ns, uint64_t address, unsigned api, unsigned status_flags,

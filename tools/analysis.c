@@ -39,8 +39,8 @@ static void on_alloc(void *ctx, const struct vt_alloc_event *ev)
         remove_live(a, old, ev->time_ns);
     struct vt_live_entry e = {
         .address = ev->address, .size = ev->size, .stack_id = ev->stack_id,
-        .device = ev->device, .is_handle = is_handle, .api = (uint8_t)ev->api,
-        .kind = (uint8_t)ev->kind,
+        .device = ev->device, .tid = (uint32_t)ev->tid, .is_handle = is_handle,
+        .api = (uint8_t)ev->api, .kind = (uint8_t)ev->kind,
     };
     vt_live_insert(&a->live, &e);
     vt_usage_change(&a->usage, ev->time_ns, e.stack_id, e.api, e.kind, e.device,
@@ -194,8 +194,9 @@ static int by_size_desc(const void *pa, const void *pb)
 }
 
 /* BYTES in COUNT allocations still live at the end, from one site. */
-static void add_to_group(struct vt_analysis *a, struct leak_entry **groups,
-                         const struct leak_key *site, uint64_t bytes, uint64_t count)
+static struct leak_entry *add_to_group(struct vt_analysis *a, struct leak_entry **groups,
+                                       const struct leak_key *site, uint64_t bytes,
+                                       uint64_t count)
 {
     struct leak_key key = *site;
     struct leak_entry *g;
@@ -220,6 +221,23 @@ static void add_to_group(struct vt_analysis *a, struct leak_entry **groups,
         a->summary.host_leaked_bytes += bytes;
         a->summary.host_leaked_allocations += count;
     }
+    return g;
+}
+
+/* One more allocation of LEAK made by thread TID. */
+static void count_thread(struct vt_leak *leak, uint64_t tid)
+{
+    for (size_t i = 0; i < leak->nthreads; i++)
+        if (leak->threads[i].tid == tid) {
+            leak->threads[i].allocations++;
+            return;
+        }
+    if (leak->nthreads == VT_LEAK_THREADS) {
+        leak->other_threads++;   /* allocations by threads beyond those */
+        return;
+    }
+    leak->threads[leak->nthreads].tid = tid;
+    leak->threads[leak->nthreads++].allocations = 1;
 }
 
 static void group_live_allocations(struct vt_analysis *a, struct leak_entry **groups)
@@ -227,8 +245,10 @@ static void group_live_allocations(struct vt_analysis *a, struct leak_entry **gr
     for (size_t i = 0; a->live.slots && i <= a->live.mask; i++) {
         const struct vt_live_entry *l = &a->live.slots[i];
         struct leak_key key = {l->stack_id, l->api, l->kind, l->device};
-        if (l->used)
-            add_to_group(a, groups, &key, l->size, 1);
+        if (!l->used)
+            continue;
+        struct leak_entry *g = add_to_group(a, groups, &key, l->size, 1);
+        count_thread(&a->leaks[g->index], l->tid);
     }
 }
 

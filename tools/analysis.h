@@ -26,12 +26,20 @@ struct vt_summary {
     uint64_t suppressed_bytes, suppressed_allocations;   /* left out of the above */
 };
 
+#define VT_LEAK_THREADS 8
+
 /* Allocations still live at the end, from one call site. */
 struct vt_leak {
     uint64_t stack_id;
     unsigned api, kind;
     int64_t device;
     uint64_t bytes, allocations;
+    /* the threads that made them: the first VT_LEAK_THREADS seen, with
+     * their counts (none in aggregate mode) */
+    struct {
+        uint64_t tid, allocations;
+    } threads[VT_LEAK_THREADS];
+    size_t nthreads, other_threads;
 };
 
 /* A site holding memory at an out-of-memory failure (index into usage.sites). */

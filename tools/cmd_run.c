@@ -1,4 +1,4 @@
-/* vramtrace run [-o PATH] [--aggregate] [--fail-on-leak [LIMIT...]] [--json] -- CMD [ARG...]
+/* vramtrace run [-o PATH] [--aggregate] [--fail-on-leak [LIMIT...]] [--json] [--pytorch-tensors] -- CMD [ARG...]
  * Runs CMD with libvramtrace.so preloaded, waits for it, then reports the
  * dump it wrote on stderr (stdout belongs to CMD). */
 #include <dirent.h>
@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "alloc_conf.h"
 #include "cli.h"
 #include "config.h"
 #include "frames.h"
@@ -28,7 +29,7 @@
 
 static const char usage[] =
     "Usage: vramtrace run [-o PATH] [--aggregate] [--fail-on-leak [LIMIT...]] [--json]\n"
-    "                     [--python-internals] [--] CMD [ARG...]\n"
+    "                     [--python-internals] [--pytorch-tensors] [--] CMD [ARG...]\n"
     "Run CMD with " VT_LIBRARY_NAME " preloaded; when it exits, print where the dump\n"
     "was written and the leak report, on stderr.\n"
     "\n"
@@ -52,6 +53,11 @@ static const char usage[] =
     "      --json         print the report as JSON\n"
     "      --python-internals\n"
     "                     show the Python interpreter's own native frames\n"
+    "      --pytorch-tensors\n"
+    "                     PyTorch: add backend:cudaMallocAsync to PYTORCH_CUDA_ALLOC_CONF\n"
+    "                     (other settings kept), so each tensor is one traced\n"
+    "                     cudaMallocAsync/cudaFreeAsync at its own Python line, while\n"
+    "                     the driver's pool still caches memory\n"
     "Limits and suppressions (a limit implies --fail-on-leak):\n"
     VT_LIMIT_OPTIONS_HELP
     VT_SUPPRESSION_OPTIONS_HELP
@@ -66,6 +72,7 @@ struct run_options {
     bool aggregate;
     bool fail_on_leak;
     bool json;
+    bool pytorch_tensors;
     struct vt_check_options check;
 };
 
@@ -79,13 +86,15 @@ static void forward_signal(int sig)
 
 static int parse_options(int argc, char **argv, struct run_options *opts)
 {
-    enum { OPT_FAIL_ON_LEAK = 256, OPT_JSON, OPT_PYTHON_INTERNALS, OPT_AGGREGATE };
+    enum { OPT_FAIL_ON_LEAK = 256, OPT_JSON, OPT_PYTHON_INTERNALS, OPT_AGGREGATE,
+           OPT_PYTORCH_TENSORS };
     static const struct option options[] = {
         {"output", required_argument, NULL, 'o'},
         {"aggregate", no_argument, NULL, OPT_AGGREGATE},
         {"fail-on-leak", no_argument, NULL, OPT_FAIL_ON_LEAK},
         {"json", no_argument, NULL, OPT_JSON},
         {"python-internals", no_argument, NULL, OPT_PYTHON_INTERNALS},
+        {"pytorch-tensors", no_argument, NULL, OPT_PYTORCH_TENSORS},
         VT_LIMIT_LONG_OPTIONS,
         {"help", no_argument, NULL, 'h'},
         {0},
@@ -113,6 +122,9 @@ static int parse_options(int argc, char **argv, struct run_options *opts)
             break;
         case OPT_PYTHON_INTERNALS:
             vt_frames_show_interpreter(true);
+            break;
+        case OPT_PYTORCH_TENSORS:
+            opts->pytorch_tensors = true;
             break;
         case 'h':
             fputs(usage, stdout);
@@ -218,6 +230,8 @@ static void exec_child(char **cmd, const char *library, const struct run_options
     }
     if (opts->aggregate)
         setenv("VRAMTRACE_MODE", "aggregate", 1);
+    if (opts->pytorch_tensors)
+        vt_alloc_conf_apply();
     add_to_preload(library);
     execvp(cmd[0], cmd);
     int err = errno;

@@ -275,6 +275,12 @@ static bool read_pystack(struct reader *r, struct cursor *c)
             return false;
         }
     }
+    uint64_t flags = 0;
+    if (c->p < c->end && !get_varint(r, c, "Python stack flags", &flags)) {   /* appended */
+        free_stack(s);
+        return false;
+    }
+    s->python_truncated = (flags & VT_PYSTACK_TRUNCATED) != 0;
     HASH_ADD(hh, r->dump->stacks, id, sizeof s->id, s);
     return true;
 }
@@ -704,6 +710,26 @@ static bool read_device_usage(struct reader *r, struct cursor *c)
     return true;
 }
 
+/* A thread's name; a later record for the same tid (a reused id, a renamed
+ * thread) replaces it. */
+static bool read_thread(struct reader *r, struct cursor *c)
+{
+    uint64_t tid;
+    char *name;
+    struct vt_thread_name *t;
+    if (!get_varint(r, c, "tid", &tid) || !get_str(r, c, "thread name", &name))
+        return false;
+    HASH_FIND(hh, r->dump->threads, &tid, sizeof tid, t);
+    if (!t) {
+        t = xcalloc(1, sizeof *t);
+        t->tid = tid;
+        HASH_ADD(hh, r->dump->threads, tid, sizeof t->tid, t);
+    }
+    free(t->name);
+    t->name = name;
+    return true;
+}
+
 static const struct {
     const char *name;
     bool (*read)(struct reader *r, struct cursor *c);
@@ -714,7 +740,7 @@ static const struct {
     [VT_REC_MARK] = {"MARK", read_mark},          [VT_REC_END] = {"END", read_end},
     [VT_REC_PYFRAME] = {"PYFRAME", read_pyframe}, [VT_REC_PYSTACK] = {"PYSTACK", read_pystack},
     [VT_REC_SAMPLE] = {"SAMPLE", read_sample},    [VT_REC_SITES] = {"SITES", read_sites},
-    [VT_REC_TOTALS] = {"TOTALS", read_totals},
+    [VT_REC_TOTALS] = {"TOTALS", read_totals},    [VT_REC_THREAD] = {"THREAD", read_thread},
     [VT_REC_DEVICE] = {"DEVICE", read_device},
     [VT_REC_DEVICE_USAGE] = {"DEVICE_USAGE", read_device_usage},
 };
@@ -904,6 +930,12 @@ void vt_dump_free(struct vt_dump *dump)
         free(f->file);
         free(f);
     }
+    struct vt_thread_name *t, *ttmp;
+    HASH_ITER(hh, dump->threads, t, ttmp) {
+        HASH_DEL(dump->threads, t);
+        free(t->name);
+        free(t);
+    }
     for (size_t i = 0; i < dump->nmodules; i++) {
         free(dump->modules[i].path);
         free(dump->modules[i].build_id);
@@ -921,6 +953,13 @@ const struct vt_stack *vt_dump_stack(const struct vt_dump *dump, uint64_t id)
     struct vt_stack *s;
     HASH_FIND(hh, dump->stacks, &id, sizeof id, s);
     return s;
+}
+
+const char *vt_dump_thread_name(const struct vt_dump *dump, uint64_t tid)
+{
+    struct vt_thread_name *t;
+    HASH_FIND(hh, dump->threads, &tid, sizeof tid, t);
+    return t ? t->name : NULL;
 }
 
 const struct vt_pyframe *vt_dump_pyframe(const struct vt_dump *dump, uint64_t id)

@@ -35,6 +35,7 @@ struct vt_stack {
     uint64_t *frames;         /* return addresses, innermost first */
     size_t npython;
     uint64_t *python;         /* PYFRAME ids, innermost first (threads running Python) */
+    bool python_truncated;    /* the Python stack went on beyond these */
     UT_hash_handle hh;
 };
 
@@ -43,6 +44,13 @@ struct vt_pyframe {
     uint64_t id;
     char *function, *file;
     uint64_t line;            /* 0 = unknown */
+    UT_hash_handle hh;
+};
+
+/* A thread's name (THREAD). */
+struct vt_thread_name {
+    uint64_t tid;
+    char *name;
     UT_hash_handle hh;
 };
 
@@ -174,6 +182,7 @@ struct vt_dump {
     struct vt_pyframe *pyframes;  /* uthash, by id */
     struct vt_device_info *devices;   /* DEVICE records, in order (one per device) */
     size_t ndevices;
+    struct vt_thread_name *threads; /* uthash, by tid */
     bool complete;                /* END record read and nothing cut off */
     char end[192];                /* how the data ended, for the report */
     int end_signal;               /* the fatal signal when end is "signal", else 0 */
@@ -192,6 +201,8 @@ void vt_dump_free(struct vt_dump *dump);
 
 const struct vt_stack *vt_dump_stack(const struct vt_dump *dump, uint64_t id);
 const struct vt_pyframe *vt_dump_pyframe(const struct vt_dump *dump, uint64_t id);
+/* The name thread TID had, or NULL when none was recorded. */
+const char *vt_dump_thread_name(const struct vt_dump *dump, uint64_t tid);
 /* The module whose address range holds ADDR (the latest one recorded). */
 const struct vt_module *vt_dump_module_at(const struct vt_dump *dump, uint64_t addr);
 /* The DEVICE record of DEVICE, or NULL (older dumps have none). */

@@ -300,9 +300,27 @@ static void put_stack(const struct vt_site *site, bool open, FILE *out)
     put_text(site->frames[0]->function ? site->frames[0]->function : "??", out);
     fprintf(out, "</code> <span class=\"loc\">(%zu frames)</span></summary>\n<ol class=\"stack\" "
             "start=\"0\">\n", site->nframes);
-    for (size_t i = 0; i < site->nframes; i++)
+    for (size_t i = 0; i < site->nframes; i++) {
         put_frame(site->frames[i], out);
+        if (site->python_truncated && i + 1 == site->python_end)
+            fputs("<li class=\"loc\">&hellip; outer Python frames not recorded</li>\n", out);
+    }
     fputs("</ol></details></td>", out);
+}
+
+/* The threads that made a leak's allocations: name (tid) each. */
+static void put_threads(const struct vt_report *r, const struct vt_leak *l, FILE *out)
+{
+    fputs("<td>", out);
+    for (size_t i = 0; i < l->nthreads; i++) {
+        const char *name = vt_dump_thread_name(r->dump, l->threads[i].tid);
+        fputs(i ? "<br>" : "", out);
+        put_text(name ? name : "?", out);
+        fprintf(out, " <span class=\"loc\">(tid %" PRIu64 ")</span>", l->threads[i].tid);
+    }
+    if (l->other_threads)
+        fputs("<br>&hellip;", out);
+    fputs("</td>", out);
 }
 
 static void put_bytes_cell(uint64_t bytes, FILE *out)
@@ -332,8 +350,8 @@ static void leaks_table(const struct vt_report *r, FILE *out)
         return;
     }
     fputs("<table><thead><tr><th class=\"num\">Bytes</th><th class=\"num\">Allocations</th>"
-          "<th>API</th><th>Kind</th><th class=\"num\">Device</th><th>Call site</th></tr></thead>"
-          "<tbody>\n", out);
+          "<th>API</th><th>Kind</th><th class=\"num\">Device</th><th>Call site</th>"
+          "<th>Threads</th></tr></thead><tbody>\n", out);
     for (size_t i = 0; i < r->leaks_shown; i++) {
         const struct vt_leak *l = &a->leaks[i];
         fputs("<tr>", out);
@@ -341,6 +359,7 @@ static void leaks_table(const struct vt_report *r, FILE *out)
         fprintf(out, "<td class=\"num\">%" PRIu64 "</td>", l->allocations);
         put_where(r->leak_sites[i].api, l->kind, l->device, out);
         put_stack(&r->leak_sites[i], i == 0, out);
+        put_threads(r, l, out);
         fputs("</tr>\n", out);
     }
     fputs("</tbody></table>\n", out);

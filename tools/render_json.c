@@ -105,6 +105,25 @@ static void write_site_fields(struct vt_json *j, const struct vt_site *site, uns
     vt_json_int(j, device);
     write_uint_field(j, "stack_id", stack_id);
     write_frames(j, site);
+    vt_json_key(j, "python_frames_truncated");
+    vt_json_bool(j, site->python_truncated);
+}
+
+/* The threads that made a leak's allocations (the first few, by tid). */
+static void write_threads(struct vt_json *j, const struct vt_report *r, const struct vt_leak *leak)
+{
+    vt_json_key(j, "threads");
+    vt_json_begin_array(j);
+    for (size_t i = 0; i < leak->nthreads; i++) {
+        vt_json_begin_object(j);
+        write_uint_field(j, "tid", leak->threads[i].tid);
+        vt_json_key(j, "name");
+        vt_json_string(j, vt_dump_thread_name(r->dump, leak->threads[i].tid));
+        write_uint_field(j, "allocations", leak->threads[i].allocations);
+        vt_json_end_object(j);
+    }
+    vt_json_end_array(j);
+    write_uint_field(j, "other_threads_allocations", leak->other_threads);
 }
 
 static void write_leaks(struct vt_json *j, const struct vt_report *r)
@@ -117,6 +136,7 @@ static void write_leaks(struct vt_json *j, const struct vt_report *r)
         write_uint_field(j, "bytes", leak->bytes);
         write_uint_field(j, "allocations", leak->allocations);
         write_site_fields(j, &r->leak_sites[i], leak->kind, leak->device, leak->stack_id);
+        write_threads(j, r, leak);
         vt_json_end_object(j);
     }
     vt_json_end_array(j);

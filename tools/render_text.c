@@ -72,7 +72,31 @@ static void print_frames(const struct vt_site *site, FILE *out)
             fprintf(out, " %s", f->function);
         print_location(f, out);
         fputs(f->inlined ? " (inlined)\n" : "\n", out);
+        if (site->python_truncated && i + 1 == site->python_end)
+            fputs("    ... outer Python frames not recorded (a deeper stack than the tracer keeps)\n",
+                  out);
     }
+}
+
+/* The threads that made a leak's allocations, when one is not the main
+ * thread (whose tid is the pid): "threads: pt_autograd_0 (tid 4243, 2 allocations)". */
+static void print_threads(const struct vt_report *r, const struct vt_leak *leak, FILE *out)
+{
+    bool other = false;
+    for (size_t i = 0; i < leak->nthreads; i++)
+        other |= leak->threads[i].tid != r->dump->process.pid;
+    if (!other)
+        return;
+    fputs(leak->nthreads > 1 ? "    threads:" : "    thread:", out);
+    for (size_t i = 0; i < leak->nthreads; i++) {
+        const char *name = vt_dump_thread_name(r->dump, leak->threads[i].tid);
+        fprintf(out, "%s %s (tid %" PRIu64 ", %" PRIu64 " %s)", i ? "," : "", name ? name : "?",
+                leak->threads[i].tid, leak->threads[i].allocations,
+                plural(leak->threads[i].allocations, "allocation", "allocations"));
+    }
+    if (leak->other_threads)
+        fprintf(out, ", and %" PRIu64 " from other threads", leak->other_threads);
+    fputc('\n', out);
 }
 
 static void print_device(int64_t device, FILE *out)
@@ -83,7 +107,8 @@ static void print_device(int64_t device, FILE *out)
         fprintf(out, " on device %" PRId64, device);
 }
 
-static void print_leak(const struct vt_leak *leak, const struct vt_site *site, FILE *out)
+static void print_leak(const struct vt_report *r, const struct vt_leak *leak,
+                       const struct vt_site *site, FILE *out)
 {
     char size[32];
     bool host = !vt_kind_counts_as_device(leak->kind);
@@ -94,6 +119,7 @@ static void print_leak(const struct vt_leak *leak, const struct vt_site *site, F
         print_device(leak->device, out);
     fprintf(out, " [%s]\n", vt_kind_name(leak->kind));
     print_frames(site, out);
+    print_threads(r, leak, out);
 }
 
 static void print_summary(const struct vt_report *r, FILE *out)
@@ -130,7 +156,7 @@ static void print_leaks(const struct vt_report *r, bool host, FILE *out)
     for (size_t i = 0; i < r->leaks_shown; i++) {
         const struct vt_leak *leak = &r->analysis->leaks[i];
         if (vt_kind_counts_as_device(leak->kind) != host)
-            print_leak(leak, &r->leak_sites[i], out);
+            print_leak(r, leak, &r->leak_sites[i], out);
     }
 }
 

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Checks vramtrace against a real GPU: examples/leaky.cu built by nvcc with its
 # default static runtime and with the shared runtime, (where PyTorch is
-# installed) a PyTorch loop that leaks a known tensor, and `vramtrace gpus`
-# and the report's device view against nvidia-smi --query-gpu and
-# --query-compute-apps. Run from the repository
+# installed) a PyTorch loop that leaks a known tensor, without PyTorch's cache
+# and with run --pytorch-tensors (its cudaMallocAsync backend), and
+# `vramtrace gpus` and the report's device view against nvidia-smi
+# --query-gpu and --query-compute-apps. Run from the repository
 # root on a machine with a GPU, the CUDA toolkit, meson and ninja:
 #     bash tests/gpu/check.sh [BUILD_DIR]
 # BUILD_DIR defaults to build-gpu (configured here if missing). Prints one
@@ -74,10 +75,19 @@ torch.cuda.synchronize()
 PY
     PYTORCH_NO_CUDA_MEMORY_CACHING=1 "$vramtrace" run -o "$work/torch.vtr" -- \
         python3 "$work/torch_leak.py" >/dev/null 2>&1
-    check torch_no_caching "$work/torch.vtr" '
+    # The tensor's own Python line, though torch.empty releases the GIL.
+    torch_assertions='
 big = [l for l in r["leaks"] if l["bytes"] == 3 * 1024 * 1024 and l["allocations"] == 1]
 assert big, [(l["bytes"], l["api"]) for l in r["leaks"]]
 assert big[0]["kind"] == "device"
+py = [(f["function"], f["line"]) for f in big[0]["frames"] if f["module"] == "python"]
+assert py[:1] == [("leak_tensor", 4)], py
+'
+    check torch_no_caching "$work/torch.vtr" "$torch_assertions"
+    "$vramtrace" run --pytorch-tensors -o "$work/torch_async.vtr" -- \
+        python3 "$work/torch_leak.py" >/dev/null 2>&1
+    check torch_pytorch_tensors "$work/torch_async.vtr" "$torch_assertions"'
+assert big[0]["api"] == "cudaMallocAsync", big[0]["api"]
 '
 else
     echo "SKIP torch (PyTorch with CUDA not available)"

@@ -14,7 +14,10 @@
  * STANDIN_CUDA_CONTEXT_BYTES of its GPU (default 0), as a real context
  * does.  With STANDIN_CUDA_REUSE_CONTEXTS=1 a new
  * context takes the address of the last one destroyed, as the real driver
- * may (by default a destroyed context's address stays dead).
+ * may (by default a destroyed context's address stays dead).  With
+ * STANDIN_CUDA_HIDDEN_ENTRY_POINTS=1, cuGetProcAddress hands out entry
+ * points that no symbol table names (as a driver may hand out internal
+ * ones): small jumps to the exported functions, in memory of their own.
  *
  * All internals are static and the library is linked with
  * -Bsymbolic-functions, so nothing in here calls (or takes the address of)
@@ -1427,6 +1430,44 @@ static const struct proc procs[] = {
 #undef P
 #undef PZ
 
+/* STANDIN_CUDA_HIDDEN_ENTRY_POINTS: an unnamed entry point for FN, made
+ * once: "movabs $fn, %rax; jmp *%rax" (x86_64) in an anonymous mapping. */
+static void *hidden_entry_point(void *fn)
+{
+    enum { STUB = 16, STUBS = 4096 / STUB };
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    static unsigned char *page;
+    static void *targets[STUBS];
+    static int used;
+    void *entry = NULL;
+    pthread_mutex_lock(&lock);
+    for (int i = 0; i < used && !entry; i++)
+        if (targets[i] == fn)
+            entry = page + i * STUB;
+    if (!entry && !page) {
+        page = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS,
+                    -1, 0);
+        if (page == MAP_FAILED)
+            page = NULL;
+    }
+    if (!entry && page && used < STUBS) {
+        unsigned char *stub = page + used * STUB;
+        stub[0] = 0x48, stub[1] = 0xb8; /* movabs imm64, %rax */
+        memcpy(stub + 2, &fn, sizeof fn);
+        stub[10] = 0xff, stub[11] = 0xe0; /* jmp *%rax */
+        targets[used++] = fn;
+        entry = stub;
+    }
+    pthread_mutex_unlock(&lock);
+    return entry ? entry : fn;
+}
+
+static int hidden_entry_points(void)
+{
+    const char *v = getenv("STANDIN_CUDA_HIDDEN_ENTRY_POINTS");
+    return v && !strcmp(v, "1");
+}
+
 static CUresult get_proc_address(const char *symbol, void **pfn, int cudaVersion,
                                  cuuint64_t flags, CUdriverProcAddressQueryResult *status)
 {
@@ -1451,6 +1492,8 @@ static CUresult get_proc_address(const char *symbol, void **pfn, int cudaVersion
     *pfn = (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) && best->fn_ptsz
                ? best->fn_ptsz
                : best->fn;
+    if (hidden_entry_points())
+        *pfn = hidden_entry_point(*pfn);
     if (status)
         *status = CU_GET_PROC_ADDRESS_SUCCESS;
     return CUDA_SUCCESS;
