@@ -75,7 +75,12 @@ enum vt_record_type {
      * u8 api, u8 kind, svarint device, varint tid, varint error code,
      * then (appended, present only for an out-of-memory error when the
      * driver answered cuMemGetInfo for that device) varint free bytes,
-     * varint total bytes */
+     * varint total bytes, then (appended, NVML's view of that GPU, absent
+     * in older dumps) varint this process's used bytes + 1 (0: NVML did not
+     * say), varint other process count, per other process: varint pid,
+     * varint used bytes + 1 (0: unknown), u8 state (its /proc state
+     * letter; 0: not in this process's /proc), u8 flags (VT_PROCESS_*),
+     * str command name */
     VT_REC_FAILED = 6,
     /* varint dt, varint tid, str label */
     VT_REC_MARK = 7,
@@ -89,8 +94,9 @@ enum vt_record_type {
     VT_REC_PYFRAME = 9,
     /* A stack with Python frames: varint stack id, varint native frame
      * count, native frames as in STACK, varint Python frame count, then
-     * that many PYFRAME ids, innermost first. The CLI puts the Python frames
-     * where the interpreter's evaluation frames stand in the native stack. */
+     * that many PYFRAME ids, innermost first, then (appended) varint flags
+     * (VT_PYSTACK_TRUNCATED). The CLI puts the Python frames where the
+     * interpreter's evaluation frames stand in the native stack. */
     VT_REC_PYSTACK = 10,
     /* Aggregate mode: live memory now. varint dt, varint allocations so
      * far, varint frees so far (both as the summary counts them), varint
@@ -114,6 +120,10 @@ enum vt_record_type {
      * its time (ns since PROCESS.start_mono), varint device count, per
      * device: svarint device, varint peak live bytes, varint its time. */
     VT_REC_TOTALS = 13,
+    /* A thread's name (pthread_getname_np), written before its first
+     * ALLOC or FAILED record: varint tid, str name */
+    VT_REC_THREAD = 14,
+    /* 15, 17: not used yet */
     /* A free the driver refused, with what is known of it (the FREE or
      * ALLOC record, or in aggregate mode TOTALS, still counts it; this one
      * only tells where). varint dt, varint address (absolute), u8 api,
@@ -125,12 +135,46 @@ enum vt_record_type {
      * PROCESS.start_mono), u8 api, varint tid, varint stack id (0: not
      * recorded, see VRAMTRACE_FREE_STACKS). */
     VT_REC_BAD_FREE = 16,
-    VT_REC_MAX_KNOWN = 16,
+    /* A device this process used, once, before its first DEVICE_USAGE:
+     * svarint device (its CUDA ordinal here), str UUID (16 raw bytes as
+     * cuDeviceGetUuid_v2 gives them; empty: unknown), str PCI bus id
+     * (cuDeviceGetPCIBusId's text; empty: unknown), str name (empty:
+     * unknown), varint total bytes (cuDeviceTotalMem_v2; 0: unknown). */
+    VT_REC_DEVICE = 18,
+    /* The driver's view of a device: varint time (ns since
+     * PROCESS.start_mono; not a dt, so readers that skip this record keep
+     * the times of the others), u8 reason (enum vt_usage_reason), svarint device, varint free bytes, varint total
+     * bytes (cuMemGetInfo_v2 in a context on it), varint this process's used
+     * bytes per NVML + 1 (0: NVML did not say), varint the other processes'
+     * used bytes per NVML + 1 (0: unknown), varint other process count,
+     * varint the live bytes (device + managed) traced on it + 1 (0: not
+     * written; in events mode the replay knows them; aggregate mode writes
+     * them, its samples being older).
+     * Taken outside the tracer's lock: allocations of other threads may
+     * fall between the reading and the record. */
+    VT_REC_DEVICE_USAGE = 19,
+    VT_REC_MAX_KNOWN = 19,
 };
 
 /* BAD_FREE flags. */
 #define VT_BAD_FREE_ALLOC_KNOWN 0x01 /* the allocation it tried to free is known */
 #define VT_BAD_FREE_DOUBLE 0x02      /* it had been freed already: a double free */
+
+/* DEVICE_USAGE: when the driver was asked. */
+enum vt_usage_reason {
+    VT_USAGE_START = 0,      /* the first allocation on the device */
+    VT_USAGE_MARK = 1,       /* right after a marker */
+    VT_USAGE_SAMPLE = 2,     /* after an aggregate-mode sample */
+    VT_USAGE_TEARDOWN = 3,   /* right before a context reset or destroy */
+    VT_USAGE_EXIT = 4,       /* at exit, before the runtime tears down */
+    VT_USAGE_REASON_COUNT = 5,
+};
+
+/* FAILED, other processes: flags */
+#define VT_PROCESS_ORPHANED 0x1   /* its parent is gone (adopted by init or a subreaper) */
+
+/* PYSTACK flags: the Python stack was deeper than the frames recorded. */
+#define VT_PYSTACK_TRUNCATED 0x1u
 
 /* Aggregate mode: the sample interval doubles after this many samples. */
 #define VT_SAMPLES_PER_INTERVAL 512

@@ -226,15 +226,25 @@ int vt_rec_pyframe(uint32_t id, const char *function, const char *file, int line
 }
 
 int vt_rec_pystack(uint32_t id, const uintptr_t *frames, unsigned n, const uintptr_t *pyframes,
-                   unsigned py_count)
+                   unsigned py_count, int truncated)
 {
-    uint8_t data[3 * VT_VARINT_MAX + 256 * VT_VARINT_MAX + 128 * VT_VARINT_MAX];
+    uint8_t data[4 * VT_VARINT_MAX + 256 * VT_VARINT_MAX + 128 * VT_VARINT_MAX];
     struct buf b = {data, 0, sizeof data, 0};
     put_native_frames(&b, id, frames, n);
     put_varint(&b, py_count);
     for (unsigned i = 0; i < py_count; i++)
         put_varint(&b, pyframes[i]);
+    put_varint(&b, truncated ? VT_PYSTACK_TRUNCATED : 0);
     return emit(VT_REC_PYSTACK, &b);
+}
+
+int vt_rec_thread(pid_t tid, const char *name)
+{
+    uint8_t data[2 * VT_VARINT_MAX + 32];
+    struct buf b = {data, 0, sizeof data, 0};
+    put_varint(&b, (uint64_t)tid);
+    put_str(&b, name);
+    return emit(VT_REC_THREAD, &b);
 }
 
 int vt_rec_alloc(const struct vt_alloc_event *e)
@@ -267,10 +277,25 @@ int vt_rec_free(uint64_t time_ns, uint64_t address, unsigned api, unsigned statu
     return emit(VT_REC_FREE, &b);
 }
 
+/* NVML's view of the GPU at an out-of-memory error, after free/total. */
+static void put_gpu_processes(struct buf *b, const struct vt_meminfo *mem)
+{
+    put_varint(b, mem->own_plus1);
+    put_varint(b, mem->nothers);
+    for (unsigned i = 0; i < mem->nothers; i++) {
+        const struct vt_gpu_process *p = &mem->others[i];
+        put_varint(b, p->pid);
+        put_varint(b, p->used_plus1);
+        put_u8(b, (uint8_t)p->state);
+        put_u8(b, p->flags);
+        put_bytes(b, p->comm, strnlen(p->comm, sizeof p->comm));
+    }
+}
+
 int vt_rec_failed(uint64_t size, uint32_t stack, unsigned api, unsigned kind, int device,
                   int error, const struct vt_meminfo *mem)
 {
-    uint8_t data[10 * VT_VARINT_MAX];
+    uint8_t data[12 * VT_VARINT_MAX + VT_OOM_OTHERS * (3 * VT_VARINT_MAX + 18)];
     struct buf b = {data, 0, sizeof data, 0};
     put_time(&b, vt_now_ns());
     put_varint(&b, size);
@@ -283,6 +308,7 @@ int vt_rec_failed(uint64_t size, uint32_t stack, unsigned api, unsigned kind, in
     if (mem) {
         put_varint(&b, mem->free_bytes);
         put_varint(&b, mem->total_bytes);
+        put_gpu_processes(&b, mem);
     }
     return emit(VT_REC_FAILED, &b);
 }
@@ -403,4 +429,32 @@ int vt_rec_bad_free(const struct vt_bad_free *f)
     put_varint(&b, (uint64_t)f->first_free_tid);
     put_varint(&b, f->first_free_stack);
     return emit(VT_REC_BAD_FREE, &b);
+}
+
+int vt_rec_device(const struct vt_device_identity *d)
+{
+    uint8_t data[3 * VT_VARINT_MAX + 16 + sizeof d->pci_bus_id + sizeof d->name + 8];
+    struct buf b = {data, 0, sizeof data, 0};
+    put_varint(&b, vt_zigzag(d->device));
+    put_bytes(&b, d->uuid, d->has_uuid ? sizeof d->uuid : 0);
+    put_str(&b, d->pci_bus_id);
+    put_str(&b, d->name);
+    put_varint(&b, d->total_bytes);
+    return emit(VT_REC_DEVICE, &b);
+}
+
+int vt_rec_device_usage(const struct vt_usage_sample *s)
+{
+    uint8_t data[8 * VT_VARINT_MAX];
+    struct buf b = {data, 0, sizeof data, 0};
+    put_since_start(&b, s->time_ns);
+    put_u8(&b, (uint8_t)s->reason);
+    put_varint(&b, vt_zigzag(s->device));
+    put_varint(&b, s->free_bytes);
+    put_varint(&b, s->total_bytes);
+    put_varint(&b, s->own_plus1);
+    put_varint(&b, s->others_plus1);
+    put_varint(&b, s->others);
+    put_varint(&b, s->traced_plus1);
+    return emit(VT_REC_DEVICE_USAGE, &b);
 }

@@ -2,13 +2,15 @@
 
 #include "aggregate.h"
 #include "crash.h"
+#include "devices.h"
 #include "endings.h"
 #include "format.h"
 #include "mark_signal.h"
 #include "modules.h"
-#include "pycode_cache.h"
+#include "pyloc.h"
 #include "records.h"
 #include "stacks.h"
+#include "thread_names.h"
 #include "track.h"
 #include "writer.h"
 
@@ -144,8 +146,10 @@ static void after_fork_child(void)
     vt_track_reset();
     vt_agg_reset();
     vt_stacks_reset();
+    vt_thread_names_reset();
     vt_modules_reset();
-    vt_pycode_cache_after_fork();
+    vt_pyloc_after_fork();
+    vt_devices_reset();
     if (get_state() == STATE_READY || get_state() == STATE_OFF)
         set_state(getauxval(AT_SECURE) || excluded_process() ? STATE_OFF : STATE_READY);
 }

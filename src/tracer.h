@@ -12,6 +12,7 @@ struct vt_thread {
     unsigned api;     /* API tag set by an outer runtime wrapper (enum vt_api), 0 if none */
     int counted;      /* the driver hook accounted the tagged runtime call */
     pid_t tid;        /* cached gettid(), 0 until first use */
+    unsigned name_generation; /* the dump that has this thread's name (thread_names.c) */
     struct {          /* the device of the context this thread allocated in last */
         void *ctx;
         int device;

@@ -5,6 +5,7 @@
 #include "format.h"
 #include "freed.h"
 #include "records.h"
+#include "thread_names.h"
 #include "tracer.h"
 
 #include <stdlib.h>
@@ -168,6 +169,7 @@ void vt_track_alloc(const struct vt_alloc_info *info, const struct vt_stack *sta
         return;
     }
     e->info = *info;
+    write_or_stop(vt_thread_name_note());
     e->stack = vt_stack_intern(stack);
     e->seq = __atomic_add_fetch(&table.seq, 1, __ATOMIC_RELAXED);
     insert(e);
@@ -179,9 +181,11 @@ void vt_track_failed(const struct vt_alloc_info *info, int error, const struct v
                      const struct vt_meminfo *mem)
 {
     vt_lock();
-    if (vt_output_ready() == 0)
+    if (vt_output_ready() == 0) {
+        write_or_stop(vt_thread_name_note());
         write_or_stop(vt_rec_failed(info->size, vt_stack_intern(stack), info->api, info->kind,
                                     info->device, error, mem));
+    }
     vt_unlock();
 }
 

@@ -108,6 +108,8 @@ def base_env(extra=None):
     old = env.get("LD_LIBRARY_PATH")
     env["LD_LIBRARY_PATH"] = standin_dir() + (":" + old if old else "")
     env.setdefault("PYTHONDONTWRITEBYTECODE", "1")
+    # the stand-in GPUs' usage registry: shared by this test's processes only
+    env.setdefault("STANDIN_GPU_REGISTRY", gpu_registry())
     if extra:
         env.update(extra)
     return env
@@ -116,6 +118,15 @@ def base_env(extra=None):
 # ---- temporary directories ----
 
 _tmpdirs = []
+_registry = []
+
+
+def gpu_registry():
+    """The stand-in GPUs' registry file of this test (tests/standin/standin_gpus.h):
+    its processes see each other on the stand-in GPUs, other tests' do not."""
+    if not _registry:
+        _registry.append(os.path.join(tmpdir(), "standin-gpus.registry"))
+    return _registry[0]
 
 
 def tmpdir():

@@ -137,5 +137,32 @@ def case_clean():
     H.check_complete(rep)
 
 
+PRINT_CONF = ("import os; print(repr(os.environ.get('PYTORCH_CUDA_ALLOC_CONF')), "
+              "repr(os.environ.get('PYTORCH_ALLOC_CONF')))")
+
+
+def case_pytorch_tensors():
+    """--pytorch-tensors: PyTorch's cudaMallocAsync backend, the user's other
+    settings kept in order, a backend of theirs replaced and said so."""
+    for env, want, replaced in (
+            ({}, ("'backend:cudaMallocAsync'", "None"), None),
+            ({"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True, backend : native,"
+              "max_split_size_mb:128"},
+             ("'backend:cudaMallocAsync,expandable_segments:True,max_split_size_mb:128'", "None"),
+             "native"),
+            ({"PYTORCH_ALLOC_CONF": "backend:cudaMallocAsync,roundup_power2_divisions:4"},
+             ("'backend:cudaMallocAsync'", "'backend:cudaMallocAsync,roundup_power2_divisions:4'"),
+             None)):
+        r = H.run_traced([sys.executable, "-c", PRINT_CONF], run_args=["--pytorch-tensors"],
+                         extra_env=env)
+        H.expect_program_ok(r)
+        H.expect_eq("allocator settings with %r" % env, tuple(r.stdout.split()), want)
+        note = "--pytorch-tensors sets backend:cudaMallocAsync"
+        H.expect_eq("note on a replaced backend with %r" % env, note in r.stderr,
+                    replaced is not None)
+    r = H.run_traced([sys.executable, "-c", PRINT_CONF])
+    H.expect_eq("without --pytorch-tensors", r.stdout.split(), ["None", "None"])
+
+
 if __name__ == "__main__":
     H.main(globals())

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "aggregate_replay.h"
+#include "device_view.h"
 #include "dump_reader.h"
 #include "format.h"
 #include "invalid_frees.h"
@@ -29,12 +30,20 @@ struct vt_summary {
     uint64_t live_at_end_bytes, live_at_end_allocations;
 };
 
+#define VT_LEAK_THREADS 8
+
 /* Allocations still live at the end, from one call site. */
 struct vt_leak {
     uint64_t stack_id;
     unsigned api, kind;
     int64_t device;
     uint64_t bytes, allocations;
+    /* the threads that made them: the first VT_LEAK_THREADS seen, with
+     * their counts (none in aggregate mode) */
+    struct {
+        uint64_t tid, allocations;
+    } threads[VT_LEAK_THREADS];
+    size_t nthreads, other_threads;
 };
 
 /* A site holding memory at an out-of-memory failure (index into usage.sites). */
@@ -54,6 +63,10 @@ struct vt_failure {
     uint64_t time_ns, device_live_bytes;   /* traced live bytes on the device then */
     bool has_meminfo;
     uint64_t mem_free, mem_total;          /* what the driver said */
+    bool has_own;                          /* NVML: this process's use of the GPU */
+    uint64_t own_bytes;
+    size_t nothers;                        /* NVML: the other processes, largest first */
+    struct vt_gpu_process_info others[VT_GPU_PROCESSES_MAX];
     struct vt_oom_holder holders[VT_OOM_HOLDERS];
     size_t nholders;
 };
@@ -78,6 +91,8 @@ struct vt_analysis {
     size_t skip;
     /* aggregate mode: what SAMPLE, SITES and TOTALS records said */
     struct vt_aggregate agg;
+    /* the driver's view of each device over time */
+    struct vt_device_view devices;
     /* where the refused frees came from (BAD_FREE records) */
     struct vt_invalid_frees bad_frees;
 };

@@ -1,4 +1,4 @@
-/* vramtrace run [-o PATH] [--fail-on-leak] [LIMIT...] [--json] -- CMD [ARG...]
+/* vramtrace run [-o PATH] [--fail-on-leak] [LIMIT...] [--json] [--pytorch-tensors] -- CMD [ARG...]
  * Runs CMD with libvramtrace.so preloaded, and with it every process CMD
  * starts; waits for the whole tree, then reports the dumps its processes
  * wrote (the library lists them in a manifest: never a guessed name) on
@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "alloc_conf.h"
 #include "cli.h"
 #include "frames.h"
 #include "limits.h"
@@ -36,7 +37,7 @@ static const char usage[] =
     "                     [--max-growth SIZE] [--max-invalid-frees N] [--skip N]\n"
     "                     [--error-exitcode N] [--suppressions FILE]\n"
     "                     [--json] [--json-output FILE] [--log-file FILE]\n"
-    "                     [--python-internals] [--] CMD [ARG...]\n"
+    "                     [--python-internals] [--pytorch-tensors] [--] CMD [ARG...]\n"
     "Run CMD with " VT_LIBRARY_NAME " preloaded, and every process it starts (exec'd\n"
     "programs, forked children, their children: the whole tree); wait for all of\n"
     "them, then say which dumps were written and report each process that used\n"
@@ -75,6 +76,11 @@ static const char usage[] =
     "                     write the text report to FILE instead of stderr\n"
     "      --python-internals\n"
     "                     show the Python interpreter's own native frames\n"
+    "      --pytorch-tensors\n"
+    "                     PyTorch: add backend:cudaMallocAsync to PYTORCH_CUDA_ALLOC_CONF\n"
+    "                     (other settings kept), so each tensor is one traced\n"
+    "                     cudaMallocAsync/cudaFreeAsync at its own Python line, while\n"
+    "                     the driver's pool still caches memory\n"
     "Limits and suppressions:\n"
     VT_LIMIT_OPTIONS_HELP
     VT_SUPPRESSION_OPTIONS_HELP
@@ -95,6 +101,7 @@ struct run_options {
     bool fail_on_leak;
     bool json;
     const char *json_output, *log_file;
+    bool pytorch_tensors;
     struct vt_check_options check;
 };
 
@@ -147,7 +154,8 @@ static int check_flag_value(char **argv, int index)
 static int parse_options(int argc, char **argv, struct run_options *opts)
 {
     enum { OPT_FAIL_ON_LEAK = 256, OPT_JSON, OPT_PYTHON_INTERNALS, OPT_AGGREGATE,
-           OPT_JSON_OUTPUT, OPT_LOG_FILE, OPT_NO_CHILDREN, OPT_FREE_STACKS };
+           OPT_JSON_OUTPUT, OPT_LOG_FILE, OPT_NO_CHILDREN, OPT_FREE_STACKS,
+           OPT_PYTORCH_TENSORS };
     static const struct option options[] = {
         {"output", required_argument, NULL, 'o'},
         {"aggregate", no_argument, NULL, OPT_AGGREGATE},
@@ -158,6 +166,7 @@ static int parse_options(int argc, char **argv, struct run_options *opts)
         {"json-output", required_argument, NULL, OPT_JSON_OUTPUT},
         {"log-file", required_argument, NULL, OPT_LOG_FILE},
         {"python-internals", no_argument, NULL, OPT_PYTHON_INTERNALS},
+        {"pytorch-tensors", no_argument, NULL, OPT_PYTORCH_TENSORS},
         VT_LIMIT_LONG_OPTIONS,
         {"help", no_argument, NULL, 'h'},
         {0},
@@ -180,6 +189,7 @@ static int parse_options(int argc, char **argv, struct run_options *opts)
         case OPT_JSON_OUTPUT: opts->json_output = optarg; break;
         case OPT_LOG_FILE: opts->log_file = optarg; break;
         case OPT_PYTHON_INTERNALS: vt_frames_show_interpreter(true); break;
+        case OPT_PYTORCH_TENSORS: opts->pytorch_tensors = true; break;
         case 'h':
             fputs(usage, stdout);
             return VT_EXIT_OK;
@@ -267,6 +277,8 @@ static void exec_child(char **cmd, const struct child_setup *setup,
     } else {
         unsetenv("VRAMTRACE_ONLY_PID");
     }
+    if (opts->pytorch_tensors)
+        vt_alloc_conf_apply();
     add_to_preload(setup->library);
     execvp(cmd[0], cmd);
     int err = errno;

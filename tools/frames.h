@@ -15,6 +15,8 @@ struct vt_site {
     const struct vt_frame **frames;   /* innermost first, into the symbolizer's cache */
     size_t nframes;
     unsigned api;                     /* the API the program called */
+    bool python_truncated;            /* outer Python frames were not recorded */
+    size_t python_end;                /* index after the last Python frame (0: none) */
 };
 
 /* Fills SITE for STACK_ID (0 or unknown: no frames). RECORDED_API is the

@@ -30,6 +30,8 @@ static const char usage[] =
     "                    chart live device memory over time, per device\n"
     "  export --format folded|pprof|chrome|json|html [-o FILE] DUMP...\n"
     "                    write a dump for flamegraphs, pprof, Perfetto, or as HTML\n"
+    "  gpus [--json] [--device N] [--min-free SIZE] [DUMP|DIR...]\n"
+    "                    the machine's GPUs now (NVML): memory, and who holds it\n"
     "\n"
     "Options:\n"
     "  -h, --help        show this help (also: vramtrace COMMAND --help)\n"
@@ -37,8 +39,9 @@ static const char usage[] =
     "\n"
     "Exit status: 0 success, 1 error, 2 bad command line, 23 a leak or invalid free\n"
     "over the limits (check, run --fail-on-leak), 24 nothing to judge (no dump, no\n"
-    "successful allocation, no process that ended on its own); run: the command's\n"
-    "own status, 128+N when signal N killed it; see each command's --help for more.\n";
+    "successful allocation, no process that ended on its own), 3 less free GPU\n"
+    "memory than gpus --min-free; run: the command's own status, 128+N when signal\n"
+    "N killed it; see each command's --help for more.\n";
 
 long vt_parse_count(const char *s)
 {
@@ -83,6 +86,8 @@ int main(int argc, char **argv)
         return vt_cmd_timeline(argc - 1, argv + 1);
     if (!strcmp(cmd, "export"))
         return vt_cmd_export(argc - 1, argv + 1);
+    if (!strcmp(cmd, "gpus"))
+        return vt_cmd_gpus(argc - 1, argv + 1);
     if (cmd[0] == '-')
         return vt_usage_error(NULL, "unknown option '%s'", cmd);
     return vt_usage_error(NULL, "unknown command '%s'", cmd);

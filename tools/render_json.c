@@ -1,4 +1,5 @@
 /* The JSON report (schema in tools/vramtrace.1 and the contract in issue 2). */
+#include "device_report.h"
 #include "format.h"
 #include "json_writer.h"
 #include "report.h"
@@ -112,6 +113,25 @@ static void write_site_fields(struct vt_json *j, const struct vt_site *site, uns
     vt_json_int(j, device);
     write_uint_field(j, "stack_id", stack_id);
     write_frames(j, site);
+    vt_json_key(j, "python_frames_truncated");
+    vt_json_bool(j, site->python_truncated);
+}
+
+/* The threads that made a leak's allocations (the first few, by tid). */
+static void write_threads(struct vt_json *j, const struct vt_report *r, const struct vt_leak *leak)
+{
+    vt_json_key(j, "threads");
+    vt_json_begin_array(j);
+    for (size_t i = 0; i < leak->nthreads; i++) {
+        vt_json_begin_object(j);
+        write_uint_field(j, "tid", leak->threads[i].tid);
+        vt_json_key(j, "name");
+        vt_json_string(j, vt_dump_thread_name(r->dump, leak->threads[i].tid));
+        write_uint_field(j, "allocations", leak->threads[i].allocations);
+        vt_json_end_object(j);
+    }
+    vt_json_end_array(j);
+    write_uint_field(j, "other_threads_allocations", leak->other_threads);
 }
 
 /* What was still allocated at the end, per site: under "leaks" when the
@@ -125,6 +145,7 @@ static void write_leak_list(struct vt_json *j, const struct vt_report *r, bool t
         write_uint_field(j, "bytes", leak->bytes);
         write_uint_field(j, "allocations", leak->allocations);
         write_site_fields(j, &r->leak_sites[i], leak->kind, leak->device, leak->stack_id);
+        write_threads(j, r, leak);
         vt_json_end_object(j);
     }
     vt_json_end_array(j);
@@ -175,6 +196,7 @@ static void write_oom(struct vt_json *j, const struct vt_report *r, const struct
     for (size_t i = 0; i < f->nholders; i++)
         write_holder(j, r, f->holders[i].site, f->holders[i].bytes);
     vt_json_end_array(j);
+    vt_render_json_gpu_processes(f, j);
     vt_json_end_object(j);
 }
 
@@ -451,6 +473,7 @@ void vt_render_json_fields(const struct vt_report *r, struct vt_json *j)
     write_growth(j, &r->analysis->usage);
     write_sites(j, r);
     write_peaks(j, r);
+    vt_render_json_devices(r, j);
     write_suppressed(j, r->suppressions);
     if (r->unused_suppressions)
         vt_render_json_unused_suppressions(j, r->suppressions);

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "device_report.h"
 #include "format.h"
 #include "report.h"
 
@@ -70,7 +71,31 @@ static void print_frames(const struct vt_site *site, FILE *out)
             fprintf(out, " %s", f->function);
         print_location(f, out);
         fputs(f->inlined ? " (inlined)\n" : "\n", out);
+        if (site->python_truncated && i + 1 == site->python_end)
+            fputs("    ... outer Python frames not recorded (a deeper stack than the tracer keeps)\n",
+                  out);
     }
+}
+
+/* The threads that made a leak's allocations, when one is not the main
+ * thread (whose tid is the pid): "threads: pt_autograd_0 (tid 4243, 2 allocations)". */
+static void print_threads(const struct vt_report *r, const struct vt_leak *leak, FILE *out)
+{
+    bool other = false;
+    for (size_t i = 0; i < leak->nthreads; i++)
+        other |= leak->threads[i].tid != r->dump->process.pid;
+    if (!other)
+        return;
+    fputs(leak->nthreads > 1 ? "    threads:" : "    thread:", out);
+    for (size_t i = 0; i < leak->nthreads; i++) {
+        const char *name = vt_dump_thread_name(r->dump, leak->threads[i].tid);
+        fprintf(out, "%s %s (tid %" PRIu64 ", %" PRIu64 " %s)", i ? "," : "", name ? name : "?",
+                leak->threads[i].tid, leak->threads[i].allocations,
+                plural(leak->threads[i].allocations, "allocation", "allocations"));
+    }
+    if (leak->other_threads)
+        fprintf(out, ", and %" PRIu64 " from other threads", leak->other_threads);
+    fputc('\n', out);
 }
 
 static void print_device(int64_t device, FILE *out)
@@ -112,6 +137,7 @@ static void print_leak(const struct vt_report *r, const struct vt_leak *leak,
         print_device(leak->device, out);
     fprintf(out, " [%s]\n", vt_kind_name(leak->kind));
     print_frames(site, out);
+    print_threads(r, leak, out);
 }
 
 static void print_totals(const struct vt_summary *s, FILE *out)
@@ -296,6 +322,7 @@ static void print_oom(const struct vt_report *r, const struct vt_failure *f, FIL
     fputs(f->nholders ? "; largest holders:\n" : "\n", out);
     for (size_t i = 0; i < f->nholders; i++)
         print_holder(r, f->holders[i].site, f->holders[i].bytes, out);
+    vt_render_text_gpu_processes(f, out);
 }
 
 static void print_failures(const struct vt_report *r, FILE *out)
@@ -464,6 +491,7 @@ void vt_render_text(const struct vt_report *r, FILE *out)
         print_leaks(r, true, out);
     }
     print_peaks(r, out);
+    vt_render_text_devices(r, out);
     print_failures(r, out);
     print_invalid_frees(r, out);
     print_notes(r, out);

@@ -159,6 +159,14 @@ static void tee_totals(void *ctx, const struct vt_totals_event *ev)
         t->tap->totals(t->tap_ctx, ev);
 }
 
+static void tee_device_usage(void *ctx, const struct vt_device_usage_event *ev)
+{
+    struct tee *t = ctx;
+    vt_analysis_sink.device_usage(t->analysis, ev);
+    if (t->tap->device_usage)
+        t->tap->device_usage(t->tap_ctx, ev);
+}
+
 static void tee_bad_free(void *ctx, const struct vt_bad_free_event *ev)
 {
     struct tee *t = ctx;
@@ -168,7 +176,8 @@ static void tee_bad_free(void *ctx, const struct vt_bad_free_event *ev)
 }
 
 static const struct vt_event_sink tee_sink = {tee_alloc, tee_free, tee_failed, tee_mark,
-                                              tee_sample, tee_sites, tee_totals, tee_bad_free};
+                                              tee_sample, tee_sites, tee_totals,
+                                              tee_device_usage, tee_bad_free};
 
 static int read_dump(const char *path, const struct vt_report_options *opts,
                      struct vt_loaded_report *l)

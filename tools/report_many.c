@@ -1,6 +1,9 @@
 /* `vramtrace report` over several dumps (one per process of a job): each
  * process's report, then the combined totals and which process used which
- * device. Dumps are read one at a time; only the per-device lines stay. */
+ * GPU. A GPU is the same one in two processes when host and UUID are the
+ * same (device numbers depend on CUDA_VISIBLE_DEVICES); dumps without
+ * device identity fall back to (host, device number). Dumps are read one
+ * at a time; only the per-device lines stay. */
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -17,6 +20,10 @@ struct device_use {
     int64_t device;
     size_t process;          /* index into the dumps read */
     uint64_t peak_bytes, end_bytes;
+    char *host;              /* the process's host ("" unknown) */
+    char uuid[VT_UUID_TEXT]; /* "" when the dump does not say */
+    int64_t first_device;    /* the lowest device number of its GPU's uses, for the order */
+    size_t first_process;    /* the first process of its GPU's uses, for the order */
 };
 
 struct process_info {
@@ -119,6 +126,14 @@ static void add_total(struct vt_summary *t, const struct vt_summary *s)
     t->live_at_end_allocations += s->live_at_end_allocations;
 }
 
+/* The physical GPU of a use: host and UUID, else host and device number. */
+static int same_gpu(const struct device_use *a, const struct device_use *b)
+{
+    if (strcmp(a->host, b->host) || strcmp(a->uuid, b->uuid))
+        return 0;
+    return a->uuid[0] || a->device == b->device;
+}
+
 static void record(struct combined *c, const struct vt_loaded_report *l)
 {
     const struct vt_usage *u = &l->analysis.usage;
@@ -133,27 +148,83 @@ static void record(struct combined *c, const struct vt_loaded_report *l)
     add_total(&c->total, &l->analysis.summary);
     for (size_t i = 0; i < u->ndevices; i++) {
         c->uses = vt_xrealloc(c->uses, c->nuses + 1, sizeof *c->uses);
-        c->uses[c->nuses++] = (struct device_use){u->devices[i].device, c->nprocesses - 1,
-                                                  u->devices[i].peak_bytes,
-                                                  u->devices[i].live_bytes};
+        const struct vt_device_info *info = vt_dump_device(&l->dump, u->devices[i].device);
+        struct device_use *use = &c->uses[c->nuses++];
+        *use = (struct device_use){u->devices[i].device, c->nprocesses - 1,
+                                   u->devices[i].peak_bytes, u->devices[i].live_bytes,
+                                   xstrdup(l->dump.process.hostname), "", 0, 0};
+        if (info)
+            vt_device_uuid_text(info, use->uuid);
     }
 }
 
 static int by_device_then_process(const void *pa, const void *pb)
 {
     const struct device_use *a = pa, *b = pb;
+    int order;
+    if (a->first_device != b->first_device)
+        return a->first_device < b->first_device ? -1 : 1;
+    if (a->first_process != b->first_process)
+        return a->first_process < b->first_process ? -1 : 1;
+    if ((order = strcmp(a->host, b->host)) || (order = strcmp(a->uuid, b->uuid)))
+        return order;
     if (a->device != b->device)
         return a->device < b->device ? -1 : 1;
     return a->process < b->process ? -1 : a->process > b->process;
 }
 
-/* The uses of the device at uses[i]: how many there are from i on. */
+/* Each GPU's uses together, GPUs in the order of their lowest device number. */
+static void order_by_gpu(struct combined *c)
+{
+    for (size_t i = 0; i < c->nuses; i++) {
+        struct device_use *u = &c->uses[i];
+        u->first_device = u->device;
+        u->first_process = u->process;
+        for (size_t k = 0; k < c->nuses; k++)
+            if (same_gpu(u, &c->uses[k])) {
+                if (c->uses[k].device < u->first_device)
+                    u->first_device = c->uses[k].device;
+                if (c->uses[k].process < u->first_process)
+                    u->first_process = c->uses[k].process;
+            }
+    }
+    qsort(c->uses, c->nuses, sizeof *c->uses, by_device_then_process);
+}
+
+/* The uses of the GPU at uses[i]: how many there are from i on. */
 static size_t device_run(const struct combined *c, size_t i)
 {
     size_t n = 1;
-    while (i + n < c->nuses && c->uses[i + n].device == c->uses[i].device)
+    while (i + n < c->nuses && same_gpu(&c->uses[i + n], &c->uses[i]))
         n++;
     return n;
+}
+
+/* Whether the uses from I on (N of them) give their GPU one device number. */
+static bool one_device_number(const struct combined *c, size_t i, size_t n)
+{
+    for (size_t k = i + 1; k < i + n; k++)
+        if (c->uses[k].device != c->uses[i].device)
+            return false;
+    return true;
+}
+
+/* Two processes on one physical GPU: a bug when each rank should have its own. */
+static void warn_shared(const struct combined *c, size_t i, size_t n, FILE *out)
+{
+    const struct device_use *u = &c->uses[i];
+    if (!u->uuid[0])
+        fprintf(out, "vramtrace: warning: device %" PRId64 " is used by %zu processes (the dumps "
+                "do not say which GPU it is); if each rank should have its own, check "
+                "cudaSetDevice\n", u->device, n);
+    else if (one_device_number(c, i, n))
+        fprintf(out, "vramtrace: warning: device %" PRId64 " is used by %zu processes, all on "
+                "the same GPU (%s); if each rank should have its own, check cudaSetDevice and "
+                "CUDA_VISIBLE_DEVICES\n", u->device, n, u->uuid);
+    else
+        fprintf(out, "vramtrace: warning: GPU %s is used by %zu processes (as different device "
+                "numbers); if each rank should have its own, check cudaSetDevice and "
+                "CUDA_VISIBLE_DEVICES\n", u->uuid, n);
 }
 
 static void print_process_header(const struct vt_loaded_report *l, FILE *out)
@@ -215,18 +286,20 @@ static void print_combined(const struct combined *c, FILE *out)
     print_processes(c, out);
     for (size_t i = 0; i < c->nuses; i += device_run(c, i)) {
         size_t n = device_run(c, i);
-        fprintf(out, "\nDevice %" PRId64 ": used by %zu %s\n", c->uses[i].device, n,
-                n == 1 ? "process" : "processes");
+        fprintf(out, "\nDevice %" PRId64, c->uses[i].device);
+        if (c->uses[i].uuid[0])
+            fprintf(out, " (%s%s%s)", c->uses[i].uuid, c->uses[i].host[0] ? " on " : "",
+                    c->uses[i].host);
+        fprintf(out, ": used by %zu %s\n", n, n == 1 ? "process" : "processes");
         for (size_t k = i; k < i + n; k++) {
             const struct process_info *p = &c->processes[c->uses[k].process];
-            fprintf(out, "    pid %-8" PRIu64 " rank %-6s peak %10s  at exit %10s  %s\n", p->pid,
-                    p->rank ? p->rank : "-", vt_human_size(c->uses[k].peak_bytes, peak),
+            fprintf(out, "    pid %-8" PRIu64 " rank %-6s device %-3" PRId64 " peak %10s  at exit "
+                    "%10s  %s\n", p->pid, p->rank ? p->rank : "-", c->uses[k].device,
+                    vt_human_size(c->uses[k].peak_bytes, peak),
                     vt_human_size(c->uses[k].end_bytes, end), p->path);
         }
         if (ranked_processes(c, i, n) > 1)
-            fprintf(out, "vramtrace: warning: device %" PRId64 " is used by %zu processes; "
-                    "if each rank should have its own, check cudaSetDevice\n",
-                    c->uses[i].device, n);
+            warn_shared(c, i, n, out);
     }
 }
 
@@ -260,6 +333,10 @@ static void write_combined(const struct combined *c, struct vt_json *j)
         vt_json_begin_object(j);
         vt_json_key(j, "device");
         vt_json_int(j, c->uses[i].device);
+        vt_json_key(j, "uuid");
+        vt_json_string(j, c->uses[i].uuid[0] ? c->uses[i].uuid : NULL);
+        vt_json_key(j, "host");
+        vt_json_string(j, c->uses[i].host);
         vt_json_key(j, "shared");
         vt_json_bool(j, device_run(c, i) > 1);
         vt_json_key(j, "processes");
@@ -267,6 +344,8 @@ static void write_combined(const struct combined *c, struct vt_json *j)
         for (size_t k = i; k < i + device_run(c, i); k++) {
             vt_json_begin_object(j);
             json_process_ref(j, &c->processes[c->uses[k].process]);
+            vt_json_key(j, "device");
+            vt_json_int(j, c->uses[k].device);
             json_uint(j, "peak_bytes", c->uses[k].peak_bytes);
             json_uint(j, "end_bytes", c->uses[k].end_bytes);
             vt_json_end_object(j);
@@ -326,6 +405,8 @@ static void free_combined(struct combined *c)
 {
     for (size_t i = 0; i < c->nprocesses; i++)
         free(c->processes[i].rank);
+    for (size_t i = 0; i < c->nuses; i++)
+        free(c->uses[i].host);
     free(c->processes);
     free(c->uses);
 }
@@ -350,7 +431,7 @@ static enum vt_verdict report_all(char *const *dumps, size_t n,
         fprintf(text, "vramtrace: %zu dumps\n", n);
     report_each(dumps, n, &opts, &c, text, json ? &j : NULL);
     if (c.nuses)
-        qsort(c.uses, c.nuses, sizeof *c.uses, by_device_then_process);
+        order_by_gpu(&c);
     if (json) {
         vt_json_end_array(&j);
         write_combined(&c, &j);

@@ -48,8 +48,10 @@ report "C, depth 24, 2 threads" "$build/tests/bench/bench_alloc" 100000 24 2
 report "C, depth 24, 8 threads" "$build/tests/bench/bench_alloc" 50000 24 8
 traced_mode=aggregate report "C, depth 24, 1 thread, aggr." "$build/tests/bench/bench_alloc" 200000 24 1
 traced_mode=free-stacks report "C, depth 24, free stacks" "$build/tests/bench/bench_alloc" 200000 24 1
-for depth in 10 50; do
-    report "Python, $depth Python frames" python3 tests/bench/bench_python.py 50000 "$depth"
+for gil in held released; do
+    for depth in 10 50; do
+        report "Python, $depth frames, GIL $gil" python3 tests/bench/bench_python.py 50000 "$depth" "$gil"
+    done
 done
 
 # Dump size per event, and the report's time and memory on a large dump.

@@ -7,7 +7,8 @@
  *           per step and the tracer must not mark
  *   oom     two holders, then a request the device cannot satisfy
  *   rank    one allocation on device $RANK, except rank 2 which (the
- *           classic bug) allocates on device 0
+ *           classic bug) allocates on device 0; $USAGE_DEVICE, when set,
+ *           names the device instead (with CUDA_VISIBLE_DEVICES per rank)
  *   warmup  a cache that fills by WARMUP_BYTES in each of the first
  *           WARMUP_STEPS steps, then stays flat for the other STEPS, a mark
  *           after each step; the cache is freed at the end
@@ -139,11 +140,13 @@ static int run_oom(void)
 
 static NOINLINE int run_rank(void)
 {
-    const char *rank = getenv("RANK");
+    const char *rank = getenv("RANK"), *chosen = getenv("USAGE_DEVICE");
     int device = rank ? atoi(rank) : 0;
     void *p;
     if (device == 2)
         device = 0;   /* the bug the report must show */
+    if (chosen)
+        device = atoi(chosen);
     CHECK(cudaSetDevice(device));
     CHECK(cudaMalloc(&p, RANK_BYTES)); /* LEAK:rank */
     vt_sink = p;
