@@ -3,9 +3,9 @@
     vramtrace run -- python3 examples/leaky.py
 
 The report names Model.forward and the line that allocates, then the Python
-calls that led there. It calls the CUDA runtime through ctypes.PyDLL, which
-keeps the GIL held during the call as a framework's C extension does (PyTorch,
-CuPy): vramtrace reads the Python frames of threads that hold the GIL.
+calls that led there. It calls the CUDA runtime through ctypes.CDLL, which
+releases the GIL around the call as PyTorch and CuPy do around theirs:
+vramtrace reads the calling thread's Python frames all the same.
 Without a GPU, tools/setup.sh's stand-in CUDA libraries serve (LD_LIBRARY_PATH).
 """
 import ctypes
@@ -16,7 +16,7 @@ import sys
 def load_cuda_runtime():
     for name in ("libcudart.so.13", "libcudart.so.12", "libcudart.so"):
         try:
-            lib = ctypes.PyDLL(name, mode=os.RTLD_NOW | os.RTLD_LOCAL)
+            lib = ctypes.CDLL(name, mode=os.RTLD_NOW | os.RTLD_LOCAL)
         except OSError:
             continue
         lib.cudaMalloc.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_size_t]

@@ -1,6 +1,8 @@
 #include "account.h"
 
+#include "devices.h"
 #include "format.h"
+#include "freed.h"
 #include "resolve.h"
 #include "stacks.h"
 #include "tracer.h"
@@ -135,7 +137,7 @@ static int device_memory_info(int device, struct vt_meminfo *mem)
     if (!get_memory_info || !get_context_device || get_context_device(&current) != CUDA_SUCCESS ||
         current != device || get_memory_info(&free_bytes, &total_bytes) != CUDA_SUCCESS)
         return -1;
-    *mem = (struct vt_meminfo){free_bytes, total_bytes};
+    *mem = (struct vt_meminfo){.free_bytes = free_bytes, .total_bytes = total_bytes};
     return 0;
 }
 
@@ -145,12 +147,16 @@ static void record(CUresult result, struct vt_alloc_info *info)
     struct vt_stack stack;
     struct vt_meminfo mem;
     vt_stack_capture(&stack);
-    if (result == CUDA_SUCCESS)
+    if (result == CUDA_SUCCESS) {
         vt_track_alloc(info, &stack);
-    else
-        vt_track_failed(info, result, &stack,
-                        result == CUDA_ERROR_OUT_OF_MEMORY &&
-                                device_memory_info(info->device, &mem) == 0 ? &mem : NULL);
+    } else {
+        int known =
+            result == CUDA_ERROR_OUT_OF_MEMORY && device_memory_info(info->device, &mem) == 0;
+        if (known)
+            vt_devices_oom_view(info->device, info->ctx, &mem);
+        vt_track_failed(info, result, &stack, known ? &mem : NULL);
+    }
+    vt_devices_seen(info->device, info->ctx);
 }
 
 void vt_account_alloc(CUresult result, struct vt_alloc_info info)
@@ -175,4 +181,12 @@ void vt_account_pool_alloc(CUresult result, struct vt_alloc_info info, CUmemoryP
     record(result, &info);
     vt_leave();
     errno = saved;
+}
+
+const struct vt_stack *vt_account_free_stack(struct vt_stack *buffer)
+{
+    if (!vt_free_stacks_enabled())
+        return NULL;
+    vt_stack_capture(buffer);
+    return buffer;
 }

@@ -27,4 +27,8 @@ void vt_account_alloc(CUresult result, struct vt_alloc_info info);
  * device and belongs to the pool (info.ctx NULL), not to the context. */
 void vt_account_pool_alloc(CUresult result, struct vt_alloc_info info, CUmemoryPool pool);
 
+/* The stack of a free, captured into BUFFER when free stacks are recorded
+ * (VRAMTRACE_FREE_STACKS=1); NULL otherwise. */
+const struct vt_stack *vt_account_free_stack(struct vt_stack *buffer);
+
 #endif

@@ -1,5 +1,6 @@
 #include "aggregate.h"
 
+#include "devices.h"
 #include "format.h"
 #include "records.h"
 #include "tracer.h"
@@ -253,6 +254,7 @@ static int tick(uint64_t now)
         agg.interval_ns *= 2;
     }
     int result = write_sample();
+    vt_devices_request(VT_USAGE_SAMPLE); /* the driver's view, once the lock is free */
     /* from the sample's own time: samples in the dump lie an interval apart */
     agg.next_sample_ns = vt_rec_last_time() + agg.interval_ns;
     return result;
@@ -320,6 +322,14 @@ int vt_agg_free(const struct vt_alloc_info *info, uint32_t stack, unsigned statu
         agg.counts.invalid_frees++;
     }
     return tick(now);
+}
+
+uint64_t vt_agg_device_live(int id)
+{
+    for (size_t i = 0; i < agg.ndevices; i++)
+        if (agg.devices[i].device == id)
+            return agg.devices[i].live_bytes;
+    return 0;
 }
 
 int vt_agg_sample_now(void)

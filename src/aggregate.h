@@ -33,6 +33,9 @@ int vt_agg_alloc(const struct vt_alloc_info *info, uint32_t stack, unsigned kind
 int vt_agg_free(const struct vt_alloc_info *info, uint32_t stack, unsigned status_flags,
                 uint64_t time_ns);
 
+/* Live device + managed bytes on DEVICE now. */
+uint64_t vt_agg_device_live(int device);
+
 /* A SAMPLE now, when anything changed since the last one (before a MARK,
  * so growth between markers is exact). Async-signal-safe. */
 int vt_agg_sample_now(void);

@@ -1,6 +1,8 @@
 /* The functions behind include/vramtrace.h, exported under the same names so
  * the header's shim and ctypes find them with dlsym(RTLD_DEFAULT, ...). */
 #include "aggregate.h"
+#include "devices.h"
+#include "format.h"
 #include "records.h"
 #include "tracer.h"
 #include "track.h"
@@ -52,6 +54,7 @@ VT_EXPORT void vramtrace_mark(const char *label)
         (vt_agg_sample_now() < 0 || vt_rec_mark(label ? label : "") < 0))
         vt_disable_locked(NULL); /* the writer said why */
     vt_unlock();
+    vt_devices_sample(VT_USAGE_MARK);
     vt_leave();
 }
 

@@ -54,8 +54,9 @@ int vt_config_rank(char *out, size_t size)
 static int expand_pattern(char *out, size_t size, const char *pattern)
 {
     size_t len = 0;
-    char pid[24], rank[24];
+    char pid[24], rank[24], exe[72];
     out[0] = '\0';
+    exe_name(exe, sizeof exe);
     snprintf(pid, sizeof pid, "%d", (int)getpid());
     if (vt_config_rank(rank, sizeof rank) < 0)
         snprintf(rank, sizeof rank, "norank");
@@ -68,6 +69,8 @@ static int expand_pattern(char *out, size_t size, const char *pattern)
                 piece = pid;
             else if (*p == 'r')
                 piece = rank;
+            else if (*p == 'e')
+                piece = exe;
             else if (*p == '%')
                 piece = "%";
             else

@@ -6,9 +6,10 @@
 
 /* Writes the dump path for this process into OUT: VRAMTRACE_OUTPUT with
  * %p = pid, %r = rank (the first of RANK, LOCAL_RANK, OMPI_COMM_WORLD_RANK,
- * SLURM_PROCID that is set; "norank" when none is) and %% = %, or
- * vramtrace.<exe-name>.<pid>.vtr. attempt > 0 asks for the attempt-th
- * fresh alternative (before ".vtr": ".<attempt>").
+ * SLURM_PROCID that is set; "norank" when none is), %e = the program's name
+ * (as in the default name) and %% = %, or vramtrace.<exe-name>.<pid>.vtr.
+ * attempt > 0 asks for the attempt-th fresh alternative (before ".vtr":
+ * ".<attempt>").
  * Returns 0, or -1 when the pattern expands badly or does not fit. */
 int vt_config_output_path(char *out, size_t size, unsigned attempt);
 

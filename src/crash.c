@@ -7,11 +7,26 @@
 #include <signal.h>
 #include <string.h>
 
-static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
+/* Crashes, and what schedulers, terminals and pipes end a program with
+ * (time limits: TERM, XCPU; Ctrl-C: INT; a closed terminal: HUP; `| head`:
+ * PIPE); each only where the program leaves it to the default action. */
+static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTERM,
+                                    SIGINT, SIGHUP, SIGQUIT, SIGPIPE, SIGXCPU, SIGXFSZ,
+                                    SIGALRM};
 
-/* Writes the footer if the tracer lock is free (never waits: the thread
- * that holds it may be this one, interrupted), then dies of the same signal
- * with the default action, as it would have without us. */
+int vt_crash_default_kills(int sig)
+{
+    struct sigaction now;
+    for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++)
+        if (fatal_signals[i] == sig)
+            return sigaction(sig, NULL, &now) == 0 && !(now.sa_flags & SA_SIGINFO) &&
+                   now.sa_handler == SIG_DFL;
+    return 0;
+}
+
+/* Writes the footer (vt_finish_from_signal: it never waits on this thread
+ * itself), then dies of the same signal with the default action, as it
+ * would have without us. */
 static void on_fatal_signal(int sig)
 {
     int saved = errno;

@@ -88,6 +88,13 @@ typedef enum CUarray_format_enum {
     CU_AD_FORMAT_MAX = 0x7FFFFFFF
 } CUarray_format;
 
+#ifndef CU_UUID_HAS_BEEN_DEFINED /* the real cuda.h and driver_types.h share it so */
+#define CU_UUID_HAS_BEEN_DEFINED
+typedef struct CUuuid_st {
+    char bytes[16];
+} CUuuid;
+#endif
+
 typedef struct CUDA_ARRAY_DESCRIPTOR_st {
     size_t Width;
     size_t Height;
@@ -144,6 +151,13 @@ typedef CUresult (*cuDevicePrimaryCtxGetState_fn)(CUdevice dev, unsigned int *fl
 typedef CUresult (*cuCtxGetCurrent_fn)(CUcontext *pctx);
 typedef CUresult (*cuCtxGetDevice_fn)(CUdevice *dev);
 typedef CUresult (*cuMemGetInfo_v2_fn)(size_t *free_bytes, size_t *total_bytes);
+typedef CUresult (*cuCtxPushCurrent_v2_fn)(CUcontext ctx);
+typedef CUresult (*cuCtxPopCurrent_v2_fn)(CUcontext *pctx);
+/* device identity */
+typedef CUresult (*cuDeviceGetName_fn)(char *name, int len, CUdevice dev);
+typedef CUresult (*cuDeviceGetPCIBusId_fn)(char *pciBusId, int len, CUdevice dev);
+typedef CUresult (*cuDeviceTotalMem_v2_fn)(size_t *bytes, CUdevice dev);
+typedef CUresult (*cuDeviceGetUuid_v2_fn)(CUuuid *uuid, CUdevice dev);
 typedef CUresult (*cuGetProcAddress_fn)(const char *symbol, void **pfn, int cudaVersion,
                                         cuuint64_t flags);
 typedef CUresult (*cuGetProcAddress_v2_fn)(const char *symbol, void **pfn, int cudaVersion,

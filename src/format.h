@@ -50,7 +50,10 @@ enum vt_record_type {
     /* varint pid, varint ppid, varint start_real_ns (since the epoch),
      * varint start_mono_ns, str exe path, str hostname, varint argc,
      * argc x str argv, then (appended) str rank: RANK / LOCAL_RANK /
-     * OMPI_COMM_WORLD_RANK / SLURM_PROCID, empty when none is set */
+     * OMPI_COMM_WORLD_RANK / SLURM_PROCID, empty when none is set, then
+     * (appended) varint start ticks (field 22 of /proc/PID/stat: clock
+     * ticks since boot) and str boot id (/proc/sys/kernel/random/boot_id):
+     * with the pid and hostname they tell whether the writer still runs */
     VT_REC_PROCESS = 1,
     /* varint module id, varint load bias, varint start, varint end
      * (lowest and one past the highest address of its PT_LOAD segments,
@@ -75,22 +78,30 @@ enum vt_record_type {
      * u8 api, u8 kind, svarint device, varint tid, varint error code,
      * then (appended, present only for an out-of-memory error when the
      * driver answered cuMemGetInfo for that device) varint free bytes,
-     * varint total bytes */
+     * varint total bytes, then (appended, NVML's view of that GPU, absent
+     * in older dumps) varint this process's used bytes + 1 (0: NVML did not
+     * say), varint other process count, per other process: varint pid,
+     * varint used bytes + 1 (0: unknown), u8 state (its /proc state
+     * letter; 0: not in this process's /proc), u8 flags (VT_PROCESS_*),
+     * str command name */
     VT_REC_FAILED = 6,
     /* varint dt, varint tid, str label */
     VT_REC_MARK = 7,
     /* varint dt, u8 reason (enum vt_end_reason), varint live allocations
      * the tracer still held, varint signal (VT_END_SIGNAL: its number; else
-     * 0; absent in dumps written before it was added) */
+     * 0; absent in dumps written before it was added), then (appended)
+     * varint exit status (VT_END_UNDERSCORE_EXIT: _exit's argument; else 0) */
     VT_REC_END = 8,
     /* A Python source location. varint id (1, 2, ...), str function
      * (qualified name where the interpreter has one), str file, varint line */
     VT_REC_PYFRAME = 9,
     /* A stack with Python frames: varint stack id, varint native frame
      * count, native frames as in STACK, varint Python frame count, then
-     * that many PYFRAME ids, innermost first. The CLI puts the Python frames
-     * where the interpreter's evaluation frames stand in the native stack.
-     * Appended for a cut native stack: the same two fields as in STACK. */
+     * that many PYFRAME ids, innermost first, then (appended) varint flags
+     * (VT_PYSTACK_TRUNCATED). The CLI puts the Python frames where the
+     * interpreter's evaluation frames stand in the native stack. Appended
+     * after the flags, for a cut native stack: the same two fields as in
+     * STACK. */
     VT_REC_PYSTACK = 10,
     /* Aggregate mode: live memory now. varint dt, varint allocations so
      * far, varint frees so far (both as the summary counts them), varint
@@ -114,6 +125,39 @@ enum vt_record_type {
      * its time (ns since PROCESS.start_mono), varint device count, per
      * device: svarint device, varint peak live bytes, varint its time. */
     VT_REC_TOTALS = 13,
+    /* A thread's name (pthread_getname_np), written before its first
+     * ALLOC or FAILED record: varint tid, str name */
+    VT_REC_THREAD = 14,
+    /* 15, 17: not used yet */
+    /* A free the driver refused, with what is known of it (the FREE or
+     * ALLOC record, or in aggregate mode TOTALS, still counts it; this one
+     * only tells where). varint dt, varint address (absolute), u8 api,
+     * u8 flags (VT_ADDR_HANDLE, VT_BAD_FREE_*), varint tid, varint error
+     * (the driver's CUresult), varint stack id of the refused free (0 none);
+     * the allocation (VT_BAD_FREE_ALLOC_KNOWN, else zeros): varint stack id,
+     * u8 api, u8 kind, svarint device, varint size; the first free of a
+     * double free (VT_BAD_FREE_DOUBLE, else zeros): varint time (ns since
+     * PROCESS.start_mono), u8 api, varint tid, varint stack id (0: not
+     * recorded, see VRAMTRACE_FREE_STACKS). */
+    VT_REC_BAD_FREE = 16,
+    /* A device this process used, once, before its first DEVICE_USAGE:
+     * svarint device (its CUDA ordinal here), str UUID (16 raw bytes as
+     * cuDeviceGetUuid_v2 gives them; empty: unknown), str PCI bus id
+     * (cuDeviceGetPCIBusId's text; empty: unknown), str name (empty:
+     * unknown), varint total bytes (cuDeviceTotalMem_v2; 0: unknown). */
+    VT_REC_DEVICE = 18,
+    /* The driver's view of a device: varint time (ns since
+     * PROCESS.start_mono; not a dt, so readers that skip this record keep
+     * the times of the others), u8 reason (enum vt_usage_reason), svarint device, varint free bytes, varint total
+     * bytes (cuMemGetInfo_v2 in a context on it), varint this process's used
+     * bytes per NVML + 1 (0: NVML did not say), varint the other processes'
+     * used bytes per NVML + 1 (0: unknown), varint other process count,
+     * varint the live bytes (device + managed) traced on it + 1 (0: not
+     * written; in events mode the replay knows them; aggregate mode writes
+     * them, its samples being older).
+     * Taken outside the tracer's lock: allocations of other threads may
+     * fall between the reading and the record. */
+    VT_REC_DEVICE_USAGE = 19,
     /* A module was unloaded (dlclose): varint module id of a MODULE record
      * before it. Stacks after it are symbolized without that module (another
      * one may be loaded at its addresses); stacks before it with it.
@@ -122,12 +166,34 @@ enum vt_record_type {
     VT_REC_MAX_KNOWN = 20,
 };
 
+/* BAD_FREE flags. */
+#define VT_BAD_FREE_ALLOC_KNOWN 0x01 /* the allocation it tried to free is known */
+#define VT_BAD_FREE_DOUBLE 0x02      /* it had been freed already: a double free */
+
+/* DEVICE_USAGE: when the driver was asked. */
+enum vt_usage_reason {
+    VT_USAGE_START = 0,      /* the first allocation on the device */
+    VT_USAGE_MARK = 1,       /* right after a marker */
+    VT_USAGE_SAMPLE = 2,     /* after an aggregate-mode sample */
+    VT_USAGE_TEARDOWN = 3,   /* right before a context reset or destroy */
+    VT_USAGE_EXIT = 4,       /* at exit, before the runtime tears down */
+    VT_USAGE_REASON_COUNT = 5,
+};
+
+/* FAILED, other processes: flags */
+#define VT_PROCESS_ORPHANED 0x1   /* its parent is gone (adopted by init or a subreaper) */
+
+/* PYSTACK flags: the Python stack was deeper than the frames recorded. */
+#define VT_PYSTACK_TRUNCATED 0x1u
+
 /* Aggregate mode: the sample interval doubles after this many samples. */
 #define VT_SAMPLES_PER_INTERVAL 512
 
 enum vt_end_reason {
     VT_END_EXIT = 0,          /* normal exit: library destructor ran */
     VT_END_SIGNAL = 1,        /* a fatal signal: written by the tracer's handler */
+    VT_END_EXEC = 2,          /* exec replaced the program */
+    VT_END_UNDERSCORE_EXIT = 3, /* _exit / _Exit: no destructors ran */
 };
 
 /* ALLOC kind|flags byte: low 4 bits kind, then flags. */

@@ -101,10 +101,16 @@ void vt_hook_note_chained(const char *name, const void *caller)
         vt_note_chained(h->name, caller, &h->chained);
 }
 
+static void *wrap(struct hook *h, void *found)
+{
+    if (!h)
+        return found;
+    remember_seen(h, found);
+    return h->wrapper;
+}
 
 void *vt_hook_substitute(void *found, const char *name)
 {
-    struct hook *h;
     Dl_info info;
     /* Ours already, or a wrapper ahead of us, which forwards to us itself. */
     if (!found || vt_is_own_address(found) || vt_loaded_before_us(found))
@@ -114,9 +120,71 @@ void *vt_hook_substitute(void *found, const char *name)
             return found;
         name = info.dli_sname;
     }
-    h = hook_named(name);
-    if (!h)
+    return wrap(hook_named(name), found);
+}
+
+/* Which exported variant (and so which ABI) a driver entry point request
+ * gets, as cudaTypedefs.h names them PFN_<name>_v<version>[_ptsz]: the
+ * newest row of the name whose version the request reaches. Requests below
+ * the first row get an ABI we do not hook (the 32-bit v1 functions). */
+static const struct request {
+    const char *name;
+    int version;
+    const char *variant, *variant_ptsz;
+} requests[] = {
+    {"cuMemAlloc", 3020, "cuMemAlloc_v2", NULL},
+    {"cuMemAllocPitch", 3020, "cuMemAllocPitch_v2", NULL},
+    {"cuMemAllocManaged", 6000, "cuMemAllocManaged", NULL},
+    {"cuMemAllocAsync", 11020, "cuMemAllocAsync", "cuMemAllocAsync_ptsz"},
+    {"cuMemAllocFromPoolAsync", 11020, "cuMemAllocFromPoolAsync",
+     "cuMemAllocFromPoolAsync_ptsz"},
+    {"cuMemFree", 3020, "cuMemFree_v2", NULL},
+    {"cuMemFreeAsync", 11020, "cuMemFreeAsync", "cuMemFreeAsync_ptsz"},
+    {"cuMemAllocHost", 3020, "cuMemAllocHost_v2", NULL},
+    {"cuMemHostAlloc", 2020, "cuMemHostAlloc", NULL},
+    {"cuMemFreeHost", 2000, "cuMemFreeHost", NULL},
+    {"cuMemCreate", 10020, "cuMemCreate", NULL},
+    {"cuMemRelease", 10020, "cuMemRelease", NULL},
+    {"cuMemMap", 10020, "cuMemMap", NULL},
+    {"cuMemUnmap", 10020, "cuMemUnmap", NULL},
+    {"cuArrayCreate", 3020, "cuArrayCreate_v2", NULL},
+    {"cuArray3DCreate", 3020, "cuArray3DCreate_v2", NULL},
+    {"cuArrayDestroy", 2000, "cuArrayDestroy", NULL},
+    {"cuMipmappedArrayCreate", 5000, "cuMipmappedArrayCreate", NULL},
+    {"cuMipmappedArrayDestroy", 5000, "cuMipmappedArrayDestroy", NULL},
+    {"cuMemPoolDestroy", 11020, "cuMemPoolDestroy", NULL},
+    {"cuCtxDestroy", 4000, "cuCtxDestroy_v2", NULL},
+    {"cuDevicePrimaryCtxRetain", 7000, "cuDevicePrimaryCtxRetain", NULL},
+    {"cuDevicePrimaryCtxRelease", 11000, "cuDevicePrimaryCtxRelease_v2", NULL},
+    {"cuDevicePrimaryCtxReset", 11000, "cuDevicePrimaryCtxReset_v2", NULL},
+    {"cuGetProcAddress", 11030, "cuGetProcAddress", NULL},
+    {"cuGetProcAddress", 12000, "cuGetProcAddress_v2", "cuGetProcAddress_v2_ptsz"},
+};
+
+static struct hook *hook_requested(const char *symbol, int version, uint64_t flags)
+{
+    const struct request *best = NULL;
+    if (!symbol)
+        return NULL;
+    for (size_t i = 0; i < sizeof requests / sizeof requests[0]; i++)
+        if (vt_str_eq(requests[i].name, symbol) && requests[i].version <= version &&
+            (!best || requests[i].version > best->version))
+            best = &requests[i];
+    if (!best)
+        return NULL;
+    return hook_named((flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) && best->variant_ptsz
+                          ? best->variant_ptsz
+                          : best->variant);
+}
+
+void *vt_hook_substitute_requested(void *found, const char *symbol, int version,
+                                   uint64_t flags)
+{
+    Dl_info info;
+    /* Ours already, or a wrapper ahead of us, which forwards to us itself. */
+    if (!found || vt_is_own_address(found) || vt_loaded_before_us(found))
         return found;
-    remember_seen(h, found);
-    return h->wrapper;
+    if (dladdr(found, &info) && info.dli_sname && info.dli_saddr == found)
+        return wrap(hook_named(info.dli_sname), found); /* the exact name decides */
+    return wrap(hook_requested(symbol, version, flags), found);
 }

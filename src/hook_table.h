@@ -6,6 +6,8 @@
 
 #include "cuda_abi.h"
 
+#include <stdint.h>
+
 #define VT_DRIVER_HOOKS(X) \
     X(cuMemAlloc_v2) X(cuMemAllocPitch_v2) X(cuMemAllocManaged) \
     X(cuMemAllocAsync) X(cuMemAllocAsync_ptsz) \
@@ -45,5 +47,12 @@ void vt_hook_note_chained(const char *name, const void *caller);
  * hooked functions (named NAME, or by dladdr when NAME is NULL), remember it
  * as the real one and return our wrapper; otherwise return FOUND. */
 void *vt_hook_substitute(void *found, const char *name);
+
+/* FOUND is what cuGetProcAddress (or cudaGetDriverEntryPoint) returned for
+ * SYMBOL at VERSION with FLAGS: our wrapper for the hooked function that
+ * dladdr names it exactly, or, where dladdr cannot name it (a driver's
+ * internal entry point), for the variant that the request asks for. */
+void *vt_hook_substitute_requested(void *found, const char *symbol, int version,
+                                   uint64_t flags);
 
 #endif

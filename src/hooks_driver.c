@@ -3,6 +3,7 @@
  * where each allocation is counted, exactly once. */
 #include "account.h"
 #include "cuda_abi.h"
+#include "devices.h"
 #include "exiting.h"
 #include "format.h"
 #include "hook_table.h"
@@ -150,11 +151,14 @@ VT_EXPORT CUresult cuMemHostAlloc(void **pp, size_t size, unsigned int flags)
 #define TRACED_FREE(key, space, driver_api, stream, free_call)                              \
     do {                                                                                    \
         struct vt_pending_free pending;                                                     \
-        unsigned api = vt_called_api(driver_api);                                              \
-        vt_track_free_begin((key), (space), api, (stream), &pending);                       \
+        struct vt_stack stack_buffer;                                                       \
+        const struct vt_stack *stack = vt_account_free_stack(&stack_buffer);                \
+        unsigned api = vt_called_api(driver_api);                                           \
+        vt_track_free_begin((key), (space), api, (stream), stack, &pending);                \
         CUresult r = (free_call);                                                           \
         int saved = errno;                                                                  \
-        vt_track_free_end((key), (space), api, (stream), &pending, r == CUDA_SUCCESS);      \
+        vt_track_free_end((key), (space), api, (stream), stack, &pending, (int)r);          \
+        vt_devices_flush();                                                                 \
         vt_leave();                                                                         \
         errno = saved;                                                                      \
         return r;                                                                           \
@@ -396,7 +400,10 @@ VT_EXPORT CUresult cuCtxDestroy_v2(CUcontext ctx)
         return CUDA_ERROR_NOT_INITIALIZED;
     if (!vt_enter())
         return vt_account_owners_changed(real(ctx));
+    vt_devices_before_teardown(ctx, -1);
     CUresult r = vt_account_owners_changed(real(ctx));
+    if (r == CUDA_SUCCESS && ctx)
+        vt_devices_context_gone(ctx);
     if (r == CUDA_SUCCESS && ctx)
         account_teardown(ctx, -1, VT_API_cuCtxDestroy);
     else
@@ -423,7 +430,10 @@ VT_EXPORT CUresult cuDevicePrimaryCtxReset_v2(CUdevice device)
         return CUDA_ERROR_NOT_INITIALIZED;
     if (!vt_enter())
         return vt_account_owners_changed(real(device));
+    vt_devices_before_teardown(NULL, device);
     CUresult r = vt_account_owners_changed(real(device));
+    if (r == CUDA_SUCCESS)
+        vt_devices_context_gone(vt_track_primary_context(device));
     if (r == CUDA_SUCCESS)
         account_teardown(vt_track_primary_context(device), device, VT_API_cuDevicePrimaryCtxReset);
     else

@@ -71,7 +71,7 @@ VT_EXPORT CUresult cuGetProcAddress(const char *symbol, void **pfn, int cuda_ver
         return CUDA_ERROR_NOT_INITIALIZED;
     CUresult r = real(symbol, pfn, cuda_version, flags);
     if (r == CUDA_SUCCESS && pfn)
-        *pfn = vt_hook_substitute(*pfn, NULL);
+        *pfn = vt_hook_substitute_requested(*pfn, symbol, cuda_version, flags);
     return r;
 }
 
@@ -83,7 +83,7 @@ static CUresult get_proc_address_v2(cuGetProcAddress_v2_fn real, const char *sym
         return CUDA_ERROR_NOT_INITIALIZED;
     CUresult r = real(symbol, pfn, cuda_version, flags, status);
     if (r == CUDA_SUCCESS && pfn)
-        *pfn = vt_hook_substitute(*pfn, NULL);
+        *pfn = vt_hook_substitute_requested(*pfn, symbol, cuda_version, flags);
     return r;
 }
 
@@ -106,6 +106,10 @@ VT_EXPORT CUresult cuGetProcAddress_v2_ptsz(const char *symbol, void **pfn, int 
         cuda_version, flags, status);
 }
 
+#define NEWEST_ABI 0x7fffffff
+
+/* cudaEnablePerThreadDefaultStream asks for the _ptsz variants, as the
+ * driver's CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM does (same bit). */
 static cudaError_t entry_point(cudaGetDriverEntryPoint_fn real, const char *symbol,
                                void **pfn, unsigned long long flags,
                                cudaDriverEntryPointQueryResult *status)
@@ -113,8 +117,9 @@ static cudaError_t entry_point(cudaGetDriverEntryPoint_fn real, const char *symb
     if (!real)
         return cudaErrorInitializationError;
     cudaError_t r = real(symbol, pfn, flags, status);
+    /* Without a version, the runtime hands out the newest ABI it knows. */
     if (r == cudaSuccess && pfn)
-        *pfn = vt_hook_substitute(*pfn, NULL);
+        *pfn = vt_hook_substitute_requested(*pfn, symbol, NEWEST_ABI, flags);
     return r;
 }
 
@@ -127,7 +132,7 @@ static cudaError_t entry_point_by_version(cudaGetDriverEntryPointByVersion_fn re
         return cudaErrorInitializationError;
     cudaError_t r = real(symbol, pfn, version, flags, status);
     if (r == cudaSuccess && pfn)
-        *pfn = vt_hook_substitute(*pfn, NULL);
+        *pfn = vt_hook_substitute_requested(*pfn, symbol, (int)version, flags);
     return r;
 }
 

@@ -39,13 +39,15 @@ static cudaError_t finish_alloc(cudaError_t r, unsigned api, const void *ptr, ui
                                 unsigned kind, cudaStream_t stream)
 {
     int saved = errno;
-    if (tag_end_unseen() && r == cudaSuccess && ptr && vt_enter()) {
+    /* A failure the driver never saw (no driver loaded, a bad argument) is
+     * recorded too: a run where every allocation failed has nothing to judge. */
+    if (tag_end_unseen() && (r != cudaSuccess || ptr) && vt_enter()) {
         struct vt_alloc_info info = {
             .key = (uint64_t)(uintptr_t)ptr, .size = size, .api = api, .kind = kind,
             .space = VT_SPACE_POINTER, .device = VT_DEVICE_OF_CONTEXT,
             .stream = (uint64_t)(uintptr_t)stream,
         };
-        vt_account_alloc(CUDA_SUCCESS, info);
+        vt_account_alloc((CUresult)r, info);
     }
     errno = saved;
     return r;
@@ -56,9 +58,11 @@ static cudaError_t finish_free(cudaError_t r, unsigned api, const void *ptr, cud
     int saved = errno;
     if (tag_end_unseen() && r == cudaSuccess && ptr && vt_enter()) {
         struct vt_pending_free pending;
+        struct vt_stack stack_buffer;
+        const struct vt_stack *stack = vt_account_free_stack(&stack_buffer);
         uint64_t key = (uint64_t)(uintptr_t)ptr, s = (uint64_t)(uintptr_t)stream;
-        vt_track_free_begin(key, VT_SPACE_POINTER, api, s, &pending);
-        vt_track_free_end(key, VT_SPACE_POINTER, api, s, &pending, 1);
+        vt_track_free_begin(key, VT_SPACE_POINTER, api, s, stack, &pending);
+        vt_track_free_end(key, VT_SPACE_POINTER, api, s, stack, &pending, 0);
         vt_leave();
     }
     errno = saved;

@@ -5,6 +5,8 @@
 #include "mark_signal.h"
 
 #include "aggregate.h"
+#include "devices.h"
+#include "format.h"
 #include "records.h"
 #include "tracer.h"
 #include "writer.h"
@@ -22,6 +24,7 @@ static void write_mark(void)
 {
     if (vt_agg_sample_now() < 0 || vt_rec_mark(label) < 0)
         vt_disable_locked("cannot write the dump");
+    vt_devices_request(VT_USAGE_MARK); /* the driver is asked at the next traced call */
 }
 
 static void on_mark_signal(int sig)

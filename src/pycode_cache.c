@@ -1,66 +1,79 @@
 #include "pycode_cache.h"
 
 #include <pthread.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Keys are two words: mixed by multiplies, not uthash's byte-wise default. */
-static inline unsigned location_hash(const void *key)
-{
-    uint64_t w[2];
-    memcpy(w, key, sizeof w);
-    uint64_t h = (w[0] * 0x9E3779B97F4A7C15u) ^ (w[1] * 0xBF58476D1CE4E5B9u);
-    return (unsigned)(h ^ (h >> 29));
-}
-#define HASH_FUNCTION(keyptr, keylen, hashv) ((hashv) = location_hash(keyptr))
-#include <uthash.h>
+/* Direct-mapped: a collision replaces the older entry. */
+#define CACHE_SLOTS 1024
 
-struct location {
-    struct {
-        uintptr_t code, lasti;
-    } key;
-    struct vt_pyframe frame;
-    UT_hash_handle hh;
+struct slot {
+    struct vt_pycode_key key;
+    struct vt_pyloc *loc;
 };
 
-static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct location *locations;
+static __thread struct slot *slots __attribute__((tls_model("initial-exec")));
+static pthread_key_t free_at_exit;
+static pthread_once_t key_once = PTHREAD_ONCE_INIT;
+static int key_ok;
 
-int vt_pycode_cache_take(void)
+/* At the thread's end; a later destructor that allocates finds no table. */
+static void drop_slots(void *table)
 {
-    return pthread_mutex_trylock(&cache_lock) == 0;
+    slots = NULL;
+    free(table);
 }
 
-void vt_pycode_cache_give(void)
+static void make_key(void)
 {
-    pthread_mutex_unlock(&cache_lock);
+    key_ok = pthread_key_create(&free_at_exit, drop_slots) == 0;
 }
 
-void vt_pycode_cache_after_fork(void)
+static unsigned slot_of(const struct vt_pycode_key *key)
 {
-    pthread_mutex_init(&cache_lock, NULL);
+    uint64_t h = (uint64_t)key->code * 0x9E3779B97F4A7C15u ^
+                 (uint64_t)key->offset * 0xBF58476D1CE4E5B9u;
+    return (unsigned)(h >> 32) % CACHE_SLOTS;
 }
 
-int vt_pycode_find(const void *code, int lasti, struct vt_pyframe *out)
+static int same_key(const struct vt_pycode_key *a, const struct vt_pycode_key *b)
 {
-    struct location *found;
-    __typeof__(found->key) key = {(uintptr_t)code, (uintptr_t)lasti};
-    HASH_FIND(hh, locations, &key, sizeof key, found);
-    if (found)
-        *out = found->frame;
-    return found != NULL;
+    return a->code == b->code && a->offset == b->offset && a->name == b->name &&
+           a->file == b->file && a->table == b->table && a->name_hash == b->name_hash &&
+           a->file_hash == b->file_hash && a->table_len == b->table_len &&
+           a->firstlineno == b->firstlineno;
 }
 
-int vt_pycode_remember(const void *code, int lasti, const struct vt_pyframe *frame)
+struct vt_pyloc *vt_pycode_find(const struct vt_pycode_key *key)
 {
-    struct location *entry = calloc(1, sizeof *entry);
-    if (!entry)
-        return -1;
-    entry->key.code = (uintptr_t)code;
-    entry->key.lasti = (uintptr_t)lasti;
-    entry->frame = *frame;
-    entry->frame.pinned = 1;
-    HASH_ADD(hh, locations, key, sizeof entry->key, entry);
-    return 0;
+    if (!slots)
+        return NULL;
+    const struct slot *s = &slots[slot_of(key)];
+    return s->loc && same_key(&s->key, key) ? s->loc : NULL;
+}
+
+/* This thread's table, made on first use and freed when the thread ends. */
+static struct slot *own_slots(void)
+{
+    if (slots)
+        return slots;
+    pthread_once(&key_once, make_key);
+    if (!key_ok)
+        return NULL;
+    struct slot *made = calloc(CACHE_SLOTS, sizeof *made);
+    if (made && pthread_setspecific(free_at_exit, made) != 0) {
+        free(made);
+        made = NULL;
+    }
+    return slots = made;
+}
+
+void vt_pycode_remember(const struct vt_pycode_key *key, struct vt_pyloc *loc)
+{
+    struct slot *table = own_slots();
+    if (!table)
+        return;
+    struct slot *s = &table[slot_of(key)];
+    s->key = *key;
+    s->loc = loc;
 }

@@ -1,26 +1,31 @@
-/* Python source locations remembered by (code object, instruction offset),
- * so that a stack seen before costs no attribute lookups and no line-table
- * scan. Each entry holds a reference to its code object: the address is
- * never reused for another one and the strings stay valid. Only with the
- * GIL held and the cache taken (vt_pycode_cache_take). */
+/* Python source locations remembered per thread by (code object address,
+ * instruction offset), so that a frame seen before costs a few loads instead
+ * of decoding strings and a line table. No reference is held: each hit is
+ * checked against the live code object (its name, file and line table
+ * objects, first line, and the strings' hashes), so that a code object
+ * freed and replaced by another at the same address is noticed. The cache is
+ * the calling thread's own: no lock, no atomics. */
 #ifndef VRAMTRACE_PYCODE_CACHE_H
 #define VRAMTRACE_PYCODE_CACHE_H
 
-#include "pystack.h"
+#include "pyloc.h"
 
-/* 1 when this thread now holds the cache, 0 when another one does (then
- * go without it: never wait inside the program's call). */
-int vt_pycode_cache_take(void);
-void vt_pycode_cache_give(void);
+#include <stdint.h>
 
-/* In a forked child: the cache is free again (its holder did not fork). */
-void vt_pycode_cache_after_fork(void);
+/* What identifies a code object and instruction, read from the live object. */
+struct vt_pycode_key {
+    uintptr_t code;
+    long offset;
+    uintptr_t name, file, table; /* the objects' addresses */
+    int64_t name_hash, file_hash;
+    long table_len;
+    int firstlineno;
+};
 
-/* 1 and OUT filled when CODE at offset LASTI was remembered. */
-int vt_pycode_find(const void *code, int lasti, struct vt_pyframe *out);
+/* The location remembered for KEY on this thread, or NULL. */
+struct vt_pyloc *vt_pycode_find(const struct vt_pycode_key *key);
 
-/* Remembers FRAME's location; the caller gave the entry a new reference to
- * CODE. 0, or -1 when out of memory (then nothing was kept). */
-int vt_pycode_remember(const void *code, int lasti, const struct vt_pyframe *frame);
+/* Remembers LOC for KEY on this thread (silently not, when out of memory). */
+void vt_pycode_remember(const struct vt_pycode_key *key, struct vt_pyloc *loc);
 
 #endif

@@ -1,41 +1,37 @@
 #include "pystack.h"
 
 #include "pycode_cache.h"
+#include "pylayout.h"
+#include "pyline.h"
 #include "resolve.h"
+#include "tracer.h"
 
 #include <dlfcn.h>
 #include <link.h>
 #include <pthread.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
-typedef void PyObject;
-
-/* The C API we use, resolved from whatever the process loaded: a shared
- * libpython, or an interpreter linked into the executable. */
-static struct {
+/* What we use of the interpreter: functions that only read a flag or a
+ * thread-local (no GIL needed), the addresses of three type objects, and
+ * the layout of its structures. */
+struct python {
     int (*is_initialized)(void);
-    int (*gil_check)(void);
-    PyObject *(*get_frame)(void);                /* borrowed */
-    PyObject *(*frame_code)(PyObject *);         /* 3.9+, new reference */
-    PyObject *(*frame_back)(PyObject *);         /* 3.9+, new reference */
-    int (*frame_line)(PyObject *);
-    int (*frame_lasti)(PyObject *);              /* 3.11+: with it, locations are cached */
-    void (*incref)(PyObject *);
-    PyObject *(*get_attr)(PyObject *, PyObject *);
-    PyObject *(*intern)(const char *);
-    const char *(*as_utf8)(PyObject *);
-    long (*as_long)(PyObject *);
-    void (*decref)(PyObject *);
-    void (*err_fetch)(PyObject **, PyObject **, PyObject **);
-    void (*err_restore)(PyObject *, PyObject *, PyObject *);
-} py;
+    int (*is_finalizing)(void);
+    const char *(*this_thread_state)(void);   /* PyGILState_GetThisThreadState */
+    const char *(*current_thread_state)(void); /* _PyThreadState_UncheckedGet, up to 3.11 */
+    const void *code_type, *unicode_type, *bytes_type;
+    struct vt_pylayout layout;
+};
 
-static struct {
-    PyObject *qualname, *name, *filename, *code, *back, *lineno; /* interned attribute names */
-    int looked_up;
-    unsigned long long modules_seen;
-} state;
+enum { PY_ABSENT, PY_READY, PY_UNUSABLE };
+
+static struct python py;
+static int py_state = PY_ABSENT;
+static unsigned long long modules_seen;
 
 static int count_modules(struct dl_phdr_info *info, size_t size, void *data)
 {
@@ -44,43 +40,71 @@ static int count_modules(struct dl_phdr_info *info, size_t size, void *data)
     return 1;
 }
 
-/* Looks the API up again only when modules were loaded since the last try.
+/* The running interpreter's 3.MINOR, or -1 when it is not 3.x. */
+static int minor_version(vt_dlsym_fn lookup)
+{
+    const unsigned long *hex = lookup(RTLD_DEFAULT, "Py_Version"); /* 3.11+ */
+    const char *(*text)(void) = (const char *(*)(void))lookup(RTLD_DEFAULT, "Py_GetVersion");
+    int major = 0, minor = -1;
+    if (hex)
+        return *hex >> 24 == 3 ? (int)((*hex >> 16) & 0xff) : -1;
+    if (text && sscanf(text(), "%d.%d", &major, &minor) == 2 && major == 3)
+        return minor;
+    return -1;
+}
+
+/* Fills py.layout for 3.MINOR; NULL, or why it cannot be read. */
+static const char *choose_layout(vt_dlsym_fn lookup, int minor)
+{
+    const char *why = NULL;
+    /* Py_REF_DEBUG and Py_TRACE_REFS builds move every object's fields. */
+    if (lookup(RTLD_DEFAULT, "_Py_NegativeRefcount") || lookup(RTLD_DEFAULT, "_Py_PrintReferences"))
+        return "a debug build";
+    if (minor >= 13) {
+        if (vt_pylayout_from_debug_offsets(lookup(RTLD_DEFAULT, "_PyRuntime"), &py.layout, &why) < 0)
+            return why;
+        return py.layout.minor == minor ? NULL : "debug offsets of another version";
+    }
+    const struct vt_pylayout *builtin = vt_pylayout_builtin(minor);
+    if (!builtin)
+        return "no layout known for it";
+    py.layout = *builtin;
+    return NULL;
+}
+
+/* Looks for an interpreter when modules were loaded since the last try.
  * One thread at a time (lookup_lock held). */
-static int look_up_api(void)
+static int look_up(void)
 {
     unsigned long long adds = 0;
-    vt_dlsym_fn lookup;
-    if (py.gil_check)
-        return 1;
+    vt_dlsym_fn lookup = vt_real_dlsym();
     dl_iterate_phdr(count_modules, &adds);
-    if (state.looked_up && adds == state.modules_seen)
-        return 0;
-    state.looked_up = 1;
-    state.modules_seen = adds;
-    lookup = vt_real_dlsym();
-    if (!lookup)
-        return 0;
+    if (adds == modules_seen || !lookup)
+        return PY_ABSENT;
+    modules_seen = adds;
 #define FIND(field, symbol) *(void **)&py.field = lookup(RTLD_DEFAULT, symbol)
     FIND(is_initialized, "Py_IsInitialized");
-    FIND(get_frame, "PyEval_GetFrame");
-    FIND(frame_code, "PyFrame_GetCode");
-    FIND(frame_back, "PyFrame_GetBack");
-    FIND(frame_line, "PyFrame_GetLineNumber");
-    FIND(frame_lasti, "PyFrame_GetLasti");
-    FIND(incref, "Py_IncRef");
-    FIND(get_attr, "PyObject_GetAttr");
-    FIND(intern, "PyUnicode_InternFromString");
-    FIND(as_utf8, "PyUnicode_AsUTF8");
-    FIND(as_long, "PyLong_AsLong");
-    FIND(decref, "Py_DecRef");
-    FIND(err_fetch, "PyErr_Fetch");
-    FIND(err_restore, "PyErr_Restore");
-    if (py.is_initialized && py.get_frame && py.get_attr && py.intern && py.as_utf8 &&
-        py.as_long && py.decref && py.err_fetch && py.err_restore)
-        __atomic_store_n((void **)&py.gil_check, lookup(RTLD_DEFAULT, "PyGILState_Check"),
-                         __ATOMIC_RELEASE); /* set last: it means "ready" */
+    FIND(this_thread_state, "PyGILState_GetThisThreadState");
+    FIND(current_thread_state, "_PyThreadState_UncheckedGet");
+    FIND(is_finalizing, "Py_IsFinalizing"); /* 3.13+ */
+    if (!py.is_finalizing)
+        FIND(is_finalizing, "_Py_IsFinalizing");
+    FIND(code_type, "PyCode_Type");
+    FIND(unicode_type, "PyUnicode_Type");
+    FIND(bytes_type, "PyBytes_Type");
 #undef FIND
-    return py.gil_check != NULL;
+    if (!py.is_initialized || !py.this_thread_state || !py.is_finalizing || !py.code_type ||
+        !py.unicode_type || !py.bytes_type)
+        return PY_ABSENT;
+    int minor = minor_version(lookup);
+    const char *why = minor < 0 ? "not Python 3" : choose_layout(lookup, minor);
+    if (why) {
+        vt_warn("Python 3.%d in this process (%s): stacks show native frames only", minor, why);
+        return PY_UNUSABLE;
+    }
+    if (py.layout.minor > 11)
+        py.current_thread_state = NULL; /* the gilstate follows the thread's current state */
+    return PY_READY;
 }
 
 /* Without Python in the process, looking again costs a lock and a walk of
@@ -100,114 +124,238 @@ static int time_to_look_again(void)
     return 1;
 }
 
-/* Threads race here on their first allocations: one looks the API up, the
- * others go on without Python frames rather than wait (never block in a
- * hook: a forked child may inherit the lock held). */
-static int api_present(void)
+/* Threads race here on their first allocations: one looks, the others go
+ * on without Python frames rather than wait (never block in a hook: a
+ * forked child may inherit the lock held). */
+static int python_ready(void)
 {
     static pthread_mutex_t lookup_lock = PTHREAD_MUTEX_INITIALIZER;
-    int ready;
-    if (__atomic_load_n((void **)&py.gil_check, __ATOMIC_ACQUIRE))
-        return 1;
+    int state = __atomic_load_n(&py_state, __ATOMIC_ACQUIRE);
+    if (state != PY_ABSENT)
+        return state == PY_READY;
     if (!time_to_look_again() || pthread_mutex_trylock(&lookup_lock) != 0)
         return 0;
-    ready = look_up_api();
+    if (__atomic_load_n(&py_state, __ATOMIC_ACQUIRE) == PY_ABSENT) {
+        state = look_up();
+        if (state != PY_ABSENT)
+            __atomic_store_n(&py_state, state, __ATOMIC_RELEASE);
+    }
     pthread_mutex_unlock(&lookup_lock);
-    return ready;
+    return state == PY_READY;
 }
 
-/* The attribute names, made once (we hold the GIL when this runs). */
-static int names_ready(void)
+/* ---- reading the interpreter's memory (plain loads, no calls) ---- */
+
+static inline const char *load_ptr(const char *base, long offset)
 {
-    if (state.filename)
+    const char *p;
+    memcpy(&p, base + offset, sizeof p);
+    return p;
+}
+
+static inline long load_long(const char *base, long offset)
+{
+    long v;
+    memcpy(&v, base + offset, sizeof v);
+    return v;
+}
+
+static inline int load_int(const char *base, long offset)
+{
+    int v;
+    memcpy(&v, base + offset, sizeof v);
+    return v;
+}
+
+static inline int is_a(const char *object, const void *type)
+{
+    return object && load_ptr(object, py.layout.ob_type) == type;
+}
+
+/* This thread's Python thread state. Up to 3.11 the gilstate stays with the
+ * thread's first state, so a thread holding the GIL in a subinterpreter is
+ * told by the current one (whose thread id is ours). */
+static const char *this_thread(void)
+{
+    if (py.current_thread_state) {
+        const char *current = py.current_thread_state();
+        if (current &&
+            (unsigned long)load_long(current, py.layout.ts_thread_id) == (unsigned long)pthread_self())
+            return current;
+    }
+    return py.this_thread_state();
+}
+
+static const char *innermost_frame(const char *tstate)
+{
+    const char *frame = load_ptr(tstate, py.layout.ts_frame);
+    if (frame && py.layout.cframe_current >= 0)
+        frame = load_ptr(frame, py.layout.cframe_current);
+    return frame;
+}
+
+/* Byte offset of FRAME's current instruction in CODE. */
+static long instruction_offset(const char *frame, const char *code)
+{
+    const struct vt_pylayout *L = &py.layout;
+    switch (L->instr) {
+    case VT_PY_LASTI_BYTES:
+        return load_int(frame, L->frame_instr);
+    case VT_PY_LASTI_UNITS:
+        return 2L * load_int(frame, L->frame_instr);
+    case VT_PY_INSTR_POINTER:
+        return load_ptr(frame, L->frame_instr) - (code + L->code_bytecode);
+    }
+    return -1;
+}
+
+/* A frame of running Python code (not a shim or entry frame owned by the C
+ * stack, not one whose code has not started yet): its code object. */
+static const char *code_of_python_frame(const char *frame, long *offset)
+{
+    const struct vt_pylayout *L = &py.layout;
+    const char *code = load_ptr(frame, L->frame_code);
+    int owner = L->frame_owner >= 0 ? *(const unsigned char *)(frame + L->frame_owner) : 0;
+    if (L->owner_cstack >= 0 && owner >= L->owner_cstack)
+        return NULL;
+    if (!is_a(code, py.code_type))
+        return NULL;
+    *offset = instruction_offset(frame, code);
+    if (L->code_firsttraceable >= 0) {
+        long units = load_long(code, L->var_size);
+        if (*offset > 2 * units)
+            return NULL;
+        if (owner != L->owner_generator && *offset < 2L * load_int(code, L->code_firsttraceable))
+            return NULL; /* incomplete */
+    }
+    return code;
+}
+
+/* ---- a location, decoded on a cache miss ---- */
+
+#define TEXT_CHARS 1000        /* longer names are cut */
+#define TEXT_BYTES (4 * TEXT_CHARS)
+
+static size_t put_utf8(char *out, uint32_t c)
+{
+    if (c >= 0xD800 && c <= 0xDFFF)
+        c = '?'; /* a lone surrogate has no UTF-8 */
+    if (c < 0x80) {
+        out[0] = (char)c;
         return 1;
-    state.qualname = py.intern("co_qualname");
-    state.name = py.intern("co_name");
-    state.code = py.intern("f_code");
-    state.back = py.intern("f_back");
-    state.lineno = py.intern("f_lineno");
-    state.filename = py.intern("co_filename");
-    return state.filename && state.name && state.code && state.back && state.lineno;
-}
-
-static PyObject *attribute(PyObject *object, PyObject *name)
-{
-    return object && name ? py.get_attr(object, name) : NULL;
-}
-
-static const char *text_of(PyObject *object, PyObject **keep)
-{
-    *keep = object;
-    return object ? py.as_utf8(object) : NULL;
-}
-
-/* Function, file and line of FRAME running CODE, from the interpreter. */
-static void read_location(PyObject *frame, PyObject *code, struct vt_pyframe *out)
-{
-    PyObject *function, *file;
-    out->line = -1;
-    out->pinned = 0;
-    if (py.frame_line) {
-        out->line = py.frame_line(frame);
-    } else {
-        PyObject *line = attribute(frame, state.lineno);
-        if (line) {
-            out->line = (int)py.as_long(line);
-            py.decref(line);
-        }
     }
-    PyObject *qualified = attribute(code, state.qualname);
-    out->function = text_of(qualified ? qualified : attribute(code, state.name), &function);
-    out->file = text_of(attribute(code, state.filename), &file);
-    /* The strings stay alive with the code object, which the frame keeps. */
-    if (function)
-        py.decref(function);
-    if (file)
-        py.decref(file);
+    if (c < 0x800) {
+        out[0] = (char)(0xC0 | c >> 6);
+        out[1] = (char)(0x80 | (c & 63));
+        return 2;
+    }
+    if (c < 0x10000) {
+        out[0] = (char)(0xE0 | c >> 12);
+        out[1] = (char)(0x80 | ((c >> 6) & 63));
+        out[2] = (char)(0x80 | (c & 63));
+        return 3;
+    }
+    out[0] = (char)(0xF0 | c >> 18);
+    out[1] = (char)(0x80 | ((c >> 12) & 63));
+    out[2] = (char)(0x80 | ((c >> 6) & 63));
+    out[3] = (char)(0x80 | (c & 63));
+    return 4;
 }
 
-/* Reads one frame into OUT, through the cache when CACHED; returns the next
- * frame (a new reference). */
-static PyObject *read_frame(PyObject *frame, struct vt_pyframe *out, int cached)
+/* A compact str's text as UTF-8 into OUT (TEXT_BYTES); its length, or -1.
+ * Its cached UTF-8 copy is not read: another thread may be filling it. */
+static long read_text(const char *str, char *out)
 {
-    PyObject *code = py.frame_code ? py.frame_code(frame) : attribute(frame, state.code);
-    int lasti = cached ? py.frame_lasti(frame) : -1;
-    if (!cached || !vt_pycode_find(code, lasti, out)) {
-        read_location(frame, code, out);
-        if (cached && code && out->function && out->file) {
-            py.incref(code); /* the cache's reference: keeps the strings alive */
-            out->pinned = vt_pycode_remember(code, lasti, out) == 0;
-            if (!out->pinned)
-                py.decref(code);
-        }
+    const struct vt_pylayout *L = &py.layout;
+    if (!is_a(str, py.unicode_type))
+        return -1;
+    unsigned state = (unsigned)load_int(str, L->str_state);
+    unsigned kind = (state >> 2) & 7, compact = (state >> 5) & 1, ascii = (state >> 6) & 1;
+    long length = load_long(str, L->str_length), n = 0;
+    if (!compact || (kind != 1 && kind != 2 && kind != 4) || length < 0)
+        return -1;
+    if (length > TEXT_CHARS)
+        length = TEXT_CHARS;
+    const unsigned char *data =
+        (const unsigned char *)str + (ascii ? L->str_ascii_size : L->str_compact_size);
+    for (long i = 0; i < length; i++) {
+        uint32_t c = kind == 1 ? data[i]
+                   : kind == 2 ? ((const uint16_t *)data)[i]
+                               : ((const uint32_t *)data)[i];
+        n += (long)put_utf8(out + n, c);
     }
-    if (code)
-        py.decref(code);
-    return py.frame_back ? py.frame_back(frame) : attribute(frame, state.back);
+    return n;
 }
+
+static struct vt_pyloc *decode(const struct vt_pycode_key *key)
+{
+    char function[TEXT_BYTES], file[TEXT_BYTES];
+    long function_len = read_text((const char *)key->name, function);
+    long file_len = read_text((const char *)key->file, file);
+    if (function_len < 0 || file_len < 0 || key->table_len < 0)
+        return NULL;
+    const uint8_t *table = (const uint8_t *)key->table + py.layout.bytes_data;
+    int line = vt_pyline(py.layout.lines, table, key->table_len, key->firstlineno, key->offset);
+    return vt_pyloc_intern(function, (size_t)function_len, file, (size_t)file_len, line);
+}
+
+static void code_key(const char *code, long offset, struct vt_pycode_key *key)
+{
+    const struct vt_pylayout *L = &py.layout;
+    const char *name = load_ptr(code, L->code_qualname >= 0 ? L->code_qualname : L->code_name);
+    const char *file = load_ptr(code, L->code_filename);
+    const char *table = load_ptr(code, L->code_linetable);
+    key->code = (uintptr_t)code;
+    key->offset = offset;
+    key->name = (uintptr_t)name;
+    key->file = (uintptr_t)file;
+    key->table = (uintptr_t)table;
+    key->name_hash = is_a(name, py.unicode_type) ? load_long(name, L->str_hash) : 0;
+    key->file_hash = is_a(file, py.unicode_type) ? load_long(file, L->str_hash) : 0;
+    key->table_len = is_a(table, py.bytes_type) ? load_long(table, L->bytes_size) : -1;
+    key->firstlineno = load_int(code, L->code_firstlineno);
+}
+
+static struct vt_pyloc *location(const char *code, long offset)
+{
+    struct vt_pycode_key key;
+    code_key(code, offset, &key);
+    struct vt_pyloc *loc = vt_pycode_find(&key);
+    if (loc)
+        return loc;
+    if (py.is_finalizing()) /* the slow path reads more: look again */
+        return NULL;
+    loc = decode(&key);
+    if (loc)
+        vt_pycode_remember(&key, loc);
+    return loc;
+}
+
+#define MAX_STEPS (8 * VT_PY_MAX)
 
 void vt_pystack_capture(struct vt_pystack *stack)
 {
-    PyObject *type, *value, *traceback, *frame, *owned = NULL;
     stack->count = 0;
-    if (!api_present() || !py.is_initialized() || !py.gil_check())
+    stack->truncated = 0;
+    if (!python_ready() || !py.is_initialized() || py.is_finalizing())
         return;
-    py.err_fetch(&type, &value, &traceback); /* never disturb a pending exception */
-    if (names_ready()) {
-        int cached = py.frame_lasti && py.frame_code && py.incref && vt_pycode_cache_take();
-        for (frame = py.get_frame(); frame && stack->count < VT_PY_MAX;) {
-            struct vt_pyframe *out = &stack->frames[stack->count];
-            PyObject *next = read_frame(frame, out, cached);
-            if (out->function && out->file)
-                stack->count++;
-            if (owned)
-                py.decref(owned);
-            owned = frame = next;
+    const char *tstate = this_thread();
+    if (!tstate)
+        return;
+    /* Bounded also through skipped frames: a chain is never walked forever. */
+    int steps = 0;
+    for (const char *frame = innermost_frame(tstate); frame && steps < MAX_STEPS;
+         frame = load_ptr(frame, py.layout.frame_back), steps++) {
+        long offset;
+        const char *code = code_of_python_frame(frame, &offset);
+        if (!code)
+            continue;
+        if (stack->count == VT_PY_MAX) {
+            stack->truncated = 1;
+            break;
         }
-        if (owned)
-            py.decref(owned);
-        if (cached)
-            vt_pycode_cache_give();
+        struct vt_pyloc *loc = location(code, offset);
+        if (loc)
+            stack->frames[stack->count++] = loc;
     }
-    py.err_restore(type, value, traceback);
 }

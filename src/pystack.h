@@ -1,27 +1,23 @@
-/* Python frames of the calling thread, when it holds the GIL: function,
- * file and line of each, read through the CPython C API found in the process
- * at run time (nothing links libpython; processes without Python pay one
- * failed lookup per change of the loaded modules). */
+/* Python frames of the calling thread, whether or not it holds the GIL:
+ * read straight from its own frame chain (nothing links libpython; the
+ * interpreter is found in the process at run time). Never takes the GIL,
+ * calls no C API function that needs it, touches no reference count,
+ * allocates and locks nothing of the interpreter's. */
 #ifndef VRAMTRACE_PYSTACK_H
 #define VRAMTRACE_PYSTACK_H
 
-#define VT_PY_MAX 128
+#include "pyloc.h"
 
-struct vt_pyframe {
-    const char *function; /* UTF-8 owned by the interpreter: valid while we hold the GIL */
-    const char *file;
-    int line;
-    int pinned;           /* the strings live as long as the process: their addresses
-                           * identify them (pycode_cache.h) */
-};
+#define VT_PY_MAX 128 /* deeper Python stacks are cut here (marked truncated) */
 
 struct vt_pystack {
-    struct vt_pyframe frames[VT_PY_MAX];
+    struct vt_pyloc *frames[VT_PY_MAX]; /* innermost first */
     int count;
+    int truncated; /* more Python frames lay beyond the last one */
 };
 
-/* Fills STACK innermost first; count 0 when this thread is not running
- * Python. Never takes the GIL, never runs Python code, never raises. */
+/* Fills STACK; count 0 when this thread has no Python frames (or the
+ * interpreter is unknown, starting up or finalizing). */
 void vt_pystack_capture(struct vt_pystack *stack);
 
 #endif

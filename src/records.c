@@ -38,6 +38,11 @@ uint64_t vt_rec_last_time(void)
     return delta.last_time;
 }
 
+void vt_rec_rewind_time(uint64_t last_time)
+{
+    delta.last_time = last_time;
+}
+
 static void put_varint(struct buf *b, uint64_t v)
 {
     if (b->len + VT_VARINT_MAX > b->cap) {
@@ -125,6 +130,31 @@ static void put_argv(struct buf *b)
         put_str(b, cmdline + i);
 }
 
+/* Field 22 of /proc/self/stat: when the process started, in clock ticks
+ * since boot (after the command name, which may hold spaces and ')'). */
+uint64_t vt_rec_start_ticks(void)
+{
+    char stat[1024];
+    size_t len = read_proc("/proc/self/stat", stat, sizeof stat - 1);
+    uint64_t ticks = 0;
+    stat[len] = '\0';
+    char *p = strrchr(stat, ')');
+    for (int field = 2; p && field < 22; field++)
+        p = strchr(p + 1, ' ');
+    for (p = p ? p + 1 : NULL; p && *p >= '0' && *p <= '9'; p++)
+        ticks = ticks * 10 + (uint64_t)(*p - '0');
+    return ticks;
+}
+
+static void put_boot_id(struct buf *b)
+{
+    char id[64];
+    size_t len = read_proc("/proc/sys/kernel/random/boot_id", id, sizeof id - 1);
+    while (len && (id[len - 1] == '\n' || id[len - 1] == ' '))
+        len--;
+    put_bytes(b, id, len);
+}
+
 int vt_rec_process(void)
 {
     static uint8_t data[PROCESS_BUFFER];
@@ -146,6 +176,8 @@ int vt_rec_process(void)
     put_argv(&b);
     vt_config_rank(rank, sizeof rank);
     put_str(&b, rank);
+    put_varint(&b, vt_rec_start_ticks());
+    put_boot_id(&b);
     return emit(VT_REC_PROCESS, &b);
 }
 
@@ -213,16 +245,26 @@ int vt_rec_pyframe(uint32_t id, const char *function, const char *file, int line
 }
 
 int vt_rec_pystack(uint32_t id, const uintptr_t *frames, unsigned n, const uintptr_t *pyframes,
-                   unsigned py_count, const struct vt_stack_cut *cut)
+                   unsigned py_count, int truncated, const struct vt_stack_cut *cut)
 {
-    uint8_t data[5 * VT_VARINT_MAX + (VT_STACK_MAX + VT_PY_MAX) * VT_VARINT_MAX];
+    uint8_t data[6 * VT_VARINT_MAX + (VT_STACK_MAX + VT_PY_MAX) * VT_VARINT_MAX];
     struct buf b = {data, 0, sizeof data, 0};
     put_native_frames(&b, id, frames, n);
     put_varint(&b, py_count);
     for (unsigned i = 0; i < py_count && i < VT_PY_MAX; i++)
         put_varint(&b, pyframes[i]);
+    put_varint(&b, truncated ? VT_PYSTACK_TRUNCATED : 0);
     put_cut(&b, cut);
     return emit(VT_REC_PYSTACK, &b);
+}
+
+int vt_rec_thread(pid_t tid, const char *name)
+{
+    uint8_t data[2 * VT_VARINT_MAX + 32];
+    struct buf b = {data, 0, sizeof data, 0};
+    put_varint(&b, (uint64_t)tid);
+    put_str(&b, name);
+    return emit(VT_REC_THREAD, &b);
 }
 
 int vt_rec_alloc(const struct vt_alloc_event *e)
@@ -255,10 +297,25 @@ int vt_rec_free(uint64_t time_ns, uint64_t address, unsigned api, unsigned statu
     return emit(VT_REC_FREE, &b);
 }
 
+/* NVML's view of the GPU at an out-of-memory error, after free/total. */
+static void put_gpu_processes(struct buf *b, const struct vt_meminfo *mem)
+{
+    put_varint(b, mem->own_plus1);
+    put_varint(b, mem->nothers);
+    for (unsigned i = 0; i < mem->nothers; i++) {
+        const struct vt_gpu_process *p = &mem->others[i];
+        put_varint(b, p->pid);
+        put_varint(b, p->used_plus1);
+        put_u8(b, (uint8_t)p->state);
+        put_u8(b, p->flags);
+        put_bytes(b, p->comm, strnlen(p->comm, sizeof p->comm));
+    }
+}
+
 int vt_rec_failed(uint64_t size, uint32_t stack, unsigned api, unsigned kind, int device,
                   int error, const struct vt_meminfo *mem)
 {
-    uint8_t data[10 * VT_VARINT_MAX];
+    uint8_t data[12 * VT_VARINT_MAX + VT_OOM_OTHERS * (3 * VT_VARINT_MAX + 18)];
     struct buf b = {data, 0, sizeof data, 0};
     put_time(&b, vt_now_ns());
     put_varint(&b, size);
@@ -271,6 +328,7 @@ int vt_rec_failed(uint64_t size, uint32_t stack, unsigned api, unsigned kind, in
     if (mem) {
         put_varint(&b, mem->free_bytes);
         put_varint(&b, mem->total_bytes);
+        put_gpu_processes(&b, mem);
     }
     return emit(VT_REC_FAILED, &b);
 }
@@ -285,14 +343,15 @@ int vt_rec_mark(const char *label)
     return emit(VT_REC_MARK, &b);
 }
 
-int vt_rec_end(unsigned reason, uint64_t live_allocations, int signal)
+int vt_rec_end(unsigned reason, uint64_t live_allocations, int signal, int status)
 {
-    uint8_t data[4 * VT_VARINT_MAX];
+    uint8_t data[5 * VT_VARINT_MAX];
     struct buf b = {data, 0, sizeof data, 0};
     put_time(&b, vt_now_ns());
     put_u8(&b, (uint8_t)reason);
     put_varint(&b, live_allocations);
     put_varint(&b, (uint64_t)(unsigned)signal);
+    put_varint(&b, (uint64_t)(unsigned)status);
     return emit(VT_REC_END, &b);
 }
 
@@ -367,4 +426,55 @@ int vt_rec_totals(uint8_t *buf, size_t cap, const struct vt_agg_counts *c,
         put_since_start(&b, devices[i].peak_ns);
     }
     return emit(VT_REC_TOTALS, &b);
+}
+
+int vt_rec_bad_free(const struct vt_bad_free *f)
+{
+    uint8_t data[20 * VT_VARINT_MAX];
+    struct buf b = {data, 0, sizeof data, 0};
+    put_time(&b, f->time_ns);
+    put_varint(&b, f->address);
+    put_u8(&b, (uint8_t)f->api);
+    put_u8(&b, (uint8_t)f->flags);
+    put_varint(&b, (uint64_t)vt_tid());
+    put_varint(&b, (uint64_t)(unsigned)f->error);
+    put_varint(&b, f->stack);
+    put_varint(&b, f->alloc_stack);
+    put_u8(&b, (uint8_t)f->alloc_api);
+    put_u8(&b, (uint8_t)f->alloc_kind);
+    put_varint(&b, vt_zigzag(f->alloc_device));
+    put_varint(&b, f->alloc_size);
+    put_since_start(&b, f->first_free_ns);
+    put_u8(&b, (uint8_t)f->first_free_api);
+    put_varint(&b, (uint64_t)f->first_free_tid);
+    put_varint(&b, f->first_free_stack);
+    return emit(VT_REC_BAD_FREE, &b);
+}
+
+int vt_rec_device(const struct vt_device_identity *d)
+{
+    uint8_t data[3 * VT_VARINT_MAX + 16 + sizeof d->pci_bus_id + sizeof d->name + 8];
+    struct buf b = {data, 0, sizeof data, 0};
+    put_varint(&b, vt_zigzag(d->device));
+    put_bytes(&b, d->uuid, d->has_uuid ? sizeof d->uuid : 0);
+    put_str(&b, d->pci_bus_id);
+    put_str(&b, d->name);
+    put_varint(&b, d->total_bytes);
+    return emit(VT_REC_DEVICE, &b);
+}
+
+int vt_rec_device_usage(const struct vt_usage_sample *s)
+{
+    uint8_t data[8 * VT_VARINT_MAX];
+    struct buf b = {data, 0, sizeof data, 0};
+    put_since_start(&b, s->time_ns);
+    put_u8(&b, (uint8_t)s->reason);
+    put_varint(&b, vt_zigzag(s->device));
+    put_varint(&b, s->free_bytes);
+    put_varint(&b, s->total_bytes);
+    put_varint(&b, s->own_plus1);
+    put_varint(&b, s->others_plus1);
+    put_varint(&b, s->others);
+    put_varint(&b, s->traced_plus1);
+    return emit(VT_REC_DEVICE_USAGE, &b);
 }

@@ -29,6 +29,11 @@ struct vt_alloc_event {
 uint64_t vt_now_ns(void);
 /* The time of the last timed record written (vt_now_ns's clock). */
 uint64_t vt_rec_last_time(void);
+/* Records after LAST_TIME were erased (vt_writer_rewind): deltas go on from it. */
+void vt_rec_rewind_time(uint64_t last_time);
+
+/* When this process started (field 22 of /proc/self/stat), as PROCESS records it. */
+uint64_t vt_rec_start_ticks(void);
 
 /* Writes PROCESS and restarts the time and address deltas. */
 int vt_rec_process(void);
@@ -42,19 +47,54 @@ struct vt_stack_cut {
 int vt_rec_stack(uint32_t id, const uintptr_t *frames, unsigned n, const struct vt_stack_cut *cut);
 int vt_rec_pyframe(uint32_t id, const char *function, const char *file, int line);
 int vt_rec_pystack(uint32_t id, const uintptr_t *frames, unsigned n, const uintptr_t *pyframes,
-                   unsigned py_count, const struct vt_stack_cut *cut);
+                   unsigned py_count, int truncated, const struct vt_stack_cut *cut);
+int vt_rec_thread(pid_t tid, const char *name);
 int vt_rec_alloc(const struct vt_alloc_event *e);
 /* TIME_NS: vt_now_ns(), read before the lock. */
 int vt_rec_free(uint64_t time_ns, uint64_t address, unsigned api, unsigned status_flags,
                 uint64_t stream);
-/* The driver's cuMemGetInfo, taken right after an out-of-memory failure. */
+/* Another process on the GPU, as NVML lists it (and /proc shows it). */
+#define VT_OOM_OTHERS 8
+struct vt_gpu_process {
+    uint32_t pid;
+    uint64_t used_plus1;       /* used bytes + 1; 0: NVML did not say */
+    char state;                /* /proc state letter; 0: not in our /proc */
+    uint8_t flags;             /* VT_PROCESS_* */
+    char comm[16];
+};
+/* The driver's cuMemGetInfo, taken right after an out-of-memory failure,
+ * and NVML's view of the GPU then. */
 struct vt_meminfo {
     uint64_t free_bytes, total_bytes;
+    uint64_t own_plus1;        /* this process's used bytes + 1; 0: NVML did not say */
+    unsigned nothers;          /* the largest users, at most VT_OOM_OTHERS */
+    struct vt_gpu_process others[VT_OOM_OTHERS];
 };
 /* MEM (may be NULL): the driver's free/total memory, appended. */
 int vt_rec_failed(uint64_t size, uint32_t stack, unsigned api, unsigned kind, int device,
                   int error, const struct vt_meminfo *mem);
 int vt_rec_mark(const char *label);
+/* Which GPU a device is (format.h, VT_REC_DEVICE). */
+struct vt_device_identity {
+    int device;
+    int has_uuid;
+    unsigned char uuid[16];
+    char pci_bus_id[32];
+    char name[128];
+    uint64_t total_bytes;      /* 0: unknown */
+};
+int vt_rec_device(const struct vt_device_identity *d);
+/* The driver's and NVML's view of a device (VT_REC_DEVICE_USAGE). */
+struct vt_usage_sample {
+    uint64_t time_ns;          /* vt_now_ns() when the driver was asked */
+    unsigned reason;           /* enum vt_usage_reason */
+    int device;
+    uint64_t free_bytes, total_bytes;
+    uint64_t own_plus1, others_plus1;   /* NVML: used bytes + 1; 0: unknown */
+    unsigned others;                    /* other processes NVML lists */
+    uint64_t traced_plus1;              /* aggregate mode: live bytes on it + 1; 0: not written */
+};
+int vt_rec_device_usage(const struct vt_usage_sample *s);
 /* Aggregate mode (src/aggregate.c): one call site's counts, and one device. */
 struct vt_agg_site {
     uint32_t stack;
@@ -83,7 +123,25 @@ int vt_rec_sample(uint8_t *buf, size_t cap, const struct vt_agg_counts *c,
 int vt_rec_sites(uint8_t *buf, size_t cap, const struct vt_agg_site *sites, size_t n);
 int vt_rec_totals(uint8_t *buf, size_t cap, const struct vt_agg_counts *c,
                   const struct vt_agg_device *devices, size_t ndevices);
-/* SIGNAL: the fatal signal for VT_END_SIGNAL, else 0. Async-signal-safe. */
-int vt_rec_end(unsigned reason, uint64_t live_allocations, int signal);
+/* SIGNAL: the fatal signal for VT_END_SIGNAL, else 0; STATUS: _exit's
+ * argument for VT_END_UNDERSCORE_EXIT, else 0. Async-signal-safe. */
+int vt_rec_end(unsigned reason, uint64_t live_allocations, int signal, int status);
+
+/* A free the driver refused (format.h, BAD_FREE). Times: vt_now_ns's clock. */
+struct vt_bad_free {
+    uint64_t time_ns, address;
+    unsigned api, flags;             /* VT_ADDR_HANDLE, VT_BAD_FREE_* */
+    int error;
+    uint32_t stack;                  /* of the refused free */
+    uint32_t alloc_stack;            /* VT_BAD_FREE_ALLOC_KNOWN */
+    unsigned alloc_api, alloc_kind;
+    int alloc_device;
+    uint64_t alloc_size;
+    uint64_t first_free_ns;          /* VT_BAD_FREE_DOUBLE */
+    unsigned first_free_api;
+    pid_t first_free_tid;
+    uint32_t first_free_stack;       /* 0: not recorded */
+};
+int vt_rec_bad_free(const struct vt_bad_free *f);
 
 #endif

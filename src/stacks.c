@@ -51,27 +51,17 @@ static inline unsigned stack_hash(const void *key, size_t len)
 struct known_stack {
     UT_hash_handle hh;
     uint32_t id;
-    int count;          /* of the key */
-    int native;         /* native frames at the start of the key */
-    uintptr_t frames[]; /* the key */
+    int native;   /* native frames at the start of the key */
+    int key_len;
+    uintptr_t key[]; /* vt_stack.key */
 };
 
 static struct {
     struct known_stack *table;
     uint32_t next_id;
-} stacks;
-
-struct known_pyframe {
-    UT_hash_handle hh;
-    uint32_t id;
-    size_t key_len;
-    char key[]; /* pyframe_key() */
-};
-
-static struct {
-    struct known_pyframe *table;
-    uint32_t next_id;
-} pyframes;
+    uint32_t next_pyframe_id;
+    unsigned generation; /* of the dump: Python locations' ids belong to one */
+} stacks = {.generation = 1};
 
 static struct {
     uintptr_t start, end; /* this library's text and data */
@@ -110,6 +100,12 @@ static void tracer_range(uintptr_t *start, uintptr_t *end)
     *start = __atomic_load_n(&self.start, __ATOMIC_RELAXED);
     *end = __atomic_load_n(&self.end, __ATOMIC_RELAXED);
 }
+
+/* With Python frames, the key goes on after the native frames with a
+ * separator (one value for a whole Python stack, another for a cut one)
+ * and the locations' addresses (they live as long as the process). */
+#define PYTHON_FOLLOWS UINTPTR_MAX
+#define CUT_PYTHON_FOLLOWS (UINTPTR_MAX - 1)
 
 static unsigned frame_limit;
 
@@ -157,18 +153,18 @@ static int capture_deep(struct vt_stack *stack, unsigned limit)
         if (unw_get_reg(&cursor, UNW_REG_IP, &ip) != 0)
             break;
         if (total < inner)
-            stack->frames[total] = ip;
+            stack->key[total] = ip;
         else
             ring[(total - inner) % outer] = ip;
         total++;
     } while (unw_step(&cursor) > 0);
     if (total <= limit) { /* nothing to cut after all */
         for (unsigned i = inner; i < total; i++)
-            stack->frames[i] = ring[(i - inner) % outer];
+            stack->key[i] = ring[(i - inner) % outer];
         return (int)total;
     }
     for (unsigned i = 0; i < outer; i++)
-        stack->frames[inner + i] = ring[(total - outer + i - inner) % outer];
+        stack->key[inner + i] = ring[(total - outer + i - inner) % outer];
     stack->dropped = total - limit;
     stack->cut_at = (int)inner;
     return (int)limit;
@@ -176,7 +172,7 @@ static int capture_deep(struct vt_stack *stack, unsigned limit)
 
 void vt_stack_capture(struct vt_stack *stack)
 {
-    uintptr_t *frames = stack->frames, start, end;
+    uintptr_t *frames = stack->key, start, end;
     unsigned limit = max_frames();
     int n = unw_backtrace((void **)frames, (int)limit), first = 0;
     stack->dropped = 0;
@@ -194,110 +190,61 @@ void vt_stack_capture(struct vt_stack *stack)
     stack->cut_at = stack->cut_at > first ? stack->cut_at - first : 0;
     memmove(frames, frames + first, (size_t)stack->count * sizeof *frames);
     vt_pystack_capture(&stack->python);
-    if (stack->python.count == 0)
-        stack->hash = stack_hash(frames, (size_t)stack->count * sizeof *frames);
-}
-
-/* KEY for a pinned location: a marker byte no UTF-8 text starts with, then
- * the addresses of its strings and its line. Else file NUL function NUL
- * line, names cut at KEY_NAME_MAX bytes (two locations differing only
- * beyond that share an id). Returns the key's length. */
-#define KEY_NAME_MAX 1000
-#define PINNED_KEY 0xff
-static size_t pyframe_key(const struct vt_pyframe *frame, char key[2 * KEY_NAME_MAX + 6])
-{
-    char *p = key;
-    if (frame->pinned) {
-        *p++ = (char)PINNED_KEY;
-        memcpy(p, &frame->file, sizeof frame->file);
-        p += sizeof frame->file;
-        memcpy(p, &frame->function, sizeof frame->function);
-        p += sizeof frame->function;
-    } else {
-        size_t file = strnlen(frame->file, KEY_NAME_MAX);
-        size_t function = strnlen(frame->function, KEY_NAME_MAX);
-        memcpy(p, frame->file, file);
-        p += file;
-        *p++ = '\0';
-        memcpy(p, frame->function, function);
-        p += function;
-        *p++ = '\0';
-    }
-    memcpy(p, &frame->line, sizeof frame->line);
-    return (size_t)(p - key) + sizeof frame->line;
-}
-
-/* The id of a Python location, writing it the first time it is seen. */
-static uint32_t intern_pyframe(const struct vt_pyframe *frame)
-{
-    struct known_pyframe *known;
-    char key[2 * KEY_NAME_MAX + 6];
-    size_t len = pyframe_key(frame, key);
-    HASH_FIND(hh, pyframes.table, key, len, known);
-    if (known)
-        return known->id;
-    known = malloc(sizeof *known + len);
-    if (!known)
-        return 0;
-    known->id = ++pyframes.next_id;
-    known->key_len = len;
-    memcpy(known->key, key, len);
-    HASH_ADD(hh, pyframes.table, key, known->key_len, known);
-    if (vt_rec_pyframe(known->id, frame->function, frame->file, frame->line) < 0)
-        return 0;
-    return known->id;
-}
-
-/* The de-duplication key: native frames, then (with Python) a separator and
- * the Python frame ids. */
-static size_t stack_key(const struct vt_stack *stack, uintptr_t *key)
-{
-    size_t n = (size_t)stack->count;
-    memcpy(key, stack->frames, n * sizeof *key);
+    stack->key_len = stack->count;
     if (stack->python.count) {
-        key[n++] = UINTPTR_MAX;
+        frames[stack->key_len++] = stack->python.truncated ? CUT_PYTHON_FOLLOWS : PYTHON_FOLLOWS;
         for (int i = 0; i < stack->python.count; i++)
-            key[n++] = intern_pyframe(&stack->python.frames[i]);
+            frames[stack->key_len++] = (uintptr_t)stack->python.frames[i];
     }
-    return n;
+    stack->hash = stack_hash(frames, (size_t)stack->key_len * sizeof *frames);
+}
+
+/* The PYFRAME id of LOC in this dump, writing it the first time. */
+static uint32_t pyframe_id(struct vt_pyloc *loc)
+{
+    if (loc->generation == stacks.generation)
+        return loc->id;
+    loc->generation = stacks.generation;
+    loc->id = ++stacks.next_pyframe_id;
+    if (vt_rec_pyframe(loc->id, loc->function, loc->file, loc->line) < 0)
+        loc->generation = 0;
+    return loc->id;
+}
+
+static int write_stack(const struct known_stack *known, const struct vt_stack *stack)
+{
+    uintptr_t ids[VT_PY_MAX];
+    struct vt_stack_cut cut = {stack->dropped, (unsigned)stack->cut_at};
+    if (stack->python.count == 0)
+        return vt_rec_stack(known->id, known->key, (unsigned)known->native, &cut);
+    for (int i = 0; i < stack->python.count; i++)
+        ids[i] = pyframe_id(stack->python.frames[i]);
+    return vt_rec_pystack(known->id, known->key, (unsigned)known->native, ids,
+                          (unsigned)stack->python.count, stack->python.truncated, &cut);
 }
 
 uint32_t vt_stack_intern(const struct vt_stack *stack)
 {
     struct known_stack *known;
-    uintptr_t with_python[VT_STACK_MAX + 1 + VT_PY_MAX];
-    const uintptr_t *key = stack->frames;
-    size_t key_count = (size_t)stack->count, key_len;
-    unsigned hash = stack->hash;
-    if (stack->count == 0 && stack->python.count == 0)
+    size_t key_len = (size_t)stack->key_len * sizeof *stack->key;
+    if (stack->key_len == 0)
         return 0;
     if (vt_modules_unload_pending())
         vt_modules_sync(); /* before any cached stack is reused */
-    if (stack->python.count) { /* the Python frame ids are known only under the lock */
-        key_count = stack_key(stack, with_python);
-        key = with_python;
-        hash = stack_hash(key, key_count * sizeof *key);
-    }
-    key_len = key_count * sizeof *key;
-    HASH_FIND_BYHASHVALUE(hh, stacks.table, key, key_len, hash, known);
+    HASH_FIND_BYHASHVALUE(hh, stacks.table, stack->key, key_len, stack->hash, known);
     if (known)
         return known->id;
     known = malloc(sizeof *known + key_len);
     if (!known)
         return 0;
     known->id = ++stacks.next_id;
-    known->count = (int)key_count;
     known->native = stack->count;
-    struct vt_stack_cut cut = {stack->dropped, (unsigned)stack->cut_at};
-    memcpy(known->frames, key, key_len);
-    HASH_ADD_KEYPTR_BYHASHVALUE(hh, stacks.table, known->frames, key_len, hash, known);
+    known->key_len = stack->key_len;
+    memcpy(known->key, stack->key, key_len);
+    HASH_ADD_KEYPTR_BYHASHVALUE(hh, stacks.table, known->key, key_len, stack->hash, known);
     /* Modules first: the reader symbolizes a stack with the modules before it. */
     vt_modules_sync();
-    if (stack->python.count == 0 ? vt_rec_stack(known->id, known->frames, (unsigned)stack->count,
-                                                &cut)
-                                 : vt_rec_pystack(known->id, known->frames, (unsigned)stack->count,
-                                                  known->frames + stack->count + 1,
-                                                  (unsigned)stack->python.count, &cut) < 0)
+    if (write_stack(known, stack) < 0)
         return 0;
     return known->id;
 }
@@ -308,8 +255,8 @@ int vt_stack_frames(uint32_t id, uintptr_t *out, int max)
     HASH_ITER(hh, stacks.table, s, tmp) {
         if (s->id != id)
             continue;
-        int n = s->count < max ? s->count : max;
-        memcpy(out, s->frames, (size_t)n * sizeof *out);
+        int n = s->native < max ? s->native : max;
+        memcpy(out, s->key, (size_t)n * sizeof *out);
         return n;
     }
     return 0;
@@ -320,7 +267,7 @@ void vt_stacks_forget_range(uint64_t start, uint64_t end)
     struct known_stack *s, *tmp;
     HASH_ITER(hh, stacks.table, s, tmp) {
         for (int i = 0; i < s->native; i++)
-            if (s->frames[i] >= start && s->frames[i] < end) {
+            if (s->key[i] >= start && s->key[i] < end) {
                 HASH_DEL(stacks.table, s);
                 free(s);
                 break;
@@ -336,10 +283,6 @@ void vt_stacks_reset(void)
         free(s);
     }
     stacks.next_id = 0;
-    struct known_pyframe *p, *ptmp;
-    HASH_ITER(hh, pyframes.table, p, ptmp) {
-        HASH_DEL(pyframes.table, p);
-        free(p);
-    }
-    pyframes.next_id = 0;
+    stacks.next_pyframe_id = 0;
+    stacks.generation++; /* every Python location is written again */
 }

@@ -16,11 +16,14 @@
 #define VT_STACK_DEFAULT 512
 
 struct vt_stack {
-    uintptr_t frames[VT_STACK_MAX];
+    /* The de-duplication key: the native frames (count of them), then, with
+     * Python frames, a separator and their locations. */
+    uintptr_t key[VT_STACK_MAX + 1 + VT_PY_MAX];
     int count;
     unsigned dropped;         /* frames left out of a deeper stack */
     int cut_at;               /* where: between frames[cut_at - 1] and frames[cut_at] */
-    unsigned hash;            /* of the frames, without Python: taken before the lock */
+    int key_len;
+    unsigned hash;            /* of the key: taken before the lock */
     struct vt_pystack python; /* empty when the thread is not running Python */
 };
 

@@ -12,6 +12,7 @@ struct vt_thread {
     unsigned api;     /* API tag set by an outer runtime wrapper (enum vt_api), 0 if none */
     int counted;      /* the driver hook accounted the tagged runtime call */
     pid_t tid;        /* cached gettid(), 0 until first use */
+    unsigned name_generation; /* the dump that has this thread's name (thread_names.c) */
     struct {          /* the device of the context this thread allocated in last */
         void *ctx;
         int device;
@@ -53,9 +54,19 @@ int vt_output_ready(void);
  * warned, unless NULL (the writer already said what went wrong). */
 void vt_disable_locked(const char *why);
 
-/* From a fatal-signal handler: writes the END record (VT_END_SIGNAL, SIG)
- * and closes the dump, unless the lock is held; never blocks. */
+/* From a signal handler about to let SIG end the process: writes the END
+ * record (VT_END_SIGNAL, SIG) and closes the dump, unless the lock stays
+ * held (waits at most ~100 ms, never when this thread holds it). */
 void vt_finish_from_signal(int sig);
+
+/* The same for _exit(STATUS) (VT_END_UNDERSCORE_EXIT). Async-signal-safe. */
+void vt_finish_underscore_exit(int status);
+
+/* Around exec: vt_exec_begin writes END (VT_END_EXEC) and returns 1 with
+ * the lock held (0: nothing to do, e.g. in a vfork child); if exec then
+ * fails, vt_exec_failed erases that END and tracing goes on. */
+int vt_exec_begin(void);
+void vt_exec_failed(void);
 
 /* Prints "vramtrace: ..." on stderr without stdio (safe in any context). */
 void vt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -3,7 +3,9 @@
 #include "aggregate.h"
 #include "entry_pool.h"
 #include "format.h"
+#include "freed.h"
 #include "records.h"
+#include "thread_names.h"
 #include "tracer.h"
 
 #include <stdlib.h>
@@ -167,6 +169,7 @@ void vt_track_alloc(const struct vt_alloc_info *info, const struct vt_stack *sta
         return;
     }
     e->info = *info;
+    write_or_stop(vt_thread_name_note());
     e->stack = vt_stack_intern(stack);
     e->seq = __atomic_add_fetch(&table.seq, 1, __ATOMIC_RELAXED);
     insert(e);
@@ -178,14 +181,33 @@ void vt_track_failed(const struct vt_alloc_info *info, int error, const struct v
                      const struct vt_meminfo *mem)
 {
     vt_lock();
-    if (vt_output_ready() == 0)
+    if (vt_output_ready() == 0) {
+        write_or_stop(vt_thread_name_note());
         write_or_stop(vt_rec_failed(info->size, vt_stack_intern(stack), info->api, info->kind,
                                     info->device, error, mem));
+    }
     vt_unlock();
 }
 
+/* The traced allocation E is being freed now: remembered for telling a
+ * later refused free of it as a double free. */
+static void remember_freed(const struct live *e, unsigned api, uint32_t free_stack,
+                           uint64_t now)
+{
+    struct vt_freed *f = vt_freed_remember(e->info.key, e->info.space);
+    f->alloc_stack = e->stack;
+    f->alloc_api = e->info.api;
+    f->alloc_kind = e->info.kind;
+    f->alloc_device = e->info.device;
+    f->size = e->info.size;
+    f->time_ns = now;
+    f->free_api = api;
+    f->free_tid = vt_tid();
+    f->free_stack = free_stack;
+}
+
 void vt_track_free_begin(uint64_t key, enum vt_space space, unsigned api, uint64_t stream,
-                         struct vt_pending_free *pending)
+                         const struct vt_stack *stack, struct vt_pending_free *pending)
 {
     struct live *e;
     uint64_t now = vt_now_ns();
@@ -197,6 +219,8 @@ void vt_track_free_begin(uint64_t key, enum vt_space space, unsigned api, uint64
         pending->info = e->info;
         pending->stack = e->stack;
         pending->seq = e->seq;
+        pending->free_stack = stack ? vt_stack_intern(stack) : 0;
+        remember_freed(e, api, pending->free_stack, now);
         discard(e);
         write_free(&pending->info, pending->stack, key, api, VT_FREE_OK | space_flag(space),
                    stream, now);
@@ -204,18 +228,59 @@ void vt_track_free_begin(uint64_t key, enum vt_space space, unsigned api, uint64
     vt_unlock();
 }
 
-void vt_track_free_end(uint64_t key, enum vt_space space, unsigned api, uint64_t stream,
-                       const struct vt_pending_free *pending, int succeeded)
+/* Where the refused free came from, and what it tried to free: the live
+ * allocation (INFO, STACK_ID) or, for a double free, the one freed before. */
+static void write_bad_free(uint64_t key, enum vt_space space, unsigned api, int result,
+                           uint32_t free_stack, const struct vt_alloc_info *info,
+                           uint32_t alloc_stack)
 {
+    const struct vt_freed *before = info ? NULL : vt_freed_find(key, space);
+    struct vt_bad_free f = {
+        .time_ns = vt_now_ns(), .address = key, .api = api, .flags = space_flag(space),
+        .error = result, .stack = free_stack,
+    };
+    if (info) {
+        f.flags |= VT_BAD_FREE_ALLOC_KNOWN;
+        f.alloc_stack = alloc_stack;
+        f.alloc_api = info->api;
+        f.alloc_kind = info->kind;
+        f.alloc_device = info->device;
+        f.alloc_size = info->size;
+    } else if (before) {
+        f.flags |= VT_BAD_FREE_ALLOC_KNOWN | VT_BAD_FREE_DOUBLE;
+        f.alloc_stack = before->alloc_stack;
+        f.alloc_api = before->alloc_api;
+        f.alloc_kind = before->alloc_kind;
+        f.alloc_device = before->alloc_device;
+        f.alloc_size = before->size;
+        f.first_free_ns = before->time_ns;
+        f.first_free_api = before->free_api;
+        f.first_free_tid = before->free_tid;
+        f.first_free_stack = before->free_stack;
+    }
+    write_or_stop(vt_rec_bad_free(&f));
+}
+
+void vt_track_free_end(uint64_t key, enum vt_space space, unsigned api, uint64_t stream,
+                       const struct vt_stack *stack, const struct vt_pending_free *pending,
+                       int result)
+{
+    struct vt_stack here;
     struct live *e;
-    if (pending->traced && succeeded)
+    if (result == 0 && pending->traced)
         return;
+    if (result != 0 && !stack) { /* refused: rare, worth its backtrace */
+        vt_stack_capture(&here);
+        stack = &here;
+    }
     vt_lock();
     if (vt_output_ready() < 0) {
         vt_unlock();
         return;
     }
+    uint32_t free_stack = result != 0 ? vt_stack_intern(stack) : 0;
     if (pending->traced) { /* the driver refused: it is still allocated */
+        vt_freed_forget(key, space);
         e = vt_entry_get(&table.lives);
         if (e) {
             e->info = pending->info;
@@ -224,9 +289,12 @@ void vt_track_free_end(uint64_t key, enum vt_space space, unsigned api, uint64_t
             insert(e);
             write_alloc(e, VT_ALLOC_RESTORED, vt_now_ns());
         }
+        write_bad_free(key, space, api, result, free_stack, &pending->info, pending->stack);
     } else {
-        unsigned status = succeeded ? VT_FREE_UNTRACED : VT_FREE_INVALID;
+        unsigned status = result == 0 ? VT_FREE_UNTRACED : VT_FREE_INVALID;
         write_free(NULL, 0, key, api, status | space_flag(space), stream, vt_now_ns());
+        if (result != 0)
+            write_bad_free(key, space, api, result, free_stack, NULL, 0);
     }
     vt_unlock();
 }
@@ -431,6 +499,7 @@ void vt_track_reset(void)
     HASH_ITER(hh, table.mappings, m, mtmp)
         forget_mapping(m);
     table.seq = 0;
+    vt_freed_reset();
     for (int d = 0; d < MAX_DEVICES; d++)
         table.primary[d] = NULL;
 }

@@ -30,17 +30,21 @@ void vt_track_failed(const struct vt_alloc_info *info, int error, const struct v
 
 /* A free in two steps around the real call: begin removes the allocation and
  * writes the free before the driver can hand the address out again; end puts
- * it back if the driver refused, or records an untraced or invalid free. */
+ * it back if the driver refused, or records an untraced or invalid free.
+ * STACK: the free's stack when free stacks are recorded, else NULL (a
+ * refused free takes its stack then). RESULT: the driver's CUresult. */
 struct vt_pending_free {
     int traced;
     struct vt_alloc_info info;
     uint32_t stack;
     uint64_t seq;
+    uint32_t free_stack;
 };
 void vt_track_free_begin(uint64_t key, enum vt_space space, unsigned api, uint64_t stream,
-                         struct vt_pending_free *pending);
+                         const struct vt_stack *stack, struct vt_pending_free *pending);
 void vt_track_free_end(uint64_t key, enum vt_space space, unsigned api, uint64_t stream,
-                       const struct vt_pending_free *pending, int succeeded);
+                       const struct vt_stack *stack, const struct vt_pending_free *pending,
+                       int result);
 
 /* Virtual memory management: cuMemCreate memory is gone only once it is
  * released and no longer mapped. Called after the real call succeeded. */

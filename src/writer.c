@@ -2,6 +2,8 @@
 
 #include "config.h"
 #include "format.h"
+#include "manifest.h"
+#include "records.h"
 #include "tracer.h"
 
 #include <errno.h>
@@ -9,6 +11,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define CHUNK_MIN (1u << 20)
@@ -32,6 +35,7 @@ static struct {
     size_t capacity;   /* file bytes reserved on disk */
     size_t used;       /* file bytes written */
     int broken;        /* could not grow: said so once, writes nothing more */
+    pid_t owner;       /* the process that opened it */
     char path[4096];
 } out = {.fd = -1};
 
@@ -40,25 +44,91 @@ int vt_writer_is_open(void)
     return out.fd >= 0;
 }
 
+int vt_writer_owned_here(void)
+{
+    return out.fd >= 0 && out.owner == getpid();
+}
+
 const char *vt_writer_path(void)
 {
     return out.path;
 }
 
+/* The name asked for was taken (a stale dump, or a symlink: IS_LINK). The
+ * dump goes elsewhere, and a reader of the old name would read the wrong
+ * file: say where. */
+static void say_fresh_name(const char *asked, int is_link)
+{
+    vt_warn("%s %s; writing this process's dump to %s instead", asked,
+            is_link ? "is a symlink (not followed)" : "exists", out.path);
+}
+
+/* Skips a str field; 0 or -1. */
+static int skip_str(const uint8_t **p, const uint8_t *end)
+{
+    uint64_t len;
+    if (vt_get_varint(p, end, &len) < 0 || len > (uint64_t)(end - *p))
+        return -1;
+    *p += len;
+    return 0;
+}
+
+/* Is the file at PATH this very process's dump from before an exec (same
+ * pid and start time in its PROCESS record)? Then a fresh name for the new
+ * program's dump is expected, and not worth a word. */
+static int own_earlier_dump(const char *path)
+{
+    uint8_t buf[8192];
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf) : -1;
+    if (fd >= 0)
+        close(fd);
+    if (n < VT_HEADER_LEN + 2 || memcmp(buf, VT_MAGIC, VT_MAGIC_LEN) ||
+        buf[VT_HEADER_LEN] != VT_REC_PROCESS)
+        return 0;
+    const uint8_t *p = buf + VT_HEADER_LEN + 1, *end = buf + n;
+    uint64_t len, pid, skip, argc, ticks;
+    if (vt_get_varint(&p, end, &len) < 0 || len > (uint64_t)(end - p))
+        return 0;
+    end = p + len;
+    if (vt_get_varint(&p, end, &pid) < 0 || pid != (uint64_t)getpid())
+        return 0;
+    for (int i = 0; i < 3; i++)   /* ppid, start times */
+        if (vt_get_varint(&p, end, &skip) < 0)
+            return 0;
+    if (skip_str(&p, end) < 0 || skip_str(&p, end) < 0 || vt_get_varint(&p, end, &argc) < 0)
+        return 0;
+    for (uint64_t i = 0; i < argc; i++)
+        if (skip_str(&p, end) < 0)
+            return 0;
+    return skip_str(&p, end) == 0 && vt_get_varint(&p, end, &ticks) == 0 &&
+           ticks == vt_rec_start_ticks();
+}
+
 static int create_file(void)
 {
+    char asked[sizeof out.path];
+    int is_link = 0;
     for (unsigned attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
         if (vt_config_output_path(out.path, sizeof out.path, attempt) < 0) {
-            vt_warn("VRAMTRACE_OUTPUT does not expand to a usable path (only %%p and %%%% are "
-                    "known); not tracing");
+            vt_warn("VRAMTRACE_OUTPUT does not expand to a usable path (only %%p, %%r, %%e and "
+                    "%%%% are known); not tracing");
             return -1;
         }
         int fd = open(out.path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-        if (fd >= 0)
+        if (fd >= 0) {
+            if (attempt && (is_link || !own_earlier_dump(asked)))
+                say_fresh_name(asked, is_link);
             return fd;
+        }
         if (errno != EEXIST && errno != ELOOP) {
             vt_warn("cannot create dump %s: %s; not tracing", out.path, strerror(errno));
             return -1;
+        }
+        if (!attempt) {   /* O_EXCL fails with EEXIST on a symlink too */
+            struct stat st;
+            memcpy(asked, out.path, sizeof asked);
+            is_link = lstat(out.path, &st) == 0 && S_ISLNK(st.st_mode);
         }
     }
     vt_warn("cannot find a fresh dump name near %s; not tracing", out.path);
@@ -156,6 +226,8 @@ int vt_writer_open(uint32_t flags)
     header[12] = flags & 0xff;
     memcpy(out.map, header, sizeof header);
     out.used = sizeof header;
+    out.owner = getpid();
+    vt_manifest_add(out.path);
     return 0;
 }
 
@@ -199,6 +271,29 @@ void vt_writer_close(void)
         vt_warn("cannot trim dump %s: %s", out.path, strerror(errno));
     close(out.fd);
     out.fd = -1;
+}
+
+size_t vt_writer_mark(void)
+{
+    return out.used;
+}
+
+/* Zeroes the records from MARK on, type byte first (a reader then sees the
+ * end of the data there), and writes from MARK again. */
+void vt_writer_rewind(size_t mark)
+{
+    static const uint8_t zeros[4096];
+    if (out.fd < 0 || mark >= out.used)
+        return;
+    for (size_t at = mark; at < out.used;) {
+        size_t n = at == mark ? 1 : out.used - at < sizeof zeros ? out.used - at : sizeof zeros;
+        if (pwrite(out.fd, zeros, n, (off_t)at) != (ssize_t)n)
+            break;
+        at += n;
+    }
+    out.used = mark;
+    if (mark < out.window_start && slide_window(mark + 1) < 0)
+        out.broken = 1;
 }
 
 void vt_writer_forget(void)

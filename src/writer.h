@@ -9,11 +9,21 @@
 #include <stdint.h>
 
 /* Creates the dump (never following a symlink nor clobbering a file: picks a
- * fresh name instead), mode 0600, and writes the header with FLAGS (format.h).
+ * fresh name instead, and says so), mode 0600, writes the header with FLAGS
+ * (format.h) and adds the dump to the run's manifest (manifest.h).
  * 0 or -1 (warned). */
 int vt_writer_open(uint32_t flags);
 
 int vt_writer_is_open(void);
+
+/* 1 when the dump is open and this process opened it (a vfork child shares
+ * its parent's memory, and must not touch its dump). Async-signal-safe. */
+int vt_writer_owned_here(void);
+
+/* Where the next record goes, and erasing every record written since that
+ * mark (an exec that failed after its END was written). */
+size_t vt_writer_mark(void);
+void vt_writer_rewind(size_t mark);
 
 /* Appends one record; -1 when the file cannot grow (said once, on stderr;
  * tracing then stops). */

@@ -97,7 +97,12 @@
 #define cudaExtent vt_cudaExtent
 #define cudaChannelFormatDesc vt_cudaChannelFormatDesc
 
+#undef CU_UUID_HAS_BEEN_DEFINED /* the real CUuuid is defined; ours, renamed, too */
+#define CUuuid_st vt_CUuuid_st
+#define CUuuid vt_CUuuid
 #include "cuda_abi.h"
+#undef CUuuid_st
+#undef CUuuid
 
 #undef CUresult
 #undef CUdevice
@@ -175,27 +180,7 @@
 
 /* ---- the checks ---- */
 
-#define VT_SAME(a, b) __builtin_types_compatible_p(a, b)
-/* Same type, or an int-sized integer standing for an enum (same ABI). */
-#define VT_ABI_TYPE(ours, real)                                                  \
-    _Static_assert(VT_SAME(ours, real) || (sizeof(ours) == sizeof(real) &&      \
-                                           _Alignof(ours) == _Alignof(real)),    \
-                   "VT_ABI type " #ours " differs from " #real)
-#define VT_ABI_SAME_TYPE(ours, real) \
-    _Static_assert(VT_SAME(ours, real), "VT_ABI type " #ours " differs from " #real)
-#define VT_ABI_ENUM(name) \
-    _Static_assert((long long)vt_##name == (long long)name, "VT_ABI enum constant " #name)
-#define VT_ABI_STRUCT(ours, real)                                              \
-    _Static_assert(sizeof(ours) == sizeof(real) && _Alignof(ours) == _Alignof(real), \
-                   "VT_ABI struct size/alignment " #ours " vs " #real)
-#define VT_ABI_MEMBER(ours, real, m)                                           \
-    _Static_assert(offsetof(ours, m) == offsetof(real, m) &&                   \
-                       sizeof(((ours *)0)->m) == sizeof(((real *)0)->m),       \
-                   "VT_ABI member " #ours "." #m " differs from " #real "." #m)
-#define VT_ABI_MEMBER_TYPE(ours, real, m)                                      \
-    VT_ABI_MEMBER(ours, real, m);                                              \
-    _Static_assert(VT_SAME(__typeof__(((ours *)0)->m), __typeof__(((real *)0)->m)), \
-                   "VT_ABI member type " #ours "." #m)
+#include "abi_asserts.h"
 #define T_OURS(x) vt_##x
 #define T_REAL(x) x
 /* ours: our typedef; real: an expression of the real function-pointer type */
@@ -283,6 +268,8 @@ VT_ABI_MEMBER_TYPE(vt_CUmemAllocationProp, CUmemAllocationProp, allocFlags.compr
 VT_ABI_MEMBER_TYPE(vt_CUmemAllocationProp, CUmemAllocationProp, allocFlags.gpuDirectRDMACapable);
 VT_ABI_MEMBER_TYPE(vt_CUmemAllocationProp, CUmemAllocationProp, allocFlags.usage);
 VT_ABI_MEMBER_TYPE(vt_CUmemAllocationProp, CUmemAllocationProp, allocFlags.reserved);
+VT_ABI_STRUCT(vt_CUuuid, CUuuid);
+VT_ABI_MEMBER_TYPE(vt_CUuuid, CUuuid, bytes);
 VT_ABI_STRUCT(vt_CUDA_ARRAY_DESCRIPTOR, CUDA_ARRAY_DESCRIPTOR);
 VT_ABI_MEMBER_TYPE(vt_CUDA_ARRAY_DESCRIPTOR, CUDA_ARRAY_DESCRIPTOR, Width);
 VT_ABI_MEMBER_TYPE(vt_CUDA_ARRAY_DESCRIPTOR, CUDA_ARRAY_DESCRIPTOR, Height);
@@ -354,6 +341,11 @@ VT_ABI_MEMBER(vt_chan, real_chan, f);
 #define S_cuCtxGetCurrent(T) T(CUresult) (*)(T(CUcontext) *)
 #define S_cuCtxGetDevice(T) T(CUresult) (*)(T(CUdevice) *)
 #define S_cuMemGetInfo_v2(T) T(CUresult) (*)(size_t *, size_t *)
+#define S_cuCtxPushCurrent_v2(T) T(CUresult) (*)(T(CUcontext))
+#define S_cuCtxPopCurrent_v2(T) T(CUresult) (*)(T(CUcontext) *)
+#define S_cuDeviceGetText(T) T(CUresult) (*)(char *, int, T(CUdevice))
+#define S_cuDeviceTotalMem_v2(T) T(CUresult) (*)(size_t *, T(CUdevice))
+#define S_cuDeviceGetUuid_v2(T) T(CUresult) (*)(T(CUuuid) *, T(CUdevice))
 #define S_cuGetProcAddress(T) T(CUresult) (*)(const char *, void **, int, T(cuuint64_t))
 #define S_cuGetProcAddress_v2(T) \
     T(CUresult) (*)(const char *, void **, int, T(cuuint64_t), T(CUdriverProcAddressQueryResult) *)
@@ -392,6 +384,12 @@ VT_ABI_FN(cuDevicePrimaryCtxGetState_fn, &cuDevicePrimaryCtxGetState, S_cuDevice
 VT_ABI_FN(cuCtxGetCurrent_fn, &cuCtxGetCurrent, S_cuCtxGetCurrent);
 VT_ABI_FN(cuCtxGetDevice_fn, &cuCtxGetDevice, S_cuCtxGetDevice);
 VT_ABI_FN(cuMemGetInfo_v2_fn, &cuMemGetInfo_v2, S_cuMemGetInfo_v2);
+VT_ABI_FN(cuCtxPushCurrent_v2_fn, &cuCtxPushCurrent_v2, S_cuCtxPushCurrent_v2);
+VT_ABI_FN(cuCtxPopCurrent_v2_fn, &cuCtxPopCurrent_v2, S_cuCtxPopCurrent_v2);
+VT_ABI_FN(cuDeviceGetName_fn, &cuDeviceGetName, S_cuDeviceGetText);
+VT_ABI_FN(cuDeviceGetPCIBusId_fn, &cuDeviceGetPCIBusId, S_cuDeviceGetText);
+VT_ABI_FN(cuDeviceTotalMem_v2_fn, &cuDeviceTotalMem_v2, S_cuDeviceTotalMem_v2);
+VT_ABI_FN(cuDeviceGetUuid_v2_fn, &cuDeviceGetUuid_v2, S_cuDeviceGetUuid_v2);
 VT_ABI_FN(cuGetProcAddress_fn, (PFN_cuGetProcAddress_v11030)0, S_cuGetProcAddress);
 VT_ABI_FN(cuGetProcAddress_v2_fn, &cuGetProcAddress_v2, S_cuGetProcAddress_v2);
 VT_ABI_FN(cuGetProcAddress_v2_fn, (PFN_cuGetProcAddress_v12000)0, S_cuGetProcAddress_v2);

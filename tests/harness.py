@@ -108,6 +108,8 @@ def base_env(extra=None):
     old = env.get("LD_LIBRARY_PATH")
     env["LD_LIBRARY_PATH"] = standin_dir() + (":" + old if old else "")
     env.setdefault("PYTHONDONTWRITEBYTECODE", "1")
+    # the stand-in GPUs' usage registry: shared by this test's processes only
+    env.setdefault("STANDIN_GPU_REGISTRY", gpu_registry())
     if extra:
         env.update(extra)
     return env
@@ -116,6 +118,15 @@ def base_env(extra=None):
 # ---- temporary directories ----
 
 _tmpdirs = []
+_registry = []
+
+
+def gpu_registry():
+    """The stand-in GPUs' registry file of this test (tests/standin/standin_gpus.h):
+    its processes see each other on the stand-in GPUs, other tests' do not."""
+    if not _registry:
+        _registry.append(os.path.join(tmpdir(), "standin-gpus.registry"))
+    return _registry[0]
 
 
 def tmpdir():
@@ -286,6 +297,23 @@ def leaks(rep):
     if not isinstance(lk, list):
         fail('report has no "leaks" list: %s' % _short(rep))
     return lk
+
+
+def live_view(rep, reason):
+    """For a dump whose process did not end on its own (ending REASON:
+    "signal", "running", "unknown"): nothing is listed as leaked, and the
+    report with "leaks" standing for what was live at the end, so the leak
+    checks apply to it."""
+    ending = rep.get("ending") or {}
+    expect_eq('"ending"."reason"', ending.get("reason"), reason)
+    expect_eq('"ending"."leaks_judged"', ending.get("leaks_judged"), False)
+    expect_eq('"leaks" of a process that did not end on its own', rep.get("leaks"), [])
+    s = summary(rep)
+    expect_eq("summary.leaked_bytes", s.get("leaked_bytes"), 0)
+    view = dict(rep, leaks=rep.get("live_at_end"))
+    view["summary"] = dict(s, leaked_bytes=s.get("live_at_end_bytes"),
+                           leaked_allocations=s.get("live_at_end_allocations"))
+    return view
 
 
 def _short(obj, n=1500):

@@ -51,6 +51,9 @@ run_suite() {
 
 TEST_ARGS=()
 run_suite "plain build" build-tests
+# Every installed CPython is the plain build's job; the sanitized builds run
+# the rest (the Python tests of the default interpreter among them).
+TEST_ARGS=(--no-suite pyversions)
 # Sanitized library preloaded into programs that are not: ASan must be
 # loaded first, and its own leak check would flag what the tests leak on purpose.
 ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0:abort_on_error=1 \

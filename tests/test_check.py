@@ -224,8 +224,10 @@ def case_suppressions_table():
     expect_status(r, 0, "check with both leaks suppressed")
     H.expect(r.stdout.endswith("\nSuppressions used:\n  count           bytes  pattern\n"
                                "      1 %15d  leak_after_checkpoint\n"
-                               "      1 %15d  after_last\n" % (LEAK, EXTRA)),
-             "the report should end with the table:\n" + r.describe())
+                               "      1 %15d  after_last\n"
+                               "\nSuppressions not used (they matched no leak):\n"
+                               "  leak:unused  (%s:2)\n" % (LEAK, EXTRA, path)),
+             "the report should end with the table, then the unused pattern:\n" + r.describe())
 
 
 def case_suppressions_env():

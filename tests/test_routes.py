@@ -208,6 +208,25 @@ def case_ctypes_python_frames():
     H.expect_eq("leak_with_gil frame line", fr.get("line"), line)
 
 
+# Each route again with a driver whose cuGetProcAddress hands out entry
+# points that no symbol table names: the requested name, version and flags
+# must still decide which wrapper applies.
+HIDDEN_ROUTES = ["static_malloc", "static_managed", "static_summary", "dlsym", "proc_address_v2",
+                 "proc_address_v1", "dlsym_summary", "entry_point", "entry_point_by_version",
+                 "entry_point_ptsz", "entry_point_vmm", "entry_point_summary"]
+
+
+def _hidden(case):
+    def run():
+        os.environ["STANDIN_CUDA_HIDDEN_ENTRY_POINTS"] = "1"
+        case()
+    return run
+
+
+for _name in HIDDEN_ROUTES:
+    globals()["case_%s_hidden" % _name] = _hidden(globals()["case_" + _name])
+
+
 # ---- per-thread default stream entry points, dlvsym (ptsz_routes) ----
 
 PT_SRC = H.program_source("ptsz_routes.c")

@@ -81,7 +81,7 @@ def case_killed():
     r = H.run_traced([H.program("exit_status"), "kill"])
     H.expect_eq("exit status of a program killed by SIGKILL", H.run_status(r), 137)
     H.expect_dump(r)
-    rep = H.report(r.dump)
+    rep = H.live_view(H.report(r.dump), "unknown")   # killed: live, not leaked
     lk = H.leak_by_bytes(rep, LEAK)
     H.expect_eq("api", lk.get("api"), "cudaMalloc")
     H.expect(rep.get("complete") is not True,
@@ -135,6 +135,33 @@ def case_clean():
                     peak_bytes=2450009)
     H.expect_eq("leaks", H.leaks(rep), [])
     H.check_complete(rep)
+
+
+PRINT_CONF = ("import os; print(repr(os.environ.get('PYTORCH_CUDA_ALLOC_CONF')), "
+              "repr(os.environ.get('PYTORCH_ALLOC_CONF')))")
+
+
+def case_pytorch_tensors():
+    """--pytorch-tensors: PyTorch's cudaMallocAsync backend, the user's other
+    settings kept in order, a backend of theirs replaced and said so."""
+    for env, want, replaced in (
+            ({}, ("'backend:cudaMallocAsync'", "None"), None),
+            ({"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True, backend : native,"
+              "max_split_size_mb:128"},
+             ("'backend:cudaMallocAsync,expandable_segments:True,max_split_size_mb:128'", "None"),
+             "native"),
+            ({"PYTORCH_ALLOC_CONF": "backend:cudaMallocAsync,roundup_power2_divisions:4"},
+             ("'backend:cudaMallocAsync'", "'backend:cudaMallocAsync,roundup_power2_divisions:4'"),
+             None)):
+        r = H.run_traced([sys.executable, "-c", PRINT_CONF], run_args=["--pytorch-tensors"],
+                         extra_env=env)
+        H.expect_program_ok(r)
+        H.expect_eq("allocator settings with %r" % env, tuple(r.stdout.split()), want)
+        note = "--pytorch-tensors sets backend:cudaMallocAsync"
+        H.expect_eq("note on a replaced backend with %r" % env, note in r.stderr,
+                    replaced is not None)
+    r = H.run_traced([sys.executable, "-c", PRINT_CONF])
+    H.expect_eq("without --pytorch-tensors", r.stdout.split(), ["None", "None"])
 
 
 if __name__ == "__main__":

@@ -100,7 +100,8 @@ REAL_LOOKUPS = [
 # per-device repeats folded)
 REAL_CALLS = {
     "first call": ["cuDriverGetVersion", "cuInit 0", "cuDeviceGetCount", "cuDeviceGet",
-                   "cuDeviceGetName", "cuDeviceTotalMem_v2", "cuDeviceGetAttribute",
+                   "cuDeviceGetName", "cuDeviceTotalMem_v2", "cuDeviceGetUuid_v2",
+                   "cuDeviceGetAttribute",
                    "cuCtxGetCurrent", "cuDevicePrimaryCtxRetain 0", "cuCtxSetCurrent",
                    "cuCtxGetDevice_v2"],
     "cudaMalloc": ["cuMemAlloc_v2 1000"],
@@ -132,7 +133,8 @@ def driver_log(program, extra_env=None):
         return f.read().splitlines()
 
 
-DEVICE_QUERIES = ("cuDeviceGet", "cuDeviceGetName", "cuDeviceTotalMem_v2", "cuDeviceGetAttribute")
+DEVICE_QUERIES = ("cuDeviceGet", "cuDeviceGetName", "cuDeviceTotalMem_v2", "cuDeviceGetUuid_v2",
+                  "cuDeviceGetAttribute")
 
 
 def fold(calls):

@@ -291,7 +291,8 @@ def case_run_rank_output():
     H.expect_eq("dumps written", len(names), 1)
     H.expect(names[0].startswith("job.1.") and names[0] != "job.1.vtr",
              "dump name %r: expected job.1.<pid>.vtr" % names[0])
-    H.expect("vramtrace: dump written to job.1." in r.stderr, "run did not find it:\n" + r.stderr)
+    H.expect("vramtrace: dump written to %s\n" % os.path.join(r.cwd, names[0]) in r.stderr,
+             "run did not find it:\n" + r.stderr)
 
 
 def run_ranks(outdir, ranks):

@@ -39,8 +39,8 @@ static void on_alloc(void *ctx, const struct vt_alloc_event *ev)
         remove_live(a, old, ev->time_ns);
     struct vt_live_entry e = {
         .address = ev->address, .size = ev->size, .stack_id = ev->stack_id,
-        .device = ev->device, .is_handle = is_handle, .api = (uint8_t)ev->api,
-        .kind = (uint8_t)ev->kind,
+        .device = ev->device, .tid = (uint32_t)ev->tid, .is_handle = is_handle,
+        .api = (uint8_t)ev->api, .kind = (uint8_t)ev->kind,
     };
     vt_live_insert(&a->live, &e);
     vt_usage_change(&a->usage, ev->time_ns, e.stack_id, e.api, e.kind, e.device,
@@ -103,6 +103,10 @@ static void autopsy(const struct vt_analysis *a, const struct vt_failed_event *e
     f->has_meminfo = ev->has_meminfo;
     f->mem_free = ev->mem_free;
     f->mem_total = ev->mem_total;
+    f->has_own = ev->has_own;
+    f->own_bytes = ev->own_bytes;
+    f->nothers = ev->nothers;
+    memcpy(f->others, ev->others, ev->nothers * sizeof *ev->others);
     f->nholders = vt_usage_holders(&a->usage, ev->device, false, sites, VT_OOM_HOLDERS);
     for (size_t i = 0; i < f->nholders; i++)
         f->holders[i] = (struct vt_oom_holder){sites[i], a->usage.sites[sites[i]].live_bytes};
@@ -135,21 +139,35 @@ static void on_failed(void *ctx, const struct vt_failed_event *ev)
 static void on_mark(void *ctx, const struct vt_mark_event *ev)
 {
     struct vt_analysis *a = ctx;
-    if (a->marks++ == 0)
+    if (a->marks++ == a->skip)
         a->first_mark_live_bytes = a->live_bytes;
     a->last_mark_live_bytes = a->live_bytes;
     vt_usage_mark(&a->usage, ev->time_ns, ev->label);
 }
 
+/* The driver's view, beside what was traced live on the device then. */
+static void on_device_usage(void *ctx, const struct vt_device_usage_event *ev)
+{
+    struct vt_analysis *a = ctx;
+    const struct vt_usage_device *d = vt_usage_device(&a->usage, ev->device);
+    vt_device_view_add(&a->devices, ev, ev->has_traced ? ev->traced_bytes : d ? d->live_bytes : 0);
+}
+
+static void on_bad_free(void *ctx, const struct vt_bad_free_event *ev)
+{
+    struct vt_analysis *a = ctx;
+    vt_invalid_frees_add(&a->bad_frees, ev);   /* counted by its FREE, ALLOC or TOTALS record */
+}
+
 const struct vt_event_sink vt_analysis_sink = {on_alloc, on_free, on_failed, on_mark,
                                                vt_aggregate_sample, vt_aggregate_sites,
-                                               vt_aggregate_totals};
+                                               vt_aggregate_totals, on_device_usage, on_bad_free};
 
 int64_t vt_analysis_growth(const struct vt_analysis *a)
 {
-    if (a->marks == 0)
+    if (a->marks <= a->skip)
         return (int64_t)a->summary.leaked_bytes;
-    uint64_t last = a->marks == 1 ? a->live_bytes : a->last_mark_live_bytes;
+    uint64_t last = a->marks == a->skip + 1 ? a->live_bytes : a->last_mark_live_bytes;
     return (int64_t)(last - a->first_mark_live_bytes);
 }
 
@@ -182,8 +200,9 @@ static int by_size_desc(const void *pa, const void *pb)
 }
 
 /* BYTES in COUNT allocations still live at the end, from one site. */
-static void add_to_group(struct vt_analysis *a, struct leak_entry **groups,
-                         const struct leak_key *site, uint64_t bytes, uint64_t count)
+static struct leak_entry *add_to_group(struct vt_analysis *a, struct leak_entry **groups,
+                                       const struct leak_key *site, uint64_t bytes,
+                                       uint64_t count)
 {
     struct leak_key key = *site;
     struct leak_entry *g;
@@ -208,6 +227,23 @@ static void add_to_group(struct vt_analysis *a, struct leak_entry **groups,
         a->summary.host_leaked_bytes += bytes;
         a->summary.host_leaked_allocations += count;
     }
+    return g;
+}
+
+/* One more allocation of LEAK made by thread TID. */
+static void count_thread(struct vt_leak *leak, uint64_t tid)
+{
+    for (size_t i = 0; i < leak->nthreads; i++)
+        if (leak->threads[i].tid == tid) {
+            leak->threads[i].allocations++;
+            return;
+        }
+    if (leak->nthreads == VT_LEAK_THREADS) {
+        leak->other_threads++;   /* allocations by threads beyond those */
+        return;
+    }
+    leak->threads[leak->nthreads].tid = tid;
+    leak->threads[leak->nthreads++].allocations = 1;
 }
 
 static void group_live_allocations(struct vt_analysis *a, struct leak_entry **groups)
@@ -215,8 +251,10 @@ static void group_live_allocations(struct vt_analysis *a, struct leak_entry **gr
     for (size_t i = 0; a->live.slots && i <= a->live.mask; i++) {
         const struct vt_live_entry *l = &a->live.slots[i];
         struct leak_key key = {l->stack_id, l->api, l->kind, l->device};
-        if (l->used)
-            add_to_group(a, groups, &key, l->size, 1);
+        if (!l->used)
+            continue;
+        struct leak_entry *g = add_to_group(a, groups, &key, l->size, 1);
+        count_thread(&a->leaks[g->index], l->tid);
     }
 }
 
@@ -253,6 +291,8 @@ void vt_analysis_free(struct vt_analysis *a)
     vt_live_free(&a->live);
     vt_usage_free(&a->usage);
     vt_aggregate_free(&a->agg);
+    vt_device_view_free(&a->devices);
+    vt_invalid_frees_free(&a->bad_frees);
     HASH_ITER(hh, a->failure_table, f, ftmp) {
         HASH_DEL(a->failure_table, f);
         free(f);

@@ -7,8 +7,10 @@
 #include <stdint.h>
 
 #include "aggregate_replay.h"
+#include "device_view.h"
 #include "dump_reader.h"
 #include "format.h"
+#include "invalid_frees.h"
 #include "live_table.h"
 #include "usage_series.h"
 
@@ -23,7 +25,12 @@ struct vt_summary {
     uint64_t failed_allocations, invalid_frees, untraced_frees;
     uint64_t teardown_freed_bytes, teardown_freed_allocations;
     uint64_t suppressed_bytes, suppressed_allocations;   /* left out of the above */
+    /* device + managed still allocated when the dump ends: the leaked
+     * bytes when the process ended on its own (ending.h), else only live */
+    uint64_t live_at_end_bytes, live_at_end_allocations;
 };
+
+#define VT_LEAK_THREADS 8
 
 /* Allocations still live at the end, from one call site. */
 struct vt_leak {
@@ -31,6 +38,12 @@ struct vt_leak {
     unsigned api, kind;
     int64_t device;
     uint64_t bytes, allocations;
+    /* the threads that made them: the first VT_LEAK_THREADS seen, with
+     * their counts (none in aggregate mode) */
+    struct {
+        uint64_t tid, allocations;
+    } threads[VT_LEAK_THREADS];
+    size_t nthreads, other_threads;
 };
 
 /* A site holding memory at an out-of-memory failure (index into usage.sites). */
@@ -50,6 +63,10 @@ struct vt_failure {
     uint64_t time_ns, device_live_bytes;   /* traced live bytes on the device then */
     bool has_meminfo;
     uint64_t mem_free, mem_total;          /* what the driver said */
+    bool has_own;                          /* NVML: this process's use of the GPU */
+    uint64_t own_bytes;
+    size_t nothers;                        /* NVML: the other processes, largest first */
+    struct vt_gpu_process_info others[VT_GPU_PROCESSES_MAX];
     struct vt_oom_holder holders[VT_OOM_HOLDERS];
     size_t nholders;
 };
@@ -66,13 +83,18 @@ struct vt_analysis {
     struct vt_live_table live;
     struct vt_failure_entry *failure_table;
     uint64_t live_bytes;            /* device + managed */
-    /* markers: how many, and the live bytes at the first and the last */
+    /* markers: how many, and the live bytes at the first after the skip
+     * warm-up markers and at the last */
     uint64_t marks, first_mark_live_bytes, last_mark_live_bytes;
     /* usage over time; set skip (warm-up markers) before the replay */
     struct vt_usage usage;
     size_t skip;
     /* aggregate mode: what SAMPLE, SITES and TOTALS records said */
     struct vt_aggregate agg;
+    /* the driver's view of each device over time */
+    struct vt_device_view devices;
+    /* where the refused frees came from (BAD_FREE records) */
+    struct vt_invalid_frees bad_frees;
 };
 
 extern const struct vt_event_sink vt_analysis_sink;
@@ -81,9 +103,10 @@ extern const struct vt_event_sink vt_analysis_sink;
 void vt_analysis_finish(struct vt_analysis *a);
 void vt_analysis_free(struct vt_analysis *a);
 
-/* Growth of live device + managed bytes from the first marker to the last
- * (one marker: to the end; negative when it shrank). Without markers, the
- * leaked bytes (call after vt_analysis_finish and any suppressing). */
+/* Growth of live device + managed bytes from the first marker after the
+ * skip warm-up ones to the last (one marker: to the end; negative when it
+ * shrank). Without markers after the skip, the leaked bytes (call after
+ * vt_analysis_finish and any suppressing). */
 int64_t vt_analysis_growth(const struct vt_analysis *a);
 
 /* Page-locked host memory is listed, but counted apart. */

@@ -7,7 +7,9 @@ enum {
     VT_EXIT_OK = 0,
     VT_EXIT_ERROR = 1,          /* an unreadable dump, a missing library */
     VT_EXIT_USAGE = 2,          /* bad command line */
-    VT_EXIT_LEAK = 23,          /* --fail-on-leak, as LeakSanitizer */
+    VT_EXIT_LEAK = 23,          /* --fail-on-leak, as LeakSanitizer (--error-exitcode) */
+    VT_EXIT_NO_DATA = 24,       /* nothing to judge: no dump, no successful allocation,
+                                 * no process that ended on its own */
     VT_EXIT_EXEC_FAILED = 127,  /* the command could not be started */
 };
 
@@ -16,6 +18,7 @@ int vt_cmd_run(int argc, char **argv);
 int vt_cmd_check(int argc, char **argv);
 int vt_cmd_timeline(int argc, char **argv);
 int vt_cmd_export(int argc, char **argv);
+int vt_cmd_gpus(int argc, char **argv);
 
 /* Parses a --top value; returns -1 if it is not a non-negative number. */
 long vt_parse_count(const char *s);

@@ -1,4 +1,4 @@
-/* vramtrace check [LIMIT...] [--suppressions FILE] DUMP...
+/* vramtrace check [LIMIT...] [--suppressions FILE] DUMP...|DIR
  * The report of each dump, then whether it stayed within the limits: the
  * exit status CI acts on. */
 #include <getopt.h>
@@ -11,10 +11,12 @@
 
 static const char usage[] =
     "Usage: vramtrace check [--max-leaked SIZE] [--max-leaked-per-site SIZE]\n"
-    "                       [--max-growth SIZE] [--suppressions FILE]\n"
-    "                       [--no-default-suppressions] [--json] DUMP...\n"
+    "                       [--max-growth SIZE] [--max-invalid-frees N] [--skip N]\n"
+    "                       [--suppressions FILE] [--no-default-suppressions]\n"
+    "                       [--error-exitcode N] [--json] DUMP...|DIR\n"
     "Report each dump (leaks matching a suppression left out, and tallied at the\n"
     "end), then check it against the limits; print on stderr each limit broken.\n"
+    "A directory stands for its *.vtr files (the dumps of a `vramtrace run`).\n"
     "\n"
     "Options:\n"
     VT_LIMIT_OPTIONS_HELP
@@ -22,9 +24,16 @@ static const char usage[] =
     "      --json             print each report as JSON\n"
     "  -h, --help             show this help\n"
     "\n"
-    "Exit status: 0 when every dump is within the limits; 23 when a limit is\n"
-    "broken (as run --fail-on-leak); 1 when a dump or suppressions file cannot\n"
-    "be read; 2 for a bad command line.\n";
+    "Leaks are judged only in a dump whose process ended on its own (exit,\n"
+    "_exit, exec) after at least one successful allocation; what a crashed,\n"
+    "killed or still running process holds is live, not leaked. Invalid frees\n"
+    "are judged in every dump.\n"
+    "\n"
+    "Exit status: 0 when every dump that could be judged is within the limits;\n"
+    "23 (or --error-exitcode N) when a limit is broken (as run --fail-on-leak);\n"
+    "24 when there is nothing to judge (no dump in DIR, no successful allocation,\n"
+    "or no process that ended on its own); 1 when a dump or suppressions file\n"
+    "cannot be read (this wins over 23); 2 for a bad command line.\n";
 
 static int parse_options(int argc, char **argv, struct vt_check_options *check,
                          struct vt_report_options *report)
@@ -63,6 +72,17 @@ static int parse_options(int argc, char **argv, struct vt_check_options *check,
     return -1;   /* go on */
 }
 
+/* The exit status of a verdict (vt_report_many's worst of all). */
+static int status_of(enum vt_verdict v, const struct vt_check_options *check)
+{
+    switch (v) {
+    case VT_VERDICT_PASS: return VT_EXIT_OK;
+    case VT_VERDICT_BROKEN: return vt_check_leak_status(check);
+    case VT_VERDICT_NO_DATA: return VT_EXIT_NO_DATA;
+    default: return VT_EXIT_ERROR;
+    }
+}
+
 int vt_cmd_check(int argc, char **argv)
 {
     struct vt_check_options check = {0};
@@ -78,13 +98,21 @@ int vt_cmd_check(int argc, char **argv)
     struct vt_limits limits = vt_check_effective_limits(&check);
     report.suppressions = &check.suppressions;
     report.limits = &limits;
-    for (int i = optind; i < argc; i++) {
-        int broken = vt_report_dump(argv[i], &report);
-        if (broken < 0)
-            status = VT_EXIT_ERROR;
-        else if (broken > 0 && status == VT_EXIT_OK)
-            status = VT_EXIT_LEAK;
-    }
+    report.skip = check.skip;
+    char **dumps;
+    size_t n;
+    int listed = vt_expand_dump_paths(argv + optind, (size_t)(argc - optind), &dumps, &n);
+    enum vt_verdict verdict = VT_VERDICT_NO_DATA;
+    if (n == 1)
+        verdict = vt_report_dump(dumps[0], &report);
+    else if (n > 1)
+        verdict = vt_report_many(dumps, n, &report);
+    status = listed < 0 ? VT_EXIT_ERROR : status_of(verdict, &check);
+    if (n == 0 && listed == 0)
+        fputs("vramtrace check: nothing to judge: no dump to read\n", stderr);
+    for (size_t i = 0; i < n; i++)
+        free(dumps[i]);
+    free(dumps);
     vt_check_options_free(&check);
     return status;
 }

@@ -1,7 +1,9 @@
 /* vramtrace report [--json] [--top N] [--skip N] [--python-internals] [--html FILE]
- *                  [--suppressions FILE] [--no-default-suppressions] DUMP...|DIR */
+ *                  [--gen-suppressions] [--suppressions FILE] [--no-default-suppressions]
+ *                  DUMP...|DIR */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 
 #include "cli.h"
@@ -11,16 +13,19 @@
 
 static const char usage[] =
     "Usage: vramtrace report [--json] [--top N] [--skip N] [--python-internals]\n"
-    "                        [--html FILE] [--suppressions FILE] [--no-default-suppressions]\n"
-    "                        DUMP...|DIR\n"
+    "                        [--html FILE] [--gen-suppressions] [--suppressions FILE]\n"
+    "                        [--no-default-suppressions] DUMP...|DIR\n"
     "Report the call sites whose device memory grows through the run (per\n"
     "marker interval, or per time tick without markers), the memory still\n"
     "allocated when the traced process ended, grouped by call site (largest\n"
     "first), the peak per device and who held it, failed allocations (with what\n"
     "held the device at an out-of-memory error) and invalid frees. Leaks matching\n"
-    "a suppression are left out and tallied at the end.\n"
+    "a suppression are left out and tallied at the end. Per device: which GPU it\n"
+    "was and what it had in use at the end, traced and not (context, library\n"
+    "workspaces, other processes: from the driver and NVML).\n"
     "With several dumps, or a directory (its *.vtr files), one report per\n"
-    "process, then the combined totals and which process used which device.\n"
+    "process, then the combined totals and which process used which GPU (by\n"
+    "host and UUID, with a warning where several processes shared one).\n"
     "\n"
     "Options:\n"
     "      --json        print one JSON object instead of text\n"
@@ -31,15 +36,32 @@ static const char usage[] =
     "                    the Python frames (hidden by default)\n"
     "      --html FILE   also write the report as one self-contained HTML page\n"
     "                    (usage chart per device; one dump only)\n"
+    "      --gen-suppressions\n"
+    "                    instead of the report, print a suppressions file for the\n"
+    "                    leaks (one leak:^function$ line per call site)\n"
     VT_SUPPRESSION_OPTIONS_HELP
     "  -h, --help        show this help\n"
     "\n"
     "Exit status: 0 for any readable dump, leaks or not (a partial dump says so);\n"
-    "1 when a dump cannot be read; 2 for a bad command line.\n";
+    "1 when a dump cannot be read (or DIR holds none); 2 for a bad command line.\n";
+
+static int gen_suppressions(char *const *paths, size_t npaths,
+                            const struct vt_report_options *opts)
+{
+    char **dumps;
+    size_t n;
+    int status = vt_expand_dump_paths(paths, npaths, &dumps, &n);
+    if (vt_gen_suppressions(dumps, n, opts) != 0 || n == 0)
+        status = -1;
+    for (size_t i = 0; i < n; i++)
+        free(dumps[i]);
+    free(dumps);
+    return status == 0 ? VT_EXIT_OK : VT_EXIT_ERROR;
+}
 
 /* One dump, or several (or a directory) with per-process and combined views. */
 static int report(char *const *paths, size_t npaths, struct vt_report_options *opts,
-                  struct vt_check_options *check)
+                  struct vt_check_options *check, bool gen)
 {
     struct stat st;
     int status = vt_check_options_load(check);
@@ -49,17 +71,21 @@ static int report(char *const *paths, size_t npaths, struct vt_report_options *o
         return vt_usage_error("report", "%s", "--html takes one dump");
     }
     opts->suppressions = &check->suppressions;
-    if (status == 0 && one_file)
-        status = vt_report_dump(paths[0], opts) >= 0 ? VT_EXIT_OK : VT_EXIT_ERROR;
+    if (status == 0 && gen)
+        status = gen_suppressions(paths, npaths, opts);
+    else if (status == 0 && one_file)
+        status = vt_report_dump(paths[0], opts) != VT_VERDICT_UNREADABLE ? VT_EXIT_OK
+                                                                         : VT_EXIT_ERROR;
     else if (status == 0)
-        status = vt_report_many(paths, npaths, opts) == 0 ? VT_EXIT_OK : VT_EXIT_ERROR;
+        status = vt_report_many(paths, npaths, opts) == VT_VERDICT_PASS ? VT_EXIT_OK
+                                                                        : VT_EXIT_ERROR;
     vt_check_options_free(check);
     return status;
 }
 
 int vt_cmd_report(int argc, char **argv)
 {
-    enum { OPT_JSON = 256, OPT_TOP, OPT_SKIP, OPT_PYTHON_INTERNALS, OPT_HTML };
+    enum { OPT_JSON = 256, OPT_TOP, OPT_SKIP, OPT_PYTHON_INTERNALS, OPT_HTML, OPT_GEN };
     static const struct option options[] = {
         {"json", no_argument, NULL, OPT_JSON},
         {"top", required_argument, NULL, OPT_TOP},
@@ -67,11 +93,13 @@ int vt_cmd_report(int argc, char **argv)
         {"python-internals", no_argument, NULL, OPT_PYTHON_INTERNALS},
         VT_SUPPRESSION_LONG_OPTIONS,
         {"html", required_argument, NULL, OPT_HTML},
+        {"gen-suppressions", no_argument, NULL, OPT_GEN},
         {"help", no_argument, NULL, 'h'},
         {0},
     };
     struct vt_report_options opts = {.out = stdout};
     struct vt_check_options check = {0};
+    bool gen = false;
     int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
@@ -101,6 +129,9 @@ int vt_cmd_report(int argc, char **argv)
         case OPT_HTML:
             opts.html = optarg;
             break;
+        case OPT_GEN:
+            gen = true;
+            break;
         case 'h':
             fputs(usage, stdout);
             return VT_EXIT_OK;
@@ -115,5 +146,10 @@ int vt_cmd_report(int argc, char **argv)
         vt_check_options_free(&check);
         return vt_usage_error("report", "%s", "no dump file given");
     }
-    return report(argv + optind, (size_t)(argc - optind), &opts, &check);
+    if (gen && (opts.json || opts.html)) {
+        vt_check_options_free(&check);
+        return vt_usage_error("report", "%s", "--gen-suppressions prints no report (no --json, "
+                              "no --html)");
+    }
+    return report(argv + optind, (size_t)(argc - optind), &opts, &check, gen);
 }

@@ -1,7 +1,8 @@
-/* vramtrace run [-o PATH] [--aggregate] [--fail-on-leak [LIMIT...]] [--json] -- CMD [ARG...]
- * Runs CMD with libvramtrace.so preloaded, waits for it, then reports the
- * dump it wrote on stderr (stdout belongs to CMD). */
-#include <dirent.h>
+/* vramtrace run [-o PATH] [--fail-on-leak] [LIMIT...] [--json] [--pytorch-tensors] -- CMD [ARG...]
+ * Runs CMD with libvramtrace.so preloaded, and with it every process CMD
+ * starts; waits for the whole tree, then reports the dumps its processes
+ * wrote (the library lists them in a manifest: never a guessed name) on
+ * stderr (stdout belongs to CMD) and turns them into an exit status. */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -10,15 +11,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "alloc_conf.h"
 #include "cli.h"
-#include "config.h"
 #include "frames.h"
 #include "limits.h"
 #include "report.h"
+#include "run_manifest.h"
+#include "run_output.h"
+#include "size_arg.h"
 
 #ifndef VT_LIBDIR_FROM_BINDIR
 #define VT_LIBDIR_FROM_BINDIR "../lib"
@@ -27,16 +32,27 @@
 #define VT_LIBRARY_NAME "libvramtrace.so"
 
 static const char usage[] =
-    "Usage: vramtrace run [-o PATH] [--aggregate] [--fail-on-leak [LIMIT...]] [--json]\n"
-    "                     [--python-internals] [--] CMD [ARG...]\n"
-    "Run CMD with " VT_LIBRARY_NAME " preloaded; when it exits, print where the dump\n"
-    "was written and the leak report, on stderr.\n"
+    "Usage: vramtrace run [-o PATH] [--no-children] [--aggregate] [--free-stacks]\n"
+    "                     [--fail-on-leak] [--max-leaked SIZE] [--max-leaked-per-site SIZE]\n"
+    "                     [--max-growth SIZE] [--max-invalid-frees N] [--skip N]\n"
+    "                     [--error-exitcode N] [--suppressions FILE]\n"
+    "                     [--json] [--json-output FILE] [--log-file FILE]\n"
+    "                     [--python-internals] [--pytorch-tensors] [--] CMD [ARG...]\n"
+    "Run CMD with " VT_LIBRARY_NAME " preloaded, and every process it starts (exec'd\n"
+    "programs, forked children, their children: the whole tree); wait for all of\n"
+    "them, then say which dumps were written and report each process that used\n"
+    "CUDA, then the combined totals, on stderr.\n"
     "\n"
     "Options:\n"
-    "  -o, --output PATH  write the dump to PATH (%p: the process id, %r: the rank);\n"
-    "                     an existing file there is replaced. Default: the\n"
-    "                     library's choice (VRAMTRACE_OUTPUT, else\n"
-    "                     vramtrace.EXE.PID.vtr in the working directory)\n"
+    "  -o, --output PATH  the dumps' path (%p: the process id, %r: the rank, %e: the\n"
+    "                     program's name, %%: %); relative to the working directory\n"
+    "                     even for processes that change it. A directory, a symlink\n"
+    "                     or a missing directory is refused before CMD starts; an\n"
+    "                     existing file at a path without %-sequences is replaced.\n"
+    "                     With several processes, give %p (the first takes PATH, the\n"
+    "                     others a fresh name next to it). Default: VRAMTRACE_OUTPUT,\n"
+    "                     else vramtrace.%e.%p.vtr in the working directory\n"
+    "      --no-children  trace CMD's process only (its exec'd programs too)\n"
     "      --aggregate    for long runs (VRAMTRACE_MODE=aggregate): a dump of bounded\n"
     "                     size with counts per call site, live bytes per site at\n"
     "                     intervals (VRAMTRACE_SAMPLE_INTERVAL_MS, default 100,\n"
@@ -47,45 +63,110 @@ static const char usage[] =
     "                     (addresses, sizes, lifetimes, order), exactly who held\n"
     "                     memory at a peak (it shows the fullest sample), nor\n"
     "                     anything finer than the sample interval\n"
-    "      --fail-on-leak exit with status 23 if device or managed memory leaked, or\n"
-    "                     with limits, when one is broken (as vramtrace check)\n"
-    "      --json         print the report as JSON\n"
+    "      --free-stacks  record the stack of every free (VRAMTRACE_FREE_STACKS=1),\n"
+    "                     so that a double free shows where it was freed first\n"
+    "      --fail-on-leak exit with status 23 if a process of the tree leaked device\n"
+    "                     or managed memory or made an invalid free (each dump is held\n"
+    "                     to the limits below, as by vramtrace check); a limit implies it\n"
+    "      --json         print the report as JSON on stdout, after CMD's own output\n"
+    "                     (give --json-output when CMD prints on stdout)\n"
+    "      --json-output FILE\n"
+    "                     write the JSON report to FILE (the text report stays)\n"
+    "      --log-file FILE\n"
+    "                     write the text report to FILE instead of stderr\n"
     "      --python-internals\n"
     "                     show the Python interpreter's own native frames\n"
-    "Limits and suppressions (a limit implies --fail-on-leak):\n"
+    "      --pytorch-tensors\n"
+    "                     PyTorch: add backend:cudaMallocAsync to PYTORCH_CUDA_ALLOC_CONF\n"
+    "                     (other settings kept), so each tensor is one traced\n"
+    "                     cudaMallocAsync/cudaFreeAsync at its own Python line, while\n"
+    "                     the driver's pool still caches memory\n"
+    "Limits and suppressions:\n"
     VT_LIMIT_OPTIONS_HELP
     VT_SUPPRESSION_OPTIONS_HELP
     "  -h, --help         show this help\n"
     "\n"
-    "Exit status: CMD's own (128+N if a signal N killed it); 23 with --fail-on-leak\n"
-    "and a leak over the limits; 127 if CMD could not be started; 1 if the library is missing;\n"
-    "2 for a bad command line or when LD_PRELOAD already holds the tracer.\n";
+    "Exit status: CMD's own when nothing is wrong (128+N when signal N killed it,\n"
+    "whatever leaked: a crash is never reported as a leak); with --fail-on-leak,\n"
+    "23 (or --error-exitcode N) when a process leaked or made an invalid free\n"
+    "beyond the limits, 24 when there is nothing to judge (no dump, or no process\n"
+    "that made a successful allocation and ended on its own), 1 when a dump cannot\n"
+    "be read; 127 if CMD could not be started; 1 if the library is missing or a\n"
+    "file cannot be written; 2 for a bad command line or -o, or when LD_PRELOAD\n"
+    "already holds the tracer.\n";
 
 struct run_options {
     const char *output;
-    bool aggregate;
+    bool aggregate, free_stacks, no_children;
     bool fail_on_leak;
     bool json;
+    const char *json_output, *log_file;
+    bool pytorch_tensors;
     struct vt_check_options check;
 };
 
+/* The command's process while it runs; 0 once it has ended. */
 static volatile sig_atomic_t child_pid;
+
+/* Every process waiting on us (orphans of the tree are reparented here):
+ * /proc's list of this thread's children. Async-signal-safe. */
+static void signal_children(int sig)
+{
+    char path[64], buf[4096];
+    snprintf(path, sizeof path, "/proc/self/task/%d/children", (int)getpid());
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    buf[n > 0 ? n : 0] = '\0';
+    for (char *p = buf; *p;) {
+        long pid = strtol(p, &p, 10);
+        if (pid > 0)
+            kill((pid_t)pid, sig);
+        while (*p == ' ' || *p == '\n')
+            p++;
+    }
+}
 
 static void forward_signal(int sig)
 {
+    int saved = errno;
     if (child_pid > 0)
         kill((pid_t)child_pid, sig);
+    else
+        signal_children(sig);
+    errno = saved;
+}
+
+/* `--fail-on-leak 1MiB -- cmd`: the limit read as the command. */
+static int check_flag_value(char **argv, int index)
+{
+    uint64_t size;
+    if (index > 1 && !strcmp(argv[index - 1], "--fail-on-leak") &&
+        vt_parse_size(argv[index], &size) == 0) {
+        fprintf(stderr, "vramtrace run: --fail-on-leak takes no value; for a limit give "
+                "--max-leaked %s (see vramtrace run --help)\n", argv[index]);
+        return VT_EXIT_USAGE;
+    }
+    return -1;
 }
 
 static int parse_options(int argc, char **argv, struct run_options *opts)
 {
-    enum { OPT_FAIL_ON_LEAK = 256, OPT_JSON, OPT_PYTHON_INTERNALS, OPT_AGGREGATE };
+    enum { OPT_FAIL_ON_LEAK = 256, OPT_JSON, OPT_PYTHON_INTERNALS, OPT_AGGREGATE,
+           OPT_JSON_OUTPUT, OPT_LOG_FILE, OPT_NO_CHILDREN, OPT_FREE_STACKS,
+           OPT_PYTORCH_TENSORS };
     static const struct option options[] = {
         {"output", required_argument, NULL, 'o'},
         {"aggregate", no_argument, NULL, OPT_AGGREGATE},
+        {"free-stacks", no_argument, NULL, OPT_FREE_STACKS},
+        {"no-children", no_argument, NULL, OPT_NO_CHILDREN},
         {"fail-on-leak", no_argument, NULL, OPT_FAIL_ON_LEAK},
         {"json", no_argument, NULL, OPT_JSON},
+        {"json-output", required_argument, NULL, OPT_JSON_OUTPUT},
+        {"log-file", required_argument, NULL, OPT_LOG_FILE},
         {"python-internals", no_argument, NULL, OPT_PYTHON_INTERNALS},
+        {"pytorch-tensors", no_argument, NULL, OPT_PYTORCH_TENSORS},
         VT_LIMIT_LONG_OPTIONS,
         {"help", no_argument, NULL, 'h'},
         {0},
@@ -99,21 +180,16 @@ static int parse_options(int argc, char **argv, struct run_options *opts)
         if (taken == 0)
             continue;
         switch (c) {
-        case 'o':
-            opts->output = optarg;
-            break;
-        case OPT_AGGREGATE:
-            opts->aggregate = true;
-            break;
-        case OPT_FAIL_ON_LEAK:
-            opts->fail_on_leak = true;
-            break;
-        case OPT_JSON:
-            opts->json = true;
-            break;
-        case OPT_PYTHON_INTERNALS:
-            vt_frames_show_interpreter(true);
-            break;
+        case 'o': opts->output = optarg; break;
+        case OPT_AGGREGATE: opts->aggregate = true; break;
+        case OPT_FREE_STACKS: opts->free_stacks = true; break;
+        case OPT_NO_CHILDREN: opts->no_children = true; break;
+        case OPT_FAIL_ON_LEAK: opts->fail_on_leak = true; break;
+        case OPT_JSON: opts->json = true; break;
+        case OPT_JSON_OUTPUT: opts->json_output = optarg; break;
+        case OPT_LOG_FILE: opts->log_file = optarg; break;
+        case OPT_PYTHON_INTERNALS: vt_frames_show_interpreter(true); break;
+        case OPT_PYTORCH_TENSORS: opts->pytorch_tensors = true; break;
         case 'h':
             fputs(usage, stdout);
             return VT_EXIT_OK;
@@ -127,8 +203,10 @@ static int parse_options(int argc, char **argv, struct run_options *opts)
     }
     if (optind == argc)
         return vt_usage_error("run", "%s", "no command given");
-    opts->fail_on_leak |= opts->check.limits_given;
-    return -1;   /* go on */
+    /* a limit, an invalid-free limit or an exit code for them: fail on them */
+    opts->fail_on_leak |= opts->check.limits_given || opts->check.limits.has_invalid ||
+                          opts->check.error_exitcode;
+    return check_flag_value(argv, optind);
 }
 
 static char *xstrdup_printf(const char *fmt, const char *a, const char *b)
@@ -166,33 +244,6 @@ static char *find_library(void)
     return NULL;
 }
 
-/* TEMPLATE as the library expands it in process PID: %p the pid, %r the
- * rank (the child inherits our environment), %% a percent sign. */
-static char *expand_output(const char *template, pid_t pid)
-{
-    char pidstr[24], rank[24];
-    snprintf(pidstr, sizeof pidstr, "%d", (int)pid);
-    if (vt_config_rank(rank, sizeof rank) < 0)
-        snprintf(rank, sizeof rank, "norank");
-    /* each two-character sequence becomes at most 23 characters */
-    char *out = malloc(strlen(template) * 12 + 1);
-    if (!out) {
-        fputs("vramtrace: out of memory\n", stderr);
-        exit(VT_EXIT_ERROR);
-    }
-    char *o = out;
-    for (const char *p = template; *p;) {
-        if (p[0] == '%' && (p[1] == 'p' || p[1] == 'r' || p[1] == '%')) {
-            o = p[1] == '%' ? stpcpy(o, "%") : stpcpy(o, p[1] == 'p' ? pidstr : rank);
-            p += 2;
-        } else {
-            *o++ = *p++;
-        }
-    }
-    *o = '\0';
-    return out;
-}
-
 /* Keeps what the user preloads; ours goes last. */
 static void add_to_preload(const char *library)
 {
@@ -203,22 +254,32 @@ static void add_to_preload(const char *library)
     free(value);
 }
 
+/* What the tree's processes need to know, in the environment they inherit. */
+struct child_setup {
+    const char *library, *pattern, *manifest;
+};
+
 /* In the child: never returns. Exec failures go to the parent through
  * STATUS_FD (close-on-exec), so it does not look for a dump. */
-static void exec_child(char **cmd, const char *library, const struct run_options *opts,
-                       int status_fd)
+static void exec_child(char **cmd, const struct child_setup *setup,
+                       const struct run_options *opts, int status_fd)
 {
-    if (opts->output) {
-        char *path = expand_output(opts->output, getpid());
-        struct stat st;
-        if (lstat(path, &st) == 0 && S_ISREG(st.st_mode))
-            unlink(path);
-        free(path);
-        setenv("VRAMTRACE_OUTPUT", opts->output, 1);
-    }
+    char pid[24];
+    setenv("VRAMTRACE_OUTPUT", setup->pattern, 1);
+    setenv("VRAMTRACE_MANIFEST", setup->manifest, 1);
     if (opts->aggregate)
         setenv("VRAMTRACE_MODE", "aggregate", 1);
-    add_to_preload(library);
+    if (opts->free_stacks)
+        setenv("VRAMTRACE_FREE_STACKS", "1", 1);
+    if (opts->no_children) {
+        snprintf(pid, sizeof pid, "%d", (int)getpid());
+        setenv("VRAMTRACE_ONLY_PID", pid, 1);
+    } else {
+        unsetenv("VRAMTRACE_ONLY_PID");
+    }
+    if (opts->pytorch_tensors)
+        vt_alloc_conf_apply();
+    add_to_preload(setup->library);
     execvp(cmd[0], cmd);
     int err = errno;
     fprintf(stderr, "vramtrace: %s: %s\n", cmd[0], strerror(err));
@@ -245,81 +306,52 @@ static void set_waiting_handlers(bool waiting)
     set_handler(SIGHUP, waiting ? forward_signal : SIG_DFL);
 }
 
-static int wait_for_child(pid_t pid)
+/* Waits for PID and, with TREE, for every other process that ends up our
+ * child (we are their subreaper); returns PID's wait status. */
+static int wait_for_tree(pid_t pid, bool tree)
 {
-    int status;
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR) {
-            perror("vramtrace: waitpid");
-            status = VT_EXIT_ERROR << 8;
+    int status = VT_EXIT_ERROR << 8, main_status = status;
+    pid_t done;
+    while ((done = waitpid(tree ? -1 : pid, &status, 0)) != 0) {
+        if (done < 0) {
+            if (errno == EINTR)
+                continue;
+            if (errno != ECHILD)
+                perror("vramtrace: waitpid");
             break;
         }
-    child_pid = 0;
+        if (done == pid) {
+            main_status = status;
+            child_pid = 0;
+            if (!tree)
+                break;
+        }
+    }
     set_waiting_handlers(false);
-    if (WIFSIGNALED(status))
-        return 128 + WTERMSIG(status);
-    return WEXITSTATUS(status);
+    return main_status;
 }
 
-/* vramtrace.<exe>.<pid>.vtr or vramtrace.<exe>.<pid>.<n>.vtr */
-static bool is_dump_of(const char *name, pid_t pid)
+static FILE *open_output(const char *path, const char *option)
 {
-    char middle[32];
-    size_t middle_len = (size_t)snprintf(middle, sizeof middle, ".%d.", (int)pid);
-    if (strncmp(name, "vramtrace.", 10))
-        return false;
-    for (const char *p = name + 10; (p = strstr(p, middle)); p++) {
-        const char *rest = p + middle_len;
-        if (p == name + 9)   /* the exe part must not be empty */
-            continue;
-        rest += strspn(rest, "0123456789");
-        if (!strcmp(rest, "vtr") || (rest > p + middle_len && !strcmp(rest, ".vtr")))
-            return true;
-    }
-    return false;
+    FILE *f = fopen(path, "we");
+    if (!f)
+        fprintf(stderr, "vramtrace run: %s %s: %s\n", option, path, strerror(errno));
+    return f;
 }
 
-/* The newest of the names the library picks for PID, in the working dir. */
-static char *find_default_dump(pid_t pid)
-{
-    DIR *dir = opendir(".");
-    struct dirent *d;
-    char *best = NULL;
-    struct timespec best_time = {0};
-    if (!dir)
-        return NULL;
-    while ((d = readdir(dir))) {
-        struct stat st;
-        if (!is_dump_of(d->d_name, pid) || stat(d->d_name, &st) != 0 || !S_ISREG(st.st_mode))
-            continue;
-        if (best && (st.st_mtim.tv_sec < best_time.tv_sec ||
-                     (st.st_mtim.tv_sec == best_time.tv_sec &&
-                      st.st_mtim.tv_nsec <= best_time.tv_nsec)))
-            continue;
-        free(best);
-        best = strdup(d->d_name);
-        best_time = st.st_mtim;
-    }
-    closedir(dir);
-    return best;
-}
-
-static char *find_dump(const struct run_options *opts, pid_t pid)
-{
-    const char *env = getenv("VRAMTRACE_OUTPUT");
-    if (opts->output)
-        return expand_output(opts->output, pid);
-    if (env && *env)
-        return expand_output(env, pid);
-    return find_default_dump(pid);
-}
+/* Where the report goes: text on stderr or --log-file, JSON on stdout
+ * (--json) or into --json-output. */
+struct outputs {
+    FILE *text, *json_stdout, *json_file;
+};
 
 /* stderr is unbuffered: a report of many call sites written through it
  * is one system call per piece. The report goes through a buffered copy of
- * it instead (stderr itself where that cannot be had). */
+ * it instead (stderr itself where that cannot be had); the program does not
+ * inherit the copy. */
 static FILE *buffered_stderr(void)
 {
-    int fd = dup(STDERR_FILENO);
+    int fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 0);
     FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
     if (!out) {
         if (fd >= 0)
@@ -330,86 +362,186 @@ static FILE *buffered_stderr(void)
     return out;
 }
 
-static int report_after_run(struct run_options *opts, pid_t pid, int status)
+static int open_outputs(const struct run_options *opts, struct outputs *o)
 {
-    char *dump = find_dump(opts, pid);
-    struct stat st;
-    if (!dump || stat(dump, &st) != 0) {
-        fprintf(stderr, "vramtrace: no dump found for process %d%s%s%s\n", (int)pid,
-                dump ? " (expected " : " in the working directory", dump ? dump : "",
-                dump ? ")" : "");
-        free(dump);
-        return status;
-    }
-    fprintf(stderr, "vramtrace: dump written to %s\n", dump);
-    struct vt_limits limits = vt_check_effective_limits(&opts->check);
-    FILE *out = buffered_stderr();
-    struct vt_report_options ropts = {
-        .json = opts->json, .out = out, .suppressions = &opts->check.suppressions,
-        .limits = opts->fail_on_leak ? &limits : NULL,
-    };
-    int broken = vt_report_dump(dump, &ropts);
-    if (out != stderr)
-        fclose(out);
-    free(dump);
-    return broken > 0 ? VT_EXIT_LEAK : status;
+    o->text = opts->json || opts->log_file ? NULL : buffered_stderr();
+    o->json_stdout = opts->json ? stdout : NULL;
+    if (opts->log_file && !(o->text = open_output(opts->log_file, "--log-file")))
+        return VT_EXIT_ERROR;
+    if (opts->json_output && !(o->json_file = open_output(opts->json_output, "--json-output")))
+        return VT_EXIT_ERROR;
+    return 0;
 }
 
-static int run_traced(int argc, char **argv, struct run_options *opts)
+static void close_outputs(struct outputs *o)
+{
+    if (o->text && o->text != stderr)
+        fclose(o->text);
+    if (o->json_file)
+        fclose(o->json_file);
+}
+
+static void list_dumps(char **dumps, size_t n, FILE *out)
+{
+    if (n == 1)
+        fprintf(out, "vramtrace: dump written to %s\n", dumps[0]);
+    else
+        fprintf(out, "vramtrace: %zu dumps written by the process tree:\n", n);
+    for (size_t i = 0; n > 1 && i < n; i++)
+        fprintf(out, "    %s\n", dumps[i]);
+}
+
+/* The dumps' report, into the outputs; the verdict (with --fail-on-leak). */
+static enum vt_verdict report_dumps(char **dumps, size_t n, struct run_options *opts,
+                                    const struct outputs *o, const struct vt_limits *limits)
+{
+    FILE *primary = o->text ? o->text : o->json_stdout ? o->json_stdout : o->json_file;
+    struct vt_report_options ropts = {
+        .json = !o->text, .out = primary, .suppressions = &opts->check.suppressions,
+        .limits = opts->fail_on_leak ? limits : NULL,
+        .skip = opts->check.skip,
+        .json_out = o->text ? (o->json_stdout ? o->json_stdout : o->json_file) : NULL,
+    };
+    if (o->text && n)
+        list_dumps(dumps, n, o->text);
+    if (n == 0)
+        fprintf(stderr, "vramtrace: no dump: %s made a CUDA allocation call that the tracer "
+                "saw (or its dump could not be written: see above)\n",
+                opts->no_children ? "the program never" : "no process of the tree");
+    enum vt_verdict verdict = n == 1 ? vt_report_dump(dumps[0], &ropts)
+                                     : vt_report_many(dumps, n, &ropts);
+    /* --json and --json-output both: the file gets its copy too */
+    if (o->json_stdout && o->json_file) {
+        ropts = (struct vt_report_options){.json = true, .out = o->json_file,
+                                           .suppressions = ropts.suppressions,
+                                           .skip = ropts.skip};
+        n == 1 ? (void)vt_report_dump(dumps[0], &ropts) : (void)vt_report_many(dumps, n, &ropts);
+    }
+    return verdict;
+}
+
+/* The program's own status (as a shell gives it), unless --fail-on-leak
+ * has something to say: a crash (128+N) first, then an unreadable dump, a
+ * broken limit, nothing to judge. */
+static int final_status(int wait_status, enum vt_verdict verdict, size_t ndumps,
+                        const struct run_options *opts)
+{
+    int status = WIFSIGNALED(wait_status) ? 128 + WTERMSIG(wait_status)
+                                          : WEXITSTATUS(wait_status);
+    if (!opts->fail_on_leak || WIFSIGNALED(wait_status))
+        return status;
+    switch (verdict) {
+    case VT_VERDICT_UNREADABLE: return VT_EXIT_ERROR;
+    case VT_VERDICT_BROKEN: return vt_check_leak_status(&opts->check);
+    case VT_VERDICT_NO_DATA:
+        if (ndumps)   /* without a dump, "no dump" said it */
+            fprintf(stderr, "vramtrace run: nothing to judge: no process of the tree made a "
+                    "successful CUDA allocation and ended on its own (exit status %d)\n",
+                    VT_EXIT_NO_DATA);
+        return VT_EXIT_NO_DATA;
+    default: return status;
+    }
+}
+
+/* Starts CMD; returns its pid (0 when exec failed: the child said why),
+ * or -1. */
+static pid_t start(char **cmd, const struct child_setup *setup, const struct run_options *opts)
 {
     int pipefd[2];
-    int done = parse_options(argc, argv, opts);
-    if (done < 0)   /* before the command runs: a bad file fails fast */
-        done = vt_check_options_load(&opts->check) ? VT_EXIT_ERROR : -1;
-    if (done >= 0)
-        return done;
-    const char *preload = getenv("LD_PRELOAD");
-    if (preload && strstr(preload, "libvramtrace")) {
-        fputs("vramtrace run: LD_PRELOAD already loads libvramtrace; run the command directly\n",
-              stderr);
-        return VT_EXIT_USAGE;
-    }
-    char *library = find_library();
-    if (!library) {
-        fprintf(stderr, "vramtrace run: cannot find " VT_LIBRARY_NAME " next to the vramtrace "
-                "executable or in its " VT_LIBDIR_FROM_BINDIR "\n");
-        return VT_EXIT_ERROR;
-    }
-    if (strpbrk(library, " :")) {
-        fprintf(stderr, "vramtrace run: %s: LD_PRELOAD cannot hold a path with ' ' or ':'\n",
-                library);
-        free(library);
-        return VT_EXIT_ERROR;
-    }
     if (pipe2(pipefd, O_CLOEXEC) != 0) {
         perror("vramtrace run: pipe");
-        free(library);
-        return VT_EXIT_ERROR;
+        return -1;
     }
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) {
         perror("vramtrace run: fork");
-        free(library);
-        return VT_EXIT_ERROR;
+        return -1;
     }
     if (pid == 0) {
         close(pipefd[0]);
-        exec_child(argv + optind, library, opts, pipefd[1]);
+        exec_child(cmd, setup, opts, pipefd[1]);
     }
     child_pid = pid;
     set_waiting_handlers(true);
-    free(library);
     close(pipefd[1]);
     int exec_errno = 0;
     ssize_t got;
     while ((got = read(pipefd[0], &exec_errno, sizeof exec_errno)) < 0 && errno == EINTR)
         ;
     close(pipefd[0]);
-    int status = wait_for_child(pid);
-    if (got > 0)   /* exec failed: the child said why; there is no dump */
-        return status;
-    return report_after_run(opts, pid, status);
+    return got > 0 ? -pid : pid;   /* negative: exec failed */
+}
+
+/* Everything that can be refused before CMD runs. */
+static int prepare(struct run_options *opts, char **library, char **pattern)
+{
+    const char *preload = getenv("LD_PRELOAD"), *env = getenv("VRAMTRACE_OUTPUT");
+    if (preload && strstr(preload, "libvramtrace")) {
+        fputs("vramtrace run: LD_PRELOAD already loads libvramtrace; run the command directly\n",
+              stderr);
+        return VT_EXIT_USAGE;
+    }
+    if (opts->output)
+        *pattern = vt_run_output_pattern(opts->output, "-o", true);
+    else
+        *pattern = vt_run_output_pattern(env && *env ? env : NULL, "VRAMTRACE_OUTPUT", false);
+    if (!*pattern)
+        return VT_EXIT_USAGE;
+    *library = find_library();
+    if (!*library) {
+        fprintf(stderr, "vramtrace run: cannot find " VT_LIBRARY_NAME " next to the vramtrace "
+                "executable or in its " VT_LIBDIR_FROM_BINDIR "\n");
+        return VT_EXIT_ERROR;
+    }
+    if (strpbrk(*library, " :")) {
+        fprintf(stderr, "vramtrace run: %s: LD_PRELOAD cannot hold a path with ' ' or ':'\n",
+                *library);
+        return VT_EXIT_ERROR;
+    }
+    return -1;
+}
+
+static int run_traced(int argc, char **argv, struct run_options *opts)
+{
+    char *library = NULL, *pattern = NULL, manifest[PATH_MAX];
+    struct outputs out = {0};
+    int done = parse_options(argc, argv, opts);
+    if (done < 0)   /* before the command runs: a bad file fails fast */
+        done = vt_check_options_load(&opts->check) ? VT_EXIT_ERROR : -1;
+    if (done < 0)
+        done = prepare(opts, &library, &pattern);
+    if (done < 0 && (open_outputs(opts, &out) != 0 || vt_manifest_create(manifest) != 0))
+        done = VT_EXIT_ERROR;
+    if (done >= 0) {
+        close_outputs(&out);
+        free(library);
+        free(pattern);
+        return done;
+    }
+    /* Orphaned descendants (a daemonized worker, a shell's background job)
+     * become our children, so the wait covers the whole tree. */
+    if (!opts->no_children && prctl(PR_SET_CHILD_SUBREAPER, 1) != 0)
+        perror("vramtrace run: prctl(PR_SET_CHILD_SUBREAPER)");
+    struct child_setup setup = {library, pattern, manifest};
+    pid_t pid = start(argv + optind, &setup, opts);
+    int wait_status = pid == -1 ? VT_EXIT_ERROR << 8
+                                : wait_for_tree(pid < 0 ? -pid : pid, !opts->no_children);
+    int status = WEXITSTATUS(wait_status);   /* CMD did not run: 127, or 1 */
+    char **dumps;
+    size_t n;
+    vt_manifest_take(manifest, &dumps, &n);
+    if (pid > 0) {   /* CMD ran */
+        struct vt_limits limits = vt_check_effective_limits(&opts->check);
+        status = final_status(wait_status, report_dumps(dumps, n, opts, &out, &limits), n, opts);
+    }
+    for (size_t i = 0; i < n; i++)
+        free(dumps[i]);
+    free(dumps);
+    close_outputs(&out);
+    free(library);
+    free(pattern);
+    return status;
 }
 
 int vt_cmd_run(int argc, char **argv)

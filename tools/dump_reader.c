@@ -147,6 +147,7 @@ static void free_process(struct vt_process *proc)
         free(proc->argv[i]);
     free(proc->argv);
     free(proc->rank);
+    free(proc->boot_id);
     memset(proc, 0, sizeof *proc);
 }
 
@@ -169,6 +170,9 @@ static bool read_process(struct reader *r, struct cursor *c)
         if (!get_str(r, c, "argv", &proc->argv[proc->argc]))
             return false;
     if (c->p < c->end && !get_str(r, c, "rank", &proc->rank))
+        return false;
+    if (c->p < c->end && (!get_varint(r, c, "start ticks", &proc->start_ticks) ||
+                          !get_str(r, c, "boot id", &proc->boot_id)))
         return false;
     if (proc->rank && !proc->rank[0]) {
         free(proc->rank);
@@ -336,10 +340,13 @@ static bool read_pystack(struct reader *r, struct cursor *c)
             return false;
         }
     }
-    if (!read_cut(r, c, s)) {
+    uint64_t flags = 0;
+    if ((c->p < c->end && !get_varint(r, c, "Python stack flags", &flags)) ||   /* appended */
+        !read_cut(r, c, s)) {
         free_stack(s);
         return false;
     }
+    s->python_truncated = (flags & VT_PYSTACK_TRUNCATED) != 0;
     add_stack(r->dump, s);
     return true;
 }
@@ -416,6 +423,53 @@ static bool read_free(struct reader *r, struct cursor *c)
     return true;
 }
 
+/* A varint holding a value + 1, 0 for unknown. */
+static bool get_plus1(struct reader *r, struct cursor *c, const char *field, bool *known,
+                      uint64_t *value)
+{
+    uint64_t v;
+    if (!get_varint(r, c, field, &v))
+        return false;
+    *known = v != 0;
+    *value = v ? v - 1 : 0;
+    return true;
+}
+
+static bool get_gpu_process(struct reader *r, struct cursor *c, struct vt_gpu_process_info *p)
+{
+    unsigned state = 0, flags = 0;
+    uint8_t *comm;
+    size_t len;
+    if (!get_varint(r, c, "pid", &p->pid) ||
+        !get_plus1(r, c, "used bytes", &p->has_used, &p->used) ||
+        !get_u8(r, c, "state", &state) || !get_u8(r, c, "flags", &flags) ||
+        !get_bytes(r, c, "command name", &comm, &len))
+        return false;
+    p->state = (char)state;
+    p->orphaned = (flags & VT_PROCESS_ORPHANED) != 0;
+    snprintf(p->comm, sizeof p->comm, "%s", (char *)comm);
+    free(comm);
+    return true;
+}
+
+/* FAILED's appended NVML view: this process's use, the other processes. */
+static bool read_gpu_processes(struct reader *r, struct cursor *c, struct vt_failed_event *ev)
+{
+    uint64_t n;
+    const uint8_t *at;
+    struct vt_gpu_process_info skipped;
+    if (!get_plus1(r, c, "own used bytes", &ev->has_own, &ev->own_bytes))
+        return false;
+    at = c->p;
+    if (!get_varint(r, c, "process count", &n) || !check_fits(r, c, at, n, 5, "process count"))
+        return false;
+    for (uint64_t i = 0; i < n; i++)
+        if (!get_gpu_process(r, c, i < VT_GPU_PROCESSES_MAX ? &ev->others[i] : &skipped))
+            return false;
+    ev->nothers = n < VT_GPU_PROCESSES_MAX ? (size_t)n : VT_GPU_PROCESSES_MAX;
+    return true;
+}
+
 static bool read_failed(struct reader *r, struct cursor *c)
 {
     struct vt_failed_event ev = {0};
@@ -436,6 +490,8 @@ static bool read_failed(struct reader *r, struct cursor *c)
             return false;
         ev.has_meminfo = true;
     }
+    if (c->p < c->end && !read_gpu_processes(r, c, &ev))   /* appended: NVML's view */
+        return false;
     if (ev.kind >= VT_KIND_COUNT)
         return fail(r, kind_at, "corrupt FAILED record: unknown kind %u", ev.kind);
     ev.time_ns = r->time_ns;
@@ -457,10 +513,16 @@ static bool read_mark(struct reader *r, struct cursor *c)
     return true;
 }
 
+static const char *const end_names[] = {
+    [VT_END_EXIT] = "exit", [VT_END_SIGNAL] = "signal", [VT_END_EXEC] = "exec",
+    [VT_END_UNDERSCORE_EXIT] = "_exit",
+};
+
 static bool read_end(struct reader *r, struct cursor *c)
 {
     unsigned reason = 0;
-    uint64_t live, sig = 0;   /* live: the tracer's own count; the replay makes its own */
+    /* live: the tracer's own count; the replay makes its own */
+    uint64_t live, sig = 0, status = 0;
     const uint8_t *reason_at;
     if (!get_dt(r, c))
         return false;
@@ -469,16 +531,64 @@ static bool read_end(struct reader *r, struct cursor *c)
         return false;
     if (c->p < c->end && !get_varint(r, c, "signal", &sig))   /* absent in older dumps */
         return false;
+    if (c->p < c->end && !get_varint(r, c, "exit status", &status))
+        return false;
     if (reason == VT_END_SIGNAL && (sig == 0 || sig >= 1024))
         return fail(r, reason_at, "corrupt END record: signal %llu", (unsigned long long)sig);
-    r->dump->complete = true;
+    r->dump->complete = r->dump->has_footer = true;
+    r->dump->end_reason = reason;
     r->dump->end_signal = reason == VT_END_SIGNAL ? (int)sig : 0;
-    if (reason == VT_END_EXIT)
-        snprintf(r->dump->end, sizeof r->dump->end, "exit");
-    else if (reason == VT_END_SIGNAL)
-        snprintf(r->dump->end, sizeof r->dump->end, "signal");
+    r->dump->end_status = reason == VT_END_UNDERSCORE_EXIT ? (int)(status & 0xff) : 0;
+    if (reason < sizeof end_names / sizeof end_names[0])
+        snprintf(r->dump->end, sizeof r->dump->end, "%s", end_names[reason]);
     else
         snprintf(r->dump->end, sizeof r->dump->end, "end reason %u", reason);
+    return true;
+}
+
+static bool read_bad_free_body(struct reader *r, struct cursor *c,
+                               struct vt_bad_free_event *ev)
+{
+    const uint8_t *stack_at, *alloc_at, *first_at;
+    if (!get_dt(r, c) || !get_varint(r, c, "address", &ev->address) ||
+        !get_u8(r, c, "api", &ev->api) || !get_u8(r, c, "flags", &ev->flags) ||
+        !get_varint(r, c, "tid", &ev->tid) || !get_varint(r, c, "error", &ev->error))
+        return false;
+    stack_at = c->p;
+    if (!get_varint(r, c, "stack id", &ev->stack_id) || !check_stack_ref(r, stack_at, ev->stack_id))
+        return false;
+    alloc_at = c->p;
+    if (!get_varint(r, c, "allocation stack id", &ev->alloc_stack_id) ||
+        !check_stack_ref(r, alloc_at, ev->alloc_stack_id) ||
+        !get_u8(r, c, "allocation api", &ev->alloc_api) ||
+        !get_u8(r, c, "allocation kind", &ev->alloc_kind) ||
+        !get_svarint(r, c, "allocation device", &ev->alloc_device) ||
+        !get_varint(r, c, "allocation size", &ev->alloc_size))
+        return false;
+    first_at = c->p;
+    if (!get_varint(r, c, "first free time", &ev->first_free_ns) ||
+        !get_u8(r, c, "first free api", &ev->first_free_api) ||
+        !get_varint(r, c, "first free tid", &ev->first_free_tid))
+        return false;
+    stack_at = c->p;
+    if (!get_varint(r, c, "first free stack id", &ev->first_free_stack_id) ||
+        !check_stack_ref(r, stack_at, ev->first_free_stack_id))
+        return false;
+    if ((ev->flags & VT_BAD_FREE_ALLOC_KNOWN) && ev->alloc_kind >= VT_KIND_COUNT)
+        return fail(r, alloc_at, "corrupt BAD_FREE record: unknown kind %u", ev->alloc_kind);
+    if (ev->first_free_ns > r->time_ns)
+        return fail(r, first_at, "corrupt BAD_FREE record: first free after the record");
+    return true;
+}
+
+static bool read_bad_free(struct reader *r, struct cursor *c)
+{
+    struct vt_bad_free_event ev = {0};
+    if (!read_bad_free_body(r, c, &ev))
+        return false;
+    ev.time_ns = r->time_ns;
+    if (r->sink->bad_free)
+        r->sink->bad_free(r->ctx, &ev);
     return true;
 }
 
@@ -632,6 +742,114 @@ static bool read_totals(struct reader *r, struct cursor *c)
     return ok;
 }
 
+static void free_device(struct vt_device_info *d)
+{
+    free(d->pci_bus_id);
+    free(d->name);
+    memset(d, 0, sizeof *d);
+}
+
+/* An empty string is an unknown value: NULL. */
+static bool get_optional_str(struct reader *r, struct cursor *c, const char *field, char **out)
+{
+    if (!get_str(r, c, field, out))
+        return false;
+    if (!**out) {
+        free(*out);
+        *out = NULL;
+    }
+    return true;
+}
+
+static bool read_device(struct reader *r, struct cursor *c)
+{
+    struct vt_device_info d = {0};
+    uint8_t *uuid = NULL;
+    size_t len = 0;
+    const uint8_t *at;
+    if (!get_svarint(r, c, "device", &d.device))
+        return false;
+    at = c->p;
+    if (!get_bytes(r, c, "UUID", &uuid, &len))
+        return false;
+    if (len != 0 && len != sizeof d.uuid) {
+        free(uuid);
+        return fail(r, at, "corrupt DEVICE record: a UUID of %zu bytes", len);
+    }
+    memcpy(d.uuid, uuid, len);
+    d.has_uuid = len != 0;
+    free(uuid);
+    if (!get_optional_str(r, c, "PCI bus id", &d.pci_bus_id) ||
+        !get_optional_str(r, c, "name", &d.name) ||
+        !get_varint(r, c, "total memory", &d.total_bytes)) {
+        free_device(&d);
+        return false;
+    }
+    struct vt_dump *dump = r->dump;
+    for (size_t i = 0; i < dump->ndevices; i++)
+        if (dump->devices[i].device == d.device) {   /* a later record replaces it */
+            free_device(&dump->devices[i]);
+            dump->devices[i] = d;
+            return true;
+        }
+    struct vt_device_info *grown = realloc(dump->devices, (dump->ndevices + 1) * sizeof *grown);
+    if (!grown) {
+        fputs("vramtrace: out of memory\n", stderr);
+        exit(1);
+    }
+    dump->devices = grown;
+    dump->devices[dump->ndevices++] = d;
+    return true;
+}
+
+static bool read_device_usage(struct reader *r, struct cursor *c)
+{
+    struct vt_device_usage_event ev = {0};
+    const uint8_t *at = c->p;
+    if (!get_varint(r, c, "time", &ev.time_ns))
+        return false;
+    if (ev.time_ns > r->time_ns + 1000000000ull)   /* taken before its record: a little earlier */
+        return fail(r, at, "corrupt DEVICE_USAGE record: time after the record");
+    at = c->p;
+    if (!get_u8(r, c, "reason", &ev.reason) || !get_svarint(r, c, "device", &ev.device) ||
+        !get_varint(r, c, "free bytes", &ev.free_bytes) ||
+        !get_varint(r, c, "total bytes", &ev.total_bytes) ||
+        !get_plus1(r, c, "own used bytes", &ev.has_own, &ev.own_bytes) ||
+        !get_plus1(r, c, "other processes' bytes", &ev.has_others, &ev.others_bytes) ||
+        !get_varint(r, c, "other process count", &ev.others_count))
+        return false;
+    if (c->p < c->end &&
+        !get_plus1(r, c, "traced live bytes", &ev.has_traced, &ev.traced_bytes))
+        return false;
+    if (ev.reason >= VT_USAGE_REASON_COUNT)
+        return fail(r, at, "corrupt DEVICE_USAGE record: unknown reason %u", ev.reason);
+    if (ev.free_bytes > ev.total_bytes)
+        return fail(r, at, "corrupt DEVICE_USAGE record: more free than total memory");
+    if (r->sink->device_usage)
+        r->sink->device_usage(r->ctx, &ev);
+    return true;
+}
+
+/* A thread's name; a later record for the same tid (a reused id, a renamed
+ * thread) replaces it. */
+static bool read_thread(struct reader *r, struct cursor *c)
+{
+    uint64_t tid;
+    char *name;
+    struct vt_thread_name *t;
+    if (!get_varint(r, c, "tid", &tid) || !get_str(r, c, "thread name", &name))
+        return false;
+    HASH_FIND(hh, r->dump->threads, &tid, sizeof tid, t);
+    if (!t) {
+        t = xcalloc(1, sizeof *t);
+        t->tid = tid;
+        HASH_ADD(hh, r->dump->threads, tid, sizeof t->tid, t);
+    }
+    free(t->name);
+    t->name = name;
+    return true;
+}
+
 static const struct {
     const char *name;
     bool (*read)(struct reader *r, struct cursor *c);
@@ -642,7 +860,10 @@ static const struct {
     [VT_REC_MARK] = {"MARK", read_mark},          [VT_REC_END] = {"END", read_end},
     [VT_REC_PYFRAME] = {"PYFRAME", read_pyframe}, [VT_REC_PYSTACK] = {"PYSTACK", read_pystack},
     [VT_REC_SAMPLE] = {"SAMPLE", read_sample},    [VT_REC_SITES] = {"SITES", read_sites},
-    [VT_REC_TOTALS] = {"TOTALS", read_totals},
+    [VT_REC_TOTALS] = {"TOTALS", read_totals},    [VT_REC_THREAD] = {"THREAD", read_thread},
+    [VT_REC_DEVICE] = {"DEVICE", read_device},
+    [VT_REC_DEVICE_USAGE] = {"DEVICE_USAGE", read_device_usage},
+    [VT_REC_BAD_FREE] = {"BAD_FREE", read_bad_free},
     [VT_REC_MODULE_UNLOAD] = {"MODULE_UNLOAD", read_module_unload},
 };
 
@@ -796,7 +1017,7 @@ int vt_dump_read_memory(const char *path, const uint8_t *data, size_t size,
     else if (!(ok = read_records(&r)))
         print_error(path, &r, true);
     else if (!dump->complete && !dump->end[0])
-        snprintf(dump->end, sizeof dump->end, "no footer (process killed?)");
+        snprintf(dump->end, sizeof dump->end, "no footer");
     return ok ? 0 : -1;
 }
 
@@ -831,12 +1052,21 @@ void vt_dump_free(struct vt_dump *dump)
         free(f->file);
         free(f);
     }
+    struct vt_thread_name *t, *ttmp;
+    HASH_ITER(hh, dump->threads, t, ttmp) {
+        HASH_DEL(dump->threads, t);
+        free(t->name);
+        free(t);
+    }
     for (size_t i = 0; i < dump->nmodules; i++) {
         free(dump->modules[i].path);
         free(dump->modules[i].build_id);
     }
     free(dump->modules);
     free(dump->stack_index);
+    for (size_t i = 0; i < dump->ndevices; i++)
+        free_device(&dump->devices[i]);
+    free(dump->devices);
     free_process(&dump->process);
     memset(dump, 0, sizeof *dump);
 }
@@ -848,6 +1078,13 @@ const struct vt_stack *vt_dump_stack(const struct vt_dump *dump, uint64_t id)
         return dump->stack_index[id];
     HASH_FIND(hh, dump->stacks, &id, sizeof id, s);
     return s;
+}
+
+const char *vt_dump_thread_name(const struct vt_dump *dump, uint64_t tid)
+{
+    struct vt_thread_name *t;
+    HASH_FIND(hh, dump->threads, &tid, sizeof tid, t);
+    return t ? t->name : NULL;
 }
 
 const struct vt_pyframe *vt_dump_pyframe(const struct vt_dump *dump, uint64_t id)
@@ -867,4 +1104,24 @@ const struct vt_module *vt_dump_module_at(const struct vt_dump *dump, uint64_t a
             return m;
     }
     return NULL;
+}
+
+const struct vt_device_info *vt_dump_device(const struct vt_dump *dump, int64_t device)
+{
+    for (size_t i = 0; i < dump->ndevices; i++)
+        if (dump->devices[i].device == device)
+            return &dump->devices[i];
+    return NULL;
+}
+
+const char *vt_device_uuid_text(const struct vt_device_info *d, char *buf)
+{
+    const uint8_t *u = d->uuid;
+    if (!d->has_uuid)
+        return NULL;
+    snprintf(buf, VT_UUID_TEXT,
+             "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0],
+             u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13],
+             u[14], u[15]);
+    return buf;
 }

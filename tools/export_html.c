@@ -37,6 +37,11 @@ static const char style[] =
     ".axis{stroke:#8a949e;stroke-width:1}.grid{stroke:#e6e9ed}.label{font-size:11px;fill:#59636e}"
     ".mark{stroke:#7a4fc4;stroke-dasharray:4 3}.mark-label{font-size:11px;fill:#7a4fc4}"
     ".peak{fill:#b3261e}.peak-label{font-size:12px;fill:#b3261e;font-weight:600}"
+    ".untraced{fill:#e0932b;fill-opacity:.45}.others{fill:#8a949e;fill-opacity:.4}"
+    ".outside{fill:#c9a45c;fill-opacity:.4}"
+    ".key{display:inline-block;width:12px;height:10px;margin:0 4px 0 10px}"
+    ".key.untraced{background:rgba(224,147,43,.45)}.key.others{background:rgba(138,148,158,.4)}"
+    ".key.outside{background:rgba(201,164,92,.4)}"
     "button{margin:0 0 8px;font:inherit}";
 
 /* Text and attribute values: markup characters escaped, control
@@ -163,9 +168,84 @@ static void chart_peak(const struct vt_usage_device *d, const struct scale *s, F
             size);
 }
 
-static void chart(const struct vt_usage *u, const struct vt_usage_device *d, FILE *out)
+/* The sample of DEVICE in effect at NS (the last one taken by then), or NULL. */
+static const struct vt_device_sample *sample_at(const struct vt_device_view *v, int64_t device,
+                                                uint64_t ns)
 {
-    struct scale s = {u->end_ns, d->peak_bytes + d->peak_bytes / 10};
+    const struct vt_device_sample *found = NULL;
+    for (size_t i = 0; i < v->n && v->samples[i].time_ns <= ns; i++)
+        if (v->samples[i].device == device)
+            found = &v->samples[i];
+    return found;
+}
+
+static void band_rect(const char *class, double x0, double x1, double y_top, double y_bottom,
+                      FILE *out)
+{
+    if (y_bottom > y_top && x1 > x0)
+        fprintf(out, "<rect class=\"%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+                "height=\"%.1f\"/>", class, x0, y_top, x1 - x0, y_bottom - y_top);
+}
+
+/* The driver's view stacked on the traced bytes, bin by bin, from the
+ * DEVICE_USAGE sample in effect: this process's untraced memory, then the
+ * other processes' (without NVML: the rest of what the device had in use,
+ * unsplit), so the band's top is what the device holds. */
+static void chart_driver_band(const struct vt_usage *u, const struct vt_device_view *v,
+                              const struct vt_usage_device *d, const struct scale *s, FILE *out)
+{
+    char own[32], others[32];
+    uint64_t start = 0;
+    for (size_t i = 0; i <= d->bin_max.n; i++, start = vt_timeline_sample(u, d, i - 1).end_ns) {
+        struct vt_timeline_sample b = vt_timeline_sample(u, d, i);
+        const struct vt_device_sample *p = sample_at(v, d->device, b.end_ns);
+        if (!p)
+            continue;
+        uint64_t untraced = p->has_split && p->process_untraced > 0 ? (uint64_t)p->process_untraced
+                                                                    : 0;
+        uint64_t rest = p->has_split ? (p->other_processes > 0 ? (uint64_t)p->other_processes : 0)
+                        : p->driver_used > p->traced_live ? p->driver_used - p->traced_live : 0;
+        double x0 = x_of(s, start), x1 = x_of(s, b.end_ns);
+        fprintf(out, "<g><title>%s this process outside the traced calls, %s %s</title>",
+                p->has_split ? vt_human_size(untraced, own) : "?",
+                vt_human_size(rest, others),
+                p->has_split ? "other processes" : "outside the traced calls, unsplit");
+        band_rect("untraced", x0, x1, y_of(s, b.max_bytes + untraced), y_of(s, b.max_bytes), out);
+        band_rect(p->has_split ? "others" : "outside", x0, x1,
+                  y_of(s, b.max_bytes + untraced + rest), y_of(s, b.max_bytes + untraced), out);
+        fputs("</g>\n", out);
+    }
+}
+
+/* The scale's top: the peak, or the highest band over it. */
+static uint64_t highest_driver_used(const struct vt_device_view *v, int64_t device)
+{
+    uint64_t top = 0;
+    for (size_t i = 0; i < v->n; i++) {
+        const struct vt_device_sample *p = &v->samples[i];
+        uint64_t rest = p->driver_used > p->traced_live ? p->driver_used - p->traced_live : 0;
+        if (p->device == device && rest > top)
+            top = rest;
+    }
+    return top;
+}
+
+static void band_legend(const struct vt_device_view *v, int64_t device, FILE *out)
+{
+    if (!vt_device_view_last(v, device))
+        return;
+    fputs(" The band on top of it is the driver's view (at each marker, sample and at exit): "
+          "<span class=\"key untraced\"></span>this process outside the traced calls "
+          "<span class=\"key others\"></span>other processes (per NVML) "
+          "<span class=\"key outside\"></span>outside the traced calls, unsplit (no NVML); "
+          "its top is what the device had in use.", out);
+}
+
+static void chart(const struct vt_usage *u, const struct vt_usage_device *d,
+                  const struct vt_device_view *v, FILE *out)
+{
+    uint64_t top = d->peak_bytes + highest_driver_used(v, d->device);
+    struct scale s = {u->end_ns, top + top / 10};
     char size[32], end_size[32], time[32], tick[32];
     if (!s.top_bytes)
         s.top_bytes = 1;
@@ -176,15 +256,18 @@ static void chart(const struct vt_usage *u, const struct vt_usage_device *d, FIL
     put_device(d->device, out);
     fputs(" over time\" class=\"chart\">\n", out);
     chart_axes(&s, out);
+    chart_driver_band(u, v, d, &s, out);
     chart_area(u, d, &s, out);
     chart_marks(u, &s, out);
     chart_peak(d, &s, out);
     fputs("</svg>\n<figcaption>Device ", out);
     put_device(d->device, out);
     fprintf(out, ": peak %s (%" PRIu64 " bytes) at %s, %s live at the end; highest live bytes "
-            "per %s.</figcaption>\n</figure>\n", vt_human_size(d->peak_bytes, size),
+            "per %s.", vt_human_size(d->peak_bytes, size),
             d->peak_bytes, vt_format_time(d->peak_time_ns, time),
             vt_human_size(d->live_bytes, end_size), vt_format_time(u->tick_ns, tick));
+    band_legend(v, d->device, out);
+    fputs("</figcaption>\n</figure>\n", out);
 }
 
 /* ---- tables ---- */
@@ -222,10 +305,28 @@ static void put_stack(const struct vt_site *site, bool open, FILE *out)
             fprintf(out, "<li class=\"dropped\"><span class=\"loc\">&hellip; %" PRIu64
                     " frames dropped (VRAMTRACE_MAX_FRAMES) &hellip;</span></li>\n",
                     site->dropped);
-        if (i < site->nframes)
-            put_frame(site->frames[i], out);
+        if (i == site->nframes)
+            break;
+        put_frame(site->frames[i], out);
+        if (site->python_truncated && i + 1 == site->python_end)
+            fputs("<li class=\"loc\">&hellip; outer Python frames not recorded</li>\n", out);
     }
     fputs("</ol></details></td>", out);
+}
+
+/* The threads that made a leak's allocations: name (tid) each. */
+static void put_threads(const struct vt_report *r, const struct vt_leak *l, FILE *out)
+{
+    fputs("<td>", out);
+    for (size_t i = 0; i < l->nthreads; i++) {
+        const char *name = vt_dump_thread_name(r->dump, l->threads[i].tid);
+        fputs(i ? "<br>" : "", out);
+        put_text(name ? name : "?", out);
+        fprintf(out, " <span class=\"loc\">(tid %" PRIu64 ")</span>", l->threads[i].tid);
+    }
+    if (l->other_threads)
+        fputs("<br>&hellip;", out);
+    fputs("</td>", out);
 }
 
 static void put_bytes_cell(uint64_t bytes, FILE *out)
@@ -249,14 +350,18 @@ static void put_where(unsigned api, unsigned kind, int64_t device, FILE *out)
 static void leaks_table(const struct vt_report *r, FILE *out)
 {
     const struct vt_analysis *a = r->analysis;
-    fputs("<h2 id=\"leaks\">Leaks at exit</h2>\n", out);
+    if (r->live_not_leaked)
+        fputs("<h2 id=\"leaks\">Live at the end (not leaks: the process did not end on its "
+              "own)</h2>\n", out);
+    else
+        fputs("<h2 id=\"leaks\">Leaks at exit</h2>\n", out);
     if (a->nleaks == 0) {
         fputs("<p>All memory was freed.</p>\n", out);
         return;
     }
     fputs("<table><thead><tr><th class=\"num\">Bytes</th><th class=\"num\">Allocations</th>"
-          "<th>API</th><th>Kind</th><th class=\"num\">Device</th><th>Call site</th></tr></thead>"
-          "<tbody>\n", out);
+          "<th>API</th><th>Kind</th><th class=\"num\">Device</th><th>Call site</th>"
+          "<th>Threads</th></tr></thead><tbody>\n", out);
     for (size_t i = 0; i < r->leaks_shown; i++) {
         const struct vt_leak *l = &a->leaks[i];
         fputs("<tr>", out);
@@ -264,6 +369,7 @@ static void leaks_table(const struct vt_report *r, FILE *out)
         fprintf(out, "<td class=\"num\">%" PRIu64 "</td>", l->allocations);
         put_where(r->leak_sites[i].api, l->kind, l->device, out);
         put_stack(&r->leak_sites[i], i == 0, out);
+        put_threads(r, l, out);
         fputs("</tr>\n", out);
     }
     fputs("</tbody></table>\n", out);
@@ -369,6 +475,54 @@ static void failures_table(const struct vt_report *r, FILE *out)
     fputs("</tbody></table>\n", out);
 }
 
+/* What the address of a refused free was: an allocation (its stack), freed
+ * before (where, when), or nothing the tracer knows. */
+static void put_bad_free_target(const struct vt_report *r, size_t i, FILE *out)
+{
+    const struct vt_bad_free_event *e = &r->analysis->bad_frees.list[i].first;
+    const struct vt_site *sites = &r->invalid_sites[3 * i];
+    char time[32];
+    if (!(e->flags & VT_BAD_FREE_ALLOC_KNOWN)) {
+        fputs("<td>no allocation the tracer saw, nor one freed lately</td><td></td>", out);
+        return;
+    }
+    put_stack(&sites[1], false, out);
+    if (!(e->flags & VT_BAD_FREE_DOUBLE)) {
+        fputs("<td>still allocated: the driver refused this free</td>", out);
+        return;
+    }
+    if (e->first_free_stack_id) {
+        put_stack(&sites[2], false, out);
+        return;
+    }
+    fprintf(out, "<td>at %s on thread %" PRIu64 " via ", vt_format_time(e->first_free_ns, time),
+            e->first_free_tid);
+    put_text(vt_api_label(sites[2].api), out);
+    fputs(" (stack: VRAMTRACE_FREE_STACKS=1)</td>", out);
+}
+
+static void invalid_frees_table(const struct vt_report *r, FILE *out)
+{
+    const struct vt_invalid_frees *f = &r->analysis->bad_frees;
+    if (f->n == 0)
+        return;
+    fputs("<h2 id=\"invalid\">Invalid frees</h2>\n<table><thead><tr><th>Address</th>"
+          "<th class=\"num\">Times</th><th>Kind</th><th>API</th><th>Freed at</th>"
+          "<th>Allocated at</th><th>First freed at</th></tr></thead><tbody>\n", out);
+    for (size_t i = 0; i < r->invalid_shown; i++) {
+        const struct vt_invalid_free *e = &f->list[i];
+        fprintf(out, "<tr><td><code>0x%" PRIx64 "</code></td><td class=\"num\">%" PRIu64
+                "</td><td>%s</td><td>", e->first.address, e->count,
+                e->first.flags & VT_BAD_FREE_DOUBLE ? "double free" : "invalid free");
+        put_text(vt_api_label(r->invalid_sites[3 * i].api), out);
+        fputs("</td>", out);
+        put_stack(&r->invalid_sites[3 * i], i == 0, out);
+        put_bad_free_target(r, i, out);
+        fputs("</tr>\n", out);
+    }
+    fputs("</tbody></table>\n", out);
+}
+
 /* ---- the page ---- */
 
 static void card(const char *label, uint64_t bytes, bool bad, FILE *out)
@@ -401,13 +555,22 @@ static void header(const struct vt_report *r, FILE *out)
     fprintf(out, ", %s traced; dump <code>", vt_format_time(r->dump->last_time_ns, time));
     put_text(r->path, out);
     fputs("</code></p>\n", out);
-    if (!r->dump->complete) {
+    char sentence[320];
+    if (vt_ending_sentence(&r->ending, sentence, sizeof sentence)) {
+        fputs("<p class=\"warn\">", out);
+        put_text(sentence, out);
+        fputs(".</p>\n", out);
+    }
+    if (!r->dump->complete && strcmp(r->dump->end, "no footer") != 0) {
         fputs("<p class=\"warn\">Partial dump: ", out);
         put_text(r->dump->end, out);
         fputs("; the report covers what was read.</p>\n", out);
     }
     fputs("<div class=\"cards\">\n", out);
-    card("device memory leaked", s->leaked_bytes, s->leaked_bytes > 0, out);
+    if (r->live_not_leaked)
+        card("device memory live at the end", s->live_at_end_bytes, false, out);
+    else
+        card("device memory leaked", s->leaked_bytes, s->leaked_bytes > 0, out);
     card("peak", s->peak_bytes, false, out);
     count_card("allocations", s->allocations, false, out);
     count_card("frees", s->frees, false, out);
@@ -438,12 +601,13 @@ void vt_render_html(const struct vt_report *r, FILE *out)
     if (u->ndevices == 0)
         fputs("<p>No device memory was allocated.</p>\n", out);
     for (size_t i = 0; i < u->ndevices; i++)
-        chart(u, &u->devices[i], out);
+        chart(u, &u->devices[i], &r->analysis->devices, out);
     fputs("<button id=\"toggle\" hidden>Open or close all stacks</button>\n", out);
     growing_table(r, out);
     leaks_table(r, out);
     peak_tables(r, out);
     failures_table(r, out);
+    invalid_frees_table(r, out);
     fputs(script, out);
     fputs("</body>\n</html>\n", out);
 }

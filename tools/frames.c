@@ -187,6 +187,10 @@ static void merge_python(struct vt_symbolizer *sym, const struct vt_dump *dump,
     free(site->frames);
     site->frames = merged;
     site->nframes = n;
+    site->python_truncated = stack->python_truncated;
+    for (size_t i = 0; i < n; i++)
+        if (merged[i]->python)
+            site->python_end = i + 1;
 }
 
 static void drop_leading(struct vt_site *site, size_t count)

@@ -15,6 +15,8 @@ struct vt_site {
     const struct vt_frame **frames;   /* innermost first, into the symbolizer's cache */
     size_t nframes;
     unsigned api;                     /* the API the program called */
+    bool python_truncated;            /* outer Python frames were not recorded */
+    size_t python_end;                /* index after the last Python frame (0: none) */
     uint64_t dropped;                 /* frames the tracer left out of a deeper stack */
     size_t cut_at;                    /* ... right before frames[cut_at] */
 };

@@ -3,12 +3,28 @@
 set -euo pipefail
 
 packages=(meson ninja-build pkg-config gcc g++ python3 libunwind-dev uthash-dev libdw-dev libelf-dev
-          python3-pytest libpython3-dev zlib1g-dev
+          python3-pytest python3-pytest-xdist cmake libpython3-dev zlib1g-dev
           clang libclang-rt-dev   # clang + libclang-rt-dev: the dump reader's fuzz target
           gcovr)                  # the coverage figure of tests/run.sh (tests/coverage.sh)
+# (cmake and pytest-xdist: the README's ctest and pytest-xdist recipes, tests/test_verdicts.py)
 # Headless Chromium renders the HTML report in tests/run.sh (VT_WITH_CHROMIUM=1);
 # it is large, so a plain install leaves it out.
 [ "${VT_WITH_CHROMIUM:-0}" = 1 ] && packages+=(chromium)
+# nvml.h, for tests/test_abi.py's check of the NVML declarations: the NVIDIA
+# wheel of the toolkit's version (headers only), where the toolkit lacks it.
+install_nvml_header() {
+    local cuda_h=/usr/local/cuda/include/cuda.h version
+    [ -f "$cuda_h" ] && [ ! -f /usr/local/cuda/include/nvml.h ] || return 0
+    python3 -c 'import glob, sys; sys.exit(not any(glob.glob(d + "/nvidia/*/include/nvml.h") for d in sys.path))' \
+        2>/dev/null && return 0
+    version=$(sed -n 's/^#define CUDA_VERSION \([0-9]*\)/\1/p' "$cuda_h")
+    [ -n "$version" ] || return 0
+    echo "vramtrace: installing nvml.h (pip: nvidia-nvml-dev==$((version / 1000)).$((version % 1000 / 10)).*)" >&2
+    python3 -m pip install --quiet "nvidia-nvml-dev==$((version / 1000)).$((version % 1000 / 10)).*" >&2 ||
+        echo "vramtrace: could not install nvml.h; the NVML ABI check will be skipped" >&2
+}
+install_nvml_header
+
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

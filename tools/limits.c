@@ -1,6 +1,7 @@
 #include "limits.h"
 
 #include <inttypes.h>
+#include <limits.h>
 #include <stdlib.h>
 
 #include "cli.h"
@@ -31,10 +32,46 @@ static void add_file(struct vt_check_options *o, const char *path)
     o->suppression_files[o->nfiles++] = path;
 }
 
+/* A count option: a non-negative number no larger than MAX. */
+static int set_count(const char *arg, long max, const char *cmd, const char *name, long *out)
+{
+    long v = vt_parse_count(arg);
+    if (v < 0 || v > max) {
+        fprintf(stderr, "vramtrace %s: %s needs a number from 0 to %ld, not '%s'\n", cmd, name,
+                max, arg);
+        return VT_EXIT_USAGE;
+    }
+    *out = v;
+    return 0;
+}
+
 int vt_check_option(struct vt_check_options *o, int c, const char *arg, const char *cmd)
 {
     struct vt_limits *l = &o->limits;
+    long v;
+    int bad;
     switch (c) {
+    case VT_OPT_MAX_INVALID_FREES:
+        if ((bad = set_count(arg, LONG_MAX, cmd, "--max-invalid-frees", &v)))
+            return bad;
+        l->has_invalid = true;
+        l->max_invalid = (uint64_t)v;
+        return 0;
+    case VT_OPT_ERROR_EXITCODE:
+        if ((bad = set_count(arg, 255, cmd, "--error-exitcode", &v)))
+            return bad;
+        if (v == 0) {
+            fprintf(stderr, "vramtrace %s: --error-exitcode 0 would let a broken limit pass\n",
+                    cmd);
+            return VT_EXIT_USAGE;
+        }
+        o->error_exitcode = (int)v;
+        return 0;
+    case VT_OPT_SKIP:
+        if ((bad = set_count(arg, LONG_MAX, cmd, "--skip", &v)))
+            return bad;
+        o->skip = (size_t)v;
+        return 0;
     case VT_OPT_MAX_LEAKED:
         return set_limit(&l->has_leaked, &l->max_leaked, arg, cmd, "--max-leaked", o);
     case VT_OPT_MAX_PER_SITE:
@@ -67,9 +104,17 @@ int vt_check_options_load(struct vt_check_options *o)
 
 struct vt_limits vt_check_effective_limits(const struct vt_check_options *o)
 {
-    if (o->limits_given)
-        return o->limits;
-    return (struct vt_limits){.has_leaked = true, .max_leaked = 0};
+    struct vt_limits l = o->limits;
+    if (!o->limits_given)
+        l.has_leaked = true, l.max_leaked = 0;
+    if (!l.has_invalid)
+        l.has_invalid = true, l.max_invalid = 0;
+    return l;
+}
+
+int vt_check_leak_status(const struct vt_check_options *o)
+{
+    return o->error_exitcode ? o->error_exitcode : VT_DEFAULT_LEAK_STATUS;
 }
 
 void vt_check_options_free(struct vt_check_options *o)
@@ -122,6 +167,17 @@ static size_t check_sites(const struct vt_report *r, uint64_t limit, FILE *out)
     return broken;
 }
 
+/* What --max-growth measured: from which marker, or the leaked bytes. */
+static void growth_measure(const struct vt_analysis *a, char *buf, size_t size)
+{
+    if (a->marks > a->skip && a->skip)
+        snprintf(buf, size, "of growth from marker %zu (after --skip %zu)", a->skip, a->skip);
+    else if (a->marks > a->skip)
+        snprintf(buf, size, "of growth from the first marker");
+    else
+        snprintf(buf, size, "of growth (leaked; no markers%s)", a->marks ? " after --skip" : "");
+}
+
 size_t vt_limits_apply(const struct vt_report *r, const struct vt_limits *limits, FILE *out)
 {
     const struct vt_analysis *a = r->analysis;
@@ -136,11 +192,23 @@ size_t vt_limits_apply(const struct vt_report *r, const struct vt_limits *limits
         broken += check_sites(r, limits->max_per_site, out);
     int64_t growth = vt_analysis_growth(a);
     if (limits->has_growth && growth > 0 && (uint64_t)growth > limits->max_growth) {
-        print_over(out, r->path, (uint64_t)growth,
-                   a->marks ? "of growth from the first marker" : "of growth (leaked; no markers)",
-                   "--max-growth", limits->max_growth);
+        char from[96];
+        growth_measure(a, from, sizeof from);
+        print_over(out, r->path, (uint64_t)growth, from, "--max-growth", limits->max_growth);
         fputc('\n', out);
         broken++;
     }
     return broken;
+}
+
+size_t vt_limits_apply_invalid_frees(const struct vt_report *r, const struct vt_limits *limits,
+                                     FILE *out)
+{
+    uint64_t n = r->analysis->summary.invalid_frees;
+    if (!limits->has_invalid || n <= limits->max_invalid)
+        return 0;
+    fprintf(out, "vramtrace: %s: %" PRIu64 " invalid %s (refused by the driver), over "
+            "--max-invalid-frees %" PRIu64 "\n", r->path, n, n == 1 ? "free" : "frees",
+            limits->max_invalid);
+    return 1;
 }

@@ -11,13 +11,18 @@
 #include "suppressions.h"
 
 struct vt_limits {
-    bool has_leaked, has_per_site, has_growth;
-    uint64_t max_leaked, max_per_site, max_growth;   /* inclusive */
+    bool has_leaked, has_per_site, has_growth, has_invalid;
+    uint64_t max_leaked, max_per_site, max_growth, max_invalid;   /* inclusive */
 };
+
+/* The exit status for a broken limit, unless --error-exitcode says another. */
+#define VT_DEFAULT_LEAK_STATUS 23
 
 struct vt_check_options {
     struct vt_limits limits;
-    bool limits_given;
+    bool limits_given;             /* a leak limit (not --max-invalid-frees) */
+    int error_exitcode;            /* 0: VT_DEFAULT_LEAK_STATUS */
+    size_t skip;                   /* warm-up markers left out of growth */
     bool no_default_suppressions;
     const char **suppression_files;
     size_t nfiles;
@@ -26,7 +31,7 @@ struct vt_check_options {
 
 enum {
     VT_OPT_MAX_LEAKED = 512, VT_OPT_MAX_PER_SITE, VT_OPT_MAX_GROWTH, VT_OPT_SUPPRESSIONS,
-    VT_OPT_NO_DEFAULT_SUPPRESSIONS,
+    VT_OPT_NO_DEFAULT_SUPPRESSIONS, VT_OPT_MAX_INVALID_FREES, VT_OPT_ERROR_EXITCODE, VT_OPT_SKIP,
 };
 
 #define VT_SUPPRESSION_LONG_OPTIONS \
@@ -36,6 +41,9 @@ enum {
     {"max-leaked", required_argument, NULL, VT_OPT_MAX_LEAKED}, \
     {"max-leaked-per-site", required_argument, NULL, VT_OPT_MAX_PER_SITE}, \
     {"max-growth", required_argument, NULL, VT_OPT_MAX_GROWTH}, \
+    {"max-invalid-frees", required_argument, NULL, VT_OPT_MAX_INVALID_FREES}, \
+    {"error-exitcode", required_argument, NULL, VT_OPT_ERROR_EXITCODE}, \
+    {"skip", required_argument, NULL, VT_OPT_SKIP}, \
     VT_SUPPRESSION_LONG_OPTIONS
 
 #define VT_LIMIT_OPTIONS_HELP \
@@ -46,9 +54,15 @@ enum {
     "      --max-growth SIZE  fail when live memory grew by more than SIZE from\n" \
     "                         the first vramtrace_mark() to the last (one mark: to\n" \
     "                         the end; none: the leaked bytes)\n" \
+    "      --max-invalid-frees N\n" \
+    "                         fail when more than N frees were refused by the\n" \
+    "                         driver (double frees, unknown pointers); default 0:\n" \
+    "                         any invalid free fails, whatever the leak limits\n" \
     "                         Limits are inclusive. SIZE: 123, 512KiB, 1.5 MiB, 2GB\n" \
     "                         (B, KiB, MiB, GiB, TiB; KB, MB, GB, TB are binary too).\n" \
-    "                         Without any, --max-leaked 0 applies.\n"
+    "                         Without a leak limit, --max-leaked 0 applies.\n" \
+    "      --skip N           leave the first N markers (warm-up) out of growth\n" \
+    "      --error-exitcode N the exit status for a broken limit (default 23)\n"
 #define VT_SUPPRESSION_OPTIONS_HELP \
     "      --suppressions FILE  skip leaks matching FILE's 'leak:PATTERN' lines\n" \
     "                         (LeakSanitizer's format; also $" VT_SUPPRESSIONS_ENV ")\n" \
@@ -67,7 +81,12 @@ struct vt_limits vt_check_effective_limits(const struct vt_check_options *o);
 void vt_check_options_free(struct vt_check_options *o);
 
 struct vt_report;
-/* Prints one line per broken limit to OUT; returns how many broke. */
+/* Prints one line per broken leak limit to OUT; returns how many broke. */
 size_t vt_limits_apply(const struct vt_report *r, const struct vt_limits *limits, FILE *out);
+/* The same for --max-invalid-frees (0 or 1). */
+size_t vt_limits_apply_invalid_frees(const struct vt_report *r, const struct vt_limits *limits,
+                                     FILE *out);
+/* The exit status of a broken limit. */
+int vt_check_leak_status(const struct vt_check_options *o);
 
 #endif

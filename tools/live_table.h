@@ -11,6 +11,7 @@ struct vt_live_entry {
     uint64_t address;
     uint64_t size, stack_id;
     int64_t device;
+    uint32_t tid;             /* the allocating thread */
     uint8_t used;
     uint8_t is_handle;        /* a cuMemCreate handle, not an address */
     uint8_t api, kind;

@@ -1,4 +1,5 @@
 /* The JSON report (schema in tools/vramtrace.1 and the contract in issue 2). */
+#include "device_report.h"
 #include "format.h"
 #include "json_writer.h"
 #include "report.h"
@@ -16,9 +17,10 @@ static void write_dropped(struct vt_json *j, const struct vt_site *site)
         vt_json_null(j);
 }
 
-static void write_frames(struct vt_json *j, const struct vt_site *site)
+/* SITE's frames as an array under KEY. */
+static void write_frames_as(struct vt_json *j, const char *key, const struct vt_site *site)
 {
-    vt_json_key(j, "frames");
+    vt_json_key(j, key);
     vt_json_begin_array(j);
     for (size_t i = 0; i < site->nframes; i++) {
         const struct vt_frame *f = site->frames[i];
@@ -49,6 +51,11 @@ static void write_frames(struct vt_json *j, const struct vt_site *site)
         vt_json_end_object(j);
     }
     vt_json_end_array(j);
+}
+
+static void write_frames(struct vt_json *j, const struct vt_site *site)
+{
+    write_frames_as(j, "frames", site);
     write_dropped(j, site);
 }
 
@@ -84,7 +91,7 @@ static void write_process(struct vt_json *j, const struct vt_process *p)
     vt_json_end_object(j);
 }
 
-static void write_summary(struct vt_json *j, const struct vt_summary *s)
+void vt_render_json_summary(struct vt_json *j, const struct vt_summary *s)
 {
     vt_json_key(j, "summary");
     vt_json_begin_object(j);
@@ -103,6 +110,8 @@ static void write_summary(struct vt_json *j, const struct vt_summary *s)
     write_uint_field(j, "teardown_freed_allocations", s->teardown_freed_allocations);
     write_uint_field(j, "suppressed_bytes", s->suppressed_bytes);
     write_uint_field(j, "suppressed_allocations", s->suppressed_allocations);
+    write_uint_field(j, "live_at_end_bytes", s->live_at_end_bytes);
+    write_uint_field(j, "live_at_end_allocations", s->live_at_end_allocations);
     vt_json_end_object(j);
 }
 
@@ -118,22 +127,51 @@ static void write_site_fields(struct vt_json *j, const struct vt_site *site, uns
     vt_json_int(j, device);
     write_uint_field(j, "stack_id", stack_id);
     write_frames(j, site);
+    vt_json_key(j, "python_frames_truncated");
+    vt_json_bool(j, site->python_truncated);
 }
 
-static void write_leaks(struct vt_json *j, const struct vt_report *r)
+/* The threads that made a leak's allocations (the first few, by tid). */
+static void write_threads(struct vt_json *j, const struct vt_report *r, const struct vt_leak *leak)
 {
-    vt_json_key(j, "leaks");
+    vt_json_key(j, "threads");
     vt_json_begin_array(j);
-    for (size_t i = 0; i < r->leaks_shown; i++) {
+    for (size_t i = 0; i < leak->nthreads; i++) {
+        vt_json_begin_object(j);
+        write_uint_field(j, "tid", leak->threads[i].tid);
+        vt_json_key(j, "name");
+        vt_json_string(j, vt_dump_thread_name(r->dump, leak->threads[i].tid));
+        write_uint_field(j, "allocations", leak->threads[i].allocations);
+        vt_json_end_object(j);
+    }
+    vt_json_end_array(j);
+    write_uint_field(j, "other_threads_allocations", leak->other_threads);
+}
+
+/* What was still allocated at the end, per site: under "leaks" when the
+ * process ended on its own, else under "live_at_end" (the other one []). */
+static void write_leak_list(struct vt_json *j, const struct vt_report *r, bool these)
+{
+    vt_json_begin_array(j);
+    for (size_t i = 0; these && i < r->leaks_shown; i++) {
         const struct vt_leak *leak = &r->analysis->leaks[i];
         vt_json_begin_object(j);
         write_uint_field(j, "bytes", leak->bytes);
         write_uint_field(j, "allocations", leak->allocations);
         write_site_fields(j, &r->leak_sites[i], leak->kind, leak->device, leak->stack_id);
+        write_threads(j, r, leak);
         vt_json_end_object(j);
     }
     vt_json_end_array(j);
+}
+
+static void write_leaks(struct vt_json *j, const struct vt_report *r)
+{
+    vt_json_key(j, "leaks");
+    write_leak_list(j, r, !r->live_not_leaked);
     write_uint_field(j, "leaks_omitted", r->analysis->nleaks - r->leaks_shown);
+    vt_json_key(j, "live_at_end");
+    write_leak_list(j, r, r->live_not_leaked);
 }
 
 /* A site of analysis->usage: who it is and what it holds. */
@@ -172,6 +210,7 @@ static void write_oom(struct vt_json *j, const struct vt_report *r, const struct
     for (size_t i = 0; i < f->nholders; i++)
         write_holder(j, r, f->holders[i].site, f->holders[i].bytes);
     vt_json_end_array(j);
+    vt_render_json_gpu_processes(f, j);
     vt_json_end_object(j);
 }
 
@@ -307,6 +346,93 @@ static void write_suppressed(struct vt_json *j, const struct vt_suppressions *s)
     vt_json_end_array(j);
 }
 
+/* SITE's frames under KEY, or null where they are not known. */
+static void write_named_frames(struct vt_json *j, const char *key, const struct vt_site *site,
+                               bool known)
+{
+    if (known) {
+        write_frames_as(j, key, site);
+        return;
+    }
+    vt_json_key(j, key);
+    vt_json_null(j);
+}
+
+static void write_invalid_free(struct vt_json *j, const struct vt_report *r, size_t i)
+{
+    const struct vt_invalid_free *f = &r->analysis->bad_frees.list[i];
+    const struct vt_bad_free_event *e = &f->first;
+    const struct vt_site *sites = &r->invalid_sites[3 * i];
+    bool known = e->flags & VT_BAD_FREE_ALLOC_KNOWN, dbl = e->flags & VT_BAD_FREE_DOUBLE;
+    vt_json_begin_object(j);
+    write_uint_field(j, "address", e->address);
+    vt_json_key(j, "api");
+    vt_json_string(j, vt_api_label(sites[0].api));
+    vt_json_key(j, "double_free");
+    vt_json_bool(j, dbl);
+    write_uint_field(j, "count", f->count);
+    write_uint_field(j, "error", e->error);
+    write_uint_field(j, "time_ns", e->time_ns);
+    write_uint_field(j, "tid", e->tid);
+    write_named_frames(j, "frames", &sites[0], true);
+    write_named_frames(j, "allocated_frames", &sites[1], known);
+    vt_json_key(j, "allocated_bytes");
+    known ? vt_json_uint(j, e->alloc_size) : vt_json_null(j);
+    vt_json_key(j, "allocated_api");
+    vt_json_string(j, known ? vt_api_label(sites[1].api) : NULL);
+    write_named_frames(j, "first_freed_frames", &sites[2], dbl && e->first_free_stack_id);
+    vt_json_key(j, "first_freed_time_ns");
+    dbl ? vt_json_uint(j, e->first_free_ns) : vt_json_null(j);
+    vt_json_key(j, "first_freed_api");
+    vt_json_string(j, dbl ? vt_api_label(sites[2].api) : NULL);
+    vt_json_end_object(j);
+}
+
+static void write_invalid_frees(struct vt_json *j, const struct vt_report *r)
+{
+    vt_json_key(j, "invalid_frees");
+    vt_json_begin_array(j);
+    for (size_t i = 0; i < r->invalid_shown; i++)
+        write_invalid_free(j, r, i);
+    vt_json_end_array(j);
+    write_uint_field(j, "invalid_frees_omitted", r->analysis->bad_frees.n - r->invalid_shown);
+}
+
+static void write_ending(struct vt_json *j, const struct vt_report *r)
+{
+    vt_json_key(j, "ending");
+    vt_json_begin_object(j);
+    vt_json_key(j, "reason");
+    vt_json_string(j, vt_ending_name(r->ending.reason));
+    vt_json_key(j, "signal");
+    r->ending.reason == VT_ENDING_SIGNAL ? vt_json_uint(j, (uint64_t)r->ending.signal)
+                                         : vt_json_null(j);
+    vt_json_key(j, "status");
+    r->ending.reason == VT_ENDING_UNDERSCORE_EXIT ? vt_json_uint(j, (uint64_t)r->ending.status)
+                                                  : vt_json_null(j);
+    vt_json_key(j, "leaks_judged");
+    vt_json_bool(j, !r->live_not_leaked);
+    vt_json_end_object(j);
+}
+
+void vt_render_json_unused_suppressions(struct vt_json *j, const struct vt_suppressions *s)
+{
+    vt_json_key(j, "unused_suppressions");
+    vt_json_begin_array(j);
+    for (size_t i = 0; s && i < s->n; i++) {
+        if (!vt_suppression_unused(&s->list[i]))
+            continue;
+        vt_json_begin_object(j);
+        vt_json_key(j, "pattern");
+        vt_json_string(j, s->list[i].pattern);
+        vt_json_key(j, "origin");
+        vt_json_string(j, s->list[i].origin);
+        write_uint_field(j, "line", s->list[i].line);
+        vt_json_end_object(j);
+    }
+    vt_json_end_array(j);
+}
+
 /* null for an events-mode dump */
 static void write_aggregate(struct vt_json *j, const struct vt_report *r)
 {
@@ -352,12 +478,17 @@ void vt_render_json_fields(const struct vt_report *r, struct vt_json *j)
     vt_json_key(j, "mode");
     vt_json_string(j, r->dump->aggregated ? "aggregate" : "events");
     write_aggregate(j, r);
+    write_ending(j, r);
     write_process(j, &r->dump->process);
-    write_summary(j, &r->analysis->summary);
+    vt_render_json_summary(j, &r->analysis->summary);
     write_leaks(j, r);
     write_failures(j, r);
+    write_invalid_frees(j, r);
     write_growth(j, &r->analysis->usage);
     write_sites(j, r);
     write_peaks(j, r);
+    vt_render_json_devices(r, j);
     write_suppressed(j, r->suppressions);
+    if (r->unused_suppressions)
+        vt_render_json_unused_suppressions(j, r->suppressions);
 }

@@ -2,10 +2,10 @@
  * sanitizers' greppable style. */
 #include <inttypes.h>
 #include <limits.h>
-#include <signal.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "device_report.h"
 #include "format.h"
 #include "report.h"
 
@@ -109,8 +109,32 @@ static void print_frames(const struct vt_site *site, FILE *out)
         }
         print_location(f, out);
         put_text(f->inlined ? " (inlined)\n" : "\n", out);
+        if (site->python_truncated && i + 1 == site->python_end)
+            put_text("    ... outer Python frames not recorded (a deeper stack than the tracer "
+                     "keeps)\n", out);
     }
     print_dropped(site, site->nframes, out);
+}
+
+/* The threads that made a leak's allocations, when one is not the main
+ * thread (whose tid is the pid): "threads: pt_autograd_0 (tid 4243, 2 allocations)". */
+static void print_threads(const struct vt_report *r, const struct vt_leak *leak, FILE *out)
+{
+    bool other = false;
+    for (size_t i = 0; i < leak->nthreads; i++)
+        other |= leak->threads[i].tid != r->dump->process.pid;
+    if (!other)
+        return;
+    fputs(leak->nthreads > 1 ? "    threads:" : "    thread:", out);
+    for (size_t i = 0; i < leak->nthreads; i++) {
+        const char *name = vt_dump_thread_name(r->dump, leak->threads[i].tid);
+        fprintf(out, "%s %s (tid %" PRIu64 ", %" PRIu64 " %s)", i ? "," : "", name ? name : "?",
+                leak->threads[i].tid, leak->threads[i].allocations,
+                plural(leak->threads[i].allocations, "allocation", "allocations"));
+    }
+    if (leak->other_threads)
+        fprintf(out, ", and %" PRIu64 " from other threads", leak->other_threads);
+    fputc('\n', out);
 }
 
 static void print_device(int64_t device, FILE *out)
@@ -121,45 +145,92 @@ static void print_device(int64_t device, FILE *out)
         fprintf(out, " on device %" PRId64, device);
 }
 
-static void print_leak(const struct vt_leak *leak, const struct vt_site *site, FILE *out)
+/* "at the crash", "when killed", "so far": when a live_not_leaked report's
+ * allocations were live. */
+static const char *live_when(const struct vt_report *r)
+{
+    switch (r->ending.reason) {
+    case VT_ENDING_SIGNAL:
+        return vt_signal_is_termination(r->ending.signal) ? "when killed" : "at the crash";
+    case VT_ENDING_RUNNING: return "so far";
+    default: return "at the end of the dump";
+    }
+}
+
+static void print_leak(const struct vt_report *r, const struct vt_leak *leak,
+                       const struct vt_site *site, FILE *out)
 {
     char size[32];
     bool host = !vt_kind_counts_as_device(leak->kind);
-    fprintf(out, "\n%s of %" PRIu64 " bytes (%s) in %" PRIu64 " %s via %s", host ? "Host leak" : "Leak",
-            leak->bytes, vt_human_size(leak->bytes, size), leak->allocations,
-            plural(leak->allocations, "allocation", "allocations"), vt_api_label(site->api));
+    if (r->live_not_leaked)
+        fprintf(out, "\n%s %s: %" PRIu64 " bytes (%s) in %" PRIu64 " %s via %s",
+                host ? "Host memory live" : "Live", live_when(r), leak->bytes,
+                vt_human_size(leak->bytes, size), leak->allocations,
+                plural(leak->allocations, "allocation", "allocations"), vt_api_label(site->api));
+    else
+        fprintf(out, "\n%s of %" PRIu64 " bytes (%s) in %" PRIu64 " %s via %s",
+                host ? "Host leak" : "Leak", leak->bytes, vt_human_size(leak->bytes, size),
+                leak->allocations, plural(leak->allocations, "allocation", "allocations"),
+                vt_api_label(site->api));
     if (!host)
         print_device(leak->device, out);
     fprintf(out, " [%s]\n", vt_kind_name(leak->kind));
     print_frames(site, out);
+    print_threads(r, leak, out);
+}
+
+static void print_totals(const struct vt_summary *s, FILE *out)
+{
+    char peak[32];
+    fprintf(out, " (peak %s, %" PRIu64 " allocations, %" PRIu64 " frees, %" PRIu64 " failed, %"
+            PRIu64 " invalid frees)\n", vt_human_size(s->peak_bytes, peak), s->allocations,
+            s->frees, s->failed_allocations, s->invalid_frees);
 }
 
 static void print_summary(const struct vt_report *r, FILE *out)
 {
     const struct vt_summary *s = &r->analysis->summary;
-    char leaked[32], peak[32];
+    char leaked[32];
     size_t device_sites = 0;
+    uint64_t bytes = s->live_at_end_bytes, count = s->live_at_end_allocations;
     for (size_t i = 0; i < r->analysis->nleaks; i++)
         device_sites += vt_kind_counts_as_device(r->analysis->leaks[i].kind);
-    if (s->leaked_allocations)
-        fprintf(out, "vramtrace: %s (%" PRIu64 " bytes) of device memory leaked in %" PRIu64
-                " %s at %zu call %s", vt_human_size(s->leaked_bytes, leaked), s->leaked_bytes,
-                s->leaked_allocations, plural(s->leaked_allocations, "allocation", "allocations"),
-                device_sites, plural(device_sites, "site", "sites"));
+    if (s->allocations == 0)
+        fprintf(out, "vramtrace: nothing to judge: no CUDA allocation succeeded in this process "
+                "(%" PRIu64 " failed)", s->failed_allocations);
+    else if (count)
+        fprintf(out, "vramtrace: %s (%" PRIu64 " bytes) of device memory %s in %" PRIu64
+                " %s at %zu call %s", vt_human_size(bytes, leaked), bytes,
+                r->live_not_leaked ? "still allocated" : "leaked", count,
+                plural(count, "allocation", "allocations"), device_sites,
+                plural(device_sites, "site", "sites"));
     else
-        fputs("vramtrace: no leaks: all device memory was freed", out);
-    fprintf(out, " (peak %s, %" PRIu64 " allocations, %" PRIu64 " frees, %" PRIu64 " failed, %"
-            PRIu64 " invalid frees)\n", vt_human_size(s->peak_bytes, peak), s->allocations, s->frees,
-            s->failed_allocations, s->invalid_frees);
+        fprintf(out, "vramtrace: no leaks: all device memory was freed%s",
+                r->live_not_leaked ? " (so far)" : "");
+    print_totals(s, out);
 }
 
-static void print_host_summary(const struct vt_summary *s, FILE *out)
+static void print_host_summary(const struct vt_report *r, FILE *out)
 {
     char size[32];
-    fprintf(out, "vramtrace: %s (%" PRIu64 " bytes) of page-locked host memory leaked in %" PRIu64
-            " %s\n", vt_human_size(s->host_leaked_bytes, size), s->host_leaked_bytes,
-            s->host_leaked_allocations,
-            plural(s->host_leaked_allocations, "allocation", "allocations"));
+    uint64_t bytes = 0, count = 0;
+    for (size_t i = 0; i < r->analysis->nleaks; i++)
+        if (!vt_kind_counts_as_device(r->analysis->leaks[i].kind)) {
+            bytes += r->analysis->leaks[i].bytes;
+            count += r->analysis->leaks[i].allocations;
+        }
+    fprintf(out, "vramtrace: %s (%" PRIu64 " bytes) of page-locked host memory %s in %" PRIu64
+            " %s\n", vt_human_size(bytes, size), bytes,
+            r->live_not_leaked ? "still allocated" : "leaked", count,
+            plural(count, "allocation", "allocations"));
+}
+
+static bool has_host_leaks(const struct vt_report *r)
+{
+    for (size_t i = 0; i < r->analysis->nleaks; i++)
+        if (!vt_kind_counts_as_device(r->analysis->leaks[i].kind))
+            return true;
+    return false;
 }
 
 /* Shown sites of one list: device/managed (HOST false) or host. */
@@ -168,7 +239,7 @@ static void print_leaks(const struct vt_report *r, bool host, FILE *out)
     for (size_t i = 0; i < r->leaks_shown; i++) {
         const struct vt_leak *leak = &r->analysis->leaks[i];
         if (vt_kind_counts_as_device(leak->kind) != host)
-            print_leak(leak, &r->leak_sites[i], out);
+            print_leak(r, leak, &r->leak_sites[i], out);
     }
 }
 
@@ -290,6 +361,7 @@ static void print_oom(const struct vt_report *r, const struct vt_failure *f, FIL
     fputs(f->nholders ? "; largest holders:\n" : "\n", out);
     for (size_t i = 0; i < f->nholders; i++)
         print_holder(r, f->holders[i].site, f->holders[i].bytes, out);
+    vt_render_text_gpu_processes(f, out);
 }
 
 static void print_failures(const struct vt_report *r, FILE *out)
@@ -363,33 +435,106 @@ static void print_aggregate_note(const struct vt_report *r, FILE *out)
     fputs(g->totals ? ")\n" : "), the peak is the highest sample\n", out);
 }
 
-/* The tracer's handler wrote the footer as the signal killed the process. */
-static void print_signal_end(int sig, FILE *out)
+/* Memcheck's layout: the refused free's stack, then what the address was
+ * (the allocation's stack) and, for a double free, where it was freed first. */
+static void print_invalid_free(const struct vt_report *r, size_t i, FILE *out)
 {
-    const char *name = sigabbrev_np(sig);
-    fprintf(out, "vramtrace: the process was killed by signal %d (%s%s); the dump is complete up "
-            "to that moment\n", sig, name ? "SIG" : "", name ? name : "unknown");
+    const struct vt_invalid_free *f = &r->analysis->bad_frees.list[i];
+    const struct vt_bad_free_event *e = &f->first;
+    const struct vt_site *sites = &r->invalid_sites[3 * i];
+    char size[32];
+    bool dbl = e->flags & VT_BAD_FREE_DOUBLE, known = e->flags & VT_BAD_FREE_ALLOC_KNOWN;
+    fprintf(out, "\nInvalid free%s of 0x%" PRIx64 " via %s: driver error %" PRIu64 ", %" PRIu64
+            " %s\n", dbl ? " (double free)" : "", e->address, vt_api_label(sites[0].api),
+            e->error, f->count, plural(f->count, "time", "times"));
+    print_frames(&sites[0], out);
+    if (!known) {
+        fputs("  Address 0x", out);
+        fprintf(out, "%" PRIx64 " is no allocation the tracer saw, nor one freed lately\n",
+                e->address);
+        return;
+    }
+    fprintf(out, "  Address 0x%" PRIx64 " is %" PRIu64 " bytes (%s) %s via %s", e->address,
+            e->alloc_size, vt_human_size(e->alloc_size, size),
+            dbl ? "allocated" : "still allocated (the driver refused this free)",
+            vt_api_label(sites[1].api));
+    print_device(e->alloc_device, out);
+    fprintf(out, " [%s] at:\n", vt_kind_name(e->alloc_kind));
+    print_frames(&sites[1], out);
+    if (!dbl)
+        return;
+    fputs("  and freed first at ", out);
+    vt_print_time(e->first_free_ns, out);
+    fprintf(out, " on thread %" PRIu64 " via %s", e->first_free_tid, vt_api_label(sites[2].api));
+    if (!e->first_free_stack_id) {
+        fputs(" (its stack is recorded with VRAMTRACE_FREE_STACKS=1)\n", out);
+        return;
+    }
+    fputs(":\n", out);
+    print_frames(&sites[2], out);
+}
+
+static void print_invalid_frees(const struct vt_report *r, FILE *out)
+{
+    const struct vt_invalid_frees *f = &r->analysis->bad_frees;
+    for (size_t i = 0; i < r->invalid_shown; i++)
+        print_invalid_free(r, i, out);
+    if (f->n > r->invalid_shown)
+        fprintf(out, "\nvramtrace: %zu more invalid-free call %s not shown (--top %zu)\n",
+                f->n - r->invalid_shown, plural(f->n - r->invalid_shown, "site", "sites"), r->top);
+    if (r->analysis->summary.invalid_frees && !f->n)
+        fprintf(out, "\nvramtrace: %" PRIu64 " invalid %s: this dump does not record where "
+                "(written by an older vramtrace)\n", r->analysis->summary.invalid_frees,
+                plural(r->analysis->summary.invalid_frees, "free", "frees"));
+}
+
+/* The patterns of suppression files that matched nothing (in every dump
+ * read so far): a typo, or a leak that is gone. */
+void vt_render_unused_suppressions(const struct vt_suppressions *s, FILE *out)
+{
+    bool any = false;
+    for (size_t i = 0; s && i < s->n; i++) {
+        if (!vt_suppression_unused(&s->list[i]))
+            continue;
+        if (!any)
+            fputs("\nSuppressions not used (they matched no leak):\n", out);
+        any = true;
+        fprintf(out, "  leak:%s  (%s:%zu)\n", s->list[i].pattern, s->list[i].origin,
+                s->list[i].line);
+    }
+}
+
+/* How the process ended, when that is not a plain exit. */
+static void print_ending(const struct vt_report *r, FILE *out)
+{
+    char sentence[320];
+    if (vt_ending_sentence(&r->ending, sentence, sizeof sentence))
+        fprintf(out, "vramtrace: %s\n", sentence);
+    /* a cut-off dump (not just one without a footer) says where */
+    if (!r->dump->complete && strcmp(r->dump->end, "no footer") != 0)
+        fprintf(out, "vramtrace: partial dump: %s; the report covers what was read\n",
+                r->dump->end);
 }
 
 void vt_render_text(const struct vt_report *r, FILE *out)
 {
     print_summary(r, out);
-    if (r->dump->end_signal)
-        print_signal_end(r->dump->end_signal, out);
-    if (!r->dump->complete)
-        fprintf(out, "vramtrace: partial dump: %s; the report covers what was read\n",
-                r->dump->end);
+    print_ending(r, out);
     if (r->dump->aggregated)
         print_aggregate_note(r, out);
     print_growing(r, out);
     print_leaks(r, false, out);
-    if (r->analysis->summary.host_leaked_allocations) {
+    if (has_host_leaks(r)) {
         fputc('\n', out);
-        print_host_summary(&r->analysis->summary, out);
+        print_host_summary(r, out);
         print_leaks(r, true, out);
     }
     print_peaks(r, out);
+    vt_render_text_devices(r, out);
     print_failures(r, out);
+    print_invalid_frees(r, out);
     print_notes(r, out);
     print_suppressions(r->suppressions, out);
+    if (r->unused_suppressions)
+        vt_render_unused_suppressions(r->suppressions, out);
 }

@@ -1,5 +1,6 @@
 #include "report.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,6 +60,7 @@ static void suppress_leaks(struct vt_analysis *a, struct vt_symbolizer *sym,
             continue;
         }
         match->count += a->leaks[i].allocations;
+        match->total_count += a->leaks[i].allocations;
         match->bytes += a->leaks[i].bytes;
         take_out(&a->summary, &a->leaks[i]);
     }
@@ -157,8 +159,25 @@ static void tee_totals(void *ctx, const struct vt_totals_event *ev)
         t->tap->totals(t->tap_ctx, ev);
 }
 
+static void tee_device_usage(void *ctx, const struct vt_device_usage_event *ev)
+{
+    struct tee *t = ctx;
+    vt_analysis_sink.device_usage(t->analysis, ev);
+    if (t->tap->device_usage)
+        t->tap->device_usage(t->tap_ctx, ev);
+}
+
+static void tee_bad_free(void *ctx, const struct vt_bad_free_event *ev)
+{
+    struct tee *t = ctx;
+    vt_analysis_sink.bad_free(t->analysis, ev);
+    if (t->tap->bad_free)
+        t->tap->bad_free(t->tap_ctx, ev);
+}
+
 static const struct vt_event_sink tee_sink = {tee_alloc, tee_free, tee_failed, tee_mark,
-                                              tee_sample, tee_sites, tee_totals};
+                                              tee_sample, tee_sites, tee_totals,
+                                              tee_device_usage, tee_bad_free};
 
 static int read_dump(const char *path, const struct vt_report_options *opts,
                      struct vt_loaded_report *l)
@@ -167,6 +186,32 @@ static int read_dump(const char *path, const struct vt_report_options *opts,
     if (opts->tap)
         return vt_dump_read(path, &tee_sink, &tee, &l->dump);
     return vt_dump_read(path, &vt_analysis_sink, &l->analysis, &l->dump);
+}
+
+/* Without an ending of its own, what the process still held is live at
+ * that moment, not leaked: the summary's leaked counts go to live_at_end. */
+static void judge_ending(struct vt_summary *s, bool live_not_leaked)
+{
+    s->live_at_end_bytes = s->leaked_bytes;
+    s->live_at_end_allocations = s->leaked_allocations;
+    if (live_not_leaked)
+        s->leaked_bytes = s->leaked_allocations = s->host_leaked_bytes =
+            s->host_leaked_allocations = 0;
+}
+
+/* Three sites per invalid free: the refused free, what it tried to free
+ * (allocation), the first free of a double free; empty where not known. */
+static struct vt_site *invalid_free_sites(struct vt_symbolizer *sym, const struct vt_dump *dump,
+                                          const struct vt_invalid_frees *f, size_t shown)
+{
+    struct vt_site *sites = new_sites(3 * shown);
+    for (size_t i = 0; i < shown; i++) {
+        const struct vt_bad_free_event *e = &f->list[i].first;
+        vt_site_frames(sym, dump, e->stack_id, e->api, &sites[3 * i]);
+        vt_site_frames(sym, dump, e->alloc_stack_id, e->alloc_api, &sites[3 * i + 1]);
+        vt_site_frames(sym, dump, e->first_free_stack_id, e->first_free_api, &sites[3 * i + 2]);
+    }
+    return sites;
 }
 
 int vt_report_load(const char *path, const struct vt_report_options *opts,
@@ -184,6 +229,9 @@ int vt_report_load(const char *path, const struct vt_report_options *opts,
     l->sym = vt_symbolizer_new(&l->dump);
     if (opts->suppressions)
         suppress_leaks(&l->analysis, l->sym, &l->dump, opts->suppressions);
+    struct vt_ending ending = vt_dump_ending(&l->dump);
+    bool live_not_leaked = !vt_ending_judges_leaks(&ending);
+    judge_ending(&l->analysis.summary, live_not_leaked);
     l->leak_sites = new_sites(shown(a->nleaks, opts->top));
     l->failure_sites = new_sites(shown(a->nfailures, opts->top));
     l->site_order = vt_xcalloc(a->usage.nsites, sizeof *l->site_order);
@@ -194,8 +242,12 @@ int vt_report_load(const char *path, const struct vt_report_options *opts,
         .failures_shown = shown(a->nfailures, opts->top),
         .sites_shown = shown(a->usage.nsites, opts->top),
         .site_order = l->site_order, .leak_sites = l->leak_sites,
-        .failure_sites = l->failure_sites,
+        .failure_sites = l->failure_sites, .ending = ending, .live_not_leaked = live_not_leaked,
+        .invalid_shown = shown(a->bad_frees.n, opts->top),
+        .unused_suppressions = !opts->part_of_many,
     };
+    l->invalid_sites = invalid_free_sites(l->sym, &l->dump, &a->bad_frees, l->report.invalid_shown);
+    l->report.invalid_sites = l->invalid_sites;
     for (size_t i = 0; i < l->report.leaks_shown; i++)
         vt_site_frames(l->sym, &l->dump, a->leaks[i].stack_id, a->leaks[i].api,
                        &l->leak_sites[i]);
@@ -213,24 +265,69 @@ void vt_report_unload(struct vt_loaded_report *l)
     free_sites(l->leak_sites, l->report.leaks_shown);
     free_sites(l->failure_sites, l->report.failures_shown);
     free_sites(l->usage_sites, l->analysis.usage.nsites);
+    free_sites(l->invalid_sites, 3 * l->report.invalid_shown);
     free(l->site_order);
     vt_symbolizer_free(l->sym);
     vt_analysis_free(&l->analysis);
     vt_dump_free(&l->dump);
 }
 
-int vt_report_dump(const char *path, const struct vt_report_options *opts)
+/* Why a dump's leaks cannot be judged, or NULL when they can. */
+static const char *nothing_to_judge(const struct vt_report *r, char *buf, size_t size)
+{
+    const struct vt_summary *s = &r->analysis->summary;
+    char name[16];
+    if (s->allocations == 0) {
+        int n = snprintf(buf, size, "no CUDA allocation succeeded (%" PRIu64 " failed%s)",
+                         s->failed_allocations,
+                         s->failed_allocations ? ": is the driver, libcuda.so.1, loadable?" : "");
+        if (!r->dump->complete && n > 0 && (size_t)n < size)
+            snprintf(buf + n, size - (size_t)n, "; the dump ends early: %s", r->dump->end);
+        return buf;
+    }
+    switch (r->ending.reason) {
+    case VT_ENDING_SIGNAL:
+        snprintf(buf, size, "the process was killed by %s", vt_signal_name(r->ending.signal, name));
+        return buf;
+    case VT_ENDING_RUNNING:
+        return "the process is still running";
+    case VT_ENDING_UNKNOWN:
+        return "the process ended without a footer (killed, e.g. by SIGKILL)";
+    default:
+        return NULL;
+    }
+}
+
+enum vt_verdict vt_report_verdict(const struct vt_report *r, const struct vt_limits *limits,
+                                  FILE *out)
+{
+    char why[256];
+    const char *unjudged = nothing_to_judge(r, why, sizeof why);
+    size_t broken = vt_limits_apply_invalid_frees(r, limits, out);
+    if (!unjudged)
+        broken += vt_limits_apply(r, limits, out);
+    else
+        fprintf(out, "vramtrace: %s: nothing to judge for leaks: %s\n", r->path, unjudged);
+    return broken ? VT_VERDICT_BROKEN : unjudged ? VT_VERDICT_NO_DATA : VT_VERDICT_PASS;
+}
+
+enum vt_verdict vt_report_dump(const char *path, const struct vt_report_options *opts)
 {
     struct vt_loaded_report l;
     if (vt_report_load(path, opts, &l) != 0)
-        return -1;
+        return VT_VERDICT_UNREADABLE;
     int status = opts->html ? vt_write_html(&l.report, opts->html) : 0;
     if (opts->json)
         vt_render_json(&l.report, opts->out);
     else
         vt_render_text(&l.report, opts->out);
     fflush(opts->out);
-    size_t broken = opts->limits ? vt_limits_apply(&l.report, opts->limits, stderr) : 0;
+    if (opts->json_out) {
+        vt_render_json(&l.report, opts->json_out);
+        fflush(opts->json_out);
+    }
+    enum vt_verdict verdict =
+        opts->limits ? vt_report_verdict(&l.report, opts->limits, stderr) : VT_VERDICT_PASS;
     vt_report_unload(&l);
-    return status < 0 ? -1 : (int)broken;
+    return status < 0 ? VT_VERDICT_UNREADABLE : verdict;
 }

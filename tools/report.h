@@ -9,6 +9,7 @@
 
 #include "analysis.h"
 #include "dump_reader.h"
+#include "ending.h"
 #include "frames.h"
 #include "limits.h"
 #include "suppressions.h"
@@ -17,10 +18,12 @@ struct vt_report_options {
     bool json;
     size_t top;       /* sites shown per list; 0 = all */
     size_t skip;      /* warm-up markers left out of growth detection */
-    FILE *out;
+    FILE *out;        /* the report: text, or JSON with json */
+    FILE *json_out;   /* or NULL: the JSON report here too (beside a text one) */
     struct vt_suppressions *suppressions;   /* or NULL; counts are per dump */
     const struct vt_limits *limits;         /* or NULL: report only */
     const char *html; /* also write the HTML report to this file */
+    bool part_of_many;   /* one of several dumps: unused suppressions are listed once, after all */
     /* events also go to TAP (exports count allocations per site) */
     const struct vt_event_sink *tap;
     void *tap_ctx;
@@ -42,21 +45,46 @@ struct vt_report {
     size_t top;
     struct vt_symbolizer *sym;
     const struct vt_suppressions *suppressions;   /* or NULL */
+    /* how the process ended; without an ending of its own (a signal, still
+     * running, no footer) what is still allocated is live, not leaked:
+     * analysis->leaks then lists it, and the summary's leaked counts are 0 */
+    struct vt_ending ending;
+    bool live_not_leaked;
+    /* invalid frees (analysis->bad_frees), three sites each: the refused
+     * free, the allocation, the first free */
+    const struct vt_site *invalid_sites;
+    size_t invalid_shown;
+    bool unused_suppressions;   /* list the unused ones (one dump; else the combined view) */
 };
 
 #define VT_PEAK_HOLDERS 5
 
+/* What a dump lets CI conclude. */
+enum vt_verdict {
+    VT_VERDICT_PASS,          /* within the limits */
+    VT_VERDICT_BROKEN,        /* a limit was broken (a leak, an invalid free) */
+    VT_VERDICT_NO_DATA,       /* nothing to judge: no successful allocation, or
+                               * the process did not end on its own */
+    VT_VERDICT_UNREADABLE,    /* the dump cannot be read */
+};
+
+/* Holds the report to LIMITS, printing on OUT one line per limit broken
+ * and, when there is nothing to judge, one line saying why. Invalid frees
+ * are judged on any dump; leaks only when the process ended on its own
+ * and made at least one successful allocation. */
+enum vt_verdict vt_report_verdict(const struct vt_report *r, const struct vt_limits *limits,
+                                  FILE *out);
+
 /* Reports PATH (suppressed leaks left out and tallied), then, with limits,
- * one line on stderr per limit broken. Returns -1 when the dump cannot be
- * read (one line on stderr already), else the number of limits broken. */
-int vt_report_dump(const char *path, const struct vt_report_options *opts);
+ * the verdict (lines on stderr). */
+enum vt_verdict vt_report_dump(const char *path, const struct vt_report_options *opts);
 
 /* One dump read, analysed and symbolized for rendering (report is ready). */
 struct vt_loaded_report {
     struct vt_dump dump;
     struct vt_analysis analysis;
     struct vt_symbolizer *sym;
-    struct vt_site *leak_sites, *failure_sites, *usage_sites;
+    struct vt_site *leak_sites, *failure_sites, *usage_sites, *invalid_sites;
     size_t *site_order;
     struct vt_report report;
 };
@@ -66,10 +94,25 @@ void vt_report_unload(struct vt_loaded_report *l);
 
 /* Several dumps (PATHS: files, or directories whose *.vtr files are read):
  * each process's report, then the combined view and which process used
- * which device. Returns -1 when any dump could not be read. */
-int vt_report_many(char *const *paths, size_t npaths, const struct vt_report_options *opts);
+ * which device; with opts->limits, each one's verdict. Returns the worst
+ * verdict (UNREADABLE, then BROKEN, then PASS when anything passed, else
+ * NO_DATA); without limits, UNREADABLE or PASS; NO_DATA when there was no
+ * dump to read at all. */
+enum vt_verdict vt_report_many(char *const *paths, size_t npaths,
+                               const struct vt_report_options *opts);
+
+/* Prints on opts->out a suppressions file for the leaks of DUMPS (after
+ * opts->suppressions). -1 when a dump could not be read (said on stderr). */
+int vt_gen_suppressions(char *const *dumps, size_t n, const struct vt_report_options *opts);
+
+/* PATHS with each directory replaced by its *.vtr files (sorted), into
+ * *OUT (*NOUT; free each and the array). Returns -1 when a directory
+ * cannot be listed (said on stderr; the rest is kept). */
+int vt_expand_dump_paths(char *const *paths, size_t npaths, char ***out, size_t *nout);
 
 void vt_render_text(const struct vt_report *r, FILE *out);
+/* The suppression file patterns that matched no leak of any dump read. */
+void vt_render_unused_suppressions(const struct vt_suppressions *s, FILE *out);
 void vt_render_html(const struct vt_report *r, FILE *out);
 /* Writes the HTML report to PATH; -1 (one line on stderr) when it cannot. */
 int vt_write_html(const struct vt_report *r, const char *path);
@@ -77,6 +120,9 @@ void vt_render_json(const struct vt_report *r, FILE *out);
 struct vt_json;
 /* The report's fields, into an object J has open. */
 void vt_render_json_fields(const struct vt_report *r, struct vt_json *j);
+/* "summary": {...}, and "unused_suppressions": [...], into an open object. */
+void vt_render_json_summary(struct vt_json *j, const struct vt_summary *s);
+void vt_render_json_unused_suppressions(struct vt_json *j, const struct vt_suppressions *s);
 
 /* Shared by the renderers. */
 const char *vt_api_label(unsigned api);

@@ -1,6 +1,9 @@
 /* `vramtrace report` over several dumps (one per process of a job): each
  * process's report, then the combined totals and which process used which
- * device. Dumps are read one at a time; only the per-device lines stay. */
+ * GPU. A GPU is the same one in two processes when host and UUID are the
+ * same (device numbers depend on CUDA_VISIBLE_DEVICES); dumps without
+ * device identity fall back to (host, device number). Dumps are read one
+ * at a time; only the per-device lines stay. */
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -17,12 +20,20 @@ struct device_use {
     int64_t device;
     size_t process;          /* index into the dumps read */
     uint64_t peak_bytes, end_bytes;
+    char *host;              /* the process's host ("" unknown) */
+    char uuid[VT_UUID_TEXT]; /* "" when the dump does not say */
+    int64_t first_device;    /* the lowest device number of its GPU's uses, for the order */
+    size_t first_process;    /* the first process of its GPU's uses, for the order */
 };
 
 struct process_info {
     char *path, *rank;
-    uint64_t pid;
+    uint64_t pid, ppid;
     bool read;
+    struct vt_ending ending;
+    uint64_t live_bytes;       /* device + managed at the end (leaked, or live) */
+    bool leaked;               /* ... and it counts as leaked */
+    enum vt_verdict verdict;
 };
 
 struct combined {
@@ -31,6 +42,8 @@ struct combined {
     struct device_use *uses;
     size_t nuses;
     struct vt_summary total;
+    enum vt_verdict worst;     /* of the verdicts, with limits */
+    size_t passed;
 };
 
 static char *xstrdup(const char *s)
@@ -60,7 +73,8 @@ static bool is_dump_name(const char *name)
     return len > 4 && !strcmp(name + len - 4, ".vtr");
 }
 
-/* The *.vtr files of DIR, sorted. Returns -1 when DIR cannot be listed. */
+/* The *.vtr files of DIR, sorted (none: said on stderr). Returns -1 when
+ * DIR cannot be listed. */
 static int add_directory(char ***list, size_t *n, const char *dir)
 {
     DIR *d = opendir(dir);
@@ -80,23 +94,44 @@ static int add_directory(char ***list, size_t *n, const char *dir)
         free(path);
     }
     closedir(d);
-    if (*n == first) {
+    if (*n == first)   /* nothing to read: the caller says what that means */
         fprintf(stderr, "vramtrace: %s: no .vtr dumps in this directory\n", dir);
-        return -1;
-    }
-    qsort(*list + first, *n - first, sizeof **list, by_name);
+    else
+        qsort(*list + first, *n - first, sizeof **list, by_name);
     return 0;
 }
 
+/* Counts add up; the peak is the highest single process's (processes
+ * peak at different times). */
 static void add_total(struct vt_summary *t, const struct vt_summary *s)
 {
     t->allocations += s->allocations;
     t->frees += s->frees;
+    if (s->peak_bytes > t->peak_bytes) {
+        t->peak_bytes = s->peak_bytes;
+        t->peak_time_ns = s->peak_time_ns;
+    }
     t->leaked_bytes += s->leaked_bytes;
     t->leaked_allocations += s->leaked_allocations;
     t->host_leaked_bytes += s->host_leaked_bytes;
+    t->host_leaked_allocations += s->host_leaked_allocations;
     t->failed_allocations += s->failed_allocations;
     t->invalid_frees += s->invalid_frees;
+    t->untraced_frees += s->untraced_frees;
+    t->teardown_freed_bytes += s->teardown_freed_bytes;
+    t->teardown_freed_allocations += s->teardown_freed_allocations;
+    t->suppressed_bytes += s->suppressed_bytes;
+    t->suppressed_allocations += s->suppressed_allocations;
+    t->live_at_end_bytes += s->live_at_end_bytes;
+    t->live_at_end_allocations += s->live_at_end_allocations;
+}
+
+/* The physical GPU of a use: host and UUID, else host and device number. */
+static int same_gpu(const struct device_use *a, const struct device_use *b)
+{
+    if (strcmp(a->host, b->host) || strcmp(a->uuid, b->uuid))
+        return 0;
+    return a->uuid[0] || a->device == b->device;
 }
 
 static void record(struct combined *c, const struct vt_loaded_report *l)
@@ -105,31 +140,91 @@ static void record(struct combined *c, const struct vt_loaded_report *l)
     struct process_info *p = &c->processes[c->nprocesses - 1];
     p->read = true;
     p->pid = l->dump.process.pid;
+    p->ppid = l->dump.process.ppid;
     p->rank = l->dump.process.rank ? xstrdup(l->dump.process.rank) : NULL;
+    p->ending = l->report.ending;
+    p->live_bytes = l->analysis.summary.live_at_end_bytes;
+    p->leaked = !l->report.live_not_leaked;
     add_total(&c->total, &l->analysis.summary);
     for (size_t i = 0; i < u->ndevices; i++) {
         c->uses = vt_xrealloc(c->uses, c->nuses + 1, sizeof *c->uses);
-        c->uses[c->nuses++] = (struct device_use){u->devices[i].device, c->nprocesses - 1,
-                                                  u->devices[i].peak_bytes,
-                                                  u->devices[i].live_bytes};
+        const struct vt_device_info *info = vt_dump_device(&l->dump, u->devices[i].device);
+        struct device_use *use = &c->uses[c->nuses++];
+        *use = (struct device_use){u->devices[i].device, c->nprocesses - 1,
+                                   u->devices[i].peak_bytes, u->devices[i].live_bytes,
+                                   xstrdup(l->dump.process.hostname), "", 0, 0};
+        if (info)
+            vt_device_uuid_text(info, use->uuid);
     }
 }
 
 static int by_device_then_process(const void *pa, const void *pb)
 {
     const struct device_use *a = pa, *b = pb;
+    int order;
+    if (a->first_device != b->first_device)
+        return a->first_device < b->first_device ? -1 : 1;
+    if (a->first_process != b->first_process)
+        return a->first_process < b->first_process ? -1 : 1;
+    if ((order = strcmp(a->host, b->host)) || (order = strcmp(a->uuid, b->uuid)))
+        return order;
     if (a->device != b->device)
         return a->device < b->device ? -1 : 1;
     return a->process < b->process ? -1 : a->process > b->process;
 }
 
-/* The uses of the device at uses[i]: how many there are from i on. */
+/* Each GPU's uses together, GPUs in the order of their lowest device number. */
+static void order_by_gpu(struct combined *c)
+{
+    for (size_t i = 0; i < c->nuses; i++) {
+        struct device_use *u = &c->uses[i];
+        u->first_device = u->device;
+        u->first_process = u->process;
+        for (size_t k = 0; k < c->nuses; k++)
+            if (same_gpu(u, &c->uses[k])) {
+                if (c->uses[k].device < u->first_device)
+                    u->first_device = c->uses[k].device;
+                if (c->uses[k].process < u->first_process)
+                    u->first_process = c->uses[k].process;
+            }
+    }
+    qsort(c->uses, c->nuses, sizeof *c->uses, by_device_then_process);
+}
+
+/* The uses of the GPU at uses[i]: how many there are from i on. */
 static size_t device_run(const struct combined *c, size_t i)
 {
     size_t n = 1;
-    while (i + n < c->nuses && c->uses[i + n].device == c->uses[i].device)
+    while (i + n < c->nuses && same_gpu(&c->uses[i + n], &c->uses[i]))
         n++;
     return n;
+}
+
+/* Whether the uses from I on (N of them) give their GPU one device number. */
+static bool one_device_number(const struct combined *c, size_t i, size_t n)
+{
+    for (size_t k = i + 1; k < i + n; k++)
+        if (c->uses[k].device != c->uses[i].device)
+            return false;
+    return true;
+}
+
+/* Two processes on one physical GPU: a bug when each rank should have its own. */
+static void warn_shared(const struct combined *c, size_t i, size_t n, FILE *out)
+{
+    const struct device_use *u = &c->uses[i];
+    if (!u->uuid[0])
+        fprintf(out, "vramtrace: warning: device %" PRId64 " is used by %zu processes (the dumps "
+                "do not say which GPU it is); if each rank should have its own, check "
+                "cudaSetDevice\n", u->device, n);
+    else if (one_device_number(c, i, n))
+        fprintf(out, "vramtrace: warning: device %" PRId64 " is used by %zu processes, all on "
+                "the same GPU (%s); if each rank should have its own, check cudaSetDevice and "
+                "CUDA_VISIBLE_DEVICES\n", u->device, n, u->uuid);
+    else
+        fprintf(out, "vramtrace: warning: GPU %s is used by %zu processes (as different device "
+                "numbers); if each rank should have its own, check cudaSetDevice and "
+                "CUDA_VISIBLE_DEVICES\n", u->uuid, n);
 }
 
 static void print_process_header(const struct vt_loaded_report *l, FILE *out)
@@ -141,28 +236,70 @@ static void print_process_header(const struct vt_loaded_report *l, FILE *out)
     fprintf(out, ", %s ==\n", p->exe ? p->exe : "?");
 }
 
+/* Of the N uses from uses[i], those by processes with a rank: ranks of a
+ * job sharing a device is the classic bug; workers of one process are not. */
+static size_t ranked_processes(const struct combined *c, size_t i, size_t n)
+{
+    size_t ranked = 0;
+    for (size_t k = i; k < i + n; k++)
+        ranked += c->processes[c->uses[k].process].rank != NULL;
+    return ranked;
+}
+
+/* "exit", "_exit(3)", "SIGSEGV", "running", "no footer" */
+static const char *ending_label(const struct vt_ending *e, char *buf)
+{
+    switch (e->reason) {
+    case VT_ENDING_SIGNAL:
+        return vt_signal_name(e->signal, buf);
+    case VT_ENDING_UNDERSCORE_EXIT:
+        snprintf(buf, 16, "_exit(%d)", e->status);
+        return buf;
+    case VT_ENDING_UNKNOWN:
+        return e->writer == VT_WRITER_GONE ? "killed" : "no footer";
+    default:
+        return vt_ending_name(e->reason);
+    }
+}
+
+/* One line per process: how it ended and what it left. */
+static void print_processes(const struct combined *c, FILE *out)
+{
+    char size[32], ending[16];
+    fputs("\nProcesses:\n", out);
+    for (size_t i = 0; i < c->nprocesses; i++) {
+        const struct process_info *p = &c->processes[i];
+        fprintf(out, "    pid %-8" PRIu64 " ppid %-8" PRIu64 " %-10s %-7s %10s  %s\n", p->pid,
+                p->ppid, ending_label(&p->ending, ending), p->leaked ? "leaked" : "live",
+                vt_human_size(p->live_bytes, size), p->path);
+    }
+}
+
 static void print_combined(const struct combined *c, FILE *out)
 {
     char size[32], peak[32], end[32];
     fprintf(out, "\n== combined: %zu processes ==\n", c->nprocesses);
     fprintf(out, "vramtrace: %s (%" PRIu64 " bytes) of device memory leaked in %" PRIu64
-            " allocations, %" PRIu64 " failed allocations, over all processes\n",
-            vt_human_size(c->total.leaked_bytes, size), c->total.leaked_bytes,
-            c->total.leaked_allocations, c->total.failed_allocations);
+            " allocations, %" PRIu64 " failed allocations, %" PRIu64 " invalid frees, over all "
+            "processes\n", vt_human_size(c->total.leaked_bytes, size), c->total.leaked_bytes,
+            c->total.leaked_allocations, c->total.failed_allocations, c->total.invalid_frees);
+    print_processes(c, out);
     for (size_t i = 0; i < c->nuses; i += device_run(c, i)) {
         size_t n = device_run(c, i);
-        fprintf(out, "\nDevice %" PRId64 ": used by %zu %s\n", c->uses[i].device, n,
-                n == 1 ? "process" : "processes");
+        fprintf(out, "\nDevice %" PRId64, c->uses[i].device);
+        if (c->uses[i].uuid[0])
+            fprintf(out, " (%s%s%s)", c->uses[i].uuid, c->uses[i].host[0] ? " on " : "",
+                    c->uses[i].host);
+        fprintf(out, ": used by %zu %s\n", n, n == 1 ? "process" : "processes");
         for (size_t k = i; k < i + n; k++) {
             const struct process_info *p = &c->processes[c->uses[k].process];
-            fprintf(out, "    pid %-8" PRIu64 " rank %-6s peak %10s  at exit %10s  %s\n", p->pid,
-                    p->rank ? p->rank : "-", vt_human_size(c->uses[k].peak_bytes, peak),
+            fprintf(out, "    pid %-8" PRIu64 " rank %-6s device %-3" PRId64 " peak %10s  at exit "
+                    "%10s  %s\n", p->pid, p->rank ? p->rank : "-", c->uses[k].device,
+                    vt_human_size(c->uses[k].peak_bytes, peak),
                     vt_human_size(c->uses[k].end_bytes, end), p->path);
         }
-        if (n > 1)
-            fprintf(out, "vramtrace: warning: device %" PRId64 " is used by %zu processes; "
-                    "if each rank should have its own, check cudaSetDevice\n",
-                    c->uses[i].device, n);
+        if (ranked_processes(c, i, n) > 1)
+            warn_shared(c, i, n, out);
     }
 }
 
@@ -196,6 +333,10 @@ static void write_combined(const struct combined *c, struct vt_json *j)
         vt_json_begin_object(j);
         vt_json_key(j, "device");
         vt_json_int(j, c->uses[i].device);
+        vt_json_key(j, "uuid");
+        vt_json_string(j, c->uses[i].uuid[0] ? c->uses[i].uuid : NULL);
+        vt_json_key(j, "host");
+        vt_json_string(j, c->uses[i].host);
         vt_json_key(j, "shared");
         vt_json_bool(j, device_run(c, i) > 1);
         vt_json_key(j, "processes");
@@ -203,6 +344,8 @@ static void write_combined(const struct combined *c, struct vt_json *j)
         for (size_t k = i; k < i + device_run(c, i); k++) {
             vt_json_begin_object(j);
             json_process_ref(j, &c->processes[c->uses[k].process]);
+            vt_json_key(j, "device");
+            vt_json_int(j, c->uses[k].device);
             json_uint(j, "peak_bytes", c->uses[k].peak_bytes);
             json_uint(j, "end_bytes", c->uses[k].end_bytes);
             vt_json_end_object(j);
@@ -214,17 +357,27 @@ static void write_combined(const struct combined *c, struct vt_json *j)
     vt_json_end_object(j);
 }
 
-/* Reads and renders each dump in turn; returns how many could not be read. */
-static size_t report_each(char *const *paths, size_t n, const struct vt_report_options *opts,
-                          struct combined *c, struct vt_json *j)
+/* The worse of two verdicts for the whole set: an unreadable dump, then a
+ * broken limit; NO_DATA only while nothing passed. */
+static void combine_verdict(struct combined *c, enum vt_verdict v)
 {
-    size_t unreadable = 0;
+    if (v == VT_VERDICT_PASS)
+        c->passed++;
+    if (v == VT_VERDICT_UNREADABLE || (v == VT_VERDICT_BROKEN && c->worst != VT_VERDICT_UNREADABLE))
+        c->worst = v;
+}
+
+/* Reads and renders each dump in turn, as text on TEXT and into J (either
+ * may be NULL); with limits, each one's verdict. */
+static void report_each(char *const *paths, size_t n, const struct vt_report_options *opts,
+                        struct combined *c, FILE *text, struct vt_json *j)
+{
     for (size_t i = 0; i < n; i++) {
         struct vt_loaded_report l;
         c->processes = vt_xrealloc(c->processes, c->nprocesses + 1, sizeof *c->processes);
         c->processes[c->nprocesses++] = (struct process_info){.path = paths[i]};
         if (vt_report_load(paths[i], opts, &l) != 0) {
-            unreadable++;
+            combine_verdict(c, VT_VERDICT_UNREADABLE);
             c->nprocesses--;
             continue;
         }
@@ -233,70 +386,104 @@ static size_t report_each(char *const *paths, size_t n, const struct vt_report_o
             vt_json_begin_object(j);
             vt_render_json_fields(&l.report, j);
             vt_json_end_object(j);
-        } else {
-            print_process_header(&l, opts->out);
-            vt_render_text(&l.report, opts->out);
+        }
+        if (text) {
+            print_process_header(&l, text);
+            vt_render_text(&l.report, text);
+            fflush(text);
+        }
+        if (opts->limits) {
+            enum vt_verdict v = vt_report_verdict(&l.report, opts->limits, stderr);
+            c->processes[c->nprocesses - 1].verdict = v;
+            combine_verdict(c, v);
         }
         vt_report_unload(&l);
     }
-    return unreadable;
 }
 
 static void free_combined(struct combined *c)
 {
     for (size_t i = 0; i < c->nprocesses; i++)
         free(c->processes[i].rank);
+    for (size_t i = 0; i < c->nuses; i++)
+        free(c->uses[i].host);
     free(c->processes);
     free(c->uses);
 }
 
-static void report_all(char *const *dumps, size_t n, const struct vt_report_options *opts,
-                       size_t *unreadable)
+static enum vt_verdict report_all(char *const *dumps, size_t n,
+                                  const struct vt_report_options *many_opts)
 {
-    struct combined c = {0};
+    struct combined c = {.worst = VT_VERDICT_NO_DATA};
+    struct vt_report_options opts = *many_opts;
+    FILE *text = opts.json ? NULL : opts.out, *json = opts.json ? opts.out : opts.json_out;
     struct vt_json j;
-    if (opts->json) {
-        vt_json_init(&j, opts->out);
+    opts.part_of_many = true;
+    if (json) {
+        vt_json_init(&j, json);
         vt_json_begin_object(&j);
         vt_json_key(&j, "vramtrace_version");
         vt_json_string(&j, vt_version);
         vt_json_key(&j, "processes");
         vt_json_begin_array(&j);
-    } else {
-        fprintf(opts->out, "vramtrace: %zu dumps\n", n);
     }
-    *unreadable = report_each(dumps, n, opts, &c, opts->json ? &j : NULL);
+    if (text)
+        fprintf(text, "vramtrace: %zu dumps\n", n);
+    report_each(dumps, n, &opts, &c, text, json ? &j : NULL);
     if (c.nuses)
-        qsort(c.uses, c.nuses, sizeof *c.uses, by_device_then_process);
-    if (opts->json) {
+        order_by_gpu(&c);
+    if (json) {
         vt_json_end_array(&j);
         write_combined(&c, &j);
+        vt_render_json_summary(&j, &c.total);
+        vt_render_json_unused_suppressions(&j, opts.suppressions);
         vt_json_end_object(&j);
-    } else {
-        print_combined(&c, opts->out);
+        fflush(json);
     }
-    fflush(opts->out);
+    if (text) {
+        print_combined(&c, text);
+        vt_render_unused_suppressions(opts.suppressions, text);
+        fflush(text);
+    }
+    enum vt_verdict verdict = c.worst == VT_VERDICT_NO_DATA && c.passed ? VT_VERDICT_PASS : c.worst;
     free_combined(&c);
+    return verdict;
 }
 
-int vt_report_many(char *const *paths, size_t npaths, const struct vt_report_options *opts)
+int vt_expand_dump_paths(char *const *paths, size_t npaths, char ***out, size_t *nout)
 {
-    char **dumps = NULL;
-    size_t n = 0, unreadable = 0;
+    int status = 0;
+    *out = NULL;
+    *nout = 0;
     for (size_t i = 0; i < npaths; i++) {
         struct stat st;
         if (stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode)) {
-            if (add_directory(&dumps, &n, paths[i]) < 0)
-                unreadable++;
+            if (add_directory(out, nout, paths[i]) < 0)
+                status = -1;
         } else {
-            add_path(&dumps, &n, paths[i]);
+            add_path(out, nout, paths[i]);
         }
     }
-    size_t failed = 0;
-    if (n)
-        report_all(dumps, n, opts, &failed);
+    return status;
+}
+
+enum vt_verdict vt_report_many(char *const *paths, size_t npaths,
+                               const struct vt_report_options *opts)
+{
+    char **dumps;
+    size_t n;
+    enum vt_verdict verdict = VT_VERDICT_NO_DATA;
+    bool listed = vt_expand_dump_paths(paths, npaths, &dumps, &n) == 0;
+    if (n || opts->json || opts->json_out)   /* JSON readers get an object, empty or not */
+        verdict = report_all(dumps, n, opts);
+    if (!n)
+        verdict = VT_VERDICT_NO_DATA;
     for (size_t i = 0; i < n; i++)
         free(dumps[i]);
     free(dumps);
-    return unreadable + failed ? -1 : 0;
+    if (!listed)
+        return VT_VERDICT_UNREADABLE;
+    if (n && !opts->limits && verdict != VT_VERDICT_UNREADABLE)
+        return VT_VERDICT_PASS;
+    return verdict;   /* NO_DATA without a dump to read */
 }

@@ -39,24 +39,27 @@ static void *xrealloc(void *p, size_t size)
     return p;
 }
 
-static void add(struct vt_suppressions *s, const char *pattern, size_t len, const char *origin)
+static void add(struct vt_suppressions *s, const char *pattern, size_t len, const char *origin,
+                size_t line)
 {
     s->list = xrealloc(s->list, (s->n + 1) * sizeof *s->list);
     char *copy = xrealloc(NULL, len + 1);
     memcpy(copy, pattern, len);
     copy[len] = '\0';
-    s->list[s->n++] = (struct vt_suppression){.pattern = copy, .origin = origin};
+    s->list[s->n++] = (struct vt_suppression){.pattern = copy, .origin = origin, .line = line};
 }
 
 void vt_suppressions_add_defaults(struct vt_suppressions *s)
 {
     for (size_t i = 0; i < sizeof default_patterns / sizeof default_patterns[0]; i++)
-        add(s, default_patterns[i], strlen(default_patterns[i]), "default");
+        add(s, default_patterns[i], strlen(default_patterns[i]), "default", 0);
 }
 
+/* The text of a line without its comment ('#' to the end: patterns hold
+ * no '#') and surrounding blanks. */
 static char *trim(char *line)
 {
-    line[strcspn(line, "\r\n")] = '\0';
+    line[strcspn(line, "#\r\n")] = '\0';
     while (*line == ' ' || *line == '\t')
         line++;
     size_t len = strlen(line);
@@ -78,7 +81,7 @@ int vt_suppressions_load(struct vt_suppressions *s, const char *path)
     while (getline(&line, &cap, f) > 0) {
         char *text = trim(line);
         lineno++;
-        if (!*text || *text == '#')
+        if (!*text)
             continue;
         if (strncmp(text, "leak:", 5) || !text[5]) {
             fprintf(stderr, "vramtrace: %s:%zu: expected 'leak:PATTERN', got '%s'\n", path,
@@ -86,7 +89,7 @@ int vt_suppressions_load(struct vt_suppressions *s, const char *path)
             result = -1;
             break;
         }
-        add(s, text + 5, strlen(text + 5), path);
+        add(s, text + 5, strlen(text + 5), path, lineno);
     }
     free(line);
     fclose(f);

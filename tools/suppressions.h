@@ -1,6 +1,7 @@
-/* Leak suppressions in LeakSanitizer's format: one "leak:PATTERN" per line,
- * '#' comments. PATTERN is a substring of a frame's function, source file or
- * module; '^' and '$' anchor it, '*' matches any run of characters. */
+/* Leak suppressions in LeakSanitizer's format: one "leak:PATTERN" per line;
+ * '#' starts a comment anywhere on a line. PATTERN is a substring of a
+ * frame's function, source file or module; '^' and '$' anchor it, '*'
+ * matches any run of characters. */
 #ifndef VT_SUPPRESSIONS_H
 #define VT_SUPPRESSIONS_H
 
@@ -15,7 +16,9 @@
 struct vt_suppression {
     char *pattern;
     const char *origin;        /* the file it came from, or "default" */
+    size_t line;               /* its line in that file (0: built in) */
     uint64_t count, bytes;     /* allocations it suppressed, in the current dump */
+    uint64_t total_count;      /* ... in every dump read so far */
 };
 
 struct vt_suppression_memo;
@@ -39,6 +42,11 @@ struct vt_suppression *vt_suppressions_match(struct vt_suppressions *s,
                                              const struct vt_frame *const *frames, size_t n);
 /* Before each dump: counts to 0, and what frames matched forgotten. */
 void vt_suppressions_reset_counts(struct vt_suppressions *s);
+/* A pattern from a file that has matched nothing in any dump so far. */
+static inline bool vt_suppression_unused(const struct vt_suppression *s)
+{
+    return s->line && !s->total_count;
+}
 void vt_suppressions_free(struct vt_suppressions *s);
 
 #endif

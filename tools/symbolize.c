@@ -35,6 +35,13 @@ struct path_entry {
     UT_hash_handle hh;
 };
 
+/* Demangled C++ names and names qualified from DWARF scopes, by the text
+ * they were made from. */
+struct name_entry {
+    char *from, *name;
+    UT_hash_handle hh;
+};
+
 struct python_entry {
     uint64_t id;
     struct vt_frame frame;
@@ -47,6 +54,7 @@ struct vt_symbolizer {
     struct address_entry *cache;
     struct path_entry *paths;
     struct python_entry *python;
+    struct name_entry *names;
 };
 
 static const Dwfl_Callbacks offline_callbacks = {
@@ -87,6 +95,13 @@ void vt_symbolizer_free(struct vt_symbolizer *s)
     HASH_ITER(hh, s->python, y, ytmp) {
         HASH_DEL(s->python, y);
         free(y);
+    }
+    struct name_entry *n, *ntmp;
+    HASH_ITER(hh, s->names, n, ntmp) {
+        HASH_DEL(s->names, n);
+        free(n->from);
+        free(n->name);
+        free(n);
     }
     struct path_entry *p, *ptmp;
     HASH_ITER(hh, s->paths, p, ptmp) {
@@ -235,18 +250,112 @@ static const char *source_path(struct vt_symbolizer *s, const char *comp_dir, co
     return e->path;
 }
 
-/* A DIE's name as the symbol table would spell it: linkage name first,
- * following DW_AT_abstract_origin / DW_AT_specification. */
-static const char *die_function_name(Dwarf_Die *die)
+/* The platform's C++ demangler (libstdc++'s, as the compiler's runtime). */
+char *__cxa_demangle(const char *mangled, char *out, size_t *length, int *status);
+
+/* NAME as kept by the symbolizer for the life of its frames: FROM's
+ * demangled form (made once), or NAME itself. FROM is the lookup key. */
+static const char *kept_name(struct vt_symbolizer *s, const char *from, char *made)
 {
-    static const int attrs[] = {DW_AT_linkage_name, DW_AT_MIPS_linkage_name, DW_AT_name};
-    for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; i++) {
-        Dwarf_Attribute attr;
-        const char *name = dwarf_formstring(dwarf_attr_integrate(die, attrs[i], &attr));
-        if (name)
-            return name;
+    struct name_entry *e;
+    HASH_FIND_STR(s->names, from, e);
+    if (e) {
+        free(made);
+        return e->name;
     }
-    return NULL;
+    e = xcalloc(1, sizeof *e);
+    e->from = strdup(from);
+    e->name = made;
+    if (!e->from) {
+        fputs("vramtrace: out of memory\n", stderr);
+        exit(1);
+    }
+    HASH_ADD_KEYPTR(hh, s->names, e->from, strlen(e->from), e);
+    return e->name;
+}
+
+/* A C++ symbol's demangled name ("trainer::Buffer<float>::make(unsigned
+ * long)"); any other name as it is. */
+static const char *demangled(struct vt_symbolizer *s, const char *symbol)
+{
+    struct name_entry *e;
+    int status = -1;
+    if (!symbol || strncmp(symbol, "_Z", 2) != 0)
+        return symbol;
+    HASH_FIND_STR(s->names, symbol, e);
+    if (e)
+        return e->name;
+    char *name = __cxa_demangle(symbol, NULL, NULL, &status);
+    if (status != 0 || !name) {
+        free(name);
+        return symbol;
+    }
+    return kept_name(s, symbol, name);
+}
+
+static bool is_cxx_unit(Dwarf_Die *die)
+{
+    Dwarf_Die cu;
+    Dwarf_Attribute attr;
+    Dwarf_Word lang;
+    if (!dwarf_diecu(die, &cu, NULL, NULL) ||
+        dwarf_formudata(dwarf_attr(&cu, DW_AT_language, &attr), &lang) != 0)
+        return false;
+    return lang == DW_LANG_C_plus_plus || lang == DW_LANG_C_plus_plus_03 ||
+           lang == DW_LANG_C_plus_plus_11 || lang == DW_LANG_C_plus_plus_14;
+}
+
+/* A C++ function DIE without a linkage name (inlined copies, some
+ * compilers' member functions): its name qualified by the namespaces and
+ * classes around its declaration, "trainer::Buffer<float>::make". */
+static const char *qualified_name(struct vt_symbolizer *s, Dwarf_Die *die, const char *name)
+{
+    Dwarf_Die decl = *die, *scopes = NULL, target;
+    Dwarf_Attribute attr;
+    /* The declaration inside the class, where a definition points to one. */
+    while (dwarf_formref_die(dwarf_attr(&decl, DW_AT_specification, &attr), &target) ||
+           dwarf_formref_die(dwarf_attr(&decl, DW_AT_abstract_origin, &attr), &target))
+        decl = target;
+    int n = dwarf_getscopes_die(&decl, &scopes);
+    char *qualified = NULL;
+    size_t len = 0;
+    FILE *text = open_memstream(&qualified, &len);
+    if (!text) {
+        free(scopes);
+        return name;
+    }
+    for (int i = n - 1; i > 0; i--) { /* outermost first; scopes[0] is the DIE */
+        int tag = dwarf_tag(&scopes[i]);
+        const char *scope = dwarf_diename(&scopes[i]);
+        if (tag == DW_TAG_namespace || tag == DW_TAG_class_type ||
+            tag == DW_TAG_structure_type || tag == DW_TAG_union_type)
+            fprintf(text, "%s::", scope ? scope : "(anonymous namespace)");
+    }
+    fputs(name, text);
+    fclose(text);
+    free(scopes);
+    return kept_name(s, qualified, qualified);
+}
+
+/* A DIE's function name: the demangled linkage name (following
+ * DW_AT_abstract_origin / DW_AT_specification); else, for the function the
+ * address is in, its (demangled) SYMBOL, which GCC has for functions with
+ * internal linkage where DWARF has no linkage name; else its name,
+ * qualified in C++. */
+static const char *die_function_name(struct vt_symbolizer *s, Dwarf_Die *die,
+                                     const char *symbol)
+{
+    static const int linkage[] = {DW_AT_linkage_name, DW_AT_MIPS_linkage_name};
+    Dwarf_Attribute attr;
+    for (size_t i = 0; i < sizeof linkage / sizeof linkage[0]; i++) {
+        const char *name = dwarf_formstring(dwarf_attr_integrate(die, linkage[i], &attr));
+        if (name)
+            return demangled(s, name);
+    }
+    if (symbol && dwarf_tag(die) == DW_TAG_subprogram)
+        return symbol;
+    const char *name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &attr));
+    return name && is_cxx_unit(die) ? qualified_name(s, die, name) : name;
 }
 
 static const char *comp_dir_of(Dwarf_Die *cu)
@@ -318,7 +427,7 @@ static void add_dwarf_frames(struct vt_symbolizer *s, struct frame_list *l, Dwar
         int tag = dwarf_tag(&scopes[i]);
         if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
             continue;
-        const char *name = die_function_name(&scopes[i]);
+        const char *name = die_function_name(s, &scopes[i], symbol);
         proto->function = name ? name : symbol;
         proto->inlined = tag == DW_TAG_inlined_subroutine;
         push_frame(l, proto);
@@ -347,7 +456,8 @@ static void resolve(struct vt_symbolizer *s, uint64_t address, uint64_t epoch,
     Dwarf_Addr bias;
     GElf_Off sym_offset;
     GElf_Sym sym;
-    const char *symbol = dwfl_module_addrinfo(mod, pc, &sym_offset, &sym, NULL, NULL, NULL);
+    const char *symbol =
+        demangled(s, dwfl_module_addrinfo(mod, pc, &sym_offset, &sym, NULL, NULL, NULL));
     Dwarf_Die *cu = find_cu(mod, pc, &bias);
     Dwarf_Line *line = cu ? dwarf_getsrc_die(cu, pc - bias) : NULL;
     int lineno = 0;

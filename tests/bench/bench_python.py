@@ -1,12 +1,14 @@
-"""cudaMalloc/cudaFree pairs from Python through ctypes.PyDLL (the GIL held,
-so the tracer reads the Python frames), at a chosen Python stack depth.
-Usage: bench_python.py PAIRS DEPTH; prints "ns_per_pair N"."""
+"""cudaMalloc/cudaFree pairs from Python at a chosen Python stack depth,
+through ctypes.PyDLL (the GIL held) or ctypes.CDLL (the GIL released, as
+PyTorch and CuPy call CUDA).
+Usage: bench_python.py PAIRS DEPTH [held|released]; prints "ns_per_pair N"."""
 import ctypes
 import os
 import sys
 import time
 
-lib = ctypes.PyDLL("libcudart.so.13", mode=os.RTLD_NOW | os.RTLD_LOCAL)
+KIND = ctypes.CDLL if sys.argv[3:] == ["released"] else ctypes.PyDLL
+lib = KIND("libcudart.so.13", mode=os.RTLD_NOW | os.RTLD_LOCAL)
 lib.cudaMalloc.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_size_t]
 lib.cudaFree.argtypes = [ctypes.c_void_p]
 

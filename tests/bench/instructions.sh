@@ -46,4 +46,9 @@ for depth in 8 24 64; do
 done
 # The interpreter itself, not a wrapper script (pyenv's python3 is one).
 python=$(python3 -c 'import sys; print(sys.executable)')
-report "Python, 10 Python frames" 3000 "$python" tests/bench/bench_python.py -- 10
+for gil in held released; do
+    for depth in 10 50; do
+        report "Python, $depth frames, GIL $gil" 3000 "$python" tests/bench/bench_python.py -- \
+            "$depth" "$gil"
+    done
+done

@@ -6,12 +6,13 @@
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
-# ns_per_pair traced|aggregate|plain CMD...: one run's ns_per_pair.
+# ns_per_pair traced|aggregate|free-stacks|plain CMD...: one run's ns_per_pair.
 ns_per_pair() {
     local mode=$1
     shift
     if [ "$mode" != plain ]; then
         VRAMTRACE_MODE=$([ "$mode" = aggregate ] && echo aggregate || echo events) \
+            VRAMTRACE_FREE_STACKS=$([ "$mode" = free-stacks ] && echo 1 || echo 0) \
             LD_PRELOAD="$lib" VRAMTRACE_OUTPUT="$out/bench.%p.vtr" "$@"
         rm -f "$out"/bench.*.vtr
     else
@@ -46,8 +47,11 @@ done
 report "C, depth 24, 2 threads" "$build/tests/bench/bench_alloc" 100000 24 2
 report "C, depth 24, 8 threads" "$build/tests/bench/bench_alloc" 50000 24 8
 traced_mode=aggregate report "C, depth 24, 1 thread, aggr." "$build/tests/bench/bench_alloc" 200000 24 1
-for depth in 10 50; do
-    report "Python, $depth Python frames" python3 tests/bench/bench_python.py 50000 "$depth"
+traced_mode=free-stacks report "C, depth 24, free stacks" "$build/tests/bench/bench_alloc" 200000 24 1
+for gil in held released; do
+    for depth in 10 50; do
+        report "Python, $depth frames, GIL $gil" python3 tests/bench/bench_python.py 50000 "$depth" "$gil"
+    done
 done
 
 # Dump size per event, and the report's time and memory on a large dump.

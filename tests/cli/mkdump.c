@@ -9,7 +9,10 @@
  * writes OUT.expect.json: the functions and lines those frames must
  * resolve to. %p in OUT becomes the pid (like VRAMTRACE_OUTPUT). With
  * --atomic the dump is written to a temporary file and renamed over OUT at
- * the end (so a preloaded tracer writing the same path cannot mix in). */
+ * the end (so a preloaded tracer writing the same path cannot mix in).
+ * Under `vramtrace run` (VRAMTRACE_MANIFEST set) it lists OUT in the run's
+ * manifest as the library does (absolute path, NUL-terminated), so run
+ * reports it. */
 #include <elf.h>
 #include <link.h>
 #include <stdarg.h>
@@ -504,9 +507,99 @@ static void scenario_lying(struct writer *w, const char *what)
     } else if (!strcmp(what, "varint")) {
         put_u8(&w->out, VT_REC_STACK);
         put(&w->out, "\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01", 12);
+    } else if (!strcmp(what, "badfree")) {   /* a refused free's stack never defined */
+        put_varint(&p, 5);                    /* dt */
+        put_varint(&p, 0x1000);               /* address */
+        put_u8(&p, VT_API_cudaFree);
+        put_u8(&p, 0);
+        put_varint(&p, 1);                    /* tid */
+        put_varint(&p, 1);                    /* error */
+        put_varint(&p, 7);                    /* stack id */
+        for (int i = 0; i < 9; i++)
+            put_varint(&p, 0);
+        record(w, VT_REC_BAD_FREE, &p);
     } else {   /* "stackref": an event naming a stack never defined */
         alloc_record(w, 0x1000, 1, 9, VT_API_cudaMalloc, VT_KIND_DEVICE, 0);
     }
+}
+
+/* ---- devices: identity, the driver's view, NVML's at an OOM error ---- */
+
+static void device_record(struct writer *w, int64_t device, size_t uuid_len)
+{
+    struct buf p = {0};
+    uint8_t uuid[17];
+    for (int i = 0; i < 17; i++)
+        uuid[i] = (uint8_t)(0x10 * i + device);
+    put_svarint(&p, device);
+    put_varint(&p, uuid_len);
+    put(&p, uuid, uuid_len);
+    put_str(&p, "0000:65:00.0");
+    put_str(&p, "Test GPU 80GB");
+    put_varint(&p, 80 * GiB);
+    record(w, VT_REC_DEVICE, &p);
+}
+
+/* plus1 arguments: the value + 1, 0 for unknown, as the record holds them */
+static void device_usage_record(struct writer *w, unsigned reason, uint64_t free_bytes,
+                                uint64_t own_plus1, uint64_t others_plus1, uint64_t others)
+{
+    struct buf p = {0};
+    put_varint(&p, 20);
+    put_u8(&p, reason);
+    put_svarint(&p, 0);
+    put_varint(&p, free_bytes);
+    put_varint(&p, 80 * GiB);
+    put_varint(&p, own_plus1);
+    put_varint(&p, others_plus1);
+    put_varint(&p, others);
+    record(w, VT_REC_DEVICE_USAGE, &p);
+}
+
+/* An out-of-memory error with NVML's view: this process, two others. */
+static void failed_with_processes(struct writer *w)
+{
+    struct buf p = {0};
+    put_varint(&p, 10);
+    put_varint(&p, 16 * GiB);
+    put_varint(&p, 1);
+    put_u8(&p, VT_API_cudaMalloc);
+    put_u8(&p, VT_KIND_DEVICE);
+    put_svarint(&p, 0);
+    put_varint(&p, 77);
+    put_varint(&p, 2);
+    put_varint(&p, 40 * GiB);               /* driver free, total */
+    put_varint(&p, 80 * GiB);
+    put_varint(&p, 31 * GiB + 512 * MiB + 1);   /* this process */
+    put_varint(&p, 2);
+    put_varint(&p, 4242);
+    put_varint(&p, 8 * GiB + 1);
+    put_u8(&p, 'S');
+    put_u8(&p, VT_PROCESS_ORPHANED);
+    put_str(&p, "python");
+    put_varint(&p, 77);
+    put_varint(&p, 0);                      /* NVML did not say */
+    put_u8(&p, 0);                          /* not in the tracer's /proc */
+    put_u8(&p, 0);
+    put_str(&p, "");
+    record(w, VT_REC_FAILED, &p);
+}
+
+/* 31 GiB traced on an 80 GiB GPU with 40 GiB used: + 512 MiB this process
+ * outside the traced calls + 8.5 GiB others (8 GiB listed by NVML). */
+static void scenario_devices(struct writer *w, const char *variant)
+{
+    uintptr_t s1[] = {site_a.address, site_main.address};
+    standard_start(w);
+    stack_record(w, 1, 2, s1);
+    device_record(w, 0, !strcmp(variant, "bad-uuid") ? 17 : 16);
+    alloc_record(w, 0x1000, 31 * GiB, 1, VT_API_cudaMalloc, VT_KIND_DEVICE, 0);
+    device_usage_record(w, VT_USAGE_START, 48 * GiB, 31 * GiB + 1, 0, 0);
+    failed_with_processes(w);
+    device_usage_record(w, !strcmp(variant, "bad-reason") ? VT_USAGE_REASON_COUNT : VT_USAGE_EXIT,
+                        !strcmp(variant, "free-over-total") ? 81 * GiB : 40 * GiB,
+                        31 * GiB + 512 * MiB + 1, 8 * GiB + 1, 2);
+    end_record(w, 1);
 }
 
 static void write_expectations(const char *path)
@@ -535,6 +628,8 @@ static bool build(struct writer *w, const char *scenario, uint64_t n)
 {
     if (!strcmp(scenario, "basic"))
         scenario_basic(w, true, false);
+    else if (!strncmp(scenario, "devices", 7))
+        scenario_devices(w, scenario[7] == '-' ? scenario + 8 : "");
     else if (!strcmp(scenario, "noend"))
         scenario_basic(w, false, false);
     else if (!strcmp(scenario, "unknown-records"))
@@ -596,6 +691,23 @@ static void write_file(const char *path, const struct buf *b, bool atomic)
     }
 }
 
+/* As src/manifest.c does for the dumps the library creates. */
+static void add_to_manifest(const char *path)
+{
+    const char *manifest = getenv("VRAMTRACE_MANIFEST");
+    char entry[8300], cwd[4096];
+    if (!manifest || !*manifest)
+        return;
+    int n = path[0] == '/' ? snprintf(entry, sizeof entry, "%s", path)
+                           : snprintf(entry, sizeof entry, "%s/%s",
+                                      getcwd(cwd, sizeof cwd) ? cwd : ".", path);
+    FILE *f = fopen(manifest, "ab");
+    if (!f || fwrite(entry, 1, (size_t)n + 1, f) != (size_t)n + 1 || fclose(f) != 0) {
+        perror(manifest);
+        exit(1);
+    }
+}
+
 int main(int argc, char **argv)
 {
     CAPTURE(site_main, "main");
@@ -621,6 +733,7 @@ int main(int argc, char **argv)
     }
     char *out = expand_pid(argv[2]);
     write_file(out, &w.out, atomic);
+    add_to_manifest(out);
     write_expectations(out);
     free(out);
     free(w.out.data);

@@ -21,7 +21,8 @@ fi
 if ! clang "${fuzz_flags[@]}" -D_GNU_SOURCE -I"$root/src" -I"$root/tools" \
         "$root/tests/fuzz/fuzz_dump_reader.c" "$root/tools/dump_reader.c" \
         "$root/tools/progress.c" "$root/tools/analysis.c" "$root/tools/live_table.c" \
-        "$root/tools/usage_series.c" "$root/tools/aggregate_replay.c" \
+        "$root/tools/usage_series.c" "$root/tools/aggregate_replay.c" "$root/tools/device_view.c" \
+        "$root/tools/invalid_frees.c" \
         -o "$out/fuzz_dump_reader" 2>"$out/build.log"; then
     echo "fuzz: the fuzz target does not build:"
     cat "$out/build.log"
@@ -43,9 +44,13 @@ seed teardown "$build/tests/programs/teardown"
 seed errors "$build/tests/programs/errors"
 seed aggregate env VRAMTRACE_MODE=aggregate VRAMTRACE_SAMPLE_INTERVAL_MS=1 \
     "$build/tests/programs/usage" grow
+seed oom_gpu_view env STANDIN_CUDA_MEMORY=64M STANDIN_CUDA_CONTEXT_BYTES=1M "$build/tests/programs/usage" oom
 seed crash_segv "$build/tests/reliability/crasher" segv
 seed crash_kill "$build/tests/reliability/crasher" kill
 seed probe "$build/tests/reliability/config_probe"
+seed bad_frees env VRAMTRACE_FREE_STACKS=1 "$build/tests/programs/tree" frees
+seed bad_frees_aggregate env VRAMTRACE_MODE=aggregate "$build/tests/programs/tree" frees
+seed underscore_exit "$build/tests/programs/tree" _exit
 seeds=$(find "$out/corpus" -name '*.vtr' -size +0 | wc -l)
 if [ "$seeds" -lt 6 ]; then
     echo "fuzz: only $seeds seed dumps were made (is $build built?)"

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Checks vramtrace against a real GPU: examples/leaky.cu built by nvcc with its
-# default static runtime and with the shared runtime, and (where PyTorch is
-# installed) a PyTorch loop that leaks a known tensor. Run from the repository
+# default static runtime and with the shared runtime, (where PyTorch is
+# installed) a PyTorch loop that leaks a known tensor, without PyTorch's cache
+# and with run --pytorch-tensors (its cudaMallocAsync backend), and
+# `vramtrace gpus` and the report's device view against nvidia-smi
+# --query-gpu and --query-compute-apps. Run from the repository
 # root on a machine with a GPU, the CUDA toolkit, meson and ninja:
 #     bash tests/gpu/check.sh [BUILD_DIR]
 # BUILD_DIR defaults to build-gpu (configured here if missing). Prints one
@@ -72,13 +75,82 @@ torch.cuda.synchronize()
 PY
     PYTORCH_NO_CUDA_MEMORY_CACHING=1 "$vramtrace" run -o "$work/torch.vtr" -- \
         python3 "$work/torch_leak.py" >/dev/null 2>&1
-    check torch_no_caching "$work/torch.vtr" '
+    # The tensor's own Python line, though torch.empty releases the GIL.
+    torch_assertions='
 big = [l for l in r["leaks"] if l["bytes"] == 3 * 1024 * 1024 and l["allocations"] == 1]
 assert big, [(l["bytes"], l["api"]) for l in r["leaks"]]
 assert big[0]["kind"] == "device"
+py = [(f["function"], f["line"]) for f in big[0]["frames"] if f["module"] == "python"]
+assert py[:1] == [("leak_tensor", 4)], py
+'
+    check torch_no_caching "$work/torch.vtr" "$torch_assertions"
+    "$vramtrace" run --pytorch-tensors -o "$work/torch_async.vtr" -- \
+        python3 "$work/torch_leak.py" >/dev/null 2>&1
+    check torch_pytorch_tensors "$work/torch_async.vtr" "$torch_assertions"'
+assert big[0]["api"] == "cudaMallocAsync", big[0]["api"]
 '
 else
     echo "SKIP torch (PyTorch with CUDA not available)"
+fi
+
+# `vramtrace gpus` against nvidia-smi, with a traced process holding 256 MiB.
+cat >"$work/holder.cu" <<'CU'
+#include <cstdio>
+#include <unistd.h>
+int main() {
+    void *p;
+    if (cudaMalloc(&p, 256 << 20) != cudaSuccess) return 1;
+    printf("ready\n");
+    fflush(stdout);
+    char c;
+    while (read(0, &c, 1) > 0) {}
+    return 0;
+}
+CU
+if nvcc -o "$work/holder" "$work/holder.cu" && mkfifo "$work/hold" && mkfifo "$work/ready"; then
+    "$vramtrace" run -o "$work/holder.vtr" -- "$work/holder" <"$work/hold" >"$work/ready" 2>/dev/null &
+    exec 7>"$work/hold"
+    read -r _ <"$work/ready"
+    holder=$(pgrep -n -f "^$work/holder\$")
+    "$vramtrace" gpus --json "$work" >"$work/gpus.json" 2>"$work/gpus.err"
+    nvidia-smi --query-gpu=uuid,pci.bus_id,memory.total,memory.free --format=csv,noheader,nounits \
+        >"$work/smi_gpus.csv"
+    nvidia-smi --query-compute-apps=pid,gpu_uuid,used_memory --format=csv,noheader,nounits \
+        >"$work/smi_apps.csv"
+    "$vramtrace" gpus --min-free 1000000GiB >/dev/null 2>&1; min_free_status=$?
+    exec 7>&-
+    wait
+    if python3 - "$work" "$holder" "$min_free_status" <<'PY'
+import json, sys
+work, holder, min_free_status = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+MiB = 1 << 20
+g = {x["uuid"]: x for x in json.load(open(work + "/gpus.json"))["gpus"]}
+smi = [l.split(", ") for l in open(work + "/smi_gpus.csv").read().splitlines()]
+assert sorted(g) == sorted(u for u, *_ in smi), (sorted(g), smi)
+for uuid, bus, total, free in smi:
+    assert abs(g[uuid]["total_bytes"] - int(total) * MiB) < MiB, (uuid, g[uuid], total)
+    assert abs(g[uuid]["free_bytes"] - int(free) * MiB) < 64 * MiB, (uuid, g[uuid], free)
+    assert g[uuid]["pci_bus_id"].lower() == bus.lower(), (g[uuid]["pci_bus_id"], bus)
+for pid, uuid, used in (l.split(", ") for l in open(work + "/smi_apps.csv").read().splitlines()):
+    p = [x for x in g[uuid]["processes"] if x["pid"] == int(pid)]
+    assert p, ("nvidia-smi lists", pid, "on", uuid, "vramtrace gpus does not")
+    assert abs(p[0]["used_bytes"] - int(used) * MiB) < MiB, (p[0], used)
+mine = [x for gpu in g.values() for x in gpu["processes"] if x["pid"] == holder]
+assert len(mine) == 1 and mine[0]["traced"] and mine[0]["state"] == "sleeping", mine
+assert mine[0]["used_bytes"] >= 256 * MiB, mine
+assert min_free_status == 3, min_free_status
+PY
+    then echo "PASS gpus_vs_nvidia_smi"; else echo "FAIL gpus_vs_nvidia_smi"; cat "$work/gpus.err"; failures=$((failures + 1)); fi
+    check device_usage "$work/holder.vtr" '
+d = r["devices"][0]
+assert d["uuid"].startswith("GPU-") and len(d["uuid"]) == 40 and d["total_bytes"] > 0, d
+u = r["device_usage"][0]
+assert u["traced_live_bytes"] == 256 << 20, u
+assert u["process_untraced_bytes"] > 0, u          # the context, at least
+assert u["driver_used_bytes"] == u["traced_live_bytes"] + u["process_untraced_bytes"] + u["other_processes_bytes"], u
+'
+else
+    echo "FAIL nvcc holder.cu"; failures=$((failures + 1))
 fi
 
 echo "gpu checks: $failures failed"

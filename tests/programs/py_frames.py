@@ -1,10 +1,9 @@
 """Python frames in the tracer's stacks.  Through a ctypes.PyDLL handle the
-GIL stays held during the call into the stand-in runtime, as in a framework's
-C extension, so the tracer sees the calling thread's Python frames:
+GIL stays held during the call into the stand-in runtime; through ctypes.CDLL
+it is released, as PyTorch and CuPy release it around their CUDA calls:
 - NESTED_BYTES leaked three Python calls deep (outer -> middle -> innermost);
 - THREAD_BYTES leaked from a thread started with threading.Thread;
-- NOGIL_BYTES leaked through a ctypes.CDLL handle, which releases the GIL:
-  native frames only."""
+- NOGIL_BYTES leaked through a ctypes.CDLL handle (the GIL released)."""
 import ctypes
 import os
 import sys
@@ -59,9 +58,9 @@ def main():
     worker = threading.Thread(target=thread_body, args=(with_gil, keep))
     worker.start()
     worker.join()
-    keep.append(without_gil(load(ctypes.CDLL)))
+    keep.append(without_gil(load(ctypes.CDLL)))  # CALL:without_gil
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main())  # CALL:main

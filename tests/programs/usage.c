@@ -11,7 +11,11 @@
  *           that some arrive while the tracer is busy on that thread
  *   oom     two holders, then a request the device cannot satisfy
  *   rank    one allocation on device $RANK, except rank 2 which (the
- *           classic bug) allocates on device 0
+ *           classic bug) allocates on device 0; $USAGE_DEVICE, when set,
+ *           names the device instead (with CUDA_VISIBLE_DEVICES per rank)
+ *   warmup  a cache that fills by WARMUP_BYTES in each of the first
+ *           WARMUP_STEPS steps, then stays flat for the other STEPS, a mark
+ *           after each step; the cache is freed at the end
  * Peak (grow): during the last step the cache, the temporary and every
  * leak are live: CACHE + TEMP + STEPS * LEAK. */
 #include <cuda_runtime_api.h>
@@ -34,6 +38,8 @@
 #define EARLY_MARKS 3
 #define BUSY_MARKS 200
 #define BUSY_BYTES 4093
+#define WARMUP_STEPS 4
+#define WARMUP_BYTES 1000003
 
 static volatile sig_atomic_t handled;
 
@@ -71,6 +77,11 @@ static void step(void)
     CHECK(cudaFree(temp));
 }
 
+static void step_without_leak(void)
+{
+    CHECK(cudaFree(make_temp()));
+}
+
 static int run_steps(int mark_signal)
 {
     void *cache = make_cache();
@@ -82,6 +93,27 @@ static int run_steps(int mark_signal)
             vramtrace_mark("step");
     }
     CHECK(cudaFree(cache));
+    return 0;
+}
+
+static NOINLINE void *fill_cache(void)
+{
+    void *p;
+    CHECK(cudaMalloc(&p, WARMUP_BYTES)); /* LEAK:warmup */
+    return p;
+}
+
+static int run_warmup(void)
+{
+    void *cache[WARMUP_STEPS];
+    for (int i = 0; i < STEPS; i++) {
+        if (i < WARMUP_STEPS)
+            cache[i] = fill_cache();
+        step_without_leak();
+        vramtrace_mark("step");
+    }
+    for (int i = 0; i < WARMUP_STEPS; i++)
+        CHECK(cudaFree(cache[i]));
     return 0;
 }
 
@@ -116,11 +148,13 @@ static int run_oom(void)
 
 static NOINLINE int run_rank(void)
 {
-    const char *rank = getenv("RANK");
+    const char *rank = getenv("RANK"), *chosen = getenv("USAGE_DEVICE");
     int device = rank ? atoi(rank) : 0;
     void *p;
     if (device == 2)
         device = 0;   /* the bug the report must show */
+    if (chosen)
+        device = atoi(chosen);
     CHECK(cudaSetDevice(device));
     CHECK(cudaMalloc(&p, RANK_BYTES)); /* LEAK:rank */
     vt_sink = p;
@@ -184,6 +218,8 @@ int main(int argc, char **argv)
         return run_oom();
     if (!strcmp(mode, "rank"))
         return run_rank();
-    fprintf(stderr, "usage: usage grow|signal|handled|early|busy|oom|rank\n");
+    if (!strcmp(mode, "warmup"))
+        return run_warmup();
+    fprintf(stderr, "usage: usage grow|signal|handled|early|busy|warmup|oom|rank\n");
     return 2;
 }

@@ -6,10 +6,18 @@
  * K, M, G accepted) with CUDA_ERROR_OUT_OF_MEMORY, validated frees,
  * context teardown freeing everything the context owned, VMM handles that
  * live until released and unmapped, and cuGetProcAddress(_v2) handing out
- * the exported versioned entry points.  STANDIN_CUDA_DEVICES sets the
- * device count (default 2).  With STANDIN_CUDA_REUSE_CONTEXTS=1 a new
+ * the exported versioned entry points.  The GPUs are the stand-in machine's
+ * (standin_gpus.h): STANDIN_CUDA_DEVICES of them (default 2), with UUIDs and
+ * PCI bus ids, selected and ordered by CUDA_VISIBLE_DEVICES, their memory
+ * shared with every other process using them (cuMemGetInfo and
+ * out-of-memory errors count all of them); each context costs
+ * STANDIN_CUDA_CONTEXT_BYTES of its GPU (default 0), as a real context
+ * does.  With STANDIN_CUDA_REUSE_CONTEXTS=1 a new
  * context takes the address of the last one destroyed, as the real driver
- * may (by default a destroyed context's address stays dead).
+ * may (by default a destroyed context's address stays dead).  With
+ * STANDIN_CUDA_HIDDEN_ENTRY_POINTS=1, cuGetProcAddress hands out entry
+ * points that no symbol table names (as a driver may hand out internal
+ * ones): small jumps to the exported functions, in memory of their own.
  * STANDIN_CUDA_DRIVER_VERSION makes it an older driver, STANDIN_CUDA_HIDE
  * (comma-separated names) leaves entry points out of cuGetProcAddress, and
  * STANDIN_CUDA_LOG=FILE logs the calls the runtime makes (driver_log.h).
@@ -21,6 +29,7 @@
 #define __CUDA_API_VERSION_INTERNAL 1
 #include "cuda.h"
 #include "driver_log.h"
+#include "standin_gpus.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -46,6 +55,7 @@ struct sctx {
     int primary;
     int refcount; /* primary contexts: retain count */
     int alive;    /* created/retained and not destroyed/reset */
+    int charged;  /* its STANDIN_CUDA_CONTEXT_BYTES are taken from the GPU */
 };
 
 struct spool {
@@ -92,8 +102,7 @@ struct smap {
 };
 
 struct sdev {
-    size_t capacity;
-    size_t used;
+    int physical; /* the stand-in GPU this ordinal is (CUDA_VISIBLE_DEVICES) */
     struct sctx primary;
     struct spool default_pool;
 };
@@ -102,6 +111,7 @@ static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 static int g_ndev;
 static int g_reuse_contexts;        /* STANDIN_CUDA_REUSE_CONTEXTS=1 */
+static size_t g_context_bytes;      /* STANDIN_CUDA_CONTEXT_BYTES */
 static struct sctx *g_destroyed_ctx; /* taken by the next context created */
 static int g_initialized;
 static struct sdev g_dev[MAX_DEVICES];
@@ -113,36 +123,17 @@ static struct smap *g_maps;
 static __thread struct sctx *t_stack[CTX_STACK];
 static __thread int t_depth;
 
-static size_t parse_size(const char *s, size_t dflt)
-{
-    if (!s || !*s)
-        return dflt;
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 0);
-    if (errno || end == s)
-        return dflt;
-    switch (*end) {
-    case 'k': case 'K': v <<= 10; break;
-    case 'm': case 'M': v <<= 20; break;
-    case 'g': case 'G': v <<= 30; break;
-    default: break;
-    }
-    return (size_t)v;
-}
-
 static void setup(void)
 {
-    const char *n = getenv("STANDIN_CUDA_DEVICES"), *reuse = getenv("STANDIN_CUDA_REUSE_CONTEXTS");
+    const char *reuse = getenv("STANDIN_CUDA_REUSE_CONTEXTS");
+    int physical[SG_MAX_GPUS];
     g_reuse_contexts = reuse && !strcmp(reuse, "1");
-    g_ndev = n && *n ? atoi(n) : 2;
-    if (g_ndev < 0)
-        g_ndev = 0;
+    g_context_bytes = sg_parse_size(getenv("STANDIN_CUDA_CONTEXT_BYTES"), 0);
+    g_ndev = sg_visible_gpus(physical);
     if (g_ndev > MAX_DEVICES)
         g_ndev = MAX_DEVICES;
-    size_t cap = parse_size(getenv("STANDIN_CUDA_MEMORY"), (size_t)1 << 30);
     for (int i = 0; i < MAX_DEVICES; i++) {
-        g_dev[i].capacity = cap;
+        g_dev[i].physical = i < g_ndev ? physical[i] : -1;
         g_dev[i].primary.magic = CTX_MAGIC;
         g_dev[i].primary.device = i;
         g_dev[i].primary.primary = 1;
@@ -191,13 +182,16 @@ static int valid_ctx_locked(struct sctx *c)
 
 /* ---- allocation table ---- */
 
+/* The GPU's memory is shared with every process using it. */
 static CUresult reserve_capacity_locked(int device, size_t bytes)
 {
-    struct sdev *d = &g_dev[device];
-    if (bytes > d->capacity - d->used)
-        return CUDA_ERROR_OUT_OF_MEMORY;
-    d->used += bytes;
-    return CUDA_SUCCESS;
+    return sg_charge(g_dev[device].physical, bytes) == 0 ? CUDA_SUCCESS
+                                                        : CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+static void return_capacity_locked(int device, size_t bytes)
+{
+    sg_uncharge(g_dev[device].physical, bytes);
 }
 
 static int counts_capacity(int kind)
@@ -238,7 +232,7 @@ static CUresult do_alloc(uintptr_t *key, size_t bytes, int kind, int device, str
             kind == K_V1 ? (void)munmap(mem, bytes) : free(mem);
         if (counts_capacity(kind)) {
             pthread_mutex_lock(&g_lock);
-            g_dev[device].used -= bytes;
+            return_capacity_locked(device, bytes);
             pthread_mutex_unlock(&g_lock);
         }
         return CUDA_ERROR_OUT_OF_MEMORY;
@@ -259,7 +253,7 @@ static void release_locked(struct salloc *a)
 {
     HASH_DEL(g_allocs, a);
     if (counts_capacity(a->kind))
-        g_dev[a->device].used -= a->bytes;
+        return_capacity_locked(a->device, a->bytes);
 }
 
 static void release_memory(struct salloc *a)
@@ -356,31 +350,72 @@ EXPORT CUresult cuDeviceGetCount(int *count)
     return CUDA_SUCCESS;
 }
 
-/* What the runtime asks about each device at start-up. */
-EXPORT CUresult cuDeviceGetName(char *name, int len, CUdevice dev)
+/* ---- device identity: the stand-in GPU behind each ordinal ---- */
+
+static const struct sg_gpu *gpu_of(CUdevice dev)
 {
-    standin_log("cuDeviceGetName %d", dev);
+    return dev >= 0 && dev < g_ndev ? sg_gpu(g_dev[dev].physical) : NULL;
+}
+
+/* Checks shared by the identity queries: initialized, OUT set, DEV valid. */
+static CUresult identity_query(const void *out, CUdevice dev, const struct sg_gpu **gpu)
+{
     if (!initialized())
         return CUDA_ERROR_NOT_INITIALIZED;
-    if (!name || len <= 0)
+    if (!out)
         return CUDA_ERROR_INVALID_VALUE;
-    if (dev < 0 || dev >= g_ndev)
-        return CUDA_ERROR_INVALID_DEVICE;
-    snprintf(name, (size_t)len, "vramtrace stand-in device %d", dev);
+    *gpu = gpu_of(dev);
+    return *gpu ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
+}
+
+/* Copies S into OUT (LEN bytes), cut to fit, as the driver does. */
+static CUresult copy_text(char *out, int len, const char *s)
+{
+    if (len <= 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    snprintf(out, (size_t)len, "%s", s);
     return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuDeviceGetName(char *name, int len, CUdevice dev)
+{
+    const struct sg_gpu *gpu;
+    standin_log("cuDeviceGetName %d", dev);
+    CUresult r = identity_query(name, dev, &gpu);
+    return r ? r : copy_text(name, len, gpu->name);
+}
+
+EXPORT CUresult cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev)
+{
+    const struct sg_gpu *gpu;
+    CUresult r = identity_query(pciBusId, dev, &gpu);
+    return r ? r : copy_text(pciBusId, len, gpu->pci_bus_id);
 }
 
 EXPORT CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)
 {
+    const struct sg_gpu *gpu;
     standin_log("cuDeviceTotalMem_v2 %d", dev);
-    if (!initialized())
-        return CUDA_ERROR_NOT_INITIALIZED;
-    if (!bytes)
-        return CUDA_ERROR_INVALID_VALUE;
-    if (dev < 0 || dev >= g_ndev)
-        return CUDA_ERROR_INVALID_DEVICE;
-    *bytes = g_dev[dev].capacity;
-    return CUDA_SUCCESS;
+    CUresult r = identity_query(bytes, dev, &gpu);
+    if (r == CUDA_SUCCESS)
+        *bytes = gpu->capacity;
+    return r;
+}
+
+EXPORT CUresult cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev)
+{
+    const struct sg_gpu *gpu;
+    standin_log("cuDeviceGetUuid_v2 %d", dev);
+    CUresult r = identity_query(uuid, dev, &gpu);
+    if (r == CUDA_SUCCESS)
+        memcpy(uuid->bytes, gpu->uuid, sizeof uuid->bytes);
+    return r;
+}
+
+/* Before CUDA 11.4 (no MIG instances here: the same answer). */
+EXPORT CUresult cuDeviceGetUuid(CUuuid *uuid, CUdevice dev)
+{
+    return cuDeviceGetUuid_v2(uuid, dev);
 }
 
 /* A few attributes with plausible values (compute capability 9.0, 132
@@ -449,6 +484,26 @@ EXPORT CUresult cuGetErrorName(CUresult error, const char **pStr)
 
 /* ---- contexts ---- */
 
+/* A live context costs STANDIN_CUDA_CONTEXT_BYTES of its GPU, and makes the
+ * process one NVML lists there. */
+static CUresult charge_context(struct sctx *c)
+{
+    if (reserve_capacity_locked(c->device, g_context_bytes) != CUDA_SUCCESS)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    sg_context_opened(g_dev[c->device].physical);
+    c->charged = 1;
+    return CUDA_SUCCESS;
+}
+
+static void uncharge_context(struct sctx *c)
+{
+    if (!c->charged)
+        return;
+    c->charged = 0;
+    return_capacity_locked(c->device, g_context_bytes);
+    sg_context_closed(g_dev[c->device].physical);
+}
+
 static CUresult ctx_create(CUcontext *pctx, CUdevice dev)
 {
     if (!initialized())
@@ -470,8 +525,12 @@ static CUresult ctx_create(CUcontext *pctx, CUdevice dev)
         c = calloc(1, sizeof *c);
     if (!c)
         return CUDA_ERROR_OUT_OF_MEMORY;
-    c->magic = CTX_MAGIC;
     c->device = dev;
+    if (charge_context(c) != CUDA_SUCCESS) {
+        free(c);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    c->magic = CTX_MAGIC;
     c->alive = 1;
     t_stack[t_depth++] = c;
     *pctx = (CUcontext)c;
@@ -517,6 +576,7 @@ EXPORT CUresult cuCtxDestroy_v2(CUcontext ctx)
     if (!ok) /* unknown, already destroyed, or a primary context */
         return CUDA_ERROR_INVALID_CONTEXT;
     teardown(c);
+    uncharge_context(c);
     pop_everywhere_on_this_thread(c);
     if (g_reuse_contexts) {
         pthread_mutex_lock(&g_lock);
@@ -669,6 +729,10 @@ EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
         return CUDA_ERROR_INVALID_DEVICE;
     struct sctx *c = &g_dev[dev].primary;
     pthread_mutex_lock(&g_lock);
+    if (!c->charged && charge_context(c) != CUDA_SUCCESS) {
+        pthread_mutex_unlock(&g_lock);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
     c->refcount++;
     c->alive = 1;
     pthread_mutex_unlock(&g_lock);
@@ -692,8 +756,12 @@ static CUresult primary_release(CUdevice dev)
     if (destroy)
         c->alive = 0;
     pthread_mutex_unlock(&g_lock);
-    if (destroy)
+    if (destroy) {
         teardown(c); /* "destroyed regardless of how many threads it is current to" */
+        pthread_mutex_lock(&g_lock);
+        uncharge_context(c);
+        pthread_mutex_unlock(&g_lock);
+    }
     return CUDA_SUCCESS;
 }
 
@@ -709,6 +777,9 @@ static CUresult primary_reset(CUdevice dev)
     c->alive = 0;
     pthread_mutex_unlock(&g_lock);
     teardown(c);
+    pthread_mutex_lock(&g_lock);
+    uncharge_context(c);
+    pthread_mutex_unlock(&g_lock);
     return CUDA_SUCCESS;
 }
 
@@ -752,10 +823,11 @@ EXPORT CUresult cuMemGetInfo_v2(size_t *free_bytes, size_t *total)
     struct sctx *c = live_ctx();
     if (!c)
         return CUDA_ERROR_INVALID_CONTEXT;
-    pthread_mutex_lock(&g_lock);
-    *total = g_dev[c->device].capacity;
-    *free_bytes = g_dev[c->device].capacity - g_dev[c->device].used;
-    pthread_mutex_unlock(&g_lock);
+    /* every process's use of the GPU, as the real driver counts it */
+    int physical = g_dev[c->device].physical;
+    size_t used = sg_used(physical);
+    *total = sg_gpu(physical)->capacity;
+    *free_bytes = used < *total ? *total - used : 0;
     return CUDA_SUCCESS;
 }
 
@@ -1207,7 +1279,7 @@ EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size,
 /* Caller holds g_lock; h is no longer in g_handles. */
 static void handle_gone_locked(struct shandle *h)
 {
-    g_dev[h->device].used -= h->bytes;
+    return_capacity_locked(h->device, h->bytes);
     free(h);
 }
 
@@ -1524,6 +1596,11 @@ static const struct proc procs[] = {
     P("cuDriverGetVersion", 2020, cuDriverGetVersion),
     P("cuDeviceGet", 2000, cuDeviceGet),
     P("cuDeviceGetCount", 2000, cuDeviceGetCount),
+    P("cuDeviceGetName", 2000, cuDeviceGetName),
+    P("cuDeviceGetPCIBusId", 4010, cuDeviceGetPCIBusId),
+    P("cuDeviceTotalMem", 3020, cuDeviceTotalMem_v2),
+    P("cuDeviceGetUuid", 9020, cuDeviceGetUuid),
+    P("cuDeviceGetUuid", 11040, cuDeviceGetUuid_v2),
     P("cuGetErrorString", 6000, cuGetErrorString),
     P("cuGetErrorName", 6000, cuGetErrorName),
     P("cuCtxCreate", 3020, cuCtxCreate_v2),
@@ -1538,8 +1615,6 @@ static const struct proc procs[] = {
     P("cuCtxSynchronize", 2000, cuCtxSynchronize),
     P("cuCtxSynchronize", 13000, cuCtxSynchronize_v2),
     P("cuCtxGetApiVersion", 3020, cuCtxGetApiVersion),
-    P("cuDeviceGetName", 2000, cuDeviceGetName),
-    P("cuDeviceTotalMem", 3020, cuDeviceTotalMem_v2),
     P("cuDeviceGetAttribute", 2000, cuDeviceGetAttribute),
     P("cuDevicePrimaryCtxRetain", 7000, cuDevicePrimaryCtxRetain),
     P("cuDevicePrimaryCtxRelease", 7000, cuDevicePrimaryCtxRelease),
@@ -1608,6 +1683,44 @@ static int hidden(const char *symbol)
     return 0;
 }
 
+/* STANDIN_CUDA_HIDDEN_ENTRY_POINTS: an unnamed entry point for FN, made
+ * once: "movabs $fn, %rax; jmp *%rax" (x86_64) in an anonymous mapping. */
+static void *hidden_entry_point(void *fn)
+{
+    enum { STUB = 16, STUBS = 4096 / STUB };
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    static unsigned char *page;
+    static void *targets[STUBS];
+    static int used;
+    void *entry = NULL;
+    pthread_mutex_lock(&lock);
+    for (int i = 0; i < used && !entry; i++)
+        if (targets[i] == fn)
+            entry = page + i * STUB;
+    if (!entry && !page) {
+        page = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS,
+                    -1, 0);
+        if (page == MAP_FAILED)
+            page = NULL;
+    }
+    if (!entry && page && used < STUBS) {
+        unsigned char *stub = page + used * STUB;
+        stub[0] = 0x48, stub[1] = 0xb8; /* movabs imm64, %rax */
+        memcpy(stub + 2, &fn, sizeof fn);
+        stub[10] = 0xff, stub[11] = 0xe0; /* jmp *%rax */
+        targets[used++] = fn;
+        entry = stub;
+    }
+    pthread_mutex_unlock(&lock);
+    return entry ? entry : fn;
+}
+
+static int hidden_entry_points(void)
+{
+    const char *v = getenv("STANDIN_CUDA_HIDDEN_ENTRY_POINTS");
+    return v && !strcmp(v, "1");
+}
+
 static CUresult get_proc_address(const char *symbol, void **pfn, int cudaVersion,
                                  cuuint64_t flags, CUdriverProcAddressQueryResult *status)
 {
@@ -1638,6 +1751,8 @@ static CUresult get_proc_address(const char *symbol, void **pfn, int cudaVersion
     *pfn = (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) && best->fn_ptsz
                ? best->fn_ptsz
                : best->fn;
+    if (hidden_entry_points())
+        *pfn = hidden_entry_point(*pfn);
     if (status)
         *status = CU_GET_PROC_ADDRESS_SUCCESS;
     return CUDA_SUCCESS;

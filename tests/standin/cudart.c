@@ -38,6 +38,7 @@ typedef CUresult (*cuCtxGetApiVersion_fn)(CUcontext, unsigned int *);
 typedef CUresult (*cuDeviceGet_fn)(CUdevice *, int);
 typedef CUresult (*cuDeviceGetName_fn)(char *, int, CUdevice);
 typedef CUresult (*cuDeviceTotalMem_v2_fn)(size_t *, CUdevice);
+typedef CUresult (*cuDeviceGetUuid_v2_fn)(CUuuid *, CUdevice);
 typedef CUresult (*cuDeviceGetAttribute_fn)(int *, int, CUdevice);
 typedef CUresult (*cuMemPoolCreate_fn)(CUmemoryPool *, const CUmemPoolProps *);
 typedef CUresult (*cuMemPoolDestroy_fn)(CUmemoryPool);
@@ -71,6 +72,7 @@ static struct {
     cuDeviceGet_fn deviceGet;
     cuDeviceGetName_fn deviceGetName;
     cuDeviceTotalMem_v2_fn deviceTotalMem;
+    cuDeviceGetUuid_v2_fn deviceGetUuid;
     cuDeviceGetAttribute_fn deviceGetAttribute;
     cuMemPoolCreate_fn memPoolCreate;
     cuMemPoolDestroy_fn memPoolDestroy;
@@ -161,6 +163,7 @@ static void fetch_driver_api(void)
     F(deviceGet, "cuDeviceGet", 2000);
     F(deviceGetName, "cuDeviceGetName", 2000);
     F(deviceTotalMem, "cuDeviceTotalMem", 3020);
+    F(deviceGetUuid, "cuDeviceGetUuid", 11040);
     F(deviceGetAttribute, "cuDeviceGetAttribute", 2000);
     F(primaryCtxRetain, "cuDevicePrimaryCtxRetain", 7000);
     F(primaryCtxRelease, "cuDevicePrimaryCtxRelease", 11000);
@@ -212,6 +215,7 @@ static void query_devices(void)
 {
     char name[256];
     size_t total;
+    CUuuid uuid;
     CUdevice dev;
     int value;
     for (int i = 0; i < g_ndev; i++) {
@@ -219,6 +223,8 @@ static void query_devices(void)
             continue;
         drv.deviceGetName(name, (int)sizeof name, dev);
         drv.deviceTotalMem(&total, dev);
+        if (drv.deviceGetUuid)
+            drv.deviceGetUuid(&uuid, dev);
         for (int attribute = 1; attribute <= ATTRIBUTES_READ; attribute++)
             drv.deviceGetAttribute(&value, attribute, dev);
     }

@@ -103,6 +103,8 @@ typedef struct CUctxCreateParams_st {
 #define cuDevicePrimaryCtxReset cuDevicePrimaryCtxReset_v2
 #define cuDeviceTotalMem cuDeviceTotalMem_v2
 #define cuGetProcAddress cuGetProcAddress_v2
+#define cuDeviceTotalMem cuDeviceTotalMem_v2
+#define cuDeviceGetUuid cuDeviceGetUuid_v2
 #if defined(CUDA_API_PER_THREAD_DEFAULT_STREAM)
 #define cuMemAllocAsync cuMemAllocAsync_ptsz
 #define cuMemFreeAsync cuMemFreeAsync_ptsz
@@ -114,6 +116,10 @@ CUresult CUDAAPI cuInit(unsigned int flags);
 CUresult CUDAAPI cuDriverGetVersion(int *driverVersion);
 CUresult CUDAAPI cuDeviceGet(CUdevice *device, int ordinal);
 CUresult CUDAAPI cuDeviceGetCount(int *count);
+CUresult CUDAAPI cuDeviceGetName(char *name, int len, CUdevice dev);
+CUresult CUDAAPI cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev);
+CUresult CUDAAPI cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev);
+CUresult CUDAAPI cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev);
 CUresult CUDAAPI cuGetErrorString(CUresult error, const char **pStr);
 CUresult CUDAAPI cuGetErrorName(CUresult error, const char **pStr);
 
@@ -212,6 +218,7 @@ CUresult CUDAAPI cuDevicePrimaryCtxRelease(CUdevice dev);
 CUresult CUDAAPI cuDevicePrimaryCtxReset(CUdevice dev);
 CUresult CUDAAPI cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion,
                                   cuuint64_t flags);
+CUresult CUDAAPI cuDeviceGetUuid(CUuuid *uuid, CUdevice dev);
 #endif
 
 #ifdef __cplusplus

@@ -1,0 +1,176 @@
+/* The ways a process ends or becomes another program without passing
+ * through exit(), each given its footer: _exit and _Exit (END
+ * VT_END_UNDERSCORE_EXIT), the exec family (VT_END_EXEC, erased again if the
+ * exec fails), and a signal the program sends itself to die of it with the
+ * default action, as in the "clean up, restore SIG_DFL, re-raise" idiom and
+ * CPython's exit after an unhandled KeyboardInterrupt (VT_END_SIGNAL; our
+ * own handler is not there then). SIGKILL gets none: nothing can. Each
+ * first checks that this process owns the dump: a vfork child runs these in
+ * its parent's memory. */
+#include "endings.h"
+
+#include "crash.h"
+#include "resolve.h"
+#include "tracer.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+VT_EXPORT void _exit(int status)
+{
+    vt_finish_underscore_exit(status);
+    for (;;)
+        syscall(SYS_exit_group, status);
+}
+
+VT_EXPORT void _Exit(int status)
+{
+    _exit(status);
+}
+
+/* A signal this process sends itself that will end it with no handler of
+ * the program in the way: its footer now. */
+static void before_self_signal(int sig)
+{
+    if (sig > 0 && sig != SIGKILL && vt_crash_default_kills(sig))
+        vt_finish_from_signal(sig);
+}
+
+VT_EXPORT int kill(pid_t pid, int sig)
+{
+    if (pid == getpid())
+        before_self_signal(sig);
+    return (int)syscall(SYS_kill, pid, sig);
+}
+
+VT_EXPORT int raise(int sig)
+{
+    before_self_signal(sig);
+    int r = (int)syscall(SYS_tgkill, getpid(), (pid_t)syscall(SYS_gettid), sig);
+    return r;
+}
+
+/* ---- exec ---- */
+
+typedef int (*execve_fn)(const char *, char *const[], char *const[]);
+typedef int (*execv_fn)(const char *, char *const[]);
+typedef int (*fexecve_fn)(int, char *const[], char *const[]);
+typedef int (*execveat_fn)(int, const char *, char *const[], char *const[], int);
+
+/* RESULT of an exec that returned: it failed; the footer is taken back. */
+static int after_failed_exec(int began, int result)
+{
+    int saved = errno;
+    if (began)
+        vt_exec_failed();
+    errno = saved;
+    return result;
+}
+
+static struct {
+    void *execve, *execv, *execvp, *execvpe, *fexecve, *execveat;
+} real_exec;
+
+/* Looked up while the tracer starts: a vfork child must not search the
+ * loaded objects (another thread of its parent may hold the loader's lock). */
+void vt_endings_init(void)
+{
+    real_exec.execve = vt_find_real("execve");
+    real_exec.execv = vt_find_real("execv");
+    real_exec.execvp = vt_find_real("execvp");
+    real_exec.execvpe = vt_find_real("execvpe");
+    real_exec.fexecve = vt_find_real("fexecve");
+    real_exec.execveat = vt_find_real("execveat");
+}
+
+#define REAL_EXEC(type, name)                                                               \
+    type real = (type)real_exec.name;                                                       \
+    if (!real) {                                                                            \
+        errno = ENOSYS;                                                                     \
+        return -1;                                                                          \
+    }
+
+VT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+    REAL_EXEC(execve_fn, execve);
+    int began = vt_exec_begin();
+    return after_failed_exec(began, real(path, argv, envp));
+}
+
+VT_EXPORT int execv(const char *path, char *const argv[])
+{
+    REAL_EXEC(execv_fn, execv);
+    int began = vt_exec_begin();
+    return after_failed_exec(began, real(path, argv));
+}
+
+VT_EXPORT int execvp(const char *file, char *const argv[])
+{
+    REAL_EXEC(execv_fn, execvp);
+    int began = vt_exec_begin();
+    return after_failed_exec(began, real(file, argv));
+}
+
+VT_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+    REAL_EXEC(execve_fn, execvpe);
+    int began = vt_exec_begin();
+    return after_failed_exec(began, real(file, argv, envp));
+}
+
+VT_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
+{
+    REAL_EXEC(fexecve_fn, fexecve);
+    int began = vt_exec_begin();
+    return after_failed_exec(began, real(fd, argv, envp));
+}
+
+VT_EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
+                       int flags)
+{
+    REAL_EXEC(execveat_fn, execveat);
+    int began = vt_exec_begin();
+    return after_failed_exec(began, real(dirfd, path, argv, envp, flags));
+}
+
+/* execl, execlp, execle: the arguments into an array, then the v form. */
+#define COLLECT_ARGS(arg0, last_named, envp_out)                                            \
+    va_list ap;                                                                             \
+    size_t argc = 1;                                                                        \
+    va_start(ap, last_named);                                                               \
+    while (va_arg(ap, char *))                                                              \
+        argc++;                                                                             \
+    va_end(ap);                                                                             \
+    char *argv[argc + 1];                                                                   \
+    argv[0] = (char *)(arg0);                                                               \
+    va_start(ap, last_named);                                                               \
+    for (size_t i = 1; i <= argc; i++)                                                      \
+        argv[i] = i < argc ? va_arg(ap, char *) : NULL;                                     \
+    (void)va_arg(ap, char *); /* the NULL */                                                \
+    envp_out;                                                                               \
+    va_end(ap)
+
+extern char **environ;
+
+VT_EXPORT int execl(const char *path, const char *arg, ...)
+{
+    COLLECT_ARGS(arg, arg, (void)0);
+    return execve(path, argv, environ);
+}
+
+VT_EXPORT int execlp(const char *file, const char *arg, ...)
+{
+    COLLECT_ARGS(arg, arg, (void)0);
+    return execvp(file, argv);
+}
+
+VT_EXPORT int execle(const char *path, const char *arg, ...)
+{
+    char *const *envp;
+    COLLECT_ARGS(arg, arg, envp = va_arg(ap, char *const *));
+    return execve(path, argv, envp);
+}

@@ -1,0 +1,4 @@
+// The one CUDA runtime function these programs call, as cuda_runtime_api.h
+// declares it (the stand-in's headers are C only).
+#include <cstddef>
+extern "C" int cudaMalloc(void **devPtr, std::size_t size);

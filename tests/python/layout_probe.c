@@ -1,0 +1,133 @@
+/* Prints the CPython layout vramtrace reads, computed with offsetof from one
+ * installed version's internal headers, in the form that
+ * pylayout_table prints the tracer's built-in table (tests/test_pylayout.py
+ * compares the two). Built per version with -DPy_BUILD_CORE. */
+#define Py_BUILD_CORE 1
+#include <Python.h>
+#include <frameobject.h>
+#include <stddef.h>
+#include <stdio.h>
+#if PY_VERSION_HEX >= 0x030B0000
+#include "internal/pycore_frame.h"
+#endif
+#if PY_VERSION_HEX >= 0x030D0000
+#include "internal/pycore_runtime.h"
+#include "pyoffsets_313.h"
+#endif
+
+#define FIELD(name, value) printf("%s %ld\n", name, (long)(value))
+#define ABSENT(name) printf("%s -1\n", name)
+
+static void thread_and_frame(void)
+{
+    FIELD("ts_thread_id", offsetof(PyThreadState, thread_id));
+#if PY_VERSION_HEX < 0x030B0000
+    FIELD("ts_frame", offsetof(PyThreadState, frame));
+    ABSENT("cframe_current");
+    FIELD("frame_code", offsetof(PyFrameObject, f_code));
+    FIELD("frame_back", offsetof(PyFrameObject, f_back));
+    FIELD("frame_instr", offsetof(PyFrameObject, f_lasti));
+    ABSENT("frame_owner");
+    ABSENT("owner_generator");
+    ABSENT("owner_cstack");
+#else
+#if PY_VERSION_HEX < 0x030D0000
+    FIELD("ts_frame", offsetof(PyThreadState, cframe));
+    FIELD("cframe_current", offsetof(_PyCFrame, current_frame));
+    FIELD("frame_code", offsetof(_PyInterpreterFrame, f_code));
+    FIELD("frame_instr", offsetof(_PyInterpreterFrame, prev_instr));
+#else
+    FIELD("ts_frame", offsetof(PyThreadState, current_frame));
+    ABSENT("cframe_current");
+    FIELD("frame_code", offsetof(_PyInterpreterFrame, f_executable));
+    FIELD("frame_instr", offsetof(_PyInterpreterFrame, instr_ptr));
+#endif
+    FIELD("frame_back", offsetof(_PyInterpreterFrame, previous));
+    FIELD("frame_owner", offsetof(_PyInterpreterFrame, owner));
+    FIELD("owner_generator", FRAME_OWNED_BY_GENERATOR);
+#if PY_VERSION_HEX >= 0x030C0000
+    FIELD("owner_cstack", FRAME_OWNED_BY_CSTACK);
+#else
+    ABSENT("owner_cstack");
+#endif
+#endif
+}
+
+static void code(void)
+{
+    FIELD("code_filename", offsetof(PyCodeObject, co_filename));
+    FIELD("code_name", offsetof(PyCodeObject, co_name));
+    FIELD("code_firstlineno", offsetof(PyCodeObject, co_firstlineno));
+#if PY_VERSION_HEX < 0x030A0000
+    FIELD("code_linetable", offsetof(PyCodeObject, co_lnotab));
+#else
+    FIELD("code_linetable", offsetof(PyCodeObject, co_linetable));
+#endif
+#if PY_VERSION_HEX >= 0x030B0000
+    FIELD("code_qualname", offsetof(PyCodeObject, co_qualname));
+    FIELD("code_bytecode", offsetof(PyCodeObject, co_code_adaptive));
+    FIELD("code_firsttraceable", offsetof(PyCodeObject, _co_firsttraceable));
+#else
+    ABSENT("code_qualname");
+    ABSENT("code_bytecode");
+    ABSENT("code_firsttraceable");
+#endif
+}
+
+static void objects(void)
+{
+    FIELD("ob_type", offsetof(PyObject, ob_type));
+    FIELD("var_size", offsetof(PyVarObject, ob_size));
+    FIELD("str_length", offsetof(PyASCIIObject, length));
+    FIELD("str_hash", offsetof(PyASCIIObject, hash));
+    FIELD("str_state", offsetof(PyASCIIObject, state));
+    FIELD("str_ascii_size", sizeof(PyASCIIObject));
+    FIELD("str_compact_size", sizeof(PyCompactUnicodeObject));
+    FIELD("bytes_size", offsetof(PyBytesObject, ob_base.ob_size));
+    FIELD("bytes_data", offsetof(PyBytesObject, ob_sval));
+}
+
+#if PY_VERSION_HEX >= 0x030D0000
+/* Our definition of 3.13's _Py_DebugOffsets against the header's. */
+#define SAME(field) \
+    printf("debug_offsets." #field " %ld %ld\n", (long)offsetof(_Py_DebugOffsets, field), \
+           (long)offsetof(struct vt_py_debug_offsets_313, field))
+static void debug_offsets(void)
+{
+    printf("debug_offsets.size %ld %ld\n", (long)sizeof(_Py_DebugOffsets),
+           (long)sizeof(struct vt_py_debug_offsets_313));
+    SAME(version);
+    SAME(free_threaded);
+    SAME(runtime_state.finalizing);
+    SAME(thread_state.current_frame);
+    SAME(thread_state.thread_id);
+    SAME(interpreter_frame.previous);
+    SAME(interpreter_frame.executable);
+    SAME(interpreter_frame.instr_ptr);
+    SAME(interpreter_frame.owner);
+    SAME(code_object.filename);
+    SAME(code_object.name);
+    SAME(code_object.qualname);
+    SAME(code_object.linetable);
+    SAME(code_object.firstlineno);
+    SAME(code_object.co_code_adaptive);
+    SAME(pyobject.ob_type);
+    SAME(bytes_object.ob_size);
+    SAME(bytes_object.ob_sval);
+    SAME(unicode_object.state);
+    SAME(unicode_object.length);
+    SAME(unicode_object.asciiobject_size);
+}
+#endif
+
+int main(void)
+{
+    printf("version %d.%d\n", PY_MAJOR_VERSION, PY_MINOR_VERSION);
+    thread_and_frame();
+    code();
+    objects();
+#if PY_VERSION_HEX >= 0x030D0000
+    debug_offsets();
+#endif
+    return 0;
+}

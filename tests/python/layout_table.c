@@ -1,0 +1,58 @@
+/* Prints the tracer's layout for 3.MINOR as layout_probe prints the one
+ * computed from that version's headers: the built-in table (3.8-3.12), or
+ * (3.13+) what the tracer derives from the _Py_DebugOffsets of the
+ * libpython named on the command line.
+ *     layout_table MINOR [LIBPYTHON] */
+#include "pylayout.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define FIELD(name) printf(#name " %ld\n", L->name)
+
+int main(int argc, char **argv)
+{
+    struct vt_pylayout derived;
+    const struct vt_pylayout *L;
+    int minor = argc > 1 ? atoi(argv[1]) : 0;
+    if (minor >= 13) {
+        const char *why = "no library named";
+        void *lib = argc > 2 ? dlopen(argv[2], RTLD_NOW | RTLD_LOCAL) : NULL;
+        if (!lib || vt_pylayout_from_debug_offsets(dlsym(lib, "_PyRuntime"), &derived, &why) < 0) {
+            fprintf(stderr, "layout_table: %s\n", lib ? why : dlerror());
+            return 1;
+        }
+        L = &derived;
+    } else if (!(L = vt_pylayout_builtin(minor))) {
+        fprintf(stderr, "layout_table: no table for 3.%d\n", minor);
+        return 1;
+    }
+    printf("version 3.%d\n", L->minor);
+    FIELD(ts_thread_id);
+    FIELD(ts_frame);
+    FIELD(cframe_current);
+    FIELD(frame_code);
+    FIELD(frame_back);
+    FIELD(frame_instr);
+    FIELD(frame_owner);
+    FIELD(owner_generator);
+    FIELD(owner_cstack);
+    FIELD(code_filename);
+    FIELD(code_name);
+    FIELD(code_firstlineno);
+    FIELD(code_linetable);
+    FIELD(code_qualname);
+    FIELD(code_bytecode);
+    FIELD(code_firsttraceable);
+    FIELD(ob_type);
+    FIELD(var_size);
+    FIELD(str_length);
+    FIELD(str_hash);
+    FIELD(str_state);
+    FIELD(str_ascii_size);
+    FIELD(str_compact_size);
+    FIELD(bytes_size);
+    FIELD(bytes_data);
+    return 0;
+}

@@ -1,0 +1,292 @@
+/* Stand-in libnvidia-ml.so.1: the NVML functions vramtrace uses, with their
+ * real signatures (src/nvml_abi.h, checked against nvml.h by
+ * tests/nvml_abi_check.c), answering from the stand-in machine's GPUs
+ * (standin_gpus.h): every GPU whatever CUDA_VISIBLE_DEVICES says (NVML
+ * ignores it), their memory as all processes use it, and the processes with
+ * a context on each, from the registry the stand-in driver keeps up to date.
+ *
+ * For tests of what a real NVML may answer:
+ *   STANDIN_NVML_FAIL=name:code[,name:code...]  that function returns that
+ *       NVML error code (e.g. nvmlInit_v2:9, nvmlDeviceGetUtilizationRates:3)
+ *   STANDIN_NVML_VANISHING_PID=pid  GPU 0 also lists this process (1 MiB) in
+ *       the first listing it fills, not after: a process that ends while
+ *       it is being listed */
+#include "nvml_abi.h"
+#include "nvml_loader.h"
+#include "standin_gpus.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define EXPORT __attribute__((visibility("default")))
+#define VANISHING_BYTES (1u << 20)
+#define MAX_LISTED 256
+
+struct nvmlDevice_st {
+    int index;
+};
+
+static struct nvmlDevice_st devices[SG_MAX_GPUS];
+static int init_count;
+static int vanished;
+
+/* The error STANDIN_NVML_FAIL asks FUNCTION to return, else NVML_SUCCESS. */
+static nvmlReturn_t injected(const char *function)
+{
+    const char *spec = getenv("STANDIN_NVML_FAIL");
+    size_t len = strlen(function);
+    for (const char *p = spec; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+        if (!strncmp(p, function, len) && p[len] == ':')
+            return atoi(p + len + 1);
+    return NVML_SUCCESS;
+}
+
+/* The checks every device query starts with. */
+static nvmlReturn_t device_query(const char *function, nvmlDevice_t device, const void *out,
+                                 const struct sg_gpu **gpu)
+{
+    nvmlReturn_t r = injected(function);
+    if (r != NVML_SUCCESS)
+        return r;
+    if (!init_count)
+        return NVML_ERROR_UNINITIALIZED;
+    if (!device || !out || device < devices || device >= devices + sg_gpu_count())
+        return NVML_ERROR_INVALID_ARGUMENT;
+    *gpu = sg_gpu(device->index);
+    return NVML_SUCCESS;
+}
+
+static nvmlReturn_t copy_text(char *out, unsigned int length, const char *s)
+{
+    if (strlen(s) + 1 > length)
+        return NVML_ERROR_INSUFFICIENT_SIZE;
+    memcpy(out, s, strlen(s) + 1);
+    return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlInit_v2(void)
+{
+    nvmlReturn_t r = injected("nvmlInit_v2");
+    if (r != NVML_SUCCESS)
+        return r;
+    for (int i = 0; i < SG_MAX_GPUS; i++)
+        devices[i].index = i;
+    init_count++;
+    return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlShutdown(void)
+{
+    if (!init_count)
+        return NVML_ERROR_UNINITIALIZED;
+    init_count--;
+    return NVML_SUCCESS;
+}
+
+EXPORT const char *nvmlErrorString(nvmlReturn_t result)
+{
+    switch (result) {
+    case NVML_SUCCESS: return "Success";
+    case NVML_ERROR_UNINITIALIZED: return "Uninitialized";
+    case NVML_ERROR_INVALID_ARGUMENT: return "Invalid Argument";
+    case NVML_ERROR_NOT_SUPPORTED: return "Not Supported";
+    case NVML_ERROR_NO_PERMISSION: return "Insufficient Permissions";
+    case NVML_ERROR_NOT_FOUND: return "Not Found";
+    case NVML_ERROR_INSUFFICIENT_SIZE: return "Insufficient Size";
+    case NVML_ERROR_DRIVER_NOT_LOADED: return "Driver Not Loaded";
+    case NVML_ERROR_GPU_IS_LOST: return "GPU is lost";
+    default: return "Unknown Error";
+    }
+}
+
+EXPORT nvmlReturn_t nvmlSystemGetDriverVersion(char *version, unsigned int length)
+{
+    nvmlReturn_t r = injected("nvmlSystemGetDriverVersion");
+    if (r != NVML_SUCCESS)
+        return r;
+    if (!init_count)
+        return NVML_ERROR_UNINITIALIZED;
+    return version ? copy_text(version, length, "580.00 (vramtrace stand-in)")
+                   : NVML_ERROR_INVALID_ARGUMENT;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *deviceCount)
+{
+    nvmlReturn_t r = injected("nvmlDeviceGetCount_v2");
+    if (r != NVML_SUCCESS)
+        return r;
+    if (!init_count)
+        return NVML_ERROR_UNINITIALIZED;
+    if (!deviceCount)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    *deviceCount = (unsigned)sg_gpu_count();
+    return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t *device)
+{
+    nvmlReturn_t r = injected("nvmlDeviceGetHandleByIndex_v2");
+    if (r != NVML_SUCCESS)
+        return r;
+    if (!init_count)
+        return NVML_ERROR_UNINITIALIZED;
+    if (!device || index >= (unsigned)sg_gpu_count())
+        return NVML_ERROR_INVALID_ARGUMENT;
+    *device = &devices[index];
+    return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetHandleByUUID(const char *uuid, nvmlDevice_t *device)
+{
+    char text[SG_UUID_TEXT];
+    nvmlReturn_t r = injected("nvmlDeviceGetHandleByUUID");
+    if (r != NVML_SUCCESS)
+        return r;
+    if (!init_count)
+        return NVML_ERROR_UNINITIALIZED;
+    if (!uuid || !device)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    for (int i = 0; i < sg_gpu_count(); i++) {
+        sg_uuid_text(sg_gpu(i)->uuid, text);
+        if (!strcmp(text, uuid)) {
+            *device = &devices[i];
+            return NVML_SUCCESS;
+        }
+    }
+    return NVML_ERROR_NOT_FOUND;
+}
+
+/* "0000:17:00.0" and "00000000:17:00.0" name the same GPU. */
+EXPORT nvmlReturn_t nvmlDeviceGetHandleByPciBusId_v2(const char *pciBusId, nvmlDevice_t *device)
+{
+    unsigned domain, bus, dev, fn, gd, gb, gdev, gfn;
+    nvmlReturn_t r = injected("nvmlDeviceGetHandleByPciBusId_v2");
+    if (r != NVML_SUCCESS)
+        return r;
+    if (!init_count)
+        return NVML_ERROR_UNINITIALIZED;
+    if (!pciBusId || !device || sscanf(pciBusId, "%x:%x:%x.%x", &domain, &bus, &dev, &fn) != 4)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    for (int i = 0; i < sg_gpu_count(); i++)
+        if (sscanf(sg_gpu(i)->pci_bus_id, "%x:%x:%x.%x", &gd, &gb, &gdev, &gfn) == 4 &&
+            gd == domain && gb == bus && gdev == dev && gfn == fn) {
+            *device = &devices[i];
+            return NVML_SUCCESS;
+        }
+    return NVML_ERROR_NOT_FOUND;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char *name, unsigned int length)
+{
+    const struct sg_gpu *gpu;
+    nvmlReturn_t r = device_query("nvmlDeviceGetName", device, name, &gpu);
+    return r ? r : copy_text(name, length, gpu->name);
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char *uuid, unsigned int length)
+{
+    const struct sg_gpu *gpu;
+    char text[SG_UUID_TEXT];
+    nvmlReturn_t r = device_query("nvmlDeviceGetUUID", device, uuid, &gpu);
+    if (r != NVML_SUCCESS)
+        return r;
+    sg_uuid_text(gpu->uuid, text);
+    return copy_text(uuid, length, text);
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t *pci)
+{
+    const struct sg_gpu *gpu;
+    unsigned domain = 0, bus = 0, dev = 0;
+    nvmlReturn_t r = device_query("nvmlDeviceGetPciInfo_v3", device, pci, &gpu);
+    if (r != NVML_SUCCESS)
+        return r;
+    sscanf(gpu->pci_bus_id, "%x:%x:%x", &domain, &bus, &dev);
+    memset(pci, 0, sizeof *pci);
+    pci->domain = domain;
+    pci->bus = bus;
+    pci->device = dev;
+    pci->pciDeviceId = 0x233010de; /* device id, NVIDIA's vendor id */
+    snprintf(pci->busId, sizeof pci->busId, "%08X:%02X:%02X.0", domain, bus, dev);
+    snprintf(pci->busIdLegacy, sizeof pci->busIdLegacy, "%04X:%02X:%02X.0", domain, bus, dev);
+    return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *memory)
+{
+    const struct sg_gpu *gpu;
+    nvmlReturn_t r = device_query("nvmlDeviceGetMemoryInfo", device, memory, &gpu);
+    if (r != NVML_SUCCESS)
+        return r;
+    size_t used = sg_used(device->index);
+    memory->total = gpu->capacity;
+    memory->used = used;
+    memory->free = used < gpu->capacity ? gpu->capacity - used : 0;
+    return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device,
+                                                  nvmlUtilization_t *utilization)
+{
+    const struct sg_gpu *gpu;
+    nvmlReturn_t r = device_query("nvmlDeviceGetUtilizationRates", device, utilization, &gpu);
+    if (r != NVML_SUCCESS)
+        return r;
+    utilization->gpu = 0; /* the stand-in GPUs run no kernels */
+    utilization->memory = 0;
+    return NVML_SUCCESS;
+}
+
+/* The processes on DEVICE now, the vanishing one included until it went. */
+static size_t listed_processes(nvmlDevice_t device, nvmlProcessInfo_t *out, size_t max)
+{
+    struct sg_process found[MAX_LISTED];
+    const char *vanishing = getenv("STANDIN_NVML_VANISHING_PID");
+    size_t n = sg_processes(device->index, found, MAX_LISTED), listed = 0;
+    if (n > MAX_LISTED)
+        n = MAX_LISTED;
+    for (size_t i = 0; i < n && listed < max; i++)
+        out[listed++] = (nvmlProcessInfo_t){.pid = (unsigned)found[i].pid,
+                                            .usedGpuMemory = found[i].used,
+                                            .gpuInstanceId = 0xffffffffu,
+                                            .computeInstanceId = 0xffffffffu};
+    if (vanishing && *vanishing && device->index == 0 && !vanished && listed < max)
+        out[listed++] = (nvmlProcessInfo_t){.pid = (unsigned)atoi(vanishing),
+                                            .usedGpuMemory = VANISHING_BYTES,
+                                            .gpuInstanceId = 0xffffffffu,
+                                            .computeInstanceId = 0xffffffffu};
+    return listed;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device,
+                                                            unsigned int *infoCount,
+                                                            nvmlProcessInfo_t *infos)
+{
+    static nvmlProcessInfo_t now[MAX_LISTED + 1];
+    const struct sg_gpu *gpu;
+    nvmlReturn_t r = device_query("nvmlDeviceGetComputeRunningProcesses_v3", device, infoCount,
+                                  &gpu);
+    if (r != NVML_SUCCESS)
+        return r;
+    size_t n = listed_processes(device, now, MAX_LISTED + 1);
+    if (n > *infoCount) {
+        *infoCount = (unsigned)n;
+        return NVML_ERROR_INSUFFICIENT_SIZE;
+    }
+    if (n && !infos)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    if (n)
+        memcpy(infos, now, n * sizeof *now);
+    *infoCount = (unsigned)n;
+    if (device->index == 0 && n)
+        vanished = getenv("STANDIN_NVML_VANISHING_PID") != NULL;
+    return NVML_SUCCESS;
+}
+
+/* Each definition has the signature nvml_abi.h declares (and that, the
+ * toolkit's nvml.h: tests/nvml_abi_check.c). */
+#define STANDIN_SAME_SIGNATURE(name) \
+    _Static_assert(__builtin_types_compatible_p(__typeof__(&name), name##_fn), #name);
+VT_NVML_FUNCTIONS(STANDIN_SAME_SIGNATURE)

@@ -1,0 +1,465 @@
+#include "standin_gpus.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define SG_MAX_SLOTS 128
+#define SG_MAGIC "VTSGPU01"
+
+size_t sg_parse_size(const char *s, size_t dflt)
+{
+    if (!s || !*s)
+        return dflt;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (errno || end == s)
+        return dflt;
+    switch (*end) {
+    case 'k': case 'K': v <<= 10; break;
+    case 'm': case 'M': v <<= 20; break;
+    case 'g': case 'G': v <<= 30; break;
+    default: break;
+    }
+    return (size_t)v;
+}
+
+/* ---- the machine's GPUs ---- */
+
+static pthread_once_t gpus_once = PTHREAD_ONCE_INIT;
+static int gpu_count;
+static struct sg_gpu gpus[SG_MAX_GPUS];
+
+static uint64_t mix(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+static void make_gpus(void)
+{
+    const char *n = getenv("STANDIN_CUDA_DEVICES");
+    size_t capacity = sg_parse_size(getenv("STANDIN_CUDA_MEMORY"), (size_t)1 << 30);
+    gpu_count = n && *n ? atoi(n) : 2;
+    if (gpu_count < 0)
+        gpu_count = 0;
+    if (gpu_count > SG_MAX_GPUS)
+        gpu_count = SG_MAX_GPUS;
+    for (int i = 0; i < SG_MAX_GPUS; i++) {
+        /* fixed per index: the same GPU has the same UUID in every process */
+        uint64_t hi = mix(0x7672616d74726163ull + (uint64_t)i), lo = mix(hi);
+        memcpy(gpus[i].uuid, &hi, 8);
+        memcpy(gpus[i].uuid + 8, &lo, 8);
+        gpus[i].uuid[6] = (unsigned char)(0x40 | (gpus[i].uuid[6] & 0x0f));
+        snprintf(gpus[i].pci_bus_id, sizeof gpus[i].pci_bus_id, "0000:%02X:00.0", 0x17 + i);
+        snprintf(gpus[i].name, sizeof gpus[i].name, "vramtrace stand-in GPU");
+        gpus[i].capacity = capacity;
+    }
+}
+
+int sg_gpu_count(void)
+{
+    pthread_once(&gpus_once, make_gpus);
+    return gpu_count;
+}
+
+const struct sg_gpu *sg_gpu(int physical)
+{
+    if (physical < 0 || physical >= sg_gpu_count())
+        return NULL;
+    return &gpus[physical];
+}
+
+void sg_uuid_text(const unsigned char u[16], char out[SG_UUID_TEXT])
+{
+    snprintf(out, SG_UUID_TEXT,
+             "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0],
+             u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13],
+             u[14], u[15]);
+}
+
+/* The GPU an entry of CUDA_VISIBLE_DEVICES names, or -1. */
+static int named_gpu(const char *entry)
+{
+    char uuid[SG_UUID_TEXT];
+    int found = -1;
+    size_t len = strlen(entry);
+    if (len && strspn(entry, "0123456789") == len) {
+        long i = strtol(entry, NULL, 10);
+        return i < sg_gpu_count() ? (int)i : -1;
+    }
+    if (strncasecmp(entry, "GPU-", 4) != 0)
+        return -1;
+    for (int i = 0; i < sg_gpu_count(); i++) {
+        sg_uuid_text(gpus[i].uuid, uuid);
+        if (!strncasecmp(uuid, entry, len)) {
+            if (found >= 0)
+                return -1; /* ambiguous prefix */
+            found = i;
+        }
+    }
+    return found;
+}
+
+int sg_visible_gpus(int physical[SG_MAX_GPUS])
+{
+    const char *list = getenv("CUDA_VISIBLE_DEVICES");
+    char copy[1024], *save = NULL;
+    int n = 0;
+    if (!list) {
+        for (; n < sg_gpu_count(); n++)
+            physical[n] = n;
+        return n;
+    }
+    snprintf(copy, sizeof copy, "%s", list);
+    for (char *entry = strtok_r(copy, ",", &save); entry && n < SG_MAX_GPUS;
+         entry = strtok_r(NULL, ",", &save)) {
+        while (isspace((unsigned char)*entry))
+            entry++;
+        for (size_t len = strlen(entry); len && isspace((unsigned char)entry[len - 1]);)
+            entry[--len] = '\0';
+        int gpu = named_gpu(entry);
+        for (int k = 0; k < n && gpu >= 0; k++)
+            if (physical[k] == gpu)
+                gpu = -1;
+        if (gpu < 0)
+            break;
+        physical[n++] = gpu;
+    }
+    return n;
+}
+
+/* ---- the registry ---- */
+
+enum { SLOT_FREE = 0, SLOT_LIVE = 1, SLOT_EXITED = 2 };
+
+struct slot {
+    uint32_t state;
+    int32_t pid;
+    uint64_t pid_ns;          /* inode of its pid namespace: pids elsewhere are not ours to check */
+    uint64_t start_ticks;     /* /proc/PID/stat starttime: tells a reused pid apart */
+    uint64_t used[SG_MAX_GPUS];
+    uint32_t contexts[SG_MAX_GPUS];
+};
+
+struct registry {
+    char magic[8];
+    uint32_t slots_max, gpus_max;
+    uint64_t gpu_used[SG_MAX_GPUS];
+    struct slot slots[SG_MAX_SLOTS];
+};
+
+static pthread_once_t registry_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t slot_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct registry *reg;
+static int reg_fd = -1;          /* -1: a private registry (the file could not be used) */
+static struct slot *mine;
+static pid_t mine_pid;
+
+static void registry_path(char *out, size_t size)
+{
+    /* a setuid program does not take a path from its environment */
+    const char *path = secure_getenv("STANDIN_GPU_REGISTRY"), *tmp = secure_getenv("TMPDIR");
+    struct stat st;
+    if (path && *path)
+        snprintf(out, size, "%s", path);
+    else if (stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) && access("/dev/shm", W_OK) == 0)
+        snprintf(out, size, "/dev/shm/vramtrace-standin-gpus.%u", (unsigned)getuid());
+    else
+        snprintf(out, size, "%s/vramtrace-standin-gpus.%u", tmp && *tmp ? tmp : "/tmp",
+                 (unsigned)getuid());
+}
+
+static int lock_file(void)
+{
+    if (reg_fd < 0)
+        return 0;
+    while (flock(reg_fd, LOCK_EX) != 0)
+        if (errno != EINTR)
+            return -1;
+    return 0;
+}
+
+static void unlock_file(void)
+{
+    if (reg_fd >= 0)
+        flock(reg_fd, LOCK_UN);
+}
+
+static struct registry *map_file(int fd)
+{
+    struct stat st;
+    static const char zeros[8];
+    if (fstat(fd, &st) != 0 || (st.st_size < (off_t)sizeof(struct registry) &&
+                                ftruncate(fd, sizeof(struct registry)) != 0))
+        return NULL;
+    struct registry *r = mmap(NULL, sizeof *r, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (r == MAP_FAILED)
+        return NULL;
+    if (!memcmp(r->magic, zeros, 8)) {
+        r->slots_max = SG_MAX_SLOTS;
+        r->gpus_max = SG_MAX_GPUS;
+        memcpy(r->magic, SG_MAGIC, 8);
+    }
+    if (memcmp(r->magic, SG_MAGIC, 8) || r->slots_max != SG_MAX_SLOTS ||
+        r->gpus_max != SG_MAX_GPUS) {
+        munmap(r, sizeof *r);
+        return NULL;
+    }
+    return r;
+}
+
+static void open_registry(void)
+{
+    char path[4096];
+    registry_path(path, sizeof path);
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd >= 0) {
+        reg_fd = fd;
+        if (lock_file() == 0) {
+            reg = map_file(fd);
+            unlock_file();
+        }
+        if (!reg) {
+            close(fd);
+            reg_fd = -1;
+        }
+    }
+    if (!reg) { /* this process alone, as if no other used the GPUs */
+        const char *asked = secure_getenv("STANDIN_GPU_REGISTRY");
+        if (asked && *asked)
+            fprintf(stderr, "stand-in GPUs: cannot use the registry %s (%s); other processes "
+                    "will not see this one\n", path, strerror(errno));
+        reg = calloc(1, sizeof *reg);
+    }
+}
+
+static struct registry *registry(void)
+{
+    pthread_once(&registry_once, open_registry);
+    return reg;
+}
+
+static uint64_t own_pid_ns(void)
+{
+    struct stat st;
+    return stat("/proc/self/ns/pid", &st) == 0 ? (uint64_t)st.st_ino : 0;
+}
+
+/* Field 3 (state) and 22 (starttime) of /proc/PID/stat; -1 when gone. */
+static int read_stat(int pid, char *state, uint64_t *start_ticks)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return -1;
+    buf[n] = '\0';
+    char *p = strrchr(buf, ')'); /* the command name may hold spaces and parentheses */
+    if (!p || sscanf(p + 2, "%c", state) != 1)
+        return -1;
+    for (int field = 3; field < 22 && p; field++)
+        p = strchr(p + 1, ' ');
+    *start_ticks = p ? strtoull(p + 1, NULL, 10) : 0;
+    return 0;
+}
+
+static int thread_count(int pid)
+{
+    char path[64], line[256];
+    int threads = 0;
+    snprintf(path, sizeof path, "/proc/%d/status", pid);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return 0;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "Threads: %d", &threads) == 1)
+            break;
+    fclose(f);
+    return threads;
+}
+
+enum { PROCESS_ALIVE, PROCESS_EXITED, PROCESS_GONE };
+
+/* A zombie whose threads have all ended has closed the device: its memory
+ * is free, though it is listed until its parent reaps it. */
+static int process_state(const struct slot *s, uint64_t my_ns)
+{
+    char state;
+    uint64_t start;
+    if (s->pid_ns != my_ns)
+        return PROCESS_ALIVE; /* another namespace's pid: cannot tell */
+    if (read_stat(s->pid, &state, &start) != 0 || start != s->start_ticks || state == 'X')
+        return PROCESS_GONE;
+    if (state == 'Z' && thread_count(s->pid) <= 1)
+        return PROCESS_EXITED;
+    return PROCESS_ALIVE;
+}
+
+static void free_usage(struct slot *s)
+{
+    for (int g = 0; g < SG_MAX_GPUS; g++) {
+        uint64_t used = __atomic_exchange_n(&s->used[g], 0, __ATOMIC_ACQ_REL);
+        __atomic_fetch_sub(&reg->gpu_used[g], used, __ATOMIC_ACQ_REL);
+    }
+}
+
+/* File lock held: frees what exited processes held. */
+static void reap_locked(void)
+{
+    uint64_t ns = own_pid_ns();
+    for (int i = 0; i < SG_MAX_SLOTS; i++) {
+        struct slot *s = &reg->slots[i];
+        if (s->state == SLOT_FREE || s == mine)
+            continue;
+        int st = process_state(s, ns);
+        if (st == PROCESS_GONE) {
+            free_usage(s);
+            memset(s, 0, sizeof *s);
+        } else if (st == PROCESS_EXITED && s->state == SLOT_LIVE) {
+            free_usage(s);
+            s->state = SLOT_EXITED;
+        }
+    }
+}
+
+static void reap(void)
+{
+    if (lock_file() == 0) {
+        reap_locked();
+        unlock_file();
+    }
+}
+
+/* This process's slot, claimed on first use (a forked child claims its own). */
+static struct slot *own_slot(void)
+{
+    registry();
+    pthread_mutex_lock(&slot_lock);
+    if (!mine || mine_pid != getpid()) {
+        char state;
+        uint64_t start = 0;
+        mine = NULL;
+        if (lock_file() == 0) {
+            reap_locked();
+            for (int i = 0; i < SG_MAX_SLOTS && !mine; i++)
+                if (reg->slots[i].state == SLOT_FREE)
+                    mine = &reg->slots[i];
+            if (mine) {
+                memset(mine, 0, sizeof *mine);
+                mine->pid = (int32_t)getpid();
+                mine->pid_ns = own_pid_ns();
+                if (read_stat(mine->pid, &state, &start) == 0)
+                    mine->start_ticks = start;
+                mine->state = SLOT_LIVE;
+                mine_pid = getpid();
+            }
+            unlock_file();
+        }
+    }
+    struct slot *s = mine;
+    pthread_mutex_unlock(&slot_lock);
+    return s;
+}
+
+static int valid_gpu(int physical)
+{
+    return physical >= 0 && physical < SG_MAX_GPUS;
+}
+
+static int try_charge(int physical, size_t bytes)
+{
+    uint64_t *used = &reg->gpu_used[physical];
+    uint64_t cur = __atomic_load_n(used, __ATOMIC_ACQUIRE);
+    do {
+        if (bytes > gpus[physical].capacity || cur > gpus[physical].capacity - bytes)
+            return -1;
+    } while (!__atomic_compare_exchange_n(used, &cur, cur + bytes, 1, __ATOMIC_ACQ_REL,
+                                          __ATOMIC_ACQUIRE));
+    return 0;
+}
+
+int sg_charge(int physical, size_t bytes)
+{
+    struct slot *s;
+    if (!sg_gpu(physical))
+        return -1;
+    s = own_slot();
+    if (try_charge(physical, bytes) != 0) {
+        reap(); /* memory of processes that have exited since */
+        if (try_charge(physical, bytes) != 0)
+            return -1;
+    }
+    if (s)
+        __atomic_fetch_add(&s->used[physical], bytes, __ATOMIC_ACQ_REL);
+    return 0;
+}
+
+void sg_uncharge(int physical, size_t bytes)
+{
+    struct slot *s;
+    if (!sg_gpu(physical))
+        return;
+    s = own_slot();
+    __atomic_fetch_sub(&reg->gpu_used[physical], bytes, __ATOMIC_ACQ_REL);
+    if (s)
+        __atomic_fetch_sub(&s->used[physical], bytes, __ATOMIC_ACQ_REL);
+}
+
+void sg_context_opened(int physical)
+{
+    struct slot *s = valid_gpu(physical) ? own_slot() : NULL;
+    if (s)
+        __atomic_fetch_add(&s->contexts[physical], 1, __ATOMIC_ACQ_REL);
+}
+
+void sg_context_closed(int physical)
+{
+    struct slot *s = valid_gpu(physical) ? own_slot() : NULL;
+    if (s && __atomic_load_n(&s->contexts[physical], __ATOMIC_ACQUIRE) > 0)
+        __atomic_fetch_sub(&s->contexts[physical], 1, __ATOMIC_ACQ_REL);
+}
+
+size_t sg_used(int physical)
+{
+    if (!sg_gpu(physical) || !registry())
+        return 0;
+    reap();
+    return (size_t)__atomic_load_n(&reg->gpu_used[physical], __ATOMIC_ACQUIRE);
+}
+
+size_t sg_processes(int physical, struct sg_process *out, size_t max)
+{
+    size_t n = 0;
+    if (!sg_gpu(physical) || !registry() || lock_file() != 0)
+        return 0;
+    reap_locked();
+    for (int i = 0; i < SG_MAX_SLOTS; i++) {
+        const struct slot *s = &reg->slots[i];
+        uint64_t used = __atomic_load_n(&s->used[physical], __ATOMIC_ACQUIRE);
+        if (s->state == SLOT_FREE ||
+            (!__atomic_load_n(&s->contexts[physical], __ATOMIC_ACQUIRE) && !used))
+            continue;
+        if (n < max)
+            out[n] = (struct sg_process){s->pid, used, s->state == SLOT_EXITED};
+        n++;
+    }
+    unlock_file();
+    return n;
+}

@@ -1,0 +1,222 @@
+"""Python frames on every CPython here: each pyenv 3.8-3.13, Debian's python3
+(interpreter linked into the executable) and Python embedded in a C program.
+Per interpreter: a leak through ctypes.CDLL (GIL released), ctypes.PyDLL (GIL
+held) and a C extension built for that version that releases the GIL
+(routes_*); coroutines in a worker thread's event loop, a generator, a named
+C thread that never ran Python, 1,000-deep recursion, a subinterpreter and an
+allocation at interpreter shutdown (scenarios_*); exact function, file and
+line for every Python frame checked."""
+import glob
+import os
+import re
+import subprocess
+import sys
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness as H  # noqa: E402
+from test_python import constants  # noqa: E402
+
+DEBIAN_PYTHON = "/usr/bin/python3"
+PYENV_ROOT = os.environ.get("PYENV_ROOT", os.path.expanduser("~/.pyenv"))
+MINORS = range(8, 14)
+
+
+def python_source(name):
+    return os.path.join(H.source_root(), "tests", "python", name)
+
+
+ROUTES = python_source("py_routes.py")
+SCENARIOS = python_source("py_scenarios.py")
+EXTENSION = python_source("cuda_ext.c")
+
+
+def interpreter(tag):
+    """The python executable for TAG ("3.8" ... or "debian"); Skip if absent."""
+    if tag == "debian":
+        path = DEBIAN_PYTHON
+    else:
+        found = sorted(glob.glob(os.path.join(PYENV_ROOT, "versions", tag + ".*", "bin",
+                                              "python" + tag)))
+        path = found[-1] if found else ""
+    if not os.path.isfile(path):
+        raise H.Skip("no Python %s here" % tag)
+    return path
+
+
+def config(python, *names):
+    out = subprocess.run([python, "-c", "import sys, sysconfig; print('\\n'.join("
+                          "str(sysconfig.get_config_var(n) or sysconfig.get_paths().get(n) or '')"
+                          " for n in sys.argv[1:]))"] + list(names),
+                         capture_output=True, text=True, check=True).stdout
+    return out.splitlines()
+
+
+def compile_c(args, what):
+    cc = os.environ.get("VT_CC", "cc").split()
+    r = subprocess.run(cc + args, capture_output=True, text=True)
+    if r.returncode != 0:
+        H.fail("building %s failed:\n%s" % (what, r.stderr[-3000:]))
+
+
+def build_extension(python):
+    """vt_cudaext for PYTHON, in a fresh directory (returned)."""
+    include, suffix = config(python, "include", "EXT_SUFFIX")
+    out = H.tmpdir()
+    compile_c(["-shared", "-fPIC", "-g", "-O0", "-fno-omit-frame-pointer", "-I", include,
+               "-I", os.path.join(H.source_root(), "tests", "standin", "include"),
+               "-I", os.path.join(H.source_root(), "src"), EXTENSION,
+               "-L", H.standin_dir(), "-lcudart", "-lpthread",
+               "-o", os.path.join(out, "vt_cudaext" + suffix)], "vt_cudaext for " + python)
+    return out
+
+
+def python_frames(leak):
+    return [(f.get("function"), f.get("file"), f.get("line"))
+            for f in H.frames(leak) if f.get("module") == "python"]
+
+
+def expect_python(leak, what, expected):
+    """EXPECTED: [(function, file, line)], innermost first: the first Python frames."""
+    got = python_frames(leak)
+    H.expect(got[:len(expected)] == expected,
+             "%s: Python frames: expected %r first, got %r" % (what, expected, got))
+
+
+def check_routes(rep, source, caller_of_main):
+    c = constants(source)
+    L = lambda tag: H.marker_line(source, tag)  # noqa: E731
+    C = lambda tag: H.call_line(source, tag)  # noqa: E731
+    for nbytes, via, call in ((c["CDLL_BYTES"], "through_cdll", "cdll"),
+                              (c["PYDLL_BYTES"], "through_pydll", "pydll")):
+        expect_python(H.leak_by_bytes(rep, nbytes), via,
+                      [("allocate", source, L("ctypes")), (via, source, C(call)),
+                       ("main", source, C("main_" + call)), caller_of_main])
+    lk = H.leak_by_bytes(rep, c["EXT_BYTES"])
+    expect_python(lk, "extension", [("through_extension", source, L("extension")),
+                                    ("main", source, C("main_extension")), caller_of_main])
+    native = [(f.get("function"), f.get("line")) for f in H.frames(lk)]
+    H.expect(("allocate", H.marker_line(EXTENSION, "ext")) in native,
+             "extension: the C frame that allocated is missing: %r" % native)
+
+
+def routes(tag):
+    python = interpreter(tag)
+    rep, _ = H.traced_report([python, ROUTES, build_extension(python)])
+    check_routes(rep, ROUTES, ("<module>", ROUTES, H.call_line(ROUTES, "module")))
+
+
+def scenarios(tag):
+    python = interpreter(tag)
+    has_subinterp = subprocess.run([python, "-c", "import _testcapi; _testcapi.run_in_subinterp"],
+                                   capture_output=True).returncode == 0
+    args = [python, SCENARIOS, build_extension(python)]
+    r = H.run_traced(args + ([] if has_subinterp else ["--no-subinterpreter"]))
+    H.expect_program_ok(r)
+    rep = H.report(r.dump)
+    c = constants(SCENARIOS)
+    S = SCENARIOS
+    L = lambda tag: H.marker_line(S, tag)  # noqa: E731
+    C = lambda tag: H.call_line(S, tag)  # noqa: E731
+    alloc = ("allocate", S, L("alloc"))
+    expect_python(H.leak_by_bytes(rep, c["CORO_BYTES"]), "coroutines",
+                  [alloc, ("coro_leaf", S, L("coro")), ("coro_middle", S, C("coro_middle")),
+                   ("coro_top", S, C("coro_top"))])
+    expect_python(H.leak_by_bytes(rep, c["GEN_BYTES"]), "generator",
+                  [alloc, ("generator", S, L("gen")), ("consume", S, C("consume"))])
+    check_c_thread(H.leak_by_bytes(rep, c["C_THREAD_BYTES"]), c["C_THREAD_NAME"])
+    check_deep(H.leak_by_bytes(rep, c["DEEP_BYTES"]), S)
+    expect_python(H.leak_by_bytes(rep, c["EXIT_BYTES"]), "at exit",
+                  [alloc, ("at_exit", S, L("exit"))])
+    if has_subinterp:
+        check_subinterpreter(rep, c, python)
+    H.check_complete(rep)
+
+
+def check_c_thread(leak, name):
+    H.expect_eq("C thread: Python frames", python_frames(leak), [])
+    native = [(f.get("function"), f.get("line")) for f in H.frames(leak)]
+    H.expect_eq("C thread: innermost frame", native[:1],
+                [("named_worker", H.marker_line(EXTENSION, "c_thread"))])
+    H.expect_eq("C thread: its name", [t.get("name") for t in leak.get("threads", [])], [name])
+
+
+def check_deep(leak, S):
+    frames = python_frames(leak)
+    H.expect_eq("deep recursion: Python frames kept", len(frames), 128)
+    H.expect_eq("deep recursion: innermost", frames[:2],
+                [("allocate", S, H.marker_line(S, "alloc")), ("deep", S, H.marker_line(S, "deep"))])
+    H.expect(all(f == ("deep", S, H.call_line(S, "deep")) for f in frames[2:]),
+             "deep recursion: expected the recursive call's line below, got %r" % frames[2:6])
+    H.expect_eq("deep recursion: marked truncated", leak.get("python_frames_truncated"), True)
+
+
+def check_subinterpreter(rep, c, python):
+    held = python_frames(H.leak_by_bytes(rep, c["SUB_HELD_BYTES"]))
+    H.expect_eq("subinterpreter, GIL held: innermost Python frames", held[:2],
+                [("sub_allocate", "<string>", 7), ("<module>", "<string>", 9)])
+    released = python_frames(H.leak_by_bytes(rep, c["SUB_RELEASED_BYTES"]))
+    minor = int(subprocess.run([python, "-c", "import sys; print(sys.version_info[1])"],
+                               capture_output=True, text=True).stdout)
+    if minor >= 12:
+        expected = [("sub_allocate", "<string>", 7), ("<module>", "<string>", 10)]
+    else:
+        # Up to 3.11 a thread's gilstate stays with its first (main
+        # interpreter) state: without the GIL, the call into the
+        # subinterpreter is the innermost frame seen.
+        expected = [("in_subinterpreter", SCENARIOS, H.call_line(SCENARIOS, "subinterpreter"))]
+    H.expect_eq("subinterpreter, GIL released: innermost Python frames",
+                released[:len(expected)], expected)
+
+
+def case_embedded_versions():
+    """Python embedded in C, for each pyenv version: CDLL, PyDLL and the
+    extension, then the C function that ran the script and main."""
+    prog_src = python_source("embed_routes.c")
+    tried = 0
+    for minor in MINORS:
+        tag = "3.%d" % minor
+        try:
+            python = interpreter(tag)
+        except H.Skip:
+            continue
+        include, libdir, ldlib = config(python, "include", "LIBDIR", "LDLIBRARY")
+        prog = os.path.join(H.tmpdir(), "embed")
+        lib = re.sub(r"^lib|\.so.*$", "", ldlib)
+        compile_c(["-g", "-O0", "-fno-omit-frame-pointer", "-I", include, prog_src,
+                   "-L", libdir, "-l" + lib, "-Wl,-rpath," + libdir, "-o", prog],
+                  "the embedding program for " + tag)
+        rep, _ = H.traced_report([prog, ROUTES, build_extension(python)])
+        check_routes(rep, ROUTES, ("<module>", ROUTES, H.call_line(ROUTES, "module")))
+        for nbytes in (constants(ROUTES)["CDLL_BYTES"],):
+            names = [f.get("function") for f in H.frames(H.leak_by_bytes(rep, nbytes))]
+            H.expect("run_file" in names and names[names.index("run_file") + 1] == "main",
+                     "embedded %s: expected run_file then main below Python, got %r" % (tag, names))
+        tried += 1
+    H.expect(tried > 0, "no pyenv Python found")
+
+
+def case_stress():
+    """Eight threads allocating without the GIL while others churn code:
+    exact counts and call sites, no crash (also run under TSan)."""
+    src = python_source("py_stress.py")
+    c = constants(src)
+    rep, _ = H.traced_report([sys.executable, src])
+    total = c["WORKERS"] * c["PER_WORKER"]
+    H.check_summary(rep, allocations=total, frees=total - c["WORKERS"] * c["KEPT"])
+    # One call site for all: the same Python and native frames on each thread.
+    lk = H.leak_by_bytes(rep, c["KEPT"] * sum(c["STRESS_BYTES"] + i for i in range(c["WORKERS"])))
+    H.expect_eq("leaked allocations", lk.get("allocations"), c["WORKERS"] * c["KEPT"])
+    expect_python(lk, "workers", [("allocate", src, H.marker_line(src, "stress")),
+                                  ("worker", src, H.call_line(src, "worker"))])
+    H.expect_eq("allocations per thread", sorted(t.get("allocations") for t in lk["threads"]),
+                [c["KEPT"]] * c["WORKERS"])
+
+
+for _tag in ["3.%d" % m for m in MINORS] + ["debian"]:
+    globals()["case_routes_" + _tag] = (lambda t: lambda: routes(t))(_tag)
+    globals()["case_scenarios_" + _tag] = (lambda t: lambda: scenarios(t))(_tag)
+
+
+if __name__ == "__main__":
+    H.main(globals())

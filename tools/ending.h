@@ -1,0 +1,59 @@
+/* How the process that wrote a dump ended, or that it has not: from the
+ * footer, or, without one, from whether the writer still runs (its pid,
+ * start time and boot id in the dump, checked against /proc). What
+ * `report`, `check`, `run` and `watch` tell apart. */
+#ifndef VT_ENDING_H
+#define VT_ENDING_H
+
+#include <stdbool.h>
+
+#include "dump_reader.h"
+
+enum vt_writer_state {
+    VT_WRITER_ALIVE,     /* the very process runs (same boot, pid, start time, program) */
+    VT_WRITER_GONE,      /* it ended, or this machine booted since */
+    VT_WRITER_UNKNOWN,   /* another host, or a dump without the writer's identity */
+};
+
+/* Whether the process P (a dump's PROCESS record) still runs here. */
+enum vt_writer_state vt_writer_state(const struct vt_process *p);
+
+enum vt_ending_reason {
+    VT_ENDING_EXIT,              /* exit(), return from main */
+    VT_ENDING_SIGNAL,            /* killed by a signal (the tracer's footer) */
+    VT_ENDING_EXEC,              /* replaced by exec */
+    VT_ENDING_UNDERSCORE_EXIT,   /* _exit / _Exit */
+    VT_ENDING_RUNNING,           /* no footer: the writer still runs */
+    VT_ENDING_UNKNOWN,           /* no footer, writer gone (SIGKILL...) or not known */
+};
+
+struct vt_ending {
+    enum vt_ending_reason reason;
+    int signal;                  /* VT_ENDING_SIGNAL */
+    int status;                  /* VT_ENDING_UNDERSCORE_EXIT: _exit's argument */
+    enum vt_writer_state writer; /* without a footer: whether the writer runs */
+};
+
+struct vt_ending vt_dump_ending(const struct vt_dump *dump);
+
+/* "exit", "signal", "exec", "_exit", "running", "unknown" (the JSON's). */
+const char *vt_ending_name(enum vt_ending_reason reason);
+
+/* The process ended on its own (exit, _exit, exec): what it still held
+ * then is leaked. Otherwise (a signal, still running, no footer) it is
+ * only live at that moment. */
+bool vt_ending_judges_leaks(const struct vt_ending *e);
+
+/* One sentence for the report, without the "vramtrace: " prefix, e.g.
+ * "crashed with SIGSEGV: what was still allocated is listed as live at the
+ * crash, not as leaked". NULL for a plain exit. */
+const char *vt_ending_sentence(const struct vt_ending *e, char *buf, size_t size);
+
+/* A signal one process sends another to end it (TERM, INT, HUP, KILL...),
+ * as opposed to a crash (SEGV, ABRT...). */
+bool vt_signal_is_termination(int sig);
+
+/* "SIGSEGV" or "signal 40"; BUF holds 16. */
+const char *vt_signal_name(int sig, char *buf);
+
+#endif
