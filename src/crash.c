@@ -1,6 +1,5 @@
 #include "crash.h"
 
-#include "coverage.h"
 #include "tracer.h"
 
 #include <errno.h>
@@ -32,7 +31,6 @@ static void on_fatal_signal(int sig)
     int saved = errno;
     struct sigaction dfl;
     vt_finish_from_signal(sig);
-    vt_coverage_write();
     memset(&dfl, 0, sizeof dfl);
     dfl.sa_handler = SIG_DFL;
     sigaction(sig, &dfl, NULL);

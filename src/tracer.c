@@ -228,6 +228,7 @@ static void finish_locked(unsigned reason, int sig, int status)
         vt_writer_close();
     }
     set_state(STATE_FINISHED);
+    vt_coverage_write(); /* the process may end without the coverage runtime's own */
 }
 
 /* An ending in this process (not a vfork child sharing its memory) that
@@ -269,6 +270,7 @@ int vt_exec_begin(void)
     exec_time_mark = vt_rec_last_time();
     vt_agg_finish();
     vt_rec_end(VT_END_EXEC, vt_track_live_count(), 0, 0);
+    vt_coverage_write();
     return 1;
 }
 
@@ -288,14 +290,12 @@ static void finish_at_exit(void *unused)
 {
     int saved = errno;
     (void)unused;
-    vt_coverage_after_exit_begin();
     vt_lock();
     vt_mark_signal_flush();
     if (get_state() == STATE_READY && vt_writer_is_open())
         vt_modules_sync(); /* the unloads since the last stack, in order before END */
     finish_locked(VT_END_EXIT, 0, 0);
     vt_unlock();
-    vt_coverage_write();
     errno = saved;
 }
 
