@@ -96,6 +96,20 @@ class Holder:
         line = self.proc.stdout.readline()
         H.expect(line.startswith("ready "), "gpu_holder %s: %r" % (mode, line))
         self.pid = int(line.split()[1])
+        if mode == "orphan":
+            self._wait_orphaned()
+
+    def _wait_orphaned(self):
+        """The parent says "ready" just before it exits: the child is an
+        orphan only once the parent is gone and the child re-parented."""
+        self.proc.wait()
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            with open("/proc/%d/stat" % self.pid) as f:
+                if int(f.read().rsplit(")", 1)[1].split()[1]) != self.proc.pid:
+                    return
+            time.sleep(0.01)
+        H.fail("gpu_holder orphan: pid %d never re-parented" % self.pid)
 
     def close(self):
         for sig in (signal.SIGCONT, signal.SIGKILL):
