@@ -15,7 +15,7 @@ seconds() {
     start=$(date +%s.%N)
     "$@" >/dev/null 2>&1 || true
     end=$(date +%s.%N)
-    echo "$end - $start" | bc
+    awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f\n", b - a }'
 }
 
 median() {
