@@ -87,6 +87,14 @@ def source_root():
     return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+def library_include_args():
+    """-I options for the library's headers: src/ and each of its folders."""
+    src = os.path.join(source_root(), "src")
+    dirs = [src] + sorted(os.path.join(src, d) for d in os.listdir(src)
+                          if os.path.isdir(os.path.join(src, d)))
+    return [a for d in dirs for a in ("-I", d)]
+
+
 def program(name):
     path = os.path.join(env_path("PROGRAMS_DIR", "dir"), name)
     if not os.path.isfile(path):

@@ -1,6 +1,6 @@
-"""tests/abi_check.c: vramtrace's own CUDA declarations (src/cuda_abi.h)
+"""tests/abi_check.c: vramtrace's own CUDA declarations (src/hooks/cuda_abi.h)
 against the real toolkit headers, where the toolkit is installed;
-tests/nvml_abi_check.c: its NVML declarations (src/nvml_abi.h, which the
+tests/nvml_abi_check.c: its NVML declarations (src/gpu/nvml_abi.h, which the
 stand-in libnvidia-ml.so.1 implements) against the real nvml.h, found in the
 toolkit, in VT_NVML_INCLUDE_DIR, or in the nvidia-nvml-dev wheel
 (tools/install-deps.sh installs it where the toolkit lacks nvml.h)."""
@@ -39,7 +39,7 @@ def compile_check(extra, source="abi_check.c", inc=None):
     cc = shlex.split(os.environ.get("VT_CC") or "cc")
     root = H.source_root()
     argv = cc + ["-std=gnu11", "-fsyntax-only", "-Wall", "-Wextra", "-Werror", "-Wno-deprecated-declarations",
-                 "-I", inc, "-I", os.path.join(root, "src"),
+                 "-I", inc] + H.library_include_args() + [
                  os.path.join(root, "tests", source)] + extra
     p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                        universal_newlines=True)
@@ -48,7 +48,7 @@ def compile_check(extra, source="abi_check.c", inc=None):
 
 def case_abi_check():
     argv, p = compile_check([])
-    H.expect(p.returncode == 0, "src/cuda_abi.h does not match the CUDA headers:\n%s\n%s" % (
+    H.expect(p.returncode == 0, "src/hooks/cuda_abi.h does not match the CUDA headers:\n%s\n%s" % (
         " ".join(argv), p.stdout[-6000:]))
 
 
@@ -67,7 +67,7 @@ def case_abi_check_bites():
 def case_nvml_abi_check():
     inc = nvml_include_dir()
     argv, p = compile_check([], "nvml_abi_check.c", inc)
-    H.expect(p.returncode == 0, "src/nvml_abi.h does not match %s/nvml.h:\n%s\n%s" % (
+    H.expect(p.returncode == 0, "src/gpu/nvml_abi.h does not match %s/nvml.h:\n%s\n%s" % (
         inc, " ".join(argv), p.stdout[-6000:]))
 
 

@@ -30,8 +30,8 @@ def cxx(args, what):
 def build():
     """The program and its stripped library, in a fresh directory."""
     out = H.tmpdir()
-    inc = ["-I", os.path.join(H.source_root(), "tests", "standin", "include"),
-           "-I", os.path.join(H.source_root(), "src"), "-I", CXX_DIR]
+    inc = ["-I", os.path.join(H.source_root(), "tests", "standin", "include")] + \
+        H.library_include_args() + ["-I", CXX_DIR]
     lib = os.path.join(out, "libscratch.so")
     cxx(["-shared", "-fPIC", "-O1", "-fno-omit-frame-pointer"] + inc +
         [os.path.join(CXX_DIR, "scratch.cpp"), "-L", H.standin_dir(), "-lcudart", "-o", lib],

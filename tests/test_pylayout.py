@@ -41,7 +41,7 @@ def parse(text):
 def probe(python):
     include, = config(python, "include")
     exe = os.path.join(H.tmpdir(), "probe")
-    compile_c(["-I", include, "-I", os.path.join(H.source_root(), "src"),
+    compile_c(["-I", include] + H.library_include_args() + [
                python_source("layout_probe.c"), "-o", exe], "the layout probe for " + python)
     return parse(subprocess.run([exe], capture_output=True, text=True, check=True).stdout)
 

@@ -64,8 +64,8 @@ def build_extension(python):
     include, suffix = config(python, "include", "EXT_SUFFIX")
     out = H.tmpdir()
     compile_c(["-shared", "-fPIC", "-g", "-O0", "-fno-omit-frame-pointer", "-I", include,
-               "-I", os.path.join(H.source_root(), "tests", "standin", "include"),
-               "-I", os.path.join(H.source_root(), "src"), EXTENSION,
+               "-I", os.path.join(H.source_root(), "tests", "standin", "include")] +
+              H.library_include_args() + [EXTENSION,
                "-L", H.standin_dir(), "-lcudart", "-lpthread",
                "-o", os.path.join(out, "vt_cudaext" + suffix)], "vt_cudaext for " + python)
     return out

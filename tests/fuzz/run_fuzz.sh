@@ -18,11 +18,11 @@ if ! clang "${fuzz_flags[@]}" "$out/probe.c" -o "$out/probe" 2>"$out/build.log";
     echo "fuzz: skipped: clang with libFuzzer is not available ($(head -1 "$out/build.log"))"
     exit 77
 fi
-if ! clang "${fuzz_flags[@]}" -D_GNU_SOURCE -I"$root/src" -I"$root/tools" \
-        "$root/tests/fuzz/fuzz_dump_reader.c" "$root/tools/dump_reader.c" \
-        "$root/tools/progress.c" "$root/tools/analysis.c" "$root/tools/live_table.c" \
-        "$root/tools/usage_series.c" "$root/tools/aggregate_replay.c" "$root/tools/device_view.c" \
-        "$root/tools/invalid_frees.c" \
+if ! clang "${fuzz_flags[@]}" -D_GNU_SOURCE $(for d in src src/core tools/read tools/analyze; do printf -- '-I%s/%s ' "$root" "$d"; done) \
+        "$root/tests/fuzz/fuzz_dump_reader.c" "$root/tools/read/dump_reader.c" \
+        "$root/tools/read/progress.c" "$root/tools/analyze/analysis.c" "$root/tools/analyze/live_table.c" \
+        "$root/tools/analyze/usage_series.c" "$root/tools/analyze/aggregate_replay.c" "$root/tools/analyze/device_view.c" \
+        "$root/tools/analyze/invalid_frees.c" \
         -o "$out/fuzz_dump_reader" 2>"$out/build.log"; then
     echo "fuzz: the fuzz target does not build:"
     cat "$out/build.log"

@@ -1,7 +1,7 @@
 /* Stand-in cuda.h: the part of the CUDA driver API that vramtrace's tests,
  * the stand-in libcuda.so.1 and the examples use, source-compatible with
  * the real CUDA 13 cuda.h for every name declared here.  The shared types
- * come from vramtrace's own ABI declarations (src/cuda_abi.h), which
+ * come from vramtrace's own ABI declarations (src/hooks/cuda_abi.h), which
  * tests/abi_check.c proves equal to the real ones. */
 #ifndef STANDIN_CUDA_H
 #define STANDIN_CUDA_H

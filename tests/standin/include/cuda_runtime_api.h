@@ -1,7 +1,7 @@
 /* Stand-in cuda_runtime_api.h: the part of the CUDA runtime API that
  * vramtrace's tests, the stand-in libcudart.so.13 and the examples use,
  * source-compatible with the real CUDA 13 header for every name declared
- * here.  Shared types come from src/cuda_abi.h (checked against the real
+ * here.  Shared types come from src/hooks/cuda_abi.h (checked against the real
  * headers by tests/abi_check.c). */
 #ifndef STANDIN_CUDA_RUNTIME_API_H
 #define STANDIN_CUDA_RUNTIME_API_H

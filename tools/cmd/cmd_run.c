@@ -19,7 +19,7 @@
 #include "alloc_conf.h"
 #include "cli.h"
 #include "frames.h"
-#include "limits.h"
+#include "leak_limits.h"
 #include "report.h"
 #include "run_manifest.h"
 #include "run_output.h"

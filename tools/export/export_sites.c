@@ -21,7 +21,7 @@ struct vt_alloc_tally {
     UT_hash_handle hh;
 };
 
-/* The same key as a usage site (tools/usage_series.c). */
+/* The same key as a usage site (tools/analyze/usage_series.c). */
 static struct tally_key key_of(uint64_t stack_id, unsigned api, unsigned kind, int64_t device)
 {
     struct tally_key k;

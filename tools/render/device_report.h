@@ -1,6 +1,6 @@
 /* The report's part about the devices themselves: which GPU each one was,
  * and the driver's "used" at the end split into traced live memory, this
- * process's untraced memory and other processes' (tools/device_view.h). */
+ * process's untraced memory and other processes' (tools/analyze/device_view.h). */
 #ifndef VT_DEVICE_REPORT_H
 #define VT_DEVICE_REPORT_H
 

@@ -3,7 +3,7 @@
  * in time bins for charts, the peak of each device with what each site held
  * then, and growth detection per site.
  *
- * Fed by the replay (tools/analysis.c) with every change of live bytes, in
+ * Fed by the replay (tools/analyze/analysis.c) with every change of live bytes, in
  * time order; exporters read the finished struct. Memory: O(sites x samples
  * + devices x bins + markers); a tick or bin count never passes
  * VT_USAGE_MAX_TICKS (older ones are merged pairwise). */

@@ -10,7 +10,7 @@
 
 #include "xalloc.h"
 
-/* Only the library's own %-sequences (src/config.c). */
+/* Only the library's own %-sequences (src/core/config.c). */
 static bool known_sequences(const char *pattern, const char *from)
 {
     for (const char *p = strchr(pattern, '%'); p; p = strchr(p + 2, '%')) {

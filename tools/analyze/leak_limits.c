@@ -1,4 +1,4 @@
-#include "limits.h"
+#include "leak_limits.h"
 
 #include <inttypes.h>
 #include <limits.h>

@@ -1,4 +1,4 @@
-/* The list of dumps a `vramtrace run` tree wrote (src/manifest.h): a file
+/* The list of dumps a `vramtrace run` tree wrote (src/output/manifest.h): a file
  * run creates, names in VRAMTRACE_MANIFEST, and reads once the tree ends. */
 #ifndef VT_RUN_MANIFEST_H
 #define VT_RUN_MANIFEST_H

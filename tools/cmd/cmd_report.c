@@ -8,7 +8,7 @@
 
 #include "cli.h"
 #include "frames.h"
-#include "limits.h"
+#include "leak_limits.h"
 #include "report.h"
 
 static const char usage[] =

@@ -6,7 +6,7 @@
 #include <stdio.h>
 
 #include "cli.h"
-#include "limits.h"
+#include "leak_limits.h"
 #include "report.h"
 
 static const char usage[] =

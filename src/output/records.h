@@ -95,7 +95,7 @@ struct vt_usage_sample {
     uint64_t traced_plus1;              /* aggregate mode: live bytes on it + 1; 0: not written */
 };
 int vt_rec_device_usage(const struct vt_usage_sample *s);
-/* Aggregate mode (src/aggregate.c): one call site's counts, and one device. */
+/* Aggregate mode (src/output/aggregate.c): one call site's counts, and one device. */
 struct vt_agg_site {
     uint32_t stack;
     uint8_t api, kind;

@@ -11,7 +11,7 @@
 #include "dump_reader.h"
 #include "ending.h"
 #include "frames.h"
-#include "limits.h"
+#include "leak_limits.h"
 #include "suppressions.h"
 
 struct vt_report_options {

@@ -1,6 +1,6 @@
 /* The report as one self-contained HTML page: inline CSS, SVG and a few
  * lines of optional script, nothing fetched. Usage over time per device
- * (the bins of tools/usage_series.c) with markers and the peak, then the
+ * (the bins of tools/analyze/usage_series.c) with markers and the peak, then the
  * growing sites, the leaks at exit, the peak breakdown and the failed
  * allocations as plain tables, stacks in <details>: readable without
  * JavaScript. */
