@@ -55,10 +55,6 @@ static void apply(struct vt_analysis *a, uint64_t time_ns, const struct vt_site_
             known->live_bytes = s->live_bytes;
             known->live_count = s->live_count;
         }
-    if (a->live_bytes > a->summary.peak_bytes && !a->agg.totals) {
-        a->summary.peak_bytes = a->live_bytes;   /* until TOTALS says exactly */
-        a->summary.peak_time_ns = time_ns;
-    }
 }
 
 void vt_aggregate_sample(void *analysis, const struct vt_sample_event *ev)
@@ -93,8 +89,6 @@ void vt_aggregate_totals(void *analysis, const struct vt_totals_event *ev)
     a->summary.untraced_frees = ev->untraced_frees;
     a->summary.teardown_freed_allocations = ev->teardown_allocations;
     a->summary.teardown_freed_bytes = ev->teardown_bytes;
-    a->summary.peak_bytes = ev->peak_bytes;
-    a->summary.peak_time_ns = ev->peak_time_ns;
     free(a->agg.peaks);
     a->agg.peaks = vt_xcalloc(ev->ndevices, sizeof *a->agg.peaks);
     memcpy(a->agg.peaks, ev->devices, ev->ndevices * sizeof *ev->devices);

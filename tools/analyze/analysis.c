@@ -53,13 +53,8 @@ static void on_alloc(void *ctx, const struct vt_alloc_event *ev)
     } else {
         a->summary.allocations++;
     }
-    if (vt_kind_counts_as_device(e.kind)) {
+    if (vt_kind_counts_as_device(e.kind))
         a->live_bytes += e.size;
-        if (a->live_bytes > a->summary.peak_bytes) {
-            a->summary.peak_bytes = a->live_bytes;
-            a->summary.peak_time_ns = ev->time_ns;
-        }
-    }
 }
 
 static void on_free(void *ctx, const struct vt_free_event *ev)
@@ -269,6 +264,25 @@ static void group_live_sites(struct vt_analysis *a, struct leak_entry **groups)
     }
 }
 
+/* The summary's peak: the highest device's own (devices peak at different
+ * times; their sum is a number no GPU ever held). */
+static void summary_peak(struct vt_analysis *a)
+{
+    const struct vt_usage *u = &a->usage;
+    a->summary.peak_bytes = a->summary.peak_time_ns = 0;
+    a->summary.peak_device = -1;
+    a->summary.peak_devices = 0;
+    for (size_t i = 0; i < u->ndevices; i++) {
+        const struct vt_usage_device *d = &u->devices[i];
+        a->summary.peak_devices += d->peak_bytes > 0;
+        if (d->peak_bytes > a->summary.peak_bytes) {
+            a->summary.peak_bytes = d->peak_bytes;
+            a->summary.peak_time_ns = d->peak_time_ns;
+            a->summary.peak_device = d->device;
+        }
+    }
+}
+
 void vt_analysis_finish(struct vt_analysis *a)
 {
     struct leak_entry *groups = NULL, *g, *gtmp;
@@ -283,6 +297,7 @@ void vt_analysis_finish(struct vt_analysis *a)
     vt_usage_finish(&a->usage, a->usage.end_ns, a->skip);
     if (a->agg.samples || a->agg.footer)
         vt_aggregate_finish(a);
+    summary_peak(a);
 }
 
 void vt_analysis_free(struct vt_analysis *a)

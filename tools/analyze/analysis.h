@@ -19,7 +19,11 @@
 
 struct vt_summary {
     uint64_t allocations, frees;
-    uint64_t peak_bytes, peak_time_ns;          /* live device + managed */
+    /* the highest peak of a single device (device + managed memory on it),
+     * never a sum over devices: no GPU held that; peak_device -1 when none */
+    uint64_t peak_bytes, peak_time_ns;
+    int64_t peak_device;
+    size_t peak_devices;                        /* devices that held memory */
     uint64_t leaked_bytes, leaked_allocations;  /* device + managed */
     uint64_t host_leaked_bytes, host_leaked_allocations;
     uint64_t failed_allocations, invalid_frees, untraced_frees;

@@ -215,15 +215,18 @@ uint64_t vt_usage_boundary_ns(const struct vt_usage *u, size_t i)
 
 /* Growing: over the boundaries after warm-up (at least two intervals), the
  * site rose in more than half of the intervals, rose at least once in the
- * second half, and ends at its highest. A plateau rises once; temporaries
- * fall back. Growth starts at the last boundary where it stood lowest. */
+ * second half, ends at its highest and rose in the last interval (one that
+ * levelled off, a cache that filled, has stopped growing). A plateau rises
+ * once; temporaries fall back. Growth starts at the last boundary where it
+ * stood lowest; its figure is the last interval's rise (the present rate,
+ * not an average since the start). */
 static void judge_growth(const struct vt_usage *u, struct vt_usage_site *s)
 {
     const struct vt_usage_samples *all = vt_usage_site_samples(u, s);
     size_t first = u->skip, n = all->n > first ? all->n - first : 0;
     size_t rises = 0, late_rises = 0, low = 0;
     uint64_t highest = 0;
-    if (n < 2)
+    if (n < 3)
         return;
     const uint64_t *v = all->bytes + first;
     for (size_t i = 0; i + 1 < n; i++) {
@@ -238,18 +241,29 @@ static void judge_growth(const struct vt_usage *u, struct vt_usage_site *s)
             highest = v[i];
     }
     size_t intervals = n - 1;
-    s->bytes_per_interval = (int64_t)(v[n - 1] - v[0]) / (int64_t)intervals;
-    s->growing = n >= 3 && v[n - 1] > v[0] && 2 * rises > intervals && late_rises &&
+    s->growing = v[n - 1] > v[n - 2] && 2 * rises > intervals && late_rises &&
                  v[n - 1] == highest;
     if (!s->growing)
-        low = 0;
+        return;
     s->growth_start = first + low;
     s->growth_start_ns = vt_usage_boundary_ns(u, first + low);
-    uint64_t span_ns = vt_usage_boundary_ns(u, first + n - 1) - s->growth_start_ns;
-    int64_t grown = (int64_t)(v[n - 1] - v[low]);
-    if (s->growing)
-        s->bytes_per_interval = grown / (int64_t)(n - 1 - low);
-    s->bytes_per_second = span_ns ? (double)grown * 1e9 / (double)span_ns : 0.0;
+    uint64_t last_ns = vt_usage_boundary_ns(u, first + n - 1) -
+                       vt_usage_boundary_ns(u, first + n - 2);
+    s->bytes_per_interval = (int64_t)(v[n - 1] - v[n - 2]);
+    s->bytes_per_second = last_ns ? (double)s->bytes_per_interval * 1e9 / (double)last_ns : 0.0;
+}
+
+bool vt_usage_growth_judged(const struct vt_usage *u)
+{
+    return vt_usage_boundaries(u) >= u->skip + 3;
+}
+
+size_t vt_usage_growing_sites(const struct vt_usage *u)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < u->nsites; i++)
+        n += u->sites[i].growing;
+    return n;
 }
 
 /* A site's value at its device's peak: saved if it changed since, else now. */

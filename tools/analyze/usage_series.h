@@ -40,8 +40,8 @@ struct vt_usage_site {
     bool growing;
     size_t growth_start;              /* boundary index the growth started from */
     uint64_t growth_start_ns;
-    int64_t bytes_per_interval;       /* over the analysed boundaries */
-    double bytes_per_second;
+    int64_t bytes_per_interval;       /* growing: the rise over the last interval */
+    double bytes_per_second;          /* ... over that interval's time */
     /* internal: lazy snapshot at the device peak */
     uint64_t peak_epoch_saved;
 };
@@ -100,6 +100,9 @@ static inline const struct vt_usage_samples *vt_usage_site_samples(const struct 
     return u->by_marks ? &s->at_marks : &s->at_ticks;
 }
 size_t vt_usage_boundaries(const struct vt_usage *u);
+/* Whether growth could be judged: three boundaries at least after the skip. */
+bool vt_usage_growth_judged(const struct vt_usage *u);
+size_t vt_usage_growing_sites(const struct vt_usage *u);
 uint64_t vt_usage_boundary_ns(const struct vt_usage *u, size_t i);
 
 const struct vt_usage_device *vt_usage_device(const struct vt_usage *u, int64_t device);

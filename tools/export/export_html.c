@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "cuda_errors.h"
 #include "format.h"
 #include "report.h"
 #include "timeline.h"
@@ -466,8 +467,9 @@ static void failures_table(const struct vt_report *r, FILE *out)
         const struct vt_failure *f = &a->failures[i];
         fputs("<tr>", out);
         put_bytes_cell(f->size, out);
-        fprintf(out, "<td class=\"num\">%" PRIu64 "</td><td class=\"num\">%" PRIu64 "%s</td>",
-                f->count, f->error, f->oom ? " (out of memory)" : "");
+        char error[VT_CUDA_ERROR_LABEL];
+        fprintf(out, "<td class=\"num\">%" PRIu64 "</td><td class=\"num\">%s</td>", f->count,
+                vt_cuda_error_label(f->error, error));
         put_where(r->failure_sites[i].api, f->kind, f->device, out);
         put_stack(&r->failure_sites[i], false, out);
         fputs("</tr>\n", out);
@@ -571,7 +573,10 @@ static void header(const struct vt_report *r, FILE *out)
         card("device memory live at the end", s->live_at_end_bytes, false, out);
     else
         card("device memory leaked", s->leaked_bytes, s->leaked_bytes > 0, out);
-    card("peak", s->peak_bytes, false, out);
+    char peak_label[48] = "peak";
+    if (s->peak_device >= 0)   /* one device's own peak: no sum over devices */
+        snprintf(peak_label, sizeof peak_label, "peak (device %" PRId64 ")", s->peak_device);
+    card(peak_label, s->peak_bytes, false, out);
     count_card("allocations", s->allocations, false, out);
     count_card("frees", s->frees, false, out);
     count_card("failed allocations", s->failed_allocations, s->failed_allocations > 0, out);

@@ -1,4 +1,5 @@
 /* The JSON report (schema in tools/vramtrace.1 and the contract in issue 2). */
+#include "cuda_errors.h"
 #include "device_report.h"
 #include "format.h"
 #include "json_writer.h"
@@ -99,6 +100,11 @@ void vt_render_json_summary(struct vt_json *j, const struct vt_summary *s)
     write_uint_field(j, "frees", s->frees);
     write_uint_field(j, "peak_bytes", s->peak_bytes);
     write_uint_field(j, "peak_time_ns", s->peak_time_ns);
+    vt_json_key(j, "peak_device");
+    if (s->peak_device >= 0)
+        vt_json_int(j, s->peak_device);
+    else
+        vt_json_null(j);
     write_uint_field(j, "leaked_bytes", s->leaked_bytes);
     write_uint_field(j, "leaked_allocations", s->leaked_allocations);
     write_uint_field(j, "host_leaked_bytes", s->host_leaked_bytes);
@@ -271,6 +277,9 @@ static void write_growth(struct vt_json *j, const struct vt_usage *u)
     write_uint_field(j, "skip", u->skip);
     vt_json_key(j, "tick_ns");
     u->by_marks ? vt_json_null(j) : vt_json_uint(j, u->tick_ns);
+    vt_json_key(j, "judged");
+    vt_json_bool(j, vt_usage_growth_judged(u));
+    write_uint_field(j, "growing_sites", vt_usage_growing_sites(u));
     vt_json_end_object(j);
 }
 
@@ -317,6 +326,8 @@ static void write_failures(struct vt_json *j, const struct vt_report *r)
         vt_json_key(j, "device");
         vt_json_int(j, f->device);
         write_uint_field(j, "error", f->error);
+        vt_json_key(j, "error_name");
+        vt_json_string(j, vt_cuda_error_name(f->error));
         write_uint_field(j, "stack_id", f->stack_id);
         write_frames(j, &r->failure_sites[i]);
         write_oom(j, r, f);
@@ -372,6 +383,8 @@ static void write_invalid_free(struct vt_json *j, const struct vt_report *r, siz
     vt_json_bool(j, dbl);
     write_uint_field(j, "count", f->count);
     write_uint_field(j, "error", e->error);
+    vt_json_key(j, "error_name");
+    vt_json_string(j, vt_cuda_error_name(e->error));
     write_uint_field(j, "time_ns", e->time_ns);
     write_uint_field(j, "tid", e->tid);
     write_named_frames(j, "frames", &sites[0], true);

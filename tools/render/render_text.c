@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cuda_errors.h"
 #include "device_report.h"
 #include "format.h"
 #include "report.h"
@@ -179,12 +180,25 @@ static void print_leak(const struct vt_report *r, const struct vt_leak *leak,
     print_threads(r, leak, out);
 }
 
-static void print_totals(const struct vt_summary *s, FILE *out)
+/* "peak 6.0 MiB on device 0": one device's own peak, never a sum */
+static void print_peak(const struct vt_summary *s, FILE *out)
 {
     char peak[32];
-    fprintf(out, " (peak %s, %" PRIu64 " allocations, %" PRIu64 " frees, %" PRIu64 " failed, %"
-            PRIu64 " invalid frees)\n", vt_human_size(s->peak_bytes, peak), s->allocations,
-            s->frees, s->failed_allocations, s->invalid_frees);
+    fprintf(out, "peak %s", vt_human_size(s->peak_bytes, peak));
+    if (s->peak_device >= 0)
+        fprintf(out, " on device %" PRId64, s->peak_device);
+    if (s->peak_devices > 1)
+        fprintf(out, ", the highest of %zu devices", s->peak_devices);
+}
+
+static void print_totals(const struct vt_summary *s, FILE *out)
+{
+    fputs(" (", out);
+    print_peak(s, out);
+    fprintf(out, ", %" PRIu64 " %s, %" PRIu64 " %s, %" PRIu64 " failed, %" PRIu64 " invalid %s)\n",
+            s->allocations, plural(s->allocations, "allocation", "allocations"), s->frees,
+            plural(s->frees, "free", "frees"), s->failed_allocations, s->invalid_frees,
+            plural(s->invalid_frees, "free", "frees"));
 }
 
 static void print_summary(const struct vt_report *r, FILE *out)
@@ -290,17 +304,40 @@ static void print_growth_start(const struct vt_usage *u, const struct vt_usage_s
     fputs(u->by_marks ? ")" : "", out);
 }
 
+/* What growth was judged on, always: "not growing" and "not judged" read
+ * differently. */
+static void print_growth_verdict(const struct vt_usage *u, FILE *out)
+{
+    size_t n = vt_usage_boundaries(u), growing = vt_usage_growing_sites(u);
+    const char *unit = u->by_marks ? "markers" : "time ticks";
+    if (!vt_usage_growth_judged(u) && !u->by_marks) {
+        fprintf(out, "vramtrace: growth not judged: no markers, and fewer than 3 time ticks "
+                "(%zu)\n", n);
+        return;
+    }
+    if (!vt_usage_growth_judged(u)) {
+        fprintf(out, "vramtrace: growth not judged: fewer than 3 %s", unit);
+        if (u->skip)
+            fprintf(out, " after the warm-up (%zu, %zu skipped)\n", n, u->skip);
+        else
+            fprintf(out, " (%zu)\n", n);
+        return;
+    }
+    fprintf(out, "vramtrace: growth judged on %zu %s", n, unit);
+    if (u->by_marks)
+        fprintf(out, " (%zu skipped as warm-up)", u->skip);
+    if (growing)
+        fprintf(out, ": %zu call %s growing\n", growing, plural(growing, "site", "sites"));
+    else
+        fputs(": nothing grows\n", out);
+}
+
 static void print_growing(const struct vt_report *r, FILE *out)
 {
     const struct vt_usage *u = &r->analysis->usage;
     char size[32];
-    size_t growing = 0;
-    for (size_t i = 0; i < u->nsites; i++)
-        growing += u->sites[i].growing;
-    if (growing)
-        fprintf(out, "vramtrace: %zu call %s growing, judged on %zu %s (%zu skipped as warm-up)\n",
-                growing, plural(growing, "site", "sites"), vt_usage_boundaries(u),
-                u->by_marks ? "markers" : "time ticks", u->skip);
+    if (r->analysis->summary.allocations)
+        print_growth_verdict(u, out);
     for (size_t i = 0; i < r->sites_shown; i++) {
         size_t index = r->site_order[i];
         const struct vt_usage_site *s = &u->sites[index];
@@ -308,7 +345,7 @@ static void print_growing(const struct vt_report *r, FILE *out)
             break;
         fprintf(out, "\nGrowing by %s per %s", vt_human_size((uint64_t)s->bytes_per_interval, size),
                 u->by_marks ? "marker interval" : "tick");
-        fprintf(out, " (%s/s)", vt_human_size((uint64_t)s->bytes_per_second, size));
+        fprintf(out, " (the last; %s/s)", vt_human_size((uint64_t)s->bytes_per_second, size));
         print_growth_start(u, s, out);
         fprintf(out, ", %s live at exit, via %s", vt_human_size(s->live_bytes, size),
                 vt_api_label(r->usage_sites[index].api));
@@ -366,14 +403,14 @@ static void print_oom(const struct vt_report *r, const struct vt_failure *f, FIL
 
 static void print_failures(const struct vt_report *r, FILE *out)
 {
-    char size[32];
+    char size[32], error[VT_CUDA_ERROR_LABEL];
     for (size_t i = 0; i < r->failures_shown; i++) {
         const struct vt_failure *f = &r->analysis->failures[i];
         fprintf(out, "\nFailed allocation of %" PRIu64 " bytes (%s) via %s", f->size,
                 vt_human_size(f->size, size), vt_api_label(r->failure_sites[i].api));
         print_device(f->device, out);
-        fprintf(out, " [%s]: error %" PRIu64 ", %" PRIu64 " %s\n", vt_kind_name(f->kind), f->error,
-                f->count, plural(f->count, "time", "times"));
+        fprintf(out, " [%s]: %s, %" PRIu64 " %s\n", vt_kind_name(f->kind),
+                vt_cuda_error_label(f->error, error), f->count, plural(f->count, "time", "times"));
         print_frames(&r->failure_sites[i], out);
         if (f->oom)
             print_oom(r, f, out);
@@ -444,9 +481,10 @@ static void print_invalid_free(const struct vt_report *r, size_t i, FILE *out)
     const struct vt_site *sites = &r->invalid_sites[3 * i];
     char size[32];
     bool dbl = e->flags & VT_BAD_FREE_DOUBLE, known = e->flags & VT_BAD_FREE_ALLOC_KNOWN;
-    fprintf(out, "\nInvalid free%s of 0x%" PRIx64 " via %s: driver error %" PRIu64 ", %" PRIu64
-            " %s\n", dbl ? " (double free)" : "", e->address, vt_api_label(sites[0].api),
-            e->error, f->count, plural(f->count, "time", "times"));
+    char error[VT_CUDA_ERROR_LABEL];
+    fprintf(out, "\nInvalid free%s of 0x%" PRIx64 " via %s: %s, %" PRIu64 " %s\n",
+            dbl ? " (double free)" : "", e->address, vt_api_label(sites[0].api),
+            vt_cuda_error_label(e->error, error), f->count, plural(f->count, "time", "times"));
     print_frames(&sites[0], out);
     if (!known) {
         fputs("  Address 0x", out);

@@ -101,8 +101,8 @@ static int add_directory(char ***list, size_t *n, const char *dir)
     return 0;
 }
 
-/* Counts add up; the peak is the highest single process's (processes
- * peak at different times). */
+/* Counts add up; the peak is the highest single device's of a single
+ * process (processes and devices peak at different times). */
 static void add_total(struct vt_summary *t, const struct vt_summary *s)
 {
     t->allocations += s->allocations;
@@ -110,6 +110,7 @@ static void add_total(struct vt_summary *t, const struct vt_summary *s)
     if (s->peak_bytes > t->peak_bytes) {
         t->peak_bytes = s->peak_bytes;
         t->peak_time_ns = s->peak_time_ns;
+        t->peak_device = s->peak_device;
     }
     t->leaked_bytes += s->leaked_bytes;
     t->leaked_allocations += s->leaked_allocations;
@@ -278,7 +279,8 @@ static void print_processes(const struct combined *c, FILE *out)
 static void print_combined(const struct combined *c, FILE *out)
 {
     char size[32], peak[32], end[32];
-    fprintf(out, "\n== combined: %zu processes ==\n", c->nprocesses);
+    fprintf(out, "\n== combined: %zu %s ==\n", c->nprocesses,
+            c->nprocesses == 1 ? "process" : "processes");
     fprintf(out, "vramtrace: %s (%" PRIu64 " bytes) of device memory leaked in %" PRIu64
             " allocations, %" PRIu64 " failed allocations, %" PRIu64 " invalid frees, over all "
             "processes\n", vt_human_size(c->total.leaked_bytes, size), c->total.leaked_bytes,
@@ -368,9 +370,9 @@ static void combine_verdict(struct combined *c, enum vt_verdict v)
 }
 
 /* Reads and renders each dump in turn, as text on TEXT and into J (either
- * may be NULL); with limits, each one's verdict. */
+ * may be NULL); with limits, each one's verdict on VERDICTS. */
 static void report_each(char *const *paths, size_t n, const struct vt_report_options *opts,
-                        struct combined *c, FILE *text, struct vt_json *j)
+                        struct combined *c, FILE *text, struct vt_json *j, FILE *verdicts)
 {
     for (size_t i = 0; i < n; i++) {
         struct vt_loaded_report l;
@@ -393,7 +395,7 @@ static void report_each(char *const *paths, size_t n, const struct vt_report_opt
             fflush(text);
         }
         if (opts->limits) {
-            enum vt_verdict v = vt_report_verdict(&l.report, opts->limits, stderr);
+            enum vt_verdict v = vt_report_verdict(&l.report, opts->limits, verdicts);
             c->processes[c->nprocesses - 1].verdict = v;
             combine_verdict(c, v);
         }
@@ -411,12 +413,42 @@ static void free_combined(struct combined *c)
     free(c->uses);
 }
 
+/* A stream in memory, for what is printed after the combined view. */
+struct buffer {
+    char *data;
+    size_t size;
+    FILE *f;
+};
+
+static FILE *buffer_open(struct buffer *b)
+{
+    b->data = NULL;
+    b->size = 0;
+    b->f = open_memstream(&b->data, &b->size);
+    if (!b->f) {
+        fputs("vramtrace: out of memory\n", stderr);
+        exit(1);
+    }
+    return b->f;
+}
+
+static void buffer_flush_to(struct buffer *b, FILE *out)
+{
+    fclose(b->f);
+    fwrite(b->data, 1, b->size, out);
+    free(b->data);
+}
+
+/* The combined verdict first, then each process's report (kept in memory
+ * meanwhile), then each process's verdict lines. */
 static enum vt_verdict report_all(char *const *dumps, size_t n,
                                   const struct vt_report_options *many_opts)
 {
-    struct combined c = {.worst = VT_VERDICT_NO_DATA};
+    struct combined c = {.worst = VT_VERDICT_NO_DATA, .total.peak_device = -1};
     struct vt_report_options opts = *many_opts;
-    FILE *text = opts.json ? NULL : opts.out, *json = opts.json ? opts.out : opts.json_out;
+    FILE *json = opts.json ? opts.out : opts.json_out;
+    struct buffer each_text, verdicts;
+    FILE *text = opts.json ? NULL : buffer_open(&each_text);
     struct vt_json j;
     opts.part_of_many = true;
     if (json) {
@@ -427,9 +459,7 @@ static enum vt_verdict report_all(char *const *dumps, size_t n,
         vt_json_key(&j, "processes");
         vt_json_begin_array(&j);
     }
-    if (text)
-        fprintf(text, "vramtrace: %zu dumps\n", n);
-    report_each(dumps, n, &opts, &c, text, json ? &j : NULL);
+    report_each(dumps, n, &opts, &c, text, json ? &j : NULL, buffer_open(&verdicts));
     if (c.nuses)
         order_by_gpu(&c);
     if (json) {
@@ -441,13 +471,56 @@ static enum vt_verdict report_all(char *const *dumps, size_t n,
         fflush(json);
     }
     if (text) {
-        print_combined(&c, text);
-        vt_render_unused_suppressions(opts.suppressions, text);
-        fflush(text);
+        fprintf(opts.out, "vramtrace: %zu %s\n", n, n == 1 ? "dump" : "dumps");
+        print_combined(&c, opts.out);
+        buffer_flush_to(&each_text, opts.out);
+        vt_render_unused_suppressions(opts.suppressions, opts.out);
+        fflush(opts.out);
     }
+    buffer_flush_to(&verdicts, stderr);
     enum vt_verdict verdict = c.worst == VT_VERDICT_NO_DATA && c.passed ? VT_VERDICT_PASS : c.worst;
     free_combined(&c);
     return verdict;
+}
+
+struct file_id {
+    dev_t dev;
+    ino_t ino;
+    bool known;
+};
+
+/* Of the first N kept, the one that is the same file as ID, or N. */
+static size_t same_file(const struct file_id *kept, size_t n, const struct file_id *id)
+{
+    for (size_t k = 0; id->known && k < n; k++)
+        if (kept[k].known && kept[k].dev == id->dev && kept[k].ino == id->ino)
+            return k;
+    return n;
+}
+
+/* A dump named twice (a file and its directory, a link, a typo) is one
+ * process: counted once, and said so. */
+static void drop_repeated(char **list, size_t *n)
+{
+    struct file_id *ids = vt_xcalloc(*n ? *n : 1, sizeof *ids);
+    size_t kept = 0;
+    for (size_t i = 0; i < *n; i++) {
+        struct stat st;
+        struct file_id id = {0};
+        if (stat(list[i], &st) == 0)
+            id = (struct file_id){st.st_dev, st.st_ino, true};
+        size_t first = same_file(ids, kept, &id);
+        if (first < kept) {
+            fprintf(stderr, "vramtrace: %s is the same dump as %s: counted once\n", list[i],
+                    list[first]);
+            free(list[i]);
+            continue;
+        }
+        ids[kept] = id;
+        list[kept++] = list[i];
+    }
+    free(ids);
+    *n = kept;
 }
 
 int vt_expand_dump_paths(char *const *paths, size_t npaths, char ***out, size_t *nout)
@@ -464,6 +537,7 @@ int vt_expand_dump_paths(char *const *paths, size_t npaths, char ***out, size_t 
             add_path(out, nout, paths[i]);
         }
     }
+    drop_repeated(*out, nout);
     return status;
 }
 

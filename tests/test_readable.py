@@ -1,0 +1,167 @@
+"""Reports a person reads in ten seconds (tests/programs/report_shapes.c):
+peaks per device, the growth verdict, several dumps, CUDA error names."""
+import json
+import os
+import re
+import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness as H  # noqa: E402
+
+SRC = H.program_source("report_shapes.c")
+D = H.c_defines(SRC)
+MIB = 1 << 20
+
+
+def shapes_run(*args, extra_env=None, status=0):
+    r = H.run_traced([H.program("report_shapes"), *args], extra_env=extra_env)
+    H.expect_program_ok(r, status)
+    H.expect_dump(r)
+    return r
+
+
+def text_report(dump, *args, cwd=None):
+    r = H._run([H.vramtrace_exe(), "report", *args, dump], H.base_env(),
+               cwd or os.path.dirname(dump))
+    H.expect_eq("report status", r.status, 0)
+    return r.stdout
+
+
+def line_starting(text, prefix):
+    found = [l for l in text.splitlines() if l.startswith(prefix)]
+    H.expect_eq("lines starting %r in\n%s" % (prefix, text), len(found), 1)
+    return found[0]
+
+
+# ---- peaks: per device, never summed ----
+
+def case_peak_two_devices():
+    dump = shapes_run("two_devices").dump
+    rep = H.report(dump)
+    s = rep["summary"]
+    # both devices held their memory at once: 56 MiB live, but no GPU held it
+    H.expect_eq("summary.peak_bytes (device 0's own)", s["peak_bytes"], D["TWO_DEV0_BYTES"])
+    H.expect_eq("summary.peak_device", s["peak_device"], 0)
+    H.expect_eq("peaks per device", [(p["device"], p["bytes"]) for p in rep["peaks"]],
+                [(0, D["TWO_DEV0_BYTES"]), (1, D["TWO_DEV1_BYTES"])])
+    text = text_report(dump)
+    H.expect("(peak 35.0 MiB on device 0, the highest of 2 devices, 2 allocations, 2 frees, "
+             "0 failed, 0 invalid frees)" in text.splitlines()[0], text)
+
+
+# ---- growth: always one line saying what was judged ----
+
+def case_growth_judged():
+    dump = shapes_run("steps", "5").dump
+    text = text_report(dump)
+    H.expect_eq("growth line", text.splitlines()[1],
+                "vramtrace: growth judged on 5 markers (0 skipped as warm-up): 1 call site growing")
+    g = H.report(dump)["growth"]
+    H.expect_eq("growth.judged", (g["judged"], g["growing_sites"]), (True, 1))
+
+
+def case_growth_not_judged():
+    dump = shapes_run("steps", "2").dump
+    text = text_report(dump)
+    H.expect_eq("growth line", text.splitlines()[1],
+                "vramtrace: growth not judged: fewer than 3 markers (2)")
+    g = H.report(dump)["growth"]
+    H.expect_eq("growth.judged", (g["judged"], g["growing_sites"]), (False, 0))
+
+
+def case_growth_skipped():
+    dump = shapes_run("steps", "5").dump
+    text = text_report(dump, "--skip", "3")
+    H.expect_eq("growth line", text.splitlines()[1],
+                "vramtrace: growth not judged: fewer than 3 markers after the warm-up (5, 3 skipped)")
+    H.expect("Growing" not in text, "nothing can grow on two markers:\n" + text)
+
+
+def case_growth_stopped():
+    """A cache that filled in 4 of 6 steps, then stayed: not growing."""
+    dump = shapes_run("cache").dump
+    text = text_report(dump)
+    H.expect_eq("growth line", text.splitlines()[1],
+                "vramtrace: growth judged on 6 markers (0 skipped as warm-up): nothing grows")
+    rep = H.report(dump)
+    cache = [s for s in rep["sites"] if s["frames"][0]["function"] == "grow_cache"]
+    H.expect_eq("cache site growing", [s["growing"] for s in cache], [False])
+
+
+def case_growth_recent():
+    """The figure is the last step's rise (5 MiB), not the average since
+    the first marker ((15 - 1) / 4 MiB)."""
+    dump = shapes_run("ramp").dump
+    rep = H.report(dump)
+    ramp = [s for s in rep["sites"] if s["frames"][0]["function"] == "ramp_leak"]
+    H.expect_eq("ramp sites", len(ramp), 1)
+    H.expect_eq("growing", ramp[0]["growing"], True)
+    H.expect_eq("bytes_per_interval", ramp[0]["bytes_per_interval"],
+                D["RAMP_STEPS"] * D["RAMP_BYTES"])
+    H.expect_eq("growth_start.mark", ramp[0]["growth_start"]["mark"], 0)
+    text = text_report(dump)
+    H.expect(re.search(r"^Growing by 5\.0 MiB per marker interval \(the last; ", text, re.M), text)
+
+
+# ---- several dumps: the combined verdict first; a dump given twice counts once ----
+
+def two_dumps():
+    out = H.tmpdir()
+    paths = []
+    for name, args in (("a", ("c_leak",)), ("b", ("steps", "3"))):
+        r = H.run_traced([H.program("report_shapes"), *args], mode="preload", output=False,
+                         extra_env={"VRAMTRACE_OUTPUT": os.path.join(out, name + ".vtr")})
+        H.expect_program_ok(r)
+        paths.append(os.path.join(out, name + ".vtr"))
+    return out, paths
+
+
+def case_many_combined_first():
+    out, paths = two_dumps()
+    r = H._run([H.vramtrace_exe(), "report", *paths], H.base_env(), out)
+    H.expect_eq("status", r.status, 0)
+    lines = r.stdout.splitlines()
+    H.expect_eq("first lines", lines[:3], ["vramtrace: 2 dumps", "", "== combined: 2 processes =="])
+    H.expect_eq("combined verdict", lines[3],
+                "vramtrace: 5.9 MiB (6145728 bytes) of device memory leaked in 4 allocations, "
+                "0 failed allocations, 0 invalid frees, over all processes")
+    combined = r.stdout.index("== combined")
+    each = [r.stdout.index("== %s: pid" % p) for p in paths]
+    H.expect(combined < each[0] < each[1], "combined first, then each process:\n" + r.stdout)
+
+
+def case_many_same_dump_twice():
+    out, paths = two_dumps()
+    for args in ([paths[0], paths[0], paths[1]], [paths[0], out]):
+        r = H._run([H.vramtrace_exe(), "report", "--json", *args], H.base_env(), out)
+        H.expect_eq("status", r.status, 0)
+        data = json.loads(r.stdout)
+        H.expect_eq("processes of %r" % args, len(data["processes"]), 2)
+        H.expect_eq("combined.processes", data["combined"]["processes"], 2)
+        H.expect_eq("combined leaked bytes", data["summary"]["leaked_bytes"],
+                    D["C_LEAK_BYTES"] + 3 * D["STEP_LEAK_BYTES"])
+        H.expect("is the same dump as %s: counted once" % paths[0] in r.stderr, r.stderr)
+    r = H._run([H.vramtrace_exe(), "report", paths[0], paths[0]], H.base_env(), out)
+    H.expect("== combined: 1 process ==" in r.stdout, r.stdout)
+
+
+# ---- one naming of CUDA errors ----
+
+def case_error_names():
+    r = shapes_run("oom", extra_env={"STANDIN_CUDA_MEMORY": "16M"})
+    text = text_report(r.dump)
+    line = line_starting(text, "Failed allocation of")
+    H.expect(line.endswith("[device]: CUDA_ERROR_OUT_OF_MEMORY (2), 1 time"), line)
+    failed = H.report(r.dump)["failed"]
+    H.expect_eq("json error", [(f["error"], f["error_name"]) for f in failed],
+                [(2, "CUDA_ERROR_OUT_OF_MEMORY")])
+    html = os.path.join(os.path.dirname(r.dump), "r.html")
+    text_report(r.dump, "--html", html)
+    with open(html) as f:
+        page = f.read()
+    H.expect("<td class=\"num\">CUDA_ERROR_OUT_OF_MEMORY (2)</td>" in page, "html error cell")
+    H.expect("out of memory)" not in page, "another naming in the HTML")
+
+
+H.main(globals())
