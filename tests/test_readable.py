@@ -164,4 +164,103 @@ def case_error_names():
     H.expect("out of memory)" not in page, "another naming in the HTML")
 
 
+# ---- runtime frames folded: C start-up, pytest and the interpreter's own ----
+
+def case_fold_c_start():
+    dump = shapes_run("c_leak").dump
+    lines = text_report(dump, cwd=H.source_root()).splitlines()
+    i = lines.index("Leak of 3000000 bytes (2.9 MiB) in 1 allocation via cudaMalloc on device 0 "
+                    "[device]")
+    H.expect_eq("the leak's stack", lines[i + 1:i + 5], [
+        "    #0 scratch_buffer tests/programs/report_shapes.c:%d" % H.marker_line(SRC, "scratch"),
+        "    #1 prepare_batch tests/programs/report_shapes.c:%d" % H.call_line(SRC, "prepare"),
+        "    #2 main tests/programs/report_shapes.c:%d" % H.call_line(SRC, "main_c_leak"),
+        "    \u2026 3 runtime frames (--all-frames shows them)"])
+    H.expect("__libc_start" not in "\n".join(lines), "start-up frames shown")
+    every = text_report(dump, "--all-frames")
+    for name in ("__libc_start_call_main", "__libc_start_main", "_start"):
+        H.expect(re.search(r"^    #\d %s" % name, every, re.M), "--all-frames: no %s" % name)
+    H.expect("runtime frames" not in every, "--all-frames folds")
+    frames = H.report(dump)["leaks"][0]["frames"]
+    H.expect_eq("json frames, runtime marked",
+                [(f["function"].split("@")[0], f["runtime"]) for f in frames],
+                [("scratch_buffer", False), ("prepare_batch", False), ("main", False),
+                 ("__libc_start_call_main", True), ("__libc_start_main", True),
+                 ("_start", True)])
+
+
+def case_max_frames():
+    dump = shapes_run("c_leak").dump
+    lines = text_report(dump, "--max-frames", "1").splitlines()
+    i = [k for k, l in enumerate(lines) if l.startswith("Leak of")][0]
+    H.expect_eq("cut stack", lines[i + 1:i + 4], [
+        "    #0 scratch_buffer %s:%d" % (SRC, H.marker_line(SRC, "scratch")),
+        "    \u2026 2 more frames (--max-frames 1)",
+        "    \u2026 3 runtime frames (--all-frames shows them)"])
+    r = H._run([H.vramtrace_exe(), "report", "--max-frames", "0", dump], H.base_env(), None)
+    H.expect_eq("--max-frames 0: status", r.status, 2)
+
+
+PYTEST_LEAK = """import ctypes
+
+cudart = ctypes.CDLL("libcudart.so.13")
+
+
+def allocate(nbytes):
+    p = ctypes.c_void_p()
+    assert cudart.cudaMalloc(ctypes.byref(p), ctypes.c_size_t(nbytes)) == 0
+    return p
+
+
+def test_leaks():
+    allocate(3000000)
+"""
+
+
+def pytest_leak_dump():
+    """A leak in a test under Debian's pytest: its stack is the test's lines
+    above some thirty frames of pytest, pluggy and runpy."""
+    python = "/usr/bin/python3"
+    if H.run_plain([python, "-c", "import pytest"]).status != 0:
+        raise H.Skip("no pytest for %s" % python)
+    work = H.tmpdir()
+    with open(os.path.join(work, "test_leak.py"), "w") as f:
+        f.write(PYTEST_LEAK)
+    dump = os.path.join(work, "py.vtr")
+    r = H._run([H.vramtrace_exe(), "run", "-o", dump, "--", python, "-m", "pytest", "-q",
+                "-p", "no:cacheprovider", "test_leak.py"], H.base_env(), work)
+    H.expect_eq("pytest under run: status", r.status, 0)
+    return dump
+
+
+def case_fold_pytest():
+    dump = pytest_leak_dump()
+    lines = text_report(dump).splitlines()
+    i = [k for k, l in enumerate(lines) if l.startswith("Leak of")][0]
+    H.expect_eq("the test's lines first, pytest folded", lines[i + 1:i + 3], [
+        "    #0 allocate (test_leak.py:8)", "    #1 test_leaks (test_leak.py:13)"])
+    H.expect(re.fullmatch(r"    \u2026 \d+ runtime frames \(--all-frames shows them\)", lines[i + 3]),
+             lines[i + 3])
+    H.expect(not lines[i + 4].startswith("    #"), "frames after the folded ones: %r" % lines[i + 4])
+    frames = H.report(dump)["leaks"][0]["frames"]
+    runtime = [f for f in frames if f["runtime"]]
+    H.expect(any("/_pytest/" in (f["file"] or "") for f in runtime), "pytest frames not marked")
+    H.expect(any("/pluggy/" in (f["file"] or "") for f in runtime), "pluggy frames not marked")
+    H.expect_eq("own frames", [f["function"] for f in frames if not f["runtime"]],
+                ["allocate", "test_leaks"])
+    H.expect_eq("folded count = marked count", lines[i + 3].split()[1], str(len(runtime)))
+
+
+def case_html_rows():
+    dump = shapes_run("c_leak").dump
+    html = os.path.join(os.path.dirname(dump), "r.html")
+    text_report(dump, "--html", html)
+    with open(html) as f:
+        page = f.read()
+    H.expect('<summary><code class="fn">scratch_buffer</code> <span class="loc">%s:%d</span>'
+             % (SRC, H.marker_line(SRC, "scratch")) in page, "row summary without file:line")
+    H.expect("&hellip; 3 runtime frames (--all-frames shows them)" in page, "html not folded")
+    H.expect("__libc_start_call_main" not in page, "start-up frames in the html")
+
+
 H.main(globals())

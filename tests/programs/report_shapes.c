@@ -169,7 +169,7 @@ int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "c_leak";
     if (!strcmp(mode, "c_leak"))
-        prepare_batch();
+        prepare_batch(); /* CALL:main_c_leak */
     else if (!strcmp(mode, "two_devices"))
         two_devices();
     else if (!strcmp(mode, "sites"))

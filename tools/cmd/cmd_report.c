@@ -1,4 +1,5 @@
-/* vramtrace report [--json] [--top N] [--skip N] [--python-internals] [--html FILE]
+/* vramtrace report [--json] [--top N] [--skip N] [--python-internals] [--all-frames]
+ *                  [--max-frames N] [--html FILE]
  *                  [--gen-suppressions] [--suppressions FILE] [--no-default-suppressions]
  *                  DUMP...|DIR */
 #include <getopt.h>
@@ -13,7 +14,7 @@
 
 static const char usage[] =
     "Usage: vramtrace report [--json] [--top N] [--skip N] [--python-internals]\n"
-    "                        [--html FILE] [--gen-suppressions] [--suppressions FILE]\n"
+    "                        [--all-frames] [--max-frames N] [--html FILE] [--gen-suppressions] [--suppressions FILE]\n"
     "                        [--no-default-suppressions] DUMP...|DIR\n"
     "Report the call sites whose device memory grows through the run (per\n"
     "marker interval, or per time tick without markers), the memory still\n"
@@ -34,6 +35,12 @@ static const char usage[] =
     "      --python-internals\n"
     "                    show the Python interpreter's own native frames beside\n"
     "                    the Python frames (hidden by default)\n"
+    "      --all-frames  show every frame: the C library's start-up, the dynamic\n"
+    "                    loader, pytest/pluggy/unittest and the interpreter's own\n"
+    "                    Python code are folded into one '... N runtime frames'\n"
+    "                    line per stack by default (JSON has them all, marked)\n"
+    "      --max-frames N\n"
+    "                    show at most N frames per stack (beside the folded ones)\n"
     "      --html FILE   also write the report as one self-contained HTML page\n"
     "                    (usage chart per device; one dump only)\n"
     "      --gen-suppressions\n"
@@ -85,12 +92,15 @@ static int report(char *const *paths, size_t npaths, struct vt_report_options *o
 
 int vt_cmd_report(int argc, char **argv)
 {
-    enum { OPT_JSON = 256, OPT_TOP, OPT_SKIP, OPT_PYTHON_INTERNALS, OPT_HTML, OPT_GEN };
+    enum { OPT_JSON = 256, OPT_TOP, OPT_SKIP, OPT_PYTHON_INTERNALS, OPT_HTML, OPT_GEN,
+           OPT_ALL_FRAMES, OPT_MAX_FRAMES };
     static const struct option options[] = {
         {"json", no_argument, NULL, OPT_JSON},
         {"top", required_argument, NULL, OPT_TOP},
         {"skip", required_argument, NULL, OPT_SKIP},
         {"python-internals", no_argument, NULL, OPT_PYTHON_INTERNALS},
+        {"all-frames", no_argument, NULL, OPT_ALL_FRAMES},
+        {"max-frames", required_argument, NULL, OPT_MAX_FRAMES},
         VT_SUPPRESSION_LONG_OPTIONS,
         {"html", required_argument, NULL, OPT_HTML},
         {"gen-suppressions", no_argument, NULL, OPT_GEN},
@@ -99,7 +109,8 @@ int vt_cmd_report(int argc, char **argv)
     };
     struct vt_report_options opts = {.out = stdout};
     struct vt_check_options check = {0};
-    bool gen = false;
+    bool gen = false, all_frames = false;
+    long max_frames = 0;
     int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
@@ -126,6 +137,15 @@ int vt_cmd_report(int argc, char **argv)
         case OPT_PYTHON_INTERNALS:
             vt_frames_show_interpreter(true);
             break;
+        case OPT_ALL_FRAMES:
+            all_frames = true;
+            break;
+        case OPT_MAX_FRAMES:
+            max_frames = vt_parse_count(optarg);
+            if (max_frames <= 0)
+                return vt_usage_error("report", "--max-frames needs a number above 0, not '%s'",
+                                      optarg);
+            break;
         case OPT_HTML:
             opts.html = optarg;
             break;
@@ -151,5 +171,6 @@ int vt_cmd_report(int argc, char **argv)
         return vt_usage_error("report", "%s", "--gen-suppressions prints no report (no --json, "
                               "no --html)");
     }
+    vt_frames_set_display(all_frames, (size_t)max_frames);
     return report(argv + optind, (size_t)(argc - optind), &opts, &check, gen);
 }

@@ -37,7 +37,8 @@ static const char usage[] =
     "                     [--max-growth SIZE] [--max-invalid-frees N] [--skip N]\n"
     "                     [--error-exitcode N] [--suppressions FILE]\n"
     "                     [--json] [--json-output FILE] [--log-file FILE]\n"
-    "                     [--python-internals] [--pytorch-tensors] [--] CMD [ARG...]\n"
+    "                     [--python-internals] [--all-frames] [--max-frames N]\n"
+    "                     [--pytorch-tensors] [--] CMD [ARG...]\n"
     "Run CMD with " VT_LIBRARY_NAME " preloaded, and every process it starts (exec'd\n"
     "programs, forked children, their children: the whole tree); wait for all of\n"
     "them, then say which dumps were written and report each process that used\n"
@@ -76,6 +77,10 @@ static const char usage[] =
     "                     write the text report to FILE instead of stderr\n"
     "      --python-internals\n"
     "                     show the Python interpreter's own native frames\n"
+    "      --all-frames   show the runtime frames (C start-up, dynamic loader,\n"
+    "                     pytest/pluggy/unittest, the interpreter's own Python code)\n"
+    "                     that the report folds into one line per stack\n"
+    "      --max-frames N show at most N frames per stack\n"
     "      --pytorch-tensors\n"
     "                     PyTorch: add backend:cudaMallocAsync to PYTORCH_CUDA_ALLOC_CONF\n"
     "                     (other settings kept), so each tensor is one traced\n"
@@ -155,7 +160,7 @@ static int parse_options(int argc, char **argv, struct run_options *opts)
 {
     enum { OPT_FAIL_ON_LEAK = 256, OPT_JSON, OPT_PYTHON_INTERNALS, OPT_AGGREGATE,
            OPT_JSON_OUTPUT, OPT_LOG_FILE, OPT_NO_CHILDREN, OPT_FREE_STACKS,
-           OPT_PYTORCH_TENSORS };
+           OPT_PYTORCH_TENSORS, OPT_ALL_FRAMES, OPT_MAX_FRAMES };
     static const struct option options[] = {
         {"output", required_argument, NULL, 'o'},
         {"aggregate", no_argument, NULL, OPT_AGGREGATE},
@@ -167,6 +172,8 @@ static int parse_options(int argc, char **argv, struct run_options *opts)
         {"log-file", required_argument, NULL, OPT_LOG_FILE},
         {"python-internals", no_argument, NULL, OPT_PYTHON_INTERNALS},
         {"pytorch-tensors", no_argument, NULL, OPT_PYTORCH_TENSORS},
+        {"all-frames", no_argument, NULL, OPT_ALL_FRAMES},
+        {"max-frames", required_argument, NULL, OPT_MAX_FRAMES},
         VT_LIMIT_LONG_OPTIONS,
         {"help", no_argument, NULL, 'h'},
         {0},
@@ -190,6 +197,15 @@ static int parse_options(int argc, char **argv, struct run_options *opts)
         case OPT_LOG_FILE: opts->log_file = optarg; break;
         case OPT_PYTHON_INTERNALS: vt_frames_show_interpreter(true); break;
         case OPT_PYTORCH_TENSORS: opts->pytorch_tensors = true; break;
+        case OPT_ALL_FRAMES: vt_frames_set_display(true, vt_frames_max()); break;
+        case OPT_MAX_FRAMES: {
+            long max = vt_parse_count(optarg);
+            if (max <= 0)
+                return vt_usage_error("run", "--max-frames needs a number above 0, not '%s'",
+                                      optarg);
+            vt_frames_set_display(vt_frames_all(), (size_t)max);
+            break;
+        }
         case 'h':
             fputs(usage, stdout);
             return VT_EXIT_OK;

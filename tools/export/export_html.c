@@ -275,7 +275,7 @@ static void chart(const struct vt_usage *u, const struct vt_usage_device *d,
 
 static void put_frame(const struct vt_frame *f, FILE *out)
 {
-    fputs("<li><span class=\"fn\">", out);
+    fputs("<span class=\"fn\">", out);
     put_text(f->function ? f->function : "??", out);
     fputs("</span> <span class=\"loc\">", out);
     if (f->file) {
@@ -290,16 +290,41 @@ static void put_frame(const struct vt_frame *f, FILE *out)
     fputs(f->inlined ? " (inlined)</span></li>\n" : "</span></li>\n", out);
 }
 
-/* The innermost function as the summary, the whole stack when opened. */
+/* "fn file:line" of a frame, for a row's one-line summary. */
+static void put_frame_summary(const struct vt_frame *f, FILE *out)
+{
+    fputs("<code class=\"fn\">", out);
+    put_text(f->function ? f->function : "??", out);
+    fputs("</code> <span class=\"loc\">", out);
+    if (f->file) {
+        put_text(f->file, out);
+        fprintf(out, ":%u", f->line);
+    } else if (f->module) {
+        put_text(f->module, out);
+        fprintf(out, "+0x%" PRIx64, f->offset);
+    }
+    fputs("</span>", out);
+}
+
+static void put_folded(const struct vt_frames_view *v, FILE *out)
+{
+    fprintf(out, "<li class=\"dropped\"><span class=\"loc\">&hellip; %zu runtime frame%s "
+            "(--all-frames shows them)</span></li>\n", v->runtime, v->runtime == 1 ? "" : "s");
+}
+
+/* The first frame of the program's own (file:line) as the summary, the
+ * stack when opened, runtime frames folded as in the text report. */
 static void put_stack(const struct vt_site *site, bool open, FILE *out)
 {
+    struct vt_frames_view view;
     if (site->nframes == 0) {
         fputs("<td>(no stack recorded)</td>", out);
         return;
     }
-    fprintf(out, "<td><details%s><summary><code class=\"fn\">", open ? " open" : "");
-    put_text(site->frames[0]->function ? site->frames[0]->function : "??", out);
-    fprintf(out, "</code> <span class=\"loc\">(%zu frames)</span></summary>\n<ol class=\"stack\" "
+    vt_frames_view(site, &view);
+    fprintf(out, "<td><details%s><summary>", open ? " open" : "");
+    put_frame_summary(site->frames[vt_site_first_own_frame(site)], out);
+    fprintf(out, " <span class=\"loc\">(%zu frames)</span></summary>\n<ol class=\"stack\" "
             "start=\"0\">\n", site->nframes);
     for (size_t i = 0; i <= site->nframes; i++) {
         if (site->dropped && i == site->cut_at)
@@ -308,6 +333,16 @@ static void put_stack(const struct vt_site *site, bool open, FILE *out)
                     site->dropped);
         if (i == site->nframes)
             break;
+        if (i == view.cut_at) {
+            fprintf(out, "<li class=\"dropped\"><span class=\"loc\">&hellip; %zu more frames "
+                    "(--max-frames %zu)</span></li>\n", view.cut_hidden, view.max_frames);
+            break;
+        }
+        if (view.runtime && i == view.fold_at)
+            put_folded(&view, out);
+        if (!vt_frames_view_shows(site, &view, i))
+            continue;
+        fprintf(out, "<li value=\"%zu\">", i);
         put_frame(site->frames[i], out);
         if (site->python_truncated && i + 1 == site->python_end)
             fputs("<li class=\"loc\">&hellip; outer Python frames not recorded</li>\n", out);

@@ -238,6 +238,132 @@ void vt_site_all_frames(struct vt_symbolizer *sym, const struct vt_dump *dump, u
         collect_frames(sym, stack, site);
 }
 
+static bool path_has(const char *path, const char *part)
+{
+    return path && strstr(path, part);
+}
+
+static bool base_is(const char *path, const char *name)
+{
+    const char *base = path ? strrchr(path, '/') : NULL;
+    base = base ? base + 1 : path;
+    return base && !strcmp(base, name);
+}
+
+static bool is_name(const char *function, const char *const *names, size_t n)
+{
+    for (size_t i = 0; function && i < n; i++)
+        if (!strcmp(function, names[i]))
+            return true;
+    return false;
+}
+
+/* The interpreter's and the test runners' own Python code. */
+static bool is_runtime_python(const struct vt_frame *f)
+{
+    static const char *const parts[] = {
+        "/_pytest/", "/pluggy/", "/unittest/", "/pytest/__main__.py", "/xdist/", "/execnet/",
+        "/importlib/", "/asyncio/", "/concurrent/futures/", "/multiprocessing/",
+    };
+    static const char *const bootstrap[] = {"_bootstrap", "_bootstrap_inner", "run",
+                                            "Thread._bootstrap", "Thread._bootstrap_inner",
+                                            "Thread.run"};
+    const char *file = f->file;
+    if (!file)
+        return false;
+    if (!strncmp(file, "<frozen ", 8) || base_is(file, "runpy.py") ||
+        base_is(file, "pytest") || base_is(file, "pytest-3") || base_is(file, "py.test"))
+        return true;
+    if (base_is(file, "threading.py"))
+        return is_name(f->function, bootstrap, sizeof bootstrap / sizeof bootstrap[0]);
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+        if (path_has(file, parts[i]))
+            return true;
+    return false;
+}
+
+/* The C library's process and thread start-up, and the dynamic loader. */
+static bool is_runtime_native(const struct vt_frame *f)
+{
+    static const char *const thread_start[] = {"start_thread", "__clone3", "clone3", "__clone",
+                                               "clone"};
+    if (is_process_start(f->function))
+        return true;
+    if (f->module && (has_prefix(f->module, "ld-linux") || has_prefix(f->module, "ld.so") ||
+                      has_prefix(f->module, "ld64.so")))
+        return true;
+    return f->module && has_prefix(f->module, "libc.so") &&
+           is_name(f->function, thread_start, sizeof thread_start / sizeof thread_start[0]);
+}
+
+bool vt_frame_is_runtime(const struct vt_frame *f)
+{
+    return f->python ? is_runtime_python(f) : is_runtime_native(f);
+}
+
+static bool show_all_frames;
+static size_t max_own_frames;
+
+void vt_frames_set_display(bool all_frames, size_t max_frames)
+{
+    show_all_frames = all_frames;
+    max_own_frames = max_frames;
+}
+
+bool vt_frames_all(void)
+{
+    return show_all_frames;
+}
+
+size_t vt_frames_max(void)
+{
+    return max_own_frames;
+}
+
+size_t vt_site_first_own_frame(const struct vt_site *site)
+{
+    for (size_t i = 0; i < site->nframes; i++)
+        if (!vt_frame_is_runtime(site->frames[i]))
+            return i;
+    return 0;
+}
+
+/* Folding only where something of the program's own stays in view. */
+void vt_frames_view(const struct vt_site *site, struct vt_frames_view *view)
+{
+    size_t own = 0;
+    memset(view, 0, sizeof *view);
+    view->fold_at = view->cut_at = site->nframes;
+    view->max_frames = max_own_frames;
+    for (size_t i = 0; !show_all_frames && i < site->nframes; i++)
+        if (vt_frame_is_runtime(site->frames[i])) {
+            if (!view->runtime++)
+                view->fold_at = i;
+        }
+    if (view->runtime == site->nframes) {
+        view->runtime = 0;
+        view->fold_at = site->nframes;
+    }
+    for (size_t i = 0; i < site->nframes; i++) {
+        bool folded = view->runtime && vt_frame_is_runtime(site->frames[i]);
+        if (folded)
+            continue;
+        if (max_own_frames && own == max_own_frames && view->cut_at == site->nframes)
+            view->cut_at = i;
+        if (view->cut_at < site->nframes)
+            view->cut_hidden++;
+        own++;
+    }
+}
+
+bool vt_frames_view_shows(const struct vt_site *site, const struct vt_frames_view *view,
+                          size_t i)
+{
+    if (i >= view->cut_at)
+        return false;
+    return !(view->runtime && vt_frame_is_runtime(site->frames[i]));
+}
+
 void vt_site_free(struct vt_site *site)
 {
     free(site->frames);

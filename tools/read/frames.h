@@ -36,4 +36,35 @@ void vt_site_free(struct vt_site *site);
  * (hidden by default). */
 void vt_frames_show_interpreter(bool show);
 
+/* A frame of the machinery around the program rather than of the program or
+ * its libraries: the C library's process and thread start-up, the dynamic
+ * loader, pytest/pluggy/unittest (and xdist/execnet), and the interpreter's
+ * own Python code (runpy, importlib, threading's bootstrap, asyncio's loop,
+ * concurrent.futures and multiprocessing workers). */
+bool vt_frame_is_runtime(const struct vt_frame *f);
+
+/* How text and HTML show stacks (JSON always has every frame, marked):
+ * runtime frames folded into one "... N runtime frames" line unless
+ * ALL_FRAMES, and at most MAX_FRAMES frames of the program's own (0: all). */
+void vt_frames_set_display(bool all_frames, size_t max_frames);
+bool vt_frames_all(void);
+size_t vt_frames_max(void);
+
+/* What a renderer prints of SITE: frame I is shown unless folded or past
+ * the cut. */
+struct vt_frames_view {
+    size_t runtime;       /* runtime frames folded (0: none folded) */
+    size_t fold_at;       /* the "... N runtime frames" line goes before this frame */
+    size_t cut_at;        /* frames from here on are not shown (nframes: none cut) */
+    size_t cut_hidden;    /* how many of those would have been shown */
+    size_t max_frames;    /* the limit that cut them */
+};
+void vt_frames_view(const struct vt_site *site, struct vt_frames_view *view);
+bool vt_frames_view_shows(const struct vt_site *site, const struct vt_frames_view *view,
+                          size_t i);
+
+/* The first frame that is not a runtime frame (0 when all are): the frame
+ * that names a call site in one line. */
+size_t vt_site_first_own_frame(const struct vt_site *site);
+
 #endif

@@ -49,6 +49,8 @@ static void write_frames_as(struct vt_json *j, const char *key, const struct vt_
             vt_json_uint(j, f->address);
         vt_json_key(j, "inlined");
         vt_json_bool(j, f->inlined);
+        vt_json_key(j, "runtime");   /* what text and HTML fold */
+        vt_json_bool(j, vt_frame_is_runtime(f));
         vt_json_end_object(j);
     }
     vt_json_end_array(j);

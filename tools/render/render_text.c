@@ -95,13 +95,38 @@ static void print_dropped(const struct vt_site *site, size_t i, FILE *out)
                 site->dropped);
 }
 
+static void print_folded(const struct vt_frames_view *v, FILE *out)
+{
+    fprintf(out, "    \u2026 %zu runtime %s (--all-frames shows them)\n", v->runtime,
+            plural(v->runtime, "frame", "frames"));
+}
+
+static void print_cut(const struct vt_frames_view *v, FILE *out)
+{
+    fprintf(out, "    \u2026 %zu more %s (--max-frames %zu)\n", v->cut_hidden,
+            plural(v->cut_hidden, "frame", "frames"), v->max_frames);
+}
+
+/* Frames keep their numbers when some are folded, as --all-frames shows them. */
 static void print_frames(const struct vt_site *site, FILE *out)
 {
+    struct vt_frames_view view;
+    vt_frames_view(site, &view);
     if (site->nframes == 0)
         fputs("    (no stack recorded)\n", out);
     for (size_t i = 0; i < site->nframes; i++) {
         const struct vt_frame *f = site->frames[i];
         print_dropped(site, i, out);
+        if (i == view.cut_at) {
+            print_cut(&view, out);
+            if (view.runtime && view.fold_at >= view.cut_at)
+                print_folded(&view, out);
+            return;
+        }
+        if (view.runtime && i == view.fold_at)
+            print_folded(&view, out);
+        if (!vt_frames_view_shows(site, &view, i))
+            continue;
         put_text("    #", out);
         put_number(i, 10, out);
         if (f->function) {
