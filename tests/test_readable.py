@@ -263,4 +263,49 @@ def case_html_rows():
     H.expect("__libc_start_call_main" not in page, "start-up frames in the html")
 
 
+
+# ---- bounded length: 10 sites per section, then how many more ----
+
+def case_bounded_sites():
+    dump = shapes_run("sites").dump
+    text = text_report(dump)
+    sites, steps = D["SITES"], D["SITE_STEPS"]
+    H.expect_eq("growing entries", text.count("\nGrowing by "), 10)
+    H.expect_eq("leak entries (the growing leaks are listed as growing)", text.count("\nLeak of "), 0)
+    holders = re.findall(r"^ +[\d.]+ [KMG]iB  cudaMalloc  leak_at_site ", text, re.M)
+    H.expect_eq("peak holders", len(holders), 10)
+    H.expect_eq("the hidden rest", text.splitlines()[-1],
+                "vramtrace: not shown: %d more growing call sites, %d more peak holders "
+                "(10 per section; vramtrace report --top N shows N, --top 0 all)"
+                % (sites - 10, sites - 10))
+    # the largest site first, with its leak in the same entry
+    top = (sites * D["SITE_BYTES"])
+    H.expect(re.search(r"^Growing by %s per marker interval .*; leaked at exit: %d bytes "
+                       r"\(480\.0 KiB\) in %d allocations, via cudaMalloc on device 0 \[device\]$"
+                       % (re.escape("160.0 KiB"), top * steps, steps), text, re.M), text)
+    H.expect(len(text.splitlines()) < 100, "%d lines" % len(text.splitlines()))
+    everything = text_report(dump, "--top", "0")
+    H.expect_eq("--top 0: every site", everything.count("\nGrowing by "), sites)
+    H.expect("not shown" not in everything, "--top 0 hides something")
+    two = text_report(dump, "--top", "2")
+    H.expect_eq("--top 2", (two.count("\nGrowing by "), two.splitlines()[-1]),
+                (2, "vramtrace: not shown: %d more growing call sites, %d more peak holders "
+                    "(2 per section; vramtrace report --top N shows N, --top 0 all)"
+                 % (sites - 2, sites - 2)))
+    H.expect_eq("json lists all", len(H.report(dump)["leaks"]), sites)
+
+
+def case_holders_apart():
+    """Two stacks through one helper: the holder lines name the callers."""
+    dump = shapes_run("two_callers").dump
+    lines = text_report(dump, cwd=H.source_root()).splitlines()
+    i = [k for k, l in enumerate(lines) if l.startswith("Peak on device 0")][0]
+    src, line = "tests/programs/report_shapes.c", H.marker_line(SRC, "scratch")
+    H.expect_eq("holders", lines[i + 1:i + 3], [
+        "       2.9 MiB  cudaMalloc  scratch_buffer %s:%d <- prepare_batch %s:%d"
+        % (src, line, src, H.call_line(SRC, "prepare")),
+        "       1.4 MiB  cudaMalloc  scratch_buffer %s:%d <- prepare_eval %s:%d"
+        % (src, line, src, H.call_line(SRC, "eval"))])
+
+
 H.main(globals())

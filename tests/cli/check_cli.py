@@ -215,8 +215,8 @@ def case_top():
     check(len(r["leaks"]) == 1 and r["leaks_omitted"] == 3, "leaks %r" % r["leaks"])
     check(r["summary"]["leaked_bytes"] == 15 * MiB, "--top changes only what is listed")
     out, _ = report_text(path, "--top", "2")
-    check(out.count("Leak of") == 2 and "2 more leaking call sites not shown (--top 2)" in out,
-          out)
+    check(out.count("Leak of") == 2 and "vramtrace: not shown: 2 more leaking call sites (2 per "
+          "section; vramtrace report --top N shows N, --top 0 all)" in out, out)
 
 
 def case_inlined():

@@ -1,6 +1,8 @@
 /* Programs whose reports have a known shape (tests/test_readable.py and the
  * golden outputs in tests/golden/). Modes (argv[1]):
  *   c_leak       one leak two functions below main
+ *   two_callers  two leaks through one helper (scratch_buffer), from
+ *                prepare_batch and prepare_eval
  *   two_devices  device 0 holds TWO_DEV0_BYTES, then device 1 holds
  *                TWO_DEV1_BYTES with device 0's still held; both freed
  *   sites        SITES call sites, each leaking SITE_BYTES * (site + 1)
@@ -43,6 +45,11 @@ static NOINLINE void *scratch_buffer(size_t bytes)
 static NOINLINE void prepare_batch(void)
 {
     scratch_buffer(C_LEAK_BYTES); /* CALL:prepare */
+}
+
+static NOINLINE void prepare_eval(void)
+{
+    scratch_buffer(C_LEAK_BYTES / 2); /* CALL:eval */
 }
 
 static NOINLINE void *on_device(int device, size_t bytes)
@@ -170,7 +177,10 @@ int main(int argc, char **argv)
     const char *mode = argc > 1 ? argv[1] : "c_leak";
     if (!strcmp(mode, "c_leak"))
         prepare_batch(); /* CALL:main_c_leak */
-    else if (!strcmp(mode, "two_devices"))
+    else if (!strcmp(mode, "two_callers")) {
+        prepare_batch();
+        prepare_eval();
+    } else if (!strcmp(mode, "two_devices"))
         two_devices();
     else if (!strcmp(mode, "sites"))
         many_sites();

@@ -106,6 +106,9 @@ size_t vt_usage_growing_sites(const struct vt_usage *u);
 uint64_t vt_usage_boundary_ns(const struct vt_usage *u, size_t i);
 
 const struct vt_usage_device *vt_usage_device(const struct vt_usage *u, int64_t device);
+/* The site of that key, or NULL. */
+const struct vt_usage_site *vt_usage_find_site(const struct vt_usage *u, uint64_t stack_id,
+                                               unsigned api, unsigned kind, int64_t device);
 
 /* Up to MAX site indices holding the most bytes on DEVICE, most first: live
  * now, or (AT_PEAK, after vt_usage_finish) at the device's peak. Returns

@@ -30,7 +30,9 @@ static const char usage[] =
     "\n"
     "Options:\n"
     "      --json        print one JSON object instead of text\n"
-    "      --top N       show at most N call sites per list (0: all)\n"
+    "      --top N       show at most N call sites per list (0: all; default: the\n"
+    "                    text shows 10 per section and says how many more, the\n"
+    "                    JSON all)\n"
     "      --skip N      leave the first N markers (warm-up) out of growth detection\n"
     "      --python-internals\n"
     "                    show the Python interpreter's own native frames beside\n"
@@ -125,6 +127,7 @@ int vt_cmd_report(int argc, char **argv)
             if (top < 0)
                 return vt_usage_error("report", "--top needs a number, not '%s'", optarg);
             opts.top = (size_t)top;
+            opts.top_given = true;
             break;
         }
         case OPT_SKIP: {

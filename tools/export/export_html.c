@@ -6,6 +6,7 @@
  * JavaScript. */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cuda_errors.h"
@@ -273,11 +274,9 @@ static void chart(const struct vt_usage *u, const struct vt_usage_device *d,
 
 /* ---- tables ---- */
 
-static void put_frame(const struct vt_frame *f, FILE *out)
+/* file:line, module+offset, or the address */
+static void put_location(const struct vt_frame *f, FILE *out)
 {
-    fputs("<span class=\"fn\">", out);
-    put_text(f->function ? f->function : "??", out);
-    fputs("</span> <span class=\"loc\">", out);
     if (f->file) {
         put_text(f->file, out);
         fprintf(out, ":%u", f->line);
@@ -287,6 +286,14 @@ static void put_frame(const struct vt_frame *f, FILE *out)
     } else if (!f->python) {
         fprintf(out, "0x%" PRIx64, f->address);
     }
+}
+
+static void put_frame(const struct vt_frame *f, FILE *out)
+{
+    fputs("<span class=\"fn\">", out);
+    put_text(f->function ? f->function : "??", out);
+    fputs("</span> <span class=\"loc\">", out);
+    put_location(f, out);
     fputs(f->inlined ? " (inlined)</span></li>\n" : "</span></li>\n", out);
 }
 
@@ -296,13 +303,7 @@ static void put_frame_summary(const struct vt_frame *f, FILE *out)
     fputs("<code class=\"fn\">", out);
     put_text(f->function ? f->function : "??", out);
     fputs("</code> <span class=\"loc\">", out);
-    if (f->file) {
-        put_text(f->file, out);
-        fprintf(out, ":%u", f->line);
-    } else if (f->module) {
-        put_text(f->module, out);
-        fprintf(out, "+0x%" PRIx64, f->offset);
-    }
+    put_location(f, out);
     fputs("</span>", out);
 }
 
@@ -456,14 +457,13 @@ static void growing_table(const struct vt_report *r, FILE *out)
 static void peak_tables(const struct vt_report *r, FILE *out)
 {
     const struct vt_usage *u = &r->analysis->usage;
-    size_t holders[VT_PEAK_HOLDERS];
     char time[32];
     fputs("<h2 id=\"peak\">Peak breakdown</h2>\n", out);
     if (u->ndevices == 0)
         fputs("<p>No device memory was allocated.</p>\n", out);
     for (size_t d = 0; d < u->ndevices; d++) {
         const struct vt_usage_device *dev = &u->devices[d];
-        size_t n = vt_usage_holders(u, dev->device, true, holders, VT_PEAK_HOLDERS);
+        size_t *holders, n = vt_report_peak_holders(r, dev->device, &holders);
         fputs("<h3>Device ", out);
         put_device(dev->device, out);
         fputs(": ", out);
@@ -485,6 +485,7 @@ static void peak_tables(const struct vt_report *r, FILE *out)
             put_stack(&r->usage_sites[holders[i]], false, out);
             fputs("</tr>\n", out);
         }
+        free(holders);
         fputs("</tbody></table>\n", out);
     }
 }

@@ -1,4 +1,6 @@
 /* The JSON report (schema in tools/vramtrace.1 and the contract in issue 2). */
+#include <stdlib.h>
+
 #include "cuda_errors.h"
 #include "device_report.h"
 #include "format.h"
@@ -288,12 +290,11 @@ static void write_growth(struct vt_json *j, const struct vt_usage *u)
 static void write_peaks(struct vt_json *j, const struct vt_report *r)
 {
     const struct vt_usage *u = &r->analysis->usage;
-    size_t holders[VT_PEAK_HOLDERS];
     vt_json_key(j, "peaks");
     vt_json_begin_array(j);
     for (size_t d = 0; d < u->ndevices; d++) {
         const struct vt_usage_device *dev = &u->devices[d];
-        size_t n = vt_usage_holders(u, dev->device, true, holders, VT_PEAK_HOLDERS);
+        size_t *holders, n = vt_report_peak_holders(r, dev->device, &holders);
         vt_json_begin_object(j);
         vt_json_key(j, "device");
         vt_json_int(j, dev->device);
@@ -306,6 +307,7 @@ static void write_peaks(struct vt_json *j, const struct vt_report *r)
         vt_json_begin_array(j);
         for (size_t i = 0; i < n; i++)
             write_holder(j, r, holders[i], u->sites[holders[i]].bytes_at_device_peak);
+        free(holders);
         vt_json_end_array(j);
         vt_json_end_object(j);
     }

@@ -2,6 +2,7 @@
  * sanitizers' greppable style. */
 #include <inttypes.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -272,14 +273,36 @@ static bool has_host_leaks(const struct vt_report *r)
     return false;
 }
 
-/* Shown sites of one list: device/managed (HOST false) or host. */
-static void print_leaks(const struct vt_report *r, bool host, FILE *out)
+/* Whether a leak's site is growing: it is listed once, among the growing. */
+static bool leak_is_growing(const struct vt_report *r, const struct vt_leak *leak)
 {
-    for (size_t i = 0; i < r->leaks_shown; i++) {
+    const struct vt_usage_site *s = vt_usage_find_site(&r->analysis->usage, leak->stack_id,
+                                                       leak->api, leak->kind, leak->device);
+    return s && s->growing;
+}
+
+/* What the text lists: the first text_top (0: all) of those symbolized. */
+static bool room_for(const struct vt_report *r, size_t printed)
+{
+    return !r->text_top || printed < r->text_top;
+}
+
+/* Shown sites of one list: device/managed (HOST false) or host; the growing
+ * ones are listed with the growing sites. Returns how many were left out. */
+static size_t print_leaks(const struct vt_report *r, bool host, FILE *out)
+{
+    size_t printed = 0, listed = 0;
+    for (size_t i = 0; i < r->analysis->nleaks; i++) {
         const struct vt_leak *leak = &r->analysis->leaks[i];
-        if (vt_kind_counts_as_device(leak->kind) != host)
+        if (vt_kind_counts_as_device(leak->kind) == host || leak_is_growing(r, leak))
+            continue;
+        listed++;
+        if (i < r->leaks_shown && room_for(r, printed)) {
             print_leak(r, leak, &r->leak_sites[i], out);
+            printed++;
+        }
     }
+    return listed - printed;
 }
 
 /* "1.0 MiB (1048576 bytes)" */
@@ -304,18 +327,56 @@ void vt_print_time(uint64_t ns, FILE *out)
     fputs(vt_format_time(ns, buf), out);
 }
 
-/* "    4.0 MiB  cudaMalloc  fn file:line" one line per holder */
-static void print_holder(const struct vt_report *r, size_t site, uint64_t bytes, FILE *out)
+#define HOLDER_FRAMES 3
+
+/* "    4.0 MiB  cudaMalloc  fn file:line <- caller file:line": the first
+ * frame of the program's own and its callers, DEPTH of them. */
+static void print_holder(const struct vt_report *r, size_t site, uint64_t bytes, size_t depth,
+                         FILE *out)
 {
     char size[32];
     const struct vt_site *s = &r->usage_sites[site];
     fprintf(out, "    %10s  %s", vt_human_size(bytes, size), vt_api_label(s->api));
-    if (s->nframes) {
-        const struct vt_frame *f = s->frames[0];
-        fprintf(out, "  %s", f->function ? f->function : "??");
+    for (size_t i = vt_site_first_own_frame(s), n = 0; i < s->nframes && n < depth; i++) {
+        const struct vt_frame *f = s->frames[i];
+        if (vt_frame_is_runtime(f))
+            continue;
+        fprintf(out, "%s%s", n++ ? " <- " : "  ", f->function ? f->function : "??");
         print_location(f, out);
     }
     fputc('\n', out);
+}
+
+static bool same_frame(const struct vt_frame *a, const struct vt_frame *b)
+{
+    return a == b || (a->line == b->line && !strcmp(a->function ? a->function : "",
+                                                    b->function ? b->function : "") &&
+                      !strcmp(a->file ? a->file : "", b->file ? b->file : ""));
+}
+
+/* Whether two sites look alike in their first DEPTH own frames. */
+static bool alike(const struct vt_site *a, const struct vt_site *b, size_t depth)
+{
+    size_t i = vt_site_first_own_frame(a), k = vt_site_first_own_frame(b);
+    for (size_t n = 0; n < depth; n++, i++, k++) {
+        if (i >= a->nframes || k >= b->nframes)
+            return i >= a->nframes && k >= b->nframes;
+        if (!same_frame(a->frames[i], b->frames[k]))
+            return false;
+    }
+    return true;
+}
+
+/* Frames per holder line: one, or as many as tell two holders apart. */
+static size_t holder_depth(const struct vt_report *r, const size_t *sites, size_t n)
+{
+    size_t depth = 1;
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = i + 1; k < n; k++)
+            while (depth < HOLDER_FRAMES &&
+                   alike(&r->usage_sites[sites[i]], &r->usage_sites[sites[k]], depth))
+                depth++;
+    return depth;
 }
 
 static void print_growth_start(const struct vt_usage *u, const struct vt_usage_site *s, FILE *out)
@@ -357,13 +418,34 @@ static void print_growth_verdict(const struct vt_usage *u, FILE *out)
         fputs(": nothing grows\n", out);
 }
 
-static void print_growing(const struct vt_report *r, FILE *out)
+/* A growing site's leak, in the same entry: "leaked at exit: N bytes (...) in
+ * K allocations", or its live bytes when the process did not end on its own. */
+static void print_growing_leak(const struct vt_report *r, const struct vt_usage_site *s,
+                               FILE *out)
+{
+    char size[32];
+    for (size_t i = 0; !r->live_not_leaked && i < r->analysis->nleaks; i++) {
+        const struct vt_leak *l = &r->analysis->leaks[i];
+        if (l->stack_id == s->stack_id && l->api == s->api && l->kind == s->kind &&
+            l->device == s->device) {
+            fprintf(out, "; leaked at exit: %" PRIu64 " bytes (%s) in %" PRIu64 " %s", l->bytes,
+                    vt_human_size(l->bytes, size), l->allocations,
+                    plural(l->allocations, "allocation", "allocations"));
+            return;
+        }
+    }
+    fprintf(out, ", %s live at the end", vt_human_size(s->live_bytes, size));
+}
+
+/* Returns how many growing sites were left out. */
+static size_t print_growing(const struct vt_report *r, FILE *out)
 {
     const struct vt_usage *u = &r->analysis->usage;
     char size[32];
     if (r->analysis->summary.allocations)
         print_growth_verdict(u, out);
-    for (size_t i = 0; i < r->sites_shown; i++) {
+    size_t printed = 0;
+    for (size_t i = 0; i < r->sites_shown && room_for(r, printed); i++, printed++) {
         size_t index = r->site_order[i];
         const struct vt_usage_site *s = &u->sites[index];
         if (!s->growing)
@@ -372,21 +454,34 @@ static void print_growing(const struct vt_report *r, FILE *out)
                 u->by_marks ? "marker interval" : "tick");
         fprintf(out, " (the last; %s/s)", vt_human_size((uint64_t)s->bytes_per_second, size));
         print_growth_start(u, s, out);
-        fprintf(out, ", %s live at exit, via %s", vt_human_size(s->live_bytes, size),
-                vt_api_label(r->usage_sites[index].api));
+        print_growing_leak(r, s, out);
+        fprintf(out, ", via %s", vt_api_label(r->usage_sites[index].api));
         print_device(s->device, out);
         fprintf(out, " [%s]\n", vt_kind_name(s->kind));
         print_frames(&r->usage_sites[index], out);
     }
+    return vt_usage_growing_sites(u) - printed;
 }
 
-static void print_peaks(const struct vt_report *r, FILE *out)
+/* The sites holding memory on DEVICE at its peak. */
+static size_t holders_at_peak(const struct vt_usage *u, int64_t device)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < u->nsites; i++)
+        n += u->sites[i].device == device && vt_kind_counts_as_device(u->sites[i].kind) &&
+             u->sites[i].bytes_at_device_peak;
+    return n;
+}
+
+/* Returns how many holders were left out, over all devices. */
+static size_t print_peaks(const struct vt_report *r, FILE *out)
 {
     const struct vt_usage *u = &r->analysis->usage;
-    size_t holders[VT_PEAK_HOLDERS];
+    size_t omitted = 0;
     for (size_t d = 0; d < u->ndevices; d++) {
         const struct vt_usage_device *dev = &u->devices[d];
-        size_t n = vt_usage_holders(u, dev->device, true, holders, VT_PEAK_HOLDERS);
+        size_t *holders, n = vt_report_peak_holders(r, dev->device, &holders);
+        omitted += holders_at_peak(u, dev->device) - n;
         fputs("\nPeak", out);
         print_device(dev->device, out);
         fputs(": ", out);
@@ -401,9 +496,12 @@ static void print_peaks(const struct vt_report *r, FILE *out)
             fputs(")", out);
         }
         fputs(n ? ", held by:\n" : "\n", out);
+        size_t depth = holder_depth(r, holders, n);
         for (size_t i = 0; i < n; i++)
-            print_holder(r, holders[i], u->sites[holders[i]].bytes_at_device_peak, out);
+            print_holder(r, holders[i], u->sites[holders[i]].bytes_at_device_peak, depth, out);
+        free(holders);
     }
+    return omitted;
 }
 
 static void print_oom(const struct vt_report *r, const struct vt_failure *f, FILE *out)
@@ -421,8 +519,12 @@ static void print_oom(const struct vt_report *r, const struct vt_failure *f, FIL
         print_bytes(f->mem_total, out);
     }
     fputs(f->nholders ? "; largest holders:\n" : "\n", out);
+    size_t sites[VT_OOM_HOLDERS];
     for (size_t i = 0; i < f->nholders; i++)
-        print_holder(r, f->holders[i].site, f->holders[i].bytes, out);
+        sites[i] = f->holders[i].site;
+    size_t depth = holder_depth(r, sites, f->nholders);
+    for (size_t i = 0; i < f->nholders; i++)
+        print_holder(r, f->holders[i].site, f->holders[i].bytes, depth, out);
     vt_render_text_gpu_processes(f, out);
 }
 
@@ -442,17 +544,42 @@ static void print_failures(const struct vt_report *r, FILE *out)
     }
 }
 
-static void print_notes(const struct vt_report *r, FILE *out)
+/* What the bounded sections left out, per section. */
+struct omitted {
+    size_t leaks, growing, holders;
+};
+
+/* "vramtrace: not shown: 30 more leaking call sites, 30 more growing call
+ * sites, 2 more peak holders (--top N shows N per section, --top 0 all)" */
+static void print_omitted(const struct vt_report *r, const struct omitted *o, FILE *out)
+{
+    const char *sep = "";
+    fputs("vramtrace: not shown:", out);
+    if (o->leaks) {
+        fprintf(out, " %zu more leaking call %s", o->leaks, plural(o->leaks, "site", "sites"));
+        sep = ",";
+    }
+    if (o->growing) {
+        fprintf(out, "%s %zu more growing call %s", sep, o->growing,
+                plural(o->growing, "site", "sites"));
+        sep = ",";
+    }
+    if (o->holders)
+        fprintf(out, "%s %zu more peak %s", sep, o->holders, plural(o->holders, "holder", "holders"));
+    fprintf(out, " (%zu per section; vramtrace report --top N shows N, --top 0 all)\n",
+            r->text_top);
+}
+
+static void print_notes(const struct vt_report *r, const struct omitted *o, FILE *out)
 {
     const struct vt_summary *s = &r->analysis->summary;
     char size[32];
-    size_t leaks_omitted = r->analysis->nleaks - r->leaks_shown;
+    bool any_omitted = o->leaks || o->growing || o->holders;
     size_t failures_omitted = r->analysis->nfailures - r->failures_shown;
-    if (leaks_omitted || failures_omitted || s->teardown_freed_allocations || s->untraced_frees)
+    if (any_omitted || failures_omitted || s->teardown_freed_allocations || s->untraced_frees)
         fputc('\n', out);
-    if (leaks_omitted)
-        fprintf(out, "vramtrace: %zu more leaking call %s not shown (--top %zu)\n", leaks_omitted,
-                plural(leaks_omitted, "site", "sites"), r->top);
+    if (any_omitted)
+        print_omitted(r, o, out);
     if (failures_omitted)
         fprintf(out, "vramtrace: %zu more failing call %s not shown (--top %zu)\n",
                 failures_omitted, plural(failures_omitted, "site", "sites"), r->top);
@@ -585,18 +712,19 @@ void vt_render_text(const struct vt_report *r, FILE *out)
     print_ending(r, out);
     if (r->dump->aggregated)
         print_aggregate_note(r, out);
-    print_growing(r, out);
-    print_leaks(r, false, out);
+    struct omitted omitted = {0};
+    omitted.growing = print_growing(r, out);
+    omitted.leaks = print_leaks(r, false, out);
     if (has_host_leaks(r)) {
         fputc('\n', out);
         print_host_summary(r, out);
-        print_leaks(r, true, out);
+        omitted.leaks += print_leaks(r, true, out);
     }
-    print_peaks(r, out);
+    omitted.holders = print_peaks(r, out);
     vt_render_text_devices(r, out);
     print_failures(r, out);
     print_invalid_frees(r, out);
-    print_notes(r, out);
+    print_notes(r, &omitted, out);
     print_suppressions(r->suppressions, out);
     if (r->unused_suppressions)
         vt_render_unused_suppressions(r->suppressions, out);

@@ -1,6 +1,7 @@
 #include "report.h"
 
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,20 +70,29 @@ static void suppress_leaks(struct vt_analysis *a, struct vt_symbolizer *sym,
 
 /* Symbolizes the usage sites a report shows: the first SHOWN in ORDER, the
  * holders at each device peak and at each out-of-memory failure. */
+size_t vt_report_peak_holders(const struct vt_report *r, int64_t device, size_t **out)
+{
+    const struct vt_usage *u = &r->analysis->usage;
+    size_t max = r->holders_max < u->nsites ? r->holders_max : u->nsites;
+    *out = vt_xcalloc(max ? max : 1, sizeof **out);
+    return vt_usage_holders(u, device, true, *out, max);
+}
+
 static struct vt_site *usage_sites(struct vt_symbolizer *sym, const struct vt_dump *dump,
-                                   const struct vt_analysis *a, const size_t *order,
+                                   const struct vt_report *r, const size_t *order,
                                    size_t shown)
 {
+    const struct vt_analysis *a = r->analysis;
     const struct vt_usage *u = &a->usage;
     struct vt_site *sites = new_sites(u->nsites);
     bool *wanted = vt_xcalloc(u->nsites, sizeof *wanted);
-    size_t holders[VT_PEAK_HOLDERS];
     for (size_t i = 0; i < shown; i++)
         wanted[order[i]] = true;
     for (size_t d = 0; d < u->ndevices; d++) {
-        size_t n = vt_usage_holders(u, u->devices[d].device, true, holders, VT_PEAK_HOLDERS);
+        size_t *holders, n = vt_report_peak_holders(r, u->devices[d].device, &holders);
         for (size_t i = 0; i < n; i++)
             wanted[holders[i]] = true;
+        free(holders);
     }
     for (size_t f = 0; f < a->nfailures; f++)
         for (size_t i = 0; i < a->failures[f].nholders; i++)
@@ -214,6 +224,25 @@ static struct vt_site *invalid_free_sites(struct vt_symbolizer *sym, const struc
     return sites;
 }
 
+/* Sites listed per section: with --top N, N; else the JSON lists all and
+ * the text VT_TEXT_TOP. */
+static size_t list_top(const struct vt_report_options *opts)
+{
+    if (opts->top_given || opts->json || opts->json_out)
+        return opts->top;
+    return VT_TEXT_TOP;
+}
+
+/* Leaks to symbolize: TOP, and as many more as there are growing sites (the
+ * text lists the growing leaks among the growing sites, TOP others after). */
+static size_t leaks_to_show(const struct vt_analysis *a, size_t top)
+{
+    size_t growing = vt_usage_growing_sites(&a->usage);
+    if (!top || top + growing >= a->nleaks)
+        return a->nleaks;
+    return top + growing;
+}
+
 int vt_report_load(const char *path, const struct vt_report_options *opts,
                    struct vt_loaded_report *l)
 {
@@ -232,18 +261,23 @@ int vt_report_load(const char *path, const struct vt_report_options *opts,
     struct vt_ending ending = vt_dump_ending(&l->dump);
     bool live_not_leaked = !vt_ending_judges_leaks(&ending);
     judge_ending(&l->analysis.summary, live_not_leaked);
-    l->leak_sites = new_sites(shown(a->nleaks, opts->top));
-    l->failure_sites = new_sites(shown(a->nfailures, opts->top));
+    size_t top = list_top(opts);
+    size_t leaks_shown = opts->top_given || opts->json || opts->json_out
+                             ? shown(a->nleaks, top) : leaks_to_show(a, top);
+    l->leak_sites = new_sites(leaks_shown);
+    l->failure_sites = new_sites(shown(a->nfailures, top));
     l->site_order = vt_xcalloc(a->usage.nsites, sizeof *l->site_order);
     l->report = (struct vt_report){
-        .path = path, .dump = &l->dump, .analysis = a, .top = opts->top, .sym = l->sym,
+        .path = path, .dump = &l->dump, .analysis = a, .top = top, .sym = l->sym,
+        .text_top = opts->top_given ? opts->top : VT_TEXT_TOP,
+        .holders_max = !opts->top_given ? VT_PEAK_HOLDERS : opts->top ? opts->top : SIZE_MAX,
         .suppressions = opts->suppressions,
-        .leaks_shown = shown(a->nleaks, opts->top),
-        .failures_shown = shown(a->nfailures, opts->top),
-        .sites_shown = shown(a->usage.nsites, opts->top),
+        .leaks_shown = leaks_shown,
+        .failures_shown = shown(a->nfailures, top),
+        .sites_shown = shown(a->usage.nsites, top),
         .site_order = l->site_order, .leak_sites = l->leak_sites,
         .failure_sites = l->failure_sites, .ending = ending, .live_not_leaked = live_not_leaked,
-        .invalid_shown = shown(a->bad_frees.n, opts->top),
+        .invalid_shown = shown(a->bad_frees.n, top),
         .unused_suppressions = !opts->part_of_many,
     };
     l->invalid_sites = invalid_free_sites(l->sym, &l->dump, &a->bad_frees, l->report.invalid_shown);
@@ -255,7 +289,8 @@ int vt_report_load(const char *path, const struct vt_report_options *opts,
         vt_site_frames(l->sym, &l->dump, a->failures[i].stack_id, a->failures[i].api,
                        &l->failure_sites[i]);
     vt_usage_report_order(&a->usage, l->site_order);
-    l->usage_sites = usage_sites(l->sym, &l->dump, a, l->site_order, l->report.sites_shown);
+    l->usage_sites = usage_sites(l->sym, &l->dump, &l->report, l->site_order,
+                                 l->report.sites_shown);
     l->report.usage_sites = l->usage_sites;
     return 0;
 }

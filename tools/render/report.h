@@ -17,6 +17,7 @@
 struct vt_report_options {
     bool json;
     size_t top;       /* sites shown per list; 0 = all */
+    bool top_given;   /* without --top, the text shows VT_TEXT_TOP per list (JSON all) */
     size_t skip;      /* warm-up markers left out of growth detection */
     FILE *out;        /* the report: text, or JSON with json */
     FILE *json_out;   /* or NULL: the JSON report here too (beside a text one) */
@@ -43,6 +44,8 @@ struct vt_report {
     size_t sites_shown;
     const struct vt_site *usage_sites;      /* parallel to usage.sites; symbolized where shown */
     size_t top;
+    size_t text_top;                        /* what the text shows per section; 0 = all */
+    size_t holders_max;                     /* peak holders listed per device */
     struct vt_symbolizer *sym;
     const struct vt_suppressions *suppressions;   /* or NULL */
     /* how the process ended; without an ending of its own (a signal, still
@@ -57,7 +60,10 @@ struct vt_report {
     bool unused_suppressions;   /* list the unused ones (one dump; else the combined view) */
 };
 
-#define VT_PEAK_HOLDERS 5
+#define VT_TEXT_TOP 10
+/* Holders of each device's peak symbolized: the text's default length (with
+ * --top N, N; the JSON lists at most this many). */
+#define VT_PEAK_HOLDERS VT_TEXT_TOP
 
 /* What a dump lets CI conclude. */
 enum vt_verdict {
@@ -123,6 +129,10 @@ void vt_render_json_fields(const struct vt_report *r, struct vt_json *j);
 /* "summary": {...}, and "unused_suppressions": [...], into an open object. */
 void vt_render_json_summary(struct vt_json *j, const struct vt_summary *s);
 void vt_render_json_unused_suppressions(struct vt_json *j, const struct vt_suppressions *s);
+
+/* The sites holding the most at DEVICE's peak, most first, at most
+ * r->holders_max: *OUT (free it). Returns how many. */
+size_t vt_report_peak_holders(const struct vt_report *r, int64_t device, size_t **out);
 
 /* Shared by the renderers. */
 const char *vt_api_label(unsigned api);
