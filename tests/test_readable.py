@@ -308,4 +308,40 @@ def case_holders_apart():
         % (src, line, src, H.call_line(SRC, "eval"))])
 
 
+
+# ---- the stand-in headers: a program of one's own, with only the README's flags ----
+
+OWN_PROGRAM = """#include <cuda_runtime.h>
+#include <cuda.h>
+#include <stdio.h>
+
+int main(void)
+{
+    void *p;
+    if (cudaMalloc(&p, 3000000) != cudaSuccess)
+        return 1;
+    puts("allocated");
+    return 0;
+}
+"""
+
+
+def case_standin_headers():
+    work = H.tmpdir()
+    src, exe = os.path.join(work, "my_program.c"), os.path.join(work, "my_program")
+    with open(src, "w") as f:
+        f.write(OWN_PROGRAM)
+    cc = os.environ.get("VT_CC", "cc").split()
+    include = os.path.join(H.source_root(), "tests", "standin", "include")
+    # the README's command line: -I tests/standin/include, -L build/tests/standin -lcudart
+    r = H._run(cc + ["-g", "-Wall", "-Wextra", "-Werror", "-I", include, src, "-L",
+                     H.standin_dir(), "-lcudart", "-o", exe], H.base_env(), work)
+    H.expect_eq("compile status (%s)" % r.stderr, r.status, 0)
+    r = H._run([H.vramtrace_exe(), "run", "-o", os.path.join(work, "own.vtr"), "--", exe],
+               H.base_env(), work)
+    H.expect_eq("run status", (r.status, r.stdout), (0, "allocated\n"))
+    H.expect("\nLeak of 3000000 bytes (2.9 MiB) in 1 allocation via cudaMalloc on device 0 "
+             "[device]\n    #0 main my_program.c:8\n" in r.stderr, r.stderr)
+
+
 H.main(globals())

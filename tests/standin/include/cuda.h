@@ -8,7 +8,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "cuda_abi.h"
+/* by its path from here: the stand-ins need only -I tests/standin/include */
+#include "../../../src/hooks/cuda_abi.h"
 
 #ifdef __cplusplus
 extern "C" {
