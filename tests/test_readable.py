@@ -3,7 +3,9 @@ peaks per device, the growth verdict, several dumps, CUDA error names."""
 import json
 import os
 import re
+import shutil
 import sys
+import xml.etree.ElementTree as ET
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -342,6 +344,40 @@ def case_standin_headers():
     H.expect_eq("run status", (r.status, r.stdout), (0, "allocated\n"))
     H.expect("\nLeak of 3000000 bytes (2.9 MiB) in 1 allocation via cudaMalloc on device 0 "
              "[device]\n    #0 main my_program.c:8\n" in r.stderr, r.stderr)
+
+
+
+# ---- the pytest plugin, installed the README's way: a fresh venv, no index ----
+
+def case_pytest_venv():
+    python = "/usr/bin/python3"
+    for module in ("pytest", "setuptools", "venv", "pip"):
+        if H.run_plain([python, "-c", "import " + module]).status != 0:
+            raise H.Skip("%s has no %s" % (python, module))
+    work = H.tmpdir()
+    src = os.path.join(work, "pytest_vramtrace")   # a copy: pip builds in the source folder
+    shutil.copytree(os.path.join(H.source_root(), "tools", "pytest_vramtrace"), src,
+                    ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
+    venv = os.path.join(work, "venv")
+    r = H._run([python, "-m", "venv", "--system-site-packages", venv], H.base_env(), work)
+    H.expect_eq("venv: " + r.stderr, r.status, 0)
+    pip = [os.path.join(venv, "bin", "pip"), "install", "--no-index", "--no-build-isolation", src]
+    env = H.base_env({"PIP_CONFIG_FILE": os.devnull, "PIP_NO_INDEX": "1"})
+    r = H._run(pip, env, work)
+    H.expect_eq("pip install: " + r.stdout + r.stderr, r.status, 0)
+    xml = os.path.join(work, "results.xml")
+    sample = H.program_source("vram_pytest_sample.py")
+    # no -p and no PYTHONPATH: pytest finds the installed plugin by its entry point
+    r = H.run_traced([os.path.join(venv, "bin", "python"), "-m", "pytest", "-q",
+                      "-p", "no:cacheprovider", "--junitxml", xml, sample], mode="preload",
+                     extra_env={"VT_LEAKPLUGIN": H.program("libleakplugin.so")})
+    H.expect_eq("pytest status: " + r.describe(), r.status, 1)
+    outcomes = {}
+    for case in ET.parse(xml).getroot().iter("testcase"):
+        tags = [c.tag for c in case if c.tag in ("failure", "error", "skipped")]
+        outcomes[case.get("name")] = tags[0] if tags else "passed"
+    H.expect_eq("outcomes", (outcomes.get("test_leaks"), outcomes.get("test_clean")),
+                ("failure", "passed"))
 
 
 H.main(globals())
