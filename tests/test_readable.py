@@ -380,4 +380,5 @@ def case_pytest_venv():
                 ("failure", "passed"))
 
 
-H.main(globals())
+if __name__ == "__main__":
+    H.main(globals())
