@@ -204,8 +204,17 @@ def case_pytest_plugin(plugin_path=None, plugin_option=True):
     msg = results["test_leaks"][1]
     H.expect("%d bytes of CUDA memory allocated by the test are still live, over the limit of "
              "1048576 bytes" % PLUGIN_LEAK_BYTES in msg, "test_leaks message: %r" % msg)
-    H.expect(re.search(r"%d bytes in 1 allocation at plugin_leak \(libleakplugin\.so\+0x"
-                       % PLUGIN_LEAK_BYTES, msg), "call site missing in %r" % msg)
+    # the test's own line and the leaking call (from the dump), then the dump
+    lines = msg.splitlines()
+    at = [i for i, l in enumerate(lines) if l.startswith("  in the test: ")]
+    H.expect(at, "no test line in %r" % msg)   # (junit: the message, then the same text)
+    i = at[0]
+    H.expect(re.fullmatch(r"  in the test: test_leaks \(\S*vram_pytest_sample\.py:35\)", lines[i])
+             and re.fullmatch(r"  leaking call: plugin_leak \(\S*leakplugin\.c:%d\) via cudaMalloc"
+                              % H.marker_line(H.program_source("leakplugin.c"), "plugin"),
+                              lines[i + 1])
+             and re.match(r"  dump: (\S+\.vtr) \(vramtrace report \1\)", lines[i + 2]),
+             "test line, call site, dump in %r" % msg)
     msg = results["test_no_warmup"][1]
     H.expect("2097169 bytes" in msg and "over the limit of 0 bytes" in msg,
              "test_no_warmup message: %r" % msg)

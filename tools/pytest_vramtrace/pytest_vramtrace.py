@@ -8,14 +8,19 @@ memory outlives it.
 runs the test WARMUPS times first (caches and lazy initialisation are
 allowed to keep memory there), then once more between vramtrace_checkpoint()
 and vramtrace_leaked_since(): more than the limit still live fails the test,
-naming the call sites. Without the tracer the marked test is skipped, not
+naming the test's own line and the leaking call (from this process's dump,
+read by the vramtrace CLI) and the dump's path. Without the tracer the marked test is skipped, not
 passed. The `vram` fixture gives the live traced bytes (vram.live_bytes).
 
 Pure Python: it calls the tracer's C API (include/vramtrace.h) through
 ctypes.CDLL(None), where the preloaded library's symbols are found.
 """
 import ctypes
+import json
+import os
 import re
+import shutil
+import subprocess
 
 import pytest
 
@@ -107,6 +112,89 @@ def why_not_tracing():
     return None
 
 
+def _own_dump():
+    """The path of this process's dump: the tracer maps it (MAP_SHARED)."""
+    try:
+        with open("/proc/self/maps") as maps:
+            for line in maps:
+                path = line.split(None, 5)[-1].strip()
+                if path.endswith(".vtr") and os.path.isfile(path):
+                    return path
+    except OSError:
+        pass
+    return None
+
+
+def _vramtrace_cli():
+    """`vramtrace` on PATH, else next to the preloaded library (a build
+    tree) or in the bin folder beside its lib folder (an installation)."""
+    found = shutil.which("vramtrace")
+    if found:
+        return found
+    for lib in os.environ.get("LD_PRELOAD", "").replace(":", " ").split():
+        if os.path.basename(lib).startswith("libvramtrace"):
+            here = os.path.dirname(os.path.abspath(lib))
+            for cli in (os.path.join(here, "vramtrace"),
+                        os.path.join(here, "..", "bin", "vramtrace"),
+                        os.path.join(here, "..", "..", "bin", "vramtrace")):
+                if os.access(cli, os.X_OK):
+                    return cli
+    return None
+
+
+def _where(frame):
+    """"fn (file:line)" / "fn file:line" / "fn (module+0x...)" as the report."""
+    name = frame.get("function") or "??"
+    if frame.get("file"):
+        path = os.path.abspath(frame["file"])
+        if path.startswith(os.getcwd() + os.sep):
+            path = os.path.relpath(path)
+        return "%s (%s:%s)" % (name, path, frame.get("line"))
+    if frame.get("module"):
+        return "%s (%s+0x%x)" % (name, os.path.basename(frame["module"]), frame.get("offset") or 0)
+    return name
+
+
+def _test_leak(dump, path, name):
+    """The largest live site of the dump allocated from test NAME in PATH:
+    (the test's own frame, the leaking call's frame, the site), or None."""
+    cli = _vramtrace_cli()
+    if not cli:
+        return None
+    env = {k: v for k, v in os.environ.items() if k not in ("LD_PRELOAD", "VRAMTRACE_MANIFEST")}
+    try:
+        out = subprocess.run([cli, "report", "--json", dump], capture_output=True, env=env,
+                             timeout=120, check=True).stdout
+        report = json.loads(out)
+    except (OSError, subprocess.SubprocessError, ValueError):
+        return None
+    best = None
+    for site in report.get("live_at_end", []) + report.get("leaks", []):
+        frames = site.get("frames") or []
+        own = [f for f in frames if f.get("function") == name and f.get("file") and
+               os.path.abspath(f["file"]) == path]
+        if own and (best is None or site["bytes"] > best[2]["bytes"]):
+            call = next((f for f in frames if not f.get("runtime")), frames[0])
+            best = (own[0], call, site)
+    return best
+
+
+def _failure_message(pyfuncitem, leaked, limit, t, token):
+    """Three lines: what leaked, the test's own line, the leaking call; then
+    the dump's path (the whole report)."""
+    head = ("%d bytes of CUDA memory allocated by the test are still live, over the limit of "
+            "%d bytes" % (leaked, limit))
+    dump = _own_dump()
+    found = dump and _test_leak(dump, os.path.abspath(str(pyfuncitem.path)),
+                                pyfuncitem.originalname)
+    if not found:
+        return "%s; the largest call sites:\n%s" % (head, t.leak_sites_since(token))
+    own, call, site = found
+    return ("%s\n  in the test: %s\n  leaking call: %s via %s\n"
+            "  dump: %s (vramtrace report %s)" % (head, _where(own), _where(call),
+                                                  site.get("api"), dump, dump))
+
+
 def pytest_configure(config):
     config.addinivalue_line(
         "markers", MARKER + "(limit, warmups=0): fail when more than LIMIT (bytes or '1 MiB') "
@@ -147,9 +235,7 @@ def pytest_pyfunc_call(pyfuncitem):
     func(**args)
     leaked = t.leaked_since(token)
     if leaked > limit:
-        pytest.fail("%d bytes of CUDA memory allocated by the test are still live, over the "
-                    "limit of %d bytes; the largest call sites:\n%s"
-                    % (leaked, limit, t.leak_sites_since(token)), pytrace=False)
+        pytest.fail(_failure_message(pyfuncitem, leaked, limit, t, token), pytrace=False)
     return True
 
 
