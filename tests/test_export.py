@@ -359,7 +359,7 @@ def chrome_events(data):
     trace = json.loads(data)
     H.expect(isinstance(trace.get("traceEvents"), list), "no traceEvents array")
     for e in trace["traceEvents"]:
-        H.expect(e.get("ph") in ("M", "C", "i"), "unexpected event %r" % e)
+        H.expect(e.get("ph") in ("M", "C", "i", "X", "B"), "unexpected event %r" % e)
         H.expect(isinstance(e.get("pid"), int), "event without pid %r" % e)
     return trace["traceEvents"]
 
@@ -419,6 +419,100 @@ def case_chrome_oom_processes():
     H.expect_eq("out-of-memory instants", [(e["pid"], e["args"]["requested_bytes"],
                                             e["args"]["live_bytes"]) for e in ooms],
                 [(pids[1], D["OOM_REQUEST_BYTES"], D["OOM_BIG_BYTES"] + D["OOM_SMALL_BYTES"])])
+
+
+def perfetto_slices(events):
+    """The slices the trace processor makes of the JSON, by its documented
+    rules: on each thread track (pid, tid) an "X" is a slice of "dur"
+    microseconds, a "B" opens one that its "E" closes (none: it did not end,
+    dur -1), and the slices of a track nest. Returns {track name: [slice]}
+    (track names from "thread_name" metadata), each slice a dict with ts,
+    dur (None: did not end) and args."""
+    names, tracks = {}, {}
+    for e in events:
+        if e["ph"] == "M" and e["name"] == "thread_name":
+            names[(e["pid"], e["tid"])] = e["args"]["name"]
+        elif e["ph"] in ("X", "B"):
+            H.expect(isinstance(e.get("tid"), int) and isinstance(e.get("ts"), (int, float)), e)
+            tracks.setdefault((e["pid"], e["tid"]), []).append(
+                dict(name=e["name"], ts=e["ts"], dur=e.get("dur") if e["ph"] == "X" else None,
+                     args=e.get("args", {}), cat=e.get("cat")))
+    out = {}
+    for track, slices in tracks.items():
+        slices.sort(key=lambda x: x["ts"])
+        stack = []
+        for sl in slices:
+            end = sl["ts"] + sl["dur"] if sl["dur"] is not None else float("inf")
+            while stack and stack[-1] <= sl["ts"]:
+                stack.pop()
+            H.expect(not stack or end <= stack[-1],
+                     "slices of track %r cross (the trace processor would misplace them): %r"
+                     % (names.get(track), sl))
+            stack.append(end)
+        H.expect(track in names, "track %r has no thread_name" % (track,))
+        out[names[track]] = slices
+    return out
+
+
+def lifetime_tracks(slices, site):
+    """The lanes of a call site, in order: [[slice...], ...]."""
+    lanes = sorted((int(name.rsplit("#", 1)[1]), v) for name, v in slices.items()
+                   if name.startswith("device 0: %s (" % site))
+    H.expect_eq("lanes of %s" % site, [n for n, _ in lanes], list(range(1, len(lanes) + 1)))
+    return [v for _, v in lanes]
+
+
+def case_chrome_lifetimes():
+    """One slice per allocation of usage.c (grow), from allocation to free, on
+    a track per call site (lanes where they overlap); the leaks never end."""
+    dump = usage_dump()
+    rep = H.report(dump)
+    events = chrome_events(export(dump, "chrome"))
+    slices = perfetto_slices(events)
+    marks = [m["time_ns"] / 1000 for m in timeline_json(dump)["marks"]]
+    cache = lifetime_tracks(slices, "make_cache")
+    temp = lifetime_tracks(slices, "make_temp")
+    leak = lifetime_tracks(slices, "leak_step")
+    H.expect_eq("track names", sorted(slices), sorted(
+        ["device 0: make_cache (usage.c:%d) #1" % H.marker_line(SRC, "cache"),
+         "device 0: make_temp (usage.c:%d) #1" % H.marker_line(SRC, "temp")] +
+        ["device 0: leak_step (usage.c:%d) #%d" % (H.marker_line(SRC, "step"), i)
+         for i in range(1, STEPS + 1)]))
+    H.expect_eq("cache slices", [(len(cache[0]), cache[0][0]["args"]["bytes"])], [(1, CACHE)])
+    c = cache[0][0]
+    H.expect(c["dur"] is not None and c["ts"] < marks[0] and c["ts"] + c["dur"] > marks[-1],
+             "the cache lives from before the first step to after the last: %r" % c)
+    H.expect_eq("temporaries: one lane, one slice per step", [len(t) for t in temp], [STEPS])
+    for i, t in enumerate(temp[0]):
+        lo = marks[i - 1] if i else c["ts"]
+        H.expect(t["dur"] is not None and lo < t["ts"] and t["ts"] + t["dur"] < marks[i],
+                 "temporary %d lies within step %d: %r (marks %r)" % (i, i, t, marks[:i + 1]))
+        H.expect_eq("temporary bytes", (t["args"]["bytes"], t["args"]["api"], t["cat"]),
+                    (TEMP, "cudaMalloc", "allocation"))
+    H.expect_eq("leaks: a lane each, one slice that never ends",
+                [[(x["dur"], x["args"]["bytes"], x["args"].get("leaked")) for x in lane]
+                 for lane in leak], [[(None, LEAK, True)]] * STEPS)
+    for i, lane in enumerate(leak):
+        H.expect(temp[0][i]["ts"] <= lane[0]["ts"] <= temp[0][i]["ts"] + temp[0][i]["dur"],
+                 "leak %d allocated while temporary %d lived" % (i, i))
+    total = sum(len(v) for v in slices.values())
+    H.expect_eq("one slice per allocation", total, H.summary(rep)["allocations"])
+
+
+def case_chrome_lifetimes_aggregate():
+    """Aggregate mode: per call site, one slice while it holds memory."""
+    r = H.run_traced([H.program("usage"), "grow"], extra_env=dict(STANDIN_CAPACITY,
+                                                                 VRAMTRACE_MODE="aggregate"))
+    H.expect_program_ok(r)
+    slices = perfetto_slices(chrome_events(export(r.dump, "chrome")))
+    leak = lifetime_tracks(slices, "leak_step")
+    H.expect_eq("leak_step: one slice that never ends",
+                [[(x["dur"], x["args"]["bytes"], x["args"]["allocations"], x["args"]["leaked"])
+                  for x in lane] for lane in leak], [[(None, STEPS * LEAK, STEPS, True)]])
+    cache = lifetime_tracks(slices, "make_cache")
+    H.expect_eq("make_cache: one slice that ends",
+                [[(x["dur"] is not None, x["args"]["bytes"], "leaked" in x["args"]) for x in lane]
+                 for lane in cache], [[(True, CACHE, False)]])
 
 
 # ---- JSON ----

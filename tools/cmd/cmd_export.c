@@ -21,8 +21,10 @@ static const char usage[] =
     "           (still allocated at exit), alloc_space/objects (whole run),\n"
     "           labels device, kind and api\n"
     "  chrome   Chrome trace event JSON for ui.perfetto.dev: live bytes per\n"
-    "           device, markers, peaks, out-of-memory errors; several dumps\n"
-    "           become one process each\n"
+    "           device, markers, peaks, out-of-memory errors, and each\n"
+    "           allocation's lifetime as a slice on a track per device and call\n"
+    "           site (per call site in aggregate mode); what is still held at the\n"
+    "           end is a slice that never ends; several dumps become one process each\n"
     "  json     the report as JSON (as `vramtrace report --json`)\n"
     "  torch-snapshot\n"
     "           the pickle torch.cuda.memory._dump_snapshot() writes, for\n"
@@ -175,7 +177,7 @@ static int write_chrome(const struct export_args *a, FILE *out)
         list[loaded] = &all[loaded];
     }
     if (status == 0)
-        vt_export_chrome(list, a->ndumps, out);
+        status = vt_export_chrome(list, a->ndumps, out);
     else
         loaded--;   /* the one that failed is unloaded already */
     for (size_t i = 0; i < loaded; i++)
