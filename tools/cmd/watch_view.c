@@ -141,8 +141,10 @@ static void site_text(const struct vt_report *r, const struct vt_usage_site *s, 
                                    f->function ? f->function : "??",
                                    f->module ? base(f->module) : "?", f->offset);
         if (site.nframes > 1 && n > 0 && (size_t)n < size)
-            snprintf(buf + n, size - (size_t)n, " <- %s",
-                     site.frames[1]->function ? site.frames[1]->function : "??");
+            n += snprintf(buf + n, size - (size_t)n, " <- %s",
+                          site.frames[1]->function ? site.frames[1]->function : "??");
+        if (s->kind == VT_KIND_HOST && n > 0 && (size_t)n < size)
+            snprintf(buf + n, size - (size_t)n, " [host]");
     }
     vt_site_free(&site);
 }
@@ -230,22 +232,35 @@ void vt_watch_line(const struct vt_report *r, bool running, FILE *out)
     fputc('\n', out);
 }
 
+/* Call sites of the leaks counted as device memory (host ones are apart). */
+static size_t device_leak_sites(const struct vt_analysis *a)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < a->nleaks; i++)
+        n += vt_kind_counts_as_device(a->leaks[i].kind) != 0;
+    return n;
+}
+
 void vt_watch_verdict(const struct vt_report *r, FILE *out)
 {
     const struct vt_summary *s = &r->analysis->summary;
     char sentence[512], bytes[32];
+    size_t sites = device_leak_sites(r->analysis);
     fprintf(out, "vramtrace watch: process %" PRIu64 " ", r->dump->process.pid);
     if (vt_ending_sentence(&r->ending, sentence, sizeof sentence))
         fprintf(out, "%s", sentence);
     else
         fprintf(out, "exited");
-    if (!r->live_not_leaked && s->leaked_bytes)
-        fprintf(out, "; leaked %s (%" PRIu64 " bytes) in %" PRIu64 " allocations from %zu call "
-                "sites", vt_human_size(s->leaked_bytes, bytes), s->leaked_bytes,
-                s->leaked_allocations, r->analysis->nleaks);
-    else if (!r->live_not_leaked)
-        fprintf(out, "; no device memory leaked");
+    if (r->live_not_leaked)
+        fprintf(out, "; %s live at the end", vt_human_size(s->live_at_end_bytes, bytes));
+    else if (s->leaked_bytes)
+        fprintf(out, "; leaked %s in %" PRIu64 " allocation%s from %zu call site%s",
+                vt_human_size(s->leaked_bytes, bytes), s->leaked_allocations,
+                s->leaked_allocations == 1 ? "" : "s", sites, sites == 1 ? "" : "s");
     else
-        fprintf(out, "; %" PRIu64 " bytes were live at the end", s->live_at_end_bytes);
-    fprintf(out, " (vramtrace report %s)\n", r->path);
+        fprintf(out, "; no device memory leaked");
+    if (!r->live_not_leaked && s->host_leaked_bytes)
+        fprintf(out, " (and %s of page-locked host memory)",
+                vt_human_size(s->host_leaked_bytes, bytes));
+    fprintf(out, ": vramtrace report %s\n", r->path);
 }
