@@ -167,6 +167,39 @@ def case_aggregate():
     H.expect_eq("leaked", w["summary"]["leaked_bytes"], 3 * MiB)
 
 
+def case_partial_record():
+    """A dump whose last record is cut in the middle (the writer was in it):
+    read up to the record before, as report reads it, on the next refresh the rest."""
+    st = Stepper()
+    try:
+        st.do("a a %d" % MiB, "a b %d" % (2 * MiB), "a c %d" % (4 * MiB))
+        st.quit()
+    finally:
+        st.kill()
+    data, records = H.dump_records(st.dump)
+    allocs = [r for r in records if r[1] == 4]
+    H.expect_eq("ALLOC records", len(allocs), 3)
+    offset, _, start, end = allocs[-1]
+    cut = os.path.join(os.path.dirname(st.dump), "cut.vtr")
+    mid = start + (end - start) // 2
+    cases = [
+        # killed while writing it: its type byte (written last) still 0
+        (data[:offset] + b"\0" + data[offset + 1:mid] + bytes(4096), 3 * MiB,
+         "written data ends at offset %d but non-zero bytes follow" % offset),
+        # the file ends in it
+        (data[:mid], 3 * MiB,
+         "truncated: the record at offset %d is cut off by the end of the file" % offset),
+        (data[:end] + bytes(4096), 7 * MiB, "no footer"),
+    ]
+    for content, live, ending in cases:
+        with open(cut, "wb") as f:
+            f.write(content)
+        w = watch_json(cut)
+        same_as_report(w, cut, False, st.p.pid)
+        H.expect_eq("live bytes", w["summary"]["live_at_end_bytes"], live)
+        H.expect_eq("end", (w["end"], w["complete"]), (ending, False))
+
+
 # ---- refreshing ----
 
 def read_until(fd, out, pattern, deadline):

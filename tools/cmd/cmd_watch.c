@@ -42,7 +42,7 @@ static const char usage[] =
     "                    (one object per refresh)\n"
     "      --interval SECONDS\n"
     "                    time between refreshes (default 1; fractions allowed)\n"
-    "      --top N       call sites shown (default 5)\n"
+    "      --top N       call sites shown (default 5; 0: all that fit)\n"
     "  -h, --help        show this help\n"
     "\n"
     "Exit status: 0 when the process has ended (or with --once); 1 when the dump\n"
@@ -94,8 +94,9 @@ static void print_json(const struct vt_report *r, bool running)
     vt_json_end_object(&j);
 }
 
-/* Finishes W's replay into a report and prints it; W's state is used up
- * (call it in a forked copy, or last). Returns the view's line count. */
+/* Finishes W's replay into a report and prints it. W's state is used up:
+ * call it in a forked copy, or last with FINAL (the state is freed then).
+ * Returns the view's line count. */
 static unsigned print_snapshot(struct watch *w, bool running, bool final)
 {
     struct vt_loaded_report l = {.dump = w->follow.dump, .analysis = w->analysis, .sym = w->sym};
@@ -118,6 +119,12 @@ static unsigned print_snapshot(struct watch *w, bool running, bool final)
     if (final && !w->json && !w->once)
         vt_watch_verdict(&l.report, stdout);
     fflush(stdout);
+    if (final) {   /* the report owns the state now */
+        vt_report_unload(&l);
+        memset(&w->follow.dump, 0, sizeof w->follow.dump);
+        memset(&w->analysis, 0, sizeof w->analysis);
+        w->sym = NULL;
+    }
     return lines;
 }
 
@@ -157,11 +164,9 @@ static void pause_for(double seconds)
         ;
 }
 
-static int watch(struct watch *w, const char *path)
+/* Refreshes until the process ends (or once). */
+static int follow(struct watch *w, const char *path)
 {
-    if (vt_dump_follow_open(&w->follow, path) != 0)
-        return VT_EXIT_ERROR;
-    w->analysis.skip = w->opts.skip;
     for (;;) {
         if (vt_dump_follow_poll(&w->follow, &vt_analysis_sink, &w->analysis) < 0)
             return VT_EXIT_ERROR;
@@ -177,13 +182,26 @@ static int watch(struct watch *w, const char *path)
             return VT_EXIT_ERROR;
         refresh_symbolizer(w);
         if (!running || w->once) {
-            print_snapshot(w, running, !running);
+            vt_dump_follow_settle(&w->follow);
+            print_snapshot(w, running, true);
             return VT_EXIT_OK;
         }
         if (print_refresh(w) != 0)
             return VT_EXIT_ERROR;
         pause_for(w->interval);
     }
+}
+
+static int watch(struct watch *w, const char *path)
+{
+    if (vt_dump_follow_open(&w->follow, path) != 0)
+        return VT_EXIT_ERROR;
+    w->analysis.skip = w->opts.skip;
+    int status = follow(w, path);
+    vt_symbolizer_free(w->sym);
+    vt_analysis_free(&w->analysis);
+    vt_dump_follow_close(&w->follow);
+    return status;
 }
 
 /* PID (digits, not a file) or DUMP: the dump's path, or NULL (said why). */

@@ -209,8 +209,10 @@ unsigned vt_watch_view(const struct vt_report *r, const struct vt_watch_look *lo
     add(&l, "allocations %" PRIu64 "  frees %" PRIu64 "  failed allocations %" PRIu64
         "  markers %zu", s->allocations, s->frees, s->failed_allocations, u->nmarks);
     end_line(&l);
+    /* the sites that fit: the view must not scroll, or it cannot be redrawn in place */
+    size_t want = look->top ? look->top : u->nsites;
     size_t fixed = l.printed + 2, room = look->rows > fixed + 1 ? look->rows - fixed - 1 : 1;
-    sites_table(&l, r, look->rows && room < look->top ? room : look->top);
+    sites_table(&l, r, look->rows && room < want ? room : want);
     return l.printed;
 }
 

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <stdint.h>
 #include <unistd.h>
 
 #define FOLLOW_WINDOW (1u << 20)
@@ -71,6 +72,35 @@ long long vt_dump_follow_poll(struct vt_dump_follow *f, const struct vt_event_si
             f->window *= 2;   /* one record larger than the window */
     }
     return (long long)(f->pos.offset - before);
+}
+
+/* Whether [FROM, TO) of the file holds a non-zero byte, a window at a time. */
+static bool nonzero_between(const struct vt_dump_follow *f, size_t from, size_t to)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    for (size_t start = from / page * page; start < to; start += f->window) {
+        size_t len = to - start < f->window ? to - start : f->window;
+        const uint8_t *m = mmap(NULL, len, PROT_READ, MAP_SHARED, f->fd, (off_t)start);
+        if (m == MAP_FAILED)
+            return false;
+        bool found = false;
+        for (size_t i = start < from ? from - start : 0; i < len && !found; i++)
+            found = m[i] != 0;
+        munmap((void *)m, len);
+        if (found)
+            return true;
+    }
+    return false;
+}
+
+void vt_dump_follow_settle(struct vt_dump_follow *f)
+{
+    struct vt_dump *d = &f->dump;
+    if (d->complete || f->cut || f->pos.offset == 0 || f->pos.offset >= f->file_size)
+        return;
+    if (nonzero_between(f, f->pos.offset, f->file_size))
+        snprintf(d->end, sizeof d->end,
+                 "written data ends at offset %zu but non-zero bytes follow", f->pos.offset);
 }
 
 void vt_dump_follow_close(struct vt_dump_follow *f)

@@ -26,6 +26,11 @@ int vt_dump_follow_open(struct vt_dump_follow *f, const char *path);
  * (a corrupt record). */
 long long vt_dump_follow_poll(struct vt_dump_follow *f, const struct vt_event_sink *sink,
                               void *ctx);
+/* For a last snapshot: where the data stopped at zero padding with
+ * non-zero bytes after it (the writer was in the middle of a record, or the
+ * file is damaged), dump.end says so as vt_dump_read would. It reads the
+ * rest of the file. */
+void vt_dump_follow_settle(struct vt_dump_follow *f);
 void vt_dump_follow_close(struct vt_dump_follow *f);
 
 #endif
