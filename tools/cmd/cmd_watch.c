@@ -131,6 +131,8 @@ static unsigned print_snapshot(struct watch *w, bool running, bool final)
 /* A refresh while the process runs: printed by a forked copy. */
 static int print_refresh(struct watch *w)
 {
+    if (!w->json)
+        vt_watch_warm(w->sym, &w->follow.dump, &w->analysis.usage, w->top ? w->top : 64);
     fflush(stdout);
     pid_t child = fork();
     if (child < 0) {
@@ -279,6 +281,8 @@ int vt_cmd_watch(int argc, char **argv)
         return VT_EXIT_ERROR;
     w.terminal = !w.json && !w.once && isatty(STDOUT_FILENO);
     w.opts.out = stdout;
+    /* the views show a few sites: the report symbolizes no more (JSON: all, as report --json) */
+    w.opts.top = w.json ? 0 : w.top ? w.top : 64;
     signal(SIGPIPE, SIG_DFL);
     int status = watch(&w, path);
     free(path);

@@ -183,6 +183,19 @@ static void sites_table(struct lines *l, const struct vt_report *r, size_t max)
     free(order);
 }
 
+void vt_watch_warm(struct vt_symbolizer *sym, const struct vt_dump *dump,
+                   const struct vt_usage *u, size_t top)
+{
+    size_t *order = vt_xcalloc(top ? top : 1, sizeof *order);
+    size_t n = top_sites(u, order, top);
+    for (size_t i = 0; i < n; i++) {
+        struct vt_site site;
+        vt_site_frames(sym, dump, u->sites[order[i]].stack_id, u->sites[order[i]].api, &site);
+        vt_site_free(&site);
+    }
+    free(order);
+}
+
 unsigned vt_watch_view(const struct vt_report *r, const struct vt_watch_look *look, FILE *out)
 {
     struct lines l = {.out = out, .terminal = look->terminal, .columns = look->columns};

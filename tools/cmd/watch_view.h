@@ -16,6 +16,10 @@ struct vt_watch_look {
     unsigned columns, rows;   /* the terminal's size; lines are cut to fit */
 };
 
+/* Symbolizes the TOP sites holding the most now (before a forked refresh:
+ * what the symbolizer learns here, every refresh keeps). */
+void vt_watch_warm(struct vt_symbolizer *sym, const struct vt_dump *dump,
+                   const struct vt_usage *u, size_t top);
 /* The view; returns how many lines it printed. */
 unsigned vt_watch_view(const struct vt_report *r, const struct vt_watch_look *look, FILE *out);
 /* One line: time, state, per device live and peak bytes, failed
