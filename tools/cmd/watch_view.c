@@ -234,7 +234,9 @@ void vt_watch_line(const struct vt_report *r, bool running, FILE *out)
     const struct vt_usage *u = &r->analysis->usage;
     char t[32], where[512];
     size_t top;
-    fprintf(out, "t=%s state=%s", vt_format_time(r->dump->last_time_ns, t), state(r, running));
+    fprintf(out, "t=%s state=%s",
+            vt_format_time(running ? running_for(r->dump) : r->dump->last_time_ns, t),
+            state(r, running));
     for (size_t i = 0; i < u->ndevices; i++)
         fprintf(out, " device%" PRId64 "_live=%" PRIu64 " device%" PRId64 "_peak=%" PRIu64,
                 u->devices[i].device, u->devices[i].live_bytes, u->devices[i].device,
