@@ -680,6 +680,22 @@ def case_torch_snapshot_oom():
                 [lk["bytes"] for lk in rep["leaks"]])
 
 
+def case_torch_snapshot_devices():
+    """An allocation on device 1: device_traces[1] holds it, device 0's list
+    is empty, the segment says device 1; the Perfetto track says device 1."""
+    r = H.run_traced([H.program("usage"), "rank"], extra_env=dict(STANDIN_CAPACITY, RANK="1"))
+    H.expect_program_ok(r)
+    snap = torch_snapshot(r.dump)
+    H.expect_eq("device traces", [[(e["action"], e["size"]) for e in t]
+                                  for t in snap["device_traces"]],
+                [[], [("segment_alloc", D["RANK_BYTES"]), ("alloc", D["RANK_BYTES"])]])
+    H.expect_eq("segments", [(s["device"], s["total_size"]) for s in snap["segments"]],
+                [(1, D["RANK_BYTES"])])
+    slices = perfetto_slices(chrome_events(export(r.dump, "chrome")))
+    H.expect_eq("tracks", sorted(slices),
+                ["device 1: run_rank (usage.c:%d) #1" % H.marker_line(SRC, "rank")])
+
+
 def case_torch_snapshot_viz():
     """torch.cuda._memory_viz itself, where torch is installed: trace_plot,
     segment_plot, and its text views (which assert their own invariants)."""
