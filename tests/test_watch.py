@@ -122,6 +122,31 @@ def case_live_once():
     H.expect_eq("leaked", w["summary"]["leaked_bytes"], 3 * MiB + MiB // 2 + 8 * MiB)
 
 
+def case_growth():
+    """The view's growth columns: 1 MiB per marker at a site that grows by
+    1 MiB a step, none at one that holds still; the failed allocations."""
+    st = Stepper()
+    try:
+        st.do("a b %d" % (8 * MiB))
+        for _ in range(4):
+            st.do("a a %d" % MiB, "m step")
+        st.do("oom", "oom")
+        text = vt("watch", "--once", st.dump).stdout
+        st.quit()
+    finally:
+        st.kill()
+    lines = text.splitlines()
+    H.expect_eq("counts line", lines[2], "allocations 5  frees 0  failed allocations 2  markers 4")
+    H.expect_eq("table header", lines[4].split(), ["live", "per", "marker", "per", "second",
+                                                   "call", "site"])
+    H.expect(re.fullmatch(r" +8\.0 MiB +\+0 B +\+0 B/s  site_b \(watch_steps\.c:%d\) <- run"
+                          % line_of("b"), lines[5]), lines[5])
+    H.expect(re.fullmatch(r" +4\.0 MiB +\+1\.0 MiB +\+[0-9.]+ [KMG]iB/s  site_a "
+                          r"\(watch_steps\.c:%d\) <- run" % line_of("a"), lines[6]), lines[6])
+    H.expect(re.match(r"device 0 +live +12\.0 MiB  peak +12\.0 MiB  [\u2581-\u2588 ]+$", lines[1]),
+             lines[1])
+
+
 def case_finished():
     """A finished dump, stdout not a terminal: one plain line, the verdict, exit 0."""
     st = Stepper()
