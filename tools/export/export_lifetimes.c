@@ -206,6 +206,7 @@ static void on_free(void *ctx, const struct vt_free_event *ev)
         end_live(l, a, &ev->time_ns);
 }
 
+/* A failed allocation has no lifetime (the chrome export marks it apart). */
 static void on_failed(void *ctx, const struct vt_failed_event *ev)
 {
     (void)ctx, (void)ev;
