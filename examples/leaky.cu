@@ -1,8 +1,8 @@
 // A small CUDA program with two leaks, for trying vramtrace.
 //
 // With a GPU:    nvcc -g -o leaky leaky.cu && vramtrace run -- ./leaky
-// Without one:   tools/setup.sh builds this file as C against the stand-in
-//                CUDA libraries of the test suite and runs it the same way.
+// Without one:   tools/setup.sh builds it as C on the test suite's stand-in CUDA libraries.
+#include <unistd.h> // usleep: `./leaky STEPS MS` takes STEPS steps of MS ms (to watch it)
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,17 +54,18 @@ static __attribute__((noinline)) void *make_staging(size_t bytes)
     return host;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     const int n = 1 << 18; // 1 MiB of floats
     float *weights;
     CHECK(cudaMalloc((void **)&weights, n * sizeof(float)));
     make_staging(4096);
-    for (int step = 0; step < 5; step++) {
+    for (int step = 0; step < (argc > 1 ? atoi(argv[1]) : 5); step++) {
         train_step(weights, n);
         vramtrace_mark("step"); // growth is judged per marker interval
+        usleep(argc > 2 ? (useconds_t)atoi(argv[2]) * 1000 : 0);
     }
     CHECK(cudaFree(weights));
-    printf("done: 5 steps\n");
+    printf("done: %d steps\n", argc > 1 ? atoi(argv[1]) : 5);
     return 0;
 }

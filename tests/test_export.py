@@ -359,7 +359,7 @@ def chrome_events(data):
     trace = json.loads(data)
     H.expect(isinstance(trace.get("traceEvents"), list), "no traceEvents array")
     for e in trace["traceEvents"]:
-        H.expect(e.get("ph") in ("M", "C", "i"), "unexpected event %r" % e)
+        H.expect(e.get("ph") in ("M", "C", "i", "X", "B"), "unexpected event %r" % e)
         H.expect(isinstance(e.get("pid"), int), "event without pid %r" % e)
     return trace["traceEvents"]
 
@@ -421,12 +421,308 @@ def case_chrome_oom_processes():
                 [(pids[1], D["OOM_REQUEST_BYTES"], D["OOM_BIG_BYTES"] + D["OOM_SMALL_BYTES"])])
 
 
+def perfetto_slices(events):
+    """The slices the trace processor makes of the JSON, by its documented
+    rules: on each thread track (pid, tid) an "X" is a slice of "dur"
+    microseconds, a "B" opens one that its "E" closes (none: it did not end,
+    dur -1), and the slices of a track nest. Returns {track name: [slice]}
+    (track names from "thread_name" metadata), each slice a dict with ts,
+    dur (None: did not end) and args."""
+    names, tracks = {}, {}
+    for e in events:
+        if e["ph"] == "M" and e["name"] == "thread_name":
+            names[(e["pid"], e["tid"])] = e["args"]["name"]
+        elif e["ph"] in ("X", "B"):
+            H.expect(isinstance(e.get("tid"), int) and isinstance(e.get("ts"), (int, float)), e)
+            tracks.setdefault((e["pid"], e["tid"]), []).append(
+                dict(name=e["name"], ts=e["ts"], dur=e.get("dur") if e["ph"] == "X" else None,
+                     args=e.get("args", {}), cat=e.get("cat")))
+    out = {}
+    for track, slices in tracks.items():
+        slices.sort(key=lambda x: x["ts"])
+        stack = []
+        for sl in slices:
+            end = sl["ts"] + sl["dur"] if sl["dur"] is not None else float("inf")
+            while stack and stack[-1] <= sl["ts"]:
+                stack.pop()
+            H.expect(not stack or end <= stack[-1],
+                     "slices of track %r cross (the trace processor would misplace them): %r"
+                     % (names.get(track), sl))
+            stack.append(end)
+        H.expect(track in names, "track %r has no thread_name" % (track,))
+        out[names[track]] = slices
+    return out
+
+
+def lifetime_tracks(slices, site):
+    """The lanes of a call site, in order: [[slice...], ...]."""
+    lanes = sorted((int(name.rsplit("#", 1)[1]), v) for name, v in slices.items()
+                   if name.startswith("device 0: %s (" % site))
+    H.expect_eq("lanes of %s" % site, [n for n, _ in lanes], list(range(1, len(lanes) + 1)))
+    return [v for _, v in lanes]
+
+
+def case_chrome_lifetimes():
+    """One slice per allocation of usage.c (grow), from allocation to free, on
+    a track per call site (lanes where they overlap); the leaks never end."""
+    dump = usage_dump()
+    rep = H.report(dump)
+    events = chrome_events(export(dump, "chrome"))
+    slices = perfetto_slices(events)
+    marks = [m["time_ns"] / 1000 for m in timeline_json(dump)["marks"]]
+    cache = lifetime_tracks(slices, "make_cache")
+    temp = lifetime_tracks(slices, "make_temp")
+    leak = lifetime_tracks(slices, "leak_step")
+    H.expect_eq("track names", sorted(slices), sorted(
+        ["device 0: make_cache (usage.c:%d) #1" % H.marker_line(SRC, "cache"),
+         "device 0: make_temp (usage.c:%d) #1" % H.marker_line(SRC, "temp")] +
+        ["device 0: leak_step (usage.c:%d) #%d" % (H.marker_line(SRC, "step"), i)
+         for i in range(1, STEPS + 1)]))
+    H.expect_eq("cache slices", [(len(cache[0]), cache[0][0]["args"]["bytes"])], [(1, CACHE)])
+    c = cache[0][0]
+    H.expect(c["dur"] is not None and c["ts"] < marks[0] and c["ts"] + c["dur"] > marks[-1],
+             "the cache lives from before the first step to after the last: %r" % c)
+    H.expect_eq("temporaries: one lane, one slice per step", [len(t) for t in temp], [STEPS])
+    for i, t in enumerate(temp[0]):
+        lo = marks[i - 1] if i else c["ts"]
+        H.expect(t["dur"] is not None and lo < t["ts"] and t["ts"] + t["dur"] < marks[i],
+                 "temporary %d lies within step %d: %r (marks %r)" % (i, i, t, marks[:i + 1]))
+        H.expect_eq("temporary bytes", (t["args"]["bytes"], t["args"]["api"], t["cat"]),
+                    (TEMP, "cudaMalloc", "allocation"))
+    H.expect_eq("leaks: a lane each, one slice that never ends",
+                [[(x["dur"], x["args"]["bytes"], x["args"].get("leaked")) for x in lane]
+                 for lane in leak], [[(None, LEAK, True)]] * STEPS)
+    for i, lane in enumerate(leak):
+        H.expect(temp[0][i]["ts"] <= lane[0]["ts"] <= temp[0][i]["ts"] + temp[0][i]["dur"],
+                 "leak %d allocated while temporary %d lived" % (i, i))
+    total = sum(len(v) for v in slices.values())
+    H.expect_eq("one slice per allocation", total, H.summary(rep)["allocations"])
+
+
+def case_chrome_lifetimes_aggregate():
+    """Aggregate mode: per call site, one slice while it holds memory."""
+    r = H.run_traced([H.program("usage"), "grow"], extra_env=dict(STANDIN_CAPACITY,
+                                                                 VRAMTRACE_MODE="aggregate"))
+    H.expect_program_ok(r)
+    slices = perfetto_slices(chrome_events(export(r.dump, "chrome")))
+    leak = lifetime_tracks(slices, "leak_step")
+    H.expect_eq("leak_step: one slice that never ends",
+                [[(x["dur"], x["args"]["bytes"], x["args"]["allocations"], x["args"]["leaked"])
+                  for x in lane] for lane in leak], [[(None, STEPS * LEAK, STEPS, True)]])
+    cache = lifetime_tracks(slices, "make_cache")
+    H.expect_eq("make_cache: one slice that ends",
+                [[(x["dur"] is not None, x["args"]["bytes"], "leaked" in x["args"]) for x in lane]
+                 for lane in cache], [[(True, CACHE, False)]])
+
+
 # ---- JSON ----
 
 def case_json():
     dump = usage_dump()
     H.expect_eq("export --format json = report --json", json.loads(export(dump, "json")),
                 H.report(dump))
+
+
+# ---- torch-snapshot (PyTorch's memory_viz) ----
+
+# The opcodes memory_viz's JavaScript unpickler (torch/utils/viz/MemoryViz.js)
+# reads; the export must use no other, and only protocol 2 ones.
+MEMORY_VIZ_OPCODES = {"PROTO", "APPEND", "APPENDS", "LIST", "TUPLE", "NEWFALSE", "NEWTRUE",
+                      "NONE", "BINGET", "BININT", "BININT1", "BININT2", "EMPTY_DICT", "EMPTY_LIST",
+                      "FRAME", "LONG1", "LONG_BINGET", "MARK", "MEMOIZE", "BINPUT", "LONG_BINPUT",
+                      "SETITEMS", "SETITEM", "DICT", "SHORT_BINUNICODE", "BINUNICODE", "STOP",
+                      "EMPTY_TUPLE", "TUPLE1", "TUPLE2", "TUPLE3", "BINFLOAT"}
+
+
+def torch_snapshot(dump):
+    """The export decoded, after checking its opcodes."""
+    import pickle
+    import pickletools
+    data = export(dump, "torch-snapshot")
+    for op, _, pos in pickletools.genops(data):
+        H.expect(op.name in MEMORY_VIZ_OPCODES and op.proto <= 2,
+                 "opcode %s (protocol %d) at %d: memory_viz or protocol 2 does not have it" % (
+                     op.name, op.proto, pos))
+    snap = pickle.loads(data)
+    H.expect_eq("top-level keys", sorted(snap), ["device_traces", "segments"])
+    return snap
+
+
+def memory_viz_timeline(snap, device):
+    """What memory_viz's process_alloc_data (Active Memory Timeline) makes of
+    the snapshot, redone from its rules: an "alloc" is an element; a "free"
+    or "free_completed" at its address ends it (else the free is an element
+    allocated before the trace); active_allocated blocks of the device's
+    segments whose address no alloc left open are allocated before the trace.
+    Returns (elements with their end action index or None, initially
+    allocated, the highest total over the actions)."""
+    elements, open_at, actions = [], {}, []
+    for i, e in enumerate(snap["device_traces"][device]):
+        if e["action"] == "alloc":
+            elements.append(dict(e, freed=None))
+            open_at[e["addr"]] = len(elements) - 1
+            actions.append(len(elements) - 1)
+        elif e["action"] in ("free", "free_completed"):
+            if e["addr"] in open_at:
+                elements[open_at.pop(e["addr"])]["freed"] = i
+                actions.append(None)
+            else:
+                elements.append(dict(e, freed=i, before_trace=True))
+    initially = [dict(action="alloc", addr=b["address"], size=b["requested_size"],
+                      frames=b["frames"], before_trace=True)
+                 for seg in snap["segments"] if seg["device"] == device
+                 for b in seg["blocks"]
+                 if b["state"] == "active_allocated" and b["address"] not in open_at]
+    total = high = 0
+    live = {}
+    for e in snap["device_traces"][device]:
+        if e["action"] == "alloc":
+            live[e["addr"]] = e["size"]
+            total += e["size"]
+        elif e["action"] == "free_completed" and e["addr"] in live:
+            total -= live.pop(e["addr"])
+        high = max(high, total)
+    return elements, initially, open_at, high
+
+
+def site_name(frames):
+    return (frames[0]["name"], os.path.basename(frames[0]["filename"]), frames[0]["line"],
+            frames[1]["name"])
+
+
+def case_torch_snapshot():
+    """Every allocation and free of usage.c (grow) in order, with sizes,
+    frames and times; what is live at the end as segments; the peak as
+    memory_viz's timeline computes it."""
+    dump = usage_dump()
+    rep = H.report(dump)
+    snap = torch_snapshot(dump)
+    H.expect_eq("devices traced", len(snap["device_traces"]), 1)
+    trace = snap["device_traces"][0]
+    cache = ("make_cache", "usage.c", H.marker_line(SRC, "cache"), "run_steps")
+    temp = ("make_temp", "usage.c", H.marker_line(SRC, "temp"), "step")
+    leak = ("leak_step", "usage.c", H.marker_line(SRC, "step"), "step")
+    want = [("segment_alloc", CACHE, cache), ("alloc", CACHE, cache)]
+    for _ in range(STEPS):
+        want += [("segment_alloc", TEMP, temp), ("alloc", TEMP, temp),
+                 ("segment_alloc", LEAK, leak), ("alloc", LEAK, leak),
+                 ("free_requested", TEMP, temp), ("free_completed", TEMP, temp),
+                 ("segment_free", TEMP, temp)]
+    want += [("free_requested", CACHE, cache), ("free_completed", CACHE, cache),
+             ("segment_free", CACHE, cache)]
+    H.expect_eq("trace events", [(e["action"], e["size"], site_name(e["frames"])) for e in trace],
+                want)
+    for e in trace:
+        H.expect_eq("event keys", sorted(e), ["action", "addr", "frames", "size", "stream",
+                                              "time_us"])
+        H.expect(all(sorted(f) == ["filename", "line", "name"] for f in e["frames"]), e)
+    times = [e["time_us"] for e in trace]
+    start_us = rep["process"]["start_time_ns"] // 1000
+    H.expect(times == sorted(times) and start_us <= times[0] and
+             times[-1] <= start_us + rep["duration_ns"] // 1000 + 1,
+             "times: %r (start %d, duration %d ns)" % (times[:3], start_us, rep["duration_ns"]))
+    elements, initially, still_open, high = memory_viz_timeline(snap, 0)
+    H.expect_eq("elements", [(e["size"], e["freed"] is None) for e in elements],
+                [(CACHE, False)] + [(TEMP, False), (LEAK, True)] * STEPS)
+    H.expect_eq("allocated before the trace", initially, [])
+    H.expect_eq("peak on the timeline", high, PEAK)
+    segs = snap["segments"]
+    H.expect_eq("segments at the end", sorted(s["address"] for s in segs), sorted(still_open))
+    for s in segs:
+        H.expect_eq("segment", (s["device"], s["total_size"], s["allocated_size"], s["stream"],
+                                s["segment_pool_id"], [b["state"] for b in s["blocks"]],
+                                [b["size"] for b in s["blocks"]], site_name(s["blocks"][0]["frames"])),
+                    (0, LEAK, LEAK, 0, (0, 0), ["active_allocated"], [LEAK], leak))
+    leaked = [lk for lk in rep["leaks"] if lk["kind"] != "host"]
+    H.expect_eq("held at the end = the report's leaks", sum(s["total_size"] for s in segs),
+                sum(lk["bytes"] for lk in leaked))
+
+
+def case_torch_snapshot_python():
+    """Python frames (py_frames.py) as memory_viz shows them: file, line, function."""
+    src = H.program_source("py_frames.py")
+    r = H.run_traced([sys.executable, src])
+    H.expect_program_ok(r)
+    snap = torch_snapshot(r.dump)
+    lines = {tag: H._marker(src, tag.split(":")[0], tag.split(":")[1])
+             for tag in ("LEAK:nested", "CALL:middle", "CALL:outer")}
+    want = [("innermost", "py_frames.py", lines["LEAK:nested"]),
+            ("middle", "py_frames.py", lines["CALL:middle"]),
+            ("outer", "py_frames.py", lines["CALL:outer"])]
+    nested = [e for e in snap["device_traces"][0] if e["action"] == "alloc" and
+              e["size"] == 3100007]
+    H.expect_eq("allocations of 3100007 bytes", len(nested), 1)
+    py = [(f["name"], os.path.basename(f["filename"]), f["line"]) for f in nested[0]["frames"]
+          if f["filename"].endswith(".py")]
+    H.expect_eq("Python frames, innermost first", [f for f in py if f in want], want)
+    H.expect(any(f["name"] == "main" or not f["filename"].endswith(".py")
+                 for f in nested[0]["frames"]), "native frames too: %r" % nested[0]["frames"])
+
+
+def case_torch_snapshot_oom():
+    """An out-of-memory error is an "oom" event with what the driver said was free."""
+    dump = usage_dump("oom")
+    rep = H.report(dump)
+    snap = torch_snapshot(dump)
+    ooms = [e for e in snap["device_traces"][0] if e["action"] == "oom"]
+    failure = [f for f in rep["failed"] if f["bytes"] == D["OOM_REQUEST_BYTES"]]
+    H.expect_eq("failures in the report", len(failure), 1)
+    free = failure[0]["oom"]["driver_free_bytes"]
+    H.expect(isinstance(free, int), "the stand-in driver tells free memory: %r" % failure[0])
+    H.expect_eq("oom events", [(e["size"], e["device_free"], e["addr"], site_name(e["frames"])[0])
+                               for e in ooms],
+                [(D["OOM_REQUEST_BYTES"], free, free, "request_too_much")])
+    elements, _, _, high = memory_viz_timeline(snap, 0)
+    H.expect_eq("allocations", sorted(e["size"] for e in elements),
+                sorted([D["OOM_SMALL_BYTES"], D["OOM_BIG_BYTES"]]))
+    H.expect_eq("held at the oom", high, D["OOM_SMALL_BYTES"] + D["OOM_BIG_BYTES"])
+    H.expect_eq("held at the end", [s["total_size"] for s in snap["segments"]],
+                [lk["bytes"] for lk in rep["leaks"]])
+
+
+def case_torch_snapshot_devices():
+    """An allocation on device 1: device_traces[1] holds it, device 0's list
+    is empty, the segment says device 1; the Perfetto track says device 1."""
+    r = H.run_traced([H.program("usage"), "rank"], extra_env=dict(STANDIN_CAPACITY, RANK="1"))
+    H.expect_program_ok(r)
+    snap = torch_snapshot(r.dump)
+    H.expect_eq("device traces", [[(e["action"], e["size"]) for e in t]
+                                  for t in snap["device_traces"]],
+                [[], [("segment_alloc", D["RANK_BYTES"]), ("alloc", D["RANK_BYTES"])]])
+    H.expect_eq("segments", [(s["device"], s["total_size"]) for s in snap["segments"]],
+                [(1, D["RANK_BYTES"])])
+    slices = perfetto_slices(chrome_events(export(r.dump, "chrome")))
+    H.expect_eq("tracks", sorted(slices),
+                ["device 1: run_rank (usage.c:%d) #1" % H.marker_line(SRC, "rank")])
+
+
+def case_torch_snapshot_viz():
+    """torch.cuda._memory_viz itself, where torch is installed: trace_plot,
+    segment_plot, and its text views (which assert their own invariants)."""
+    try:
+        from torch.cuda import _memory_viz as viz
+    except ImportError as e:
+        raise H.Skip("torch is not importable here (%s); tests/gpu runs this on the GPU machine" % e)
+    snap = torch_snapshot(usage_dump())
+    for plot in (viz.trace_plot, viz.segment_plot):
+        html = plot(snap)
+        H.expect("snapshot.pickle" in html and "base64" in html, html[:200])
+    H.expect("TOTAL MEM" in viz.trace(snap), "trace() text")
+    H.expect("total_allocated: 10.0MiB" in viz.segsum(snap), viz.segsum(snap))
+
+
+def case_torch_snapshot_errors():
+    d = H.tmpdir()
+    r = H.run_traced([H.program("usage"), "grow"], extra_env=dict(STANDIN_CAPACITY,
+                                                                 VRAMTRACE_MODE="aggregate"))
+    H.expect_program_ok(r)
+    out = os.path.join(d, "snap.pickle")
+    v = vramtrace("export", "--format", "torch-snapshot", "-o", out, r.dump)
+    H.expect_eq("aggregate dump: exit status", v.status, 1)
+    H.expect_eq("aggregate dump: stderr", v.stderr,
+                "vramtrace: %s: an aggregate-mode dump has no individual allocations for a "
+                "memory_viz snapshot (trace in events mode, the default)\n" % r.dump)
+    H.expect(not os.path.exists(out), "a half-written snapshot was left")
 
 
 # ---- HTML ----

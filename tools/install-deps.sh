@@ -8,8 +8,9 @@ packages=(meson ninja-build pkg-config gcc g++ python3 libunwind-dev uthash-dev 
           gcovr)                  # the coverage figure of tests/run.sh (tests/coverage.sh)
 # (cmake and pytest-xdist: the README's ctest and pytest-xdist recipes, tests/test_verdicts.py)
 # Headless Chromium renders the HTML report in tests/run.sh (VT_WITH_CHROMIUM=1);
-# it is large, so a plain install leaves it out.
-[ "${VT_WITH_CHROMIUM:-0}" = 1 ] && packages+=(chromium)
+# it is large, so a plain install leaves it out. tmux: the terminal that
+# tools/readme_picture.sh captures `vramtrace watch` in.
+[ "${VT_WITH_CHROMIUM:-0}" = 1 ] && packages+=(chromium tmux)
 # nvml.h, for tests/test_abi.py's check of the NVML declarations: the NVIDIA
 # wheel of the toolkit's version (headers only), where the toolkit lacks it.
 install_nvml_header() {

@@ -19,6 +19,7 @@ int vt_cmd_check(int argc, char **argv);
 int vt_cmd_timeline(int argc, char **argv);
 int vt_cmd_export(int argc, char **argv);
 int vt_cmd_gpus(int argc, char **argv);
+int vt_cmd_watch(int argc, char **argv);
 
 /* Parses a --top value; returns -1 if it is not a non-negative number. */
 long vt_parse_count(const char *s);

@@ -21,13 +21,20 @@ static const char usage[] =
     "           (still allocated at exit), alloc_space/objects (whole run),\n"
     "           labels device, kind and api\n"
     "  chrome   Chrome trace event JSON for ui.perfetto.dev: live bytes per\n"
-    "           device, markers, peaks, out-of-memory errors; several dumps\n"
-    "           become one process each\n"
+    "           device, markers, peaks, out-of-memory errors, and each\n"
+    "           allocation's lifetime as a slice on a track per device and call\n"
+    "           site (per call site in aggregate mode); what is still held at the\n"
+    "           end is a slice that never ends; several dumps become one process each\n"
     "  json     the report as JSON (as `vramtrace report --json`)\n"
+    "  torch-snapshot\n"
+    "           the pickle torch.cuda.memory._dump_snapshot() writes, for\n"
+    "           https://pytorch.org/memory_viz (Active Memory Timeline, Allocator\n"
+    "           State History): every allocation and free per device, with its\n"
+    "           frames (native and Python), and what is held at the end\n"
     "  html     one self-contained HTML page (as `vramtrace report --html`)\n"
     "\n"
     "Options:\n"
-    "      --format FORMAT  folded, pprof, chrome, json or html\n"
+    "      --format FORMAT  folded, pprof, chrome, json, torch-snapshot or html\n"
     "  -o, --output FILE    write to FILE instead of standard output\n"
     "      --what WHAT      folded: leaked (still allocated at exit, the default),\n"
     "                       peak (held when its device peaked) or allocated\n"
@@ -39,7 +46,9 @@ static const char usage[] =
     "Exit status: 0 on success; 1 when a dump cannot be read or the output not\n"
     "written; 2 for a bad command line.\n";
 
-enum format { FORMAT_NONE, FORMAT_FOLDED, FORMAT_PPROF, FORMAT_CHROME, FORMAT_JSON, FORMAT_HTML };
+enum format {
+    FORMAT_NONE, FORMAT_FOLDED, FORMAT_PPROF, FORMAT_CHROME, FORMAT_JSON, FORMAT_HTML, FORMAT_TORCH
+};
 
 struct export_args {
     enum format format;
@@ -51,7 +60,8 @@ struct export_args {
 
 static enum format parse_format(const char *s)
 {
-    static const char *const names[] = {"", "folded", "pprof", "chrome", "json", "html"};
+    static const char *const names[] = {"", "folded", "pprof", "chrome", "json", "html",
+                                        "torch-snapshot"};
     for (size_t i = 1; i < sizeof names / sizeof names[0]; i++)
         if (!strcmp(s, names[i]))
             return (enum format)i;
@@ -167,7 +177,7 @@ static int write_chrome(const struct export_args *a, FILE *out)
         list[loaded] = &all[loaded];
     }
     if (status == 0)
-        vt_export_chrome(list, a->ndumps, out);
+        status = vt_export_chrome(list, a->ndumps, out);
     else
         loaded--;   /* the one that failed is unloaded already */
     for (size_t i = 0; i < loaded; i++)
@@ -183,14 +193,21 @@ int vt_cmd_export(int argc, char **argv)
     int status = parse_args(argc, argv, &a);
     if (status >= 0)
         return status;
-    if (!a.output && a.format == FORMAT_PPROF && isatty(STDOUT_FILENO))
-        return vt_usage_error("export", "%s", "pprof output is binary: give -o FILE");
+    if (!a.output && (a.format == FORMAT_PPROF || a.format == FORMAT_TORCH) &&
+        isatty(STDOUT_FILENO))
+        return vt_usage_error("export", "%s output is binary: give -o FILE",
+                              a.format == FORMAT_PPROF ? "pprof" : "torch-snapshot");
     FILE *out = a.output ? fopen(a.output, "w") : stdout;
     if (!out) {
         fprintf(stderr, "vramtrace: %s: %s\n", a.output, strerror(errno));
         return VT_EXIT_ERROR;
     }
-    status = a.format == FORMAT_CHROME ? write_chrome(&a, out) : write_one(&a, out);
+    if (a.format == FORMAT_CHROME)
+        status = write_chrome(&a, out);
+    else if (a.format == FORMAT_TORCH)
+        status = vt_export_torch_snapshot(a.dumps[0], out);
+    else
+        status = write_one(&a, out);
     if (fflush(out) != 0 || ferror(out)) {
         fprintf(stderr, "vramtrace: %s: %s\n", a.output ? a.output : "standard output",
                 strerror(errno));

@@ -88,6 +88,8 @@ int main(int argc, char **argv)
         return vt_cmd_export(argc - 1, argv + 1);
     if (!strcmp(cmd, "gpus"))
         return vt_cmd_gpus(argc - 1, argv + 1);
+    if (!strcmp(cmd, "watch"))
+        return vt_cmd_watch(argc - 1, argv + 1);
     if (cmd[0] == '-')
         return vt_usage_error(NULL, "unknown option '%s'", cmd);
     return vt_usage_error(NULL, "unknown command '%s'", cmd);

@@ -39,7 +39,12 @@ void vt_export_folded(const struct vt_export *e, const struct vt_export *base,
                       enum vt_export_what what, FILE *out);
 /* profile.proto, gzip-compressed. Returns -1 when writing fails. */
 int vt_export_pprof(const struct vt_export *e, FILE *out);
-/* Chrome trace event JSON, one process per dump. */
-void vt_export_chrome(const struct vt_export *const *dumps, size_t n, FILE *out);
+/* The pickle torch.cuda.memory._dump_snapshot() writes (memory_viz's
+ * segments and device_traces), from the dump at PATH. Returns -1 when it
+ * cannot be read or holds no individual allocations (said on stderr). */
+int vt_export_torch_snapshot(const char *path, FILE *out);
+/* Chrome trace event JSON, one process per dump; -1 when a dump cannot be
+ * read again for its allocations' lifetimes (said on stderr). */
+int vt_export_chrome(const struct vt_export *const *dumps, size_t n, FILE *out);
 
 #endif

@@ -3,21 +3,21 @@
  * command; per device a counter of live bytes at the end of each time bin
  * of the usage series and one of the highest live bytes within each bin;
  * instant events for markers, each device's peak and out-of-memory
- * failures. Dumps are placed on one clock by their start times. */
+ * failures (on track 0); each allocation's lifetime as a slice on a track
+ * per device and call site (export_lifetimes.c). Dumps are placed on one
+ * clock by their start times. */
 #include <inttypes.h>
 #include <string.h>
 
 #include "export.h"
+#include "export_lifetimes.h"
 #include "json_writer.h"
 #include "timeline.h"
 
-struct trace {
-    struct vt_json j;
-    uint64_t pid;
-    uint64_t offset_ns;   /* this dump's start after the earliest one */
-};
+#define FIRST_LIFETIME_TID 1   /* track 0: counters and instants */
 
-static void begin_event(struct trace *t, const char *name, const char *ph, uint64_t time_ns)
+void vt_chrome_begin_event(struct vt_chrome_trace *t, const char *name, const char *ph,
+                           uint64_t tid, uint64_t time_ns)
 {
     vt_json_begin_object(&t->j);
     vt_json_key(&t->j, "name");
@@ -27,13 +27,49 @@ static void begin_event(struct trace *t, const char *name, const char *ph, uint6
     vt_json_key(&t->j, "pid");
     vt_json_uint(&t->j, t->pid);
     vt_json_key(&t->j, "tid");
-    vt_json_uint(&t->j, 0);
+    vt_json_uint(&t->j, tid);
     vt_json_key(&t->j, "ts");
     vt_json_ns_as_us(&t->j, t->offset_ns + time_ns);
 }
 
+static void begin_event(struct vt_chrome_trace *t, const char *name, const char *ph,
+                        uint64_t time_ns)
+{
+    vt_chrome_begin_event(t, name, ph, 0, time_ns);
+}
+
+/* A metadata event of track TID: {"name": WHAT, "ph": "M", args {KEY: ...}}. */
+static void thread_metadata(struct vt_chrome_trace *t, uint64_t tid, const char *what)
+{
+    vt_json_begin_object(&t->j);
+    vt_json_key(&t->j, "name");
+    vt_json_string(&t->j, what);
+    vt_json_key(&t->j, "ph");
+    vt_json_string(&t->j, "M");
+    vt_json_key(&t->j, "pid");
+    vt_json_uint(&t->j, t->pid);
+    vt_json_key(&t->j, "tid");
+    vt_json_uint(&t->j, tid);
+    vt_json_key(&t->j, "args");
+    vt_json_begin_object(&t->j);
+}
+
+void vt_chrome_thread_name(struct vt_chrome_trace *t, uint64_t tid, const char *name)
+{
+    thread_metadata(t, tid, "thread_name");
+    vt_json_key(&t->j, "name");
+    vt_json_string(&t->j, name);
+    vt_json_end_object(&t->j);
+    vt_json_end_object(&t->j);
+    thread_metadata(t, tid, "thread_sort_index");
+    vt_json_key(&t->j, "sort_index");
+    vt_json_uint(&t->j, tid);
+    vt_json_end_object(&t->j);
+    vt_json_end_object(&t->j);
+}
+
 /* A process-wide instant ("i", scope "p"); its args object is left open. */
-static void begin_instant(struct trace *t, const char *name, uint64_t time_ns)
+static void begin_instant(struct vt_chrome_trace *t, const char *name, uint64_t time_ns)
 {
     begin_event(t, name, "i", time_ns);
     vt_json_key(&t->j, "s");
@@ -42,13 +78,13 @@ static void begin_instant(struct trace *t, const char *name, uint64_t time_ns)
     vt_json_begin_object(&t->j);
 }
 
-static void end_instant(struct trace *t)
+static void end_instant(struct vt_chrome_trace *t)
 {
     vt_json_end_object(&t->j);
     vt_json_end_object(&t->j);
 }
 
-static void counter(struct trace *t, const char *name, uint64_t time_ns, uint64_t bytes)
+static void counter(struct vt_chrome_trace *t, const char *name, uint64_t time_ns, uint64_t bytes)
 {
     begin_event(t, name, "C", time_ns);
     vt_json_key(&t->j, "args");
@@ -59,7 +95,7 @@ static void counter(struct trace *t, const char *name, uint64_t time_ns, uint64_
     vt_json_end_object(&t->j);
 }
 
-static void process_name(struct trace *t, const struct vt_dump *d)
+static void process_name(struct vt_chrome_trace *t, const struct vt_dump *d)
 {
     char name[512];
     const char *exe = d->process.argc ? d->process.argv[0] : d->process.exe;
@@ -91,7 +127,7 @@ static void device_name(const struct vt_usage_device *d, const char *what, char 
 
 /* The live bytes step from 0 at the start to each bin's last value at its
  * end; the highest value of a bin is stamped at the bin's start. */
-static void device_counters(struct trace *t, const struct vt_usage *u,
+static void device_counters(struct vt_chrome_trace *t, const struct vt_usage *u,
                             const struct vt_usage_device *d)
 {
     char live[64], high[64];
@@ -107,7 +143,7 @@ static void device_counters(struct trace *t, const struct vt_usage *u,
     }
 }
 
-static void peak(struct trace *t, const struct vt_usage_device *d)
+static void peak(struct vt_chrome_trace *t, const struct vt_usage_device *d)
 {
     char name[64];
     device_name(d, "peak", name, sizeof name);
@@ -119,7 +155,7 @@ static void peak(struct trace *t, const struct vt_usage_device *d)
     end_instant(t);
 }
 
-static void marks(struct trace *t, const struct vt_usage *u)
+static void marks(struct vt_chrome_trace *t, const struct vt_usage *u)
 {
     for (size_t i = 0; i < u->nmarks; i++) {
         begin_instant(t, u->marks[i].label, u->marks[i].time_ns);
@@ -129,7 +165,7 @@ static void marks(struct trace *t, const struct vt_usage *u)
     }
 }
 
-static void out_of_memory(struct trace *t, const struct vt_analysis *a)
+static void out_of_memory(struct vt_chrome_trace *t, const struct vt_analysis *a)
 {
     for (size_t i = 0; i < a->nfailures; i++) {
         const struct vt_failure *f = &a->failures[i];
@@ -148,7 +184,7 @@ static void out_of_memory(struct trace *t, const struct vt_analysis *a)
     }
 }
 
-static void dump_events(struct trace *t, const struct vt_export *e)
+static int dump_events(struct vt_chrome_trace *t, const struct vt_export *e)
 {
     const struct vt_dump *d = &e->loaded.dump;
     const struct vt_usage *u = &e->loaded.analysis.usage;
@@ -159,6 +195,8 @@ static void dump_events(struct trace *t, const struct vt_export *e)
     }
     marks(t, u);
     out_of_memory(t, &e->loaded.analysis);
+    vt_chrome_thread_name(t, 0, "live bytes, markers, peaks");
+    return vt_chrome_lifetimes(t, e, FIRST_LIFETIME_TID);
 }
 
 static uint64_t earliest_start(const struct vt_export *const *dumps, size_t n)
@@ -170,9 +208,10 @@ static uint64_t earliest_start(const struct vt_export *const *dumps, size_t n)
     return first;
 }
 
-void vt_export_chrome(const struct vt_export *const *dumps, size_t n, FILE *out)
+int vt_export_chrome(const struct vt_export *const *dumps, size_t n, FILE *out)
 {
-    struct trace t;
+    struct vt_chrome_trace t;
+    int status = 0;
     uint64_t first = earliest_start(dumps, n);
     vt_json_init(&t.j, out);
     vt_json_begin_object(&t.j);
@@ -185,8 +224,10 @@ void vt_export_chrome(const struct vt_export *const *dumps, size_t n, FILE *out)
         /* a dump without a PROCESS record still gets a process of its own */
         t.pid = p->present ? p->pid : i + 1;
         t.offset_ns = p->start_real_ns - first;
-        dump_events(&t, dumps[i]);
+        if (dump_events(&t, dumps[i]) != 0)
+            status = -1;
     }
     vt_json_end_array(&t.j);
     vt_json_end_object(&t.j);
+    return status;
 }

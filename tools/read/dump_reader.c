@@ -17,7 +17,8 @@
 #include "format.h"
 
 struct reader {
-    const uint8_t *base, *end;        /* the whole file */
+    const uint8_t *base, *end;        /* the whole file, or a part of it (base_offset) */
+    size_t base_offset;               /* the file offset of base */
     struct vt_dump *dump;
     const struct vt_event_sink *sink;
     void *ctx;
@@ -39,7 +40,7 @@ static bool fail(struct reader *r, const uint8_t *at, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(r->error, sizeof r->error, fmt, ap);
     va_end(ap);
-    r->error_offset = (size_t)(at - r->base);
+    r->error_offset = r->base_offset + (size_t)(at - r->base);
     return false;
 }
 
@@ -1035,6 +1036,74 @@ int vt_dump_read(const char *path, const struct vt_event_sink *sink, void *ctx,
     int result = vt_dump_read_memory(path, data, size, sink, ctx, dump);
     if (data)
         munmap((void *)data, size);
+    return result;
+}
+
+/* The header of a file still being created may be zeros yet. */
+static bool header_written(const uint8_t *data, size_t size)
+{
+    return size >= VT_HEADER_LEN && data[0] != 0;
+}
+
+/* Whole records from *P on, up to END: stops at the padding or at a record
+ * the writer has not finished (its type byte is stored last, with release
+ * semantics: acquire it first). Returns 1 when stopped at a cut record. */
+static int read_appended_records(struct reader *r, const uint8_t **p, struct vt_dump_position *pos)
+{
+    while (*p < r->end) {
+        const uint8_t *record = *p, *q = *p + 1;
+        unsigned type = __atomic_load_n(record, __ATOMIC_ACQUIRE);
+        uint64_t len;
+        if (type == VT_REC_PAD)
+            return 0;
+        int got = read_length(&q, r->end, &len);
+        if (got < 0) {
+            fail(r, record, "corrupt record length");
+            return -1;
+        }
+        if (got == 0 || len > (uint64_t)(r->end - q)) {
+            mark_partial(r, "truncated: the record at offset %zu is cut off by the end of the file",
+                         r->base_offset + (size_t)(record - r->base));
+            return 1;
+        }
+        struct cursor c = {q, q + len};
+        if (!read_record(r, type, &c))
+            return -1;
+        *p = q + len;
+        pos->offset = r->base_offset + (size_t)(*p - r->base);
+        pos->time_ns = r->time_ns;
+        pos->prev_address = r->prev_address;
+    }
+    return 0;
+}
+
+int vt_dump_read_appended(const char *path, const uint8_t *data, size_t start, size_t size,
+                          struct vt_dump_position *pos, const struct vt_event_sink *sink,
+                          void *ctx, struct vt_dump *dump)
+{
+    struct reader r = {.base = data, .end = data + size, .base_offset = start, .dump = dump,
+                       .sink = sink, .ctx = ctx, .time_ns = pos->time_ns,
+                       .prev_address = pos->prev_address};
+    dump->path = path;
+    if (pos->offset == 0) {
+        if (start != 0 || !header_written(data, size))
+            return 0;
+        if (!check_header(&r)) {
+            print_error(path, &r, r.error_offset != 0);
+            return -1;
+        }
+        pos->offset = VT_HEADER_LEN;
+    }
+    if (pos->offset < start || pos->offset > start + size)
+        return 0;
+    if (!dump->has_footer)
+        dump->end[0] = 0;
+    const uint8_t *p = data + (pos->offset - start);
+    int result = read_appended_records(&r, &p, pos);
+    if (result < 0)
+        print_error(path, &r, true);
+    else if (!dump->complete && !dump->end[0])
+        snprintf(dump->end, sizeof dump->end, "no footer");
     return result;
 }
 

@@ -228,6 +228,21 @@ int vt_dump_read_memory(const char *path, const uint8_t *data, size_t size,
                         const struct vt_event_sink *sink, void *ctx, struct vt_dump *dump);
 void vt_dump_free(struct vt_dump *dump);
 
+/* Where an incremental read (vramtrace watch) stands between calls. */
+struct vt_dump_position {
+    size_t offset;                /* file offset of the next record; 0: header not read */
+    uint64_t time_ns, prev_address;   /* the decoding state there */
+};
+/* Reads the whole records in DATA, the file bytes [START, START + SIZE),
+ * from POS->offset on, and moves POS past them; DUMP (zeroed before the
+ * first call) keeps what was read. Stops quietly at the zero padding, at a
+ * record the writer has not finished, and before a header that is not
+ * written yet. Returns 1 when it stopped at a record cut off by the end of
+ * DATA, 0 otherwise, -1 after printing the error line as vt_dump_read. */
+int vt_dump_read_appended(const char *path, const uint8_t *data, size_t start, size_t size,
+                          struct vt_dump_position *pos, const struct vt_event_sink *sink,
+                          void *ctx, struct vt_dump *dump);
+
 const struct vt_stack *vt_dump_stack(const struct vt_dump *dump, uint64_t id);
 const struct vt_pyframe *vt_dump_pyframe(const struct vt_dump *dump, uint64_t id);
 /* The name thread TID had, or NULL when none was recorded. */

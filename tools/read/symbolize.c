@@ -51,6 +51,7 @@ struct python_entry {
 struct vt_symbolizer {
     const struct vt_dump *dump;
     struct module_state *modules;    /* parallel to dump->modules */
+    size_t nmodules;                 /* as many as the dump had then (a followed dump grows) */
     struct address_entry *cache;
     struct path_entry *paths;
     struct python_entry *python;
@@ -78,6 +79,7 @@ struct vt_symbolizer *vt_symbolizer_new(const struct vt_dump *dump)
     struct vt_symbolizer *s = xcalloc(1, sizeof *s);
     s->dump = dump;
     s->modules = xcalloc(dump->nmodules, sizeof *s->modules);
+    s->nmodules = dump->nmodules;
     return s;
 }
 
@@ -109,7 +111,7 @@ void vt_symbolizer_free(struct vt_symbolizer *s)
         free(p->path);
         free(p);
     }
-    for (size_t i = 0; i < s->dump->nmodules; i++)
+    for (size_t i = 0; i < s->nmodules; i++)
         if (s->modules[i].dwfl)
             dwfl_end(s->modules[i].dwfl);
     free(s->modules);

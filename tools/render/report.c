@@ -253,9 +253,17 @@ int vt_report_load(const char *path, const struct vt_report_options *opts,
         vt_dump_free(&l->dump);
         return -1;
     }
+    vt_report_build(path, opts, l);
+    return 0;
+}
+
+void vt_report_build(const char *path, const struct vt_report_options *opts,
+                     struct vt_loaded_report *l)
+{
     const struct vt_analysis *a = &l->analysis;
     vt_analysis_finish(&l->analysis);
-    l->sym = vt_symbolizer_new(&l->dump);
+    if (!l->sym)
+        l->sym = vt_symbolizer_new(&l->dump);
     if (opts->suppressions)
         suppress_leaks(&l->analysis, l->sym, &l->dump, opts->suppressions);
     struct vt_ending ending = vt_dump_ending(&l->dump);
@@ -292,7 +300,6 @@ int vt_report_load(const char *path, const struct vt_report_options *opts,
     l->usage_sites = usage_sites(l->sym, &l->dump, &l->report, l->site_order,
                                  l->report.sites_shown);
     l->report.usage_sites = l->usage_sites;
-    return 0;
 }
 
 void vt_report_unload(struct vt_loaded_report *l)

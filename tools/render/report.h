@@ -96,6 +96,10 @@ struct vt_loaded_report {
 };
 int vt_report_load(const char *path, const struct vt_report_options *opts,
                    struct vt_loaded_report *l);
+/* The part after the reading: L's dump and analysis are read (the replay
+ * not finished yet); L's symbolizer is made unless already set. */
+void vt_report_build(const char *path, const struct vt_report_options *opts,
+                     struct vt_loaded_report *l);
 void vt_report_unload(struct vt_loaded_report *l);
 
 /* Several dumps (PATHS: files, or directories whose *.vtr files are read):

@@ -1,0 +1,290 @@
+/* vramtrace watch [--once] [--json] [--interval SECONDS] [--top N] [PID|DUMP]
+ *
+ * Follows a dump while its process writes it: each refresh reads only what
+ * was appended (dump_follow.h) into one replay kept across refreshes, and a
+ * forked copy of that state finishes it into a report and prints it, so the
+ * replay itself goes on untouched (copy-on-write: no re-reading, no copy). */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "dump_follow.h"
+#include "json_writer.h"
+#include "report.h"
+#include "symbolize.h"
+#include "watch_find.h"
+#include "watch_view.h"
+
+static const char usage[] =
+    "Usage: vramtrace watch [--once] [--json] [--interval SECONDS] [--top N] [PID|DUMP]\n"
+    "Watch a traced process while it runs, from the dump it is writing (no signal,\n"
+    "no ptrace: the process is not touched): live and peak device memory with a\n"
+    "sparkline per device, the call sites holding the most now with their growth\n"
+    "per marker and per second, failed allocations so far. Refreshed in place on a\n"
+    "terminal, one line per refresh otherwise; when the process ends, the final\n"
+    "view and its verdict. PID: the dump that process writes; DUMP: a .vtr file\n"
+    "(finished or not). Without an argument: the running traced processes whose\n"
+    "dumps are in the working directory or VRAMTRACE_OUTPUT's directory.\n"
+    "\n"
+    "Options:\n"
+    "      --once        print one snapshot and exit\n"
+    "      --json        print the snapshot as the object `vramtrace report --json`\n"
+    "                    prints for the dump so far, plus \"running\" and \"pid\"\n"
+    "                    (one object per refresh)\n"
+    "      --interval SECONDS\n"
+    "                    time between refreshes (default 1; fractions allowed)\n"
+    "      --top N       call sites shown (default 5; 0: all that fit)\n"
+    "  -h, --help        show this help\n"
+    "\n"
+    "Exit status: 0 when the process has ended (or with --once); 1 when the dump\n"
+    "cannot be read or found (none listed without an argument); 2 for a bad\n"
+    "command line.\n";
+
+struct watch {
+    struct vt_dump_follow follow;
+    struct vt_analysis analysis;
+    struct vt_symbolizer *sym;
+    size_t sym_modules;          /* the dump's modules when sym was made */
+    struct vt_report_options opts;
+    bool once, json, terminal;
+    double interval;
+    size_t top;
+    unsigned last_lines;         /* of the view on the terminal */
+};
+
+/* Symbolizer of the modules read so far (each refresh may bring more). */
+static void refresh_symbolizer(struct watch *w)
+{
+    if (w->sym && w->sym_modules == w->follow.dump.nmodules)
+        return;
+    vt_symbolizer_free(w->sym);
+    w->sym = vt_symbolizer_new(&w->follow.dump);
+    w->sym_modules = w->follow.dump.nmodules;
+}
+
+static void terminal_size(unsigned *columns, unsigned *rows)
+{
+    struct winsize ws;
+    *columns = 0, *rows = 0;
+    if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0) {
+        *columns = ws.ws_col;
+        *rows = ws.ws_row;
+    }
+}
+
+static void print_json(const struct vt_report *r, bool running)
+{
+    struct vt_json j;
+    vt_json_init(&j, stdout);
+    vt_json_begin_object(&j);
+    vt_render_json_fields(r, &j);
+    vt_json_key(&j, "running");
+    vt_json_bool(&j, running);
+    vt_json_key(&j, "pid");
+    r->dump->process.present ? vt_json_uint(&j, r->dump->process.pid) : vt_json_null(&j);
+    vt_json_end_object(&j);
+}
+
+/* Finishes W's replay into a report and prints it. W's state is used up:
+ * call it in a forked copy, or last with FINAL (the state is freed then).
+ * Returns the view's line count. */
+static unsigned print_snapshot(struct watch *w, bool running, bool final)
+{
+    struct vt_loaded_report l = {.dump = w->follow.dump, .analysis = w->analysis, .sym = w->sym};
+    struct vt_watch_look look = {.running = running, .terminal = w->terminal, .top = w->top};
+    unsigned lines = 0;
+    vt_report_build(w->follow.path, &w->opts, &l);
+    if (w->json) {
+        print_json(&l.report, running);
+    } else if (w->terminal) {
+        terminal_size(&look.columns, &look.rows);
+        if (w->last_lines)
+            printf("\033[%uA\r", w->last_lines);   /* back over the last view */
+        lines = vt_watch_view(&l.report, &look, stdout);
+        fputs("\033[J", stdout);                    /* and clear what it left below */
+    } else if (w->once) {
+        vt_watch_view(&l.report, &look, stdout);
+    } else {
+        vt_watch_line(&l.report, running, stdout);
+    }
+    if (final && !w->json && !w->once)
+        vt_watch_verdict(&l.report, stdout);
+    fflush(stdout);
+    if (final) {   /* the report owns the state now */
+        vt_report_unload(&l);
+        memset(&w->follow.dump, 0, sizeof w->follow.dump);
+        memset(&w->analysis, 0, sizeof w->analysis);
+        w->sym = NULL;
+    }
+    return lines;
+}
+
+/* A refresh while the process runs: printed by a forked copy. */
+static int print_refresh(struct watch *w)
+{
+    if (!w->json)
+        vt_watch_warm(w->sym, &w->follow.dump, &w->analysis.usage, w->top ? w->top : 64);
+    fflush(stdout);
+    pid_t child = fork();
+    if (child < 0) {
+        fprintf(stderr, "vramtrace watch: cannot fork: %s\n", strerror(errno));
+        return -1;
+    }
+    if (child == 0)
+        _exit((int)(print_snapshot(w, true, false) & 0xff));
+    int status;
+    while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (!WIFEXITED(status)) {
+        fprintf(stderr, "vramtrace watch: the refresh died (status %d)\n", status);
+        return -1;
+    }
+    w->last_lines = (unsigned)WEXITSTATUS(status);
+    return 0;
+}
+
+static bool still_running(const struct vt_dump *d)
+{
+    struct vt_ending e = vt_dump_ending(d);
+    return e.reason == VT_ENDING_RUNNING;
+}
+
+static void pause_for(double seconds)
+{
+    time_t whole = (time_t)seconds;
+    struct timespec ts = {whole, (long)((seconds - (double)whole) * 1e9)};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
+/* Refreshes until the process ends (or once). */
+static int follow(struct watch *w, const char *path)
+{
+    for (;;) {
+        if (vt_dump_follow_poll(&w->follow, &vt_analysis_sink, &w->analysis) < 0)
+            return VT_EXIT_ERROR;
+        if (w->follow.pos.offset == 0) {
+            fprintf(stderr, "vramtrace: %s: %s\n", path,
+                    w->follow.file_size ? "not a vramtrace dump (no header written)"
+                                        : "empty file");
+            return VT_EXIT_ERROR;
+        }
+        bool running = still_running(&w->follow.dump);
+        /* it may have written its last records just before it ended */
+        if (!running && vt_dump_follow_poll(&w->follow, &vt_analysis_sink, &w->analysis) < 0)
+            return VT_EXIT_ERROR;
+        refresh_symbolizer(w);
+        if (!running || w->once) {
+            vt_dump_follow_settle(&w->follow);
+            print_snapshot(w, running, true);
+            return VT_EXIT_OK;
+        }
+        if (print_refresh(w) != 0)
+            return VT_EXIT_ERROR;
+        pause_for(w->interval);
+    }
+}
+
+static int watch(struct watch *w, const char *path)
+{
+    if (vt_dump_follow_open(&w->follow, path) != 0)
+        return VT_EXIT_ERROR;
+    w->analysis.skip = w->opts.skip;
+    int status = follow(w, path);
+    vt_symbolizer_free(w->sym);
+    vt_analysis_free(&w->analysis);
+    vt_dump_follow_close(&w->follow);
+    return status;
+}
+
+/* PID (digits, not a file) or DUMP: the dump's path, or NULL (said why). */
+static char *target_path(const char *arg)
+{
+    struct stat st;
+    char *end, *path = NULL;
+    long pid = strtol(arg, &end, 10);
+    if (stat(arg, &st) == 0 || *end || end == arg || pid <= 0) {
+        path = malloc(strlen(arg) + 1);
+        return path ? strcpy(path, arg) : NULL;
+    }
+    return vt_watch_find_pid((pid_t)pid, &path) == 0 ? path : NULL;
+}
+
+static int parse_interval(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (!*s || *end || errno || !(v > 0) || v > 3600)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int vt_cmd_watch(int argc, char **argv)
+{
+    enum { OPT_ONCE = 256, OPT_JSON, OPT_INTERVAL, OPT_TOP };
+    static const struct option options[] = {
+        {"once", no_argument, NULL, OPT_ONCE},
+        {"json", no_argument, NULL, OPT_JSON},
+        {"interval", required_argument, NULL, OPT_INTERVAL},
+        {"top", required_argument, NULL, OPT_TOP},
+        {"help", no_argument, NULL, 'h'},
+        {0},
+    };
+    static struct watch w = {.interval = 1.0, .top = 5};
+    int c;
+    long top;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
+        switch (c) {
+        case OPT_ONCE:
+            w.once = true;
+            break;
+        case OPT_JSON:
+            w.json = true;
+            break;
+        case OPT_INTERVAL:
+            if (parse_interval(optarg, &w.interval) != 0)
+                return vt_usage_error("watch", "--interval needs seconds above 0 (at most 3600), "
+                                      "not '%s'", optarg);
+            break;
+        case OPT_TOP:
+            if ((top = vt_parse_count(optarg)) < 0)
+                return vt_usage_error("watch", "--top needs a number, not '%s'", optarg);
+            w.top = (size_t)top;
+            break;
+        case 'h':
+            fputs(usage, stdout);
+            return VT_EXIT_OK;
+        case '?':
+            if (optopt)
+                return vt_usage_error("watch", "%s needs a value", argv[optind - 1]);
+            return vt_usage_error("watch", "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (argc - optind > 1)
+        return vt_usage_error("watch", "one PID or DUMP at a time, not '%s' too", argv[optind + 1]);
+    if (optind == argc)
+        return vt_watch_list(stdout) ? VT_EXIT_OK : VT_EXIT_ERROR;
+    char *path = target_path(argv[optind]);
+    if (!path)
+        return VT_EXIT_ERROR;
+    w.terminal = !w.json && !w.once && isatty(STDOUT_FILENO);
+    w.opts.out = stdout;
+    /* the views show a few sites: the report symbolizes no more (JSON: all, as report --json) */
+    w.opts.top = w.json ? 0 : w.top ? w.top : 64;
+    signal(SIGPIPE, SIG_DFL);
+    int status = watch(&w, path);
+    free(path);
+    return status;
+}
