@@ -199,6 +199,13 @@ enum vt_end_reason {
 /* ALLOC kind|flags byte: low 4 bits kind, then flags. */
 enum vt_kind { VT_KIND_DEVICE = 0, VT_KIND_MANAGED = 1, VT_KIND_HOST = 2, VT_KIND_COUNT = 3 };
 #define VT_KIND_MASK 0x0f
+
+/* What counts as VRAM (live bytes, leaks, growth, usage over time): device
+ * and managed memory; page-locked host memory is reported apart. */
+static inline int vt_kind_counts_as_vram(unsigned kind)
+{
+    return kind == VT_KIND_DEVICE || kind == VT_KIND_MANAGED;
+}
 #define VT_ALLOC_RESTORED 0x10 /* a failed free put this back: not a new allocation */
 #define VT_ADDR_HANDLE 0x20    /* "address" is a cuMemCreate handle, a key space of its own */
 

@@ -1,7 +1,8 @@
 #include "owner.h"
 
+#include "driver_function.h"
 #include "resolve.h"
-#include "tracer.h"
+#include "tracing.h"
 
 static void *current_context_slot, *context_device_slot, *memory_info_slot;
 static void *stream_context_slot, *any_context_device_slot, *push_slot, *pop_slot;

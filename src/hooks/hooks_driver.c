@@ -6,6 +6,7 @@
 #include "exiting.h"
 #include "format.h"
 #include "hook_table.h"
+#include "driver_function.h"
 #include "resolve.h"
 #include "tracer.h"
 

@@ -1,12 +1,13 @@
 #include "records.h"
-#include "stacks.h"
 
 #include "config.h"
 #include "format.h"
-#include "tracer.h"
+#include "proc_self.h"
+#include "pystack.h"
+#include "stack_limits.h"
+#include "tracing.h"
 #include "writer.h"
 
-#include <fcntl.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -100,27 +101,10 @@ static int emit(uint8_t type, const struct buf *b)
     return vt_writer_record(type, b->data, b->len);
 }
 
-/* Reads a small /proc file whole (NUL-separated argv). */
-static size_t read_proc(const char *path, char *out, size_t size)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    size_t len = 0;
-    if (fd < 0)
-        return 0;
-    while (len < size) {
-        ssize_t n = read(fd, out + len, size - len);
-        if (n <= 0)
-            break;
-        len += (size_t)n;
-    }
-    close(fd);
-    return len;
-}
-
 static void put_argv(struct buf *b)
 {
     static char cmdline[16 * 1024];
-    size_t len = read_proc("/proc/self/cmdline", cmdline, sizeof cmdline - 1);
+    size_t len = vt_proc_read("/proc/self/cmdline", cmdline, sizeof cmdline - 1);
     uint64_t argc = 0;
     cmdline[len] = '\0';
     for (size_t i = 0; i < len; i += strlen(cmdline + i) + 1)
@@ -130,26 +114,10 @@ static void put_argv(struct buf *b)
         put_str(b, cmdline + i);
 }
 
-/* Field 22 of /proc/self/stat: when the process started, in clock ticks
- * since boot (after the command name, which may hold spaces and ')'). */
-uint64_t vt_rec_start_ticks(void)
-{
-    char stat[1024];
-    size_t len = read_proc("/proc/self/stat", stat, sizeof stat - 1);
-    uint64_t ticks = 0;
-    stat[len] = '\0';
-    char *p = strrchr(stat, ')');
-    for (int field = 2; p && field < 22; field++)
-        p = strchr(p + 1, ' ');
-    for (p = p ? p + 1 : NULL; p && *p >= '0' && *p <= '9'; p++)
-        ticks = ticks * 10 + (uint64_t)(*p - '0');
-    return ticks;
-}
-
 static void put_boot_id(struct buf *b)
 {
     char id[64];
-    size_t len = read_proc("/proc/sys/kernel/random/boot_id", id, sizeof id - 1);
+    size_t len = vt_proc_read("/proc/sys/kernel/random/boot_id", id, sizeof id - 1);
     while (len && (id[len - 1] == '\n' || id[len - 1] == ' '))
         len--;
     put_bytes(b, id, len);
@@ -176,7 +144,7 @@ int vt_rec_process(void)
     put_argv(&b);
     vt_config_rank(rank, sizeof rank);
     put_str(&b, rank);
-    put_varint(&b, vt_rec_start_ticks());
+    put_varint(&b, vt_proc_start_ticks());
     put_boot_id(&b);
     return emit(VT_REC_PROCESS, &b);
 }

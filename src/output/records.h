@@ -32,9 +32,6 @@ uint64_t vt_rec_last_time(void);
 /* Records after LAST_TIME were erased (vt_writer_rewind): deltas go on from it. */
 void vt_rec_rewind_time(uint64_t last_time);
 
-/* When this process started (field 22 of /proc/self/stat), as PROCESS records it. */
-uint64_t vt_rec_start_ticks(void);
-
 /* Writes PROCESS and restarts the time and address deltas. */
 int vt_rec_process(void);
 int vt_rec_module(const struct vt_module_info *m);

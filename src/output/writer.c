@@ -3,8 +3,8 @@
 #include "config.h"
 #include "format.h"
 #include "manifest.h"
-#include "records.h"
-#include "tracer.h"
+#include "proc_self.h"
+#include "warn.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -102,7 +102,7 @@ static int own_earlier_dump(const char *path)
         if (skip_str(&p, end) < 0)
             return 0;
     return skip_str(&p, end) == 0 && vt_get_varint(&p, end, &ticks) == 0 &&
-           ticks == vt_rec_start_ticks();
+           ticks == vt_proc_start_ticks();
 }
 
 static int create_file(void)
