@@ -218,24 +218,38 @@ enum vt_free_status {
 };
 #define VT_FREE_STATUS_MASK 0x0f
 
-/* The CUDA API that the program called, without version suffix. */
+/* The CUDA API that the program called, without version suffix: its id in
+ * ALLOC, FREE, FAILED, BAD_FREE and site records, and whether it allocates
+ * (VT_API_ALLOCATES; else it frees or tears down). Id ranges, a promise of
+ * the format: 0 unknown, runtime APIs (cuda*) from VT_API_RUNTIME_FIRST up
+ * to VT_API_DRIVER_FIRST, driver APIs (cu*) from there up to VT_API_LIMIT.
+ * A new API takes the next free id of its range (ids are never reused). */
+#define VT_API_ALLOCATES 0x1u
 #define VT_API_LIST(X) \
-    X(0, unknown) \
-    X(1, cudaMalloc) X(2, cudaMallocPitch) X(3, cudaMalloc3D) X(4, cudaMallocManaged) \
-    X(5, cudaMallocAsync) X(6, cudaMallocFromPoolAsync) X(7, cudaMallocHost) \
-    X(8, cudaHostAlloc) X(9, cudaMallocArray) X(10, cudaFree) X(11, cudaFreeAsync) \
-    X(12, cudaFreeHost) X(13, cudaFreeArray) X(14, cudaDeviceReset) \
-    X(15, cudaMallocMipmappedArray) X(16, cudaFreeMipmappedArray) \
-    X(20, cuMemAlloc) X(21, cuMemAllocPitch) X(22, cuMemAllocManaged) \
-    X(23, cuMemAllocAsync) X(24, cuMemAllocFromPoolAsync) X(25, cuMemAllocHost) \
-    X(26, cuMemHostAlloc) X(27, cuMemCreate) X(28, cuArrayCreate) X(29, cuArray3DCreate) \
-    X(30, cuMemFree) X(31, cuMemFreeAsync) X(32, cuMemFreeHost) X(33, cuMemRelease) \
-    X(34, cuMemUnmap) X(35, cuArrayDestroy) X(36, cuCtxDestroy) \
-    X(37, cuDevicePrimaryCtxReset) X(38, cuDevicePrimaryCtxRelease) \
-    X(39, cuMipmappedArrayCreate) X(40, cuMipmappedArrayDestroy)
+    X(0, unknown, 0) \
+    X(1, cudaMalloc, VT_API_ALLOCATES) X(2, cudaMallocPitch, VT_API_ALLOCATES) \
+    X(3, cudaMalloc3D, VT_API_ALLOCATES) X(4, cudaMallocManaged, VT_API_ALLOCATES) \
+    X(5, cudaMallocAsync, VT_API_ALLOCATES) X(6, cudaMallocFromPoolAsync, VT_API_ALLOCATES) \
+    X(7, cudaMallocHost, VT_API_ALLOCATES) X(8, cudaHostAlloc, VT_API_ALLOCATES) \
+    X(9, cudaMallocArray, VT_API_ALLOCATES) X(10, cudaFree, 0) X(11, cudaFreeAsync, 0) \
+    X(12, cudaFreeHost, 0) X(13, cudaFreeArray, 0) X(14, cudaDeviceReset, 0) \
+    X(15, cudaMallocMipmappedArray, VT_API_ALLOCATES) X(16, cudaFreeMipmappedArray, 0) \
+    X(20, cuMemAlloc, VT_API_ALLOCATES) X(21, cuMemAllocPitch, VT_API_ALLOCATES) \
+    X(22, cuMemAllocManaged, VT_API_ALLOCATES) X(23, cuMemAllocAsync, VT_API_ALLOCATES) \
+    X(24, cuMemAllocFromPoolAsync, VT_API_ALLOCATES) X(25, cuMemAllocHost, VT_API_ALLOCATES) \
+    X(26, cuMemHostAlloc, VT_API_ALLOCATES) X(27, cuMemCreate, VT_API_ALLOCATES) \
+    X(28, cuArrayCreate, VT_API_ALLOCATES) X(29, cuArray3DCreate, VT_API_ALLOCATES) \
+    X(30, cuMemFree, 0) X(31, cuMemFreeAsync, 0) X(32, cuMemFreeHost, 0) \
+    X(33, cuMemRelease, 0) X(34, cuMemUnmap, 0) X(35, cuArrayDestroy, 0) \
+    X(36, cuCtxDestroy, 0) X(37, cuDevicePrimaryCtxReset, 0) \
+    X(38, cuDevicePrimaryCtxRelease, 0) \
+    X(39, cuMipmappedArrayCreate, VT_API_ALLOCATES) X(40, cuMipmappedArrayDestroy, 0)
+
+#define VT_API_RUNTIME_FIRST 1u
+#define VT_API_DRIVER_FIRST 20u
 
 enum vt_api {
-#define VT_API_ENUM(n, name) VT_API_##name = n,
+#define VT_API_ENUM(n, name, traits) VT_API_##name = n,
     VT_API_LIST(VT_API_ENUM)
 #undef VT_API_ENUM
     VT_API_LIMIT = 64
@@ -245,10 +259,27 @@ enum vt_api {
 static inline const char *vt_api_name(unsigned api)
 {
     switch (api) {
-#define VT_API_CASE(n, name) case n: return #name;
+#define VT_API_CASE(n, name, traits) case n: return #name;
     VT_API_LIST(VT_API_CASE)
 #undef VT_API_CASE
     default: return NULL;
+    }
+}
+
+/* 1 for an id in the runtime's range (cuda*), 0 for the driver's and unknown. */
+static inline int vt_api_is_runtime(unsigned api)
+{
+    return api >= VT_API_RUNTIME_FIRST && api < VT_API_DRIVER_FIRST;
+}
+
+/* 1 for a known API that allocates. */
+static inline int vt_api_allocates(unsigned api)
+{
+    switch (api) {
+#define VT_API_TRAITS(n, name, traits) case n: return ((traits) & VT_API_ALLOCATES) != 0;
+    VT_API_LIST(VT_API_TRAITS)
+#undef VT_API_TRAITS
+    default: return 0;
     }
 }
 
@@ -256,6 +287,27 @@ static inline const char *vt_kind_name(unsigned kind)
 {
     static const char *const names[VT_KIND_COUNT] = {"device", "managed", "host"};
     return kind < VT_KIND_COUNT ? names[kind] : NULL;
+}
+
+/* A call site, as the CLI groups allocations and aggregate mode counts
+ * them: (stack id, api, kind, device). No padding: it is hashed as bytes. */
+struct vt_site_key {
+    uint64_t stack_id;
+    uint64_t api, kind;
+    int64_t device;
+};
+
+static inline struct vt_site_key vt_site_key(uint64_t stack_id, unsigned api, unsigned kind,
+                                             int64_t device)
+{
+    struct vt_site_key key = {stack_id, api, kind, device};
+    return key;
+}
+
+static inline int vt_site_key_eq(const struct vt_site_key *a, const struct vt_site_key *b)
+{
+    return a->stack_id == b->stack_id && a->api == b->api && a->kind == b->kind &&
+           a->device == b->device;
 }
 
 /* ---- varint helpers ---- */

@@ -73,29 +73,27 @@ int vt_agg_configure(void)
     return requested;
 }
 
-static int same_site(const struct vt_agg_site *s, const struct vt_alloc_info *info,
-                     uint32_t stack)
+static struct vt_site_key site_of(const struct vt_alloc_info *info, uint32_t stack)
 {
-    return s->stack == stack && s->api == info->api && s->kind == info->kind &&
-           s->device == info->device;
+    return vt_site_key(stack, info->api, info->kind, info->device);
 }
 
-static size_t slot_of(const struct vt_alloc_info *info, uint32_t stack)
+static size_t slot_of(const struct vt_site_key *key)
 {
-    uint64_t h = stack * 0x9e3779b97f4a7c15ull;
-    h ^= ((uint64_t)info->api << 40 | (uint64_t)info->kind << 32 | (uint32_t)info->device) *
-         0xff51afd7ed558ccdull;
+    uint64_t h = key->stack_id * 0x9e3779b97f4a7c15ull;
+    h ^= (key->api << 40 | key->kind << 32 | (uint32_t)key->device) * 0xff51afd7ed558ccdull;
     return (size_t)(h ^ h >> 29) & agg.mask;
 }
 
 static struct vt_agg_site *find(const struct vt_alloc_info *info, uint32_t stack)
 {
-    if (agg.nsites && same_site(&agg.sites[agg.last], info, stack))
+    struct vt_site_key key = site_of(info, stack);
+    if (agg.nsites && vt_site_key_eq(&agg.sites[agg.last].key, &key))
         return &agg.sites[agg.last];
     if (!agg.slots)
         return NULL;
-    for (size_t i = slot_of(info, stack); agg.slots[i]; i = (i + 1) & agg.mask)
-        if (same_site(&agg.sites[agg.slots[i] - 1], info, stack)) {
+    for (size_t i = slot_of(&key); agg.slots[i]; i = (i + 1) & agg.mask)
+        if (vt_site_key_eq(&agg.sites[agg.slots[i] - 1].key, &key)) {
             agg.last = agg.slots[i] - 1;
             return &agg.sites[agg.last];
         }
@@ -104,8 +102,7 @@ static struct vt_agg_site *find(const struct vt_alloc_info *info, uint32_t stack
 
 static void put_slot(const struct vt_agg_site *s, uint32_t index)
 {
-    struct vt_alloc_info key = {.api = s->api, .kind = s->kind, .device = s->device};
-    size_t i = slot_of(&key, s->stack);
+    size_t i = slot_of(&s->key);
     while (agg.slots[i])
         i = (i + 1) & agg.mask;
     agg.slots[i] = index + 1;
@@ -148,8 +145,7 @@ static struct vt_agg_site *find_or_add(const struct vt_alloc_info *info, uint32_
         return NULL;
     }
     s = &agg.sites[agg.nsites];
-    *s = (struct vt_agg_site){.stack = stack, .api = (uint8_t)info->api,
-                              .kind = (uint8_t)info->kind, .device = info->device};
+    *s = (struct vt_agg_site){.key = site_of(info, stack)};
     put_slot(s, (uint32_t)agg.nsites);
     agg.last = agg.nsites++;
     return s;

@@ -325,10 +325,10 @@ int vt_rec_end(unsigned reason, uint64_t live_allocations, int signal, int statu
 
 static void put_site_key(struct buf *b, const struct vt_agg_site *s)
 {
-    put_varint(b, s->stack);
-    put_u8(b, s->api);
-    put_u8(b, s->kind);
-    put_varint(b, vt_zigzag(s->device));
+    put_varint(b, s->key.stack_id);
+    put_u8(b, (uint8_t)s->key.api);
+    put_u8(b, (uint8_t)s->key.kind);
+    put_varint(b, vt_zigzag(s->key.device));
 }
 
 /* A time as ns since PROCESS.start_mono. */

@@ -5,6 +5,8 @@
 #ifndef VRAMTRACE_RECORDS_H
 #define VRAMTRACE_RECORDS_H
 
+#include "format.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -94,10 +96,8 @@ struct vt_usage_sample {
 int vt_rec_device_usage(const struct vt_usage_sample *s);
 /* Aggregate mode (src/output/aggregate.c): one call site's counts, and one device. */
 struct vt_agg_site {
-    uint32_t stack;
-    uint8_t api, kind;
+    struct vt_site_key key;
     uint8_t dirty;            /* changed since the last SAMPLE */
-    int device;
     uint64_t allocations, bytes_allocated, frees, live_count, live_bytes;
 };
 struct vt_agg_device {

@@ -161,7 +161,7 @@ static void print_leak(const struct vt_report *r, const struct vt_leak *leak,
                        const struct vt_site *site, FILE *out)
 {
     char size[32];
-    bool host = !vt_kind_counts_as_device(leak->kind);
+    bool host = !vt_kind_counts_as_vram(leak->kind);
     if (r->live_not_leaked)
         fprintf(out, "\n%s %s: %" PRIu64 " bytes (%s) in %" PRIu64 " %s via %s",
                 host ? "Host memory live" : "Live", live_when(r), leak->bytes,
@@ -194,7 +194,7 @@ static void print_summary(const struct vt_report *r, FILE *out)
     size_t device_sites = 0;
     uint64_t bytes = s->live_at_end_bytes, count = s->live_at_end_allocations;
     for (size_t i = 0; i < r->analysis->nleaks; i++)
-        device_sites += vt_kind_counts_as_device(r->analysis->leaks[i].kind);
+        device_sites += vt_kind_counts_as_vram(r->analysis->leaks[i].kind);
     if (s->allocations == 0)
         fprintf(out, "vramtrace: nothing to judge: no CUDA allocation succeeded in this process "
                 "(%" PRIu64 " failed)", s->failed_allocations);
@@ -215,7 +215,7 @@ static void print_host_summary(const struct vt_report *r, FILE *out)
     char size[32];
     uint64_t bytes = 0, count = 0;
     for (size_t i = 0; i < r->analysis->nleaks; i++)
-        if (!vt_kind_counts_as_device(r->analysis->leaks[i].kind)) {
+        if (!vt_kind_counts_as_vram(r->analysis->leaks[i].kind)) {
             bytes += r->analysis->leaks[i].bytes;
             count += r->analysis->leaks[i].allocations;
         }
@@ -228,7 +228,7 @@ static void print_host_summary(const struct vt_report *r, FILE *out)
 static bool has_host_leaks(const struct vt_report *r)
 {
     for (size_t i = 0; i < r->analysis->nleaks; i++)
-        if (!vt_kind_counts_as_device(r->analysis->leaks[i].kind))
+        if (!vt_kind_counts_as_vram(r->analysis->leaks[i].kind))
             return true;
     return false;
 }
@@ -238,7 +238,7 @@ static void print_leaks(const struct vt_report *r, bool host, FILE *out)
 {
     for (size_t i = 0; i < r->leaks_shown; i++) {
         const struct vt_leak *leak = &r->analysis->leaks[i];
-        if (vt_kind_counts_as_device(leak->kind) != host)
+        if (vt_kind_counts_as_vram(leak->kind) != host)
             print_leak(r, leak, &r->leak_sites[i], out);
     }
 }
