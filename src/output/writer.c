@@ -3,6 +3,7 @@
 #include "config.h"
 #include "format.h"
 #include "manifest.h"
+#include "output_path.h"
 #include "proc_self.h"
 #include "warn.h"
 
@@ -111,8 +112,8 @@ static int create_file(void)
     int is_link = 0;
     for (unsigned attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
         if (vt_config_output_path(out.path, sizeof out.path, attempt) < 0) {
-            vt_warn("VRAMTRACE_OUTPUT does not expand to a usable path (only %%p, %%r, %%e and "
-                    "%%%% are known); not tracing");
+            vt_warn("VRAMTRACE_OUTPUT does not expand to a usable path (known: %s); "
+                    "not tracing", VT_OUTPUT_PATH_SEQUENCES);
             return -1;
         }
         int fd = open(out.path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
