@@ -166,6 +166,119 @@ enum vt_record_type {
     VT_REC_MAX_KNOWN = 20,
 };
 
+/* ---- record layouts: one definition for the writer (src/output/records.c),
+ * the reader (tools/read/dump_reader.c) and the test encoder
+ * (tests/cli/mkdump.c) ----
+ * VT_REC_<TYPE>_FIELDS(F) lists the fields of a record in order as
+ * F(kind, name, label), the label naming the field in the reader's errors;
+ * VT_REC_<TYPE>_APPENDED(F) the fields appended later, absent in older
+ * dumps (a reader takes each one only while bytes remain). Kinds:
+ *   VARINT, SVARINT, U8, STR;
+ *   DT   the time (CLOCK_MONOTONIC ns), written as the varint dt;
+ *   ADDR an address, written as the svarint delta of ALLOC/FREE addresses.
+ * The records listed in VT_RECORD_LAYOUTS are written and read through
+ * these lists only (FAILED: its head; the out-of-memory tail after it is
+ * variable, see VT_REC_FAILED). The others (PROCESS, MODULE, STACK,
+ * PYFRAME, PYSTACK, SAMPLE, SITES, TOTALS, DEVICE) hold arrays and are
+ * coded by hand on each side, as described above. */
+#define VT_REC_ALLOC_FIELDS(F) \
+    F(DT, time_ns, "time delta") F(ADDR, address, "address delta") F(VARINT, size, "size") \
+    F(VARINT, stack, "stack id") F(U8, api, "api") F(U8, kind_flags, "kind") \
+    F(SVARINT, device, "device") F(VARINT, tid, "tid") F(VARINT, stream, "stream")
+#define VT_REC_ALLOC_APPENDED(F)
+#define VT_REC_FREE_FIELDS(F) \
+    F(DT, time_ns, "time delta") F(ADDR, address, "address delta") F(U8, api, "api") \
+    F(U8, status_flags, "status") F(VARINT, tid, "tid") F(VARINT, stream, "stream")
+#define VT_REC_FREE_APPENDED(F)
+#define VT_REC_FAILED_FIELDS(F) \
+    F(DT, time_ns, "time delta") F(VARINT, size, "size") F(VARINT, stack, "stack id") \
+    F(U8, api, "api") F(U8, kind, "kind") F(SVARINT, device, "device") F(VARINT, tid, "tid") \
+    F(VARINT, error, "error code")
+#define VT_REC_FAILED_APPENDED(F)
+#define VT_REC_MARK_FIELDS(F) F(DT, time_ns, "time delta") F(VARINT, tid, "tid") F(STR, label, "label")
+#define VT_REC_MARK_APPENDED(F)
+#define VT_REC_END_FIELDS(F) \
+    F(DT, time_ns, "time delta") F(U8, reason, "reason") F(VARINT, live, "live count")
+#define VT_REC_END_APPENDED(F) F(VARINT, signal, "signal") F(VARINT, status, "exit status")
+#define VT_REC_THREAD_FIELDS(F) F(VARINT, tid, "tid") F(STR, name, "thread name")
+#define VT_REC_THREAD_APPENDED(F)
+#define VT_REC_MODULE_UNLOAD_FIELDS(F) F(VARINT, module, "module id")
+#define VT_REC_MODULE_UNLOAD_APPENDED(F)
+#define VT_REC_DEVICE_USAGE_FIELDS(F) \
+    F(VARINT, time_ns, "time") F(U8, reason, "reason") F(SVARINT, device, "device") \
+    F(VARINT, free_bytes, "free bytes") F(VARINT, total_bytes, "total bytes") \
+    F(VARINT, own_plus1, "own used bytes") F(VARINT, others_plus1, "other processes' bytes") \
+    F(VARINT, others, "other process count")
+#define VT_REC_DEVICE_USAGE_APPENDED(F) F(VARINT, traced_plus1, "traced live bytes")
+#define VT_REC_BAD_FREE_FIELDS(F) \
+    F(DT, time_ns, "time delta") F(VARINT, address, "address") F(U8, api, "api") \
+    F(U8, flags, "flags") F(VARINT, tid, "tid") F(VARINT, error, "error") \
+    F(VARINT, stack, "stack id") F(VARINT, alloc_stack, "allocation stack id") \
+    F(U8, alloc_api, "allocation api") F(U8, alloc_kind, "allocation kind") \
+    F(SVARINT, alloc_device, "allocation device") F(VARINT, alloc_size, "allocation size") \
+    F(VARINT, first_free_ns, "first free time") F(U8, first_free_api, "first free api") \
+    F(VARINT, first_free_tid, "first free tid") F(VARINT, first_free_stack, "first free stack id")
+#define VT_REC_BAD_FREE_APPENDED(F)
+
+#define VT_RECORD_LAYOUTS(X) \
+    X(ALLOC) X(FREE) X(FAILED) X(MARK) X(END) X(THREAD) X(MODULE_UNLOAD) X(DEVICE_USAGE) \
+    X(BAD_FREE)
+
+/* struct vt_rec_<TYPE>: the values of one record's fields. */
+#define VT_FIELD_TYPE_VARINT uint64_t
+#define VT_FIELD_TYPE_SVARINT int64_t
+#define VT_FIELD_TYPE_U8 unsigned
+#define VT_FIELD_TYPE_STR const char *
+#define VT_FIELD_TYPE_DT uint64_t
+#define VT_FIELD_TYPE_ADDR uint64_t
+#define VT_FIELD_MEMBER(kind, name, label) VT_FIELD_TYPE_##kind name;
+#define VT_RECORD_STRUCT(TYPE)                                                              \
+    struct vt_rec_##TYPE {                                                                  \
+        VT_REC_##TYPE##_FIELDS(VT_FIELD_MEMBER) VT_REC_##TYPE##_APPENDED(VT_FIELD_MEMBER)    \
+    };
+VT_RECORD_LAYOUTS(VT_RECORD_STRUCT)
+#undef VT_RECORD_STRUCT
+
+/* VT_DEFINE_ENCODER(TYPE, OUT): static void vt_encode_<TYPE>(OUT *out,
+ * const struct vt_rec_<TYPE> *rec, int appended) puts the fields in order
+ * (APPENDED: with the appended ones) through the including side's
+ * vt_put_<kind>(OUT *out, value). */
+#define VT_ENCODE_FIELD(kind, name, label) vt_put_##kind(out, rec->name);
+#define VT_DEFINE_ENCODER(TYPE, OUT)                                                        \
+    static void vt_encode_##TYPE(OUT *out, const struct vt_rec_##TYPE *rec, int appended)  \
+    {                                                                                       \
+        VT_REC_##TYPE##_FIELDS(VT_ENCODE_FIELD)                                             \
+        if (appended) {                                                                     \
+            VT_REC_##TYPE##_APPENDED(VT_ENCODE_FIELD)                                       \
+        }                                                                                   \
+    }
+
+/* VT_DEFINE_DECODER(TYPE, IN): static bool vt_decode_<TYPE>(IN *in,
+ * struct vt_rec_<TYPE> *rec, struct vt_at_<TYPE> *at) takes the fields in
+ * order through the including side's bool vt_get_<kind>(IN *in, const char
+ * *label, <type> *value) (false: it said why), the appended ones only while
+ * vt_get_more(in); AT holds where each field began (for errors). Fields
+ * not present keep the values REC had. */
+#define VT_FIELD_AT(kind, name, label) const uint8_t *name;
+#define VT_DECODE_FIELD(kind, name, label)                                                  \
+    at->name = vt_get_position(in);                                                         \
+    if (!vt_get_##kind(in, label, &rec->name))                                              \
+        return false;
+#define VT_DECODE_APPENDED(kind, name, label)                                               \
+    at->name = vt_get_position(in);                                                         \
+    if (vt_get_more(in) && !vt_get_##kind(in, label, &rec->name))                           \
+        return false;
+#define VT_DEFINE_DECODER(TYPE, IN)                                                         \
+    struct vt_at_##TYPE {                                                                   \
+        VT_REC_##TYPE##_FIELDS(VT_FIELD_AT) VT_REC_##TYPE##_APPENDED(VT_FIELD_AT)           \
+    };                                                                                      \
+    static bool vt_decode_##TYPE(IN *in, struct vt_rec_##TYPE *rec, struct vt_at_##TYPE *at) \
+    {                                                                                       \
+        VT_REC_##TYPE##_FIELDS(VT_DECODE_FIELD)                                             \
+        VT_REC_##TYPE##_APPENDED(VT_DECODE_APPENDED)                                        \
+        return true;                                                                        \
+    }
+
 /* BAD_FREE flags. */
 #define VT_BAD_FREE_ALLOC_KNOWN 0x01 /* the allocation it tried to free is known */
 #define VT_BAD_FREE_DOUBLE 0x02      /* it had been freed already: a double free */

@@ -11,7 +11,7 @@ static void unchanged(const struct vt_alloc_info *info, uint32_t stack)
 static int write_alloc(const struct vt_alloc_info *info, uint32_t stack, unsigned flags,
                        uint64_t time_ns)
 {
-    struct vt_alloc_event ev = {
+    struct vt_rec_ALLOC ev = {
         .time_ns = time_ns, .address = info->key, .size = info->size, .stack = stack,
         .api = (uint8_t)info->api,
         .kind_flags = (uint8_t)(info->kind | vt_space_flag(info->space) | flags),

@@ -19,15 +19,6 @@ struct vt_module_info {
     size_t build_id_len;
 };
 
-struct vt_alloc_event {
-    uint64_t time_ns;           /* vt_now_ns(), read before the lock */
-    uint64_t address, size;
-    uint32_t stack;
-    uint8_t api, kind_flags;
-    int device;
-    uint64_t stream;
-};
-
 uint64_t vt_now_ns(void);
 /* The time of the last timed record written (vt_now_ns's clock). */
 uint64_t vt_rec_last_time(void);
@@ -48,7 +39,8 @@ int vt_rec_pyframe(uint32_t id, const char *function, const char *file, int line
 int vt_rec_pystack(uint32_t id, const uintptr_t *frames, unsigned n, const uintptr_t *pyframes,
                    unsigned py_count, int truncated, const struct vt_stack_cut *cut);
 int vt_rec_thread(pid_t tid, const char *name);
-int vt_rec_alloc(const struct vt_alloc_event *e);
+/* E->time_ns: vt_now_ns(), read before the lock; E->tid is set here. */
+int vt_rec_alloc(struct vt_rec_ALLOC *e);
 /* TIME_NS: vt_now_ns(), read before the lock. */
 int vt_rec_free(uint64_t time_ns, uint64_t address, unsigned api, unsigned status_flags,
                 uint64_t stream);
