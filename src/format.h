@@ -166,6 +166,119 @@ enum vt_record_type {
     VT_REC_MAX_KNOWN = 20,
 };
 
+/* ---- record layouts: one definition for the writer (src/output/records.c),
+ * the reader (tools/read/dump_reader.c) and the test encoder
+ * (tests/cli/mkdump.c) ----
+ * VT_REC_<TYPE>_FIELDS(F) lists the fields of a record in order as
+ * F(kind, name, label), the label naming the field in the reader's errors;
+ * VT_REC_<TYPE>_APPENDED(F) the fields appended later, absent in older
+ * dumps (a reader takes each one only while bytes remain). Kinds:
+ *   VARINT, SVARINT, U8, STR;
+ *   DT   the time (CLOCK_MONOTONIC ns), written as the varint dt;
+ *   ADDR an address, written as the svarint delta of ALLOC/FREE addresses.
+ * The records listed in VT_RECORD_LAYOUTS are written and read through
+ * these lists only (FAILED: its head; the out-of-memory tail after it is
+ * variable, see VT_REC_FAILED). The others (PROCESS, MODULE, STACK,
+ * PYFRAME, PYSTACK, SAMPLE, SITES, TOTALS, DEVICE) hold arrays and are
+ * coded by hand on each side, as described above. */
+#define VT_REC_ALLOC_FIELDS(F) \
+    F(DT, time_ns, "time delta") F(ADDR, address, "address delta") F(VARINT, size, "size") \
+    F(VARINT, stack, "stack id") F(U8, api, "api") F(U8, kind_flags, "kind") \
+    F(SVARINT, device, "device") F(VARINT, tid, "tid") F(VARINT, stream, "stream")
+#define VT_REC_ALLOC_APPENDED(F)
+#define VT_REC_FREE_FIELDS(F) \
+    F(DT, time_ns, "time delta") F(ADDR, address, "address delta") F(U8, api, "api") \
+    F(U8, status_flags, "status") F(VARINT, tid, "tid") F(VARINT, stream, "stream")
+#define VT_REC_FREE_APPENDED(F)
+#define VT_REC_FAILED_FIELDS(F) \
+    F(DT, time_ns, "time delta") F(VARINT, size, "size") F(VARINT, stack, "stack id") \
+    F(U8, api, "api") F(U8, kind, "kind") F(SVARINT, device, "device") F(VARINT, tid, "tid") \
+    F(VARINT, error, "error code")
+#define VT_REC_FAILED_APPENDED(F)
+#define VT_REC_MARK_FIELDS(F) F(DT, time_ns, "time delta") F(VARINT, tid, "tid") F(STR, label, "label")
+#define VT_REC_MARK_APPENDED(F)
+#define VT_REC_END_FIELDS(F) \
+    F(DT, time_ns, "time delta") F(U8, reason, "reason") F(VARINT, live, "live count")
+#define VT_REC_END_APPENDED(F) F(VARINT, signal, "signal") F(VARINT, status, "exit status")
+#define VT_REC_THREAD_FIELDS(F) F(VARINT, tid, "tid") F(STR, name, "thread name")
+#define VT_REC_THREAD_APPENDED(F)
+#define VT_REC_MODULE_UNLOAD_FIELDS(F) F(VARINT, module, "module id")
+#define VT_REC_MODULE_UNLOAD_APPENDED(F)
+#define VT_REC_DEVICE_USAGE_FIELDS(F) \
+    F(VARINT, time_ns, "time") F(U8, reason, "reason") F(SVARINT, device, "device") \
+    F(VARINT, free_bytes, "free bytes") F(VARINT, total_bytes, "total bytes") \
+    F(VARINT, own_plus1, "own used bytes") F(VARINT, others_plus1, "other processes' bytes") \
+    F(VARINT, others, "other process count")
+#define VT_REC_DEVICE_USAGE_APPENDED(F) F(VARINT, traced_plus1, "traced live bytes")
+#define VT_REC_BAD_FREE_FIELDS(F) \
+    F(DT, time_ns, "time delta") F(VARINT, address, "address") F(U8, api, "api") \
+    F(U8, flags, "flags") F(VARINT, tid, "tid") F(VARINT, error, "error") \
+    F(VARINT, stack, "stack id") F(VARINT, alloc_stack, "allocation stack id") \
+    F(U8, alloc_api, "allocation api") F(U8, alloc_kind, "allocation kind") \
+    F(SVARINT, alloc_device, "allocation device") F(VARINT, alloc_size, "allocation size") \
+    F(VARINT, first_free_ns, "first free time") F(U8, first_free_api, "first free api") \
+    F(VARINT, first_free_tid, "first free tid") F(VARINT, first_free_stack, "first free stack id")
+#define VT_REC_BAD_FREE_APPENDED(F)
+
+#define VT_RECORD_LAYOUTS(X) \
+    X(ALLOC) X(FREE) X(FAILED) X(MARK) X(END) X(THREAD) X(MODULE_UNLOAD) X(DEVICE_USAGE) \
+    X(BAD_FREE)
+
+/* struct vt_rec_<TYPE>: the values of one record's fields. */
+#define VT_FIELD_TYPE_VARINT uint64_t
+#define VT_FIELD_TYPE_SVARINT int64_t
+#define VT_FIELD_TYPE_U8 unsigned
+#define VT_FIELD_TYPE_STR const char *
+#define VT_FIELD_TYPE_DT uint64_t
+#define VT_FIELD_TYPE_ADDR uint64_t
+#define VT_FIELD_MEMBER(kind, name, label) VT_FIELD_TYPE_##kind name;
+#define VT_RECORD_STRUCT(TYPE)                                                              \
+    struct vt_rec_##TYPE {                                                                  \
+        VT_REC_##TYPE##_FIELDS(VT_FIELD_MEMBER) VT_REC_##TYPE##_APPENDED(VT_FIELD_MEMBER)    \
+    };
+VT_RECORD_LAYOUTS(VT_RECORD_STRUCT)
+#undef VT_RECORD_STRUCT
+
+/* VT_DEFINE_ENCODER(TYPE, OUT): static void vt_encode_<TYPE>(OUT *out,
+ * const struct vt_rec_<TYPE> *rec, int appended) puts the fields in order
+ * (APPENDED: with the appended ones) through the including side's
+ * vt_put_<kind>(OUT *out, value). */
+#define VT_ENCODE_FIELD(kind, name, label) vt_put_##kind(out, rec->name);
+#define VT_DEFINE_ENCODER(TYPE, OUT)                                                        \
+    static void vt_encode_##TYPE(OUT *out, const struct vt_rec_##TYPE *rec, int appended)  \
+    {                                                                                       \
+        VT_REC_##TYPE##_FIELDS(VT_ENCODE_FIELD)                                             \
+        if (appended) {                                                                     \
+            VT_REC_##TYPE##_APPENDED(VT_ENCODE_FIELD)                                       \
+        }                                                                                   \
+    }
+
+/* VT_DEFINE_DECODER(TYPE, IN): static bool vt_decode_<TYPE>(IN *in,
+ * struct vt_rec_<TYPE> *rec, struct vt_at_<TYPE> *at) takes the fields in
+ * order through the including side's bool vt_get_<kind>(IN *in, const char
+ * *label, <type> *value) (false: it said why), the appended ones only while
+ * vt_get_more(in); AT holds where each field began (for errors). Fields
+ * not present keep the values REC had. */
+#define VT_FIELD_AT(kind, name, label) const uint8_t *name;
+#define VT_DECODE_FIELD(kind, name, label)                                                  \
+    at->name = vt_get_position(in);                                                         \
+    if (!vt_get_##kind(in, label, &rec->name))                                              \
+        return false;
+#define VT_DECODE_APPENDED(kind, name, label)                                               \
+    at->name = vt_get_position(in);                                                         \
+    if (vt_get_more(in) && !vt_get_##kind(in, label, &rec->name))                           \
+        return false;
+#define VT_DEFINE_DECODER(TYPE, IN)                                                         \
+    struct vt_at_##TYPE {                                                                   \
+        VT_REC_##TYPE##_FIELDS(VT_FIELD_AT) VT_REC_##TYPE##_APPENDED(VT_FIELD_AT)           \
+    };                                                                                      \
+    static bool vt_decode_##TYPE(IN *in, struct vt_rec_##TYPE *rec, struct vt_at_##TYPE *at) \
+    {                                                                                       \
+        VT_REC_##TYPE##_FIELDS(VT_DECODE_FIELD)                                             \
+        VT_REC_##TYPE##_APPENDED(VT_DECODE_APPENDED)                                        \
+        return true;                                                                        \
+    }
+
 /* BAD_FREE flags. */
 #define VT_BAD_FREE_ALLOC_KNOWN 0x01 /* the allocation it tried to free is known */
 #define VT_BAD_FREE_DOUBLE 0x02      /* it had been freed already: a double free */
@@ -199,6 +312,13 @@ enum vt_end_reason {
 /* ALLOC kind|flags byte: low 4 bits kind, then flags. */
 enum vt_kind { VT_KIND_DEVICE = 0, VT_KIND_MANAGED = 1, VT_KIND_HOST = 2, VT_KIND_COUNT = 3 };
 #define VT_KIND_MASK 0x0f
+
+/* What counts as VRAM (live bytes, leaks, growth, usage over time): device
+ * and managed memory; page-locked host memory is reported apart. */
+static inline int vt_kind_counts_as_vram(unsigned kind)
+{
+    return kind == VT_KIND_DEVICE || kind == VT_KIND_MANAGED;
+}
 #define VT_ALLOC_RESTORED 0x10 /* a failed free put this back: not a new allocation */
 #define VT_ADDR_HANDLE 0x20    /* "address" is a cuMemCreate handle, a key space of its own */
 
@@ -211,24 +331,38 @@ enum vt_free_status {
 };
 #define VT_FREE_STATUS_MASK 0x0f
 
-/* The CUDA API that the program called, without version suffix. */
+/* The CUDA API that the program called, without version suffix: its id in
+ * ALLOC, FREE, FAILED, BAD_FREE and site records, and whether it allocates
+ * (VT_API_ALLOCATES; else it frees or tears down). Id ranges, a promise of
+ * the format: 0 unknown, runtime APIs (cuda*) from VT_API_RUNTIME_FIRST up
+ * to VT_API_DRIVER_FIRST, driver APIs (cu*) from there up to VT_API_LIMIT.
+ * A new API takes the next free id of its range (ids are never reused). */
+#define VT_API_ALLOCATES 0x1u
 #define VT_API_LIST(X) \
-    X(0, unknown) \
-    X(1, cudaMalloc) X(2, cudaMallocPitch) X(3, cudaMalloc3D) X(4, cudaMallocManaged) \
-    X(5, cudaMallocAsync) X(6, cudaMallocFromPoolAsync) X(7, cudaMallocHost) \
-    X(8, cudaHostAlloc) X(9, cudaMallocArray) X(10, cudaFree) X(11, cudaFreeAsync) \
-    X(12, cudaFreeHost) X(13, cudaFreeArray) X(14, cudaDeviceReset) \
-    X(15, cudaMallocMipmappedArray) X(16, cudaFreeMipmappedArray) \
-    X(20, cuMemAlloc) X(21, cuMemAllocPitch) X(22, cuMemAllocManaged) \
-    X(23, cuMemAllocAsync) X(24, cuMemAllocFromPoolAsync) X(25, cuMemAllocHost) \
-    X(26, cuMemHostAlloc) X(27, cuMemCreate) X(28, cuArrayCreate) X(29, cuArray3DCreate) \
-    X(30, cuMemFree) X(31, cuMemFreeAsync) X(32, cuMemFreeHost) X(33, cuMemRelease) \
-    X(34, cuMemUnmap) X(35, cuArrayDestroy) X(36, cuCtxDestroy) \
-    X(37, cuDevicePrimaryCtxReset) X(38, cuDevicePrimaryCtxRelease) \
-    X(39, cuMipmappedArrayCreate) X(40, cuMipmappedArrayDestroy)
+    X(0, unknown, 0) \
+    X(1, cudaMalloc, VT_API_ALLOCATES) X(2, cudaMallocPitch, VT_API_ALLOCATES) \
+    X(3, cudaMalloc3D, VT_API_ALLOCATES) X(4, cudaMallocManaged, VT_API_ALLOCATES) \
+    X(5, cudaMallocAsync, VT_API_ALLOCATES) X(6, cudaMallocFromPoolAsync, VT_API_ALLOCATES) \
+    X(7, cudaMallocHost, VT_API_ALLOCATES) X(8, cudaHostAlloc, VT_API_ALLOCATES) \
+    X(9, cudaMallocArray, VT_API_ALLOCATES) X(10, cudaFree, 0) X(11, cudaFreeAsync, 0) \
+    X(12, cudaFreeHost, 0) X(13, cudaFreeArray, 0) X(14, cudaDeviceReset, 0) \
+    X(15, cudaMallocMipmappedArray, VT_API_ALLOCATES) X(16, cudaFreeMipmappedArray, 0) \
+    X(20, cuMemAlloc, VT_API_ALLOCATES) X(21, cuMemAllocPitch, VT_API_ALLOCATES) \
+    X(22, cuMemAllocManaged, VT_API_ALLOCATES) X(23, cuMemAllocAsync, VT_API_ALLOCATES) \
+    X(24, cuMemAllocFromPoolAsync, VT_API_ALLOCATES) X(25, cuMemAllocHost, VT_API_ALLOCATES) \
+    X(26, cuMemHostAlloc, VT_API_ALLOCATES) X(27, cuMemCreate, VT_API_ALLOCATES) \
+    X(28, cuArrayCreate, VT_API_ALLOCATES) X(29, cuArray3DCreate, VT_API_ALLOCATES) \
+    X(30, cuMemFree, 0) X(31, cuMemFreeAsync, 0) X(32, cuMemFreeHost, 0) \
+    X(33, cuMemRelease, 0) X(34, cuMemUnmap, 0) X(35, cuArrayDestroy, 0) \
+    X(36, cuCtxDestroy, 0) X(37, cuDevicePrimaryCtxReset, 0) \
+    X(38, cuDevicePrimaryCtxRelease, 0) \
+    X(39, cuMipmappedArrayCreate, VT_API_ALLOCATES) X(40, cuMipmappedArrayDestroy, 0)
+
+#define VT_API_RUNTIME_FIRST 1u
+#define VT_API_DRIVER_FIRST 20u
 
 enum vt_api {
-#define VT_API_ENUM(n, name) VT_API_##name = n,
+#define VT_API_ENUM(n, name, traits) VT_API_##name = n,
     VT_API_LIST(VT_API_ENUM)
 #undef VT_API_ENUM
     VT_API_LIMIT = 64
@@ -238,10 +372,27 @@ enum vt_api {
 static inline const char *vt_api_name(unsigned api)
 {
     switch (api) {
-#define VT_API_CASE(n, name) case n: return #name;
+#define VT_API_CASE(n, name, traits) case n: return #name;
     VT_API_LIST(VT_API_CASE)
 #undef VT_API_CASE
     default: return NULL;
+    }
+}
+
+/* 1 for an id in the runtime's range (cuda*), 0 for the driver's and unknown. */
+static inline int vt_api_is_runtime(unsigned api)
+{
+    return api >= VT_API_RUNTIME_FIRST && api < VT_API_DRIVER_FIRST;
+}
+
+/* 1 for a known API that allocates. */
+static inline int vt_api_allocates(unsigned api)
+{
+    switch (api) {
+#define VT_API_TRAITS(n, name, traits) case n: return ((traits) & VT_API_ALLOCATES) != 0;
+    VT_API_LIST(VT_API_TRAITS)
+#undef VT_API_TRAITS
+    default: return 0;
     }
 }
 
@@ -249,6 +400,27 @@ static inline const char *vt_kind_name(unsigned kind)
 {
     static const char *const names[VT_KIND_COUNT] = {"device", "managed", "host"};
     return kind < VT_KIND_COUNT ? names[kind] : NULL;
+}
+
+/* A call site, as the CLI groups allocations and aggregate mode counts
+ * them: (stack id, api, kind, device). No padding: it is hashed as bytes. */
+struct vt_site_key {
+    uint64_t stack_id;
+    uint64_t api, kind;
+    int64_t device;
+};
+
+static inline struct vt_site_key vt_site_key(uint64_t stack_id, unsigned api, unsigned kind,
+                                             int64_t device)
+{
+    struct vt_site_key key = {stack_id, api, kind, device};
+    return key;
+}
+
+static inline int vt_site_key_eq(const struct vt_site_key *a, const struct vt_site_key *b)
+{
+    return a->stack_id == b->stack_id && a->api == b->api && a->kind == b->kind &&
+           a->device == b->device;
 }
 
 /* ---- varint helpers ---- */

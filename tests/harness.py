@@ -491,6 +491,62 @@ def check_complete(rep):
 
 # ---- entry point ----
 
+def define_api_cases(namespace, *, program_name, source, leak_list, loop_pairs):
+    """The ground truth shared by tests/test_runtime.py and test_driver.py:
+    PROGRAM_NAME (built from SOURCE) ran LOOP_PAIRS balanced alloc/free pairs
+    first, one live at a time, then leaked LEAK_LIST, a list of (function, tag,
+    bytes, api, kind, device), once each. Defines in NAMESPACE case_<tag>
+    for each leak (exact bytes, api, kind, device, call site), case_summary,
+    case_frames and case_preload (plain LD_PRELOAD + VRAMTRACE_OUTPUT)."""
+    vram = [x for x in leak_list if x[4] != "host"]
+    summary = dict(
+        allocations=loop_pairs + len(leak_list),
+        frees=loop_pairs,
+        leaked_bytes=sum(x[2] for x in vram),
+        leaked_allocations=len(vram),
+        host_leaked_bytes=sum(x[2] for x in leak_list if x[4] == "host"),
+        # the loops ran first; the peak is one device's own, never a sum
+        peak_bytes=max(sum(x[2] for x in vram if x[5] == d) for d in {x[5] for x in vram}),
+        failed_allocations=0,
+        invalid_frees=0,
+    )
+
+    def traced(mode="run"):
+        rep, _ = traced_report([program(program_name)], mode=mode)
+        return rep
+
+    def check(rep, leak):
+        fn, tag, nbytes, api, kind, dev = leak
+        check_leak(rep, function=fn, source=source, tag=tag, nbytes=nbytes, api=api, kind=kind,
+                   device=dev)
+
+    def leak_case(leak):
+        return lambda: check(traced(), leak)
+
+    for leak in leak_list:
+        namespace["case_" + leak[1]] = leak_case(leak)
+
+    def case_summary():
+        rep = traced()
+        check_summary(rep, **summary)
+        expect_eq("number of leak entries", len(leaks(rep)), len(leak_list))
+        check_complete(rep)
+
+    def case_frames():
+        rep = traced()
+        check_frame_shape(rep)
+        check_leak_order(rep)
+
+    def case_preload():
+        rep = traced("preload")
+        check_summary(rep, **summary)
+        check(rep, leak_list[0])
+
+    namespace.update(case_summary=case_summary, case_frames=case_frames,
+                     case_preload=case_preload)
+    return summary
+
+
 def main(namespace):
     cases = {k[5:]: v for k, v in namespace.items() if k.startswith("case_") and callable(v)}
     if len(sys.argv) == 2 and sys.argv[1] == "--list":

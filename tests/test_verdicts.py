@@ -276,7 +276,9 @@ def case_bad_output():
              ("adir/", "adir/ is a directory; give a file name"),
              ("dangling.vtr", "dangling.vtr is a symlink; dumps are never written through one"),
              ("link.vtr", "link.vtr is a symlink"),
-             ("x.%q.vtr", "unknown '%q'")]
+             ("x.%q.vtr", "unknown '%q'"), ("x.vtr%", "unknown '%'"),
+             # %% is a plain '%' (src/output_path.h): a fixed path, checked as one
+             ("missing%%/x.vtr", "directory missing%: No such file or directory")]
     for out, message in cases:
         r = run(["sh", "-c", "touch %s" % marker], "-o", out, "--fail-on-leak", cwd=d)
         expect_status(r, 2, "-o %s" % out)

@@ -1,8 +1,8 @@
 /* The functions behind include/vramtrace.h, exported under the same names so
  * the header's shim and ctypes find them with dlsym(RTLD_DEFAULT, ...). */
-#include "aggregate.h"
 #include "devices.h"
 #include "format.h"
+#include "output.h"
 #include "records.h"
 #include "tracer.h"
 #include "track.h"
@@ -50,8 +50,7 @@ VT_EXPORT void vramtrace_mark(const char *label)
     if (!vt_enter())
         return;
     vt_lock();
-    if (vt_output_ready() == 0 &&
-        (vt_agg_sample_now() < 0 || vt_rec_mark(label ? label : "") < 0))
+    if (vt_output_ready() == 0 && vt_output_mark(label ? label : "") < 0)
         vt_disable_locked(NULL); /* the writer said why */
     vt_unlock();
     vt_devices_sample(VT_USAGE_MARK);

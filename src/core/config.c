@@ -1,5 +1,7 @@
 #include "config.h"
 
+#include "output_path.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,16 +22,6 @@ static void exe_name(char *out, size_t size)
         out[n] = ok ? c : '_';
     }
     out[n] = '\0';
-}
-
-static int append(char *out, size_t size, size_t *len, const char *s)
-{
-    size_t n = strlen(s);
-    if (*len + n >= size)
-        return -1;
-    memcpy(out + *len, s, n + 1);
-    *len += n;
-    return 0;
 }
 
 int vt_config_rank(char *out, size_t size)
@@ -53,33 +45,14 @@ int vt_config_rank(char *out, size_t size)
 
 static int expand_pattern(char *out, size_t size, const char *pattern)
 {
-    size_t len = 0;
     char pid[24], rank[24], exe[72];
-    out[0] = '\0';
+    const char *bad;
     exe_name(exe, sizeof exe);
     snprintf(pid, sizeof pid, "%d", (int)getpid());
     if (vt_config_rank(rank, sizeof rank) < 0)
         snprintf(rank, sizeof rank, "norank");
-    for (const char *p = pattern; *p; p++) {
-        char one[2] = {*p, '\0'};
-        const char *piece = one;
-        if (*p == '%') {
-            p++;
-            if (*p == 'p')
-                piece = pid;
-            else if (*p == 'r')
-                piece = rank;
-            else if (*p == 'e')
-                piece = exe;
-            else if (*p == '%')
-                piece = "%";
-            else
-                return -1; /* unknown or dangling %: refuse rather than guess */
-        }
-        if (append(out, size, &len, piece) < 0)
-            return -1;
-    }
-    return len > 0 ? 0 : -1;
+    struct vt_output_path_values values = {pid, rank, exe};
+    return vt_output_path_expand(out, size, pattern, &values, &bad, NULL) > 0 ? 0 : -1;
 }
 
 /* "x.vtr" -> "x.N.vtr"; other names -> "x.N". */

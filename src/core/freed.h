@@ -6,7 +6,7 @@
 #ifndef VRAMTRACE_FREED_H
 #define VRAMTRACE_FREED_H
 
-#include "track.h"
+#include "alloc_info.h"
 
 #include <stdint.h>
 #include <sys/types.h>

@@ -1,8 +1,6 @@
 #include "modules.h"
 
 #include "records.h"
-#include "stacks.h"
-#include "tracer.h"
 
 #include <elf.h>
 #include <link.h>
@@ -121,11 +119,13 @@ static int same_object(const struct written_module *m, const struct dl_phdr_info
 
 /* M is no longer loaded: say so in the dump, and let no cached stack that
  * points into it be reused for what is loaded there next. */
+static vt_forget_range_fn *forget_range;
+
 static void unloaded(struct written_module *m)
 {
     if (vt_rec_module_unload(m->id) < 0)
         modules.failed = 1;
-    vt_stacks_forget_range(m->start, m->end);
+    forget_range(m->start, m->end);
     HASH_DEL(modules.table, m);
     free(m->path);
     free(m);
@@ -159,7 +159,7 @@ static int read_adds(struct dl_phdr_info *info, size_t size, void *data)
     return 1;
 }
 
-int vt_modules_sync(void)
+int vt_modules_sync(vt_forget_range_fn *forget)
 {
     unsigned long long changes = 0;
     unsigned closed = __atomic_load_n(&unloads, __ATOMIC_ACQUIRE);
@@ -167,6 +167,7 @@ int vt_modules_sync(void)
     dl_iterate_phdr(read_adds, &changes);
     if (modules.table && changes == modules.adds_seen && closed == modules.unloads_seen)
         return 0;
+    forget_range = forget;
     modules.adds_seen = changes;
     modules.unloads_seen = closed;
     modules.failed = 0;

@@ -3,10 +3,14 @@
 #ifndef VRAMTRACE_MODULES_H
 #define VRAMTRACE_MODULES_H
 
+#include <stdint.h>
+
 /* Writes a MODULE record for each object loaded since the last call, and a
- * MODULE_UNLOAD record for each written one that is gone (its cached stacks
- * are forgotten: an object loaded at its addresses later is another one). */
-int vt_modules_sync(void);
+ * MODULE_UNLOAD record for each written one that is gone, calling FORGET
+ * with its address range (cached stacks into it must not be reused: an
+ * object loaded at its addresses later is another one). */
+typedef void vt_forget_range_fn(uint64_t start, uint64_t end);
+int vt_modules_sync(vt_forget_range_fn *forget);
 
 /* Any thread, no lock: an object may have been unloaded (dlclose returned). */
 void vt_modules_note_unload(void);

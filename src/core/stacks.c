@@ -2,7 +2,7 @@
 
 #include "modules.h"
 #include "records.h"
-#include "tracer.h"
+#include "warn.h"
 
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
@@ -230,7 +230,7 @@ uint32_t vt_stack_intern(const struct vt_stack *stack)
     if (stack->key_len == 0)
         return 0;
     if (vt_modules_unload_pending())
-        vt_modules_sync(); /* before any cached stack is reused */
+        vt_stacks_sync_modules(); /* before any cached stack is reused */
     HASH_FIND_BYHASHVALUE(hh, stacks.table, stack->key, key_len, stack->hash, known);
     if (known)
         return known->id;
@@ -243,7 +243,7 @@ uint32_t vt_stack_intern(const struct vt_stack *stack)
     memcpy(known->key, stack->key, key_len);
     HASH_ADD_KEYPTR_BYHASHVALUE(hh, stacks.table, known->key, key_len, stack->hash, known);
     /* Modules first: the reader symbolizes a stack with the modules before it. */
-    vt_modules_sync();
+    vt_stacks_sync_modules();
     if (write_stack(known, stack) < 0)
         return 0;
     return known->id;
@@ -273,6 +273,11 @@ void vt_stacks_forget_range(uint64_t start, uint64_t end)
                 break;
             }
     }
+}
+
+int vt_stacks_sync_modules(void)
+{
+    return vt_modules_sync(vt_stacks_forget_range);
 }
 
 void vt_stacks_reset(void)

@@ -4,16 +4,10 @@
 #define VRAMTRACE_STACKS_H
 
 #include "pystack.h"
+#include "stack_limits.h"
 
 #include <stdint.h>
 
-/* Native frames kept per stack: VRAMTRACE_MAX_FRAMES, VT_STACK_MIN to
- * VT_STACK_MAX, VT_STACK_DEFAULT without it. A deeper stack keeps its
- * innermost frames and its outermost few (main, the interpreter's entry),
- * and says how many it dropped in between. */
-#define VT_STACK_MAX 1024
-#define VT_STACK_MIN 16
-#define VT_STACK_DEFAULT 512
 
 struct vt_stack {
     /* The de-duplication key: the native frames (count of them), then, with
@@ -43,6 +37,10 @@ int vt_stack_frames(uint32_t id, uintptr_t *out, int max);
 /* Lock held: cached stacks with a frame in [START, END) (an unloaded
  * module) are not reused; a later capture writes its stack anew. */
 void vt_stacks_forget_range(uint64_t start, uint64_t end);
+
+/* Lock held: the module list written up to now (vt_modules_sync), cached
+ * stacks into unloaded modules forgotten. 0 or -1. */
+int vt_stacks_sync_modules(void);
 
 /* Forget what was written (a new dump starts). */
 void vt_stacks_reset(void);

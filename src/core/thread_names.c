@@ -1,7 +1,7 @@
 #include "thread_names.h"
 
 #include "records.h"
-#include "tracer.h"
+#include "tracing.h"
 
 #include <sys/prctl.h>
 

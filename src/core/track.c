@@ -1,12 +1,12 @@
 #include "track.h"
 
-#include "aggregate.h"
 #include "entry_pool.h"
 #include "format.h"
 #include "freed.h"
+#include "output.h"
 #include "records.h"
 #include "thread_names.h"
-#include "tracer.h"
+#include "tracing.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -85,16 +85,6 @@ static struct {
     struct vt_entry_pool lives, maps;
 } table = {.lives = VT_ENTRY_POOL(struct live), .maps = VT_ENTRY_POOL(struct mapping)};
 
-static int counts_as_vram(unsigned kind)
-{
-    return kind == VT_KIND_DEVICE || kind == VT_KIND_MANAGED;
-}
-
-static unsigned space_flag(enum vt_space space)
-{
-    return space == VT_SPACE_HANDLE ? VT_ADDR_HANDLE : 0;
-}
-
 static struct live *find(enum vt_space space, uint64_t key)
 {
     struct live *e;
@@ -105,17 +95,17 @@ static struct live *find(enum vt_space space, uint64_t key)
 static void insert(struct live *e)
 {
     HASH_ADD(hh, table.by_space[e->info.space], info.key, sizeof e->info.key, e);
-    if (counts_as_vram(e->info.kind))
+    if (vt_kind_counts_as_vram(e->info.kind))
         __atomic_fetch_add(&table.live_bytes, e->info.size, __ATOMIC_RELAXED);
-    vt_agg_insert(&e->info, e->stack);
+    vt_output->insert(&e->info, e->stack);
 }
 
 static void discard(struct live *e)
 {
     HASH_DELETE(hh, table.by_space[e->info.space], e);
-    if (counts_as_vram(e->info.kind))
+    if (vt_kind_counts_as_vram(e->info.kind))
         __atomic_fetch_sub(&table.live_bytes, e->info.size, __ATOMIC_RELAXED);
-    vt_agg_discard(&e->info, e->stack);
+    vt_output->discard(&e->info, e->stack);
     vt_entry_put(&table.lives, e);
 }
 
@@ -125,29 +115,16 @@ static void write_or_stop(int result)
         vt_disable_locked(NULL); /* the writer said why */
 }
 
-static void write_alloc(const struct live *e, unsigned extra_flags, uint64_t time_ns)
+static void write_alloc(const struct live *e, unsigned flags, uint64_t time_ns)
 {
-    if (vt_agg_enabled()) {
-        write_or_stop(vt_agg_alloc(&e->info, e->stack, extra_flags, time_ns));
-        return;
-    }
-    struct vt_alloc_event ev = {
-        .time_ns = time_ns, .address = e->info.key, .size = e->info.size, .stack = e->stack,
-        .api = (uint8_t)e->info.api,
-        .kind_flags = (uint8_t)(e->info.kind | space_flag(e->info.space) | extra_flags),
-        .device = e->info.device, .stream = e->info.stream,
-    };
-    write_or_stop(vt_rec_alloc(&ev));
+    write_or_stop(vt_output->alloc(&e->info, e->stack, flags, time_ns));
 }
 
 /* INFO and STACK: what was freed (NULL, 0: nothing traced). */
 static void write_free(const struct vt_alloc_info *info, uint32_t stack, uint64_t key,
                        unsigned api, unsigned status_flags, uint64_t stream, uint64_t time_ns)
 {
-    if (vt_agg_enabled())
-        write_or_stop(vt_agg_free(info, stack, status_flags, time_ns));
-    else
-        write_or_stop(vt_rec_free(time_ns, key, api, status_flags, stream));
+    write_or_stop(vt_output->free(info, stack, key, api, status_flags, stream, time_ns));
 }
 
 void vt_track_alloc(const struct vt_alloc_info *info, const struct vt_stack *stack)
@@ -222,7 +199,7 @@ void vt_track_free_begin(uint64_t key, enum vt_space space, unsigned api, uint64
         pending->free_stack = stack ? vt_stack_intern(stack) : 0;
         remember_freed(e, api, pending->free_stack, now);
         discard(e);
-        write_free(&pending->info, pending->stack, key, api, VT_FREE_OK | space_flag(space),
+        write_free(&pending->info, pending->stack, key, api, VT_FREE_OK | vt_space_flag(space),
                    stream, now);
     }
     vt_unlock();
@@ -236,7 +213,7 @@ static void write_bad_free(uint64_t key, enum vt_space space, unsigned api, int 
 {
     const struct vt_freed *before = info ? NULL : vt_freed_find(key, space);
     struct vt_bad_free f = {
-        .time_ns = vt_now_ns(), .address = key, .api = api, .flags = space_flag(space),
+        .time_ns = vt_now_ns(), .address = key, .api = api, .flags = vt_space_flag(space),
         .error = result, .stack = free_stack,
     };
     if (info) {
@@ -292,7 +269,7 @@ void vt_track_free_end(uint64_t key, enum vt_space space, unsigned api, uint64_t
         write_bad_free(key, space, api, result, free_stack, &pending->info, pending->stack);
     } else {
         unsigned status = result == 0 ? VT_FREE_UNTRACED : VT_FREE_INVALID;
-        write_free(NULL, 0, key, api, status | space_flag(space), stream, vt_now_ns());
+        write_free(NULL, 0, key, api, status | vt_space_flag(space), stream, vt_now_ns());
         if (result != 0)
             write_bad_free(key, space, api, result, free_stack, NULL, 0);
     }
@@ -389,7 +366,7 @@ void vt_track_teardown(void *ctx, int device, unsigned api)
                 if (!torn_down(e, ctx, device))
                     continue;
                 write_free(&e->info, e->stack, e->info.key, api,
-                           VT_FREE_TEARDOWN | space_flag(e->info.space), 0, vt_now_ns());
+                           VT_FREE_TEARDOWN | vt_space_flag(e->info.space), 0, vt_now_ns());
                 discard(e);
             }
     }
@@ -434,7 +411,7 @@ uint64_t vt_track_bytes_since(uint64_t checkpoint)
     vt_lock();
     for (int s = 0; s < 2; s++)
         HASH_ITER(hh, table.by_space[s], e, tmp)
-            if (e->seq > checkpoint && counts_as_vram(e->info.kind))
+            if (e->seq > checkpoint && vt_kind_counts_as_vram(e->info.kind))
                 bytes += e->info.size;
     vt_unlock();
     return bytes;
@@ -475,7 +452,7 @@ size_t vt_track_sites_since(uint64_t checkpoint, struct vt_site_total *out, size
     vt_lock();
     for (int s = 0; s < 2; s++)
         HASH_ITER(hh, table.by_space[s], e, tmp)
-            if (e->seq > checkpoint && counts_as_vram(e->info.kind))
+            if (e->seq > checkpoint && vt_kind_counts_as_vram(e->info.kind))
                 add_to_sites(sums, &n, e);
     qsort(sums, n, sizeof *sums, by_bytes_desc);
     if (n > max)

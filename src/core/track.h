@@ -3,25 +3,12 @@
 #ifndef VRAMTRACE_TRACK_H
 #define VRAMTRACE_TRACK_H
 
+#include "alloc_info.h"
 #include "records.h"
 #include "stacks.h"
 
 #include <stddef.h>
 #include <stdint.h>
-
-/* Key spaces: device pointers, and opaque handles (cuMemCreate, arrays). */
-enum vt_space { VT_SPACE_POINTER = 0, VT_SPACE_HANDLE = 1 };
-
-struct vt_alloc_info {
-    uint64_t key;
-    uint64_t size;
-    unsigned api;
-    unsigned kind;
-    enum vt_space space;
-    int device;
-    void *ctx;
-    uint64_t stream;
-};
 
 void vt_track_alloc(const struct vt_alloc_info *info, const struct vt_stack *stack);
 /* MEM may be NULL (not an out-of-memory error, or the driver did not say). */

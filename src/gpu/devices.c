@@ -1,11 +1,12 @@
 #include "devices.h"
 
-#include "aggregate.h"
 #include "cuda_abi.h"
 #include "format.h"
 #include "gpu_view.h"
+#include "driver_function.h"
 #include "resolve.h"
-#include "tracer.h"
+#include "output.h"
+#include "tracing.h"
 #include "track.h"
 
 #include <stdlib.h>
@@ -113,7 +114,7 @@ static void sample_device(int device, unsigned reason)
     vt_gpu_view_usage(&devices[device].id, &s);
     vt_lock();
     /* aggregate mode: the dump's samples are older; the live bytes of now */
-    s.traced_plus1 = vt_agg_enabled() ? vt_agg_device_live(device) + 1 : 0;
+    s.traced_plus1 = vt_output->device_traced_plus1(device);
     if (vt_output_ready() == 0)
         write_locked_or_stop(vt_rec_device_usage(&s));
     vt_unlock();
@@ -142,7 +143,7 @@ void vt_devices_take_pending(void)
  * registered before the first allocation, so it runs after this one). */
 static void sample_at_exit(void)
 {
-    if (!vt_enter())
+    if (!vt_guard_take())
         return;
     vt_devices_sample(VT_USAGE_EXIT);
     vt_leave();

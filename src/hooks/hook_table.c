@@ -2,7 +2,6 @@
 
 #include "elf_symbol.h"
 #include "resolve.h"
-#include "tracer.h"
 
 #include <dlfcn.h>
 

@@ -3,7 +3,7 @@
  * to date first, so no stack is named after the wrong library. */
 #include "elf_symbol.h"
 #include "modules.h"
-#include "tracer.h"
+#include "tracing.h"
 
 #include <stddef.h>
 

@@ -1,18 +1,14 @@
 /* Wrappers of the driver allocation API. Every route to CUDA (linked
  * programs, dlsym, cuGetProcAddress, the runtimes) ends here, so this is
  * where each allocation is counted, exactly once. */
-#include "account.h"
 #include "cuda_abi.h"
-#include "devices.h"
+#include "event.h"
 #include "exiting.h"
 #include "format.h"
 #include "hook_table.h"
+#include "driver_function.h"
 #include "resolve.h"
-#include "stacks.h"
 #include "tracer.h"
-#include "track.h"
-
-#include <errno.h>
 
 /* In the exported function itself: its caller decides (another wrapper of
  * the same function gets the one after it). */
@@ -32,10 +28,10 @@ VT_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t size)
     cuMemAlloc_v2_fn real = REAL(cuMemAlloc_v2_fn, cuMemAlloc_v2);
     if (!real)
         return CUDA_ERROR_NOT_INITIALIZED;
-    if (!vt_enter())
+    if (!vt_event_begin())
         return real(dptr, size);
     CUresult r = real(dptr, size);
-    vt_account_alloc(r, device_alloc(r ? 0 : *dptr, size, VT_API_cuMemAlloc, VT_KIND_DEVICE, 0));
+    vt_on_alloc(r, device_alloc(r ? 0 : *dptr, size, VT_API_cuMemAlloc, VT_KIND_DEVICE, 0));
     return r;
 }
 
@@ -45,10 +41,10 @@ VT_EXPORT CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pitch, size_t w
     cuMemAllocPitch_v2_fn real = REAL(cuMemAllocPitch_v2_fn, cuMemAllocPitch_v2);
     if (!real)
         return CUDA_ERROR_NOT_INITIALIZED;
-    if (!vt_enter())
+    if (!vt_event_begin())
         return real(dptr, pitch, width, height, element_size);
     CUresult r = real(dptr, pitch, width, height, element_size);
-    vt_account_alloc(r, device_alloc(r ? 0 : *dptr, r ? width * height : *pitch * height,
+    vt_on_alloc(r, device_alloc(r ? 0 : *dptr, r ? width * height : *pitch * height,
                                   VT_API_cuMemAllocPitch, VT_KIND_DEVICE, 0));
     return r;
 }
@@ -58,10 +54,10 @@ VT_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t size, unsigned in
     cuMemAllocManaged_fn real = REAL(cuMemAllocManaged_fn, cuMemAllocManaged);
     if (!real)
         return CUDA_ERROR_NOT_INITIALIZED;
-    if (!vt_enter())
+    if (!vt_event_begin())
         return real(dptr, size, flags);
     CUresult r = real(dptr, size, flags);
-    vt_account_alloc(r, device_alloc(r ? 0 : *dptr, size, VT_API_cuMemAllocManaged,
+    vt_on_alloc(r, device_alloc(r ? 0 : *dptr, size, VT_API_cuMemAllocManaged,
                                   VT_KIND_MANAGED, 0));
     return r;
 }
@@ -73,13 +69,13 @@ static CUresult alloc_async(cuMemAllocAsync_fn real, CUdeviceptr *dptr, size_t s
 {
     if (!real)
         return CUDA_ERROR_NOT_INITIALIZED;
-    if (!vt_enter())
+    if (!vt_event_begin())
         return real(dptr, size, stream);
     CUresult r = real(dptr, size, stream);
     struct vt_alloc_info info = device_alloc(r ? 0 : *dptr, size, VT_API_cuMemAllocAsync,
                                              VT_KIND_DEVICE, (uint64_t)(uintptr_t)stream);
     info.device = VT_DEVICE_OF_STREAM;
-    vt_account_alloc(r, info);
+    vt_on_alloc(r, info);
     return r;
 }
 
@@ -98,10 +94,10 @@ static CUresult alloc_from_pool(cuMemAllocFromPoolAsync_fn real, CUdeviceptr *dp
 {
     if (!real)
         return CUDA_ERROR_NOT_INITIALIZED;
-    if (!vt_enter())
+    if (!vt_event_begin())
         return real(dptr, size, pool, stream);
     CUresult r = real(dptr, size, pool, stream);
-    vt_account_pool_alloc(r, device_alloc(r ? 0 : *dptr, size, VT_API_cuMemAllocFromPoolAsync,
+    vt_on_pool_alloc(r, device_alloc(r ? 0 : *dptr, size, VT_API_cuMemAllocFromPoolAsync,
                                           VT_KIND_DEVICE, (uint64_t)(uintptr_t)stream),
                           pool);
     return r;
@@ -123,7 +119,7 @@ VT_EXPORT CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t size,
 
 static CUresult alloc_host(CUresult r, void **pp, size_t size, unsigned api)
 {
-    vt_account_alloc(r, device_alloc(r ? 0 : (uint64_t)(uintptr_t)*pp, size, api, VT_KIND_HOST, 0));
+    vt_on_alloc(r, device_alloc(r ? 0 : (uint64_t)(uintptr_t)*pp, size, api, VT_KIND_HOST, 0));
     return r;
 }
 
@@ -132,7 +128,7 @@ VT_EXPORT CUresult cuMemAllocHost_v2(void **pp, size_t size)
     cuMemAllocHost_v2_fn real = REAL(cuMemAllocHost_v2_fn, cuMemAllocHost_v2);
     if (!real)
         return CUDA_ERROR_NOT_INITIALIZED;
-    if (!vt_enter())
+    if (!vt_event_begin())
         return real(pp, size);
     return alloc_host(real(pp, size), pp, size, VT_API_cuMemAllocHost);
 }
@@ -142,46 +138,36 @@ VT_EXPORT CUresult cuMemHostAlloc(void **pp, size_t size, unsigned int flags)
     cuMemHostAlloc_fn real = REAL(cuMemHostAlloc_fn, cuMemHostAlloc);
     if (!real)
         return CUDA_ERROR_NOT_INITIALIZED;
-    if (!vt_enter())
+    if (!vt_event_begin())
         return real(pp, size, flags);
     return alloc_host(real(pp, size, flags), pp, size, VT_API_cuMemHostAlloc);
 }
-
-/* A free around the real call FREE_CALL; the guard is held. */
-#define TRACED_FREE(key, space, driver_api, stream, free_call)                              \
-    do {                                                                                    \
-        struct vt_pending_free pending;                                                     \
-        struct vt_stack stack_buffer;                                                       \
-        const struct vt_stack *stack = vt_account_free_stack(&stack_buffer);                \
-        unsigned api = vt_called_api(driver_api);                                           \
-        vt_track_free_begin((key), (space), api, (stream), stack, &pending);                \
-        CUresult r = (free_call);                                                           \
-        int saved = errno;                                                                  \
-        vt_track_free_end((key), (space), api, (stream), stack, &pending, (int)r);          \
-        vt_devices_flush();                                                                 \
-        vt_leave();                                                                         \
-        errno = saved;                                                                      \
-        return r;                                                                           \
-    } while (0)
 
 VT_EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr)
 {
     cuMemFree_v2_fn real = REAL(cuMemFree_v2_fn, cuMemFree_v2);
     if (!real)
         return CUDA_ERROR_NOT_INITIALIZED;
-    if (!dptr || !vt_enter())
+    if (!dptr || !vt_event_begin())
         return real(dptr);
-    TRACED_FREE(dptr, VT_SPACE_POINTER, VT_API_cuMemFree, 0, real(dptr));
+    struct vt_free_call call;
+    vt_on_free_begin(&call, dptr, VT_SPACE_POINTER, VT_API_cuMemFree, 0);
+    CUresult r = real(dptr);
+    vt_on_free(r, &call);
+    return r;
 }
 
 static CUresult free_async(cuMemFreeAsync_fn real, CUdeviceptr dptr, CUstream stream)
 {
     if (!real)
         return CUDA_ERROR_NOT_INITIALIZED;
-    if (!dptr || !vt_enter())
+    if (!dptr || !vt_event_begin())
         return real(dptr, stream);
-    TRACED_FREE(dptr, VT_SPACE_POINTER, VT_API_cuMemFreeAsync, (uint64_t)(uintptr_t)stream,
-                real(dptr, stream));
+    struct vt_free_call call;
+    vt_on_free_begin(&call, dptr, VT_SPACE_POINTER, VT_API_cuMemFreeAsync, (uint64_t)(uintptr_t)stream);
+    CUresult r = real(dptr, stream);
+    vt_on_free(r, &call);
+    return r;
 }
 
 VT_EXPORT CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream stream)
@@ -199,9 +185,13 @@ VT_EXPORT CUresult cuMemFreeHost(void *p)
     cuMemFreeHost_fn real = REAL(cuMemFreeHost_fn, cuMemFreeHost);
     if (!real)
         return CUDA_ERROR_NOT_INITIALIZED;
-    if (!p || !vt_enter())
+    if (!p || !vt_event_begin())
         return real(p);
-    TRACED_FREE((uint64_t)(uintptr_t)p, VT_SPACE_POINTER, VT_API_cuMemFreeHost, 0, real(p));
+    struct vt_free_call call;
+    vt_on_free_begin(&call, (uint64_t)(uintptr_t)p, VT_SPACE_POINTER, VT_API_cuMemFreeHost, 0);
+    CUresult r = real(p);
+    vt_on_free(r, &call);
+    return r;
 }
 
 VT_EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size,
@@ -210,7 +200,7 @@ VT_EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size
     cuMemCreate_fn real = REAL(cuMemCreate_fn, cuMemCreate);
     if (!real)
         return CUDA_ERROR_NOT_INITIALIZED;
-    if (!vt_enter())
+    if (!vt_event_begin())
         return real(handle, size, prop, flags);
     CUresult r = real(handle, size, prop, flags);
     int on_device = prop && prop->location.type == CU_MEM_LOCATION_TYPE_DEVICE;
@@ -219,7 +209,7 @@ VT_EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size
         .kind = on_device ? VT_KIND_DEVICE : VT_KIND_HOST, .space = VT_SPACE_HANDLE,
         .device = on_device ? prop->location.id : -1,
     };
-    vt_account_alloc(r, info);
+    vt_on_alloc(r, info);
     return r;
 }
 
@@ -228,14 +218,10 @@ VT_EXPORT CUresult cuMemRelease(CUmemGenericAllocationHandle handle)
     cuMemRelease_fn real = REAL(cuMemRelease_fn, cuMemRelease);
     if (!real)
         return CUDA_ERROR_NOT_INITIALIZED;
-    if (!vt_enter())
+    if (!vt_event_begin())
         return real(handle);
     CUresult r = real(handle);
-    int saved = errno;
-    if (r == CUDA_SUCCESS)
-        vt_track_vmm_release(handle);
-    vt_leave();
-    errno = saved;
+    vt_on_vmm_release(r, handle);
     return r;
 }
 
@@ -245,14 +231,10 @@ VT_EXPORT CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
     cuMemMap_fn real = REAL(cuMemMap_fn, cuMemMap);
     if (!real)
         return CUDA_ERROR_NOT_INITIALIZED;
-    if (!vt_enter())
+    if (!vt_event_begin())
         return real(ptr, size, offset, handle, flags);
     CUresult r = real(ptr, size, offset, handle, flags);
-    int saved = errno;
-    if (r == CUDA_SUCCESS)
-        vt_track_vmm_map(ptr, size, handle);
-    vt_leave();
-    errno = saved;
+    vt_on_vmm_map(r, ptr, size, handle);
     return r;
 }
 
@@ -261,14 +243,10 @@ VT_EXPORT CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)
     cuMemUnmap_fn real = REAL(cuMemUnmap_fn, cuMemUnmap);
     if (!real)
         return CUDA_ERROR_NOT_INITIALIZED;
-    if (!vt_enter())
+    if (!vt_event_begin())
         return real(ptr, size);
     CUresult r = real(ptr, size);
-    int saved = errno;
-    if (r == CUDA_SUCCESS)
-        vt_track_vmm_unmap(ptr, size);
-    vt_leave();
-    errno = saved;
+    vt_on_vmm_unmap(r, ptr, size);
     return r;
 }
 
@@ -296,7 +274,7 @@ static CUresult account_array(CUresult r, uint64_t key, uint64_t size, unsigned 
 {
     struct vt_alloc_info info = device_alloc(r ? 0 : key, size, api, VT_KIND_DEVICE, 0);
     info.space = VT_SPACE_HANDLE;
-    vt_account_alloc(r, info);
+    vt_on_alloc(r, info);
     return r;
 }
 
@@ -305,7 +283,7 @@ VT_EXPORT CUresult cuArrayCreate_v2(CUarray *handle, const CUDA_ARRAY_DESCRIPTOR
     cuArrayCreate_v2_fn real = REAL(cuArrayCreate_v2_fn, cuArrayCreate_v2);
     if (!real)
         return CUDA_ERROR_NOT_INITIALIZED;
-    if (!desc || !vt_enter())
+    if (!desc || !vt_event_begin())
         return real(handle, desc);
     uint64_t size = array_bytes(desc->Width, desc->Height, 1, desc->Format, desc->NumChannels);
     CUresult r = real(handle, desc);
@@ -317,7 +295,7 @@ VT_EXPORT CUresult cuArray3DCreate_v2(CUarray *handle, const CUDA_ARRAY3D_DESCRI
     cuArray3DCreate_v2_fn real = REAL(cuArray3DCreate_v2_fn, cuArray3DCreate_v2);
     if (!real)
         return CUDA_ERROR_NOT_INITIALIZED;
-    if (!desc || !vt_enter())
+    if (!desc || !vt_event_begin())
         return real(handle, desc);
     uint64_t size = array_bytes(desc->Width, desc->Height, desc->Depth, desc->Format,
                                 desc->NumChannels);
@@ -330,10 +308,13 @@ VT_EXPORT CUresult cuArrayDestroy(CUarray handle)
     cuArrayDestroy_fn real = REAL(cuArrayDestroy_fn, cuArrayDestroy);
     if (!real)
         return CUDA_ERROR_NOT_INITIALIZED;
-    if (!handle || !vt_enter())
+    if (!handle || !vt_event_begin())
         return real(handle);
-    TRACED_FREE((uint64_t)(uintptr_t)handle, VT_SPACE_HANDLE, VT_API_cuArrayDestroy, 0,
-                real(handle));
+    struct vt_free_call call;
+    vt_on_free_begin(&call, (uint64_t)(uintptr_t)handle, VT_SPACE_HANDLE, VT_API_cuArrayDestroy, 0);
+    CUresult r = real(handle);
+    vt_on_free(r, &call);
+    return r;
 }
 
 static uint64_t mipmapped_bytes(const CUDA_ARRAY3D_DESCRIPTOR *desc, unsigned levels)
@@ -355,7 +336,7 @@ VT_EXPORT CUresult cuMipmappedArrayCreate(CUmipmappedArray *handle,
     cuMipmappedArrayCreate_fn real = REAL(cuMipmappedArrayCreate_fn, cuMipmappedArrayCreate);
     if (!real)
         return CUDA_ERROR_NOT_INITIALIZED;
-    if (!desc || !vt_enter())
+    if (!desc || !vt_event_begin())
         return real(handle, desc, levels);
     CUresult r = real(handle, desc, levels);
     return account_array(r, r ? 0 : (uint64_t)(uintptr_t)*handle, mipmapped_bytes(desc, levels),
@@ -367,10 +348,13 @@ VT_EXPORT CUresult cuMipmappedArrayDestroy(CUmipmappedArray handle)
     cuMipmappedArrayDestroy_fn real = REAL(cuMipmappedArrayDestroy_fn, cuMipmappedArrayDestroy);
     if (!real)
         return CUDA_ERROR_NOT_INITIALIZED;
-    if (!handle || !vt_enter())
+    if (!handle || !vt_event_begin())
         return real(handle);
-    TRACED_FREE((uint64_t)(uintptr_t)handle, VT_SPACE_HANDLE, VT_API_cuMipmappedArrayDestroy, 0,
-                real(handle));
+    struct vt_free_call call;
+    vt_on_free_begin(&call, (uint64_t)(uintptr_t)handle, VT_SPACE_HANDLE, VT_API_cuMipmappedArrayDestroy, 0);
+    CUresult r = real(handle);
+    vt_on_free(r, &call);
+    return r;
 }
 
 /* Destroying a pool ends what its address meant (its device); memory still
@@ -380,34 +364,21 @@ VT_EXPORT CUresult cuMemPoolDestroy(CUmemoryPool pool)
     cuMemPoolDestroy_fn real = REAL(cuMemPoolDestroy_fn, cuMemPoolDestroy);
     if (!real)
         return CUDA_ERROR_NOT_INITIALIZED;
-    return vt_account_owners_changed(real(pool));
+    return vt_owners_changed(real(pool));
 }
 
 /* ---- context teardown frees memory without free calls ---- */
-
-static void account_teardown(void *ctx, int device, unsigned driver_api)
-{
-    int saved = errno;
-    vt_track_teardown(ctx, device, vt_called_api(driver_api));
-    vt_leave();
-    errno = saved;
-}
 
 VT_EXPORT CUresult cuCtxDestroy_v2(CUcontext ctx)
 {
     cuCtxDestroy_v2_fn real = REAL(cuCtxDestroy_v2_fn, cuCtxDestroy_v2);
     if (!real)
         return CUDA_ERROR_NOT_INITIALIZED;
-    if (!vt_enter())
-        return vt_account_owners_changed(real(ctx));
-    vt_devices_before_teardown(ctx, -1);
-    CUresult r = vt_account_owners_changed(real(ctx));
-    if (r == CUDA_SUCCESS && ctx)
-        vt_devices_context_gone(ctx);
-    if (r == CUDA_SUCCESS && ctx)
-        account_teardown(ctx, -1, VT_API_cuCtxDestroy);
-    else
-        vt_leave();
+    if (!vt_event_begin())
+        return vt_owners_changed(real(ctx));
+    vt_on_teardown_begin(ctx, -1);
+    CUresult r = vt_owners_changed(real(ctx));
+    vt_on_teardown(r == CUDA_SUCCESS && ctx, ctx, -1, VT_API_cuCtxDestroy);
     return r;
 }
 
@@ -428,16 +399,12 @@ VT_EXPORT CUresult cuDevicePrimaryCtxReset_v2(CUdevice device)
         REAL(cuDevicePrimaryCtxReset_v2_fn, cuDevicePrimaryCtxReset_v2);
     if (!real)
         return CUDA_ERROR_NOT_INITIALIZED;
-    if (!vt_enter())
-        return vt_account_owners_changed(real(device));
-    vt_devices_before_teardown(NULL, device);
-    CUresult r = vt_account_owners_changed(real(device));
-    if (r == CUDA_SUCCESS)
-        vt_devices_context_gone(vt_track_primary_context(device));
-    if (r == CUDA_SUCCESS)
-        account_teardown(vt_track_primary_context(device), device, VT_API_cuDevicePrimaryCtxReset);
-    else
-        vt_leave();
+    if (!vt_event_begin())
+        return vt_owners_changed(real(device));
+    vt_on_teardown_begin(NULL, device);
+    CUresult r = vt_owners_changed(real(device));
+    vt_on_teardown(r == CUDA_SUCCESS, vt_track_primary_context(device), device,
+                   VT_API_cuDevicePrimaryCtxReset);
     return r;
 }
 
@@ -453,16 +420,15 @@ VT_EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice device)
     int active = 1;
     if (!real)
         return CUDA_ERROR_NOT_INITIALIZED;
-    if (!vt_enter())
-        return vt_account_owners_changed(real(device));
-    CUresult r = vt_account_owners_changed(real(device));
+    if (!vt_event_begin())
+        return vt_owners_changed(real(device));
+    CUresult r = vt_owners_changed(real(device));
     cuDevicePrimaryCtxGetState_fn get_state = (cuDevicePrimaryCtxGetState_fn)
         vt_driver_function_cached(&get_state_slot, "cuDevicePrimaryCtxGetState");
-    if (r == CUDA_SUCCESS && get_state && get_state(device, &flags, &active) == CUDA_SUCCESS &&
-        !active && !vt_process_exiting())
-        account_teardown(vt_track_primary_context(device), device,
-                         VT_API_cuDevicePrimaryCtxRelease);
-    else
-        vt_leave();
+    int destroyed = r == CUDA_SUCCESS && get_state &&
+                    get_state(device, &flags, &active) == CUDA_SUCCESS && !active &&
+                    !vt_process_exiting();
+    vt_on_teardown(destroyed, vt_track_primary_context(device), device,
+                   VT_API_cuDevicePrimaryCtxRelease);
     return r;
 }

@@ -6,7 +6,7 @@
 #include "elf_symbol.h"
 #include "hook_table.h"
 #include "resolve.h"
-#include "tracer.h"
+#include "tracing.h"
 
 #include <dlfcn.h>
 #include <link.h>

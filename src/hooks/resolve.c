@@ -1,7 +1,6 @@
 #include "resolve.h"
 
 #include "elf_symbol.h"
-#include "hook_table.h"
 
 #include <dlfcn.h>
 #include <link.h>
@@ -104,19 +103,6 @@ void *vt_find_real(const char *name)
 {
     void *p = next_after_us(name, NULL);
     return p ? p : find_in_loaded_objects(name, NULL);
-}
-
-void *vt_driver_function(const char *name)
-{
-    void *p = vt_find_real(name);
-    cuGetProcAddress_v2_fn resolver;
-    if (p)
-        return p;
-    /* libcuda loaded RTLD_LOCAL and its handle unknown: ask its own resolver. */
-    resolver = (cuGetProcAddress_v2_fn)vt_hook_real_if_known(VT_HOOK_cuGetProcAddress_v2);
-    if (resolver && resolver(name, &p, 12000, 0, NULL) == CUDA_SUCCESS)
-        return p;
-    return NULL;
 }
 
 /* Caches REAL for the object loaded at BASE (its ELF header) with load bias
@@ -258,15 +244,4 @@ int vt_loaded_before_us(const void *p)
         if (m == object)
             return 1;
     return 0;
-}
-
-void *vt_driver_function_cached(void **slot, const char *name)
-{
-    void *p = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
-    if (!p) {
-        p = vt_driver_function(name);
-        if (p)
-            __atomic_store_n(slot, p, __ATOMIC_RELEASE);
-    }
-    return p;
 }

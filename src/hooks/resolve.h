@@ -21,13 +21,6 @@ void *vt_find_real(const char *name);
  * scope (glibc's RTLD_NEXT from here), NULL if none. */
 void *vt_next_definition(const char *name);
 
-/* A driver function we do not hook but call ourselves (cuCtxGetDevice...). */
-void *vt_driver_function(const char *name);
-
-/* vt_driver_function(NAME), remembered in *SLOT once found; any thread may
- * call it at any time (the slot is read and published atomically). */
-void *vt_driver_function_cached(void **slot, const char *name);
-
 /* 1 when P lies inside libvramtrace.so itself. */
 int vt_is_own_address(const void *p);
 

@@ -1,6 +1,6 @@
 #include "crash.h"
 
-#include "tracer.h"
+#include "finish.h"
 
 #include <errno.h>
 #include <signal.h>

@@ -11,7 +11,8 @@
 
 #include "crash.h"
 #include "resolve.h"
-#include "tracer.h"
+#include "finish.h"
+#include "tracing.h"
 
 #include <errno.h>
 #include <signal.h>

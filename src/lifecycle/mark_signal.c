@@ -4,11 +4,11 @@
  * it (with that event's time). */
 #include "mark_signal.h"
 
-#include "aggregate.h"
 #include "devices.h"
 #include "format.h"
-#include "records.h"
-#include "tracer.h"
+#include "output.h"
+#include "tracing.h"
+#include "warn.h"
 #include "writer.h"
 
 #include <errno.h>
@@ -22,7 +22,7 @@ static unsigned pending;          /* atomic: marks not written yet */
 
 static void write_mark(void)
 {
-    if (vt_agg_sample_now() < 0 || vt_rec_mark(label) < 0)
+    if (vt_output_mark(label) < 0)
         vt_disable_locked("cannot write the dump");
     vt_devices_request(VT_USAGE_MARK); /* the driver is asked at the next traced call */
 }

@@ -3,15 +3,13 @@
 #include "devices.h"
 #include "format.h"
 #include "records.h"
-#include "tracer.h"
+#include "warn.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define FIRST_INTERVAL_NS (100u * 1000000u)
-
-int vt_agg_mode;
 
 /* Sites in an array (indices stay valid as it grows), found through an
  * open-addressing table of index + 1 (0: empty slot). Everything a record
@@ -65,43 +63,37 @@ static uint64_t first_interval(void)
     return (uint64_t)n * 1000000u;
 }
 
-void vt_agg_configure(void)
+int vt_agg_configure(void)
 {
     int saved = errno;   /* the program's, whatever strtoull does */
-    vt_agg_mode = aggregate_requested();
-    if (vt_agg_mode)
+    int requested = aggregate_requested();
+    if (requested)
         agg.first_interval_ns = agg.interval_ns = first_interval();
     errno = saved;
+    return requested;
 }
 
-static int counts_on_device(unsigned kind)
+static struct vt_site_key site_of(const struct vt_alloc_info *info, uint32_t stack)
 {
-    return kind == VT_KIND_DEVICE || kind == VT_KIND_MANAGED;
+    return vt_site_key(stack, info->api, info->kind, info->device);
 }
 
-static int same_site(const struct vt_agg_site *s, const struct vt_alloc_info *info,
-                     uint32_t stack)
+static size_t slot_of(const struct vt_site_key *key)
 {
-    return s->stack == stack && s->api == info->api && s->kind == info->kind &&
-           s->device == info->device;
-}
-
-static size_t slot_of(const struct vt_alloc_info *info, uint32_t stack)
-{
-    uint64_t h = stack * 0x9e3779b97f4a7c15ull;
-    h ^= ((uint64_t)info->api << 40 | (uint64_t)info->kind << 32 | (uint32_t)info->device) *
-         0xff51afd7ed558ccdull;
+    uint64_t h = key->stack_id * 0x9e3779b97f4a7c15ull;
+    h ^= (key->api << 40 | key->kind << 32 | (uint32_t)key->device) * 0xff51afd7ed558ccdull;
     return (size_t)(h ^ h >> 29) & agg.mask;
 }
 
 static struct vt_agg_site *find(const struct vt_alloc_info *info, uint32_t stack)
 {
-    if (agg.nsites && same_site(&agg.sites[agg.last], info, stack))
+    struct vt_site_key key = site_of(info, stack);
+    if (agg.nsites && vt_site_key_eq(&agg.sites[agg.last].key, &key))
         return &agg.sites[agg.last];
     if (!agg.slots)
         return NULL;
-    for (size_t i = slot_of(info, stack); agg.slots[i]; i = (i + 1) & agg.mask)
-        if (same_site(&agg.sites[agg.slots[i] - 1], info, stack)) {
+    for (size_t i = slot_of(&key); agg.slots[i]; i = (i + 1) & agg.mask)
+        if (vt_site_key_eq(&agg.sites[agg.slots[i] - 1].key, &key)) {
             agg.last = agg.slots[i] - 1;
             return &agg.sites[agg.last];
         }
@@ -110,8 +102,7 @@ static struct vt_agg_site *find(const struct vt_alloc_info *info, uint32_t stack
 
 static void put_slot(const struct vt_agg_site *s, uint32_t index)
 {
-    struct vt_alloc_info key = {.api = s->api, .kind = s->kind, .device = s->device};
-    size_t i = slot_of(&key, s->stack);
+    size_t i = slot_of(&s->key);
     while (agg.slots[i])
         i = (i + 1) & agg.mask;
     agg.slots[i] = index + 1;
@@ -154,8 +145,7 @@ static struct vt_agg_site *find_or_add(const struct vt_alloc_info *info, uint32_
         return NULL;
     }
     s = &agg.sites[agg.nsites];
-    *s = (struct vt_agg_site){.stack = stack, .api = (uint8_t)info->api,
-                              .kind = (uint8_t)info->kind, .device = info->device};
+    *s = (struct vt_agg_site){.key = site_of(info, stack)};
     put_slot(s, (uint32_t)agg.nsites);
     agg.last = agg.nsites++;
     return s;
@@ -189,7 +179,7 @@ static void move_live(struct vt_agg_site *s, const struct vt_alloc_info *info, i
     s->live_count += (uint64_t)(int64_t)sign;
     s->live_bytes += (uint64_t)(int64_t)sign * info->size;
     mark_dirty(s);
-    if (!counts_on_device(info->kind))
+    if (!vt_kind_counts_as_vram(info->kind))
         return;
     agg.counts.live_bytes += (uint64_t)(int64_t)sign * info->size;
     d = device(info->device);
@@ -197,22 +187,16 @@ static void move_live(struct vt_agg_site *s, const struct vt_alloc_info *info, i
         d->live_bytes += (uint64_t)(int64_t)sign * info->size;
 }
 
-void vt_agg_insert(const struct vt_alloc_info *info, uint32_t stack)
+static void insert(const struct vt_alloc_info *info, uint32_t stack)
 {
-    struct vt_agg_site *s;
-    if (!vt_agg_enabled())
-        return;
-    s = find_or_add(info, stack);
+    struct vt_agg_site *s = find_or_add(info, stack);
     if (s)
         move_live(s, info, +1);
 }
 
-void vt_agg_discard(const struct vt_alloc_info *info, uint32_t stack)
+static void discard(const struct vt_alloc_info *info, uint32_t stack)
 {
-    struct vt_agg_site *s;
-    if (!vt_agg_enabled())
-        return;
-    s = find(info, stack);
+    struct vt_agg_site *s = find(info, stack);
     if (s)
         move_live(s, info, -1);
 }
@@ -279,8 +263,8 @@ static void note_peak(int id, uint64_t now)
     }
 }
 
-int vt_agg_alloc(const struct vt_alloc_info *info, uint32_t stack, unsigned kind_flags,
-                 uint64_t now)
+static int write_alloc(const struct vt_alloc_info *info, uint32_t stack, unsigned kind_flags,
+                       uint64_t now)
 {
     struct vt_agg_site *s = find(info, stack);
     if (!s || agg.out_of_memory)
@@ -295,14 +279,17 @@ int vt_agg_alloc(const struct vt_alloc_info *info, uint32_t stack, unsigned kind
         s->bytes_allocated += info->size;
         agg.counts.allocations++;
     }
-    if (counts_on_device(info->kind))
+    if (vt_kind_counts_as_vram(info->kind))
         note_peak(info->device, now);
     return tick(now);
 }
 
-int vt_agg_free(const struct vt_alloc_info *info, uint32_t stack, unsigned status_flags,
-                uint64_t now)
+static int write_free(const struct vt_alloc_info *info, uint32_t stack, uint64_t key,
+                      unsigned api, unsigned status_flags, uint64_t stream, uint64_t now)
 {
+    (void)key;
+    (void)api;
+    (void)stream;
     struct vt_agg_site *s = info ? find(info, stack) : NULL;
     agg.changed = 1;
     switch (status_flags & VT_FREE_STATUS_MASK) {
@@ -324,27 +311,29 @@ int vt_agg_free(const struct vt_alloc_info *info, uint32_t stack, unsigned statu
     return tick(now);
 }
 
-uint64_t vt_agg_device_live(int id)
+/* Its samples are older: the live bytes of now. */
+static uint64_t device_traced_plus1(int id)
 {
     for (size_t i = 0; i < agg.ndevices; i++)
         if (agg.devices[i].device == id)
-            return agg.devices[i].live_bytes;
-    return 0;
+            return agg.devices[i].live_bytes + 1;
+    return 1;
 }
 
-int vt_agg_sample_now(void)
+/* A SAMPLE now, when anything changed since the last one (before a MARK,
+ * so growth between markers is exact). Async-signal-safe. */
+static int sample_now(void)
 {
-    if (!vt_agg_enabled() || !agg.changed)
+    if (!agg.changed)
         return 0;
     return write_sample();
 }
 
-void vt_agg_finish(void)
+/* SITES and TOTALS, before END. Async-signal-safe. */
+static void finish(void)
 {
     size_t cap;
     uint8_t *buf = record_buf(&cap);
-    if (!vt_agg_enabled())
-        return;
     vt_rec_sites(buf, cap, agg.sites, agg.nsites);
     vt_rec_totals(buf, cap, &agg.counts, agg.devices, agg.ndevices);
 }
@@ -360,3 +349,14 @@ void vt_agg_reset(void)
     agg.next_sample_ns = 0;
     agg.samples_at_interval = 0;
 }
+
+const struct vt_output vt_output_aggregate = {
+    .header_flags = VT_FLAG_AGGREGATED,
+    .insert = insert,
+    .discard = discard,
+    .alloc = write_alloc,
+    .free = write_free,
+    .before_mark = sample_now,
+    .finish = finish,
+    .device_traced_plus1 = device_traced_plus1,
+};

@@ -1,6 +1,6 @@
 #include "manifest.h"
 
-#include "tracer.h"
+#include "warn.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,12 +1,13 @@
 #include "records.h"
-#include "stacks.h"
 
 #include "config.h"
 #include "format.h"
-#include "tracer.h"
+#include "proc_self.h"
+#include "pystack.h"
+#include "stack_limits.h"
+#include "tracing.h"
 #include "writer.h"
 
-#include <fcntl.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -93,6 +94,41 @@ static void put_address(struct buf *b, uint64_t address)
     delta.last_address = address;
 }
 
+/* The field kinds of format.h's record layouts. */
+static void vt_put_VARINT(struct buf *b, uint64_t v)
+{
+    put_varint(b, v);
+}
+
+static void vt_put_SVARINT(struct buf *b, int64_t v)
+{
+    put_varint(b, vt_zigzag(v));
+}
+
+static void vt_put_U8(struct buf *b, unsigned v)
+{
+    put_u8(b, (uint8_t)v);
+}
+
+static void vt_put_STR(struct buf *b, const char *s)
+{
+    put_str(b, s);
+}
+
+static void vt_put_DT(struct buf *b, uint64_t now)
+{
+    put_time(b, now);
+}
+
+static void vt_put_ADDR(struct buf *b, uint64_t address)
+{
+    put_address(b, address);
+}
+
+#define DEFINE_ENCODER(TYPE) VT_DEFINE_ENCODER(TYPE, struct buf)
+VT_RECORD_LAYOUTS(DEFINE_ENCODER)
+#undef DEFINE_ENCODER
+
 static int emit(uint8_t type, const struct buf *b)
 {
     if (b->overflow)
@@ -100,27 +136,10 @@ static int emit(uint8_t type, const struct buf *b)
     return vt_writer_record(type, b->data, b->len);
 }
 
-/* Reads a small /proc file whole (NUL-separated argv). */
-static size_t read_proc(const char *path, char *out, size_t size)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    size_t len = 0;
-    if (fd < 0)
-        return 0;
-    while (len < size) {
-        ssize_t n = read(fd, out + len, size - len);
-        if (n <= 0)
-            break;
-        len += (size_t)n;
-    }
-    close(fd);
-    return len;
-}
-
 static void put_argv(struct buf *b)
 {
     static char cmdline[16 * 1024];
-    size_t len = read_proc("/proc/self/cmdline", cmdline, sizeof cmdline - 1);
+    size_t len = vt_proc_read("/proc/self/cmdline", cmdline, sizeof cmdline - 1);
     uint64_t argc = 0;
     cmdline[len] = '\0';
     for (size_t i = 0; i < len; i += strlen(cmdline + i) + 1)
@@ -130,26 +149,10 @@ static void put_argv(struct buf *b)
         put_str(b, cmdline + i);
 }
 
-/* Field 22 of /proc/self/stat: when the process started, in clock ticks
- * since boot (after the command name, which may hold spaces and ')'). */
-uint64_t vt_rec_start_ticks(void)
-{
-    char stat[1024];
-    size_t len = read_proc("/proc/self/stat", stat, sizeof stat - 1);
-    uint64_t ticks = 0;
-    stat[len] = '\0';
-    char *p = strrchr(stat, ')');
-    for (int field = 2; p && field < 22; field++)
-        p = strchr(p + 1, ' ');
-    for (p = p ? p + 1 : NULL; p && *p >= '0' && *p <= '9'; p++)
-        ticks = ticks * 10 + (uint64_t)(*p - '0');
-    return ticks;
-}
-
 static void put_boot_id(struct buf *b)
 {
     char id[64];
-    size_t len = read_proc("/proc/sys/kernel/random/boot_id", id, sizeof id - 1);
+    size_t len = vt_proc_read("/proc/sys/kernel/random/boot_id", id, sizeof id - 1);
     while (len && (id[len - 1] == '\n' || id[len - 1] == ' '))
         len--;
     put_bytes(b, id, len);
@@ -176,7 +179,7 @@ int vt_rec_process(void)
     put_argv(&b);
     vt_config_rank(rank, sizeof rank);
     put_str(&b, rank);
-    put_varint(&b, vt_rec_start_ticks());
+    put_varint(&b, vt_proc_start_ticks());
     put_boot_id(&b);
     return emit(VT_REC_PROCESS, &b);
 }
@@ -198,7 +201,7 @@ int vt_rec_module_unload(uint32_t id)
 {
     uint8_t data[16];
     struct buf b = {data, 0, sizeof data, 0};
-    put_varint(&b, id);
+    vt_encode_MODULE_UNLOAD(&b, &(struct vt_rec_MODULE_UNLOAD){.module = id}, 1);
     return emit(VT_REC_MODULE_UNLOAD, &b);
 }
 
@@ -262,24 +265,16 @@ int vt_rec_thread(pid_t tid, const char *name)
 {
     uint8_t data[2 * VT_VARINT_MAX + 32];
     struct buf b = {data, 0, sizeof data, 0};
-    put_varint(&b, (uint64_t)tid);
-    put_str(&b, name);
+    vt_encode_THREAD(&b, &(struct vt_rec_THREAD){.tid = (uint64_t)tid, .name = name}, 1);
     return emit(VT_REC_THREAD, &b);
 }
 
-int vt_rec_alloc(const struct vt_alloc_event *e)
+int vt_rec_alloc(struct vt_rec_ALLOC *e)
 {
     uint8_t data[9 * VT_VARINT_MAX];
     struct buf b = {data, 0, sizeof data, 0};
-    put_time(&b, e->time_ns);
-    put_address(&b, e->address);
-    put_varint(&b, e->size);
-    put_varint(&b, e->stack);
-    put_u8(&b, e->api);
-    put_u8(&b, e->kind_flags);
-    put_varint(&b, vt_zigzag(e->device));
-    put_varint(&b, (uint64_t)vt_tid());
-    put_varint(&b, e->stream);
+    e->tid = (uint64_t)vt_tid();
+    vt_encode_ALLOC(&b, e, 1);
     return emit(VT_REC_ALLOC, &b);
 }
 
@@ -288,12 +283,11 @@ int vt_rec_free(uint64_t time_ns, uint64_t address, unsigned api, unsigned statu
 {
     uint8_t data[6 * VT_VARINT_MAX];
     struct buf b = {data, 0, sizeof data, 0};
-    put_time(&b, time_ns);
-    put_address(&b, address);
-    put_u8(&b, (uint8_t)api);
-    put_u8(&b, (uint8_t)status_flags);
-    put_varint(&b, (uint64_t)vt_tid());
-    put_varint(&b, stream);
+    struct vt_rec_FREE rec = {
+        .time_ns = time_ns, .address = address, .api = (uint8_t)api,
+        .status_flags = (uint8_t)status_flags, .tid = (uint64_t)vt_tid(), .stream = stream,
+    };
+    vt_encode_FREE(&b, &rec, 1);
     return emit(VT_REC_FREE, &b);
 }
 
@@ -317,15 +311,13 @@ int vt_rec_failed(uint64_t size, uint32_t stack, unsigned api, unsigned kind, in
 {
     uint8_t data[12 * VT_VARINT_MAX + VT_OOM_OTHERS * (3 * VT_VARINT_MAX + 18)];
     struct buf b = {data, 0, sizeof data, 0};
-    put_time(&b, vt_now_ns());
-    put_varint(&b, size);
-    put_varint(&b, stack);
-    put_u8(&b, (uint8_t)api);
-    put_u8(&b, (uint8_t)kind);
-    put_varint(&b, vt_zigzag(device));
-    put_varint(&b, (uint64_t)vt_tid());
-    put_varint(&b, (uint64_t)(unsigned)error);
-    if (mem) {
+    struct vt_rec_FAILED rec = {
+        .time_ns = vt_now_ns(), .size = size, .stack = stack, .api = (uint8_t)api,
+        .kind = (uint8_t)kind, .device = device, .tid = (uint64_t)vt_tid(),
+        .error = (uint64_t)(unsigned)error,
+    };
+    vt_encode_FAILED(&b, &rec, 1);
+    if (mem) { /* the out-of-memory tail (format.h, FAILED) */
         put_varint(&b, mem->free_bytes);
         put_varint(&b, mem->total_bytes);
         put_gpu_processes(&b, mem);
@@ -337,9 +329,8 @@ int vt_rec_mark(const char *label)
 {
     uint8_t data[3 * VT_VARINT_MAX + MAX_STRING];
     struct buf b = {data, 0, sizeof data, 0};
-    put_time(&b, vt_now_ns());
-    put_varint(&b, (uint64_t)vt_tid());
-    put_str(&b, label);
+    struct vt_rec_MARK rec = {.time_ns = vt_now_ns(), .tid = (uint64_t)vt_tid(), .label = label};
+    vt_encode_MARK(&b, &rec, 1);
     return emit(VT_REC_MARK, &b);
 }
 
@@ -347,26 +338,31 @@ int vt_rec_end(unsigned reason, uint64_t live_allocations, int signal, int statu
 {
     uint8_t data[5 * VT_VARINT_MAX];
     struct buf b = {data, 0, sizeof data, 0};
-    put_time(&b, vt_now_ns());
-    put_u8(&b, (uint8_t)reason);
-    put_varint(&b, live_allocations);
-    put_varint(&b, (uint64_t)(unsigned)signal);
-    put_varint(&b, (uint64_t)(unsigned)status);
+    struct vt_rec_END rec = {
+        .time_ns = vt_now_ns(), .reason = (uint8_t)reason, .live = live_allocations,
+        .signal = (uint64_t)(unsigned)signal, .status = (uint64_t)(unsigned)status,
+    };
+    vt_encode_END(&b, &rec, 1);
     return emit(VT_REC_END, &b);
 }
 
 static void put_site_key(struct buf *b, const struct vt_agg_site *s)
 {
-    put_varint(b, s->stack);
-    put_u8(b, s->api);
-    put_u8(b, s->kind);
-    put_varint(b, vt_zigzag(s->device));
+    put_varint(b, s->key.stack_id);
+    put_u8(b, (uint8_t)s->key.api);
+    put_u8(b, (uint8_t)s->key.kind);
+    put_varint(b, vt_zigzag(s->key.device));
 }
 
 /* A time as ns since PROCESS.start_mono. */
+static uint64_t since_start(uint64_t ns)
+{
+    return ns > delta.start ? ns - delta.start : 0;
+}
+
 static void put_since_start(struct buf *b, uint64_t ns)
 {
-    put_varint(b, ns > delta.start ? ns - delta.start : 0);
+    put_varint(b, since_start(ns));
 }
 
 int vt_rec_sample(uint8_t *buf, size_t cap, const struct vt_agg_counts *c,
@@ -432,22 +428,17 @@ int vt_rec_bad_free(const struct vt_bad_free *f)
 {
     uint8_t data[20 * VT_VARINT_MAX];
     struct buf b = {data, 0, sizeof data, 0};
-    put_time(&b, f->time_ns);
-    put_varint(&b, f->address);
-    put_u8(&b, (uint8_t)f->api);
-    put_u8(&b, (uint8_t)f->flags);
-    put_varint(&b, (uint64_t)vt_tid());
-    put_varint(&b, (uint64_t)(unsigned)f->error);
-    put_varint(&b, f->stack);
-    put_varint(&b, f->alloc_stack);
-    put_u8(&b, (uint8_t)f->alloc_api);
-    put_u8(&b, (uint8_t)f->alloc_kind);
-    put_varint(&b, vt_zigzag(f->alloc_device));
-    put_varint(&b, f->alloc_size);
-    put_since_start(&b, f->first_free_ns);
-    put_u8(&b, (uint8_t)f->first_free_api);
-    put_varint(&b, (uint64_t)f->first_free_tid);
-    put_varint(&b, f->first_free_stack);
+    struct vt_rec_BAD_FREE rec = {
+        .time_ns = f->time_ns, .address = f->address, .api = (uint8_t)f->api,
+        .flags = (uint8_t)f->flags, .tid = (uint64_t)vt_tid(),
+        .error = (uint64_t)(unsigned)f->error, .stack = f->stack,
+        .alloc_stack = f->alloc_stack, .alloc_api = (uint8_t)f->alloc_api,
+        .alloc_kind = (uint8_t)f->alloc_kind, .alloc_device = f->alloc_device,
+        .alloc_size = f->alloc_size, .first_free_ns = since_start(f->first_free_ns),
+        .first_free_api = (uint8_t)f->first_free_api,
+        .first_free_tid = (uint64_t)f->first_free_tid, .first_free_stack = f->first_free_stack,
+    };
+    vt_encode_BAD_FREE(&b, &rec, 1);
     return emit(VT_REC_BAD_FREE, &b);
 }
 
@@ -467,14 +458,11 @@ int vt_rec_device_usage(const struct vt_usage_sample *s)
 {
     uint8_t data[8 * VT_VARINT_MAX];
     struct buf b = {data, 0, sizeof data, 0};
-    put_since_start(&b, s->time_ns);
-    put_u8(&b, (uint8_t)s->reason);
-    put_varint(&b, vt_zigzag(s->device));
-    put_varint(&b, s->free_bytes);
-    put_varint(&b, s->total_bytes);
-    put_varint(&b, s->own_plus1);
-    put_varint(&b, s->others_plus1);
-    put_varint(&b, s->others);
-    put_varint(&b, s->traced_plus1);
+    struct vt_rec_DEVICE_USAGE rec = {
+        .time_ns = since_start(s->time_ns), .reason = (uint8_t)s->reason, .device = s->device,
+        .free_bytes = s->free_bytes, .total_bytes = s->total_bytes, .own_plus1 = s->own_plus1,
+        .others_plus1 = s->others_plus1, .others = s->others, .traced_plus1 = s->traced_plus1,
+    };
+    vt_encode_DEVICE_USAGE(&b, &rec, 1);
     return emit(VT_REC_DEVICE_USAGE, &b);
 }

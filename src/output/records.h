@@ -5,6 +5,8 @@
 #ifndef VRAMTRACE_RECORDS_H
 #define VRAMTRACE_RECORDS_H
 
+#include "format.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -17,23 +19,11 @@ struct vt_module_info {
     size_t build_id_len;
 };
 
-struct vt_alloc_event {
-    uint64_t time_ns;           /* vt_now_ns(), read before the lock */
-    uint64_t address, size;
-    uint32_t stack;
-    uint8_t api, kind_flags;
-    int device;
-    uint64_t stream;
-};
-
 uint64_t vt_now_ns(void);
 /* The time of the last timed record written (vt_now_ns's clock). */
 uint64_t vt_rec_last_time(void);
 /* Records after LAST_TIME were erased (vt_writer_rewind): deltas go on from it. */
 void vt_rec_rewind_time(uint64_t last_time);
-
-/* When this process started (field 22 of /proc/self/stat), as PROCESS records it. */
-uint64_t vt_rec_start_ticks(void);
 
 /* Writes PROCESS and restarts the time and address deltas. */
 int vt_rec_process(void);
@@ -49,7 +39,8 @@ int vt_rec_pyframe(uint32_t id, const char *function, const char *file, int line
 int vt_rec_pystack(uint32_t id, const uintptr_t *frames, unsigned n, const uintptr_t *pyframes,
                    unsigned py_count, int truncated, const struct vt_stack_cut *cut);
 int vt_rec_thread(pid_t tid, const char *name);
-int vt_rec_alloc(const struct vt_alloc_event *e);
+/* E->time_ns: vt_now_ns(), read before the lock; E->tid is set here. */
+int vt_rec_alloc(struct vt_rec_ALLOC *e);
 /* TIME_NS: vt_now_ns(), read before the lock. */
 int vt_rec_free(uint64_t time_ns, uint64_t address, unsigned api, unsigned status_flags,
                 uint64_t stream);
@@ -97,10 +88,8 @@ struct vt_usage_sample {
 int vt_rec_device_usage(const struct vt_usage_sample *s);
 /* Aggregate mode (src/output/aggregate.c): one call site's counts, and one device. */
 struct vt_agg_site {
-    uint32_t stack;
-    uint8_t api, kind;
+    struct vt_site_key key;
     uint8_t dirty;            /* changed since the last SAMPLE */
-    int device;
     uint64_t allocations, bytes_allocated, frees, live_count, live_bytes;
 };
 struct vt_agg_device {

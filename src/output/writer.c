@@ -3,8 +3,9 @@
 #include "config.h"
 #include "format.h"
 #include "manifest.h"
-#include "records.h"
-#include "tracer.h"
+#include "output_path.h"
+#include "proc_self.h"
+#include "warn.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -102,7 +103,7 @@ static int own_earlier_dump(const char *path)
         if (skip_str(&p, end) < 0)
             return 0;
     return skip_str(&p, end) == 0 && vt_get_varint(&p, end, &ticks) == 0 &&
-           ticks == vt_rec_start_ticks();
+           ticks == vt_proc_start_ticks();
 }
 
 static int create_file(void)
@@ -111,8 +112,8 @@ static int create_file(void)
     int is_link = 0;
     for (unsigned attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
         if (vt_config_output_path(out.path, sizeof out.path, attempt) < 0) {
-            vt_warn("VRAMTRACE_OUTPUT does not expand to a usable path (only %%p, %%r, %%e and "
-                    "%%%% are known); not tracing");
+            vt_warn("VRAMTRACE_OUTPUT does not expand to a usable path (known: %s); "
+                    "not tracing", VT_OUTPUT_PATH_SEQUENCES);
             return -1;
         }
         int fd = open(out.path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);

@@ -4,7 +4,7 @@
 #include "pylayout.h"
 #include "pyline.h"
 #include "resolve.h"
-#include "tracer.h"
+#include "warn.h"
 
 #include <dlfcn.h>
 #include <link.h>

@@ -152,6 +152,7 @@ static void put_str(struct buf *b, const char *s)
 struct writer {
     struct buf out;
     uint64_t prev_address;
+    uint64_t time_ns;      /* of the last timed record: each one comes 10 ns later */
 };
 
 static void header(struct writer *w, uint32_t version, const char *magic)
@@ -218,64 +219,95 @@ static void put_address(struct writer *w, struct buf *p, uint64_t address)
     w->prev_address = address;
 }
 
+/* The field kinds of format.h's record layouts: its generated encoders
+ * write these records, as the library does. */
+struct field_out {
+    struct writer *w;
+    struct buf *p;
+};
+
+static void vt_put_VARINT(struct field_out *o, uint64_t v) { put_varint(o->p, v); }
+static void vt_put_SVARINT(struct field_out *o, int64_t v) { put_svarint(o->p, v); }
+static void vt_put_U8(struct field_out *o, unsigned v) { put_u8(o->p, v); }
+static void vt_put_STR(struct field_out *o, const char *s) { put_str(o->p, s); }
+static void vt_put_ADDR(struct field_out *o, uint64_t address) { put_address(o->w, o->p, address); }
+
+static void vt_put_DT(struct field_out *o, uint64_t time_ns)
+{
+    put_varint(o->p, time_ns - o->w->time_ns);
+    o->w->time_ns = time_ns;
+}
+
+#define DEFINE_ENCODER(TYPE) VT_DEFINE_ENCODER(TYPE, struct field_out)
+DEFINE_ENCODER(ALLOC)
+DEFINE_ENCODER(FREE)
+DEFINE_ENCODER(FAILED)
+DEFINE_ENCODER(MARK)
+DEFINE_ENCODER(END)
+DEFINE_ENCODER(DEVICE_USAGE)
+#undef DEFINE_ENCODER
+
+/* The time of the next timed record. */
+static uint64_t next_time(const struct writer *w)
+{
+    return w->time_ns + 10;
+}
+
 static void alloc_record(struct writer *w, uint64_t address, uint64_t size, uint64_t stack,
                          unsigned api, unsigned kind_flags, int64_t device)
 {
     struct buf p = {0};
-    put_varint(&p, 10);
-    put_address(w, &p, address);
-    put_varint(&p, size);
-    put_varint(&p, stack);
-    put_u8(&p, api);
-    put_u8(&p, kind_flags);
-    put_svarint(&p, device);
-    put_varint(&p, 77);   /* tid */
-    put_varint(&p, 0);    /* stream */
+    struct vt_rec_ALLOC rec = {
+        .time_ns = next_time(w), .address = address, .size = size, .stack = stack,
+        .api = api, .kind_flags = kind_flags, .device = device, .tid = 77, .stream = 0,
+    };
+    vt_encode_ALLOC(&(struct field_out){w, &p}, &rec, 1);
     record(w, VT_REC_ALLOC, &p);
 }
 
 static void free_record(struct writer *w, uint64_t address, unsigned api, unsigned status_flags)
 {
     struct buf p = {0};
-    put_varint(&p, 10);
-    put_address(w, &p, address);
-    put_u8(&p, api);
-    put_u8(&p, status_flags);
-    put_varint(&p, 77);
-    put_varint(&p, 0);
+    struct vt_rec_FREE rec = {
+        .time_ns = next_time(w), .address = address, .api = api,
+        .status_flags = status_flags, .tid = 77, .stream = 0,
+    };
+    vt_encode_FREE(&(struct field_out){w, &p}, &rec, 1);
     record(w, VT_REC_FREE, &p);
+}
+
+static void failed_head(struct writer *w, struct buf *p, uint64_t size, uint64_t stack,
+                        unsigned api, int64_t device, uint64_t error)
+{
+    struct vt_rec_FAILED rec = {
+        .time_ns = next_time(w), .size = size, .stack = stack, .api = api,
+        .kind = VT_KIND_DEVICE, .device = device, .tid = 77, .error = error,
+    };
+    vt_encode_FAILED(&(struct field_out){w, p}, &rec, 1);
 }
 
 static void failed_record(struct writer *w, uint64_t size, uint64_t stack, unsigned api,
                           int64_t device, uint64_t error)
 {
     struct buf p = {0};
-    put_varint(&p, 10);
-    put_varint(&p, size);
-    put_varint(&p, stack);
-    put_u8(&p, api);
-    put_u8(&p, VT_KIND_DEVICE);
-    put_svarint(&p, device);
-    put_varint(&p, 77);
-    put_varint(&p, error);
+    failed_head(w, &p, size, stack, api, device, error);
     record(w, VT_REC_FAILED, &p);
 }
 
 static void mark_record(struct writer *w, const char *label)
 {
     struct buf p = {0};
-    put_varint(&p, 10);
-    put_varint(&p, 77);
-    put_str(&p, label);
+    struct vt_rec_MARK rec = {.time_ns = next_time(w), .tid = 77, .label = label};
+    vt_encode_MARK(&(struct field_out){w, &p}, &rec, 1);
     record(w, VT_REC_MARK, &p);
 }
 
+/* Without the appended signal and status: as older dumps end. */
 static void end_record(struct writer *w, uint64_t live)
 {
     struct buf p = {0};
-    put_varint(&p, 10);
-    put_u8(&p, VT_END_EXIT);
-    put_varint(&p, live);
+    struct vt_rec_END rec = {.time_ns = next_time(w), .reason = VT_END_EXIT, .live = live};
+    vt_encode_END(&(struct field_out){w, &p}, &rec, 0);
     record(w, VT_REC_END, &p);
 }
 
@@ -545,14 +577,12 @@ static void device_usage_record(struct writer *w, unsigned reason, uint64_t free
                                 uint64_t own_plus1, uint64_t others_plus1, uint64_t others)
 {
     struct buf p = {0};
-    put_varint(&p, 20);
-    put_u8(&p, reason);
-    put_svarint(&p, 0);
-    put_varint(&p, free_bytes);
-    put_varint(&p, 80 * GiB);
-    put_varint(&p, own_plus1);
-    put_varint(&p, others_plus1);
-    put_varint(&p, others);
+    struct vt_rec_DEVICE_USAGE rec = {
+        .time_ns = 20, .reason = reason, .device = 0, .free_bytes = free_bytes,
+        .total_bytes = 80 * GiB, .own_plus1 = own_plus1, .others_plus1 = others_plus1,
+        .others = others,
+    };
+    vt_encode_DEVICE_USAGE(&(struct field_out){w, &p}, &rec, 0);   /* no traced bytes */
     record(w, VT_REC_DEVICE_USAGE, &p);
 }
 
@@ -560,14 +590,7 @@ static void device_usage_record(struct writer *w, unsigned reason, uint64_t free
 static void failed_with_processes(struct writer *w)
 {
     struct buf p = {0};
-    put_varint(&p, 10);
-    put_varint(&p, 16 * GiB);
-    put_varint(&p, 1);
-    put_u8(&p, VT_API_cudaMalloc);
-    put_u8(&p, VT_KIND_DEVICE);
-    put_svarint(&p, 0);
-    put_varint(&p, 77);
-    put_varint(&p, 2);
+    failed_head(w, &p, 16 * GiB, 1, VT_API_cudaMalloc, 0, 2);
     put_varint(&p, 40 * GiB);               /* driver free, total */
     put_varint(&p, 80 * GiB);
     put_varint(&p, 31 * GiB + 512 * MiB + 1);   /* this process */

@@ -8,21 +8,15 @@
 #include "analysis.h"
 #include "xalloc.h"
 
-struct site_key {
-    uint64_t stack_id;
-    uint64_t api, kind;
-    int64_t device;
-};
-
 struct vt_agg_site_entry {
-    struct site_key key;
+    struct vt_site_key key;
     size_t index;
     UT_hash_handle hh;
 };
 
 static struct vt_site_state *find_site(struct vt_aggregate *g, const struct vt_site_state *s)
 {
-    struct site_key key = {s->stack_id, s->api, s->kind, s->device};   /* no padding */
+    struct vt_site_key key = vt_site_key(s->stack_id, s->api, s->kind, s->device);
     struct vt_agg_site_entry *e;
     HASH_FIND(hh, g->index, &key, sizeof key, e);
     if (e)
@@ -50,7 +44,7 @@ static void apply(struct vt_analysis *a, uint64_t time_ns, const struct vt_site_
             if ((delta > 0) != rising)
                 continue;
             vt_usage_change(&a->usage, time_ns, s->stack_id, s->api, s->kind, s->device, delta);
-            if (vt_kind_counts_as_device(s->kind))
+            if (vt_kind_counts_as_vram(s->kind))
                 a->live_bytes += (uint64_t)delta;
             known->live_bytes = s->live_bytes;
             known->live_count = s->live_count;

@@ -23,7 +23,7 @@ struct vt_failure_entry {
 
 static void remove_live(struct vt_analysis *a, struct vt_live_entry *e, uint64_t time_ns)
 {
-    if (vt_kind_counts_as_device(e->kind))
+    if (vt_kind_counts_as_vram(e->kind))
         a->live_bytes -= e->size;
     vt_usage_change(&a->usage, time_ns, e->stack_id, e->api, e->kind, e->device,
                     -(int64_t)e->size);
@@ -53,7 +53,7 @@ static void on_alloc(void *ctx, const struct vt_alloc_event *ev)
     } else {
         a->summary.allocations++;
     }
-    if (vt_kind_counts_as_device(e.kind))
+    if (vt_kind_counts_as_vram(e.kind))
         a->live_bytes += e.size;
 }
 
@@ -166,14 +166,8 @@ int64_t vt_analysis_growth(const struct vt_analysis *a)
     return (int64_t)(last - a->first_mark_live_bytes);
 }
 
-struct leak_key {
-    uint64_t stack_id;
-    uint64_t api, kind;
-    int64_t device;
-};
-
 struct leak_entry {
-    struct leak_key key;
+    struct vt_site_key key;
     size_t index;
     UT_hash_handle hh;
 };
@@ -196,10 +190,10 @@ static int by_size_desc(const void *pa, const void *pb)
 
 /* BYTES in COUNT allocations still live at the end, from one site. */
 static struct leak_entry *add_to_group(struct vt_analysis *a, struct leak_entry **groups,
-                                       const struct leak_key *site, uint64_t bytes,
+                                       const struct vt_site_key *site, uint64_t bytes,
                                        uint64_t count)
 {
-    struct leak_key key = *site;
+    struct vt_site_key key = *site;
     struct leak_entry *g;
     HASH_FIND(hh, *groups, &key, sizeof key, g);
     if (!g) {
@@ -215,7 +209,7 @@ static struct leak_entry *add_to_group(struct vt_analysis *a, struct leak_entry 
     }
     a->leaks[g->index].bytes += bytes;
     a->leaks[g->index].allocations += count;
-    if (vt_kind_counts_as_device((unsigned)key.kind)) {
+    if (vt_kind_counts_as_vram((unsigned)key.kind)) {
         a->summary.leaked_bytes += bytes;
         a->summary.leaked_allocations += count;
     } else {
@@ -245,7 +239,7 @@ static void group_live_allocations(struct vt_analysis *a, struct leak_entry **gr
 {
     for (size_t i = 0; a->live.slots && i <= a->live.mask; i++) {
         const struct vt_live_entry *l = &a->live.slots[i];
-        struct leak_key key = {l->stack_id, l->api, l->kind, l->device};
+        struct vt_site_key key = vt_site_key(l->stack_id, l->api, l->kind, l->device);
         if (!l->used)
             continue;
         struct leak_entry *g = add_to_group(a, groups, &key, l->size, 1);
@@ -258,7 +252,7 @@ static void group_live_sites(struct vt_analysis *a, struct leak_entry **groups)
 {
     for (size_t i = 0; i < a->agg.nsites; i++) {
         const struct vt_site_state *s = &a->agg.sites[i];
-        struct leak_key key = {s->stack_id, s->api, s->kind, s->device};
+        struct vt_site_key key = vt_site_key(s->stack_id, s->api, s->kind, s->device);
         if (s->live_count || s->live_bytes)
             add_to_group(a, groups, &key, s->live_bytes, s->live_count);
     }

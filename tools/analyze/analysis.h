@@ -113,10 +113,4 @@ void vt_analysis_free(struct vt_analysis *a);
  * vt_analysis_finish and any suppressing). */
 int64_t vt_analysis_growth(const struct vt_analysis *a);
 
-/* Page-locked host memory is listed, but counted apart. */
-static inline int vt_kind_counts_as_device(unsigned kind)
-{
-    return kind != VT_KIND_HOST;
-}
-
 #endif

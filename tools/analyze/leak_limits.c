@@ -157,7 +157,7 @@ static size_t check_sites(const struct vt_report *r, uint64_t limit, FILE *out)
     size_t broken = 0;
     for (size_t i = 0; i < r->analysis->nleaks; i++) {
         const struct vt_leak *leak = &r->analysis->leaks[i];
-        if (!vt_kind_counts_as_device(leak->kind) || leak->bytes <= limit)
+        if (!vt_kind_counts_as_vram(leak->kind) || leak->bytes <= limit)
             continue;
         print_over(out, r->path, leak->bytes, "leaked at one call site", "--max-leaked-per-site",
                    limit);

@@ -12,14 +12,8 @@
 
 #define FIRST_TICK_NS 1000u   /* 1 us; doubles whenever the ticks fill up */
 
-struct site_key {
-    uint64_t stack_id;
-    uint64_t api, kind;
-    int64_t device;
-};
-
 struct vt_usage_site_entry {
-    struct site_key key;
+    struct vt_site_key key;
     size_t index;
     UT_hash_handle hh;
 };
@@ -41,11 +35,6 @@ static void pad_to(struct vt_usage_samples *s, size_t n)
 {
     while (s->n < n)
         push(s, 0);
-}
-
-static bool counts_on_device(unsigned kind)
-{
-    return kind != VT_KIND_HOST;
 }
 
 static struct vt_usage_device *find_device(struct vt_usage *u, int64_t device)
@@ -87,7 +76,7 @@ const struct vt_usage_site *vt_usage_find_site(const struct vt_usage *u, uint64_
 static struct vt_usage_site *find_site(struct vt_usage *u, uint64_t stack_id, unsigned api,
                                        unsigned kind, int64_t device)
 {
-    struct site_key key = {stack_id, api, kind, device};
+    struct vt_site_key key = vt_site_key(stack_id, api, kind, device);
     struct vt_usage_site_entry *e = u->last_site;
     if (e && !memcmp(&e->key, &key, sizeof key))   /* an alloc and its free, a loop */
         return &u->sites[e->index];
@@ -106,7 +95,7 @@ static struct vt_usage_site *find_site(struct vt_usage *u, uint64_t stack_id, un
     struct vt_usage_site *s = &u->sites[u->nsites++];
     *s = (struct vt_usage_site){.stack_id = stack_id, .api = api, .kind = kind,
                                 .device = device};
-    if (counts_on_device(kind))
+    if (vt_kind_counts_as_vram(kind))
         s->peak_epoch_saved = find_device(u, device)->peak_epoch;
     pad_to(&s->at_marks, u->nmarks);
     pad_to(&s->at_ticks, u->nticks);
@@ -179,7 +168,7 @@ void vt_usage_change(struct vt_usage *u, uint64_t time_ns, uint64_t stack_id, un
 {
     vt_usage_advance(u, time_ns);
     struct vt_usage_site *s = find_site(u, stack_id, api, kind, device);
-    struct vt_usage_device *d = counts_on_device(kind) ? find_device(u, device) : NULL;
+    struct vt_usage_device *d = vt_kind_counts_as_vram(kind) ? find_device(u, device) : NULL;
     if (d)
         save_at_peak(s, d);
     s->live_bytes += (uint64_t)delta;
@@ -279,7 +268,7 @@ size_t vt_usage_growing_sites(const struct vt_usage *u)
 static void settle_peak(struct vt_usage *u, struct vt_usage_site *s)
 {
     const struct vt_usage_device *d = vt_usage_device(u, s->device);
-    if (!counts_on_device(s->kind) || !d)
+    if (!vt_kind_counts_as_vram(s->kind) || !d)
         s->bytes_at_device_peak = 0;
     else if (s->peak_epoch_saved != d->peak_epoch)
         s->bytes_at_device_peak = s->live_bytes;
@@ -351,7 +340,7 @@ size_t vt_usage_holders(const struct vt_usage *u, int64_t device, bool at_peak, 
     size_t n = 0, *all = vt_xrealloc(NULL, u->nsites, sizeof *all);
     for (size_t i = 0; i < u->nsites; i++) {
         const struct vt_usage_site *s = &u->sites[i];
-        if (s->device == device && counts_on_device(s->kind) && held(s, at_peak))
+        if (s->device == device && vt_kind_counts_as_vram(s->kind) && held(s, at_peak))
             all[n++] = i;
     }
     sort_usage = u;

@@ -8,35 +8,41 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "output_path.h"
 #include "xalloc.h"
 
-/* Only the library's own %-sequences (src/core/config.c). */
-static bool known_sequences(const char *pattern, const char *from)
+/* PATTERN with %% as % and the per-process sequences kept (src/output_path.h,
+ * as the library expands it), into OUT; *PER_PROCESS when it has any. */
+static bool checked_pattern(const char *pattern, const char *from, char *out, size_t size,
+                            int *per_process)
 {
-    for (const char *p = strchr(pattern, '%'); p; p = strchr(p + 2, '%')) {
-        if (p[1] != 'p' && p[1] != 'r' && p[1] != 'e' && p[1] != '%') {
-            fprintf(stderr, "vramtrace run: %s %s: unknown '%%%.1s' (known: %%p the pid, %%r the "
-                    "rank, %%e the program's name, %%%% a percent sign)\n", from, pattern,
-                    p[1] ? p + 1 : "");
-            return false;
-        }
-    }
-    return true;
+    static const struct vt_output_path_values kept = {NULL, NULL, NULL};
+    const char *bad;
+    if (vt_output_path_expand(out, size, pattern, &kept, &bad, per_process) >= 0)
+        return true;
+    if (bad)
+        fprintf(stderr, "vramtrace run: %s %s: unknown '%%%.1s' (known: %s)\n", from, pattern,
+                bad + 1, VT_OUTPUT_PATH_SEQUENCES);
+    else
+        fprintf(stderr, "vramtrace run: %s %s: too long\n", from, pattern);
+    return false;
 }
 
-/* The directory part of PATTERN must exist and take new files. */
-static bool directory_usable(const char *pattern, const char *from)
+/* The directory part of PATH (PATTERN expanded: %% as %) must exist and
+ * take new files. */
+static bool directory_usable(const char *path, int per_process, const char *from,
+                             const char *pattern)
 {
-    const char *slash = strrchr(pattern, '/');
+    const char *slash = strrchr(path, '/');
     char dir[PATH_MAX];
     struct stat st;
     if (!slash)
         snprintf(dir, sizeof dir, ".");
-    else if (slash == pattern)
+    else if (slash == path)
         snprintf(dir, sizeof dir, "/");
     else
-        snprintf(dir, sizeof dir, "%.*s", (int)(slash - pattern), pattern);
-    if (strchr(dir, '%'))
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    if (per_process && strchr(dir, '%'))
         return true;   /* expanded per process: the library says what fails */
     if (stat(dir, &st) != 0) {
         fprintf(stderr, "vramtrace run: %s %s: directory %s: %s\n", from, pattern, dir,
@@ -118,9 +124,12 @@ char *vt_run_output_pattern(const char *pattern, const char *from, bool replace)
         fprintf(stderr, "vramtrace run: %s is empty\n", from);
         return NULL;
     }
-    if (!known_sequences(pattern, from) || !directory_usable(pattern, from))
+    char path[PATH_MAX];
+    int per_process;
+    if (!checked_pattern(pattern, from, path, sizeof path, &per_process) ||
+        !directory_usable(path, per_process, from, pattern))
         return NULL;
-    if (!strchr(pattern, '%') && !file_usable(pattern, from, replace))
+    if (!per_process && !file_usable(path, from, replace))
         return NULL;
     return absolute(pattern);
 }

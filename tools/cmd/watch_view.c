@@ -254,7 +254,7 @@ static size_t device_leak_sites(const struct vt_analysis *a)
 {
     size_t n = 0;
     for (size_t i = 0; i < a->nleaks; i++)
-        n += vt_kind_counts_as_device(a->leaks[i].kind) != 0;
+        n += vt_kind_counts_as_vram(a->leaks[i].kind) != 0;
     return n;
 }
 

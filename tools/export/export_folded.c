@@ -82,7 +82,7 @@ static void add_sites(struct folded *f, const struct vt_export *e, enum vt_expor
     for (size_t i = 0; i < e->nsites; i++) {
         const struct vt_export_site *s = &e->sites[i];
         uint64_t v = vt_export_value(s, what);
-        if (!vt_kind_counts_as_device(s->usage->kind) || !v)
+        if (!vt_kind_counts_as_vram(s->usage->kind) || !v)
             continue;
         f->lines = vt_xrealloc(f->lines, f->n + 1, sizeof *f->lines);
         f->lines[f->n++] = (struct folded_line){stack_string(s->site), base ? 0 : v, base ? v : 0};

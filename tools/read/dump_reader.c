@@ -131,6 +131,66 @@ static bool get_address(struct reader *r, struct cursor *c, uint64_t *out)
     return true;
 }
 
+/* The field kinds of format.h's record layouts, read from IN. */
+struct field_in {
+    struct reader *r;
+    struct cursor *c;
+};
+
+static const uint8_t *vt_get_position(const struct field_in *in)
+{
+    return in->c->p;
+}
+
+static bool vt_get_more(const struct field_in *in)
+{
+    return in->c->p < in->c->end;
+}
+
+static bool vt_get_VARINT(struct field_in *in, const char *label, uint64_t *v)
+{
+    return get_varint(in->r, in->c, label, v);
+}
+
+static bool vt_get_SVARINT(struct field_in *in, const char *label, int64_t *v)
+{
+    return get_svarint(in->r, in->c, label, v);
+}
+
+static bool vt_get_U8(struct field_in *in, const char *label, unsigned *v)
+{
+    return get_u8(in->r, in->c, label, v);
+}
+
+/* Allocated (NUL-terminated): the caller frees it. */
+static bool vt_get_STR(struct field_in *in, const char *label, const char **v)
+{
+    char *s;
+    if (!get_str(in->r, in->c, label, &s))
+        return false;
+    *v = s;
+    return true;
+}
+
+static bool vt_get_DT(struct field_in *in, const char *label, uint64_t *v)
+{
+    (void)label;   /* "time delta", as get_dt says */
+    if (!get_dt(in->r, in->c))
+        return false;
+    *v = in->r->time_ns;
+    return true;
+}
+
+static bool vt_get_ADDR(struct field_in *in, const char *label, uint64_t *v)
+{
+    (void)label;   /* "address delta", as get_address says */
+    return get_address(in->r, in->c, v);
+}
+
+#define DEFINE_DECODER(TYPE) VT_DEFINE_DECODER(TYPE, struct field_in)
+VT_RECORD_LAYOUTS(DEFINE_DECODER)
+#undef DEFINE_DECODER
+
 /* Events may only refer to stacks defined earlier in the file. */
 static bool check_stack_ref(struct reader *r, const uint8_t *at, uint64_t id)
 {
@@ -213,17 +273,19 @@ static bool read_module(struct reader *r, struct cursor *c)
 
 static bool read_module_unload(struct reader *r, struct cursor *c)
 {
-    const uint8_t *at = c->p;
-    uint64_t id;
+    struct field_in in = {r, c};
+    struct vt_rec_MODULE_UNLOAD rec;
+    struct vt_at_MODULE_UNLOAD at;
     struct vt_dump *d = r->dump;
-    if (!get_varint(r, c, "module id", &id))
+    if (!vt_decode_MODULE_UNLOAD(&in, &rec, &at))
         return false;
+    uint64_t id = rec.module;
     for (size_t i = d->nmodules; i-- > 0;)
         if (d->modules[i].id == id && d->modules[i].unloaded_epoch == UINT64_MAX) {
             d->modules[i].unloaded_epoch = ++d->module_epoch;
             return true;
         }
-    return fail(r, at, "corrupt MODULE_UNLOAD record: module %llu is not loaded",
+    return fail(r, at.module, "corrupt MODULE_UNLOAD record: module %llu is not loaded",
                 (unsigned long long)id);
 }
 
@@ -382,57 +444,57 @@ static bool check_mode(struct reader *r, const struct cursor *c, bool aggregate_
 
 static bool read_alloc(struct reader *r, struct cursor *c)
 {
-    struct vt_alloc_event ev = {0};
-    unsigned kind_flags = 0;
-    const uint8_t *stack_at, *kind_at;
-    if (!check_mode(r, c, false) || !get_dt(r, c) || !get_address(r, c, &ev.address) || !get_varint(r, c, "size", &ev.size))
+    struct field_in in = {r, c};
+    struct vt_rec_ALLOC rec = {0};
+    struct vt_at_ALLOC at;
+    if (!check_mode(r, c, false) || !vt_decode_ALLOC(&in, &rec, &at) ||
+        !check_stack_ref(r, at.stack, rec.stack))
         return false;
-    stack_at = c->p;
-    if (!get_varint(r, c, "stack id", &ev.stack_id) || !check_stack_ref(r, stack_at, ev.stack_id))
-        return false;
-    kind_at = c->p + 1;
-    if (!get_u8(r, c, "api", &ev.api) || !get_u8(r, c, "kind", &kind_flags) ||
-        !get_svarint(r, c, "device", &ev.device) || !get_varint(r, c, "tid", &ev.tid) ||
-        !get_varint(r, c, "stream", &ev.stream))
-        return false;
-    ev.kind = kind_flags & VT_KIND_MASK;
-    ev.flags = kind_flags & ~(unsigned)VT_KIND_MASK;
+    struct vt_alloc_event ev = {
+        .time_ns = rec.time_ns, .address = rec.address, .size = rec.size,
+        .stack_id = rec.stack, .api = rec.api, .kind = rec.kind_flags & VT_KIND_MASK,
+        .flags = rec.kind_flags & ~(unsigned)VT_KIND_MASK, .device = rec.device,
+        .tid = rec.tid, .stream = rec.stream,
+    };
     if (ev.kind >= VT_KIND_COUNT)
-        return fail(r, kind_at, "corrupt ALLOC record: unknown kind %u", ev.kind);
-    ev.time_ns = r->time_ns;
+        return fail(r, at.kind_flags, "corrupt ALLOC record: unknown kind %u", ev.kind);
     r->sink->alloc(r->ctx, &ev);
     return true;
 }
 
 static bool read_free(struct reader *r, struct cursor *c)
 {
-    struct vt_free_event ev = {0};
-    unsigned status_flags = 0;
-    const uint8_t *status_at;
-    if (!check_mode(r, c, false) || !get_dt(r, c) || !get_address(r, c, &ev.address))
+    struct field_in in = {r, c};
+    struct vt_rec_FREE rec = {0};
+    struct vt_at_FREE at;
+    if (!check_mode(r, c, false) || !vt_decode_FREE(&in, &rec, &at))
         return false;
-    status_at = c->p + 1;
-    if (!get_u8(r, c, "api", &ev.api) || !get_u8(r, c, "status", &status_flags) ||
-        !get_varint(r, c, "tid", &ev.tid) || !get_varint(r, c, "stream", &ev.stream))
-        return false;
-    ev.status = status_flags & VT_FREE_STATUS_MASK;
-    ev.flags = status_flags & ~(unsigned)VT_FREE_STATUS_MASK;
+    struct vt_free_event ev = {
+        .time_ns = rec.time_ns, .address = rec.address, .api = rec.api,
+        .status = rec.status_flags & VT_FREE_STATUS_MASK,
+        .flags = rec.status_flags & ~(unsigned)VT_FREE_STATUS_MASK, .tid = rec.tid,
+        .stream = rec.stream,
+    };
     if (ev.status > VT_FREE_TEARDOWN)
-        return fail(r, status_at, "corrupt FREE record: unknown status %u", ev.status);
-    ev.time_ns = r->time_ns;
+        return fail(r, at.status_flags, "corrupt FREE record: unknown status %u", ev.status);
     r->sink->free(r->ctx, &ev);
     return true;
 }
 
-/* A varint holding a value + 1, 0 for unknown. */
+/* A value + 1, 0 for unknown. */
+static void plus1(uint64_t v, bool *known, uint64_t *value)
+{
+    *known = v != 0;
+    *value = v ? v - 1 : 0;
+}
+
 static bool get_plus1(struct reader *r, struct cursor *c, const char *field, bool *known,
                       uint64_t *value)
 {
     uint64_t v;
     if (!get_varint(r, c, field, &v))
         return false;
-    *known = v != 0;
-    *value = v ? v - 1 : 0;
+    plus1(v, known, value);
     return true;
 }
 
@@ -473,18 +535,15 @@ static bool read_gpu_processes(struct reader *r, struct cursor *c, struct vt_fai
 
 static bool read_failed(struct reader *r, struct cursor *c)
 {
-    struct vt_failed_event ev = {0};
-    const uint8_t *stack_at, *kind_at;
-    if (!get_dt(r, c) || !get_varint(r, c, "size", &ev.size))
+    struct field_in in = {r, c};
+    struct vt_rec_FAILED rec = {0};
+    struct vt_at_FAILED at;
+    if (!vt_decode_FAILED(&in, &rec, &at) || !check_stack_ref(r, at.stack, rec.stack))
         return false;
-    stack_at = c->p;
-    if (!get_varint(r, c, "stack id", &ev.stack_id) || !check_stack_ref(r, stack_at, ev.stack_id))
-        return false;
-    kind_at = c->p + 1;
-    if (!get_u8(r, c, "api", &ev.api) || !get_u8(r, c, "kind", &ev.kind) ||
-        !get_svarint(r, c, "device", &ev.device) || !get_varint(r, c, "tid", &ev.tid) ||
-        !get_varint(r, c, "error code", &ev.error))
-        return false;
+    struct vt_failed_event ev = {
+        .time_ns = rec.time_ns, .size = rec.size, .stack_id = rec.stack, .api = rec.api,
+        .kind = rec.kind, .device = rec.device, .tid = rec.tid, .error = rec.error,
+    };
     if (c->p < c->end) {   /* appended: the driver's free and total memory */
         if (!get_varint(r, c, "free memory", &ev.mem_free) ||
             !get_varint(r, c, "total memory", &ev.mem_total))
@@ -494,23 +553,22 @@ static bool read_failed(struct reader *r, struct cursor *c)
     if (c->p < c->end && !read_gpu_processes(r, c, &ev))   /* appended: NVML's view */
         return false;
     if (ev.kind >= VT_KIND_COUNT)
-        return fail(r, kind_at, "corrupt FAILED record: unknown kind %u", ev.kind);
-    ev.time_ns = r->time_ns;
+        return fail(r, at.kind, "corrupt FAILED record: unknown kind %u", ev.kind);
     r->sink->failed(r->ctx, &ev);
     return true;
 }
 
 static bool read_mark(struct reader *r, struct cursor *c)
 {
-    struct vt_mark_event ev = {0};
-    char *label;
-    if (!get_dt(r, c) || !get_varint(r, c, "tid", &ev.tid) || !get_str(r, c, "label", &label))
+    struct field_in in = {r, c};
+    struct vt_rec_MARK rec = {0};
+    struct vt_at_MARK at;
+    if (!vt_decode_MARK(&in, &rec, &at))
         return false;
-    ev.time_ns = r->time_ns;
-    ev.label = label;
+    struct vt_mark_event ev = {.time_ns = rec.time_ns, .tid = rec.tid, .label = rec.label};
     if (r->sink->mark)
         r->sink->mark(r->ctx, &ev);
-    free(label);
+    free((char *)rec.label);
     return true;
 }
 
@@ -521,21 +579,17 @@ static const char *const end_names[] = {
 
 static bool read_end(struct reader *r, struct cursor *c)
 {
-    unsigned reason = 0;
-    /* live: the tracer's own count; the replay makes its own */
-    uint64_t live, sig = 0, status = 0;
-    const uint8_t *reason_at;
-    if (!get_dt(r, c))
+    /* live: the tracer's own count; the replay makes its own. Signal and
+     * status: absent in older dumps. */
+    struct field_in in = {r, c};
+    struct vt_rec_END rec = {0};
+    struct vt_at_END at;
+    if (!vt_decode_END(&in, &rec, &at))
         return false;
-    reason_at = c->p;
-    if (!get_u8(r, c, "reason", &reason) || !get_varint(r, c, "live count", &live))
-        return false;
-    if (c->p < c->end && !get_varint(r, c, "signal", &sig))   /* absent in older dumps */
-        return false;
-    if (c->p < c->end && !get_varint(r, c, "exit status", &status))
-        return false;
+    unsigned reason = rec.reason;
+    uint64_t sig = rec.signal, status = rec.status;
     if (reason == VT_END_SIGNAL && (sig == 0 || sig >= 1024))
-        return fail(r, reason_at, "corrupt END record: signal %llu", (unsigned long long)sig);
+        return fail(r, at.reason, "corrupt END record: signal %llu", (unsigned long long)sig);
     r->dump->complete = r->dump->has_footer = true;
     r->dump->end_reason = reason;
     r->dump->end_signal = reason == VT_END_SIGNAL ? (int)sig : 0;
@@ -550,35 +604,26 @@ static bool read_end(struct reader *r, struct cursor *c)
 static bool read_bad_free_body(struct reader *r, struct cursor *c,
                                struct vt_bad_free_event *ev)
 {
-    const uint8_t *stack_at, *alloc_at, *first_at;
-    if (!get_dt(r, c) || !get_varint(r, c, "address", &ev->address) ||
-        !get_u8(r, c, "api", &ev->api) || !get_u8(r, c, "flags", &ev->flags) ||
-        !get_varint(r, c, "tid", &ev->tid) || !get_varint(r, c, "error", &ev->error))
+    struct field_in in = {r, c};
+    struct vt_rec_BAD_FREE rec = {0};
+    struct vt_at_BAD_FREE at;
+    if (!vt_decode_BAD_FREE(&in, &rec, &at) || !check_stack_ref(r, at.stack, rec.stack) ||
+        !check_stack_ref(r, at.alloc_stack, rec.alloc_stack) ||
+        !check_stack_ref(r, at.first_free_stack, rec.first_free_stack))
         return false;
-    stack_at = c->p;
-    if (!get_varint(r, c, "stack id", &ev->stack_id) || !check_stack_ref(r, stack_at, ev->stack_id))
-        return false;
-    alloc_at = c->p;
-    if (!get_varint(r, c, "allocation stack id", &ev->alloc_stack_id) ||
-        !check_stack_ref(r, alloc_at, ev->alloc_stack_id) ||
-        !get_u8(r, c, "allocation api", &ev->alloc_api) ||
-        !get_u8(r, c, "allocation kind", &ev->alloc_kind) ||
-        !get_svarint(r, c, "allocation device", &ev->alloc_device) ||
-        !get_varint(r, c, "allocation size", &ev->alloc_size))
-        return false;
-    first_at = c->p;
-    if (!get_varint(r, c, "first free time", &ev->first_free_ns) ||
-        !get_u8(r, c, "first free api", &ev->first_free_api) ||
-        !get_varint(r, c, "first free tid", &ev->first_free_tid))
-        return false;
-    stack_at = c->p;
-    if (!get_varint(r, c, "first free stack id", &ev->first_free_stack_id) ||
-        !check_stack_ref(r, stack_at, ev->first_free_stack_id))
-        return false;
+    *ev = (struct vt_bad_free_event){
+        .address = rec.address, .api = rec.api, .flags = rec.flags, .tid = rec.tid,
+        .error = rec.error, .stack_id = rec.stack, .alloc_stack_id = rec.alloc_stack,
+        .alloc_api = rec.alloc_api, .alloc_kind = rec.alloc_kind,
+        .alloc_device = rec.alloc_device, .alloc_size = rec.alloc_size,
+        .first_free_ns = rec.first_free_ns, .first_free_api = rec.first_free_api,
+        .first_free_tid = rec.first_free_tid, .first_free_stack_id = rec.first_free_stack,
+    };
     if ((ev->flags & VT_BAD_FREE_ALLOC_KNOWN) && ev->alloc_kind >= VT_KIND_COUNT)
-        return fail(r, alloc_at, "corrupt BAD_FREE record: unknown kind %u", ev->alloc_kind);
+        return fail(r, at.alloc_stack, "corrupt BAD_FREE record: unknown kind %u",
+                    ev->alloc_kind);
     if (ev->first_free_ns > r->time_ns)
-        return fail(r, first_at, "corrupt BAD_FREE record: first free after the record");
+        return fail(r, at.first_free_ns, "corrupt BAD_FREE record: first free after the record");
     return true;
 }
 
@@ -805,27 +850,25 @@ static bool read_device(struct reader *r, struct cursor *c)
 
 static bool read_device_usage(struct reader *r, struct cursor *c)
 {
-    struct vt_device_usage_event ev = {0};
-    const uint8_t *at = c->p;
-    if (!get_varint(r, c, "time", &ev.time_ns))
+    struct field_in in = {r, c};
+    struct vt_rec_DEVICE_USAGE rec = {0};   /* traced_plus1 0: not written */
+    struct vt_at_DEVICE_USAGE at;
+    if (!vt_decode_DEVICE_USAGE(&in, &rec, &at))
         return false;
-    if (ev.time_ns > r->time_ns + 1000000000ull)   /* taken before its record: a little earlier */
-        return fail(r, at, "corrupt DEVICE_USAGE record: time after the record");
-    at = c->p;
-    if (!get_u8(r, c, "reason", &ev.reason) || !get_svarint(r, c, "device", &ev.device) ||
-        !get_varint(r, c, "free bytes", &ev.free_bytes) ||
-        !get_varint(r, c, "total bytes", &ev.total_bytes) ||
-        !get_plus1(r, c, "own used bytes", &ev.has_own, &ev.own_bytes) ||
-        !get_plus1(r, c, "other processes' bytes", &ev.has_others, &ev.others_bytes) ||
-        !get_varint(r, c, "other process count", &ev.others_count))
-        return false;
-    if (c->p < c->end &&
-        !get_plus1(r, c, "traced live bytes", &ev.has_traced, &ev.traced_bytes))
-        return false;
+    if (rec.time_ns > r->time_ns + 1000000000ull)   /* taken before its record: a little earlier */
+        return fail(r, at.time_ns, "corrupt DEVICE_USAGE record: time after the record");
+    struct vt_device_usage_event ev = {
+        .time_ns = rec.time_ns, .reason = rec.reason, .device = rec.device,
+        .free_bytes = rec.free_bytes, .total_bytes = rec.total_bytes,
+        .others_count = rec.others,
+    };
+    plus1(rec.own_plus1, &ev.has_own, &ev.own_bytes);
+    plus1(rec.others_plus1, &ev.has_others, &ev.others_bytes);
+    plus1(rec.traced_plus1, &ev.has_traced, &ev.traced_bytes);
     if (ev.reason >= VT_USAGE_REASON_COUNT)
-        return fail(r, at, "corrupt DEVICE_USAGE record: unknown reason %u", ev.reason);
+        return fail(r, at.reason, "corrupt DEVICE_USAGE record: unknown reason %u", ev.reason);
     if (ev.free_bytes > ev.total_bytes)
-        return fail(r, at, "corrupt DEVICE_USAGE record: more free than total memory");
+        return fail(r, at.reason, "corrupt DEVICE_USAGE record: more free than total memory");
     if (r->sink->device_usage)
         r->sink->device_usage(r->ctx, &ev);
     return true;
@@ -835,11 +878,14 @@ static bool read_device_usage(struct reader *r, struct cursor *c)
  * thread) replaces it. */
 static bool read_thread(struct reader *r, struct cursor *c)
 {
-    uint64_t tid;
-    char *name;
+    struct field_in in = {r, c};
+    struct vt_rec_THREAD rec = {0};
+    struct vt_at_THREAD at;
     struct vt_thread_name *t;
-    if (!get_varint(r, c, "tid", &tid) || !get_str(r, c, "thread name", &name))
+    if (!vt_decode_THREAD(&in, &rec, &at))
         return false;
+    uint64_t tid = rec.tid;
+    char *name = (char *)rec.name;
     HASH_FIND(hh, r->dump->threads, &tid, sizeof tid, t);
     if (!t) {
         t = xcalloc(1, sizeof *t);

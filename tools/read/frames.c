@@ -62,20 +62,12 @@ static long outermost_api_frame(const struct vt_frame *const *f, size_t n)
     return found;
 }
 
-static bool is_driver_api(unsigned api)
-{
-    return api == VT_API_unknown || api >= VT_API_cuMemAlloc;
-}
-
-/* A runtime allocation API (cudaMalloc ... cudaMallocArray,
- * cudaMallocMipmappedArray) by name. */
+/* A runtime API that allocates (cudaMalloc, cudaMallocMipmappedArray...), by name. */
 static unsigned runtime_alloc_api(const char *name)
 {
-    for (unsigned api = VT_API_cudaMalloc; name && api <= VT_API_cudaMallocArray; api++)
-        if (vt_api_name(api) && !strcmp(vt_api_name(api), name))
+    for (unsigned api = VT_API_RUNTIME_FIRST; name && vt_api_is_runtime(api); api++)
+        if (vt_api_allocates(api) && vt_api_name(api) && !strcmp(vt_api_name(api), name))
             return api;
-    if (name && !strcmp(name, vt_api_name(VT_API_cudaMallocMipmappedArray)))
-        return VT_API_cudaMallocMipmappedArray;
     return VT_API_unknown;
 }
 
@@ -217,7 +209,7 @@ void vt_site_frames(struct vt_symbolizer *sym, const struct vt_dump *dump, uint6
             merge_python(sym, dump, stack, site);
         return;
     }
-    for (size_t i = drop; i-- > 0 && is_driver_api(recorded_api);) {
+    for (size_t i = drop; i-- > 0 && !vt_api_is_runtime(recorded_api);) {
         unsigned api = runtime_alloc_api(site->frames[i]->function);
         if (api != VT_API_unknown) {
             site->api = api;

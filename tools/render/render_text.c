@@ -188,7 +188,7 @@ static void print_leak(const struct vt_report *r, const struct vt_leak *leak,
                        const struct vt_site *site, FILE *out)
 {
     char size[32];
-    bool host = !vt_kind_counts_as_device(leak->kind);
+    bool host = !vt_kind_counts_as_vram(leak->kind);
     if (r->live_not_leaked)
         fprintf(out, "\n%s %s: %" PRIu64 " bytes (%s) in %" PRIu64 " %s via %s",
                 host ? "Host memory live" : "Live", live_when(r), leak->bytes,
@@ -234,7 +234,7 @@ static void print_summary(const struct vt_report *r, FILE *out)
     size_t device_sites = 0;
     uint64_t bytes = s->live_at_end_bytes, count = s->live_at_end_allocations;
     for (size_t i = 0; i < r->analysis->nleaks; i++)
-        device_sites += vt_kind_counts_as_device(r->analysis->leaks[i].kind);
+        device_sites += vt_kind_counts_as_vram(r->analysis->leaks[i].kind);
     if (s->allocations == 0)
         fprintf(out, "vramtrace: nothing to judge: no CUDA allocation succeeded in this process "
                 "(%" PRIu64 " failed)", s->failed_allocations);
@@ -255,7 +255,7 @@ static void print_host_summary(const struct vt_report *r, FILE *out)
     char size[32];
     uint64_t bytes = 0, count = 0;
     for (size_t i = 0; i < r->analysis->nleaks; i++)
-        if (!vt_kind_counts_as_device(r->analysis->leaks[i].kind)) {
+        if (!vt_kind_counts_as_vram(r->analysis->leaks[i].kind)) {
             bytes += r->analysis->leaks[i].bytes;
             count += r->analysis->leaks[i].allocations;
         }
@@ -268,7 +268,7 @@ static void print_host_summary(const struct vt_report *r, FILE *out)
 static bool has_host_leaks(const struct vt_report *r)
 {
     for (size_t i = 0; i < r->analysis->nleaks; i++)
-        if (!vt_kind_counts_as_device(r->analysis->leaks[i].kind))
+        if (!vt_kind_counts_as_vram(r->analysis->leaks[i].kind))
             return true;
     return false;
 }
@@ -294,7 +294,7 @@ static size_t print_leaks(const struct vt_report *r, bool host, FILE *out)
     size_t printed = 0, listed = 0;
     for (size_t i = 0; i < r->analysis->nleaks; i++) {
         const struct vt_leak *leak = &r->analysis->leaks[i];
-        if (vt_kind_counts_as_device(leak->kind) == host || leak_is_growing(r, leak))
+        if (vt_kind_counts_as_vram(leak->kind) == host || leak_is_growing(r, leak))
             continue;
         listed++;
         if (i < r->leaks_shown && room_for(r, printed)) {
@@ -468,7 +468,7 @@ static size_t holders_at_peak(const struct vt_usage *u, int64_t device)
 {
     size_t n = 0;
     for (size_t i = 0; i < u->nsites; i++)
-        n += u->sites[i].device == device && vt_kind_counts_as_device(u->sites[i].kind) &&
+        n += u->sites[i].device == device && vt_kind_counts_as_vram(u->sites[i].kind) &&
              u->sites[i].bytes_at_device_peak;
     return n;
 }

@@ -34,7 +34,7 @@ static void free_sites(struct vt_site *sites, size_t n)
 
 static void take_out(struct vt_summary *s, const struct vt_leak *leak)
 {
-    if (vt_kind_counts_as_device(leak->kind)) {
+    if (vt_kind_counts_as_vram(leak->kind)) {
         s->leaked_bytes -= leak->bytes;
         s->leaked_allocations -= leak->allocations;
     } else {

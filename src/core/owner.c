@@ -1,30 +1,16 @@
-#include "account.h"
+#include "owner.h"
 
-#include "devices.h"
-#include "format.h"
-#include "freed.h"
+#include "driver_function.h"
 #include "resolve.h"
-#include "stacks.h"
-#include "tracer.h"
-
-#include <errno.h>
+#include "tracing.h"
 
 static void *current_context_slot, *context_device_slot, *memory_info_slot;
 static void *stream_context_slot, *any_context_device_slot, *push_slot, *pop_slot;
 static void *pointer_attribute_slot;
 
-/* The API the program called: the runtime's, when a runtime wrapper tagged
- * this thread, else the driver's own. */
-unsigned vt_called_api(unsigned driver_api)
-{
-    unsigned api = vt_thread_state.api;
-    vt_thread_state.counted = 1;
-    return api ? api : driver_api;
-}
-
 static unsigned owner_epoch;
 
-CUresult vt_account_owners_changed(CUresult result)
+CUresult vt_owners_changed(CUresult result)
 {
     __atomic_add_fetch(&owner_epoch, 1, __ATOMIC_RELEASE);
     return result;
@@ -85,7 +71,7 @@ static int stream_context(uint64_t stream, CUcontext *ctx)
     return get_stream_context((CUstream)(uintptr_t)stream, ctx) == CUDA_SUCCESS;
 }
 
-static void fill_context(struct vt_alloc_info *info)
+void vt_owner_fill(struct vt_alloc_info *info)
 {
     CUcontext ctx = NULL, of_stream = NULL;
     cuCtxGetCurrent_fn get_current_context = (cuCtxGetCurrent_fn)vt_driver_function_cached(
@@ -126,7 +112,7 @@ static int device_of_pool(CUmemoryPool pool, CUdeviceptr memory)
 /* The driver's free/total memory of the current context's device, when that
  * is the device the allocation failed on. The real cuMemGetInfo_v2 (not
  * hooked; the guard is held, so whatever it calls passes through). */
-static int device_memory_info(int device, struct vt_meminfo *mem)
+int vt_owner_memory_info(int device, struct vt_meminfo *mem)
 {
     size_t free_bytes, total_bytes;
     CUdevice current = -1;
@@ -141,52 +127,11 @@ static int device_memory_info(int device, struct vt_meminfo *mem)
     return 0;
 }
 
-/* The allocation and its context are known: its stack, then the table. */
-static void record(CUresult result, struct vt_alloc_info *info)
+void vt_owner_of_pool(struct vt_alloc_info *info, CUmemoryPool pool, CUresult result)
 {
-    struct vt_stack stack;
-    struct vt_meminfo mem;
-    vt_stack_capture(&stack);
-    if (result == CUDA_SUCCESS) {
-        vt_track_alloc(info, &stack);
-    } else {
-        int known =
-            result == CUDA_ERROR_OUT_OF_MEMORY && device_memory_info(info->device, &mem) == 0;
-        if (known)
-            vt_devices_oom_view(info->device, info->ctx, &mem);
-        vt_track_failed(info, result, &stack, known ? &mem : NULL);
-    }
-    vt_devices_seen(info->device, info->ctx);
-}
-
-void vt_account_alloc(CUresult result, struct vt_alloc_info info)
-{
-    int saved = errno;
-    info.api = vt_called_api(info.api);
-    fill_context(&info);
-    record(result, &info);
-    vt_leave();
-    errno = saved;
-}
-
-void vt_account_pool_alloc(CUresult result, struct vt_alloc_info info, CUmemoryPool pool)
-{
-    int saved = errno;
-    int device = device_of_pool(pool, result == CUDA_SUCCESS ? info.key : 0);
-    info.api = vt_called_api(info.api);
-    info.device = device >= 0 ? device : VT_DEVICE_OF_CONTEXT;
+    int device = device_of_pool(pool, result == CUDA_SUCCESS ? info->key : 0);
+    info->device = device >= 0 ? device : VT_DEVICE_OF_CONTEXT;
     if (device < 0)
-        fill_context(&info);
-    info.ctx = NULL;
-    record(result, &info);
-    vt_leave();
-    errno = saved;
-}
-
-const struct vt_stack *vt_account_free_stack(struct vt_stack *buffer)
-{
-    if (!vt_free_stacks_enabled())
-        return NULL;
-    vt_stack_capture(buffer);
-    return buffer;
+        vt_owner_fill(info);
+    info->ctx = NULL;
 }

@@ -1,0 +1,183 @@
+#include "event.h"
+
+#include "devices.h"
+#include "freed.h"
+#include "tracer.h"
+
+#include <errno.h>
+
+int vt_event_begin(void)
+{
+    return vt_enter();
+}
+
+/* The API the program called: the runtime's, when a runtime wrapper tagged
+ * this thread (the tagged call is then counted), else DRIVER_API. */
+static unsigned called_api(unsigned driver_api)
+{
+    unsigned api = vt_thread_state.api;
+    vt_thread_state.counted = 1;
+    return api ? api : driver_api;
+}
+
+/* The allocation and its owner are known: its stack, then the table. */
+static void record_alloc(CUresult result, struct vt_alloc_info *info)
+{
+    struct vt_stack stack;
+    struct vt_meminfo mem;
+    vt_stack_capture(&stack);
+    if (result == CUDA_SUCCESS) {
+        vt_track_alloc(info, &stack);
+    } else {
+        int known =
+            result == CUDA_ERROR_OUT_OF_MEMORY && vt_owner_memory_info(info->device, &mem) == 0;
+        if (known)
+            vt_devices_oom_view(info->device, info->ctx, &mem);
+        vt_track_failed(info, result, &stack, known ? &mem : NULL);
+    }
+    vt_devices_seen(info->device, info->ctx);
+}
+
+void vt_on_alloc(CUresult result, struct vt_alloc_info info)
+{
+    int saved = errno;
+    info.api = called_api(info.api);
+    vt_owner_fill(&info);
+    record_alloc(result, &info);
+    vt_leave();
+    errno = saved;
+}
+
+void vt_on_pool_alloc(CUresult result, struct vt_alloc_info info, CUmemoryPool pool)
+{
+    int saved = errno;
+    info.api = called_api(info.api);
+    vt_owner_of_pool(&info, pool, result);
+    record_alloc(result, &info);
+    vt_leave();
+    errno = saved;
+}
+
+/* Free stacks only when asked for (VRAMTRACE_FREE_STACKS=1): a refused
+ * free takes its stack anyway. */
+void vt_on_free_begin(struct vt_free_call *call, uint64_t key, enum vt_space space,
+                      unsigned api, uint64_t stream)
+{
+    int saved = errno;
+    call->key = key;
+    call->space = space;
+    call->api = called_api(api);
+    call->stream = stream;
+    call->stack = NULL;
+    if (vt_free_stacks_enabled()) {
+        vt_stack_capture(&call->stack_buffer);
+        call->stack = &call->stack_buffer;
+    }
+    vt_track_free_begin(call->key, call->space, call->api, call->stream, call->stack,
+                        &call->pending);
+    errno = saved;
+}
+
+void vt_on_free(CUresult result, struct vt_free_call *call)
+{
+    int saved = errno;
+    vt_track_free_end(call->key, call->space, call->api, call->stream, call->stack,
+                      &call->pending, (int)result);
+    vt_devices_flush();
+    vt_leave();
+    errno = saved;
+}
+
+void vt_on_vmm_map(CUresult result, uint64_t va, uint64_t size, uint64_t handle)
+{
+    int saved = errno;
+    if (result == CUDA_SUCCESS)
+        vt_track_vmm_map(va, size, handle);
+    vt_leave();
+    errno = saved;
+}
+
+void vt_on_vmm_unmap(CUresult result, uint64_t va, uint64_t size)
+{
+    int saved = errno;
+    if (result == CUDA_SUCCESS)
+        vt_track_vmm_unmap(va, size);
+    vt_leave();
+    errno = saved;
+}
+
+void vt_on_vmm_release(CUresult result, uint64_t handle)
+{
+    int saved = errno;
+    if (result == CUDA_SUCCESS)
+        vt_track_vmm_release(handle);
+    vt_leave();
+    errno = saved;
+}
+
+void vt_on_teardown_begin(void *ctx, int device)
+{
+    int saved = errno;
+    vt_devices_before_teardown(ctx, device);
+    errno = saved;
+}
+
+void vt_on_teardown(int torn_down, void *ctx, int device, unsigned api)
+{
+    int saved = errno;
+    if (torn_down) {
+        vt_devices_context_gone(ctx);
+        vt_track_teardown(ctx, device, called_api(api));
+    }
+    vt_leave();
+    errno = saved;
+}
+
+void vt_event_end(void)
+{
+    vt_leave();
+}
+
+int vt_on_runtime_begin(unsigned api)
+{
+    if (vt_thread_state.busy || vt_thread_state.api || !vt_tracing())
+        return 0;
+    vt_thread_state.api = api;
+    vt_thread_state.counted = 0;
+    return 1;
+}
+
+/* Ends the tag; 1 when the driver hooks did not see the call. */
+static int runtime_end_unseen(void)
+{
+    vt_thread_state.api = 0;
+    return !vt_thread_state.counted;
+}
+
+void vt_on_runtime_alloc(cudaError_t result, struct vt_alloc_info info)
+{
+    int saved = errno;
+    /* A failure the driver never saw (no driver loaded, a bad argument) is
+     * recorded too: a run where every allocation failed has nothing to judge. */
+    if (runtime_end_unseen() && (result != cudaSuccess || info.key) && vt_enter()) {
+        info.device = VT_DEVICE_OF_CONTEXT;
+        vt_on_alloc((CUresult)result, info);
+    }
+    errno = saved;
+}
+
+void vt_on_runtime_free(cudaError_t result, uint64_t key, unsigned api, uint64_t stream)
+{
+    int saved = errno;
+    if (runtime_end_unseen() && result == cudaSuccess && key && vt_enter()) {
+        struct vt_free_call call;
+        vt_on_free_begin(&call, key, VT_SPACE_POINTER, api, stream);
+        vt_on_free(CUDA_SUCCESS, &call);
+    }
+    errno = saved;
+}
+
+void vt_on_runtime_end(void)
+{
+    runtime_end_unseen();
+}

@@ -1,0 +1,73 @@
+/* The one path of every traced event. A hook only describes the call it
+ * wraps; these functions do the rest, the same way for every API: the
+ * re-entrancy guard, errno, the API the program called (the runtime's tag),
+ * the stack, the owner (device, context), and the call into the live table.
+ *
+ * A driver hook asks vt_event_begin() before its real call; when that says
+ * 1 the guard is held (what CUDA calls inside passes through untraced) and
+ * the hook ends the event with exactly one vt_on_* call after the real call,
+ * which records it, releases the guard and leaves errno as the real call
+ * left it. A free is the one event in two steps: vt_on_free_begin before
+ * the real call (the driver may hand the address to another thread at
+ * once), vt_on_free after it. */
+#ifndef VRAMTRACE_EVENT_H
+#define VRAMTRACE_EVENT_H
+
+#include "cuda_abi.h"
+#include "owner.h"
+#include "stacks.h"
+#include "track.h"
+
+#include <stdint.h>
+
+int vt_event_begin(void);
+
+/* The real allocation call returned RESULT; INFO describes it (the API the
+ * driver hook stands for, kind, key space, size, key when it succeeded,
+ * device or VT_DEVICE_OF_*, stream). */
+void vt_on_alloc(CUresult result, struct vt_alloc_info info);
+/* The same for an allocation from POOL. */
+void vt_on_pool_alloc(CUresult result, struct vt_alloc_info info, CUmemoryPool pool);
+
+/* A free of KEY in SPACE through API (on STREAM, 0: none), around the real
+ * call: CALL (uninitialised: no need to clear its stack buffer on every
+ * free) is filled by vt_on_free_begin and read by vt_on_free. */
+struct vt_free_call {
+    uint64_t key;
+    enum vt_space space;
+    unsigned api;
+    uint64_t stream;
+    const struct vt_stack *stack;
+    struct vt_stack stack_buffer;
+    struct vt_pending_free pending;
+};
+void vt_on_free_begin(struct vt_free_call *call, uint64_t key, enum vt_space space,
+                      unsigned api, uint64_t stream);
+void vt_on_free(CUresult result, struct vt_free_call *call);
+
+/* Virtual memory management, after the real call returned RESULT. */
+void vt_on_vmm_map(CUresult result, uint64_t va, uint64_t size, uint64_t handle);
+void vt_on_vmm_unmap(CUresult result, uint64_t va, uint64_t size);
+void vt_on_vmm_release(CUresult result, uint64_t handle);
+
+/* Around a call that may tear down a context (CTX, or with CTX NULL the
+ * primary context of DEVICE): the devices' view before it; after it, with
+ * TORN_DOWN, what the context held is freed (by API). */
+void vt_on_teardown_begin(void *ctx, int device);
+void vt_on_teardown(int torn_down, void *ctx, int device, unsigned api);
+
+/* A traced call that turned out to have nothing to record. */
+void vt_event_end(void);
+
+/* The runtime wrappers: they tag the thread with the API the program
+ * called (vt_on_runtime_begin: 1 when tagged), and the driver hook that the
+ * runtime reaches records the event under that name. Only when no driver
+ * hook saw the call is it recorded at the end of the tag, from what the
+ * runtime wrapper describes. */
+int vt_on_runtime_begin(unsigned api);
+void vt_on_runtime_alloc(cudaError_t result, struct vt_alloc_info info);
+void vt_on_runtime_free(cudaError_t result, uint64_t key, unsigned api, uint64_t stream);
+/* A tagged call that the driver hooks record in full (arrays, reset). */
+void vt_on_runtime_end(void);
+
+#endif

@@ -1,0 +1,71 @@
+/* Per-event state shared by every layer: whether this process is tracing,
+ * the one lock, and the per-thread re-entrancy guard. It imports nothing:
+ * starting, forking and ending belong to src/lifecycle/, which sets the
+ * state through vt_tracing_set. */
+#ifndef VRAMTRACE_TRACING_H
+#define VRAMTRACE_TRACING_H
+
+#include <sys/types.h>
+
+#define VT_EXPORT __attribute__((visibility("default")))
+
+enum vt_tracing_state {
+    VT_TRACING_UNINIT,   /* nothing done yet (a hook may run before our constructor) */
+    VT_TRACING_READY,    /* tracing; the dump is created with the first event */
+    VT_TRACING_OFF,      /* not tracing: setuid process, or the dump failed */
+    VT_TRACING_FINISHED, /* exit: the dump is closed, calls pass through */
+};
+
+static inline enum vt_tracing_state vt_tracing_get(void)
+{
+    extern int vt_tracing_state_now;
+    return (enum vt_tracing_state)__atomic_load_n(&vt_tracing_state_now, __ATOMIC_ACQUIRE);
+}
+
+void vt_tracing_set(enum vt_tracing_state state);
+
+/* 1 while tracing, without starting the tracer (for signal handlers). */
+static inline int vt_tracing_started(void)
+{
+    return vt_tracing_get() == VT_TRACING_READY;
+}
+
+struct vt_thread {
+    int busy;         /* inside the tracer or a traced driver call: hooks pass through */
+    unsigned api;     /* API tag set by an outer runtime wrapper (enum vt_api), 0 if none */
+    int counted;      /* the driver hook accounted the tagged runtime call */
+    pid_t tid;        /* cached gettid(), 0 until first use */
+    unsigned name_generation; /* the dump that has this thread's name (thread_names.c) */
+    struct {          /* the device of the context this thread allocated in last */
+        void *ctx;
+        int device;
+        unsigned epoch;
+    } last_context;
+    struct {          /* the device of the memory pool this thread allocated from last */
+        void *pool;
+        int device;
+        unsigned epoch;
+    } last_pool;
+};
+
+extern __thread struct vt_thread vt_thread_state __attribute__((tls_model("initial-exec")));
+
+/* The guard of an already started tracer: 1 (taken, call vt_leave) when
+ * this thread is not inside the tracer and tracing is on, else 0. Hooks
+ * use vt_enter (lifecycle/tracer.h), which starts the tracer first. */
+int vt_guard_take(void);
+void vt_leave(void);
+
+pid_t vt_tid(void);
+
+/* The lock around the live table, the stack table and the dump. */
+void vt_lock(void);
+void vt_unlock(void);
+/* 0 when the lock was free and is now held (for signal handlers). */
+int vt_trylock(void);
+/* 1 when this thread holds the lock (interrupted inside the tracer). */
+int vt_lock_held_here(void);
+/* In a forked child: a fresh lock, free (the parent's holder is not here). */
+void vt_lock_after_fork_child(void);
+
+#endif
