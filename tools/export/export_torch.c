@@ -150,7 +150,7 @@ static void on_alloc(void *ctx, const struct vt_alloc_event *ev)
     struct torch *t = ctx;
     struct live_key k = {ev->address, (ev->flags & VT_ADDR_HANDLE) != 0};
     struct live_block *b;
-    if (ev->kind == VT_KIND_HOST || device_of(ev->device) != t->device)
+    if (!vt_kind_counts_as_vram(ev->kind) || device_of(ev->device) != t->device)
         return;
     HASH_FIND(hh, t->live, &k, sizeof k, b);
     if (b)   /* a free the tracer never saw: the newer allocation wins */
@@ -191,7 +191,7 @@ static void uint_item(struct torch *t, const char *k, uint64_t v)
 static void on_failed(void *ctx, const struct vt_failed_event *ev)
 {
     struct torch *t = ctx;
-    if (ev->error != OOM_ERROR || ev->kind == VT_KIND_HOST || device_of(ev->device) != t->device)
+    if (ev->error != OOM_ERROR || !vt_kind_counts_as_vram(ev->kind) || device_of(ev->device) != t->device)
         return;
     uint64_t device_free = ev->has_meminfo ? ev->mem_free : 0;
     vt_pickle_dict_begin(&t->p);
