@@ -12,23 +12,11 @@
 #include "format.h"
 #include "invalid_frees.h"
 #include "live_table.h"
+#include "summary.h"
 #include "usage_series.h"
 
 #define VT_CUDA_ERROR_OUT_OF_MEMORY 2
 #define VT_OOM_HOLDERS 5
-
-struct vt_summary {
-    uint64_t allocations, frees;
-    uint64_t peak_bytes, peak_time_ns;          /* live device + managed */
-    uint64_t leaked_bytes, leaked_allocations;  /* device + managed */
-    uint64_t host_leaked_bytes, host_leaked_allocations;
-    uint64_t failed_allocations, invalid_frees, untraced_frees;
-    uint64_t teardown_freed_bytes, teardown_freed_allocations;
-    uint64_t suppressed_bytes, suppressed_allocations;   /* left out of the above */
-    /* device + managed still allocated when the dump ends: the leaked
-     * bytes when the process ended on its own (ending.h), else only live */
-    uint64_t live_at_end_bytes, live_at_end_allocations;
-};
 
 #define VT_LEAK_THREADS 8
 
@@ -108,11 +96,5 @@ void vt_analysis_free(struct vt_analysis *a);
  * shrank). Without markers after the skip, the leaked bytes (call after
  * vt_analysis_finish and any suppressing). */
 int64_t vt_analysis_growth(const struct vt_analysis *a);
-
-/* Page-locked host memory is listed, but counted apart. */
-static inline int vt_kind_counts_as_device(unsigned kind)
-{
-    return kind != VT_KIND_HOST;
-}
 
 #endif

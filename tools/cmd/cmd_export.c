@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_usage.h"
 #include "export.h"
 #include "xalloc.h"
 

@@ -1,0 +1,187 @@
+#!/usr/bin/env python3
+"""Finds circles between the C files of the given folders.
+
+    tests/lint/include_cycles.py [--build DIR] FOLDER...   (e.g. tools src)
+
+A unit is a file's name without its extension: foo.c and foo.h are one unit
+(a circle report.c -> render_text.h, render_text.c -> report.h is a circle
+between the units report and render_text). Headers are included by bare
+name (meson puts every folder on the include path), so `#include "x.h"`
+names the unit x wherever it lives among the folders; includes that match no
+file there (system headers, include/) are left out. Prints each circle
+(one strongly connected component of two or more units, or a unit that
+includes itself) with the include lines that close it; exit status 1 if
+there is one, 0 if none.
+
+With --build DIR (a built meson build directory), a unit also depends on the
+units whose object files define the symbols its object file uses (nm, over
+DIR/compile_commands.json): a header declared in one place and defined in
+another (cli.h's vt_usage_error in main.c) cannot hide a circle. Names libc
+defines (dlclose, raise: the library's interposers) are calls into libc,
+not dependencies between the files.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+
+def c_files(folders):
+    for folder in folders:
+        for root, _, names in os.walk(folder):
+            for name in sorted(names):
+                if name.endswith(('.c', '.h')):
+                    yield os.path.join(root, name)
+
+
+def unit_of(path):
+    return os.path.splitext(os.path.basename(path))[0]
+
+
+def include_graph(folders):
+    files = list(c_files(folders))
+    units = {unit_of(f) for f in files}
+    headers = {os.path.basename(f) for f in files if f.endswith('.h')}
+    edges = {u: {} for u in units}  # unit -> {unit it needs: why}
+    for path in files:
+        with open(path, encoding='utf-8', errors='replace') as f:
+            text = f.read()
+        for m in INCLUDE.finditer(text):
+            name = os.path.basename(m.group(1))
+            if name not in headers:
+                continue
+            line = text.count('\n', 0, m.start()) + 1
+            if unit_of(name) != unit_of(path):
+                edges[unit_of(path)].setdefault(
+                    unit_of(name), f'{path}:{line}: includes {name}')
+    return edges
+
+
+def defined_and_used(obj):
+    out = subprocess.run(['nm', '--defined-only', '-g', obj], capture_output=True,
+                         text=True, check=True).stdout
+    defined = {line.split()[-1] for line in out.splitlines() if line.strip()}
+    out = subprocess.run(['nm', '--undefined-only', obj], capture_output=True,
+                         text=True, check=True).stdout
+    used = {line.split()[-1] for line in out.splitlines() if line.strip()}
+    return defined, used
+
+
+def libc_symbols():
+    libc = subprocess.run(['cc', '-print-file-name=libc.so.6'], capture_output=True,
+                          text=True).stdout.strip()
+    if not os.path.isabs(libc):
+        return set()
+    out = subprocess.run(['nm', '-D', '--defined-only', libc], capture_output=True,
+                         text=True).stdout
+    return {line.split()[-1].split('@')[0] for line in out.splitlines() if line.strip()}
+
+
+def add_link_edges(edges, folders, build):
+    """unit -> unit where one object file uses a symbol the other defines."""
+    with open(os.path.join(build, 'compile_commands.json'), encoding='utf-8') as f:
+        commands = json.load(f)
+    roots = [os.path.realpath(d) + os.sep for d in folders]
+    objects = {}  # unit -> object file (one per source; the first target wins)
+    for entry in commands:
+        source = os.path.realpath(os.path.join(entry['directory'], entry['file']))
+        if not any(source.startswith(r) for r in roots):
+            continue
+        obj = os.path.join(entry['directory'], entry['output'])
+        if os.path.exists(obj):
+            objects.setdefault(unit_of(source), obj)
+    definer, uses, libc = {}, {}, libc_symbols()
+    for unit, obj in sorted(objects.items()):
+        defined, used = defined_and_used(obj)
+        uses[unit] = used
+        for symbol in defined:
+            definer.setdefault(symbol, unit)
+    for unit, used in uses.items():
+        for symbol in sorted(used):
+            target = definer.get(symbol)
+            if target and target != unit and symbol not in libc:
+                edges.setdefault(unit, {}).setdefault(
+                    target, f'{os.path.relpath(objects[unit])}: uses {symbol} (defined by {target})')
+                edges.setdefault(target, {})
+    return len(objects)
+
+
+def strongly_connected(edges):
+    """Tarjan's algorithm, iterative; yields components as lists."""
+    index, low, on_stack, stack, counter = {}, {}, set(), [], [0]
+    for start in sorted(edges):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(edges[start])))]
+        index[start] = low[start] = counter[0]
+        counter[0] += 1
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = counter[0]
+                    counter[0] += 1
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(edges[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                yield sorted(component)
+
+
+def main(args):
+    build = None
+    if args[:1] == ['--build'] and len(args) > 1:
+        build, args = args[1], args[2:]
+    folders = args
+    if not folders or any(f.startswith('-') for f in folders):
+        print('usage: include_cycles.py [--build DIR] FOLDER...', file=sys.stderr)
+        return 2
+    for folder in folders:
+        if not os.path.isdir(folder):
+            print(f'include_cycles.py: no folder {folder}', file=sys.stderr)
+            return 2
+    edges = include_graph(folders)
+    linked = ''
+    if build:
+        if not os.path.exists(os.path.join(build, 'compile_commands.json')):
+            print(f'include_cycles.py: {build} is not a meson build directory', file=sys.stderr)
+            return 2
+        linked = f' ({add_link_edges(edges, folders, build)} object files)'
+    circles = 0
+    for component in strongly_connected(edges):
+        members = set(component)
+        if len(component) == 1 and component[0] not in edges[component[0]]:
+            continue
+        circles += 1
+        print(f'circle: {" ".join(component)}')
+        for unit in component:
+            for target, where in sorted(edges[unit].items()):
+                if target in members:
+                    print(f'  {unit} -> {target}: {where}')
+    units = len(edges)
+    print(f'{units} units in {" ".join(folders)}{linked}: {circles} circle(s)')
+    return 1 if circles else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))
