@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite: installs what is missing, builds and runs every test
 # in a plain build and again under AddressSanitizer + UndefinedBehaviorSanitizer,
-# the threaded tests under ThreadSanitizer (every build with -Werror), builds
-# the library alone (-Dcli=false -Dtests=false), fuzzes the dump reader for
+# the threaded tests under ThreadSanitizer (every build with -Werror), checks
+# the format (.clang-format) and runs clang-tidy (.clang-tidy), builds the
+# library alone (-Dcli=false -Dtests=false), fuzzes the dump reader for
 # VT_FUZZ_SECONDS (default 60) when clang has libFuzzer, and prints the line
 # coverage of the plain suite (tests/coverage.sh; src/ must stay at 90% or more).
 # The last line is "N passed, N failed, N skipped".
@@ -89,6 +90,10 @@ library_only() {
 
 TEST_ARGS=()
 run_suite "plain build" build-tests
+# The habits: the code as .clang-format has it, clang-tidy clean (.clang-tidy).
+run_step "format (tests/lint/format.sh)" tests/lint/format.sh
+run_step "static analysis (tests/lint/static_analysis.sh build-tests)" \
+    tests/lint/static_analysis.sh build-tests
 # Every installed CPython is the plain build's job; the sanitized builds run
 # the rest (the Python tests of the default interpreter among them).
 # --setup asan: the sanitizer runtime preloaded into programs that are not
