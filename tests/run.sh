@@ -92,6 +92,7 @@ TEST_ARGS=()
 run_suite "plain build" build-tests
 # The habits: the code as .clang-format has it, clang-tidy clean (.clang-tidy).
 run_step "format (tests/lint/format.sh)" tests/lint/format.sh
+run_step "license lines (tests/lint/spdx.py)" tests/lint/spdx.py
 run_step "static analysis (tests/lint/static_analysis.sh build-tests)" \
     tests/lint/static_analysis.sh build-tests
 # Every installed CPython is the plain build's job; the sanitized builds run
