@@ -2,6 +2,7 @@
 """Finds circles between the C files of the given folders.
 
     tests/lint/include_cycles.py [--build DIR] FOLDER...   (e.g. tools src)
+    tests/lint/include_cycles.py --self-test   (it finds planted circles of both kinds)
 
 A unit is a file's name without its extension: foo.c and foo.h are one unit
 (a circle report.c -> render_text.h, render_text.c -> report.h is a circle
@@ -20,11 +21,14 @@ another (cli.h's vt_usage_error in main.c) cannot hide a circle. Names libc
 defines (dlclose, raise: the library's interposers) are calls into libc,
 not dependencies between the files.
 """
+import contextlib
+import io
 import json
 import os
 import re
 import subprocess
 import sys
+import tempfile
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
@@ -148,7 +152,53 @@ def strongly_connected(edges):
                 yield sorted(component)
 
 
+def self_test():
+    """Plants an include circle (a.h -> b.h -> c.h -> a.h) and a symbol circle
+    (main.c calls run(), run.c calls usage() which main.c defines, declared in
+    cli.h that has no .c), and a tree without either; 0 when all three are seen right."""
+    files = {
+        'inc/a.h': '#include "b.h"\n', 'inc/b.h': '#include "c.h"\n', 'inc/c.h': '#include "a.h"\n',
+        'sym/cli.h': 'int usage(void);\nint run(void);\n',
+        'sym/main.c': '#include "cli.h"\nint usage(void) { return 2; }\n'
+                      'int main(void) { return run(); }\n',
+        'sym/run.c': '#include "cli.h"\nint run(void) { return usage(); }\n',
+        'ok/x.c': '#include "x.h"\n#include "y.h"\n', 'ok/x.h': '', 'ok/y.h': '',
+    }
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, text in files.items():
+            os.makedirs(os.path.dirname(os.path.join(tmp, name)), exist_ok=True)
+            with open(os.path.join(tmp, name), 'w') as f:
+                f.write(text)
+        build = os.path.join(tmp, 'build')
+        os.makedirs(build)
+        commands = []
+        for name in ('main', 'run'):
+            src = os.path.join(tmp, 'sym', name + '.c')
+            subprocess.run(['cc', '-c', src, '-o', os.path.join(build, name + '.o')], check=True)
+            commands.append({'directory': build, 'file': src, 'output': name + '.o'})
+        with open(os.path.join(build, 'compile_commands.json'), 'w') as f:
+            json.dump(commands, f)
+        results = {}
+        for what, args in (('include circle', [os.path.join(tmp, 'inc')]),
+                           ('symbol circle', ['--build', build, os.path.join(tmp, 'sym')]),
+                           ('no circle', [os.path.join(tmp, 'ok')])):
+            with contextlib.redirect_stdout(io.StringIO()) as out:
+                results[what] = (main(args), out.getvalue())
+    wrong = [w for w, want in (('include circle', 1), ('symbol circle', 1), ('no circle', 0))
+             if results[w][0] != want]
+    if 'circle: a b c' not in results['include circle'][1]:
+        wrong.append('include circle members')
+    if 'circle: main run' not in results['symbol circle'][1]:
+        wrong.append('symbol circle members')
+    for w in wrong:
+        print(f'include_cycles.py --self-test: {w} not found as planted:\n{results.get(w, ("", ""))[1]}')
+    print(f'self-test: {"FAIL" if wrong else "ok"}')
+    return 1 if wrong else 0
+
+
 def main(args):
+    if args == ['--self-test']:
+        return self_test()
     build = None
     if args[:1] == ['--build'] and len(args) > 1:
         build, args = args[1], args[2:]
