@@ -14,10 +14,14 @@ VT_WITH_CHROMIUM=1 tools/install-deps.sh || { echo "0 passed, 1 failed"; exit 1;
 
 passed=0 failed=0 skipped=0
 
-# Adds one build's results from meson's machine-readable test log.
+# Adds one build's results from meson's machine-readable test log
+# (testlog-SETUP.json for a run with --setup SETUP).
 count_results() {
-    local counts
-    counts=$(python3 - "$1/meson-logs/testlog.json" <<'PY'
+    local counts log=testlog.json i
+    for ((i = 0; i + 1 < ${#TEST_ARGS[@]}; i++)); do
+        [ "${TEST_ARGS[i]}" = --setup ] && log=testlog-${TEST_ARGS[i + 1]}.json
+    done
+    counts=$(python3 - "$1/meson-logs/$log" <<'PY'
 import json, sys
 p = f = s = 0
 try:
