@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite: installs what is missing, builds and runs every test
 # in a plain build and again under AddressSanitizer + UndefinedBehaviorSanitizer,
-# the threaded tests under ThreadSanitizer, fuzzes the dump reader for
+# the threaded tests under ThreadSanitizer (every build with -Werror), checks
+# the format (.clang-format) and runs clang-tidy (.clang-tidy), builds the
+# library alone (-Dcli=false -Dtests=false), fuzzes the dump reader for
 # VT_FUZZ_SECONDS (default 60) when clang has libFuzzer, and prints the line
 # coverage of the plain suite (tests/coverage.sh; src/ must stay at 90% or more).
 # The last line is "N passed, N failed, N skipped".
@@ -12,10 +14,14 @@ VT_WITH_CHROMIUM=1 tools/install-deps.sh || { echo "0 passed, 1 failed"; exit 1;
 
 passed=0 failed=0 skipped=0
 
-# Adds one build's results from meson's machine-readable test log.
+# Adds one build's results from meson's machine-readable test log
+# (testlog-SETUP.json for a run with --setup SETUP).
 count_results() {
-    local counts
-    counts=$(python3 - "$1/meson-logs/testlog.json" <<'PY'
+    local counts log=testlog.json i
+    for ((i = 0; i + 1 < ${#TEST_ARGS[@]}; i++)); do
+        [ "${TEST_ARGS[i]}" = --setup ] && log=testlog-${TEST_ARGS[i + 1]}.json
+    done
+    counts=$(python3 - "$1/meson-logs/$log" <<'PY'
 import json, sys
 p = f = s = 0
 try:
@@ -33,13 +39,25 @@ PY
     passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
 }
 
-# run_suite NAME BUILD_DIR [meson setup options...]
+# Configures (or reconfigures) BUILD_DIR with warnings as errors and builds it.
+# build_dir BUILD_DIR [meson setup options...]
+build_dir() {
+    local dir=$1
+    shift
+    if [ -f "$dir/build.ninja" ]; then
+        meson configure "$dir" -Dwerror=true "$@" >/dev/null
+    else
+        meson setup "$dir" -Dwerror=true "$@" >/dev/null
+    fi && meson compile -C "$dir" >/dev/null
+}
+
+# run_suite NAME BUILD_DIR [meson setup options...]; TEST_ARGS: meson test's
+# (a sanitized build's --setup among them, see tests/meson.build).
 run_suite() {
     local name=$1 dir=$2
     shift 2
     echo "=== $name ($dir)"
-    if ! { [ -f "$dir/build.ninja" ] || meson setup "$dir" "$@" >/dev/null; } ||
-       ! meson compile -C "$dir" >/dev/null; then
+    if ! build_dir "$dir" "$@"; then
         echo "*** $name: build failed"
         meson compile -C "$dir" 2>&1 | tail -30
         failed=$((failed + 1))
@@ -49,23 +67,50 @@ run_suite() {
     count_results "$dir"
 }
 
+# A step that is not a meson test: passes when the command does.
+run_step() {
+    local name=$1
+    shift
+    echo "=== $name"
+    if "$@"; then
+        passed=$((passed + 1))
+    else
+        echo "*** $name: failed"
+        failed=$((failed + 1))
+    fi
+}
+
+# The library alone: neither the CLI's libdw nor Python is looked for.
+library_only() {
+    local dir=build-library-only
+    build_dir "$dir" -Dcli=false -Dtests=false -Dexamples=false || return 1
+    [ -f "$dir/libvramtrace.so" ] || { echo "no $dir/libvramtrace.so"; return 1; }
+    if grep -E "Run-time dependency (libdw|zlib|python)|Program python" \
+            "$dir/meson-logs/meson-log.txt"; then
+        echo "the library-only build looked for the above"
+        return 1
+    fi
+}
+
 TEST_ARGS=()
 run_suite "plain build" build-tests
+# The habits: the code as .clang-format has it, clang-tidy clean (.clang-tidy).
+run_step "format (tests/lint/format.sh)" tests/lint/format.sh
+run_step "license lines (tests/lint/spdx.py)" tests/lint/spdx.py
+run_step "static analysis (tests/lint/static_analysis.sh build-tests)" \
+    tests/lint/static_analysis.sh build-tests
 # Every installed CPython is the plain build's job; the sanitized builds run
 # the rest (the Python tests of the default interpreter among them).
-TEST_ARGS=(--no-suite pyversions)
-# Sanitized library preloaded into programs that are not: ASan must be
-# loaded first, and its own leak check would flag what the tests leak on purpose.
-ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0:abort_on_error=1 \
-UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-VT_TEST_PRELOAD="$(gcc -print-file-name=libasan.so)" \
-    run_suite "ASan+UBSan build" build-asan -Db_sanitize=address,undefined -Db_lundef=false
+# --setup asan: the sanitizer runtime preloaded into programs that are not
+# sanitized, its leak check off (tests/meson.build).
+TEST_ARGS=(--no-suite pyversions --setup asan)
+run_suite "ASan+UBSan build" build-asan -Db_sanitize=address,undefined -Db_lundef=false
 
 # The library and the programs built with TSan; only the 'threaded' suite.
-TEST_ARGS=(--suite threaded)
-TSAN_OPTIONS=halt_on_error=1 \
-VT_TEST_PRELOAD="$(gcc -print-file-name=libtsan.so)" \
-    run_suite "TSan build (threaded tests)" build-tsan -Db_sanitize=thread -Db_lundef=false
+TEST_ARGS=(--suite threaded --setup tsan)
+run_suite "TSan build (threaded tests)" build-tsan -Db_sanitize=thread -Db_lundef=false
+
+run_step "library-only build (build-library-only)" library_only
 
 echo "=== fuzzing the dump reader (build-tests)"
 tests/fuzz/run_fuzz.sh build-tests "${VT_FUZZ_SECONDS:-60}"

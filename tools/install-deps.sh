@@ -5,6 +5,7 @@ set -euo pipefail
 packages=(meson ninja-build pkg-config gcc g++ python3 libunwind-dev uthash-dev libdw-dev libelf-dev
           python3-pytest python3-pytest-xdist cmake libpython3-dev zlib1g-dev
           clang libclang-rt-dev   # clang + libclang-rt-dev: the dump reader's fuzz target
+          clang-format clang-tidy # tests/lint/format.sh, tests/lint/static_analysis.sh
           gcovr)                  # the coverage figure of tests/run.sh (tests/coverage.sh)
 # (cmake and pytest-xdist: the README's ctest and pytest-xdist recipes, tests/test_verdicts.py)
 # Headless Chromium renders the HTML report in tests/run.sh (VT_WITH_CHROMIUM=1);

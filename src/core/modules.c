@@ -114,7 +114,9 @@ static int same_object(const struct written_module *m, const struct dl_phdr_info
     const char *path = info->dlpi_name && *info->dlpi_name ? info->dlpi_name : m->path;
     if (len > BUILD_ID_KEPT)
         len = BUILD_ID_KEPT;
-    return !strcmp(m->path, path) && len == m->build_id_len && !memcmp(m->build_id, build_id, len);
+    /* no build id: BUILD_ID is NULL, which memcmp may not be given even for 0 bytes */
+    return !strcmp(m->path, path) && len == m->build_id_len &&
+           (len == 0 || !memcmp(m->build_id, build_id, len));
 }
 
 /* M is no longer loaded: say so in the dump, and let no cached stack that

@@ -625,6 +625,10 @@ def case_run_env_output():
 
 def main():
     global VRAMTRACE, MKDUMP, WORK
+    if sys.argv[1:] == ["--list"]:   # the cases meson registers (tests/list_cases.py)
+        print("\n".join(name[5:].replace("_", "-") for name, func in globals().items()
+                        if name.startswith("case_") and callable(func)))
+        return
     if len(sys.argv) != 4:
         sys.exit("usage: check_cli.py CASE VRAMTRACE MKDUMP")
     case, VRAMTRACE, MKDUMP = sys.argv[1], os.path.abspath(sys.argv[2]), os.path.abspath(sys.argv[3])

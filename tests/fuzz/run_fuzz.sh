@@ -9,6 +9,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "$1" && pwd)
 seconds=${2:-60}
 out=$build/fuzz
+fuzz_build=$build/fuzz-build   # kept between runs: only the first builds it all
 rm -rf "$out" && mkdir -p "$out/corpus" "$out/seeds"
 
 fuzz_flags=(-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined)
@@ -18,16 +19,18 @@ if ! clang "${fuzz_flags[@]}" "$out/probe.c" -o "$out/probe" 2>"$out/build.log";
     echo "fuzz: skipped: clang with libFuzzer is not available ($(head -1 "$out/build.log"))"
     exit 77
 fi
-if ! clang "${fuzz_flags[@]}" -D_GNU_SOURCE $(for d in src src/core tools/read tools/analyze; do printf -- '-I%s/%s ' "$root" "$d"; done) \
-        "$root/tests/fuzz/fuzz_dump_reader.c" "$root/tools/read/dump_reader.c" \
-        "$root/tools/read/progress.c" "$root/tools/analyze/analysis.c" "$root/tools/analyze/live_table.c" \
-        "$root/tools/analyze/usage_series.c" "$root/tools/analyze/aggregate_replay.c" "$root/tools/analyze/device_view.c" \
-        "$root/tools/analyze/invalid_frees.c" \
-        -o "$out/fuzz_dump_reader" 2>"$out/build.log"; then
+# The target and the reader it links (tools/meson.build's replay library),
+# built by clang in a build of its own: -Dfuzz=true instruments them.
+if ! { [ -f "$fuzz_build/build.ninja" ] ||
+       CC=clang meson setup "$fuzz_build" "$root" -Dfuzz=true -Dcli=false -Dtests=false \
+           -Dexamples=false -Db_sanitize=address,undefined -Db_lundef=false \
+           -Dbuildtype=plain "-Dc_args=-g -O1 -fno-sanitize-recover=undefined"; } >"$out/build.log" 2>&1 ||
+   ! meson compile -C "$fuzz_build" fuzz_dump_reader >>"$out/build.log" 2>&1; then
     echo "fuzz: the fuzz target does not build:"
     cat "$out/build.log"
     exit 1
 fi
+cp "$fuzz_build/tests/fuzz/fuzz_dump_reader" "$out/fuzz_dump_reader"
 
 # Seed corpus: real dumps of the ground-truth programs.
 seed() {

@@ -1,120 +1,237 @@
 #!/usr/bin/env python3
-"""Include circles between the files of a source tree.
+"""Finds circles between the C files of the given folders.
 
-    tests/lint/include_cycles.py DIR...
-    tests/lint/include_cycles.py --self-test    (the check finds a planted circle)
+    tests/lint/include_cycles.py [--build DIR] FOLDER...   (e.g. tools src)
+    tests/lint/include_cycles.py --self-test   (it finds planted circles of both kinds)
 
-Headers are included by bare name (every folder is on the include path), so
-a quoted #include "x.h" is resolved to the x.h found under the DIRs (and
-src/format.h). A .c file and its own header count as one node (x.c + x.h:
-"x"), which is what an import circle between files means. Prints each
-circle found and exits 1; exits 0 when the graph has none.
+A unit is a file's name without its extension: foo.c and foo.h are one unit
+(a circle report.c -> render_text.h, render_text.c -> report.h is a circle
+between the units report and render_text). Headers are included by bare
+name (meson puts every folder on the include path), so `#include "x.h"`
+names the unit x wherever it lives among the folders; includes that match no
+file there (system headers, include/) are left out. Prints each circle
+(one strongly connected component of two or more units, or a unit that
+includes itself) with the include lines that close it; exit status 1 if
+there is one, 0 if none.
+
+With --build DIR (a built meson build directory), a unit also depends on the
+units whose object files define the symbols its object file uses (nm, over
+DIR/compile_commands.json): a header declared in one place and defined in
+another (cli.h's vt_usage_error in main.c) cannot hide a circle. Names libc
+defines (dlclose, raise: the library's interposers) are calls into libc,
+not dependencies between the files.
 """
+import contextlib
+import io
+import json
 import os
 import re
+import subprocess
 import sys
+import tempfile
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
-def sources(dirs):
-    for top in dirs:
-        for root, _, files in os.walk(top):
-            for name in files:
-                if name.endswith((".c", ".h")):
+def c_files(folders):
+    for folder in folders:
+        for root, _, names in os.walk(folder):
+            for name in sorted(names):
+                if name.endswith(('.c', '.h')):
                     yield os.path.join(root, name)
 
 
-def node(path):
-    return os.path.splitext(path)[0]
+def unit_of(path):
+    return os.path.splitext(os.path.basename(path))[0]
 
 
-def graph(dirs):
-    files = sorted(set(sources(dirs)))
-    by_name = {}
-    for f in files:
-        by_name.setdefault(os.path.basename(f), f)
-    edges = {}
-    for f in files:
-        with open(f, encoding="utf-8", errors="replace") as fh:
-            text = fh.read()
-        for name in INCLUDE.findall(text):
-            target = by_name.get(os.path.basename(name))
-            if target and node(target) != node(f):
-                edges.setdefault(node(f), set()).add(node(target))
-        edges.setdefault(node(f), set())
+def include_graph(folders):
+    files = list(c_files(folders))
+    units = {unit_of(f) for f in files}
+    headers = {os.path.basename(f) for f in files if f.endswith('.h')}
+    edges = {u: {} for u in units}  # unit -> {unit it needs: why}
+    for path in files:
+        with open(path, encoding='utf-8', errors='replace') as f:
+            text = f.read()
+        for m in INCLUDE.finditer(text):
+            name = os.path.basename(m.group(1))
+            if name not in headers:
+                continue
+            line = text.count('\n', 0, m.start()) + 1
+            if unit_of(name) != unit_of(path):
+                edges[unit_of(path)].setdefault(
+                    unit_of(name), f'{path}:{line}: includes {name}')
     return edges
 
 
-def cycles(edges):
-    """Strongly connected components of more than one node (Tarjan)."""
-    index, low, stack, on_stack, found = {}, {}, [], set(), []
-    counter = [0]
+def defined_and_used(obj):
+    out = subprocess.run(['nm', '--defined-only', '-g', obj], capture_output=True,
+                         text=True, check=True).stdout
+    defined = {line.split()[-1] for line in out.splitlines() if line.strip()}
+    out = subprocess.run(['nm', '--undefined-only', obj], capture_output=True,
+                         text=True, check=True).stdout
+    used = {line.split()[-1] for line in out.splitlines() if line.strip()}
+    return defined, used
 
-    def visit(v):
-        index[v] = low[v] = counter[0]
+
+def libc_symbols():
+    libc = subprocess.run(['cc', '-print-file-name=libc.so.6'], capture_output=True,
+                          text=True).stdout.strip()
+    if not os.path.isabs(libc):
+        return set()
+    out = subprocess.run(['nm', '-D', '--defined-only', libc], capture_output=True,
+                         text=True).stdout
+    return {line.split()[-1].split('@')[0] for line in out.splitlines() if line.strip()}
+
+
+def add_link_edges(edges, folders, build):
+    """unit -> unit where one object file uses a symbol the other defines."""
+    with open(os.path.join(build, 'compile_commands.json'), encoding='utf-8') as f:
+        commands = json.load(f)
+    roots = [os.path.realpath(d) + os.sep for d in folders]
+    objects = {}  # unit -> object file (one per source; the first target wins)
+    for entry in commands:
+        source = os.path.realpath(os.path.join(entry['directory'], entry['file']))
+        if not any(source.startswith(r) for r in roots):
+            continue
+        obj = os.path.join(entry['directory'], entry['output'])
+        if os.path.exists(obj):
+            objects.setdefault(unit_of(source), obj)
+    definer, uses, libc = {}, {}, libc_symbols()
+    for unit, obj in sorted(objects.items()):
+        defined, used = defined_and_used(obj)
+        uses[unit] = used
+        for symbol in defined:
+            definer.setdefault(symbol, unit)
+    for unit, used in uses.items():
+        for symbol in sorted(used):
+            target = definer.get(symbol)
+            if target and target != unit and symbol not in libc:
+                edges.setdefault(unit, {}).setdefault(
+                    target, f'{os.path.relpath(objects[unit])}: uses {symbol} (defined by {target})')
+                edges.setdefault(target, {})
+    return len(objects)
+
+
+def strongly_connected(edges):
+    """Tarjan's algorithm, iterative; yields components as lists."""
+    index, low, on_stack, stack, counter = {}, {}, set(), [], [0]
+    for start in sorted(edges):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(edges[start])))]
+        index[start] = low[start] = counter[0]
         counter[0] += 1
-        stack.append(v)
-        on_stack.add(v)
-        for w in sorted(edges.get(v, ())):
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on_stack:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            component = []
-            while True:
-                w = stack.pop()
-                on_stack.discard(w)
-                component.append(w)
-                if w == v:
-                    break
-            if len(component) > 1:
-                found.append(sorted(component))
-
-    sys.setrecursionlimit(10000)
-    for v in sorted(edges):
-        if v not in index:
-            visit(v)
-    return found
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = counter[0]
+                    counter[0] += 1
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(edges[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                yield sorted(component)
 
 
 def self_test():
-    """A three-file circle (a.c -> b.h, b.c -> c.h, c.c -> a.h) and a file
-    outside it must give exactly that circle; a tree without one, none."""
-    import tempfile
-    with tempfile.TemporaryDirectory() as d:
-        files = {"x/a.c": "b.h", "x/a.h": None, "y/b.c": "c.h", "y/b.h": None,
-                 "z/c.c": "a.h", "z/c.h": None, "z/d.c": "a.h"}
-        for name, inc in files.items():
-            os.makedirs(os.path.join(d, os.path.dirname(name)), exist_ok=True)
-            with open(os.path.join(d, name), "w") as f:
-                f.write('#include "%s"\n#include <stdio.h>\n' % inc if inc else "\n")
-        found = cycles(graph([d]))
-        expect = [sorted(os.path.join(d, n) for n in ("x/a", "y/b", "z/c"))]
-        if found != expect:
-            print("self-test: expected %s, found %s" % (expect, found))
-            return 1
-        os.remove(os.path.join(d, "z/c.c"))
-        found = cycles(graph([d]))
-        if found:
-            print("self-test: expected no circle, found %s" % found)
-            return 1
-    return 0
+    """Plants an include circle (a.h -> b.h -> c.h -> a.h) and a symbol circle
+    (main.c calls run(), run.c calls usage() which main.c defines, declared in
+    cli.h that has no .c), and a tree without either; 0 when all three are seen right."""
+    files = {
+        'inc/a.h': '#include "b.h"\n', 'inc/b.h': '#include "c.h"\n', 'inc/c.h': '#include "a.h"\n',
+        'sym/cli.h': 'int usage(void);\nint run(void);\n',
+        'sym/main.c': '#include "cli.h"\nint usage(void) { return 2; }\n'
+                      'int main(void) { return run(); }\n',
+        'sym/run.c': '#include "cli.h"\nint run(void) { return usage(); }\n',
+        'ok/x.c': '#include "x.h"\n#include "y.h"\n', 'ok/x.h': '', 'ok/y.h': '',
+    }
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, text in files.items():
+            os.makedirs(os.path.dirname(os.path.join(tmp, name)), exist_ok=True)
+            with open(os.path.join(tmp, name), 'w') as f:
+                f.write(text)
+        build = os.path.join(tmp, 'build')
+        os.makedirs(build)
+        commands = []
+        for name in ('main', 'run'):
+            src = os.path.join(tmp, 'sym', name + '.c')
+            subprocess.run(['cc', '-c', src, '-o', os.path.join(build, name + '.o')], check=True)
+            commands.append({'directory': build, 'file': src, 'output': name + '.o'})
+        with open(os.path.join(build, 'compile_commands.json'), 'w') as f:
+            json.dump(commands, f)
+        results = {}
+        for what, args in (('include circle', [os.path.join(tmp, 'inc')]),
+                           ('symbol circle', ['--build', build, os.path.join(tmp, 'sym')]),
+                           ('no circle', [os.path.join(tmp, 'ok')])):
+            with contextlib.redirect_stdout(io.StringIO()) as out:
+                results[what] = (main(args), out.getvalue())
+    wrong = [w for w, want in (('include circle', 1), ('symbol circle', 1), ('no circle', 0))
+             if results[w][0] != want]
+    if 'circle: a b c' not in results['include circle'][1]:
+        wrong.append('include circle members')
+    if 'circle: main run' not in results['symbol circle'][1]:
+        wrong.append('symbol circle members')
+    for w in wrong:
+        print(f'include_cycles.py --self-test: {w} not found as planted:\n{results.get(w, ("", ""))[1]}')
+    print(f'self-test: {"FAIL" if wrong else "ok"}')
+    return 1 if wrong else 0
 
 
-def main(argv):
-    if argv[1:] == ["--self-test"]:
+def main(args):
+    if args == ['--self-test']:
         return self_test()
-    if len(argv) < 2:
-        print("usage: include_cycles.py DIR...", file=sys.stderr)
+    build = None
+    if args[:1] == ['--build'] and len(args) > 1:
+        build, args = args[1], args[2:]
+    folders = args
+    if not folders or any(f.startswith('-') for f in folders):
+        print('usage: include_cycles.py [--build DIR] FOLDER...', file=sys.stderr)
         return 2
-    found = cycles(graph(argv[1:]))
-    for component in found:
-        print("include circle of %d files: %s" % (len(component), " ".join(component)))
-    return 1 if found else 0
+    for folder in folders:
+        if not os.path.isdir(folder):
+            print(f'include_cycles.py: no folder {folder}', file=sys.stderr)
+            return 2
+    edges = include_graph(folders)
+    linked = ''
+    if build:
+        if not os.path.exists(os.path.join(build, 'compile_commands.json')):
+            print(f'include_cycles.py: {build} is not a meson build directory', file=sys.stderr)
+            return 2
+        linked = f' ({add_link_edges(edges, folders, build)} object files)'
+    circles = 0
+    for component in strongly_connected(edges):
+        members = set(component)
+        if len(component) == 1 and component[0] not in edges[component[0]]:
+            continue
+        circles += 1
+        print(f'circle: {" ".join(component)}')
+        for unit in component:
+            for target, where in sorted(edges[unit].items()):
+                if target in members:
+                    print(f'  {unit} -> {target}: {where}')
+    units = len(edges)
+    print(f'{units} units in {" ".join(folders)}{linked}: {circles} circle(s)')
+    return 1 if circles else 0
 
 
-if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))

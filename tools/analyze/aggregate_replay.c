@@ -5,7 +5,6 @@
 
 #include <uthash.h>
 
-#include "analysis.h"
 #include "xalloc.h"
 
 struct vt_agg_site_entry {
@@ -33,75 +32,71 @@ static struct vt_site_state *find_site(struct vt_aggregate *g, const struct vt_s
 
 /* Moves each listed site to its new live bytes at TIME_NS: falls first,
  * rises after, so a device's total never passes what it really held. */
-static void apply(struct vt_analysis *a, uint64_t time_ns, const struct vt_site_state *sites,
-                  size_t n)
+static void apply(const struct vt_aggregate_target *t, uint64_t time_ns,
+                  const struct vt_site_state *sites, size_t n)
 {
     for (int rising = 0; rising < 2; rising++)
         for (size_t i = 0; i < n; i++) {
             const struct vt_site_state *s = &sites[i];
-            struct vt_site_state *known = find_site(&a->agg, s);
+            struct vt_site_state *known = find_site(t->agg, s);
             int64_t delta = (int64_t)(s->live_bytes - known->live_bytes);
             if ((delta > 0) != rising)
                 continue;
-            vt_usage_change(&a->usage, time_ns, s->stack_id, s->api, s->kind, s->device, delta);
+            vt_usage_change(t->usage, time_ns, s->stack_id, s->api, s->kind, s->device, delta);
             if (vt_kind_counts_as_vram(s->kind))
-                a->live_bytes += (uint64_t)delta;
+                *t->live_bytes += (uint64_t)delta;
             known->live_bytes = s->live_bytes;
             known->live_count = s->live_count;
         }
 }
 
-void vt_aggregate_sample(void *analysis, const struct vt_sample_event *ev)
+void vt_aggregate_sample(const struct vt_aggregate_target *t, const struct vt_sample_event *ev)
 {
-    struct vt_analysis *a = analysis;
-    a->summary.allocations = ev->allocations;
-    a->summary.frees = ev->frees;
-    apply(a, ev->time_ns, ev->sites, ev->nsites);
-    a->agg.samples++;
-    a->agg.last_sample_ns = ev->time_ns;
+    t->summary->allocations = ev->allocations;
+    t->summary->frees = ev->frees;
+    apply(t, ev->time_ns, ev->sites, ev->nsites);
+    t->agg->samples++;
+    t->agg->last_sample_ns = ev->time_ns;
 }
 
-void vt_aggregate_sites(void *analysis, const struct vt_sites_event *ev)
+void vt_aggregate_sites(const struct vt_aggregate_target *t, const struct vt_sites_event *ev)
 {
-    struct vt_analysis *a = analysis;
-    apply(a, ev->time_ns, ev->sites, ev->nsites);
-    a->summary.allocations = a->summary.frees = 0;
+    apply(t, ev->time_ns, ev->sites, ev->nsites);
+    t->summary->allocations = t->summary->frees = 0;
     for (size_t i = 0; i < ev->nsites; i++) {
-        struct vt_site_state *known = find_site(&a->agg, &ev->sites[i]);
+        struct vt_site_state *known = find_site(t->agg, &ev->sites[i]);
         *known = ev->sites[i];
-        a->summary.allocations += known->allocations;
-        a->summary.frees += known->frees;
+        t->summary->allocations += known->allocations;
+        t->summary->frees += known->frees;
     }
-    a->agg.footer = true;
+    t->agg->footer = true;
 }
 
-void vt_aggregate_totals(void *analysis, const struct vt_totals_event *ev)
+void vt_aggregate_totals(const struct vt_aggregate_target *t, const struct vt_totals_event *ev)
 {
-    struct vt_analysis *a = analysis;
-    vt_usage_advance(&a->usage, ev->time_ns);
-    a->summary.invalid_frees = ev->invalid_frees;
-    a->summary.untraced_frees = ev->untraced_frees;
-    a->summary.teardown_freed_allocations = ev->teardown_allocations;
-    a->summary.teardown_freed_bytes = ev->teardown_bytes;
-    free(a->agg.peaks);
-    a->agg.peaks = vt_xcalloc(ev->ndevices, sizeof *a->agg.peaks);
-    memcpy(a->agg.peaks, ev->devices, ev->ndevices * sizeof *ev->devices);
-    a->agg.npeaks = ev->ndevices;
-    a->agg.totals = true;
+    vt_usage_advance(t->usage, ev->time_ns);
+    t->summary->invalid_frees = ev->invalid_frees;
+    t->summary->untraced_frees = ev->untraced_frees;
+    t->summary->teardown_freed_allocations = ev->teardown_allocations;
+    t->summary->teardown_freed_bytes = ev->teardown_bytes;
+    free(t->agg->peaks);
+    t->agg->peaks = vt_xcalloc(ev->ndevices, sizeof *t->agg->peaks);
+    memcpy(t->agg->peaks, ev->devices, ev->ndevices * sizeof *ev->devices);
+    t->agg->npeaks = ev->ndevices;
+    t->agg->totals = true;
 }
 
-void vt_aggregate_finish(struct vt_analysis *a)
+void vt_aggregate_finish(const struct vt_aggregate *g, struct vt_usage *u)
 {
-    struct vt_usage *u = &a->usage;
     for (size_t i = 0; i < u->ndevices; i++) {
         struct vt_usage_device *d = &u->devices[i];
         d->holders_approx = true;
         d->holders_time_ns = d->peak_time_ns;
         d->holders_bytes = d->peak_bytes;
-        for (size_t p = 0; p < a->agg.npeaks; p++)
-            if (a->agg.peaks[p].device == d->device) {
-                d->peak_bytes = a->agg.peaks[p].bytes;
-                d->peak_time_ns = a->agg.peaks[p].time_ns;
+        for (size_t p = 0; p < g->npeaks; p++)
+            if (g->peaks[p].device == d->device) {
+                d->peak_bytes = g->peaks[p].bytes;
+                d->peak_time_ns = g->peaks[p].time_ns;
             }
     }
 }

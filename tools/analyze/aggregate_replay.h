@@ -9,8 +9,9 @@
 #include <stdint.h>
 
 #include "dump_reader.h"
+#include "summary.h"
+#include "usage_series.h"
 
-struct vt_analysis;
 struct vt_agg_site_entry;   /* internal: site lookup */
 
 struct vt_aggregate {
@@ -25,13 +26,21 @@ struct vt_aggregate {
     size_t npeaks;
 };
 
-void vt_aggregate_sample(void *analysis, const struct vt_sample_event *ev);
-void vt_aggregate_sites(void *analysis, const struct vt_sites_event *ev);
-void vt_aggregate_totals(void *analysis, const struct vt_totals_event *ev);
+/* What the records move: the replay's counters (analysis.c passes its own). */
+struct vt_aggregate_target {
+    struct vt_aggregate *agg;
+    struct vt_summary *summary;
+    struct vt_usage *usage;
+    uint64_t *live_bytes;   /* device + managed */
+};
 
-/* After the usage series is finished: each device's exact peak, with the
+void vt_aggregate_sample(const struct vt_aggregate_target *t, const struct vt_sample_event *ev);
+void vt_aggregate_sites(const struct vt_aggregate_target *t, const struct vt_sites_event *ev);
+void vt_aggregate_totals(const struct vt_aggregate_target *t, const struct vt_totals_event *ev);
+
+/* After the usage series U is finished: each device's exact peak, with the
  * holders of the sample that held the most (vt_usage_device.holders_*). */
-void vt_aggregate_finish(struct vt_analysis *a);
+void vt_aggregate_finish(const struct vt_aggregate *g, struct vt_usage *u);
 void vt_aggregate_free(struct vt_aggregate *g);
 
 #endif

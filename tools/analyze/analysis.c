@@ -154,9 +154,33 @@ static void on_bad_free(void *ctx, const struct vt_bad_free_event *ev)
     vt_invalid_frees_add(&a->bad_frees, ev);   /* counted by its FREE, ALLOC or TOTALS record */
 }
 
-const struct vt_event_sink vt_analysis_sink = {on_alloc, on_free, on_failed, on_mark,
-                                               vt_aggregate_sample, vt_aggregate_sites,
-                                               vt_aggregate_totals, on_device_usage, on_bad_free};
+/* Aggregate-mode records move the analysis's own counters. */
+static struct vt_aggregate_target aggregate_target(struct vt_analysis *a)
+{
+    return (struct vt_aggregate_target){&a->agg, &a->summary, &a->usage, &a->live_bytes};
+}
+
+static void on_sample(void *ctx, const struct vt_sample_event *ev)
+{
+    struct vt_aggregate_target t = aggregate_target(ctx);
+    vt_aggregate_sample(&t, ev);
+}
+
+static void on_sites(void *ctx, const struct vt_sites_event *ev)
+{
+    struct vt_aggregate_target t = aggregate_target(ctx);
+    vt_aggregate_sites(&t, ev);
+}
+
+static void on_totals(void *ctx, const struct vt_totals_event *ev)
+{
+    struct vt_aggregate_target t = aggregate_target(ctx);
+    vt_aggregate_totals(&t, ev);
+}
+
+const struct vt_event_sink vt_analysis_sink = {on_alloc,  on_free,   on_failed,
+                                               on_mark,   on_sample, on_sites,
+                                               on_totals, on_device_usage, on_bad_free};
 
 int64_t vt_analysis_growth(const struct vt_analysis *a)
 {
@@ -290,7 +314,7 @@ void vt_analysis_finish(struct vt_analysis *a)
         qsort(a->leaks, a->nleaks, sizeof *a->leaks, by_size_desc);
     vt_usage_finish(&a->usage, a->usage.end_ns, a->skip);
     if (a->agg.samples || a->agg.footer)
-        vt_aggregate_finish(a);
+        vt_aggregate_finish(&a->agg, &a->usage);
     summary_peak(a);
 }
 

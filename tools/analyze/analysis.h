@@ -12,27 +12,11 @@
 #include "format.h"
 #include "invalid_frees.h"
 #include "live_table.h"
+#include "summary.h"
 #include "usage_series.h"
 
 #define VT_CUDA_ERROR_OUT_OF_MEMORY 2
 #define VT_OOM_HOLDERS 5
-
-struct vt_summary {
-    uint64_t allocations, frees;
-    /* the highest peak of a single device (device + managed memory on it),
-     * never a sum over devices: no GPU held that; peak_device -1 when none */
-    uint64_t peak_bytes, peak_time_ns;
-    int64_t peak_device;
-    size_t peak_devices;                        /* devices that held memory */
-    uint64_t leaked_bytes, leaked_allocations;  /* device + managed */
-    uint64_t host_leaked_bytes, host_leaked_allocations;
-    uint64_t failed_allocations, invalid_frees, untraced_frees;
-    uint64_t teardown_freed_bytes, teardown_freed_allocations;
-    uint64_t suppressed_bytes, suppressed_allocations;   /* left out of the above */
-    /* device + managed still allocated when the dump ends: the leaked
-     * bytes when the process ended on its own (ending.h), else only live */
-    uint64_t live_at_end_bytes, live_at_end_allocations;
-};
 
 #define VT_LEAK_THREADS 8
 

@@ -21,10 +21,4 @@ int vt_cmd_export(int argc, char **argv);
 int vt_cmd_gpus(int argc, char **argv);
 int vt_cmd_watch(int argc, char **argv);
 
-/* Parses a --top value; returns -1 if it is not a non-negative number. */
-long vt_parse_count(const char *s);
-
-/* "vramtrace CMD: unknown option '-x' (see vramtrace CMD --help)", exit status 2. */
-int vt_usage_error(const char *cmd, const char *fmt, const char *arg);
-
 #endif

@@ -6,8 +6,10 @@
 #include <stdio.h>
 
 #include "cli.h"
+#include "cli_usage.h"
 #include "leak_limits.h"
 #include "report.h"
+#include "report_dump.h"
 
 static const char usage[] =
     "Usage: vramtrace check [--max-leaked SIZE] [--max-leaked-per-site SIZE]\n"

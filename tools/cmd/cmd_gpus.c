@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_usage.h"
 #include "gpus_render.h"
 #include "report.h"
 #include "size_arg.h"

@@ -8,9 +8,11 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "cli_usage.h"
 #include "frames.h"
 #include "leak_limits.h"
 #include "report.h"
+#include "report_dump.h"
 
 static const char usage[] =
     "Usage: vramtrace report [--json] [--top N] [--skip N] [--python-internals]\n"

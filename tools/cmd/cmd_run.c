@@ -18,9 +18,11 @@
 
 #include "alloc_conf.h"
 #include "cli.h"
+#include "cli_usage.h"
 #include "frames.h"
 #include "leak_limits.h"
 #include "report.h"
+#include "report_dump.h"
 #include "run_manifest.h"
 #include "run_output.h"
 #include "size_arg.h"

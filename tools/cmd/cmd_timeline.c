@@ -4,6 +4,7 @@
 
 #include "analysis.h"
 #include "cli.h"
+#include "cli_usage.h"
 #include "timeline.h"
 
 static const char usage[] =

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_usage.h"
 #include "report.h"
 
 static const char usage[] =
@@ -42,24 +43,6 @@ static const char usage[] =
     "successful allocation, no process that ended on its own), 3 less free GPU\n"
     "memory than gpus --min-free; run: the command's own status, 128+N when signal\n"
     "N killed it; see each command's --help for more.\n";
-
-long vt_parse_count(const char *s)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (!*s || *end || errno || v < 0)
-        return -1;
-    return v;
-}
-
-int vt_usage_error(const char *cmd, const char *fmt, const char *arg)
-{
-    fprintf(stderr, "vramtrace%s%s: ", cmd ? " " : "", cmd ? cmd : "");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, " (see vramtrace%s%s --help)\n", cmd ? " " : "", cmd ? cmd : "");
-    return VT_EXIT_USAGE;
-}
 
 int main(int argc, char **argv)
 {

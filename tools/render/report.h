@@ -11,8 +11,10 @@
 #include "dump_reader.h"
 #include "ending.h"
 #include "frames.h"
-#include "leak_limits.h"
+#include "human_units.h"
 #include "suppressions.h"
+
+struct vt_limits;
 
 struct vt_report_options {
     bool json;
@@ -74,17 +76,6 @@ enum vt_verdict {
     VT_VERDICT_UNREADABLE,    /* the dump cannot be read */
 };
 
-/* Holds the report to LIMITS, printing on OUT one line per limit broken
- * and, when there is nothing to judge, one line saying why. Invalid frees
- * are judged on any dump; leaks only when the process ended on its own
- * and made at least one successful allocation. */
-enum vt_verdict vt_report_verdict(const struct vt_report *r, const struct vt_limits *limits,
-                                  FILE *out);
-
-/* Reports PATH (suppressed leaks left out and tallied), then, with limits,
- * the verdict (lines on stderr). */
-enum vt_verdict vt_report_dump(const char *path, const struct vt_report_options *opts);
-
 /* One dump read, analysed and symbolized for rendering (report is ready). */
 struct vt_loaded_report {
     struct vt_dump dump;
@@ -140,11 +131,6 @@ size_t vt_report_peak_holders(const struct vt_report *r, int64_t device, size_t 
 
 /* Shared by the renderers. */
 const char *vt_api_label(unsigned api);
-/* "12.0 MiB"; BUF holds at least 32 bytes. */
-const char *vt_human_size(uint64_t bytes, char *buf);
-/* A time since the process started: "2.345 ms", "12.500 s"; BUF holds 32. */
-const char *vt_format_time(uint64_t ns, char *buf);
-void vt_print_time(uint64_t ns, FILE *out);
 extern const char vt_version[];
 
 #endif

@@ -13,6 +13,7 @@
 
 #include "json_writer.h"
 #include "report.h"
+#include "report_dump.h"
 #include "xalloc.h"
 
 /* One process's use of one device. */

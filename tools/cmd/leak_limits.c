@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "cli.h"
+#include "cli_usage.h"
 #include "report.h"
 #include "size_arg.h"
 

@@ -1,0 +1,146 @@
+/* Growth detection per call site (tools/analyze/usage_series.c): samples at
+ * markers, which sites grow, from where, and how fast; the device peak and
+ * what each site held then. */
+#include <string.h>
+
+#include "format.h"
+#include "unit_check.h"
+#include "usage_series.h"
+
+enum { GROWING = 1, TEMPORARY, PLATEAU, ROSE_ONCE, FELL_BACK };
+
+static void change(struct vt_usage *u, uint64_t t, uint64_t site, int64_t device, int64_t delta)
+{
+    vt_usage_change(u, t, site, VT_API_cudaMalloc, VT_KIND_DEVICE, device, delta);
+}
+
+static const struct vt_usage_site *site(const struct vt_usage *u, uint64_t stack_id)
+{
+    for (size_t i = 0; i < u->nsites; i++)
+        if (u->sites[i].stack_id == stack_id)
+            return &u->sites[i];
+    return NULL;
+}
+
+/* Five iterations, a marker at the end of each (t = 1000, 2000, ... 5000 ns):
+ *   GROWING    +100 every iteration                    100 200 300 400 500
+ *   TEMPORARY  +500 and -500 inside each iteration       0   0   0   0   0
+ *   PLATEAU    +300 before the first marker            300 300 300 300 300
+ * and on device 1:
+ *   ROSE_ONCE  +1000 in the fourth iteration             0   0   0 1000 1000
+ *   FELL_BACK  +100 a time, -50 in the last            100 200 300 400 350 */
+static void replay(struct vt_usage *u)
+{
+    change(u, 50, PLATEAU, 0, 300);
+    for (uint64_t k = 0; k < 5; k++) {
+        uint64_t t = k * 1000;
+        change(u, t + 100, GROWING, 0, 100);
+        change(u, t + 200, TEMPORARY, 0, 500);
+        change(u, t + 300, TEMPORARY, 0, -500);
+        if (k == 3)
+            change(u, t + 400, ROSE_ONCE, 1, 1000);
+        change(u, t + 500, FELL_BACK, 1, k == 4 ? -50 : 100);
+        char label[16];
+        snprintf(label, sizeof label, "iteration %d", (int)k);
+        vt_usage_mark(u, (k + 1) * 1000, label);
+    }
+}
+
+static void growth_at_markers(void)
+{
+    struct vt_usage u = {0};
+    replay(&u);
+    vt_usage_finish(&u, 6000, 0);
+    CHECK("boundaries are the markers", u.by_marks);
+    CHECK_EQ("boundaries", vt_usage_boundaries(&u), 5);
+    CHECK_EQ("sites", u.nsites, 5);
+    const struct vt_usage_site *g = site(&u, GROWING);
+    const uint64_t want[5] = {100, 200, 300, 400, 500};
+    CHECK_EQ("growing: samples", vt_usage_site_samples(&u, g)->n, 5);
+    for (size_t i = 0; i < 5; i++)
+        CHECK_EQ("growing: live bytes at a marker", vt_usage_site_samples(&u, g)->bytes[i], want[i]);
+    CHECK("growing: grows", g->growing);
+    CHECK_EQ("growing: from the first marker", g->growth_start, 0);
+    CHECK_EQ("growing: growth start time", g->growth_start_ns, 1000);
+    CHECK_EQ("growing: bytes per interval", g->bytes_per_interval, 100);
+    /* 400 bytes in the 4000 ns from the first marker to the last */
+    CHECK_EQ("growing: bytes per second", (long long)g->bytes_per_second, 100000000);
+    CHECK("temporary: does not grow", !site(&u, TEMPORARY)->growing);
+    CHECK_EQ("temporary: bytes per interval", site(&u, TEMPORARY)->bytes_per_interval, 0);
+    CHECK_EQ("temporary: its own peak", site(&u, TEMPORARY)->peak_live_bytes, 500);
+    CHECK("plateau: does not grow", !site(&u, PLATEAU)->growing);
+    CHECK("rose once: does not grow (1 rise in 4 intervals)", !site(&u, ROSE_ONCE)->growing);
+    CHECK("fell back: does not grow (ends below its highest)", !site(&u, FELL_BACK)->growing);
+    CHECK_EQ("fell back: bytes per interval", site(&u, FELL_BACK)->bytes_per_interval, 62);
+
+    /* device 0 peaks when TEMPORARY holds its 500 in the last iteration:
+     * 500 + 500 + 300 at t = 4200 */
+    const struct vt_usage_device *d0 = vt_usage_device(&u, 0), *d1 = vt_usage_device(&u, 1);
+    CHECK_EQ("device 0 peak", d0->peak_bytes, 1300);
+    CHECK_EQ("device 0 peak time", d0->peak_time_ns, 4200);
+    CHECK_EQ("device 0 live at the end", d0->live_bytes, 800);
+    CHECK_EQ("growing at device 0's peak", g->bytes_at_device_peak, 500);
+    CHECK_EQ("temporary at device 0's peak", site(&u, TEMPORARY)->bytes_at_device_peak, 500);
+    CHECK_EQ("plateau at device 0's peak", site(&u, PLATEAU)->bytes_at_device_peak, 300);
+    /* device 1: 1000 + 400 at t = 3500, before FELL_BACK's -50 */
+    CHECK_EQ("device 1 peak", d1->peak_bytes, 1400);
+    CHECK_EQ("device 1 peak time", d1->peak_time_ns, 3500);
+    CHECK_EQ("fell back at device 1's peak", site(&u, FELL_BACK)->bytes_at_device_peak, 400);
+
+    size_t holders[5];
+    CHECK_EQ("holders at device 0's peak", vt_usage_holders(&u, 0, true, holders, 5), 3);
+    CHECK_EQ("first holder at the peak (500, first seen)", u.sites[holders[0]].stack_id, GROWING);
+    CHECK_EQ("second holder at the peak", u.sites[holders[1]].stack_id, TEMPORARY);
+    CHECK_EQ("third holder at the peak", u.sites[holders[2]].stack_id, PLATEAU);
+    vt_usage_free(&u);
+}
+
+/* Skipping the first two markers (warm-up): growth judged on 300 400 500. */
+static void growth_after_warm_up(void)
+{
+    struct vt_usage u = {0};
+    replay(&u);
+    vt_usage_finish(&u, 6000, 2);
+    const struct vt_usage_site *g = site(&u, GROWING);
+    CHECK("growing after warm-up", g->growing);
+    CHECK_EQ("growth starts at the third marker", g->growth_start, 2);
+    CHECK_EQ("growth start time", g->growth_start_ns, 3000);
+    CHECK_EQ("bytes per interval", g->bytes_per_interval, 100);
+    CHECK_EQ("bytes per second", (long long)g->bytes_per_second, 100000000);
+    /* 0 1000 1000 after the warm-up: one rise in two intervals */
+    CHECK("rose once: still not growing", !site(&u, ROSE_ONCE)->growing);
+    vt_usage_free(&u);
+
+    /* with all but two markers skipped there is one interval: nothing grows */
+    struct vt_usage v = {0};
+    replay(&v);
+    vt_usage_finish(&v, 6000, 3);
+    CHECK("two boundaries are too few to judge", !site(&v, GROWING)->growing);
+    vt_usage_free(&v);
+}
+
+/* A dip before the rise: growth starts at the lowest point. */
+static void growth_from_the_lowest_point(void)
+{
+    struct vt_usage u = {0};
+    const int64_t deltas[6] = {400, -300, 100, 100, 100, 100};   /* 400 100 200 300 400 500 */
+    for (int k = 0; k < 6; k++) {
+        change(&u, (uint64_t)k * 1000 + 10, GROWING, 0, deltas[k]);
+        vt_usage_mark(&u, (uint64_t)(k + 1) * 1000, "step");
+    }
+    vt_usage_finish(&u, 7000, 0);
+    const struct vt_usage_site *g = site(&u, GROWING);
+    CHECK("grows", g->growing);
+    CHECK_EQ("growth starts at the second marker", g->growth_start, 1);
+    CHECK_EQ("growth start time", g->growth_start_ns, 2000);
+    CHECK_EQ("bytes per interval from there", g->bytes_per_interval, 100);
+    vt_usage_free(&u);
+}
+
+int main(void)
+{
+    growth_at_markers();
+    growth_after_warm_up();
+    growth_from_the_lowest_point();
+    return unit_result("usage_growth");
+}

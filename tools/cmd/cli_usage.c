@@ -1,0 +1,26 @@
+/* What every subcommand's option parsing shares. */
+#include "cli_usage.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cli.h"
+
+long vt_parse_count(const char *s)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (!*s || *end || errno || v < 0)
+        return -1;
+    return v;
+}
+
+int vt_usage_error(const char *cmd, const char *fmt, const char *arg)
+{
+    fprintf(stderr, "vramtrace%s%s: ", cmd ? " " : "", cmd ? cmd : "");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, " (see vramtrace%s%s --help)\n", cmd ? " " : "", cmd ? cmd : "");
+    return VT_EXIT_USAGE;
+}

@@ -1,0 +1,11 @@
+/* What every subcommand's option parsing shares (cli_usage.c). */
+#ifndef VT_CLI_USAGE_H
+#define VT_CLI_USAGE_H
+
+/* Parses a --top value; returns -1 if it is not a non-negative number. */
+long vt_parse_count(const char *s);
+
+/* "vramtrace CMD: unknown option '-x' (see vramtrace CMD --help)", exit status 2. */
+int vt_usage_error(const char *cmd, const char *fmt, const char *arg);
+
+#endif

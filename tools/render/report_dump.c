@@ -1,0 +1,66 @@
+/* One dump reported, and judged against the limits. */
+#include "report_dump.h"
+
+#include <inttypes.h>
+
+#include "leak_limits.h"
+
+/* Why a dump's leaks cannot be judged, or NULL when they can. */
+static const char *nothing_to_judge(const struct vt_report *r, char *buf, size_t size)
+{
+    const struct vt_summary *s = &r->analysis->summary;
+    char name[16];
+    if (s->allocations == 0) {
+        int n = snprintf(buf, size, "no CUDA allocation succeeded (%" PRIu64 " failed%s)",
+                         s->failed_allocations,
+                         s->failed_allocations ? ": is the driver, libcuda.so.1, loadable?" : "");
+        if (!r->dump->complete && n > 0 && (size_t)n < size)
+            snprintf(buf + n, size - (size_t)n, "; the dump ends early: %s", r->dump->end);
+        return buf;
+    }
+    switch (r->ending.reason) {
+    case VT_ENDING_SIGNAL:
+        snprintf(buf, size, "the process was killed by %s", vt_signal_name(r->ending.signal, name));
+        return buf;
+    case VT_ENDING_RUNNING:
+        return "the process is still running";
+    case VT_ENDING_UNKNOWN:
+        return "the process ended without a footer (killed, e.g. by SIGKILL)";
+    default:
+        return NULL;
+    }
+}
+
+enum vt_verdict vt_report_verdict(const struct vt_report *r, const struct vt_limits *limits,
+                                  FILE *out)
+{
+    char why[256];
+    const char *unjudged = nothing_to_judge(r, why, sizeof why);
+    size_t broken = vt_limits_apply_invalid_frees(r, limits, out);
+    if (!unjudged)
+        broken += vt_limits_apply(r, limits, out);
+    else
+        fprintf(out, "vramtrace: %s: nothing to judge for leaks: %s\n", r->path, unjudged);
+    return broken ? VT_VERDICT_BROKEN : unjudged ? VT_VERDICT_NO_DATA : VT_VERDICT_PASS;
+}
+
+enum vt_verdict vt_report_dump(const char *path, const struct vt_report_options *opts)
+{
+    struct vt_loaded_report l;
+    if (vt_report_load(path, opts, &l) != 0)
+        return VT_VERDICT_UNREADABLE;
+    int status = opts->html ? vt_write_html(&l.report, opts->html) : 0;
+    if (opts->json)
+        vt_render_json(&l.report, opts->out);
+    else
+        vt_render_text(&l.report, opts->out);
+    fflush(opts->out);
+    if (opts->json_out) {
+        vt_render_json(&l.report, opts->json_out);
+        fflush(opts->json_out);
+    }
+    enum vt_verdict verdict =
+        opts->limits ? vt_report_verdict(&l.report, opts->limits, stderr) : VT_VERDICT_PASS;
+    vt_report_unload(&l);
+    return status < 0 ? VT_VERDICT_UNREADABLE : verdict;
+}
