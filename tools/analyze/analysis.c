@@ -30,7 +30,7 @@ static void remove_live(struct vt_analysis *a, struct vt_live_entry *e, uint64_t
     vt_live_remove(&a->live, e);
 }
 
-static void on_alloc(void *ctx, const struct vt_alloc_event *ev)
+static void on_alloc(void *ctx, const struct vt_dump_alloc *ev)
 {
     struct vt_analysis *a = ctx;
     bool is_handle = (ev->flags & VT_ADDR_HANDLE) != 0;

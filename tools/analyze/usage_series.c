@@ -67,7 +67,7 @@ const struct vt_usage_device *vt_usage_device(const struct vt_usage *u, int64_t 
 const struct vt_usage_site *vt_usage_find_site(const struct vt_usage *u, uint64_t stack_id,
                                                unsigned api, unsigned kind, int64_t device)
 {
-    struct site_key key = {stack_id, api, kind, device};
+    struct vt_site_key key = vt_site_key(stack_id, api, kind, device);
     struct vt_usage_site_entry *e;
     HASH_FIND(hh, u->index, &key, sizeof key, e);
     return e ? &u->sites[e->index] : NULL;

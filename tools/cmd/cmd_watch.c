@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_usage.h"
 #include "dump_follow.h"
 #include "json_writer.h"
 #include "report.h"

@@ -17,7 +17,7 @@
 /* A PROCESS record fits in here (it comes first). */
 #define HEAD_BYTES (64u << 10)
 
-static void ignore_alloc(void *ctx, const struct vt_alloc_event *ev) { (void)ctx, (void)ev; }
+static void ignore_alloc(void *ctx, const struct vt_dump_alloc *ev) { (void)ctx, (void)ev; }
 static void ignore_free(void *ctx, const struct vt_free_event *ev) { (void)ctx, (void)ev; }
 static void ignore_failed(void *ctx, const struct vt_failed_event *ev) { (void)ctx, (void)ev; }
 static const struct vt_event_sink ignore_events = {

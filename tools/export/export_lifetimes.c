@@ -19,13 +19,8 @@
 #include "export_lifetimes.h"
 #include "xalloc.h"
 
-struct site_key {
-    uint64_t stack_id, api, kind;
-    int64_t device;
-};
-
 struct site {
-    struct site_key key;
+    struct vt_site_key key;
     char name[512];                 /* "function (file:line)" */
     uint64_t *lane_tids;            /* the tid of each lane (0: not named yet) */
     bool *busy;
@@ -82,7 +77,7 @@ static void name_site(struct lifetimes *l, struct site *s)
 static struct site *site_of(struct lifetimes *l, uint64_t stack_id, unsigned api, unsigned kind,
                             int64_t device)
 {
-    struct site_key k = {stack_id, api, kind, device};
+    struct vt_site_key k = vt_site_key(stack_id, api, kind, device);
     struct site *s;
     HASH_FIND(hh, l->sites, &k, sizeof k, s);
     if (s)
@@ -177,7 +172,7 @@ static void end_live(struct lifetimes *l, struct live *a, const uint64_t *end_ns
     free(a);
 }
 
-static void on_alloc(void *ctx, const struct vt_alloc_event *ev)
+static void on_alloc(void *ctx, const struct vt_dump_alloc *ev)
 {
     struct lifetimes *l = ctx;
     struct live_key k = {ev->address, (ev->flags & VT_ADDR_HANDLE) != 0};

@@ -47,7 +47,7 @@ static void add_tally(struct vt_alloc_tally **table, struct tally_key key, uint6
     t->count += count;
 }
 
-static void tally_alloc(void *ctx, const struct vt_alloc_event *ev)
+static void tally_alloc(void *ctx, const struct vt_dump_alloc *ev)
 {
     if (ev->flags & VT_ALLOC_RESTORED)   /* a failed free put it back: not a new allocation */
         return;

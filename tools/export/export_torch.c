@@ -145,7 +145,7 @@ static void release(struct torch *t, struct live_block *b, uint64_t time_ns)
     free(b);
 }
 
-static void on_alloc(void *ctx, const struct vt_alloc_event *ev)
+static void on_alloc(void *ctx, const struct vt_dump_alloc *ev)
 {
     struct torch *t = ctx;
     struct live_key k = {ev->address, (ev->flags & VT_ADDR_HANDLE) != 0};

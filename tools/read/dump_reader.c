@@ -289,7 +289,7 @@ static bool read_module_unload(struct reader *r, struct cursor *c)
                 (unsigned long long)id);
 }
 
-static void free_stack(struct vt_stack *s)
+static void free_stack(struct vt_dump_stack_record *s)
 {
     free(s->frames);
     free(s->python);
@@ -297,7 +297,7 @@ static void free_stack(struct vt_stack *s)
 }
 
 /* The part STACK and PYSTACK share: id and native frames. NULL on error. */
-static struct vt_stack *read_native_frames(struct reader *r, struct cursor *c)
+static struct vt_dump_stack_record *read_native_frames(struct reader *r, struct cursor *c)
 {
     const uint8_t *at = c->p;
     uint64_t id, count, address = 0;
@@ -312,7 +312,7 @@ static struct vt_stack *read_native_frames(struct reader *r, struct cursor *c)
     if (!get_varint(r, c, "frame count", &count) ||
         !check_fits(r, c, at, count, 1, "frame count"))
         return NULL;
-    struct vt_stack *s = xcalloc(1, sizeof *s);
+    struct vt_dump_stack_record *s = xcalloc(1, sizeof *s);
     s->id = id;
     s->module_epoch = r->dump->module_epoch;
     s->frames = xcalloc(count, sizeof *s->frames);
@@ -329,7 +329,7 @@ static struct vt_stack *read_native_frames(struct reader *r, struct cursor *c)
 }
 
 /* The appended fields of a cut stack, when present. */
-static bool read_cut(struct reader *r, struct cursor *c, struct vt_stack *s)
+static bool read_cut(struct reader *r, struct cursor *c, struct vt_dump_stack_record *s)
 {
     const uint8_t *at = c->p;
     uint64_t cut_at;
@@ -346,14 +346,14 @@ static bool read_cut(struct reader *r, struct cursor *c, struct vt_stack *s)
 
 /* Adds S to the dump: the tracer numbers stacks 1, 2, ..., so an array
  * finds them faster than the hash (a report looks each up many times). */
-static void add_stack(struct vt_dump *d, struct vt_stack *s)
+static void add_stack(struct vt_dump *d, struct vt_dump_stack_record *s)
 {
     HASH_ADD(hh, d->stacks, id, sizeof s->id, s);
     if (s->id >= d->stack_index_len && s->id < 2 * (uint64_t)HASH_COUNT(d->stacks) + 1024) {
         size_t len = d->stack_index_len ? 2 * d->stack_index_len : 1024;
         while (len <= s->id)
             len *= 2;
-        struct vt_stack **grown = realloc(d->stack_index, len * sizeof *grown);
+        struct vt_dump_stack_record **grown = realloc(d->stack_index, len * sizeof *grown);
         if (!grown) {
             fputs("vramtrace: out of memory\n", stderr);
             exit(1);
@@ -368,7 +368,7 @@ static void add_stack(struct vt_dump *d, struct vt_stack *s)
 
 static bool read_stack(struct reader *r, struct cursor *c)
 {
-    struct vt_stack *s = read_native_frames(r, c);
+    struct vt_dump_stack_record *s = read_native_frames(r, c);
     if (!s)
         return false;
     if (!read_cut(r, c, s)) {
@@ -381,7 +381,7 @@ static bool read_stack(struct reader *r, struct cursor *c)
 
 static bool read_pystack(struct reader *r, struct cursor *c)
 {
-    struct vt_stack *s = read_native_frames(r, c);
+    struct vt_dump_stack_record *s = read_native_frames(r, c);
     const uint8_t *at;
     uint64_t count;
     if (!s)
@@ -417,7 +417,7 @@ static bool read_pystack(struct reader *r, struct cursor *c)
 static bool read_pyframe(struct reader *r, struct cursor *c)
 {
     const uint8_t *at = c->p;
-    struct vt_pyframe *f = xcalloc(1, sizeof *f);
+    struct vt_dump_pyframe *f = xcalloc(1, sizeof *f);
     if (!get_varint(r, c, "Python frame id", &f->id) ||
         ((f->id == 0 || vt_dump_pyframe(r->dump, f->id)) &&
          !fail(r, at, "corrupt PYFRAME record: id %llu %s", (unsigned long long)f->id,
@@ -450,7 +450,7 @@ static bool read_alloc(struct reader *r, struct cursor *c)
     if (!check_mode(r, c, false) || !vt_decode_ALLOC(&in, &rec, &at) ||
         !check_stack_ref(r, at.stack, rec.stack))
         return false;
-    struct vt_alloc_event ev = {
+    struct vt_dump_alloc ev = {
         .time_ns = rec.time_ns, .address = rec.address, .size = rec.size,
         .stack_id = rec.stack, .api = rec.api, .kind = rec.kind_flags & VT_KIND_MASK,
         .flags = rec.kind_flags & ~(unsigned)VT_KIND_MASK, .device = rec.device,
@@ -1155,12 +1155,12 @@ int vt_dump_read_appended(const char *path, const uint8_t *data, size_t start, s
 
 void vt_dump_free(struct vt_dump *dump)
 {
-    struct vt_stack *s, *tmp;
+    struct vt_dump_stack_record *s, *tmp;
     HASH_ITER(hh, dump->stacks, s, tmp) {
         HASH_DEL(dump->stacks, s);
         free_stack(s);
     }
-    struct vt_pyframe *f, *ftmp;
+    struct vt_dump_pyframe *f, *ftmp;
     HASH_ITER(hh, dump->pyframes, f, ftmp) {
         HASH_DEL(dump->pyframes, f);
         free(f->function);
@@ -1186,9 +1186,9 @@ void vt_dump_free(struct vt_dump *dump)
     memset(dump, 0, sizeof *dump);
 }
 
-const struct vt_stack *vt_dump_stack(const struct vt_dump *dump, uint64_t id)
+const struct vt_dump_stack_record *vt_dump_stack(const struct vt_dump *dump, uint64_t id)
 {
-    struct vt_stack *s;
+    struct vt_dump_stack_record *s;
     if (id < dump->stack_index_len && dump->stack_index[id])
         return dump->stack_index[id];
     HASH_FIND(hh, dump->stacks, &id, sizeof id, s);
@@ -1202,9 +1202,9 @@ const char *vt_dump_thread_name(const struct vt_dump *dump, uint64_t tid)
     return t ? t->name : NULL;
 }
 
-const struct vt_pyframe *vt_dump_pyframe(const struct vt_dump *dump, uint64_t id)
+const struct vt_dump_pyframe *vt_dump_pyframe(const struct vt_dump *dump, uint64_t id)
 {
-    struct vt_pyframe *f;
+    struct vt_dump_pyframe *f;
     HASH_FIND(hh, dump->pyframes, &id, sizeof id, f);
     return f;
 }

@@ -37,7 +37,7 @@ struct vt_module {
     uint64_t loaded_epoch, unloaded_epoch;  /* UINT64_MAX: never unloaded */
 };
 
-struct vt_stack {
+struct vt_dump_stack_record {
     uint64_t id;
     uint64_t module_epoch;    /* module unloads before this stack's record */
     size_t nframes;
@@ -51,7 +51,7 @@ struct vt_stack {
 };
 
 /* A Python source location (PYFRAME). */
-struct vt_pyframe {
+struct vt_dump_pyframe {
     uint64_t id;
     char *function, *file;
     uint64_t line;            /* 0 = unknown */
@@ -66,7 +66,7 @@ struct vt_thread_name {
 };
 
 /* Times are nanoseconds since the process started (PROCESS.start_mono). */
-struct vt_alloc_event {
+struct vt_dump_alloc {
     uint64_t time_ns, address, size, stack_id, tid, stream;
     unsigned api, kind, flags;    /* flags: VT_ALLOC_RESTORED, VT_ADDR_HANDLE */
     int64_t device;
@@ -168,7 +168,7 @@ struct vt_totals_event {
 };
 
 struct vt_event_sink {
-    void (*alloc)(void *ctx, const struct vt_alloc_event *ev);
+    void (*alloc)(void *ctx, const struct vt_dump_alloc *ev);
     void (*free)(void *ctx, const struct vt_free_event *ev);
     void (*failed)(void *ctx, const struct vt_failed_event *ev);
     void (*mark)(void *ctx, const struct vt_mark_event *ev);   /* may be NULL */
@@ -202,10 +202,10 @@ struct vt_dump {
     struct vt_module *modules;
     size_t nmodules;
     uint64_t module_epoch;        /* MODULE_UNLOAD records read so far */
-    struct vt_stack *stacks;      /* uthash, by id */
-    struct vt_stack **stack_index; /* by id too, for the ids 1, 2, ... the tracer gives */
+    struct vt_dump_stack_record *stacks;      /* uthash, by id */
+    struct vt_dump_stack_record **stack_index; /* by id too, for the ids 1, 2, ... the tracer gives */
     size_t stack_index_len;
-    struct vt_pyframe *pyframes;  /* uthash, by id */
+    struct vt_dump_pyframe *pyframes;  /* uthash, by id */
     struct vt_device_info *devices;   /* DEVICE records, in order (one per device) */
     size_t ndevices;
     struct vt_thread_name *threads; /* uthash, by tid */
@@ -243,8 +243,8 @@ int vt_dump_read_appended(const char *path, const uint8_t *data, size_t start, s
                           struct vt_dump_position *pos, const struct vt_event_sink *sink,
                           void *ctx, struct vt_dump *dump);
 
-const struct vt_stack *vt_dump_stack(const struct vt_dump *dump, uint64_t id);
-const struct vt_pyframe *vt_dump_pyframe(const struct vt_dump *dump, uint64_t id);
+const struct vt_dump_stack_record *vt_dump_stack(const struct vt_dump *dump, uint64_t id);
+const struct vt_dump_pyframe *vt_dump_pyframe(const struct vt_dump *dump, uint64_t id);
 /* The name thread TID had, or NULL when none was recorded. */
 const char *vt_dump_thread_name(const struct vt_dump *dump, uint64_t tid);
 /* The module whose address range holds ADDR in module epoch EPOCH (a

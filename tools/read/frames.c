@@ -71,7 +71,7 @@ static unsigned runtime_alloc_api(const char *name)
     return VT_API_unknown;
 }
 
-static void collect_frames(struct vt_symbolizer *sym, const struct vt_stack *stack,
+static void collect_frames(struct vt_symbolizer *sym, const struct vt_dump_stack_record *stack,
                            struct vt_site *site)
 {
     size_t cap = 0;
@@ -139,7 +139,7 @@ static bool is_interpreter_internal(const struct vt_frame *f, const char *interp
  * unless asked otherwise, hides the interpreter's own native frames (those in
  * the module that holds the evaluation loop) on either side of them. */
 static void merge_python(struct vt_symbolizer *sym, const struct vt_dump *dump,
-                         const struct vt_stack *stack, struct vt_site *site)
+                         const struct vt_dump_stack_record *stack, struct vt_site *site)
 {
     size_t at = site->nframes, n = 0;
     const char *interpreter = NULL;
@@ -195,7 +195,7 @@ static void drop_leading(struct vt_site *site, size_t count)
 void vt_site_frames(struct vt_symbolizer *sym, const struct vt_dump *dump, uint64_t stack_id,
                     unsigned recorded_api, struct vt_site *site)
 {
-    const struct vt_stack *stack = stack_id ? vt_dump_stack(dump, stack_id) : NULL;
+    const struct vt_dump_stack_record *stack = stack_id ? vt_dump_stack(dump, stack_id) : NULL;
     memset(site, 0, sizeof *site);
     site->api = recorded_api;
     if (!stack)
@@ -224,7 +224,7 @@ void vt_site_frames(struct vt_symbolizer *sym, const struct vt_dump *dump, uint6
 void vt_site_all_frames(struct vt_symbolizer *sym, const struct vt_dump *dump, uint64_t stack_id,
                         struct vt_site *site)
 {
-    const struct vt_stack *stack = stack_id ? vt_dump_stack(dump, stack_id) : NULL;
+    const struct vt_dump_stack_record *stack = stack_id ? vt_dump_stack(dump, stack_id) : NULL;
     memset(site, 0, sizeof *site);
     if (stack)
         collect_frames(sym, stack, site);

@@ -495,7 +495,7 @@ size_t vt_symbolize(struct vt_symbolizer *s, uint64_t address, uint64_t epoch,
     return e->nframes;
 }
 
-const struct vt_frame *vt_symbolize_python(struct vt_symbolizer *s, const struct vt_pyframe *py)
+const struct vt_frame *vt_symbolize_python(struct vt_symbolizer *s, const struct vt_dump_pyframe *py)
 {
     struct python_entry *e;
     HASH_FIND(hh, s->python, &py->id, sizeof py->id, e);

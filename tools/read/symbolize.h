@@ -33,6 +33,6 @@ size_t vt_symbolize(struct vt_symbolizer *s, uint64_t address, uint64_t epoch,
                     const struct vt_frame **frames);
 
 /* The frame for a Python location (PYFRAME id), owned by the symbolizer. */
-const struct vt_frame *vt_symbolize_python(struct vt_symbolizer *s, const struct vt_pyframe *py);
+const struct vt_frame *vt_symbolize_python(struct vt_symbolizer *s, const struct vt_dump_pyframe *py);
 
 #endif

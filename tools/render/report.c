@@ -113,7 +113,7 @@ struct tee {
     void *tap_ctx;
 };
 
-static void tee_alloc(void *ctx, const struct vt_alloc_event *ev)
+static void tee_alloc(void *ctx, const struct vt_dump_alloc *ev)
 {
     struct tee *t = ctx;
     vt_analysis_sink.alloc(t->analysis, ev);
