@@ -69,3 +69,4 @@ int main(int argc, char **argv)
     printf("done: %d steps\n", argc > 1 ? atoi(argv[1]) : 5);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

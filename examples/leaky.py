@@ -59,3 +59,4 @@ def train(steps):
 if __name__ == "__main__":
     train(4)
     print("trained 4 steps")
+# SPDX-License-Identifier: MIT

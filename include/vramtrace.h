@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* vramtrace: the C API for programs and tests (C, C++, and ctypes).
  *
  * Every function answers safely when the tracer is not loaded: 0, or a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The vramtrace dump format (.vtr): the one definition shared by the
  * library (writer) and the CLI (reader).
  *
@@ -34,19 +35,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define VT_MAGIC "VRAMTRC"          /* 7 chars + NUL = 8 bytes */
+#define VT_MAGIC "VRAMTRC" /* 7 chars + NUL = 8 bytes */
 #define VT_MAGIC_LEN 8
-#define VT_VERSION 2u            /* the newest version this code reads */
-#define VT_VERSION_EVENTS 1u     /* written in events mode: every vramtrace reads it */
+#define VT_VERSION 2u        /* the newest version this code reads */
+#define VT_VERSION_EVENTS 1u /* written in events mode: every vramtrace reads it */
 /* Written in aggregate mode: a reader from before aggregate mode, which
  * would see a dump without events, refuses it instead. */
 #define VT_VERSION_AGGREGATED 2u
 #define VT_HEADER_LEN 16
-#define VT_FLAG_AGGREGATED 0x1u     /* header flags: aggregate mode */
+#define VT_FLAG_AGGREGATED 0x1u /* header flags: aggregate mode */
 #define VT_VARINT_MAX 10
 
 enum vt_record_type {
-    VT_REC_PAD = 0,      /* not a record: end of written data */
+    VT_REC_PAD = 0, /* not a record: end of written data */
     /* varint pid, varint ppid, varint start_real_ns (since the epoch),
      * varint start_mono_ns, str exe path, str hostname, varint argc,
      * argc x str argv, then (appended) str rank: RANK / LOCAL_RANK /
@@ -180,7 +181,9 @@ enum vt_record_type {
  * these lists only (FAILED: its head; the out-of-memory tail after it is
  * variable, see VT_REC_FAILED). The others (PROCESS, MODULE, STACK,
  * PYFRAME, PYSTACK, SAMPLE, SITES, TOTALS, DEVICE) hold arrays and are
- * coded by hand on each side, as described above. */
+ * coded by hand on each side, as described above.
+ * (clang-format would reflow the lists and not settle.) */
+/* clang-format off */
 #define VT_REC_ALLOC_FIELDS(F) \
     F(DT, time_ns, "time delta") F(ADDR, address, "address delta") F(VARINT, size, "size") \
     F(VARINT, stack, "stack id") F(U8, api, "api") F(U8, kind_flags, "kind") \
@@ -223,6 +226,7 @@ enum vt_record_type {
 #define VT_RECORD_LAYOUTS(X) \
     X(ALLOC) X(FREE) X(FAILED) X(MARK) X(END) X(THREAD) X(MODULE_UNLOAD) X(DEVICE_USAGE) \
     X(BAD_FREE)
+/* clang-format on */
 
 /* struct vt_rec_<TYPE>: the values of one record's fields. */
 #define VT_FIELD_TYPE_VARINT uint64_t
@@ -232,9 +236,9 @@ enum vt_record_type {
 #define VT_FIELD_TYPE_DT uint64_t
 #define VT_FIELD_TYPE_ADDR uint64_t
 #define VT_FIELD_MEMBER(kind, name, label) VT_FIELD_TYPE_##kind name;
-#define VT_RECORD_STRUCT(TYPE)                                                              \
-    struct vt_rec_##TYPE {                                                                  \
-        VT_REC_##TYPE##_FIELDS(VT_FIELD_MEMBER) VT_REC_##TYPE##_APPENDED(VT_FIELD_MEMBER)    \
+#define VT_RECORD_STRUCT(TYPE)                                                            \
+    struct vt_rec_##TYPE {                                                                \
+        VT_REC_##TYPE##_FIELDS(VT_FIELD_MEMBER) VT_REC_##TYPE##_APPENDED(VT_FIELD_MEMBER) \
     };
 VT_RECORD_LAYOUTS(VT_RECORD_STRUCT)
 #undef VT_RECORD_STRUCT
@@ -244,13 +248,13 @@ VT_RECORD_LAYOUTS(VT_RECORD_STRUCT)
  * (APPENDED: with the appended ones) through the including side's
  * vt_put_<kind>(OUT *out, value). */
 #define VT_ENCODE_FIELD(kind, name, label) vt_put_##kind(out, rec->name);
-#define VT_DEFINE_ENCODER(TYPE, OUT)                                                        \
-    static void vt_encode_##TYPE(OUT *out, const struct vt_rec_##TYPE *rec, int appended)  \
-    {                                                                                       \
-        VT_REC_##TYPE##_FIELDS(VT_ENCODE_FIELD)                                             \
-        if (appended) {                                                                     \
-            VT_REC_##TYPE##_APPENDED(VT_ENCODE_FIELD)                                       \
-        }                                                                                   \
+#define VT_DEFINE_ENCODER(TYPE, OUT)                                                      \
+    static void vt_encode_##TYPE(OUT *out, const struct vt_rec_##TYPE *rec, int appended) \
+    {                                                                                     \
+        VT_REC_##TYPE##_FIELDS(VT_ENCODE_FIELD) if (appended)                             \
+        {                                                                                 \
+            VT_REC_##TYPE##_APPENDED(VT_ENCODE_FIELD)                                     \
+        }                                                                                 \
     }
 
 /* VT_DEFINE_DECODER(TYPE, IN): static bool vt_decode_<TYPE>(IN *in,
@@ -260,23 +264,22 @@ VT_RECORD_LAYOUTS(VT_RECORD_STRUCT)
  * vt_get_more(in); AT holds where each field began (for errors). Fields
  * not present keep the values REC had. */
 #define VT_FIELD_AT(kind, name, label) const uint8_t *name;
-#define VT_DECODE_FIELD(kind, name, label)                                                  \
-    at->name = vt_get_position(in);                                                         \
-    if (!vt_get_##kind(in, label, &rec->name))                                              \
+#define VT_DECODE_FIELD(kind, name, label)     \
+    at->name = vt_get_position(in);            \
+    if (!vt_get_##kind(in, label, &rec->name)) \
         return false;
-#define VT_DECODE_APPENDED(kind, name, label)                                               \
-    at->name = vt_get_position(in);                                                         \
-    if (vt_get_more(in) && !vt_get_##kind(in, label, &rec->name))                           \
+#define VT_DECODE_APPENDED(kind, name, label)                     \
+    at->name = vt_get_position(in);                               \
+    if (vt_get_more(in) && !vt_get_##kind(in, label, &rec->name)) \
         return false;
-#define VT_DEFINE_DECODER(TYPE, IN)                                                         \
-    struct vt_at_##TYPE {                                                                   \
-        VT_REC_##TYPE##_FIELDS(VT_FIELD_AT) VT_REC_##TYPE##_APPENDED(VT_FIELD_AT)           \
-    };                                                                                      \
+#define VT_DEFINE_DECODER(TYPE, IN)                                                          \
+    struct vt_at_##TYPE {                                                                    \
+        VT_REC_##TYPE##_FIELDS(VT_FIELD_AT) VT_REC_##TYPE##_APPENDED(VT_FIELD_AT)            \
+    };                                                                                       \
     static bool vt_decode_##TYPE(IN *in, struct vt_rec_##TYPE *rec, struct vt_at_##TYPE *at) \
-    {                                                                                       \
-        VT_REC_##TYPE##_FIELDS(VT_DECODE_FIELD)                                             \
-        VT_REC_##TYPE##_APPENDED(VT_DECODE_APPENDED)                                        \
-        return true;                                                                        \
+    {                                                                                        \
+        VT_REC_##TYPE##_FIELDS(VT_DECODE_FIELD)                                              \
+            VT_REC_##TYPE##_APPENDED(VT_DECODE_APPENDED) return true;                        \
     }
 
 /* BAD_FREE flags. */
@@ -285,16 +288,16 @@ VT_RECORD_LAYOUTS(VT_RECORD_STRUCT)
 
 /* DEVICE_USAGE: when the driver was asked. */
 enum vt_usage_reason {
-    VT_USAGE_START = 0,      /* the first allocation on the device */
-    VT_USAGE_MARK = 1,       /* right after a marker */
-    VT_USAGE_SAMPLE = 2,     /* after an aggregate-mode sample */
-    VT_USAGE_TEARDOWN = 3,   /* right before a context reset or destroy */
-    VT_USAGE_EXIT = 4,       /* at exit, before the runtime tears down */
+    VT_USAGE_START = 0,    /* the first allocation on the device */
+    VT_USAGE_MARK = 1,     /* right after a marker */
+    VT_USAGE_SAMPLE = 2,   /* after an aggregate-mode sample */
+    VT_USAGE_TEARDOWN = 3, /* right before a context reset or destroy */
+    VT_USAGE_EXIT = 4,     /* at exit, before the runtime tears down */
     VT_USAGE_REASON_COUNT = 5,
 };
 
 /* FAILED, other processes: flags */
-#define VT_PROCESS_ORPHANED 0x1   /* its parent is gone (adopted by init or a subreaper) */
+#define VT_PROCESS_ORPHANED 0x1 /* its parent is gone (adopted by init or a subreaper) */
 
 /* PYSTACK flags: the Python stack was deeper than the frames recorded. */
 #define VT_PYSTACK_TRUNCATED 0x1u
@@ -303,9 +306,9 @@ enum vt_usage_reason {
 #define VT_SAMPLES_PER_INTERVAL 512
 
 enum vt_end_reason {
-    VT_END_EXIT = 0,          /* normal exit: library destructor ran */
-    VT_END_SIGNAL = 1,        /* a fatal signal: written by the tracer's handler */
-    VT_END_EXEC = 2,          /* exec replaced the program */
+    VT_END_EXIT = 0,            /* normal exit: library destructor ran */
+    VT_END_SIGNAL = 1,          /* a fatal signal: written by the tracer's handler */
+    VT_END_EXEC = 2,            /* exec replaced the program */
     VT_END_UNDERSCORE_EXIT = 3, /* _exit / _Exit: no destructors ran */
 };
 
@@ -324,10 +327,10 @@ static inline int vt_kind_counts_as_vram(unsigned kind)
 
 /* FREE status|flags byte: low 4 bits status, VT_ADDR_HANDLE as above. */
 enum vt_free_status {
-    VT_FREE_OK = 0,        /* freed a traced allocation */
-    VT_FREE_UNTRACED = 1,  /* the driver accepted a pointer the tracer never saw */
-    VT_FREE_INVALID = 2,   /* the driver rejected the free (unknown pointer) */
-    VT_FREE_TEARDOWN = 3,  /* freed by context teardown, without a free call */
+    VT_FREE_OK = 0,       /* freed a traced allocation */
+    VT_FREE_UNTRACED = 1, /* the driver accepted a pointer the tracer never saw */
+    VT_FREE_INVALID = 2,  /* the driver rejected the free (unknown pointer) */
+    VT_FREE_TEARDOWN = 3, /* freed by context teardown, without a free call */
 };
 #define VT_FREE_STATUS_MASK 0x0f
 
@@ -338,25 +341,45 @@ enum vt_free_status {
  * to VT_API_DRIVER_FIRST, driver APIs (cu*) from there up to VT_API_LIMIT.
  * A new API takes the next free id of its range (ids are never reused). */
 #define VT_API_ALLOCATES 0x1u
-#define VT_API_LIST(X) \
-    X(0, unknown, 0) \
-    X(1, cudaMalloc, VT_API_ALLOCATES) X(2, cudaMallocPitch, VT_API_ALLOCATES) \
-    X(3, cudaMalloc3D, VT_API_ALLOCATES) X(4, cudaMallocManaged, VT_API_ALLOCATES) \
-    X(5, cudaMallocAsync, VT_API_ALLOCATES) X(6, cudaMallocFromPoolAsync, VT_API_ALLOCATES) \
-    X(7, cudaMallocHost, VT_API_ALLOCATES) X(8, cudaHostAlloc, VT_API_ALLOCATES) \
-    X(9, cudaMallocArray, VT_API_ALLOCATES) X(10, cudaFree, 0) X(11, cudaFreeAsync, 0) \
-    X(12, cudaFreeHost, 0) X(13, cudaFreeArray, 0) X(14, cudaDeviceReset, 0) \
-    X(15, cudaMallocMipmappedArray, VT_API_ALLOCATES) X(16, cudaFreeMipmappedArray, 0) \
-    X(20, cuMemAlloc, VT_API_ALLOCATES) X(21, cuMemAllocPitch, VT_API_ALLOCATES) \
-    X(22, cuMemAllocManaged, VT_API_ALLOCATES) X(23, cuMemAllocAsync, VT_API_ALLOCATES) \
-    X(24, cuMemAllocFromPoolAsync, VT_API_ALLOCATES) X(25, cuMemAllocHost, VT_API_ALLOCATES) \
-    X(26, cuMemHostAlloc, VT_API_ALLOCATES) X(27, cuMemCreate, VT_API_ALLOCATES) \
-    X(28, cuArrayCreate, VT_API_ALLOCATES) X(29, cuArray3DCreate, VT_API_ALLOCATES) \
-    X(30, cuMemFree, 0) X(31, cuMemFreeAsync, 0) X(32, cuMemFreeHost, 0) \
-    X(33, cuMemRelease, 0) X(34, cuMemUnmap, 0) X(35, cuArrayDestroy, 0) \
-    X(36, cuCtxDestroy, 0) X(37, cuDevicePrimaryCtxReset, 0) \
-    X(38, cuDevicePrimaryCtxRelease, 0) \
-    X(39, cuMipmappedArrayCreate, VT_API_ALLOCATES) X(40, cuMipmappedArrayDestroy, 0)
+#define VT_API_LIST(X)                                \
+    X(0, unknown, 0)                                  \
+    X(1, cudaMalloc, VT_API_ALLOCATES)                \
+    X(2, cudaMallocPitch, VT_API_ALLOCATES)           \
+    X(3, cudaMalloc3D, VT_API_ALLOCATES)              \
+    X(4, cudaMallocManaged, VT_API_ALLOCATES)         \
+    X(5, cudaMallocAsync, VT_API_ALLOCATES)           \
+    X(6, cudaMallocFromPoolAsync, VT_API_ALLOCATES)   \
+    X(7, cudaMallocHost, VT_API_ALLOCATES)            \
+    X(8, cudaHostAlloc, VT_API_ALLOCATES)             \
+    X(9, cudaMallocArray, VT_API_ALLOCATES)           \
+    X(10, cudaFree, 0)                                \
+    X(11, cudaFreeAsync, 0)                           \
+    X(12, cudaFreeHost, 0)                            \
+    X(13, cudaFreeArray, 0)                           \
+    X(14, cudaDeviceReset, 0)                         \
+    X(15, cudaMallocMipmappedArray, VT_API_ALLOCATES) \
+    X(16, cudaFreeMipmappedArray, 0)                  \
+    X(20, cuMemAlloc, VT_API_ALLOCATES)               \
+    X(21, cuMemAllocPitch, VT_API_ALLOCATES)          \
+    X(22, cuMemAllocManaged, VT_API_ALLOCATES)        \
+    X(23, cuMemAllocAsync, VT_API_ALLOCATES)          \
+    X(24, cuMemAllocFromPoolAsync, VT_API_ALLOCATES)  \
+    X(25, cuMemAllocHost, VT_API_ALLOCATES)           \
+    X(26, cuMemHostAlloc, VT_API_ALLOCATES)           \
+    X(27, cuMemCreate, VT_API_ALLOCATES)              \
+    X(28, cuArrayCreate, VT_API_ALLOCATES)            \
+    X(29, cuArray3DCreate, VT_API_ALLOCATES)          \
+    X(30, cuMemFree, 0)                               \
+    X(31, cuMemFreeAsync, 0)                          \
+    X(32, cuMemFreeHost, 0)                           \
+    X(33, cuMemRelease, 0)                            \
+    X(34, cuMemUnmap, 0)                              \
+    X(35, cuArrayDestroy, 0)                          \
+    X(36, cuCtxDestroy, 0)                            \
+    X(37, cuDevicePrimaryCtxReset, 0)                 \
+    X(38, cuDevicePrimaryCtxRelease, 0)               \
+    X(39, cuMipmappedArrayCreate, VT_API_ALLOCATES)   \
+    X(40, cuMipmappedArrayDestroy, 0)
 
 #define VT_API_RUNTIME_FIRST 1u
 #define VT_API_DRIVER_FIRST 20u
@@ -365,17 +388,20 @@ enum vt_api {
 #define VT_API_ENUM(n, name, traits) VT_API_##name = n,
     VT_API_LIST(VT_API_ENUM)
 #undef VT_API_ENUM
-    VT_API_LIMIT = 64
+        VT_API_LIMIT = 64
 };
 
 /* Name of an api id, or NULL for an id this version does not know. */
 static inline const char *vt_api_name(unsigned api)
 {
     switch (api) {
-#define VT_API_CASE(n, name, traits) case n: return #name;
-    VT_API_LIST(VT_API_CASE)
+#define VT_API_CASE(n, name, traits) \
+    case n:                          \
+        return #name;
+        VT_API_LIST(VT_API_CASE)
 #undef VT_API_CASE
-    default: return NULL;
+    default:
+        return NULL;
     }
 }
 
@@ -389,10 +415,13 @@ static inline int vt_api_is_runtime(unsigned api)
 static inline int vt_api_allocates(unsigned api)
 {
     switch (api) {
-#define VT_API_TRAITS(n, name, traits) case n: return ((traits) & VT_API_ALLOCATES) != 0;
-    VT_API_LIST(VT_API_TRAITS)
+#define VT_API_TRAITS(n, name, traits) \
+    case n:                            \
+        return ((traits)&VT_API_ALLOCATES) != 0;
+        VT_API_LIST(VT_API_TRAITS)
 #undef VT_API_TRAITS
-    default: return 0;
+    default:
+        return 0;
     }
 }
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* VRAMTRACE_OUTPUT, the dump path pattern: the one definition of its
  * %-sequences, shared by the library (src/core/config.c expands it per
  * process) and `vramtrace run` (tools/cmd/run_output.c checks it before the
@@ -9,8 +10,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#define VT_OUTPUT_PATH_SEQUENCES \
-    "%p the pid, %r the rank, %e the program's name, %% a percent sign"
+#define VT_OUTPUT_PATH_SEQUENCES "%p the pid, %r the rank, %e the program's name, %% a percent sign"
 
 /* What the per-process sequences stand for (NULL: keep the sequence as it
  * is written, to check a pattern without a process). */
@@ -40,8 +40,8 @@ static inline const char *vt_output_path_value(char c, const struct vt_output_pa
  * sequence (*BAD NULL: it does not fit). PER_PROCESS (may be NULL): set to
  * 1 when a sequence other than %% was found. */
 static inline long vt_output_path_expand(char *out, size_t size, const char *pattern,
-                                         const struct vt_output_path_values *v,
-                                         const char **bad, int *per_process)
+                                         const struct vt_output_path_values *v, const char **bad,
+                                         int *per_process)
 {
     size_t len = 0;
     *bad = NULL;

@@ -28,3 +28,4 @@
                    "VT_ABI member type " #ours "." #m)
 
 #endif
+/* SPDX-License-Identifier: MIT */

@@ -480,3 +480,4 @@ VT_ABI_ENUM(CUDA_ERROR_NO_DEVICE);
 typedef long wrong_result;
 VT_ABI_TYPE(wrong_result, CUresult);
 #endif
+/* SPDX-License-Identifier: MIT */

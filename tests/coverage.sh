@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Line and branch coverage of the test suite: builds BUILD_DIR (default
 # build-coverage) with meson's b_coverage, runs the plain suite there and
 # prints what gcovr counts, for the tracer (src/) and the CLI (tools/).

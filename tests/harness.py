@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Shared helpers for vramtrace's ground-truth tests (stdlib only, Python 3.9+).
 
 A test file defines functions named case_<name> and ends with

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """The test case list meson registers, from the test files themselves.
 
     tests/list_cases.py FILE...   or   tests/list_cases.py TESTS_DIR

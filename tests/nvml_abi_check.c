@@ -161,3 +161,4 @@ VT_ABI_NVML_FN(nvmlDeviceGetComputeRunningProcesses_v3, S_processes);
 _Static_assert((long long)vt_NVML_ERROR_NOT_FOUND == (long long)NVML_ERROR_NOT_SUPPORTED,
                "VT_ABI selftest enum");
 #endif
+/* SPDX-License-Identifier: MIT */

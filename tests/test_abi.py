@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """tests/abi_check.c: vramtrace's own CUDA declarations (src/hooks/cuda_abi.h)
 against the real toolkit headers, where the toolkit is installed;
 tests/nvml_abi_check.c: its NVML declarations (src/gpu/nvml_abi.h, which the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Aggregate mode (VRAMTRACE_MODE=aggregate, `vramtrace run --aggregate`):
 the same answers as events mode where it claims them (tests/programs/
 aggregate.c), a dump whose size does not grow with the number of calls,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The C API (include/vramtrace.h) from C, C++ and ctypes, its pkg-config
 file, and the pytest plugin (tools/pytest_vramtrace) on top of it."""
 import os

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Interposer chains: other libraries that wrap the CUDA allocation API and
 forward with dlsym(RTLD_NEXT) / dlvsym / a handle of libcuda (GPU-sharing
 layers, profilers, accounting shims) preloaded ahead of the tracer, behind

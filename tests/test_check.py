@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """`vramtrace check` and `run --fail-on-leak` with limits and suppressions,
 on dumps of tests/programs/api_check.c and cublas_user.c (exact ground truth:
 see the #defines there)."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """C++ names, demangled and qualified, in every output: a program built with
 g++ -g (names from DWARF: a class template's member in a namespace, a
 function in an anonymous namespace) and a stripped C++ library (names from

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Deep stacks (tests/programs/deep_stack.c): a stack deeper than
 VRAMTRACE_MAX_FRAMES keeps its innermost frames and its outermost ones
 (main and the C library's start), and says how many it dropped and where,

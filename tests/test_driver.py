@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Driver API ground truth (tests/programs/drv_apis.c, linked to libcuda.so.1)."""
 import os
 import sys

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Failures ground truth (tests/programs/errors.c): OOM codes pass through
 unchanged, rejected frees, cudaFree(NULL)."""
 import os

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Exports (vramtrace export, report --html), each read back by a parser of
 its format and checked against the report and the programs' ground truth:
 tests/programs/usage.c (a cache, a temporary and a leak per step, markers;

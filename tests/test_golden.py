@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Golden text reports (tests/golden/<case>.txt), compared exactly after
 the run-to-run figures (times, rates) are replaced by placeholders.
 

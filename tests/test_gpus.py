@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The whole GPU (issue 14): which physical GPU each device was (identity in
 the dump), the driver's and NVML's view next to the traced one (the
 decomposition of what the device has in use), `vramtrace gpus` (processes,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Inlined frames (tests/programs/inline_leak.c, built -O2 -g)."""
 import os
 import sys

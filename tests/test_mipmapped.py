@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Mipmapped arrays, runtime and driver (tests/programs/mipmapped.c): the
 "add a CUDA API" checklist followed for cudaMallocMipmappedArray /
 cudaFreeMipmappedArray and cuMipmappedArrayCreate / cuMipmappedArrayDestroy."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Modules with a lifetime (tests/programs/reload.c): a plugin unloaded with
 dlclose and another loaded at its addresses. Ground truth: each leak is
 named after the library it came from, the dump records the loads and

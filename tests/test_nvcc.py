@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Programs built by nvcc (examples/*.cu, `nvcc -cudart shared`) run over
 the stand-in CUDA libraries, traced: the host code nvcc generates registers
 its kernels and launches them through the stand-in runtime's entry points

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The tracer's knowledge of CPython's insides against each installed
 version's own headers and functions:
 - tables: the built-in layouts (3.8-3.12) equal what offsetof computes from

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Python frames: a thread running Python gets its Python frames (function,
 file, line; module "python") where the interpreter's evaluation frames stood,
 innermost first, whether it holds the GIL or not; the interpreter's own native

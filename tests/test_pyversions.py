@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Python frames on every CPython here: each pyenv 3.8-3.13, Debian's python3
 (interpreter linked into the executable) and Python embedded in a C program.
 Per interpreter: a leak through ctypes.CDLL (GIL released), ctypes.PyDLL (GIL

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Reports a person reads in ten seconds (tests/programs/report_shapes.c):
 peaks per device, the growth verdict, several dumps, CUDA error names."""
 import json

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Reliability (issue 3): threads, fork, crashes, exit ordering, signal
 handlers, bad configuration and privileged processes, against the programs
 in tests/reliability/ with exact ground truth."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The routes to the driver that bypass the exported names: a compiled-in
 runtime, a runtime loaded RTLD_LOCAL, dlsym on a private libcuda handle,
 cuGetProcAddress(_v2), cudaGetDriverEntryPoint(ByVersion), Python ctypes."""

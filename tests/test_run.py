@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """`vramtrace run` and the library's output naming (tests/programs/exit_status.c, clean_exit.c)."""
 import os
 import re

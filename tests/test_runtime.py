@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Runtime API ground truth (tests/programs/rt_apis.c, linked to libcudart.so.13)."""
 import os
 import sys

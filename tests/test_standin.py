@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The stand-in CUDA libraries and the test programs on their own, without
 the tracer: a failure here is a stand-in (or program) bug, not a tracer bug."""
 import os

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Context teardown ground truth (tests/programs/teardown.c): memory freed
 by cudaDeviceReset, cuCtxDestroy and the last cuDevicePrimaryCtxRelease is
 freed at teardown, not leaked."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Usage over time ground truth (tests/programs/usage.c): growth per call
 site, warm-up skipping, peak holders, the marker signal, the out-of-memory
 autopsy, `vramtrace timeline`, and %r in VRAMTRACE_OUTPUT."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Verdicts CI can trust (issue 13): `vramtrace run` over whole process
 trees, the right dump, crashes and other endings told from leaks, empty and
 truncated dumps, invalid and double frees with stacks, suppressions with

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Virtual memory management ground truth (tests/programs/vmm.c)."""
 import os
 import sys

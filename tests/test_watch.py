@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """vramtrace watch: a live view of a traced process from its growing dump.
 The process is tests/programs/watch_steps.c, paused after each command it
 is given, so what is live at each watch is known exactly."""

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Installs what vramtrace needs to build and test on Debian/Ubuntu, if missing.
 set -euo pipefail
 

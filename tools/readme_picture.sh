@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Makes the README's pictures of the bundled example (examples/leaky.cu, on
 # the stand-in CUDA libraries): examples/leaky-report.png, its HTML report,
 # and examples/watch-terminal.png (+ .txt), `vramtrace watch` on it while it

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # A newcomer's first command: installs what is needed, builds, and runs the
 # bundled leaky example (examples/leaky.cu) under the tracer, showing its report.
 set -euo pipefail

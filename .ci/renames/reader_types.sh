@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Issue 16: the reader's types get names of their own, distinct from the
 # library's (src/ has struct vt_stack = a captured stack, tools/ had
 # struct vt_stack = a STACK record read from a dump; likewise vt_pyframe and

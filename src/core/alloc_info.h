@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* One allocation as the tracer knows it: what a hook describes and the
  * live table keeps. */
 #ifndef VRAMTRACE_ALLOC_INFO_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The functions behind include/vramtrace.h, exported under the same names so
  * the header's shim and ctypes find them with dlsym(RTLD_DEFAULT, ...). */
 #include "devices.h"

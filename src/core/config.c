@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "config.h"
 
 #include "output_path.h"
@@ -35,7 +36,9 @@ int vt_config_rank(char *out, size_t size)
             continue;
         for (; v[n] && n + 1 < size && n < 16; n++)
             out[n] = (v[n] >= '0' && v[n] <= '9') || (v[n] >= 'a' && v[n] <= 'z') ||
-                             (v[n] >= 'A' && v[n] <= 'Z') ? v[n] : '_';
+                             (v[n] >= 'A' && v[n] <= 'Z')
+                         ? v[n]
+                         : '_';
         out[n] = '\0';
         return 0;
     }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Options from the environment. */
 #ifndef VRAMTRACE_CONFIG_H
 #define VRAMTRACE_CONFIG_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "event.h"
 
 #include "devices.h"
@@ -60,8 +61,8 @@ void vt_on_pool_alloc(CUresult result, struct vt_alloc_info info, CUmemoryPool p
 
 /* Free stacks only when asked for (VRAMTRACE_FREE_STACKS=1): a refused
  * free takes its stack anyway. */
-void vt_on_free_begin(struct vt_free_call *call, uint64_t key, enum vt_space space,
-                      unsigned api, uint64_t stream)
+void vt_on_free_begin(struct vt_free_call *call, uint64_t key, enum vt_space space, unsigned api,
+                      uint64_t stream)
 {
     int saved = errno;
     call->key = key;
@@ -81,8 +82,8 @@ void vt_on_free_begin(struct vt_free_call *call, uint64_t key, enum vt_space spa
 void vt_on_free(CUresult result, struct vt_free_call *call)
 {
     int saved = errno;
-    vt_track_free_end(call->key, call->space, call->api, call->stream, call->stack,
-                      &call->pending, (int)result);
+    vt_track_free_end(call->key, call->space, call->api, call->stream, call->stack, &call->pending,
+                      (int)result);
     vt_devices_flush();
     vt_leave();
     errno = saved;

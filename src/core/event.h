@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The one path of every traced event. A hook only describes the call it
  * wraps; these functions do the rest, the same way for every API: the
  * re-entrancy guard, errno, the API the program called (the runtime's tag),
@@ -41,8 +42,8 @@ struct vt_free_call {
     struct vt_stack stack_buffer;
     struct vt_pending_free pending;
 };
-void vt_on_free_begin(struct vt_free_call *call, uint64_t key, enum vt_space space,
-                      unsigned api, uint64_t stream);
+void vt_on_free_begin(struct vt_free_call *call, uint64_t key, enum vt_space space, unsigned api,
+                      uint64_t stream);
 void vt_on_free(CUresult result, struct vt_free_call *call);
 
 /* Virtual memory management, after the real call returned RESULT. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "freed.h"
 
 #include <stdlib.h>

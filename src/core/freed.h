@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The allocations freed last (a bounded, direct-mapped table), so that a
  * free the driver refuses can be told as a double free, with the stack that
  * allocated the memory and the first free's time, thread, API and, where
@@ -13,16 +14,16 @@
 
 struct vt_freed {
     uint64_t key;
-    unsigned generation;        /* the slot's entry is current when it is the table's */
+    unsigned generation; /* the slot's entry is current when it is the table's */
     enum vt_space space;
     uint32_t alloc_stack;
     unsigned alloc_api, alloc_kind;
     int alloc_device;
     uint64_t size;
-    uint64_t time_ns;           /* of the free, vt_now_ns's clock */
+    uint64_t time_ns; /* of the free, vt_now_ns's clock */
     unsigned free_api;
     pid_t free_tid;
-    uint32_t free_stack;        /* 0: not recorded */
+    uint32_t free_stack; /* 0: not recorded */
 };
 
 /* The entry to fill for KEY, freed now (it replaces whatever had its slot);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "modules.h"
 
 #include "records.h"
@@ -9,13 +10,13 @@
 #include <unistd.h>
 #include <uthash.h>
 
-#define BUILD_ID_KEPT 64   /* as much of a build id as the MODULE record holds */
+#define BUILD_ID_KEPT 64 /* as much of a build id as the MODULE record holds */
 
 struct written_module {
-    uint64_t start;            /* key: where it is mapped */
+    uint64_t start; /* key: where it is mapped */
     uint64_t end;
     uint32_t id;
-    int seen;                  /* still loaded, as of the sync in progress */
+    int seen; /* still loaded, as of the sync in progress */
     char *path;
     size_t build_id_len;
     uint8_t build_id[BUILD_ID_KEPT];
@@ -26,11 +27,11 @@ static struct {
     struct written_module *table;
     uint32_t next_id;
     unsigned long long adds_seen;
-    unsigned unloads_seen;     /* vt_modules_note_unload() calls synced */
+    unsigned unloads_seen; /* vt_modules_note_unload() calls synced */
     int failed;
 } modules;
 
-static unsigned unloads;       /* dlclose calls: an object may be gone */
+static unsigned unloads; /* dlclose calls: an object may be gone */
 
 static size_t build_id_of(const struct dl_phdr_info *info, const uint8_t **out)
 {
@@ -99,8 +100,13 @@ static int write_module(const struct dl_phdr_info *info, uint64_t start, uint64_
     memcpy(m->build_id, build_id, m->build_id_len);
     HASH_ADD(hh, modules.table, start, sizeof m->start, m);
     struct vt_module_info rec = {
-        .id = m->id, .bias = info->dlpi_addr, .start = start, .end = end, .path = path,
-        .build_id = m->build_id, .build_id_len = m->build_id_len,
+        .id = m->id,
+        .bias = info->dlpi_addr,
+        .start = start,
+        .end = end,
+        .path = path,
+        .build_id = m->build_id,
+        .build_id_len = m->build_id_len,
     };
     return vt_rec_module(&rec);
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The module list in the dump: every loaded object (path, load address,
  * build id), so the CLI can symbolize offline. Lock held. */
 #ifndef VRAMTRACE_MODULES_H

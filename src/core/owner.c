@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "owner.h"
 
 #include "driver_function.h"
@@ -74,8 +75,8 @@ static int stream_context(uint64_t stream, CUcontext *ctx)
 void vt_owner_fill(struct vt_alloc_info *info)
 {
     CUcontext ctx = NULL, of_stream = NULL;
-    cuCtxGetCurrent_fn get_current_context = (cuCtxGetCurrent_fn)vt_driver_function_cached(
-        &current_context_slot, "cuCtxGetCurrent");
+    cuCtxGetCurrent_fn get_current_context =
+        (cuCtxGetCurrent_fn)vt_driver_function_cached(&current_context_slot, "cuCtxGetCurrent");
     if (get_current_context && get_current_context(&ctx) == CUDA_SUCCESS)
         info->ctx = ctx;
     if (info->device == VT_DEVICE_OF_STREAM && stream_context(info->stream, &of_stream) &&
@@ -96,8 +97,8 @@ static int device_of_pool(CUmemoryPool pool, CUdeviceptr memory)
     __typeof__(vt_thread_state.last_pool) *last = &vt_thread_state.last_pool;
     unsigned epoch = __atomic_load_n(&owner_epoch, __ATOMIC_ACQUIRE);
     int device = -1;
-    cuPointerGetAttribute_fn get_attribute = (cuPointerGetAttribute_fn)
-        vt_driver_function_cached(&pointer_attribute_slot, "cuPointerGetAttribute");
+    cuPointerGetAttribute_fn get_attribute = (cuPointerGetAttribute_fn)vt_driver_function_cached(
+        &pointer_attribute_slot, "cuPointerGetAttribute");
     if (pool && last->pool == pool && last->epoch == epoch)
         return last->device;
     if (!memory || !get_attribute ||

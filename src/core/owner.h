@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Where an intercepted allocation went: the device and context it belongs
  * to, asked of the driver (with the guard held) only when it changed. */
 #ifndef VRAMTRACE_OWNER_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* How deep a native stack the tracer keeps. */
 #ifndef VRAMTRACE_STACK_LIMITS_H
 #define VRAMTRACE_STACK_LIMITS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "stacks.h"
 
 #include "modules.h"
@@ -51,7 +52,7 @@ static inline unsigned stack_hash(const void *key, size_t len)
 struct known_stack {
     UT_hash_handle hh;
     uint32_t id;
-    int native;   /* native frames at the start of the key */
+    int native; /* native frames at the start of the key */
     int key_len;
     uintptr_t key[]; /* vt_stack.key */
 };

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Native call stacks: captured with libunwind, the tracer's own frames
  * dropped, de-duplicated so that each distinct stack is written once. */
 #ifndef VRAMTRACE_STACKS_H
@@ -8,14 +9,13 @@
 
 #include <stdint.h>
 
-
 struct vt_stack {
     /* The de-duplication key: the native frames (count of them), then, with
      * Python frames, a separator and their locations. */
     uintptr_t key[VT_STACK_MAX + 1 + VT_PY_MAX];
     int count;
-    unsigned dropped;         /* frames left out of a deeper stack */
-    int cut_at;               /* where: between frames[cut_at - 1] and frames[cut_at] */
+    unsigned dropped; /* frames left out of a deeper stack */
+    int cut_at;       /* where: between frames[cut_at - 1] and frames[cut_at] */
     int key_len;
     unsigned hash;            /* of the key: taken before the lock */
     struct vt_pystack python; /* empty when the thread is not running Python */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The names of the threads that allocate (pthread_setname_np, as PyTorch's
  * autograd workers and data loaders name theirs): each thread's name is
  * written once per dump, before its first event. */

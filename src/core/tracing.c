@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "tracing.h"
 
 #include <pthread.h>
@@ -9,7 +10,7 @@ __thread struct vt_thread vt_thread_state __attribute__((tls_model("initial-exec
 int vt_tracing_state_now = VT_TRACING_UNINIT;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static pid_t lock_owner;        /* the thread holding the lock, 0 if none */
+static pid_t lock_owner; /* the thread holding the lock, 0 if none */
 
 void vt_tracing_set(enum vt_tracing_state state)
 {

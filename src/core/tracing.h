@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Per-event state shared by every layer: whether this process is tracing,
  * the one lock, and the per-thread re-entrancy guard. It imports nothing:
  * starting, forking and ending belong to src/lifecycle/, which sets the
@@ -31,17 +32,17 @@ static inline int vt_tracing_started(void)
 }
 
 struct vt_thread {
-    int busy;         /* inside the tracer or a traced driver call: hooks pass through */
-    unsigned api;     /* API tag set by an outer runtime wrapper (enum vt_api), 0 if none */
-    int counted;      /* the driver hook accounted the tagged runtime call */
-    pid_t tid;        /* cached gettid(), 0 until first use */
+    int busy;                 /* inside the tracer or a traced driver call: hooks pass through */
+    unsigned api;             /* API tag set by an outer runtime wrapper (enum vt_api), 0 if none */
+    int counted;              /* the driver hook accounted the tagged runtime call */
+    pid_t tid;                /* cached gettid(), 0 until first use */
     unsigned name_generation; /* the dump that has this thread's name (thread_names.c) */
-    struct {          /* the device of the context this thread allocated in last */
+    struct {                  /* the device of the context this thread allocated in last */
         void *ctx;
         int device;
         unsigned epoch;
     } last_context;
-    struct {          /* the device of the memory pool this thread allocated from last */
+    struct { /* the device of the memory pool this thread allocated from last */
         void *pool;
         int device;
         unsigned epoch;

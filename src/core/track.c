@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "track.h"
 
 #include "entry_pool.h"
@@ -63,9 +64,9 @@ static void table_block_put(void *block, size_t size)
 struct live {
     struct vt_alloc_info info;
     uint32_t stack;
-    uint64_t seq;       /* allocation number, for checkpoints */
-    uint32_t mappings;  /* cuMemCreate: live cuMemMap mappings */
-    int released;       /* cuMemCreate: cuMemRelease was called */
+    uint64_t seq;      /* allocation number, for checkpoints */
+    uint32_t mappings; /* cuMemCreate: live cuMemMap mappings */
+    int released;      /* cuMemCreate: cuMemRelease was called */
     UT_hash_handle hh;
 };
 
@@ -79,7 +80,7 @@ struct mapping {
 static struct {
     struct live *by_space[2];
     struct mapping *mappings;
-    uint64_t live_bytes;   /* device + managed */
+    uint64_t live_bytes; /* device + managed */
     uint64_t seq;
     void *primary[MAX_DEVICES];
     struct vt_entry_pool lives, maps;
@@ -121,8 +122,8 @@ static void write_alloc(const struct live *e, unsigned flags, uint64_t time_ns)
 }
 
 /* INFO and STACK: what was freed (NULL, 0: nothing traced). */
-static void write_free(const struct vt_alloc_info *info, uint32_t stack, uint64_t key,
-                       unsigned api, unsigned status_flags, uint64_t stream, uint64_t time_ns)
+static void write_free(const struct vt_alloc_info *info, uint32_t stack, uint64_t key, unsigned api,
+                       unsigned status_flags, uint64_t stream, uint64_t time_ns)
 {
     write_or_stop(vt_output->free(info, stack, key, api, status_flags, stream, time_ns));
 }
@@ -168,8 +169,7 @@ void vt_track_failed(const struct vt_alloc_info *info, int error, const struct v
 
 /* The traced allocation E is being freed now: remembered for telling a
  * later refused free of it as a double free. */
-static void remember_freed(const struct live *e, unsigned api, uint32_t free_stack,
-                           uint64_t now)
+static void remember_freed(const struct live *e, unsigned api, uint32_t free_stack, uint64_t now)
 {
     struct vt_freed *f = vt_freed_remember(e->info.key, e->info.space);
     f->alloc_stack = e->stack;
@@ -213,8 +213,12 @@ static void write_bad_free(uint64_t key, enum vt_space space, unsigned api, int 
 {
     const struct vt_freed *before = info ? NULL : vt_freed_find(key, space);
     struct vt_bad_free f = {
-        .time_ns = vt_now_ns(), .address = key, .api = api, .flags = vt_space_flag(space),
-        .error = result, .stack = free_stack,
+        .time_ns = vt_now_ns(),
+        .address = key,
+        .api = api,
+        .flags = vt_space_flag(space),
+        .error = result,
+        .stack = free_stack,
     };
     if (info) {
         f.flags |= VT_BAD_FREE_ALLOC_KNOWN;
@@ -280,8 +284,7 @@ static void release_if_unused(struct live *e, unsigned api)
 {
     if (!e->released || e->mappings > 0)
         return;
-    write_free(&e->info, e->stack, e->info.key, api, VT_FREE_OK | VT_ADDR_HANDLE, 0,
-               vt_now_ns());
+    write_free(&e->info, e->stack, e->info.key, api, VT_FREE_OK | VT_ADDR_HANDLE, 0, vt_now_ns());
     discard(e);
 }
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The live-allocation table: the one place where allocations and frees are
  * applied and written to the dump. Each function takes the tracer lock. */
 #ifndef VRAMTRACE_TRACK_H
@@ -58,7 +59,7 @@ uint64_t vt_track_live_count(void);
 struct vt_site_total {
     uint64_t bytes, allocations;
     int nframes;
-    uintptr_t frames[VT_SITE_FRAMES];   /* innermost first */
+    uintptr_t frames[VT_SITE_FRAMES]; /* innermost first */
 };
 /* The MAX largest sites since CHECKPOINT, largest first (at most
  * VT_SITES_TRACKED distinct stacks are told apart); returns how many. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "warn.h"
 
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The tracer's one way to say something: "vramtrace: ..." on stderr. */
 #ifndef VRAMTRACE_WARN_H
 #define VRAMTRACE_WARN_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "devices.h"
 
 #include "cuda_abi.h"
@@ -18,18 +19,18 @@ enum { DEVICE_UNSEEN, DEVICE_READING, DEVICE_KNOWN };
 
 struct device {
     unsigned state;
-    void *ctx;                       /* the context of its allocations, to query through */
-    struct vt_device_identity id;    /* set before state becomes DEVICE_KNOWN */
+    void *ctx;                    /* the context of its allocations, to query through */
+    struct vt_device_identity id; /* set before state becomes DEVICE_KNOWN */
 };
 
 static struct device devices[MAX_DEVICES];
-unsigned vt_devices_pending;         /* 1 << reason for each sample asked for */
+unsigned vt_devices_pending; /* 1 << reason for each sample asked for */
 static int exit_sample_registered;
 
 /* Driver functions called here (not hooked; the guard is held). */
 static struct {
-    void *uuid, *pci_bus_id, *name, *total_memory, *memory_info, *current_context,
-        *context_device, *push, *pop, *primary_state;
+    void *uuid, *pci_bus_id, *name, *total_memory, *memory_info, *current_context, *context_device,
+        *push, *pop, *primary_state;
 } fn;
 
 #define DRIVER(type, slot, name) ((type)vt_driver_function_cached(&fn.slot, name))

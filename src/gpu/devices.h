@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The devices this process uses: which physical GPU each one is (UUID, PCI
  * bus id, name, total memory: read from the driver once, at the first
  * allocation on it), and the driver's and NVML's view of its memory over

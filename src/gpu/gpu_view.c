@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "gpu_view.h"
 
 #include "format.h"
@@ -30,9 +31,8 @@ static const struct vt_nvml *nvml_library(void)
     const char *off = getenv("VRAMTRACE_NVML");
     if (state == NVML_OPEN)
         return &nvml;
-    if (state != NVML_UNTRIED ||
-        !__atomic_compare_exchange_n(&nvml_state, &state, NVML_OPENING, 0, __ATOMIC_ACQ_REL,
-                                     __ATOMIC_ACQUIRE))
+    if (state != NVML_UNTRIED || !__atomic_compare_exchange_n(&nvml_state, &state, NVML_OPENING, 0,
+                                                              __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
         return NULL;
     if ((off && !strcmp(off, "0")) || vt_nvml_open(&nvml, real_lookup, why, sizeof why) != 0) {
         __atomic_store_n(&nvml_state, NVML_UNAVAILABLE, __ATOMIC_RELEASE);
@@ -45,8 +45,8 @@ static const struct vt_nvml *nvml_library(void)
 static void uuid_text(const unsigned char u[16], char out[41])
 {
     snprintf(out, 41, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-             u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12],
-             u[13], u[14], u[15]);
+             u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13],
+             u[14], u[15]);
 }
 
 /* NVML's handle of the GPU ID names: by UUID, else by PCI bus id (NVML
@@ -70,7 +70,7 @@ static int nvml_device(const struct vt_nvml *n, const struct vt_device_identity 
 struct listing {
     nvmlProcessInfo_t *infos;
     unsigned count;
-    int own;          /* index of this process, -1: not listed */
+    int own; /* index of this process, -1: not listed */
 };
 
 static int list_processes(const struct vt_device_identity *id, struct listing *l)

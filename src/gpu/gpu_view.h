@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* NVML's view of a GPU from inside the traced process: how much this
  * process uses there (its context, the libraries' workspaces and what was
  * traced) and the other processes that use it. NVML is loaded on first use

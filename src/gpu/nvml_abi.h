@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The small part of NVML (libnvidia-ml.so.1) that vramtrace uses: our own
  * declarations, as cuda_abi.h is for CUDA, so nothing needs the toolkit's
  * nvml.h; tests/nvml_abi_check.c compiles them against nvml.h where it is
@@ -70,7 +71,7 @@ typedef nvmlReturn_t (*nvmlDeviceGetCount_v2_fn)(unsigned int *deviceCount);
 typedef nvmlReturn_t (*nvmlDeviceGetHandleByIndex_v2_fn)(unsigned int index, nvmlDevice_t *device);
 typedef nvmlReturn_t (*nvmlDeviceGetHandleByUUID_fn)(const char *uuid, nvmlDevice_t *device);
 typedef nvmlReturn_t (*nvmlDeviceGetHandleByPciBusId_v2_fn)(const char *pciBusId,
-                                                             nvmlDevice_t *device);
+                                                            nvmlDevice_t *device);
 typedef nvmlReturn_t (*nvmlDeviceGetName_fn)(nvmlDevice_t device, char *name, unsigned int length);
 typedef nvmlReturn_t (*nvmlDeviceGetUUID_fn)(nvmlDevice_t device, char *uuid, unsigned int length);
 typedef nvmlReturn_t (*nvmlDeviceGetPciInfo_v3_fn)(nvmlDevice_t device, nvmlPciInfo_t *pci);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* NVML loaded at run time: libnvidia-ml.so.1 comes with the NVIDIA driver,
  * so nothing links it; dlopen finds it where the driver is installed. Used
  * by the tracer (this process's own use of each GPU, the other processes at
@@ -11,11 +12,20 @@
 
 #define VT_NVML_LIBRARY "libnvidia-ml.so.1"
 
-#define VT_NVML_FUNCTIONS(X) \
-    X(nvmlInit_v2) X(nvmlShutdown) X(nvmlErrorString) X(nvmlSystemGetDriverVersion) \
-    X(nvmlDeviceGetCount_v2) X(nvmlDeviceGetHandleByIndex_v2) X(nvmlDeviceGetHandleByUUID) \
-    X(nvmlDeviceGetHandleByPciBusId_v2) X(nvmlDeviceGetName) X(nvmlDeviceGetUUID) \
-    X(nvmlDeviceGetPciInfo_v3) X(nvmlDeviceGetMemoryInfo) X(nvmlDeviceGetUtilizationRates) \
+#define VT_NVML_FUNCTIONS(X)            \
+    X(nvmlInit_v2)                      \
+    X(nvmlShutdown)                     \
+    X(nvmlErrorString)                  \
+    X(nvmlSystemGetDriverVersion)       \
+    X(nvmlDeviceGetCount_v2)            \
+    X(nvmlDeviceGetHandleByIndex_v2)    \
+    X(nvmlDeviceGetHandleByUUID)        \
+    X(nvmlDeviceGetHandleByPciBusId_v2) \
+    X(nvmlDeviceGetName)                \
+    X(nvmlDeviceGetUUID)                \
+    X(nvmlDeviceGetPciInfo_v3)          \
+    X(nvmlDeviceGetMemoryInfo)          \
+    X(nvmlDeviceGetUtilizationRates)    \
     X(nvmlDeviceGetComputeRunningProcesses_v3)
 
 /* Any function may be missing from an older library: NULL. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "proc_status.h"
 
 #include <fcntl.h>
@@ -56,8 +57,7 @@ int vt_proc_status_read(int pid, struct vt_proc_status *s)
         p = strchr(p + 1, ' ');
     if (p)
         start = strtoull(p + 1, NULL, 10);
-    snprintf(s->comm, sizeof s->comm, "%.*s", (int)(close_paren - open_paren - 1),
-             open_paren + 1);
+    snprintf(s->comm, sizeof s->comm, "%.*s", (int)(close_paren - open_paren - 1), open_paren + 1);
     s->pid = pid;
     s->state = state;
     s->ppid = ppid;
@@ -83,12 +83,21 @@ int vt_proc_orphaned(const struct vt_proc_status *s)
 const char *vt_proc_state_name(char state)
 {
     switch (state) {
-    case 'R': return "running";
-    case 'S': case 'I': return "sleeping";
-    case 'D': return "uninterruptible";
-    case 'T': case 't': return "stopped";   /* by a signal, or by a debugger */
-    case 'Z': case 'X': return "zombie";
-    default: return "sleeping";             /* W (paging), P (parked), K (wakekill) */
+    case 'R':
+        return "running";
+    case 'S':
+    case 'I':
+        return "sleeping";
+    case 'D':
+        return "uninterruptible";
+    case 'T':
+    case 't':
+        return "stopped"; /* by a signal, or by a debugger */
+    case 'Z':
+    case 'X':
+        return "zombie";
+    default:
+        return "sleeping"; /* W (paging), P (parked), K (wakekill) */
     }
 }
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What /proc says about a process: state, parent, process group, how long
  * it has run. Shared by the tracer (the other processes at an out-of-memory
  * error) and `vramtrace gpus`. Each read may find the process gone. */
@@ -8,9 +9,9 @@
 
 struct vt_proc_status {
     int pid;
-    char state;               /* /proc/PID/stat: R S D T t Z X I ... */
+    char state; /* /proc/PID/stat: R S D T t Z X I ... */
     int ppid, pgid, sid;
-    uint64_t start_ticks;     /* since boot, in clock ticks */
+    uint64_t start_ticks; /* since boot, in clock ticks */
     char comm[64];
     unsigned uid;
     int threads;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The small part of the CUDA driver and runtime ABI that vramtrace needs.
  * Our own declarations, so the tracer builds without the CUDA toolkit;
  * tests/abi_check.c compiles them against cuda.h / cuda_runtime_api.h
@@ -33,10 +34,16 @@ enum {
 
 enum { CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9 };
 
-enum { CU_GET_PROC_ADDRESS_DEFAULT = 0, CU_GET_PROC_ADDRESS_LEGACY_STREAM = 1,
-       CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM = 2 };
-enum { CU_GET_PROC_ADDRESS_SUCCESS = 0, CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND = 1,
-       CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT = 2 };
+enum {
+    CU_GET_PROC_ADDRESS_DEFAULT = 0,
+    CU_GET_PROC_ADDRESS_LEGACY_STREAM = 1,
+    CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM = 2
+};
+enum {
+    CU_GET_PROC_ADDRESS_SUCCESS = 0,
+    CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND = 1,
+    CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT = 2
+};
 
 typedef enum CUmemLocationType_enum {
     CU_MEM_LOCATION_TYPE_INVALID = 0,
@@ -179,13 +186,30 @@ enum {
     cudaErrorInitializationError = 3,
 };
 
-struct cudaPitchedPtr { void *ptr; size_t pitch; size_t xsize; size_t ysize; };
-struct cudaExtent { size_t width; size_t height; size_t depth; };
-struct cudaChannelFormatDesc { int x; int y; int z; int w; int f; };
+struct cudaPitchedPtr {
+    void *ptr;
+    size_t pitch;
+    size_t xsize;
+    size_t ysize;
+};
+struct cudaExtent {
+    size_t width;
+    size_t height;
+    size_t depth;
+};
+struct cudaChannelFormatDesc {
+    int x;
+    int y;
+    int z;
+    int w;
+    int f;
+};
 
 typedef cudaError_t (*cudaMalloc_fn)(void **devPtr, size_t size);
-typedef cudaError_t (*cudaMallocPitch_fn)(void **devPtr, size_t *pitch, size_t width, size_t height);
-typedef cudaError_t (*cudaMalloc3D_fn)(struct cudaPitchedPtr *pitchedDevPtr, struct cudaExtent extent);
+typedef cudaError_t (*cudaMallocPitch_fn)(void **devPtr, size_t *pitch, size_t width,
+                                          size_t height);
+typedef cudaError_t (*cudaMalloc3D_fn)(struct cudaPitchedPtr *pitchedDevPtr,
+                                       struct cudaExtent extent);
 typedef cudaError_t (*cudaMallocManaged_fn)(void **devPtr, size_t size, unsigned int flags);
 typedef cudaError_t (*cudaMallocAsync_fn)(void **devPtr, size_t size, cudaStream_t stream);
 typedef cudaError_t (*cudaMallocFromPoolAsync_fn)(void **ptr, size_t size, cudaMemPool_t pool,
@@ -195,8 +219,9 @@ typedef cudaError_t (*cudaFreeAsync_fn)(void *devPtr, cudaStream_t stream);
 typedef cudaError_t (*cudaMallocHost_fn)(void **ptr, size_t size);
 typedef cudaError_t (*cudaHostAlloc_fn)(void **pHost, size_t size, unsigned int flags);
 typedef cudaError_t (*cudaFreeHost_fn)(void *ptr);
-typedef cudaError_t (*cudaMallocArray_fn)(cudaArray_t *array, const struct cudaChannelFormatDesc *desc,
-                                          size_t width, size_t height, unsigned int flags);
+typedef cudaError_t (*cudaMallocArray_fn)(cudaArray_t *array,
+                                          const struct cudaChannelFormatDesc *desc, size_t width,
+                                          size_t height, unsigned int flags);
 typedef cudaError_t (*cudaFreeArray_fn)(cudaArray_t array);
 typedef cudaError_t (*cudaMallocMipmappedArray_fn)(cudaMipmappedArray_t *array,
                                                    const struct cudaChannelFormatDesc *desc,
@@ -207,9 +232,8 @@ typedef cudaError_t (*cudaDeviceReset_fn)(void);
 typedef cudaError_t (*cudaGetDriverEntryPoint_fn)(const char *symbol, void **funcPtr,
                                                   unsigned long long flags,
                                                   cudaDriverEntryPointQueryResult *driverStatus);
-typedef cudaError_t (*cudaGetDriverEntryPointByVersion_fn)(const char *symbol, void **funcPtr,
-                                                           unsigned int cudaVersion,
-                                                           unsigned long long flags,
-                                                           cudaDriverEntryPointQueryResult *driverStatus);
+typedef cudaError_t (*cudaGetDriverEntryPointByVersion_fn)(
+    const char *symbol, void **funcPtr, unsigned int cudaVersion, unsigned long long flags,
+    cudaDriverEntryPointQueryResult *driverStatus);
 
 #endif

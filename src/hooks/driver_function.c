@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "driver_function.h"
 
 #include "cuda_abi.h"

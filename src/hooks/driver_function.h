@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Driver functions the tracer calls itself (cuCtxGetDevice, cuMemGetInfo...),
  * found where the program's driver is. */
 #ifndef VRAMTRACE_DRIVER_FUNCTION_H

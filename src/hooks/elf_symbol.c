@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "elf_symbol.h"
 
 #include <elf.h>
@@ -39,13 +40,13 @@ static uintptr_t dyn_ptr(uintptr_t base, ElfW(Addr) value)
 /* The parts of an object's dynamic section that symbol lookups read. */
 struct dyn_tables {
     const uint32_t *gnu_hash;
-    const ElfW(Sym) *symtab;
+    const ElfW(Sym) * symtab;
     const char *strtab;
-    const ElfW(Half) *versym;
+    const ElfW(Half) * versym;
 };
 
 /* 0 when the object (BASE, DYN) has the tables a lookup needs. */
-static int read_tables(uintptr_t base, const ElfW(Dyn) *dyn, struct dyn_tables *t)
+static int read_tables(uintptr_t base, const ElfW(Dyn) * dyn, struct dyn_tables *t)
 {
     *t = (struct dyn_tables){0};
     for (const ElfW(Dyn) *d = dyn; d->d_tag != DT_NULL; d++) {
@@ -70,7 +71,7 @@ static uint32_t gnu_hash(const char *s)
 }
 
 /* The version name of symbol INDEX, or NULL when it is unversioned. */
-static const char *version_of(uintptr_t base, const ElfW(Dyn) *dyn, const char *strtab,
+static const char *version_of(uintptr_t base, const ElfW(Dyn) * dyn, const char *strtab,
                               uint32_t index, int *hidden)
 {
     const ElfW(Half) *versym = NULL;
@@ -87,7 +88,8 @@ static const char *version_of(uintptr_t base, const ElfW(Dyn) *dyn, const char *
     *hidden = (versym[index] & 0x8000) != 0;
     for (;;) {
         if (verdef->vd_ndx == (versym[index] & 0x7fff) && !(verdef->vd_flags & VER_FLG_BASE)) {
-            const ElfW(Verdaux) *aux = (const ElfW(Verdaux) *)((const char *)verdef + verdef->vd_aux);
+            const ElfW(Verdaux) *aux =
+                (const ElfW(Verdaux) *)((const char *)verdef + verdef->vd_aux);
             return strtab + aux->vda_name;
         }
         if (!verdef->vd_next)
@@ -98,7 +100,7 @@ static const char *version_of(uintptr_t base, const ElfW(Dyn) *dyn, const char *
 
 /* What the dynamic linker would bind: for an IFUNC (glibc's strlen...), the
  * implementation its resolver selects, not the resolver. */
-static void *symbol_address(uintptr_t base, const ElfW(Sym) *sym)
+static void *symbol_address(uintptr_t base, const ElfW(Sym) * sym)
 {
     void *address = (void *)(base + sym->st_value);
     if (ELF64_ST_TYPE(sym->st_info) == STT_GNU_IFUNC)
@@ -110,7 +112,7 @@ static void *symbol_address(uintptr_t base, const ElfW(Sym) *sym)
  * without, the default one (not a hidden compat version), as dlsym does.
  * UNVERSIONED_OK: an unversioned definition satisfies VERSION too, as in the
  * dynamic linker's binding of a versioned reference (dlvsym refuses it). */
-static void *lookup_dynamic(uintptr_t base, const ElfW(Dyn) *dyn, const char *name,
+static void *lookup_dynamic(uintptr_t base, const ElfW(Dyn) * dyn, const char *name,
                             const char *version, int unversioned_ok)
 {
     struct dyn_tables t;
@@ -143,7 +145,7 @@ static void *lookup_dynamic(uintptr_t base, const ElfW(Dyn) *dyn, const char *na
 }
 
 /* The version named by DT_VERNEED entry INDEX, NULL if none. */
-static const char *needed_version(uintptr_t base, const ElfW(Dyn) *dyn, const char *strtab,
+static const char *needed_version(uintptr_t base, const ElfW(Dyn) * dyn, const char *strtab,
                                   ElfW(Half) index)
 {
     const ElfW(Verneed) *need = NULL;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Finding a symbol in a loaded object by reading its dynamic symbol table
  * ourselves: the one way to reach libc's dlsym/dlvsym without calling a
  * dlsym that we interpose. */

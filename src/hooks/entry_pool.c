@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "entry_pool.h"
 
 #include <stdlib.h>

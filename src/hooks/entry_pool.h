@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Fixed-size entries for the tracer's tables, recycled through a free list:
  * an allocation and its free then cost no malloc/free pair of our own in
  * the traced process (which also kept glibc consolidating its bins around
@@ -9,13 +10,16 @@
 
 struct vt_entry_pool {
     size_t entry_size;
-    void *free_list;  /* entries handed back, linked through their first word */
-    void *slabs;      /* every slab, linked through its first word */
-    char *next;       /* unused part of the newest slab */
-    size_t left;      /* entries left there */
+    void *free_list; /* entries handed back, linked through their first word */
+    void *slabs;     /* every slab, linked through its first word */
+    char *next;      /* unused part of the newest slab */
+    size_t left;     /* entries left there */
 };
 
-#define VT_ENTRY_POOL(type) {.entry_size = sizeof(type)}
+#define VT_ENTRY_POOL(type)        \
+    {                              \
+        .entry_size = sizeof(type) \
+    }
 
 /* A zeroed entry, or NULL when memory ran out. */
 void *vt_entry_get(struct vt_entry_pool *pool);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "hook_table.h"
 
 #include "elf_symbol.h"
@@ -13,15 +14,16 @@ VT_DRIVER_HOOKS(VT_DECLARE_WRAPPER)
 struct hook {
     const char *name;
     void *wrapper;
-    void *next;  /* the definition after us in the global scope; NO_NEXT: none */
-    void *seen;  /* the driver's own, as a lookup of the driver returned it */
-    struct vt_caller_cache callers;  /* how each calling object reached us */
-    struct vt_caller_cache chained;  /* wrappers that found us by dlsym(RTLD_NEXT) */
+    void *next;                     /* the definition after us in the global scope; NO_NEXT: none */
+    void *seen;                     /* the driver's own, as a lookup of the driver returned it */
+    struct vt_caller_cache callers; /* how each calling object reached us */
+    struct vt_caller_cache chained; /* wrappers that found us by dlsym(RTLD_NEXT) */
 };
 #define NO_NEXT ((void *)1)
 
 static struct hook hooks[VT_HOOK_COUNT] = {
-#define VT_HOOK_ENTRY(n) [VT_HOOK_##n] = {#n, (void *)n, NULL, NULL, {{{0, 0, NULL}}, 0}, {{{0, 0, NULL}}, 0}},
+#define VT_HOOK_ENTRY(n) \
+    [VT_HOOK_##n] = {#n, (void *)n, NULL, NULL, {{{0, 0, NULL}}, 0}, {{{0, 0, NULL}}, 0}},
     VT_DRIVER_HOOKS(VT_HOOK_ENTRY)
 #undef VT_HOOK_ENTRY
 };
@@ -135,8 +137,7 @@ static const struct request {
     {"cuMemAllocPitch", 3020, "cuMemAllocPitch_v2", NULL},
     {"cuMemAllocManaged", 6000, "cuMemAllocManaged", NULL},
     {"cuMemAllocAsync", 11020, "cuMemAllocAsync", "cuMemAllocAsync_ptsz"},
-    {"cuMemAllocFromPoolAsync", 11020, "cuMemAllocFromPoolAsync",
-     "cuMemAllocFromPoolAsync_ptsz"},
+    {"cuMemAllocFromPoolAsync", 11020, "cuMemAllocFromPoolAsync", "cuMemAllocFromPoolAsync_ptsz"},
     {"cuMemFree", 3020, "cuMemFree_v2", NULL},
     {"cuMemFreeAsync", 11020, "cuMemFreeAsync", "cuMemFreeAsync_ptsz"},
     {"cuMemAllocHost", 3020, "cuMemAllocHost_v2", NULL},
@@ -176,8 +177,7 @@ static struct hook *hook_requested(const char *symbol, int version, uint64_t fla
                           : best->variant);
 }
 
-void *vt_hook_substitute_requested(void *found, const char *symbol, int version,
-                                   uint64_t flags)
+void *vt_hook_substitute_requested(void *found, const char *symbol, int version, uint64_t flags)
 {
     Dl_info info;
     /* Ours already, or a wrapper ahead of us, which forwards to us itself. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The driver entry points we hook, by exact exported name: the one table that
  * dlsym, dlvsym, cuGetProcAddress and cudaGetDriverEntryPoint consult to hand
  * out our wrapper instead of the real function. */
@@ -8,24 +9,43 @@
 
 #include <stdint.h>
 
-#define VT_DRIVER_HOOKS(X) \
-    X(cuMemAlloc_v2) X(cuMemAllocPitch_v2) X(cuMemAllocManaged) \
-    X(cuMemAllocAsync) X(cuMemAllocAsync_ptsz) \
-    X(cuMemAllocFromPoolAsync) X(cuMemAllocFromPoolAsync_ptsz) \
-    X(cuMemFree_v2) X(cuMemFreeAsync) X(cuMemFreeAsync_ptsz) \
-    X(cuMemAllocHost_v2) X(cuMemHostAlloc) X(cuMemFreeHost) \
-    X(cuMemCreate) X(cuMemRelease) X(cuMemMap) X(cuMemUnmap) \
-    X(cuArrayCreate_v2) X(cuArray3DCreate_v2) X(cuArrayDestroy) \
-    X(cuMipmappedArrayCreate) X(cuMipmappedArrayDestroy) X(cuMemPoolDestroy) \
-    X(cuCtxDestroy_v2) X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease_v2) \
-    X(cuDevicePrimaryCtxReset_v2) X(cuGetProcAddress) X(cuGetProcAddress_v2) \
+#define VT_DRIVER_HOOKS(X)          \
+    X(cuMemAlloc_v2)                \
+    X(cuMemAllocPitch_v2)           \
+    X(cuMemAllocManaged)            \
+    X(cuMemAllocAsync)              \
+    X(cuMemAllocAsync_ptsz)         \
+    X(cuMemAllocFromPoolAsync)      \
+    X(cuMemAllocFromPoolAsync_ptsz) \
+    X(cuMemFree_v2)                 \
+    X(cuMemFreeAsync)               \
+    X(cuMemFreeAsync_ptsz)          \
+    X(cuMemAllocHost_v2)            \
+    X(cuMemHostAlloc)               \
+    X(cuMemFreeHost)                \
+    X(cuMemCreate)                  \
+    X(cuMemRelease)                 \
+    X(cuMemMap)                     \
+    X(cuMemUnmap)                   \
+    X(cuArrayCreate_v2)             \
+    X(cuArray3DCreate_v2)           \
+    X(cuArrayDestroy)               \
+    X(cuMipmappedArrayCreate)       \
+    X(cuMipmappedArrayDestroy)      \
+    X(cuMemPoolDestroy)             \
+    X(cuCtxDestroy_v2)              \
+    X(cuDevicePrimaryCtxRetain)     \
+    X(cuDevicePrimaryCtxRelease_v2) \
+    X(cuDevicePrimaryCtxReset_v2)   \
+    X(cuGetProcAddress)             \
+    X(cuGetProcAddress_v2)          \
     X(cuGetProcAddress_v2_ptsz)
 
 enum vt_hook_id {
 #define VT_HOOK_ID(name) VT_HOOK_##name,
     VT_DRIVER_HOOKS(VT_HOOK_ID)
 #undef VT_HOOK_ID
-    VT_HOOK_COUNT
+        VT_HOOK_COUNT
 };
 
 /* The real function behind hook ID, found on first use; NULL if none. */
@@ -52,7 +72,6 @@ void *vt_hook_substitute(void *found, const char *name);
  * SYMBOL at VERSION with FLAGS: our wrapper for the hooked function that
  * dladdr names it exactly, or, where dladdr cannot name it (a driver's
  * internal entry point), for the variant that the request asks for. */
-void *vt_hook_substitute_requested(void *found, const char *symbol, int version,
-                                   uint64_t flags);
+void *vt_hook_substitute_requested(void *found, const char *symbol, int version, uint64_t flags);
 
 #endif

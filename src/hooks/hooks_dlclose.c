@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dlclose: after it returns, an object may be gone and another one loaded
  * at its addresses later; the next stack taken brings the module list up
  * to date first, so no stack is named after the wrong library. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Wrappers of the driver allocation API. Every route to CUDA (linked
  * programs, dlsym, cuGetProcAddress, the runtimes) ends here, so this is
  * where each allocation is counted, exactly once. */
@@ -14,11 +15,15 @@
  * the same function gets the one after it). */
 #define REAL(type, name) ((type)vt_hook_real_for(VT_HOOK_##name, __builtin_return_address(0)))
 
-static struct vt_alloc_info device_alloc(uint64_t key, uint64_t size, unsigned api,
-                                         unsigned kind, uint64_t stream)
+static struct vt_alloc_info device_alloc(uint64_t key, uint64_t size, unsigned api, unsigned kind,
+                                         uint64_t stream)
 {
-    struct vt_alloc_info info = {.key = key, .size = size, .api = api, .kind = kind,
-                                 .space = VT_SPACE_POINTER, .device = VT_DEVICE_OF_CONTEXT,
+    struct vt_alloc_info info = {.key = key,
+                                 .size = size,
+                                 .api = api,
+                                 .kind = kind,
+                                 .space = VT_SPACE_POINTER,
+                                 .device = VT_DEVICE_OF_CONTEXT,
                                  .stream = stream};
     return info;
 }
@@ -35,8 +40,8 @@ VT_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t size)
     return r;
 }
 
-VT_EXPORT CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pitch, size_t width,
-                                      size_t height, unsigned int element_size)
+VT_EXPORT CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pitch, size_t width, size_t height,
+                                      unsigned int element_size)
 {
     cuMemAllocPitch_v2_fn real = REAL(cuMemAllocPitch_v2_fn, cuMemAllocPitch_v2);
     if (!real)
@@ -45,7 +50,7 @@ VT_EXPORT CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pitch, size_t w
         return real(dptr, pitch, width, height, element_size);
     CUresult r = real(dptr, pitch, width, height, element_size);
     vt_on_alloc(r, device_alloc(r ? 0 : *dptr, r ? width * height : *pitch * height,
-                                  VT_API_cuMemAllocPitch, VT_KIND_DEVICE, 0));
+                                VT_API_cuMemAllocPitch, VT_KIND_DEVICE, 0));
     return r;
 }
 
@@ -57,8 +62,7 @@ VT_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t size, unsigned in
     if (!vt_event_begin())
         return real(dptr, size, flags);
     CUresult r = real(dptr, size, flags);
-    vt_on_alloc(r, device_alloc(r ? 0 : *dptr, size, VT_API_cuMemAllocManaged,
-                                  VT_KIND_MANAGED, 0));
+    vt_on_alloc(r, device_alloc(r ? 0 : *dptr, size, VT_API_cuMemAllocManaged, VT_KIND_MANAGED, 0));
     return r;
 }
 
@@ -97,21 +101,22 @@ static CUresult alloc_from_pool(cuMemAllocFromPoolAsync_fn real, CUdeviceptr *dp
     if (!vt_event_begin())
         return real(dptr, size, pool, stream);
     CUresult r = real(dptr, size, pool, stream);
-    vt_on_pool_alloc(r, device_alloc(r ? 0 : *dptr, size, VT_API_cuMemAllocFromPoolAsync,
-                                          VT_KIND_DEVICE, (uint64_t)(uintptr_t)stream),
-                          pool);
+    vt_on_pool_alloc(r,
+                     device_alloc(r ? 0 : *dptr, size, VT_API_cuMemAllocFromPoolAsync,
+                                  VT_KIND_DEVICE, (uint64_t)(uintptr_t)stream),
+                     pool);
     return r;
 }
 
 VT_EXPORT CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t size, CUmemoryPool pool,
                                            CUstream stream)
 {
-    return alloc_from_pool(REAL(cuMemAllocFromPoolAsync_fn, cuMemAllocFromPoolAsync), dptr,
-                           size, pool, stream);
+    return alloc_from_pool(REAL(cuMemAllocFromPoolAsync_fn, cuMemAllocFromPoolAsync), dptr, size,
+                           pool, stream);
 }
 
-VT_EXPORT CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t size,
-                                                CUmemoryPool pool, CUstream stream)
+VT_EXPORT CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t size, CUmemoryPool pool,
+                                                CUstream stream)
 {
     return alloc_from_pool(REAL(cuMemAllocFromPoolAsync_fn, cuMemAllocFromPoolAsync_ptsz), dptr,
                            size, pool, stream);
@@ -164,7 +169,8 @@ static CUresult free_async(cuMemFreeAsync_fn real, CUdeviceptr dptr, CUstream st
     if (!dptr || !vt_event_begin())
         return real(dptr, stream);
     struct vt_free_call call;
-    vt_on_free_begin(&call, dptr, VT_SPACE_POINTER, VT_API_cuMemFreeAsync, (uint64_t)(uintptr_t)stream);
+    vt_on_free_begin(&call, dptr, VT_SPACE_POINTER, VT_API_cuMemFreeAsync,
+                     (uint64_t)(uintptr_t)stream);
     CUresult r = real(dptr, stream);
     vt_on_free(r, &call);
     return r;
@@ -205,8 +211,11 @@ VT_EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size
     CUresult r = real(handle, size, prop, flags);
     int on_device = prop && prop->location.type == CU_MEM_LOCATION_TYPE_DEVICE;
     struct vt_alloc_info info = {
-        .key = r ? 0 : *handle, .size = size, .api = VT_API_cuMemCreate,
-        .kind = on_device ? VT_KIND_DEVICE : VT_KIND_HOST, .space = VT_SPACE_HANDLE,
+        .key = r ? 0 : *handle,
+        .size = size,
+        .api = VT_API_cuMemCreate,
+        .kind = on_device ? VT_KIND_DEVICE : VT_KIND_HOST,
+        .space = VT_SPACE_HANDLE,
         .device = on_device ? prop->location.id : -1,
     };
     vt_on_alloc(r, info);
@@ -253,12 +262,19 @@ VT_EXPORT CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)
 static uint64_t element_bytes(CUarray_format format)
 {
     switch (format) {
-    case CU_AD_FORMAT_UNSIGNED_INT8: case CU_AD_FORMAT_SIGNED_INT8: return 1;
-    case CU_AD_FORMAT_UNSIGNED_INT16: case CU_AD_FORMAT_SIGNED_INT16: case CU_AD_FORMAT_HALF:
+    case CU_AD_FORMAT_UNSIGNED_INT8:
+    case CU_AD_FORMAT_SIGNED_INT8:
+        return 1;
+    case CU_AD_FORMAT_UNSIGNED_INT16:
+    case CU_AD_FORMAT_SIGNED_INT16:
+    case CU_AD_FORMAT_HALF:
         return 2;
-    case CU_AD_FORMAT_UNSIGNED_INT32: case CU_AD_FORMAT_SIGNED_INT32: case CU_AD_FORMAT_FLOAT:
+    case CU_AD_FORMAT_UNSIGNED_INT32:
+    case CU_AD_FORMAT_SIGNED_INT32:
+    case CU_AD_FORMAT_FLOAT:
         return 4;
-    default: return 0; /* packed and compressed formats: size unknown */
+    default:
+        return 0; /* packed and compressed formats: size unknown */
     }
 }
 
@@ -297,8 +313,8 @@ VT_EXPORT CUresult cuArray3DCreate_v2(CUarray *handle, const CUDA_ARRAY3D_DESCRI
         return CUDA_ERROR_NOT_INITIALIZED;
     if (!desc || !vt_event_begin())
         return real(handle, desc);
-    uint64_t size = array_bytes(desc->Width, desc->Height, desc->Depth, desc->Format,
-                                desc->NumChannels);
+    uint64_t size =
+        array_bytes(desc->Width, desc->Height, desc->Depth, desc->Format, desc->NumChannels);
     CUresult r = real(handle, desc);
     return account_array(r, r ? 0 : (uint64_t)(uintptr_t)*handle, size, VT_API_cuArray3DCreate);
 }
@@ -351,7 +367,8 @@ VT_EXPORT CUresult cuMipmappedArrayDestroy(CUmipmappedArray handle)
     if (!handle || !vt_event_begin())
         return real(handle);
     struct vt_free_call call;
-    vt_on_free_begin(&call, (uint64_t)(uintptr_t)handle, VT_SPACE_HANDLE, VT_API_cuMipmappedArrayDestroy, 0);
+    vt_on_free_begin(&call, (uint64_t)(uintptr_t)handle, VT_SPACE_HANDLE,
+                     VT_API_cuMipmappedArrayDestroy, 0);
     CUresult r = real(handle);
     vt_on_free(r, &call);
     return r;
@@ -423,8 +440,9 @@ VT_EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice device)
     if (!vt_event_begin())
         return vt_owners_changed(real(device));
     CUresult r = vt_owners_changed(real(device));
-    cuDevicePrimaryCtxGetState_fn get_state = (cuDevicePrimaryCtxGetState_fn)
-        vt_driver_function_cached(&get_state_slot, "cuDevicePrimaryCtxGetState");
+    cuDevicePrimaryCtxGetState_fn get_state =
+        (cuDevicePrimaryCtxGetState_fn)vt_driver_function_cached(&get_state_slot,
+                                                                 "cuDevicePrimaryCtxGetState");
     int destroyed = r == CUDA_SUCCESS && get_state &&
                     get_state(device, &flags, &active) == CUDA_SUCCESS && !active &&
                     !vt_process_exiting();

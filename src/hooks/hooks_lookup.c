@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The lookups through which programs and CUDA libraries obtain driver
  * functions: dlsym/dlvsym on any handle, the driver's cuGetProcAddress and
  * the runtime's cudaGetDriverEntryPoint. Each calls the real lookup first and
@@ -66,7 +67,7 @@ VT_EXPORT CUresult cuGetProcAddress(const char *symbol, void **pfn, int cuda_ver
                                     cuuint64_t flags)
 {
     cuGetProcAddress_fn real = (cuGetProcAddress_fn)vt_hook_real_for(VT_HOOK_cuGetProcAddress,
-                                                                      __builtin_return_address(0));
+                                                                     __builtin_return_address(0));
     if (!real)
         return CUDA_ERROR_NOT_INITIALIZED;
     CUresult r = real(symbol, pfn, cuda_version, flags);
@@ -99,20 +100,17 @@ VT_EXPORT CUresult cuGetProcAddress_v2_ptsz(const char *symbol, void **pfn, int 
                                             cuuint64_t flags,
                                             CUdriverProcAddressQueryResult *status)
 {
-    return get_proc_address_v2(
-        (cuGetProcAddress_v2_fn)vt_hook_real_for(VT_HOOK_cuGetProcAddress_v2_ptsz,
-                                                 __builtin_return_address(0)),
-        symbol, pfn,
-        cuda_version, flags, status);
+    return get_proc_address_v2((cuGetProcAddress_v2_fn)vt_hook_real_for(
+                                   VT_HOOK_cuGetProcAddress_v2_ptsz, __builtin_return_address(0)),
+                               symbol, pfn, cuda_version, flags, status);
 }
 
 #define NEWEST_ABI 0x7fffffff
 
 /* cudaEnablePerThreadDefaultStream asks for the _ptsz variants, as the
  * driver's CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM does (same bit). */
-static cudaError_t entry_point(cudaGetDriverEntryPoint_fn real, const char *symbol,
-                               void **pfn, unsigned long long flags,
-                               cudaDriverEntryPointQueryResult *status)
+static cudaError_t entry_point(cudaGetDriverEntryPoint_fn real, const char *symbol, void **pfn,
+                               unsigned long long flags, cudaDriverEntryPointQueryResult *status)
 {
     if (!real)
         return cudaErrorInitializationError;
@@ -136,8 +134,8 @@ static cudaError_t entry_point_by_version(cudaGetDriverEntryPointByVersion_fn re
     return r;
 }
 
-#define CALLER_REAL(type, name)                                                             \
-    static struct vt_caller_cache cache;                                                    \
+#define CALLER_REAL(type, name)          \
+    static struct vt_caller_cache cache; \
     type real = (type)vt_real_for_caller(#name, __builtin_return_address(0), &cache)
 
 VT_EXPORT cudaError_t cudaGetDriverEntryPoint(const char *symbol, void **pfn,
@@ -165,9 +163,10 @@ VT_EXPORT cudaError_t cudaGetDriverEntryPointByVersion(const char *symbol, void 
     return entry_point_by_version(real, symbol, pfn, version, flags, status);
 }
 
-VT_EXPORT cudaError_t cudaGetDriverEntryPointByVersion_ptsz(
-    const char *symbol, void **pfn, unsigned int version, unsigned long long flags,
-    cudaDriverEntryPointQueryResult *status)
+VT_EXPORT cudaError_t cudaGetDriverEntryPointByVersion_ptsz(const char *symbol, void **pfn,
+                                                            unsigned int version,
+                                                            unsigned long long flags,
+                                                            cudaDriverEntryPointQueryResult *status)
 {
     CALLER_REAL(cudaGetDriverEntryPointByVersion_fn, cudaGetDriverEntryPointByVersion_ptsz);
     return entry_point_by_version(real, symbol, pfn, version, flags, status);

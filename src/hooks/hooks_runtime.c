@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Wrappers of the runtime allocation API. They do not count anything: they
  * tag the thread with the API the program called, and the driver hook that
  * the runtime reaches counts the allocation once, under that name. Only when
@@ -12,19 +13,23 @@
 
 #include <stdint.h>
 
-#define RUNTIME_REAL(type, name)                                                            \
-    static struct vt_caller_cache cache;                                                    \
-    type real = (type)vt_real_for_caller(#name, __builtin_return_address(0), &cache);       \
-    if (!real)                                                                              \
-        return cudaErrorInitializationError
+#define RUNTIME_REAL(type, name)                                                      \
+    static struct vt_caller_cache cache;                                              \
+    type real = (type)vt_real_for_caller(#name, __builtin_return_address(0), &cache); \
+    if (!real)                                                                        \
+    return cudaErrorInitializationError
 
 /* What the runtime allocated, for the rare call that no driver hook saw. */
-static void finish_alloc(cudaError_t r, unsigned api, const void *ptr, uint64_t size,
-                         unsigned kind, cudaStream_t stream)
+static void finish_alloc(cudaError_t r, unsigned api, const void *ptr, uint64_t size, unsigned kind,
+                         cudaStream_t stream)
 {
     struct vt_alloc_info info = {
-        .key = (uint64_t)(uintptr_t)ptr, .size = size, .api = api, .kind = kind,
-        .space = VT_SPACE_POINTER, .stream = (uint64_t)(uintptr_t)stream,
+        .key = (uint64_t)(uintptr_t)ptr,
+        .size = size,
+        .api = api,
+        .kind = kind,
+        .space = VT_SPACE_POINTER,
+        .stream = (uint64_t)(uintptr_t)stream,
     };
     vt_on_runtime_alloc(r, info);
 }
@@ -51,7 +56,7 @@ VT_EXPORT cudaError_t cudaMallocPitch(void **ptr, size_t *pitch, size_t width, s
         return real(ptr, pitch, width, height);
     cudaError_t r = real(ptr, pitch, width, height);
     finish_alloc(r, VT_API_cudaMallocPitch, r ? NULL : *ptr, r ? 0 : *pitch * height,
-                        VT_KIND_DEVICE, NULL);
+                 VT_KIND_DEVICE, NULL);
     return r;
 }
 
@@ -62,8 +67,7 @@ VT_EXPORT cudaError_t cudaMalloc3D(struct cudaPitchedPtr *pitched, struct cudaEx
         return real(pitched, extent);
     cudaError_t r = real(pitched, extent);
     finish_alloc(r, VT_API_cudaMalloc3D, r ? NULL : pitched->ptr,
-                        r ? 0 : pitched->pitch * extent.height * extent.depth, VT_KIND_DEVICE,
-                        NULL);
+                 r ? 0 : pitched->pitch * extent.height * extent.depth, VT_KIND_DEVICE, NULL);
     return r;
 }
 
@@ -100,13 +104,12 @@ VT_EXPORT cudaError_t cudaMallocAsync_ptsz(void **ptr, size_t size, cudaStream_t
 }
 
 static cudaError_t malloc_from_pool(cudaMallocFromPoolAsync_fn real, void **ptr, size_t size,
-                                   cudaMemPool_t pool, cudaStream_t stream)
+                                    cudaMemPool_t pool, cudaStream_t stream)
 {
     if (!vt_on_runtime_begin(VT_API_cudaMallocFromPoolAsync))
         return real(ptr, size, pool, stream);
     cudaError_t r = real(ptr, size, pool, stream);
-    finish_alloc(r, VT_API_cudaMallocFromPoolAsync, r ? NULL : *ptr, size,
-                        VT_KIND_DEVICE, stream);
+    finish_alloc(r, VT_API_cudaMallocFromPoolAsync, r ? NULL : *ptr, size, VT_KIND_DEVICE, stream);
     return r;
 }
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Finding the real functions behind the ones we export. */
 #ifndef VRAMTRACE_RESOLVE_H
 #define VRAMTRACE_RESOLVE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Coverage builds only (meson -Db_coverage=true, tests/coverage.sh): the
  * coverage runtime writes its counts at exit, from the library's
  * destructors; a fatal signal, _exit or an exec ends the process without

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "crash.h"
 
 #include "finish.h"
@@ -9,9 +10,8 @@
 /* Crashes, and what schedulers, terminals and pipes end a program with
  * (time limits: TERM, XCPU; Ctrl-C: INT; a closed terminal: HUP; `| head`:
  * PIPE); each only where the program leaves it to the default action. */
-static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTERM,
-                                    SIGINT, SIGHUP, SIGQUIT, SIGPIPE, SIGXCPU, SIGXFSZ,
-                                    SIGALRM};
+static const int fatal_signals[] = {SIGSEGV, SIGBUS,  SIGILL,  SIGFPE,  SIGABRT, SIGTERM, SIGINT,
+                                    SIGHUP,  SIGQUIT, SIGPIPE, SIGXCPU, SIGXFSZ, SIGALRM};
 
 int vt_crash_default_kills(int sig)
 {
@@ -48,8 +48,8 @@ void vt_crash_install(void)
     installed = 1;
     for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++) {
         struct sigaction old, ours;
-        if (sigaction(fatal_signals[i], NULL, &old) != 0 ||
-            (old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL)
+        if (sigaction(fatal_signals[i], NULL, &old) != 0 || (old.sa_flags & SA_SIGINFO) ||
+            old.sa_handler != SIG_DFL)
             continue; /* the program's own handler (or SIG_IGN) stays in charge */
         memset(&ours, 0, sizeof ours);
         ours.sa_handler = on_fatal_signal;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Fatal signals: the dump gets its END record (reason VT_END_SIGNAL) before
  * the process dies, so the report can say how it ended. */
 #ifndef VRAMTRACE_CRASH_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The ways a process ends or becomes another program without passing
  * through exit(), each given its footer: _exit and _Exit (END
  * VT_END_UNDERSCORE_EXIT), the exec family (VT_END_EXEC, erased again if the
@@ -88,11 +89,11 @@ void vt_endings_init(void)
     real_exec.execveat = vt_find_real("execveat");
 }
 
-#define REAL_EXEC(type, name)                                                               \
-    type real = (type)real_exec.name;                                                       \
-    if (!real) {                                                                            \
-        errno = ENOSYS;                                                                     \
-        return -1;                                                                          \
+#define REAL_EXEC(type, name)         \
+    type real = (type)real_exec.name; \
+    if (!real) {                      \
+        errno = ENOSYS;               \
+        return -1;                    \
     }
 
 VT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
@@ -139,20 +140,20 @@ VT_EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *co
 }
 
 /* execl, execlp, execle: the arguments into an array, then the v form. */
-#define COLLECT_ARGS(arg0, last_named, envp_out)                                            \
-    va_list ap;                                                                             \
-    size_t argc = 1;                                                                        \
-    va_start(ap, last_named);                                                               \
-    while (va_arg(ap, char *))                                                              \
-        argc++;                                                                             \
-    va_end(ap);                                                                             \
-    char *argv[argc + 1];                                                                   \
-    argv[0] = (char *)(arg0);                                                               \
-    va_start(ap, last_named);                                                               \
-    for (size_t i = 1; i <= argc; i++)                                                      \
-        argv[i] = i < argc ? va_arg(ap, char *) : NULL;                                     \
-    (void)va_arg(ap, char *); /* the NULL */                                                \
-    envp_out;                                                                               \
+#define COLLECT_ARGS(arg0, last_named, envp_out)        \
+    va_list ap;                                         \
+    size_t argc = 1;                                    \
+    va_start(ap, last_named);                           \
+    while (va_arg(ap, char *))                          \
+        argc++;                                         \
+    va_end(ap);                                         \
+    char *argv[argc + 1];                               \
+    argv[0] = (char *)(arg0);                           \
+    va_start(ap, last_named);                           \
+    for (size_t i = 1; i <= argc; i++)                  \
+        argv[i] = i < argc ? va_arg(ap, char *) : NULL; \
+    (void)va_arg(ap, char *); /* the NULL */            \
+    envp_out;                                           \
     va_end(ap)
 
 extern char **environ;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Footers for the endings that bypass exit(): _exit, exec, a signal sent to
  * oneself (see endings.c). */
 #ifndef VRAMTRACE_ENDINGS_H

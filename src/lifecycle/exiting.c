@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "exiting.h"
 
 #include "elf_symbol.h"

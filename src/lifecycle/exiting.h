@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Whether the process is on its way out, running exit handlers. */
 #ifndef VRAMTRACE_EXITING_H
 #define VRAMTRACE_EXITING_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "finish.h"
 
 #include "coverage.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The end of a dump: its footer (END) however the process ends (exit,
  * fatal signal, _exit, exec), written once. */
 #ifndef VRAMTRACE_FINISH_H

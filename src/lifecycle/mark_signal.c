@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The marker signal. Its handler never blocks: it takes the tracer lock
  * only with trylock and writes the mark only into a dump already open;
  * otherwise it counts the mark as pending and the next traced event writes
@@ -17,8 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char label[24];            /* "SIGUSR2", "signal 40" */
-static unsigned pending;          /* atomic: marks not written yet */
+static char label[24];   /* "SIGUSR2", "signal 40" */
+static unsigned pending; /* atomic: marks not written yet */
 
 static void write_mark(void)
 {
@@ -57,8 +58,8 @@ static const struct {
     const char *name;
     int number;
 } signal_names[] = {
-    {"USR1", SIGUSR1}, {"USR2", SIGUSR2}, {"HUP", SIGHUP}, {"WINCH", SIGWINCH},
-    {"URG", SIGURG}, {"PROF", SIGPROF}, {"VTALRM", SIGVTALRM},
+    {"USR1", SIGUSR1}, {"USR2", SIGUSR2}, {"HUP", SIGHUP},       {"WINCH", SIGWINCH},
+    {"URG", SIGURG},   {"PROF", SIGPROF}, {"VTALRM", SIGVTALRM},
 };
 
 /* The signal SPEC names: >0, 0 for none, -1 when it names no signal. */

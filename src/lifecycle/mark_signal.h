@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Markers without code changes: a signal (SIGUSR2 by default) writes a MARK. */
 #ifndef VRAMTRACE_MARK_SIGNAL_H
 #define VRAMTRACE_MARK_SIGNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "tracer.h"
 
 #include "aggregate.h"
@@ -60,7 +61,7 @@ static void after_fork_child(void)
     vt_devices_reset();
     if (state == VT_TRACING_READY || state == VT_TRACING_OFF)
         vt_tracing_set(getauxval(AT_SECURE) || excluded_process() ? VT_TRACING_OFF
-                                                                   : VT_TRACING_READY);
+                                                                  : VT_TRACING_READY);
 }
 
 /* Each time an event finds the dump open (lock held): the fatal-signal

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The tracer's start: lazily, once (a hook may run before our constructor),
  * and again in a forked child, which writes its own dump. The entry points
  * (hooks, public API) ask here; nothing below them does. */

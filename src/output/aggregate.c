@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "aggregate.h"
 
 #include "devices.h"
@@ -19,16 +20,16 @@ static struct {
     struct vt_agg_site *sites;
     size_t nsites, cap;
     uint32_t *slots;
-    size_t mask;                  /* slot count - 1 */
-    uint32_t *dirty;              /* indices of sites changed since the last SAMPLE */
+    size_t mask;     /* slot count - 1 */
+    uint32_t *dirty; /* indices of sites changed since the last SAMPLE */
     size_t ndirty;
-    uint8_t *buf;                 /* record encoding, VT_AGG_RECORD_MAX(cap) bytes */
-    size_t last;                  /* lookup cache: an alloc and its free, a loop */
+    uint8_t *buf; /* record encoding, VT_AGG_RECORD_MAX(cap) bytes */
+    size_t last;  /* lookup cache: an alloc and its free, a loop */
     int out_of_memory;
     struct vt_agg_device devices[VT_AGG_DEVICES_MAX];
     size_t ndevices;
     struct vt_agg_counts counts;
-    int changed;                  /* anything since the last SAMPLE */
+    int changed; /* anything since the last SAMPLE */
     uint64_t first_interval_ns, interval_ns, next_sample_ns;
     unsigned samples_at_interval;
 } agg;
@@ -57,7 +58,8 @@ static uint64_t first_interval(void)
     n = strtoull(ms, &end, 10);
     if (*end || errno || n == 0 || n > 86400000ull || *ms == '-') {
         vt_warn("VRAMTRACE_SAMPLE_INTERVAL_MS=%s is not a whole number of milliseconds from 1 "
-                "to 86400000; sampling every %u ms", ms, FIRST_INTERVAL_NS / 1000000u);
+                "to 86400000; sampling every %u ms",
+                ms, FIRST_INTERVAL_NS / 1000000u);
         return FIRST_INTERVAL_NS;
     }
     return (uint64_t)n * 1000000u;
@@ -65,7 +67,7 @@ static uint64_t first_interval(void)
 
 int vt_agg_configure(void)
 {
-    int saved = errno;   /* the program's, whatever strtoull does */
+    int saved = errno; /* the program's, whatever strtoull does */
     int requested = aggregate_requested();
     if (requested)
         agg.first_interval_ns = agg.interval_ns = first_interval();
@@ -284,8 +286,8 @@ static int write_alloc(const struct vt_alloc_info *info, uint32_t stack, unsigne
     return tick(now);
 }
 
-static int write_free(const struct vt_alloc_info *info, uint32_t stack, uint64_t key,
-                      unsigned api, unsigned status_flags, uint64_t stream, uint64_t now)
+static int write_free(const struct vt_alloc_info *info, uint32_t stack, uint64_t key, unsigned api,
+                      unsigned status_flags, uint64_t stream, uint64_t now)
 {
     (void)key;
     (void)api;

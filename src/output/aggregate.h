@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Aggregate mode (VRAMTRACE_MODE=aggregate), for runs too long to record
  * every event: per-call-site counts and live bytes kept in memory (O(sites)),
  * written as SAMPLE records at doubling intervals and as SITES and TOTALS at

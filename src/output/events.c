@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "events.h"
 
 #include "records.h"
@@ -12,16 +13,20 @@ static int write_alloc(const struct vt_alloc_info *info, uint32_t stack, unsigne
                        uint64_t time_ns)
 {
     struct vt_rec_ALLOC ev = {
-        .time_ns = time_ns, .address = info->key, .size = info->size, .stack = stack,
+        .time_ns = time_ns,
+        .address = info->key,
+        .size = info->size,
+        .stack = stack,
         .api = (uint8_t)info->api,
         .kind_flags = (uint8_t)(info->kind | vt_space_flag(info->space) | flags),
-        .device = info->device, .stream = info->stream,
+        .device = info->device,
+        .stream = info->stream,
     };
     return vt_rec_alloc(&ev);
 }
 
-static int write_free(const struct vt_alloc_info *info, uint32_t stack, uint64_t key,
-                      unsigned api, unsigned status_flags, uint64_t stream, uint64_t time_ns)
+static int write_free(const struct vt_alloc_info *info, uint32_t stack, uint64_t key, unsigned api,
+                      unsigned status_flags, uint64_t stream, uint64_t time_ns)
 {
     (void)info;
     (void)stack;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Events mode (the default): one ALLOC or FREE record per call. */
 #ifndef VRAMTRACE_EVENTS_H
 #define VRAMTRACE_EVENTS_H

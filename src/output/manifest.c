@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "manifest.h"
 
 #include "warn.h"

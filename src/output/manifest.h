@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The run's manifest: `vramtrace run` names a file in VRAMTRACE_MANIFEST,
  * and every traced process of its tree appends the absolute path of each
  * dump it creates, so that run reports exactly the files written (never a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "output.h"
 
 #include "records.h"
@@ -35,9 +36,8 @@ int vt_output_ready(void)
 {
     if (vt_tracing_get() != VT_TRACING_READY)
         return -1;
-    if (!vt_writer_is_open() &&
-        (vt_writer_open(vt_output->header_flags) < 0 || vt_rec_process() < 0 ||
-         vt_stacks_sync_modules() < 0)) {
+    if (!vt_writer_is_open() && (vt_writer_open(vt_output->header_flags) < 0 ||
+                                 vt_rec_process() < 0 || vt_stacks_sync_modules() < 0)) {
         vt_writer_close();
         vt_tracing_set(VT_TRACING_OFF);
         return -1;

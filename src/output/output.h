@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What the dump gets for each event: one output, chosen once at start-up
  * (lifecycle/tracer.c) before the first event, either every event as a
  * record (events.c, the default) or per-call-site aggregates
@@ -12,7 +13,7 @@
 #include <stdint.h>
 
 struct vt_output {
-    uint32_t header_flags;   /* of the dump (format.h VT_FLAG_*) */
+    uint32_t header_flags; /* of the dump (format.h VT_FLAG_*) */
     /* An allocation entered or left the live table. */
     void (*insert)(const struct vt_alloc_info *info, uint32_t stack);
     void (*discard)(const struct vt_alloc_info *info, uint32_t stack);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Facts of this process from /proc/self, for the dump's PROCESS record and
  * for telling whether an existing dump's writer still runs. */
 #ifndef VRAMTRACE_PROC_SELF_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "records.h"
 
 #include "config.h"
@@ -22,7 +23,7 @@ struct buf {
 };
 
 static struct {
-    uint64_t start;         /* PROCESS.start_mono */
+    uint64_t start; /* PROCESS.start_mono */
     uint64_t last_time;
     uint64_t last_address;
 } delta;
@@ -284,8 +285,12 @@ int vt_rec_free(uint64_t time_ns, uint64_t address, unsigned api, unsigned statu
     uint8_t data[6 * VT_VARINT_MAX];
     struct buf b = {data, 0, sizeof data, 0};
     struct vt_rec_FREE rec = {
-        .time_ns = time_ns, .address = address, .api = (uint8_t)api,
-        .status_flags = (uint8_t)status_flags, .tid = (uint64_t)vt_tid(), .stream = stream,
+        .time_ns = time_ns,
+        .address = address,
+        .api = (uint8_t)api,
+        .status_flags = (uint8_t)status_flags,
+        .tid = (uint64_t)vt_tid(),
+        .stream = stream,
     };
     vt_encode_FREE(&b, &rec, 1);
     return emit(VT_REC_FREE, &b);
@@ -306,14 +311,19 @@ static void put_gpu_processes(struct buf *b, const struct vt_meminfo *mem)
     }
 }
 
-int vt_rec_failed(uint64_t size, uint32_t stack, unsigned api, unsigned kind, int device,
-                  int error, const struct vt_meminfo *mem)
+int vt_rec_failed(uint64_t size, uint32_t stack, unsigned api, unsigned kind, int device, int error,
+                  const struct vt_meminfo *mem)
 {
     uint8_t data[12 * VT_VARINT_MAX + VT_OOM_OTHERS * (3 * VT_VARINT_MAX + 18)];
     struct buf b = {data, 0, sizeof data, 0};
     struct vt_rec_FAILED rec = {
-        .time_ns = vt_now_ns(), .size = size, .stack = stack, .api = (uint8_t)api,
-        .kind = (uint8_t)kind, .device = device, .tid = (uint64_t)vt_tid(),
+        .time_ns = vt_now_ns(),
+        .size = size,
+        .stack = stack,
+        .api = (uint8_t)api,
+        .kind = (uint8_t)kind,
+        .device = device,
+        .tid = (uint64_t)vt_tid(),
         .error = (uint64_t)(unsigned)error,
     };
     vt_encode_FAILED(&b, &rec, 1);
@@ -339,8 +349,11 @@ int vt_rec_end(unsigned reason, uint64_t live_allocations, int signal, int statu
     uint8_t data[5 * VT_VARINT_MAX];
     struct buf b = {data, 0, sizeof data, 0};
     struct vt_rec_END rec = {
-        .time_ns = vt_now_ns(), .reason = (uint8_t)reason, .live = live_allocations,
-        .signal = (uint64_t)(unsigned)signal, .status = (uint64_t)(unsigned)status,
+        .time_ns = vt_now_ns(),
+        .reason = (uint8_t)reason,
+        .live = live_allocations,
+        .signal = (uint64_t)(unsigned)signal,
+        .status = (uint64_t)(unsigned)status,
     };
     vt_encode_END(&b, &rec, 1);
     return emit(VT_REC_END, &b);
@@ -429,14 +442,22 @@ int vt_rec_bad_free(const struct vt_bad_free *f)
     uint8_t data[20 * VT_VARINT_MAX];
     struct buf b = {data, 0, sizeof data, 0};
     struct vt_rec_BAD_FREE rec = {
-        .time_ns = f->time_ns, .address = f->address, .api = (uint8_t)f->api,
-        .flags = (uint8_t)f->flags, .tid = (uint64_t)vt_tid(),
-        .error = (uint64_t)(unsigned)f->error, .stack = f->stack,
-        .alloc_stack = f->alloc_stack, .alloc_api = (uint8_t)f->alloc_api,
-        .alloc_kind = (uint8_t)f->alloc_kind, .alloc_device = f->alloc_device,
-        .alloc_size = f->alloc_size, .first_free_ns = since_start(f->first_free_ns),
+        .time_ns = f->time_ns,
+        .address = f->address,
+        .api = (uint8_t)f->api,
+        .flags = (uint8_t)f->flags,
+        .tid = (uint64_t)vt_tid(),
+        .error = (uint64_t)(unsigned)f->error,
+        .stack = f->stack,
+        .alloc_stack = f->alloc_stack,
+        .alloc_api = (uint8_t)f->alloc_api,
+        .alloc_kind = (uint8_t)f->alloc_kind,
+        .alloc_device = f->alloc_device,
+        .alloc_size = f->alloc_size,
+        .first_free_ns = since_start(f->first_free_ns),
         .first_free_api = (uint8_t)f->first_free_api,
-        .first_free_tid = (uint64_t)f->first_free_tid, .first_free_stack = f->first_free_stack,
+        .first_free_tid = (uint64_t)f->first_free_tid,
+        .first_free_stack = f->first_free_stack,
     };
     vt_encode_BAD_FREE(&b, &rec, 1);
     return emit(VT_REC_BAD_FREE, &b);
@@ -459,9 +480,15 @@ int vt_rec_device_usage(const struct vt_usage_sample *s)
     uint8_t data[8 * VT_VARINT_MAX];
     struct buf b = {data, 0, sizeof data, 0};
     struct vt_rec_DEVICE_USAGE rec = {
-        .time_ns = since_start(s->time_ns), .reason = (uint8_t)s->reason, .device = s->device,
-        .free_bytes = s->free_bytes, .total_bytes = s->total_bytes, .own_plus1 = s->own_plus1,
-        .others_plus1 = s->others_plus1, .others = s->others, .traced_plus1 = s->traced_plus1,
+        .time_ns = since_start(s->time_ns),
+        .reason = (uint8_t)s->reason,
+        .device = s->device,
+        .free_bytes = s->free_bytes,
+        .total_bytes = s->total_bytes,
+        .own_plus1 = s->own_plus1,
+        .others_plus1 = s->others_plus1,
+        .others = s->others,
+        .traced_plus1 = s->traced_plus1,
     };
     vt_encode_DEVICE_USAGE(&b, &rec, 1);
     return emit(VT_REC_DEVICE_USAGE, &b);

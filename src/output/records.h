@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Encoding of each dump record (see format.h). All calls with the tracer lock
  * held, after vt_output_ready(). Each returns 0, or -1 when the dump could
  * not be written. A time read before the lock may be older than the last
@@ -48,22 +49,22 @@ int vt_rec_free(uint64_t time_ns, uint64_t address, unsigned api, unsigned statu
 #define VT_OOM_OTHERS 8
 struct vt_gpu_process {
     uint32_t pid;
-    uint64_t used_plus1;       /* used bytes + 1; 0: NVML did not say */
-    char state;                /* /proc state letter; 0: not in our /proc */
-    uint8_t flags;             /* VT_PROCESS_* */
+    uint64_t used_plus1; /* used bytes + 1; 0: NVML did not say */
+    char state;          /* /proc state letter; 0: not in our /proc */
+    uint8_t flags;       /* VT_PROCESS_* */
     char comm[16];
 };
 /* The driver's cuMemGetInfo, taken right after an out-of-memory failure,
  * and NVML's view of the GPU then. */
 struct vt_meminfo {
     uint64_t free_bytes, total_bytes;
-    uint64_t own_plus1;        /* this process's used bytes + 1; 0: NVML did not say */
-    unsigned nothers;          /* the largest users, at most VT_OOM_OTHERS */
+    uint64_t own_plus1; /* this process's used bytes + 1; 0: NVML did not say */
+    unsigned nothers;   /* the largest users, at most VT_OOM_OTHERS */
     struct vt_gpu_process others[VT_OOM_OTHERS];
 };
 /* MEM (may be NULL): the driver's free/total memory, appended. */
-int vt_rec_failed(uint64_t size, uint32_t stack, unsigned api, unsigned kind, int device,
-                  int error, const struct vt_meminfo *mem);
+int vt_rec_failed(uint64_t size, uint32_t stack, unsigned api, unsigned kind, int device, int error,
+                  const struct vt_meminfo *mem);
 int vt_rec_mark(const char *label);
 /* Which GPU a device is (format.h, VT_REC_DEVICE). */
 struct vt_device_identity {
@@ -72,24 +73,24 @@ struct vt_device_identity {
     unsigned char uuid[16];
     char pci_bus_id[32];
     char name[128];
-    uint64_t total_bytes;      /* 0: unknown */
+    uint64_t total_bytes; /* 0: unknown */
 };
 int vt_rec_device(const struct vt_device_identity *d);
 /* The driver's and NVML's view of a device (VT_REC_DEVICE_USAGE). */
 struct vt_usage_sample {
-    uint64_t time_ns;          /* vt_now_ns() when the driver was asked */
-    unsigned reason;           /* enum vt_usage_reason */
+    uint64_t time_ns; /* vt_now_ns() when the driver was asked */
+    unsigned reason;  /* enum vt_usage_reason */
     int device;
     uint64_t free_bytes, total_bytes;
-    uint64_t own_plus1, others_plus1;   /* NVML: used bytes + 1; 0: unknown */
-    unsigned others;                    /* other processes NVML lists */
-    uint64_t traced_plus1;              /* aggregate mode: live bytes on it + 1; 0: not written */
+    uint64_t own_plus1, others_plus1; /* NVML: used bytes + 1; 0: unknown */
+    unsigned others;                  /* other processes NVML lists */
+    uint64_t traced_plus1;            /* aggregate mode: live bytes on it + 1; 0: not written */
 };
 int vt_rec_device_usage(const struct vt_usage_sample *s);
 /* Aggregate mode (src/output/aggregate.c): one call site's counts, and one device. */
 struct vt_agg_site {
     struct vt_site_key key;
-    uint8_t dirty;            /* changed since the last SAMPLE */
+    uint8_t dirty; /* changed since the last SAMPLE */
     uint64_t allocations, bytes_allocated, frees, live_count, live_bytes;
 };
 struct vt_agg_device {
@@ -99,13 +100,13 @@ struct vt_agg_device {
 struct vt_agg_counts {
     uint64_t allocations, frees, invalid_frees, untraced_frees;
     uint64_t teardown_count, teardown_bytes;
-    uint64_t live_bytes, peak_bytes, peak_ns;   /* all devices together */
+    uint64_t live_bytes, peak_bytes, peak_ns; /* all devices together */
 };
 /* Encoded into BUF (CAP bytes, VT_AGG_RECORD_MAX(sites) at least). SAMPLE
  * lists the N sites at the indices WHICH; SITES lists all N. Times (peak_ns)
  * are CLOCK_MONOTONIC ns, as vt_now_ns. Async-signal-safe. */
 #define VT_AGG_DEVICES_MAX 64
-#define VT_AGG_RECORD_MAX(nsites) (16 * 10 + (nsites) * 64 + VT_AGG_DEVICES_MAX * 32)
+#define VT_AGG_RECORD_MAX(nsites) (16 * 10 + (nsites)*64 + VT_AGG_DEVICES_MAX * 32)
 int vt_rec_sample(uint8_t *buf, size_t cap, const struct vt_agg_counts *c,
                   const struct vt_agg_device *devices, size_t ndevices,
                   const struct vt_agg_site *sites, const uint32_t *which, size_t n);
@@ -119,17 +120,17 @@ int vt_rec_end(unsigned reason, uint64_t live_allocations, int signal, int statu
 /* A free the driver refused (format.h, BAD_FREE). Times: vt_now_ns's clock. */
 struct vt_bad_free {
     uint64_t time_ns, address;
-    unsigned api, flags;             /* VT_ADDR_HANDLE, VT_BAD_FREE_* */
+    unsigned api, flags; /* VT_ADDR_HANDLE, VT_BAD_FREE_* */
     int error;
-    uint32_t stack;                  /* of the refused free */
-    uint32_t alloc_stack;            /* VT_BAD_FREE_ALLOC_KNOWN */
+    uint32_t stack;       /* of the refused free */
+    uint32_t alloc_stack; /* VT_BAD_FREE_ALLOC_KNOWN */
     unsigned alloc_api, alloc_kind;
     int alloc_device;
     uint64_t alloc_size;
-    uint64_t first_free_ns;          /* VT_BAD_FREE_DOUBLE */
+    uint64_t first_free_ns; /* VT_BAD_FREE_DOUBLE */
     unsigned first_free_api;
     pid_t first_free_tid;
-    uint32_t first_free_stack;       /* 0: not recorded */
+    uint32_t first_free_stack; /* 0: not recorded */
 };
 int vt_rec_bad_free(const struct vt_bad_free *f);
 

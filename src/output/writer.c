@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "writer.h"
 
 #include "config.h"
@@ -31,12 +32,12 @@
 
 static struct {
     int fd;
-    uint8_t *map;      /* the window: file bytes [window_start, window_end) */
+    uint8_t *map; /* the window: file bytes [window_start, window_end) */
     size_t window_start, window_end;
-    size_t capacity;   /* file bytes reserved on disk */
-    size_t used;       /* file bytes written */
-    int broken;        /* could not grow: said so once, writes nothing more */
-    pid_t owner;       /* the process that opened it */
+    size_t capacity; /* file bytes reserved on disk */
+    size_t used;     /* file bytes written */
+    int broken;      /* could not grow: said so once, writes nothing more */
+    pid_t owner;     /* the process that opened it */
     char path[4096];
 } out = {.fd = -1};
 
@@ -94,7 +95,7 @@ static int own_earlier_dump(const char *path)
     end = p + len;
     if (vt_get_varint(&p, end, &pid) < 0 || pid != (uint64_t)getpid())
         return 0;
-    for (int i = 0; i < 3; i++)   /* ppid, start times */
+    for (int i = 0; i < 3; i++) /* ppid, start times */
         if (vt_get_varint(&p, end, &skip) < 0)
             return 0;
     if (skip_str(&p, end) < 0 || skip_str(&p, end) < 0 || vt_get_varint(&p, end, &argc) < 0)
@@ -113,7 +114,8 @@ static int create_file(void)
     for (unsigned attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
         if (vt_config_output_path(out.path, sizeof out.path, attempt) < 0) {
             vt_warn("VRAMTRACE_OUTPUT does not expand to a usable path (known: %s); "
-                    "not tracing", VT_OUTPUT_PATH_SEQUENCES);
+                    "not tracing",
+                    VT_OUTPUT_PATH_SEQUENCES);
             return -1;
         }
         int fd = open(out.path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -126,7 +128,7 @@ static int create_file(void)
             vt_warn("cannot create dump %s: %s; not tracing", out.path, strerror(errno));
             return -1;
         }
-        if (!attempt) {   /* O_EXCL fails with EEXIST on a symlink too */
+        if (!attempt) { /* O_EXCL fails with EEXIST on a symlink too */
             struct stat st;
             memcpy(asked, out.path, sizeof asked);
             is_link = lstat(out.path, &st) == 0 && S_ISLNK(st.st_mode);
@@ -158,8 +160,9 @@ static int reserve(size_t need)
     size_t capacity = out.capacity + step;
     while (capacity < need)
         capacity += step;
-    int err = beyond_file_size_limit(capacity) ? EFBIG
-              : posix_fallocate(out.fd, (off_t)out.capacity, (off_t)(capacity - out.capacity));
+    int err = beyond_file_size_limit(capacity)
+                  ? EFBIG
+                  : posix_fallocate(out.fd, (off_t)out.capacity, (off_t)(capacity - out.capacity));
     if (err == EOPNOTSUPP || err == EINVAL)
         err = ftruncate(out.fd, (off_t)capacity) ? errno : 0;
     if (err) {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The dump writer: records appended into a MAP_SHARED mapping of the file
  * (a window of it that slides along),
  * so they are in the page cache the moment they are written and survive the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "pycode_cache.h"
 
 #include <pthread.h>
@@ -31,8 +32,8 @@ static void make_key(void)
 
 static unsigned slot_of(const struct vt_pycode_key *key)
 {
-    uint64_t h = (uint64_t)key->code * 0x9E3779B97F4A7C15u ^
-                 (uint64_t)key->offset * 0xBF58476D1CE4E5B9u;
+    uint64_t h =
+        (uint64_t)key->code * 0x9E3779B97F4A7C15u ^ (uint64_t)key->offset * 0xBF58476D1CE4E5B9u;
     return (unsigned)(h >> 32) % CACHE_SLOTS;
 }
 

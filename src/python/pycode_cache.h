@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Python source locations remembered per thread by (code object address,
  * instruction offset), so that a frame seen before costs a few loads instead
  * of decoding strings and a line table. No reference is held: each hit is

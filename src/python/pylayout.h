@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Where CPython keeps what vramtrace reads: thread state, frames, code
  * objects, strings and bytes, per minor version (x86_64 and other LP64
  * release builds with the GIL). 3.8-3.12 from built-in tables (checked
@@ -27,24 +28,24 @@ struct vt_pylayout {
     int minor;
     enum vt_py_instr instr;
     enum vt_py_lines lines;
-    long ts_thread_id;     /* PyThreadState.thread_id (pthread_self of its thread) */
-    long ts_frame;         /* the innermost frame (3.11, 3.12: the _PyCFrame) */
-    long cframe_current;   /* _PyCFrame.current_frame (3.11, 3.12) */
+    long ts_thread_id;   /* PyThreadState.thread_id (pthread_self of its thread) */
+    long ts_frame;       /* the innermost frame (3.11, 3.12: the _PyCFrame) */
+    long cframe_current; /* _PyCFrame.current_frame (3.11, 3.12) */
     long frame_code;
     long frame_back;
     long frame_instr;
-    long frame_owner;      /* a char (3.11+) */
-    long owner_generator;  /* FRAME_OWNED_BY_GENERATOR */
-    long owner_cstack;     /* owners from here on are shim/entry frames (3.12+) */
+    long frame_owner;     /* a char (3.11+) */
+    long owner_generator; /* FRAME_OWNED_BY_GENERATOR */
+    long owner_cstack;    /* owners from here on are shim/entry frames (3.12+) */
     long code_filename;
     long code_name;
     long code_qualname;
-    long code_firstlineno; /* an int */
-    long code_linetable;   /* a bytes object */
-    long code_bytecode;    /* co_code_adaptive: the bytecode itself (3.11+) */
+    long code_firstlineno;    /* an int */
+    long code_linetable;      /* a bytes object */
+    long code_bytecode;       /* co_code_adaptive: the bytecode itself (3.11+) */
     long code_firsttraceable; /* an int, in code units (3.11+) */
     long ob_type;
-    long var_size;         /* PyVarObject.ob_size */
+    long var_size; /* PyVarObject.ob_size */
     long str_length;
     long str_hash;
     long str_state;        /* a 32-bit bitfield word */

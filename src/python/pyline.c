@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "pyline.h"
 
 /* 3.8, 3.9: (address increment, signed line increment) byte pairs. */
@@ -76,8 +77,7 @@ static int locations_line(const uint8_t *p, long len, int line, long addr)
     return -1;
 }
 
-int vt_pyline(enum vt_py_lines format, const uint8_t *table, long len, int firstlineno,
-              long addr)
+int vt_pyline(enum vt_py_lines format, const uint8_t *table, long len, int firstlineno, long addr)
 {
     if (addr < 0)
         return firstlineno;

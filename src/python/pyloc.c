@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "pyloc.h"
 
 #include <pthread.h>
@@ -38,8 +39,8 @@ static const char *intern_text(const char *s, size_t len)
     return t->bytes;
 }
 
-static struct vt_pyloc *intern_locked(const char *function, size_t function_len,
-                                      const char *file, size_t file_len, int line)
+static struct vt_pyloc *intern_locked(const char *function, size_t function_len, const char *file,
+                                      size_t file_len, int line)
 {
     struct location *l, probe;
     memset(&probe.key, 0, sizeof probe.key);

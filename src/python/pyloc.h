@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Python source locations (function, file, line), each kept once for the
  * life of the process in memory of our own: stacks refer to them by
  * address, so nothing of the interpreter's has to stay alive for them. */
@@ -10,7 +11,7 @@
 struct vt_pyloc {
     const char *function; /* UTF-8, NUL-terminated, shared with equal names */
     const char *file;
-    int line;             /* -1: the line table has none for the instruction */
+    int line; /* -1: the line table has none for the instruction */
     /* Its PYFRAME id in the dump being written (stacks.c, tracer lock held). */
     uint32_t id;
     unsigned generation;

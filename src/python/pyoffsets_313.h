@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* CPython 3.13's _Py_DebugOffsets (Include/internal/pycore_runtime.h), the
  * first member of _PyRuntime: our own definition of its layout, which
  * changes between minor versions (tests/test_pylayout.py checks it against
@@ -27,8 +28,8 @@ struct vt_py_debug_offsets_313 {
         uint64_t size, previous, executable, instr_ptr, localsplus, owner;
     } interpreter_frame;
     struct {
-        uint64_t size, filename, name, qualname, linetable, firstlineno, argcount,
-            localsplusnames, localspluskinds, co_code_adaptive;
+        uint64_t size, filename, name, qualname, linetable, firstlineno, argcount, localsplusnames,
+            localspluskinds, co_code_adaptive;
     } code_object;
     struct {
         uint64_t size, ob_type;

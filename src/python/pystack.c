@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "pystack.h"
 
 #include "pycode_cache.h"
@@ -21,7 +22,7 @@
 struct python {
     int (*is_initialized)(void);
     int (*is_finalizing)(void);
-    const char *(*this_thread_state)(void);   /* PyGILState_GetThisThreadState */
+    const char *(*this_thread_state)(void);    /* PyGILState_GetThisThreadState */
     const char *(*current_thread_state)(void); /* _PyThreadState_UncheckedGet, up to 3.11 */
     const void *code_type, *unicode_type, *bytes_type;
     struct vt_pylayout layout;
@@ -61,7 +62,8 @@ static const char *choose_layout(vt_dlsym_fn lookup, int minor)
     if (lookup(RTLD_DEFAULT, "_Py_NegativeRefcount") || lookup(RTLD_DEFAULT, "_Py_PrintReferences"))
         return "a debug build";
     if (minor >= 13) {
-        if (vt_pylayout_from_debug_offsets(lookup(RTLD_DEFAULT, "_PyRuntime"), &py.layout, &why) < 0)
+        if (vt_pylayout_from_debug_offsets(lookup(RTLD_DEFAULT, "_PyRuntime"), &py.layout, &why) <
+            0)
             return why;
         return py.layout.minor == minor ? NULL : "debug offsets of another version";
     }
@@ -179,8 +181,8 @@ static const char *this_thread(void)
 {
     if (py.current_thread_state) {
         const char *current = py.current_thread_state();
-        if (current &&
-            (unsigned long)load_long(current, py.layout.ts_thread_id) == (unsigned long)pthread_self())
+        if (current && (unsigned long)load_long(current, py.layout.ts_thread_id) ==
+                           (unsigned long)pthread_self())
             return current;
     }
     return py.this_thread_state();
@@ -233,7 +235,7 @@ static const char *code_of_python_frame(const char *frame, long *offset)
 
 /* ---- a location, decoded on a cache miss ---- */
 
-#define TEXT_CHARS 1000        /* longer names are cut */
+#define TEXT_CHARS 1000 /* longer names are cut */
 #define TEXT_BYTES (4 * TEXT_CHARS)
 
 static size_t put_utf8(char *out, uint32_t c)
@@ -279,9 +281,9 @@ static long read_text(const char *str, char *out)
     const unsigned char *data =
         (const unsigned char *)str + (ascii ? L->str_ascii_size : L->str_compact_size);
     for (long i = 0; i < length; i++) {
-        uint32_t c = kind == 1 ? data[i]
-                   : kind == 2 ? ((const uint16_t *)data)[i]
-                               : ((const uint32_t *)data)[i];
+        uint32_t c = kind == 1   ? data[i]
+                     : kind == 2 ? ((const uint16_t *)data)[i]
+                                 : ((const uint32_t *)data)[i];
         n += (long)put_utf8(out + n, c);
     }
     return n;

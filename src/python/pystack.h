@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Python frames of the calling thread, whether or not it holds the GIL:
  * read straight from its own frame chain (nothing links libpython; the
  * interpreter is found in the process at run time). Never takes the GIL,

@@ -154,3 +154,4 @@ int main(int argc, char **argv)
            rss_kb() - rss_before);
     return failures != 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """cudaMalloc/cudaFree pairs from Python at a chosen Python stack depth,
 through ctypes.PyDLL (the GIL held) or ctypes.CDLL (the GIL released, as
 PyTorch and CuPy call CUDA).

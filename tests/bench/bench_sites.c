@@ -60,3 +60,4 @@ int main(int argc, char **argv)
     printf("sites %ld\n", sites);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

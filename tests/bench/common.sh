@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Sourced by the benchmark scripts: builds BUILD_DIR ($1, default build) if
 # needed and sets build, lib (the tracer), out (a scratch folder removed at
 # exit) and LD_LIBRARY_PATH (the stand-in CUDA libraries).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The tracer's added cost per cudaMalloc/cudaFree pair in instructions, counted
 # by valgrind's callgrind: unlike wall time, unaffected by the machine's load,
 # so two builds compare exactly (cache misses and lock waits are not counted).

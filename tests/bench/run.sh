@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The tracer's added cost per cudaMalloc/cudaFree pair, traced against untraced
 # runs of the same workload in this invocation, on the stand-in CUDA libraries.
 #     tests/bench/run.sh [BUILD_DIR]      (default: build; built if missing)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The CLI on a dump with many leaking call sites (default 100000, each its own
 # stack): how long `report` (text and JSON) takes, and how long `run` takes
 # over the program traced alone, so the two can be compared.

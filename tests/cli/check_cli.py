@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """CLI tests for vramtrace: check_cli.py CASE VRAMTRACE MKDUMP
 
 Each case builds dumps with mkdump (known contents) in a fresh temporary

@@ -762,3 +762,4 @@ int main(int argc, char **argv)
     free(w.out.data);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

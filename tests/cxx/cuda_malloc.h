@@ -2,3 +2,4 @@
 // declares it (the stand-in's headers are C only).
 #include <cstddef>
 extern "C" int cudaMalloc(void **devPtr, std::size_t size);
+/* SPDX-License-Identifier: MIT */

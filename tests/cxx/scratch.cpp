@@ -12,3 +12,4 @@ void *Pool::grab(unsigned long bytes)
     return p;
 }
 } // namespace scratch
+/* SPDX-License-Identifier: MIT */

@@ -4,3 +4,4 @@ struct Pool {
     void *grab(unsigned long bytes);
 };
 } // namespace scratch
+/* SPDX-License-Identifier: MIT */

@@ -35,3 +35,4 @@ int main()
     pool.grab(3800011);       // GRAB_BYTES
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -16,3 +16,4 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     vt_dump_free(&dump);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

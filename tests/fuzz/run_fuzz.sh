@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Fuzzes the dump reader for a bounded time: tests/fuzz/run_fuzz.sh BUILD SECONDS
 # BUILD is a built plain build directory: its test programs, run traced,
 # make the seed corpus (real dumps). Needs clang with libFuzzer; exits 77

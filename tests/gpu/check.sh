@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Checks vramtrace against a real GPU: examples/leaky.cu built by nvcc with its
 # default static runtime and with the shared runtime, (where PyTorch is
 # installed) a PyTorch loop that leaks a known tensor, without PyTorch's cache

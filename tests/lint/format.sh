@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The C files of src/, tools/ and tests/unit/ against .clang-format.
 #   tests/lint/format.sh          lists the files clang-format would change; exit 1 if any
 #   tests/lint/format.sh --fix    reformats them in place (the mechanical commit: run it after

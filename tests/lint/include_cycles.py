@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Finds circles between the C files of the given folders.
 
     tests/lint/include_cycles.py [--build DIR] FOLDER...   (e.g. tools src)

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """The SPDX-License-Identifier line of every source file git tracks.
 
     tests/lint/spdx.py          lists the files without one; exit status 1 if any

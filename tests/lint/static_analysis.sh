@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # clang-tidy (checks: .clang-tidy, and why) over every C file of src/ and tools/,
 # compiled as BUILD (a configured meson build directory) compiles it.
 #   tests/lint/static_analysis.sh BUILD

@@ -102,3 +102,4 @@ int main(int argc, char **argv)
     sites();
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

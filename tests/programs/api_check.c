@@ -79,3 +79,4 @@ int main(void)
     printf("live_end=%" PRIu64 "\n", vramtrace_live_bytes());
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -54,3 +54,4 @@ int main(void)
     printf("chain_user: ok\n");
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -104,3 +104,4 @@ __attribute__((destructor)) static void report(void)
     fprintf(stderr, "chain %s: cudaMalloc=%lu cudaFree=%lu cuMemAlloc_v2=%lu cuMemFree_v2=%lu\n",
             CHAIN_NAME, counts[0], counts[1], counts[2], counts[3]);
 }
+/* SPDX-License-Identifier: MIT */

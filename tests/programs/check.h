@@ -54,3 +54,4 @@ static inline void path_next_to_exe(char *path, size_t size, const char *name)
 static void *volatile vt_sink __attribute__((unused));
 
 #endif
+/* SPDX-License-Identifier: MIT */

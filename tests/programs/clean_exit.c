@@ -13,3 +13,4 @@ int main(void)
     }
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

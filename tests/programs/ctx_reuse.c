@@ -41,3 +41,4 @@ int main(void)
     leak_in_reused_context(allocate_on_device0());
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

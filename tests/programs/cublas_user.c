@@ -20,3 +20,4 @@ int main(void)
     vt_sink = user_leak();
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

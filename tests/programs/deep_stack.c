@@ -29,3 +29,4 @@ int main(int argc, char **argv)
     descend(argc > 1 ? atoi(argv[1]) : DEEP_DEFAULT_DEPTH);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -22,3 +22,4 @@ int main(void)
     leak();
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

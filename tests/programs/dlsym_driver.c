@@ -156,3 +156,4 @@ int main(int argc, char **argv)
     leak_via_proc_address_v1();
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -184,3 +184,4 @@ int main(void)
     CHECK(cuCtxSynchronize());
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -33,3 +33,4 @@ int main(void)
         return 98;
     return rc == 0 ? 0 : 97;
 }
+/* SPDX-License-Identifier: MIT */

@@ -99,3 +99,4 @@ int main(int argc, char **argv)
     leak_via_entry_point_vmm();
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -63,3 +63,4 @@ int main(void)
     REQUIRE(free_bytes - after == ERR_LEAK_BYTES);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

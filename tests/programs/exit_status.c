@@ -39,3 +39,4 @@ int main(int argc, char **argv)
     }
     return strcmp(mode, "zero") == 0 ? 0 : 7;
 }
+/* SPDX-License-Identifier: MIT */

@@ -12,3 +12,4 @@ NOINLINE void *cublas_standin_create(void)
     CHECK(cudaMalloc(&workspace, CUBLAS_WORKSPACE_BYTES));
     return workspace;
 }
+/* SPDX-License-Identifier: MIT */

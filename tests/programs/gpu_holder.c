@@ -96,3 +96,4 @@ int main(int argc, char **argv)
     wait_for_eof();
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -26,3 +26,4 @@ int main(void)
     inline_caller();
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -23,3 +23,4 @@ EXPORT int cuGetProcAddress_v2(const char *s, void **p, int v, unsigned long lon
     fprintf(stderr, "interposer: cuGetProcAddress_v2 called by name\n");
     abort();
 }
+/* SPDX-License-Identifier: MIT */

@@ -21,3 +21,4 @@ NOINLINE void plugin_leak(void)
     CHECK(cudaMalloc(&p, PLUGIN_LEAK_BYTES)); /* LEAK:plugin */
     vt_sink = p;
 }
+/* SPDX-License-Identifier: MIT */

@@ -61,3 +61,4 @@ int main(void)
     REQUIRE(free0 - free1 == MM_RT_BYTES + MM_DRV_BYTES);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

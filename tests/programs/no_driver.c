@@ -36,3 +36,4 @@ int main(void)
     }
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

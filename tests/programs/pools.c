@@ -94,3 +94,4 @@ int main(void)
     (void)pool1;
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

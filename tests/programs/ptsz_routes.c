@@ -82,3 +82,4 @@ int main(void)
     leak_via_dlvsym();
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -47,3 +47,4 @@ int main(void)
     CHECK(cudaFree(p));
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -24,3 +24,4 @@ NOINLINE void plugin_entry(size_t bytes)
 {
     NAMED(PLUGIN_NAME, _alloc)(bytes);
 }
+/* SPDX-License-Identifier: MIT */

@@ -196,3 +196,4 @@ int main(int argc, char **argv)
         return 2;
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

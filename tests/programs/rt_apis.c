@@ -176,3 +176,4 @@ int main(void)
     CHECK(cudaDeviceSynchronize());
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

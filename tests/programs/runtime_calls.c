@@ -58,3 +58,4 @@ int main(void)
     step("exit");
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -39,3 +39,4 @@ int main(void)
     static_leak_managed();
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -103,3 +103,4 @@ int main(void)
     leak_on_live_context();
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -119,3 +119,4 @@ int main(int argc, char **argv)
         leak_array_on_live_context();
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

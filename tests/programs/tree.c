@@ -203,3 +203,4 @@ int main(int argc, char **argv)
     fprintf(stderr, "tree: unknown mode %s\n", mode);
     return 2;
 }
+/* SPDX-License-Identifier: MIT */

@@ -223,3 +223,4 @@ int main(int argc, char **argv)
     fprintf(stderr, "usage: usage grow|signal|handled|early|busy|warmup|oom|rank\n");
     return 2;
 }
+/* SPDX-License-Identifier: MIT */

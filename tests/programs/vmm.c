@@ -96,3 +96,4 @@ int main(void)
     CHECK(cuMemAddressFree(r1, VMM_RESERVE1));
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -62,3 +62,4 @@ def test_fixture(vram):
     assert vram.live_bytes == before + FIXTURE_BYTES
     assert CUDART.cudaFree(p) == 0
     assert vram.live_bytes == before
+# SPDX-License-Identifier: MIT

@@ -94,3 +94,4 @@ int main(void)
     }
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -82,3 +82,4 @@ PyMODINIT_FUNC PyInit_vt_cudaext(void)
 {
     return PyModule_Create(&module);
 }
+/* SPDX-License-Identifier: MIT */

@@ -35,3 +35,4 @@ int main(int argc, char **argv)
         return 98;
     return rc;
 }
+/* SPDX-License-Identifier: MIT */

@@ -131,3 +131,4 @@ int main(void)
 #endif
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

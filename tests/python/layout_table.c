@@ -56,3 +56,4 @@ int main(int argc, char **argv)
     FIELD(bytes_data);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -50,3 +50,4 @@ def main():
 
 if __name__ == "__main__":
     sys.exit(main())  # CALL:module
+# SPDX-License-Identifier: MIT

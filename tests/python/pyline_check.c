@@ -7,3 +7,4 @@ __attribute__((visibility("default"))) int vt_test_pyline(int format, const uint
 {
     return vt_pyline((enum vt_py_lines)format, table, len, firstlineno, addr);
 }
+/* SPDX-License-Identifier: MIT */

@@ -55,3 +55,4 @@ int main(int argc, char **argv)
     printf("result 42\n");
     return 5;
 }
+/* SPDX-License-Identifier: MIT */

@@ -53,3 +53,4 @@ int main(int argc, char **argv)
     *nowhere = 1;
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

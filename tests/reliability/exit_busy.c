@@ -68,3 +68,4 @@ int main(void)
     __atomic_store_n(&main_returned, 1, __ATOMIC_RELEASE);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -20,3 +20,4 @@ int main(void)
     leak_in_main();
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

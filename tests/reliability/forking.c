@@ -71,3 +71,4 @@ int main(int argc, char **argv)
     printf("child %d\n", (int)child);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

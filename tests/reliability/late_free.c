@@ -21,3 +21,4 @@ void late_free_touch(void)
 {
     vt_sink = held;
 }
+/* SPDX-License-Identifier: MIT */

@@ -31,3 +31,4 @@ int main(int argc, char **argv)
     printf("active %d\n", ((int (*)(void))symbol(tracer, "vramtrace_active"))());
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -140,3 +140,4 @@ int main(void)
            (int)tracer_hits, (int)program_hits);
     return tracer_hits >= MIN_TRACER_HITS ? 0 : 2;
 }
+/* SPDX-License-Identifier: MIT */

@@ -147,3 +147,4 @@ int main(int argc, char **argv)
             REQUIRE(errno == EINTR);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

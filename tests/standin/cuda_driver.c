@@ -1757,3 +1757,4 @@ static CUresult get_proc_address(const char *symbol, void **pfn, int cudaVersion
         *status = CU_GET_PROC_ADDRESS_SUCCESS;
     return CUDA_SUCCESS;
 }
+/* SPDX-License-Identifier: MIT */

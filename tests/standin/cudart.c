@@ -983,3 +983,4 @@ EXPORT cudaError_t cudaGetDriverEntryPointByVersion_ptsz(
         flags |= cudaEnablePerThreadDefaultStream;
     return entry_point(symbol, funcPtr, cudaVersion, flags, driverStatus);
 }
+/* SPDX-License-Identifier: MIT */

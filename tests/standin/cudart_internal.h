@@ -15,3 +15,4 @@ STANDIN_INTERNAL cudaError_t standin_rt_context(void);
 STANDIN_INTERNAL cudaError_t standin_rt_error(cudaError_t e);
 
 #endif
+/* SPDX-License-Identifier: MIT */

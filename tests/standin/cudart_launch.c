@@ -189,3 +189,4 @@ STANDIN_EXPORT cudaError_t cudaLaunchKernel_ptsz(const void *func, struct standi
     (void)args, (void)sharedMem, (void)stream;
     return launch(func, gridDim, blockDim);
 }
+/* SPDX-License-Identifier: MIT */

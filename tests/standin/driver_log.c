@@ -42,3 +42,4 @@ void standin_log(const char *fmt, ...)
     }
     close(fd);
 }
+/* SPDX-License-Identifier: MIT */

@@ -9,3 +9,4 @@ __attribute__((visibility("hidden"), format(printf, 1, 2)))
 void standin_log(const char *fmt, ...);
 
 #endif
+/* SPDX-License-Identifier: MIT */

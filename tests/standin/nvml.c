@@ -290,3 +290,4 @@ EXPORT nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device,
 #define STANDIN_SAME_SIGNATURE(name) \
     _Static_assert(__builtin_types_compatible_p(__typeof__(&name), name##_fn), #name);
 VT_NVML_FUNCTIONS(STANDIN_SAME_SIGNATURE)
+/* SPDX-License-Identifier: MIT */

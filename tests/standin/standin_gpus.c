@@ -463,3 +463,4 @@ size_t sg_processes(int physical, struct sg_process *out, size_t max)
     unlock_file();
     return n;
 }
+/* SPDX-License-Identifier: MIT */

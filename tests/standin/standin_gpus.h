@@ -65,3 +65,4 @@ struct sg_process {
 size_t sg_processes(int physical, struct sg_process *out, size_t max);
 
 #endif
+/* SPDX-License-Identifier: MIT */

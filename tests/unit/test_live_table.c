@@ -9,8 +9,8 @@
 
 static struct vt_live_entry entry(uint64_t address, bool is_handle, uint64_t size)
 {
-    return (struct vt_live_entry){.address = address, .is_handle = is_handle, .size = size,
-                                  .stack_id = address + 1};
+    return (struct vt_live_entry){
+        .address = address, .is_handle = is_handle, .size = size, .stack_id = address + 1};
 }
 
 static uint64_t size_of(const struct vt_live_table *t, uint64_t address, bool is_handle)
@@ -32,13 +32,15 @@ static void address_and_handle_spaces(void)
 {
     struct vt_live_table t = {0};
     CHECK("find in an empty table", vt_live_find(&t, 0x7f0000000000, false) == NULL);
-    struct vt_live_entry a = entry(0x7f0000000000, false, 4096), h = entry(0x7f0000000000, true, 2 << 20);
+    struct vt_live_entry a = entry(0x7f0000000000, false, 4096),
+                         h = entry(0x7f0000000000, true, 2 << 20);
     vt_live_insert(&t, &a);
     vt_live_insert(&t, &h);
     CHECK_EQ("count", t.count, 2);
     CHECK_EQ("the address's size", size_of(&t, 0x7f0000000000, false), 4096);
     CHECK_EQ("the handle's size", size_of(&t, 0x7f0000000000, true), 2 << 20);
-    CHECK_EQ("the handle's stack", vt_live_find(&t, 0x7f0000000000, true)->stack_id, 0x7f0000000001);
+    CHECK_EQ("the handle's stack", vt_live_find(&t, 0x7f0000000000, true)->stack_id,
+             0x7f0000000001);
     CHECK("the address is found to remove", remove_key(&t, 0x7f0000000000, false));
     CHECK_EQ("count after removing the address", t.count, 1);
     CHECK("the address is gone", vt_live_find(&t, 0x7f0000000000, false) == NULL);
@@ -92,7 +94,7 @@ static void many_with_removals(void)
 static void removal_inside_a_run(void)
 {
     struct vt_live_table t = {0};
-    for (uint64_t i = 0; i < 400; i++) {   /* 1024 slots: long runs */
+    for (uint64_t i = 0; i < 400; i++) { /* 1024 slots: long runs */
         struct vt_live_entry e = entry(i * 4096, false, i + 10);
         vt_live_insert(&t, &e);
     }
@@ -104,7 +106,7 @@ static void removal_inside_a_run(void)
     for (uint64_t i = 1; i < 400; i += 2)
         right += size_of(&t, i * 4096, false) == i + 10;
     CHECK_EQ("odd entries found after removing the even ones", right, 200);
-    for (uint64_t i = 0; i < 400; i += 2) {   /* and inserted again */
+    for (uint64_t i = 0; i < 400; i += 2) { /* and inserted again */
         struct vt_live_entry e = entry(i * 4096, false, i + 20);
         vt_live_insert(&t, &e);
     }
@@ -123,3 +125,4 @@ int main(void)
     removal_inside_a_run();
     return unit_result("live_table");
 }
+/* SPDX-License-Identifier: MIT */

@@ -44,8 +44,8 @@ static void linetable_310(void)
  *   0xE8 0x03            no columns, line -1             [14,16) 15 */
 static void locations(void)
 {
-    static const uint8_t t[] = {0xea, 0x00, 0xd9, 0x04, 0x08, 0xf8, 0xf0, 0x0a,
-                                0x00, 0x00, 0x00, 0xe8, 0x03};
+    static const uint8_t t[] = {0xea, 0x00, 0xd9, 0x04, 0x08, 0xf8, 0xf0,
+                                0x0a, 0x00, 0x00, 0x00, 0xe8, 0x03};
     CHECK_EQ("3.11 offset 0", LINE(VT_PY_LOCATIONS, t, 0), 10);
     CHECK_EQ("3.11 offset 5", LINE(VT_PY_LOCATIONS, t, 5), 10);
     CHECK_EQ("3.11 offset 6", LINE(VT_PY_LOCATIONS, t, 6), 11);
@@ -70,3 +70,4 @@ int main(void)
     not_started();
     return unit_result("pyline");
 }
+/* SPDX-License-Identifier: MIT */

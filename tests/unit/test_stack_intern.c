@@ -79,7 +79,7 @@ static const struct vt_stack *native(int n, const uintptr_t *frames)
     memset(&stack, 0, sizeof stack);
     memcpy(stack.key, frames, (size_t)n * sizeof *frames);
     stack.count = stack.key_len = n;
-    for (int i = 0; i < n; i++)   /* any hash of the key does */
+    for (int i = 0; i < n; i++) /* any hash of the key does */
         stack.hash = stack.hash * 31 + (unsigned)frames[i];
     return &stack;
 }
@@ -88,7 +88,7 @@ static const struct vt_stack *with_python(int n, const uintptr_t *frames, int py
                                           struct vt_pyloc **locs)
 {
     native(n, frames);
-    stack.key[stack.key_len++] = 1;   /* the separator */
+    stack.key[stack.key_len++] = 1; /* the separator */
     for (int i = 0; i < py; i++) {
         stack.python.frames[i] = locs[i];
         stack.key[stack.key_len++] = (uintptr_t)locs[i];
@@ -178,3 +178,4 @@ int main(void)
     new_dump();
     return unit_result("stack_intern");
 }
+/* SPDX-License-Identifier: MIT */

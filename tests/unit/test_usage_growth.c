@@ -58,7 +58,8 @@ static void growth_at_markers(void)
     const uint64_t want[5] = {100, 200, 300, 400, 500};
     CHECK_EQ("growing: samples", vt_usage_site_samples(&u, g)->n, 5);
     for (size_t i = 0; i < 5; i++)
-        CHECK_EQ("growing: live bytes at a marker", vt_usage_site_samples(&u, g)->bytes[i], want[i]);
+        CHECK_EQ("growing: live bytes at a marker", vt_usage_site_samples(&u, g)->bytes[i],
+                 want[i]);
     CHECK("growing: grows", g->growing);
     CHECK_EQ("growing: from the first marker", g->growth_start, 0);
     CHECK_EQ("growing: growth start time", g->growth_start_ns, 1000);
@@ -124,7 +125,7 @@ static void growth_after_warm_up(void)
 static void growth_from_the_lowest_point(void)
 {
     struct vt_usage u = {0};
-    const int64_t deltas[6] = {400, -300, 100, 100, 100, 100};   /* 400 100 200 300 400 500 */
+    const int64_t deltas[6] = {400, -300, 100, 100, 100, 100}; /* 400 100 200 300 400 500 */
     for (int k = 0; k < 6; k++) {
         change(&u, (uint64_t)k * 1000 + 10, GROWING, 0, deltas[k]);
         vt_usage_mark(&u, (uint64_t)(k + 1) * 1000, "step");
@@ -145,3 +146,4 @@ int main(void)
     growth_from_the_lowest_point();
     return unit_result("usage_growth");
 }
+/* SPDX-License-Identifier: MIT */

@@ -9,22 +9,22 @@
 
 static int unit_failures;
 
-#define CHECK_EQ(what, actual, expected)                                                        \
-    do {                                                                                       \
+#define CHECK_EQ(what, actual, expected)                                                      \
+    do {                                                                                      \
         long long actual_ = (long long)(actual), expected_ = (long long)(expected);           \
-        if (actual_ != expected_) {                                                            \
+        if (actual_ != expected_) {                                                           \
             fprintf(stderr, "%s:%d: %s: expected %lld, got %lld\n", __FILE__, __LINE__, what, \
-                    expected_, actual_);                                                       \
-            unit_failures++;                                                                   \
-        }                                                                                      \
+                    expected_, actual_);                                                      \
+            unit_failures++;                                                                  \
+        }                                                                                     \
     } while (0)
 
-#define CHECK(what, cond)                                                       \
-    do {                                                                       \
-        if (!(cond)) {                                                         \
+#define CHECK(what, cond)                                                     \
+    do {                                                                      \
+        if (!(cond)) {                                                        \
             fprintf(stderr, "%s:%d: %s: not so\n", __FILE__, __LINE__, what); \
-            unit_failures++;                                                   \
-        }                                                                      \
+            unit_failures++;                                                  \
+        }                                                                     \
     } while (0)
 
 static inline int unit_result(const char *name)
@@ -38,3 +38,4 @@ static inline int unit_result(const char *name)
 }
 
 #endif
+/* SPDX-License-Identifier: MIT */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Replaying an aggregate-mode dump (no ALLOC/FREE records): each SAMPLE
  * moves the sites' live bytes in the usage series, SITES sets the exit
  * totals (leaks exact), TOTALS the exact peaks and free counts. */
@@ -12,10 +13,10 @@
 #include "summary.h"
 #include "usage_series.h"
 
-struct vt_agg_site_entry;   /* internal: site lookup */
+struct vt_agg_site_entry; /* internal: site lookup */
 
 struct vt_aggregate {
-    struct vt_site_state *sites;   /* last known state of each site */
+    struct vt_site_state *sites; /* last known state of each site */
     size_t nsites;
     struct vt_agg_site_entry *index;
     size_t samples;
@@ -31,7 +32,7 @@ struct vt_aggregate_target {
     struct vt_aggregate *agg;
     struct vt_summary *summary;
     struct vt_usage *usage;
-    uint64_t *live_bytes;   /* device + managed */
+    uint64_t *live_bytes; /* device + managed */
 };
 
 void vt_aggregate_sample(const struct vt_aggregate_target *t, const struct vt_sample_event *ev);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Event replay. One live entry per (address, key space); what is left at
  * the end is the leak set. */
 #include "analysis.h"
@@ -17,7 +18,7 @@ struct failure_key {
 
 struct vt_failure_entry {
     struct failure_key key;
-    size_t index;         /* into vt_analysis.failures */
+    size_t index; /* into vt_analysis.failures */
     UT_hash_handle hh;
 };
 
@@ -25,8 +26,7 @@ static void remove_live(struct vt_analysis *a, struct vt_live_entry *e, uint64_t
 {
     if (vt_kind_counts_as_vram(e->kind))
         a->live_bytes -= e->size;
-    vt_usage_change(&a->usage, time_ns, e->stack_id, e->api, e->kind, e->device,
-                    -(int64_t)e->size);
+    vt_usage_change(&a->usage, time_ns, e->stack_id, e->api, e->kind, e->device, -(int64_t)e->size);
     vt_live_remove(&a->live, e);
 }
 
@@ -35,16 +35,20 @@ static void on_alloc(void *ctx, const struct vt_dump_alloc *ev)
     struct vt_analysis *a = ctx;
     bool is_handle = (ev->flags & VT_ADDR_HANDLE) != 0;
     struct vt_live_entry *old = vt_live_find(&a->live, ev->address, is_handle);
-    if (old)   /* a free the tracer never saw: the newer allocation wins */
+    if (old) /* a free the tracer never saw: the newer allocation wins */
         remove_live(a, old, ev->time_ns);
     struct vt_live_entry e = {
-        .address = ev->address, .size = ev->size, .stack_id = ev->stack_id,
-        .device = ev->device, .tid = (uint32_t)ev->tid, .is_handle = is_handle,
-        .api = (uint8_t)ev->api, .kind = (uint8_t)ev->kind,
+        .address = ev->address,
+        .size = ev->size,
+        .stack_id = ev->stack_id,
+        .device = ev->device,
+        .tid = (uint32_t)ev->tid,
+        .is_handle = is_handle,
+        .api = (uint8_t)ev->api,
+        .kind = (uint8_t)ev->kind,
     };
     vt_live_insert(&a->live, &e);
-    vt_usage_change(&a->usage, ev->time_ns, e.stack_id, e.api, e.kind, e.device,
-                    (int64_t)e.size);
+    vt_usage_change(&a->usage, ev->time_ns, e.stack_id, e.api, e.kind, e.device, (int64_t)e.size);
     if (ev->flags & VT_ALLOC_RESTORED) {
         /* the free before it failed: not a free, an invalid one */
         if (a->summary.frees)
@@ -72,7 +76,7 @@ static void on_free(void *ctx, const struct vt_free_event *ev)
         return;
     }
     e = vt_live_find(&a->live, ev->address, (ev->flags & VT_ADDR_HANDLE) != 0);
-    if (!e) {   /* lenient: a free of something never seen */
+    if (!e) { /* lenient: a free of something never seen */
         a->summary.untraced_frees++;
         return;
     }
@@ -122,9 +126,12 @@ static void on_failed(void *ctx, const struct vt_failed_event *ev)
         e->index = a->nfailures;
         HASH_ADD(hh, a->failure_table, key, sizeof e->key, e);
         a->failures = vt_xrealloc(a->failures, a->nfailures + 1, sizeof *a->failures);
-        a->failures[a->nfailures++] = (struct vt_failure){
-            .stack_id = ev->stack_id, .size = ev->size, .error = ev->error,
-            .api = ev->api, .kind = ev->kind, .device = ev->device};
+        a->failures[a->nfailures++] = (struct vt_failure){.stack_id = ev->stack_id,
+                                                          .size = ev->size,
+                                                          .error = ev->error,
+                                                          .api = ev->api,
+                                                          .kind = ev->kind,
+                                                          .device = ev->device};
         if (ev->error == VT_CUDA_ERROR_OUT_OF_MEMORY)
             autopsy(a, ev, &a->failures[e->index]);
     }
@@ -151,7 +158,7 @@ static void on_device_usage(void *ctx, const struct vt_device_usage_event *ev)
 static void on_bad_free(void *ctx, const struct vt_bad_free_event *ev)
 {
     struct vt_analysis *a = ctx;
-    vt_invalid_frees_add(&a->bad_frees, ev);   /* counted by its FREE, ALLOC or TOTALS record */
+    vt_invalid_frees_add(&a->bad_frees, ev); /* counted by its FREE, ALLOC or TOTALS record */
 }
 
 /* Aggregate-mode records move the analysis's own counters. */
@@ -178,8 +185,8 @@ static void on_totals(void *ctx, const struct vt_totals_event *ev)
     vt_aggregate_totals(&t, ev);
 }
 
-const struct vt_event_sink vt_analysis_sink = {on_alloc,  on_free,   on_failed,
-                                               on_mark,   on_sample, on_sites,
+const struct vt_event_sink vt_analysis_sink = {on_alloc,  on_free,         on_failed,
+                                               on_mark,   on_sample,       on_sites,
                                                on_totals, on_device_usage, on_bad_free};
 
 int64_t vt_analysis_growth(const struct vt_analysis *a)
@@ -203,7 +210,7 @@ static int by_size_desc(const void *pa, const void *pb)
         return a->bytes > b->bytes ? -1 : 1;
     if (a->allocations != b->allocations)
         return a->allocations > b->allocations ? -1 : 1;
-    if (a->stack_id != b->stack_id)   /* stable output for equal sites */
+    if (a->stack_id != b->stack_id) /* stable output for equal sites */
         return a->stack_id < b->stack_id ? -1 : 1;
     if (a->api != b->api)
         return a->api < b->api ? -1 : 1;
@@ -227,9 +234,10 @@ static struct leak_entry *add_to_group(struct vt_analysis *a, struct leak_entry 
         g->index = a->nleaks;
         HASH_ADD(hh, *groups, key, sizeof g->key, g);
         a->leaks = vt_xrealloc(a->leaks, a->nleaks + 1, sizeof *a->leaks);
-        a->leaks[a->nleaks++] = (struct vt_leak){
-            .stack_id = key.stack_id, .api = (unsigned)key.api, .kind = (unsigned)key.kind,
-            .device = key.device};
+        a->leaks[a->nleaks++] = (struct vt_leak){.stack_id = key.stack_id,
+                                                 .api = (unsigned)key.api,
+                                                 .kind = (unsigned)key.kind,
+                                                 .device = key.device};
     }
     a->leaks[g->index].bytes += bytes;
     a->leaks[g->index].allocations += count;
@@ -252,7 +260,7 @@ static void count_thread(struct vt_leak *leak, uint64_t tid)
             return;
         }
     if (leak->nthreads == VT_LEAK_THREADS) {
-        leak->other_threads++;   /* allocations by threads beyond those */
+        leak->other_threads++; /* allocations by threads beyond those */
         return;
     }
     leak->threads[leak->nthreads].tid = tid;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Replays a dump's events: the live set, counters, peak, and at the end the
  * allocations still live, grouped by call site. */
 #ifndef VT_ANALYSIS_H
@@ -48,12 +49,12 @@ struct vt_failure {
     int64_t device;
     uint64_t count;
     bool oom;
-    uint64_t time_ns, device_live_bytes;   /* traced live bytes on the device then */
+    uint64_t time_ns, device_live_bytes; /* traced live bytes on the device then */
     bool has_meminfo;
-    uint64_t mem_free, mem_total;          /* what the driver said */
-    bool has_own;                          /* NVML: this process's use of the GPU */
+    uint64_t mem_free, mem_total; /* what the driver said */
+    bool has_own;                 /* NVML: this process's use of the GPU */
     uint64_t own_bytes;
-    size_t nothers;                        /* NVML: the other processes, largest first */
+    size_t nothers; /* NVML: the other processes, largest first */
     struct vt_gpu_process_info others[VT_GPU_PROCESSES_MAX];
     struct vt_oom_holder holders[VT_OOM_HOLDERS];
     size_t nholders;
@@ -63,14 +64,14 @@ struct vt_failure_entry; /* internal: failures being grouped */
 
 struct vt_analysis {
     struct vt_summary summary;
-    struct vt_leak *leaks;          /* by bytes, then allocations, descending */
+    struct vt_leak *leaks; /* by bytes, then allocations, descending */
     size_t nleaks;
-    struct vt_failure *failures;    /* in order of first occurrence */
+    struct vt_failure *failures; /* in order of first occurrence */
     size_t nfailures;
     /* replay state */
     struct vt_live_table live;
     struct vt_failure_entry *failure_table;
-    uint64_t live_bytes;            /* device + managed */
+    uint64_t live_bytes; /* device + managed */
     /* markers: how many, and the live bytes at the first after the skip
      * warm-up markers and at the last */
     uint64_t marks, first_mark_live_bytes, last_mark_live_bytes;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "device_view.h"
 
 #include <stdlib.h>
@@ -10,11 +11,17 @@ void vt_device_view_add(struct vt_device_view *v, const struct vt_device_usage_e
                         uint64_t traced_live)
 {
     struct vt_device_sample s = {
-        .time_ns = ev->time_ns, .reason = ev->reason, .device = ev->device,
-        .driver_total = ev->total_bytes, .driver_free = ev->free_bytes,
-        .driver_used = ev->total_bytes - ev->free_bytes, .traced_live = traced_live,
-        .has_split = ev->has_own, .has_listed = ev->has_others,
-        .listed_bytes = ev->others_bytes, .listed_count = ev->others_count,
+        .time_ns = ev->time_ns,
+        .reason = ev->reason,
+        .device = ev->device,
+        .driver_total = ev->total_bytes,
+        .driver_free = ev->free_bytes,
+        .driver_used = ev->total_bytes - ev->free_bytes,
+        .traced_live = traced_live,
+        .has_split = ev->has_own,
+        .has_listed = ev->has_others,
+        .listed_bytes = ev->others_bytes,
+        .listed_count = ev->others_count,
     };
     if (s.has_split) {
         s.process_untraced = (int64_t)(ev->own_bytes - traced_live);
@@ -27,8 +34,7 @@ void vt_device_view_add(struct vt_device_view *v, const struct vt_device_usage_e
     v->samples[v->n++] = s;
 }
 
-const struct vt_device_sample *vt_device_view_last(const struct vt_device_view *v,
-                                                   int64_t device)
+const struct vt_device_sample *vt_device_view_last(const struct vt_device_view *v, int64_t device)
 {
     for (size_t i = v->n; i-- > 0;)
         if (v->samples[i].device == device)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The driver's view of each device over time (DEVICE_USAGE records) next to
  * what was traced live on it at that moment, and the decomposition of what
  * the device has in use: traced live in this process + what this process
@@ -14,27 +15,26 @@
 
 struct vt_device_sample {
     uint64_t time_ns;
-    unsigned reason;                 /* enum vt_usage_reason */
+    unsigned reason; /* enum vt_usage_reason */
     int64_t device;
     uint64_t driver_total, driver_free, driver_used;
-    uint64_t traced_live;            /* device + managed traced live then */
-    bool has_split;                  /* NVML said what this process uses */
-    int64_t process_untraced;        /* this process's NVML figure - traced live */
-    int64_t other_processes;         /* driver used - this process's NVML figure */
-    bool has_listed;                 /* NVML's own sum for the other processes */
+    uint64_t traced_live;     /* device + managed traced live then */
+    bool has_split;           /* NVML said what this process uses */
+    int64_t process_untraced; /* this process's NVML figure - traced live */
+    int64_t other_processes;  /* driver used - this process's NVML figure */
+    bool has_listed;          /* NVML's own sum for the other processes */
     uint64_t listed_bytes, listed_count;
 };
 
 struct vt_device_view {
-    struct vt_device_sample *samples;   /* in dump order */
+    struct vt_device_sample *samples; /* in dump order */
     size_t n, cap;
 };
 
 void vt_device_view_add(struct vt_device_view *v, const struct vt_device_usage_event *ev,
                         uint64_t traced_live);
 /* The last sample of DEVICE (the end of the run), or NULL. */
-const struct vt_device_sample *vt_device_view_last(const struct vt_device_view *v,
-                                                   int64_t device);
+const struct vt_device_sample *vt_device_view_last(const struct vt_device_view *v, int64_t device);
 const char *vt_usage_reason_name(unsigned reason);
 void vt_device_view_free(struct vt_device_view *v);
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "gpus_query.h"
 
 #include <errno.h>
@@ -42,7 +43,8 @@ static int read_process(const char *path, struct vt_process *out, bool quiet)
     uint64_t len;
     if (data[VT_HEADER_LEN] == VT_REC_PROCESS && vt_get_varint(&p, end, &len) == 0 &&
         len <= (uint64_t)(end - p) && !memcmp(data, VT_MAGIC, VT_MAGIC_LEN) &&
-        vt_dump_read_memory(path, data, (size_t)(p - data) + (size_t)len, &none, NULL, &dump) == 0) {
+        vt_dump_read_memory(path, data, (size_t)(p - data) + (size_t)len, &none, NULL, &dump) ==
+            0) {
         if (dump.process.present) {
             *out = dump.process;
             memset(&dump.process, 0, sizeof dump.process); /* taken over */
@@ -62,9 +64,10 @@ static void add_traced(struct vt_gpus *g, const char *path, bool quiet)
     if (read_process(path, &p, quiet) != 0)
         return;
     g->traced = vt_xrealloc(g->traced, g->ntraced + 1, sizeof *g->traced);
-    g->traced[g->ntraced++] = (struct vt_traced){
-        .path = strdup(path), .host = strdup(p.hostname ? p.hostname : ""), .pid = p.pid,
-        .start_real_ns = p.start_real_ns};
+    g->traced[g->ntraced++] = (struct vt_traced){.path = strdup(path),
+                                                 .host = strdup(p.hostname ? p.hostname : ""),
+                                                 .pid = p.pid,
+                                                 .start_real_ns = p.start_real_ns};
     free(p.exe);
     free(p.hostname);
     for (size_t i = 0; i < p.argc; i++)
@@ -218,8 +221,8 @@ static void drop_vanished(const struct vt_nvml *n, nvmlDevice_t device, struct v
     free(now);
 }
 
-static void query_processes(const struct vt_nvml *n, const struct vt_gpus *g,
-                            nvmlDevice_t device, struct vt_gpu *gpu)
+static void query_processes(const struct vt_nvml *n, const struct vt_gpus *g, nvmlDevice_t device,
+                            struct vt_gpu *gpu)
 {
     nvmlProcessInfo_t *infos;
     unsigned count;
@@ -288,8 +291,8 @@ int vt_gpus_query(const struct vt_nvml *n, struct vt_gpus *g, int only, char *wh
         snprintf(why, size, "there is no GPU %d (NVML counts %u)", only, count);
         return -1;
     }
-    if (VT_NVML_CALL(n, nvmlSystemGetDriverVersion, g->driver_version,
-                     sizeof g->driver_version) != NVML_SUCCESS)
+    if (VT_NVML_CALL(n, nvmlSystemGetDriverVersion, g->driver_version, sizeof g->driver_version) !=
+        NVML_SUCCESS)
         g->driver_version[0] = '\0';
     gethostname(g->host, sizeof g->host - 1);
     g->gpus = vt_xcalloc(count, sizeof *g->gpus);

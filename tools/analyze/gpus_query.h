@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What `vramtrace gpus` shows: the machine's GPUs now, from NVML, and each
  * process using one with what /proc says about it (state, parent, whether
  * it is orphaned, how long it has run, its command line) and whether a dump
@@ -19,25 +20,25 @@ struct vt_gpu_process {
     bool visible;                 /* in this /proc (else: another container or namespace) */
     struct vt_proc_status status; /* when visible */
     bool orphaned;
-    double run_seconds;           /* -1: unknown */
+    double run_seconds; /* -1: unknown */
     char user[64];
-    char *command;                /* the command line, spaces between the arguments */
-    const char *dump;             /* the dump of this process at hand, or NULL */
+    char *command;    /* the command line, spaces between the arguments */
+    const char *dump; /* the dump of this process at hand, or NULL */
 };
 
 struct vt_gpu {
-    unsigned index;               /* NVML's */
+    unsigned index; /* NVML's */
     char uuid[NVML_DEVICE_UUID_V2_BUFFER_SIZE];
     char name[NVML_DEVICE_NAME_V2_BUFFER_SIZE];
     char pci_bus_id[NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE];
-    char error[128];              /* the GPU could not be queried at all: why */
+    char error[128]; /* the GPU could not be queried at all: why */
     bool has_memory, has_utilization;
     uint64_t total, used, free;
     unsigned utilization, memory_utilization;
-    char processes_error[128];    /* NVML did not list the processes: why */
+    char processes_error[128]; /* NVML did not list the processes: why */
     struct vt_gpu_process *processes;
     size_t nprocesses;
-    size_t vanished;              /* listed, then gone before /proc was read */
+    size_t vanished; /* listed, then gone before /proc was read */
 };
 
 /* A traced process: the PROCESS record of a dump. */

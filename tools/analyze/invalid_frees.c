@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "invalid_frees.h"
 
 #include <string.h>
@@ -9,7 +10,7 @@
 
 struct group_key {
     uint64_t stack_id, alloc_stack_id, first_free_stack_id;
-    uint64_t api, kind;   /* kind: VT_BAD_FREE_* flags */
+    uint64_t api, kind; /* kind: VT_BAD_FREE_* flags */
 };
 
 struct vt_invalid_free_entry {

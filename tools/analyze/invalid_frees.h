@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Frees the driver refused (BAD_FREE records), grouped memcheck style: one
  * entry per distinct (stack of the refused free, allocation's stack, first
  * free's stack, API, double or not), with how often it happened and the
@@ -12,13 +13,13 @@
 
 struct vt_invalid_free {
     uint64_t count;
-    struct vt_bad_free_event first;   /* the first occurrence */
+    struct vt_bad_free_event first; /* the first occurrence */
 };
 
-struct vt_invalid_free_entry;   /* internal: grouping */
+struct vt_invalid_free_entry; /* internal: grouping */
 
 struct vt_invalid_frees {
-    struct vt_invalid_free *list;     /* in order of first occurrence */
+    struct vt_invalid_free *list; /* in order of first occurrence */
     size_t n;
     struct vt_invalid_free_entry *table;
 };

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Linear probing with backward-shift deletion (no tombstones), at most
  * half full. */
 #include "live_table.h"
@@ -14,8 +15,7 @@ static size_t hash_key(uint64_t address, bool is_handle)
     return (size_t)(x ^ (x >> 31));
 }
 
-struct vt_live_entry *vt_live_find(const struct vt_live_table *t, uint64_t address,
-                                   bool is_handle)
+struct vt_live_entry *vt_live_find(const struct vt_live_table *t, uint64_t address, bool is_handle)
 {
     if (!t->slots)
         return NULL;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The live allocations during replay: an open-addressing hash table keyed
  * by (address, key space), sized for millions of entries. */
 #ifndef VT_LIVE_TABLE_H
@@ -11,21 +12,20 @@ struct vt_live_entry {
     uint64_t address;
     uint64_t size, stack_id;
     int64_t device;
-    uint32_t tid;             /* the allocating thread */
+    uint32_t tid; /* the allocating thread */
     uint8_t used;
-    uint8_t is_handle;        /* a cuMemCreate handle, not an address */
+    uint8_t is_handle; /* a cuMemCreate handle, not an address */
     uint8_t api, kind;
 };
 
 struct vt_live_table {
     struct vt_live_entry *slots;
-    size_t mask;              /* slot count - 1; the count is a power of two */
+    size_t mask; /* slot count - 1; the count is a power of two */
     size_t count;
 };
 
 /* The entry for the key, or NULL. */
-struct vt_live_entry *vt_live_find(const struct vt_live_table *t, uint64_t address,
-                                   bool is_handle);
+struct vt_live_entry *vt_live_find(const struct vt_live_table *t, uint64_t address, bool is_handle);
 /* Inserts a copy of E (its key must not be present). */
 void vt_live_insert(struct vt_live_table *t, const struct vt_live_entry *e);
 /* Removes an entry returned by vt_live_find. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The counts a replay adds up: what a report's summary says. */
 #ifndef VT_SUMMARY_H
 #define VT_SUMMARY_H
@@ -13,16 +14,15 @@ struct vt_summary {
      * never a sum over devices: no GPU held that; peak_device -1 when none */
     uint64_t peak_bytes, peak_time_ns;
     int64_t peak_device;
-    size_t peak_devices;                        /* devices that held memory */
-    uint64_t leaked_bytes, leaked_allocations;  /* device + managed */
+    size_t peak_devices;                       /* devices that held memory */
+    uint64_t leaked_bytes, leaked_allocations; /* device + managed */
     uint64_t host_leaked_bytes, host_leaked_allocations;
     uint64_t failed_allocations, invalid_frees, untraced_frees;
     uint64_t teardown_freed_bytes, teardown_freed_allocations;
-    uint64_t suppressed_bytes, suppressed_allocations;   /* left out of the above */
+    uint64_t suppressed_bytes, suppressed_allocations; /* left out of the above */
     /* device + managed still allocated when the dump ends: the leaked
      * bytes when the process ended on its own (ending.h), else only live */
     uint64_t live_at_end_bytes, live_at_end_allocations;
 };
-
 
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "suppressions.h"
 
 #include <errno.h>
@@ -7,11 +8,11 @@
 
 #include <uthash.h>
 
-#define MEMO_PATTERNS 64   /* patterns a memo entry's mask can hold */
+#define MEMO_PATTERNS 64 /* patterns a memo entry's mask can hold */
 
 struct vt_suppression_memo {
     const struct vt_frame *frame;
-    uint64_t matched;     /* bit i: pattern i matches the frame */
+    uint64_t matched; /* bit i: pattern i matches the frame */
     UT_hash_handle hh;
 };
 
@@ -19,7 +20,7 @@ struct vt_suppression_memo {
  * memory once per context (handles, workspaces, communicators) and keep it
  * until the context goes; so does module registration in the runtime. */
 static const char *const default_patterns[] = {
-    "libcublas",                   /* also libcublasLt */
+    "libcublas", /* also libcublasLt */
     "libcudnn",
     "libnccl",
     "libcufft",
@@ -84,8 +85,8 @@ int vt_suppressions_load(struct vt_suppressions *s, const char *path)
         if (!*text)
             continue;
         if (strncmp(text, "leak:", 5) || !text[5]) {
-            fprintf(stderr, "vramtrace: %s:%zu: expected 'leak:PATTERN', got '%s'\n", path,
-                    lineno, text);
+            fprintf(stderr, "vramtrace: %s:%zu: expected 'leak:PATTERN', got '%s'\n", path, lineno,
+                    text);
             result = -1;
             break;
         }
@@ -98,8 +99,7 @@ int vt_suppressions_load(struct vt_suppressions *s, const char *path)
 
 /* Does [p, pend), with '*' globs, match the text from T on: all of it up
  * to TEND when TO_END, else any prefix of it? */
-static bool glob_here(const char *p, const char *pend, const char *t, const char *tend,
-                      bool to_end)
+static bool glob_here(const char *p, const char *pend, const char *t, const char *tend, bool to_end)
 {
     for (; p < pend; p++, t++) {
         if (*p == '*') {

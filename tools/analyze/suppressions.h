@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Leak suppressions in LeakSanitizer's format: one "leak:PATTERN" per line;
  * '#' starts a comment anywhere on a line. PATTERN is a substring of a
  * frame's function, source file or module; '^' and '$' anchor it, '*'
@@ -15,10 +16,10 @@
 
 struct vt_suppression {
     char *pattern;
-    const char *origin;        /* the file it came from, or "default" */
-    size_t line;               /* its line in that file (0: built in) */
-    uint64_t count, bytes;     /* allocations it suppressed, in the current dump */
-    uint64_t total_count;      /* ... in every dump read so far */
+    const char *origin;    /* the file it came from, or "default" */
+    size_t line;           /* its line in that file (0: built in) */
+    uint64_t count, bytes; /* allocations it suppressed, in the current dump */
+    uint64_t total_count;  /* ... in every dump read so far */
 };
 
 struct vt_suppression_memo;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Usage over time: per-site samples, per-device bins, peaks and growth. */
 #include "usage_series.h"
 
@@ -10,7 +11,7 @@
 #include "format.h"
 #include "xalloc.h"
 
-#define FIRST_TICK_NS 1000u   /* 1 us; doubles whenever the ticks fill up */
+#define FIRST_TICK_NS 1000u /* 1 us; doubles whenever the ticks fill up */
 
 struct vt_usage_site_entry {
     struct vt_site_key key;
@@ -78,7 +79,7 @@ static struct vt_usage_site *find_site(struct vt_usage *u, uint64_t stack_id, un
 {
     struct vt_site_key key = vt_site_key(stack_id, api, kind, device);
     struct vt_usage_site_entry *e = u->last_site;
-    if (e && !memcmp(&e->key, &key, sizeof key))   /* an alloc and its free, a loop */
+    if (e && !memcmp(&e->key, &key, sizeof key)) /* an alloc and its free, a loop */
         return &u->sites[e->index];
     HASH_FIND(hh, u->index, &key, sizeof key, e);
     if (e) {
@@ -93,8 +94,7 @@ static struct vt_usage_site *find_site(struct vt_usage *u, uint64_t stack_id, un
     u->last_site = e;
     u->sites = vt_xrealloc(u->sites, u->nsites + 1, sizeof *u->sites);
     struct vt_usage_site *s = &u->sites[u->nsites++];
-    *s = (struct vt_usage_site){.stack_id = stack_id, .api = api, .kind = kind,
-                                .device = device};
+    *s = (struct vt_usage_site){.stack_id = stack_id, .api = api, .kind = kind, .device = device};
     if (vt_kind_counts_as_vram(kind))
         s->peak_epoch_saved = find_device(u, device)->peak_epoch;
     pad_to(&s->at_marks, u->nmarks);
@@ -147,8 +147,7 @@ void vt_usage_advance(struct vt_usage *u, uint64_t time_ns)
     /* tick k (1-based) lies at k * tick_ns; the loop ends as the spacing
      * doubles, or where the next tick lies past any time (a corrupt dt) */
     uint64_t next;
-    while (!__builtin_mul_overflow((uint64_t)(u->nticks + 1), u->tick_ns, &next) &&
-           time_ns >= next)
+    while (!__builtin_mul_overflow((uint64_t)(u->nticks + 1), u->tick_ns, &next) && time_ns >= next)
         pass_tick(u);
     if (time_ns > u->end_ns)
         u->end_ns = time_ns;
@@ -182,7 +181,7 @@ void vt_usage_change(struct vt_usage *u, uint64_t time_ns, uint64_t stack_id, un
     if (d->live_bytes > d->peak_bytes) {
         d->peak_bytes = d->live_bytes;
         d->peak_time_ns = time_ns;
-        d->peak_epoch++;   /* every site now holds its at-peak value */
+        d->peak_epoch++; /* every site now holds its at-peak value */
     }
 }
 
@@ -239,14 +238,13 @@ static void judge_growth(const struct vt_usage *u, struct vt_usage_site *s)
             highest = v[i];
     }
     size_t intervals = n - 1;
-    s->growing = v[n - 1] > v[n - 2] && 2 * rises > intervals && late_rises &&
-                 v[n - 1] == highest;
+    s->growing = v[n - 1] > v[n - 2] && 2 * rises > intervals && late_rises && v[n - 1] == highest;
     if (!s->growing)
         return;
     s->growth_start = first + low;
     s->growth_start_ns = vt_usage_boundary_ns(u, first + low);
-    uint64_t last_ns = vt_usage_boundary_ns(u, first + n - 1) -
-                       vt_usage_boundary_ns(u, first + n - 2);
+    uint64_t last_ns =
+        vt_usage_boundary_ns(u, first + n - 1) - vt_usage_boundary_ns(u, first + n - 2);
     s->bytes_per_interval = (int64_t)(v[n - 1] - v[n - 2]);
     s->bytes_per_second = last_ns ? (double)s->bytes_per_interval * 1e9 / (double)last_ns : 0.0;
 }
@@ -316,7 +314,7 @@ void vt_usage_free(struct vt_usage *u)
     memset(u, 0, sizeof *u);
 }
 
-static const struct vt_usage *sort_usage;   /* qsort has no context argument */
+static const struct vt_usage *sort_usage; /* qsort has no context argument */
 static bool sort_at_peak;
 
 static uint64_t held(const struct vt_usage_site *s, bool at_peak)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Usage over time, built while a dump is replayed: live bytes per call site
  * sampled at every marker (and at time ticks), total live bytes per device
  * in time bins for charts, the peak of each device with what each site held
@@ -38,10 +39,10 @@ struct vt_usage_site {
     struct vt_usage_samples at_ticks; /* live bytes at each time tick */
     /* growth, set by vt_usage_finish */
     bool growing;
-    size_t growth_start;              /* boundary index the growth started from */
+    size_t growth_start; /* boundary index the growth started from */
     uint64_t growth_start_ns;
-    int64_t bytes_per_interval;       /* growing: the rise over the last interval */
-    double bytes_per_second;          /* ... over that interval's time */
+    int64_t bytes_per_interval; /* growing: the rise over the last interval */
+    double bytes_per_second;    /* ... over that interval's time */
     /* internal: lazy snapshot at the device peak */
     uint64_t peak_epoch_saved;
 };
@@ -59,25 +60,25 @@ struct vt_usage_device {
     uint64_t holders_time_ns, holders_bytes;
 };
 
-struct vt_usage_site_entry;           /* internal: site lookup */
+struct vt_usage_site_entry; /* internal: site lookup */
 
 struct vt_usage {
     struct vt_usage_mark *marks;
     size_t nmarks;
     /* time ticks at k * tick_ns (k = 1..nticks) and bins [k, k+1) * tick_ns */
     uint64_t tick_ns;
-    size_t nticks;                    /* ticks passed = bins complete */
+    size_t nticks; /* ticks passed = bins complete */
     struct vt_usage_device *devices;
     size_t ndevices;
-    struct vt_usage_site *sites;      /* in order of first appearance */
+    struct vt_usage_site *sites; /* in order of first appearance */
     size_t nsites;
     uint64_t end_ns;
     /* set by vt_usage_finish */
-    bool by_marks;                    /* boundaries are markers, else time ticks */
-    size_t skip;                      /* warm-up boundaries left out of growth */
+    bool by_marks; /* boundaries are markers, else time ticks */
+    size_t skip;   /* warm-up boundaries left out of growth */
     struct vt_usage_site_entry *index;
-    struct vt_usage_site_entry *last_site;   /* lookup cache */
-    size_t last_device;                      /* lookup cache */
+    struct vt_usage_site_entry *last_site; /* lookup cache */
+    size_t last_device;                    /* lookup cache */
 };
 
 /* Live bytes of one site changed by DELTA at TIME_NS. Page-locked host

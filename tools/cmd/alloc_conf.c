@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "alloc_conf.h"
 
 #include <stdio.h>
@@ -62,8 +63,10 @@ static void apply(const char *name, int always)
     if (!merged)
         return;
     if (replaced)
-        fprintf(stderr, "vramtrace run: --pytorch-tensors sets backend:cudaMallocAsync in %s "
-                "(was backend:%s)\n", name, replaced);
+        fprintf(stderr,
+                "vramtrace run: --pytorch-tensors sets backend:cudaMallocAsync in %s "
+                "(was backend:%s)\n",
+                name, replaced);
     setenv(name, merged, 1);
     free(merged);
     free(replaced);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* run --pytorch-tensors: PyTorch's allocator settings with the
  * cudaMallocAsync backend, so that every tensor is one cudaMallocAsync /
  * cudaFreeAsync the tracer sees (the driver's pool still caches memory). */

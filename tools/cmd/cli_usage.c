@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What every subcommand's option parsing shares. */
 #include "cli_usage.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What every subcommand's option parsing shares (cli_usage.c). */
 #ifndef VT_CLI_USAGE_H
 #define VT_CLI_USAGE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* vramtrace check [LIMIT...] [--suppressions FILE] DUMP...|DIR
  * The report of each dump, then whether it stayed within the limits: the
  * exit status CI acts on. */
@@ -20,9 +21,7 @@ static const char usage[] =
     "end), then check it against the limits; print on stderr each limit broken.\n"
     "A directory stands for its *.vtr files (the dumps of a `vramtrace run`).\n"
     "\n"
-    "Options:\n"
-    VT_LIMIT_OPTIONS_HELP
-    VT_SUPPRESSION_OPTIONS_HELP
+    "Options:\n" VT_LIMIT_OPTIONS_HELP VT_SUPPRESSION_OPTIONS_HELP
     "      --json             print each report as JSON\n"
     "  -h, --help             show this help\n"
     "\n"
@@ -71,17 +70,21 @@ static int parse_options(int argc, char **argv, struct vt_check_options *check,
     }
     if (optind == argc)
         return vt_usage_error("check", "%s", "no dump file given");
-    return -1;   /* go on */
+    return -1; /* go on */
 }
 
 /* The exit status of a verdict (vt_report_many's worst of all). */
 static int status_of(enum vt_verdict v, const struct vt_check_options *check)
 {
     switch (v) {
-    case VT_VERDICT_PASS: return VT_EXIT_OK;
-    case VT_VERDICT_BROKEN: return vt_check_leak_status(check);
-    case VT_VERDICT_NO_DATA: return VT_EXIT_NO_DATA;
-    default: return VT_EXIT_ERROR;
+    case VT_VERDICT_PASS:
+        return VT_EXIT_OK;
+    case VT_VERDICT_BROKEN:
+        return vt_check_leak_status(check);
+    case VT_VERDICT_NO_DATA:
+        return VT_EXIT_NO_DATA;
+    default:
+        return VT_EXIT_ERROR;
     }
 }
 
@@ -91,7 +94,7 @@ int vt_cmd_check(int argc, char **argv)
     struct vt_report_options report = {.out = stdout};
     int status = parse_options(argc, argv, &check, &report);
     bool help = status == VT_EXIT_OK;
-    if (status < 0)   /* the options were fine: load the suppressions */
+    if (status < 0) /* the options were fine: load the suppressions */
         status = vt_check_options_load(&check);
     if (status != 0 || help) {
         vt_check_options_free(&check);

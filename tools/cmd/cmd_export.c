@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* vramtrace export --format FORMAT [-o FILE] [--what WHAT] [--diff BASE] DUMP... */
 #include <errno.h>
 #include <getopt.h>
@@ -48,7 +49,13 @@ static const char usage[] =
     "written; 2 for a bad command line.\n";
 
 enum format {
-    FORMAT_NONE, FORMAT_FOLDED, FORMAT_PPROF, FORMAT_CHROME, FORMAT_JSON, FORMAT_HTML, FORMAT_TORCH
+    FORMAT_NONE,
+    FORMAT_FOLDED,
+    FORMAT_PPROF,
+    FORMAT_CHROME,
+    FORMAT_JSON,
+    FORMAT_HTML,
+    FORMAT_TORCH
 };
 
 struct export_args {
@@ -61,8 +68,8 @@ struct export_args {
 
 static enum format parse_format(const char *s)
 {
-    static const char *const names[] = {"", "folded", "pprof", "chrome", "json", "html",
-                                        "torch-snapshot"};
+    static const char *const names[] = {"",     "folded", "pprof",         "chrome",
+                                        "json", "html",   "torch-snapshot"};
     for (size_t i = 1; i < sizeof names / sizeof names[0]; i++)
         if (!strcmp(s, names[i]))
             return (enum format)i;
@@ -133,7 +140,8 @@ static int parse_args(int argc, char **argv, struct export_args *a)
     if (a->ndumps == 0)
         return vt_usage_error("export", "%s", "no dump file given");
     if (a->ndumps > 1 && a->format != FORMAT_CHROME)
-        return vt_usage_error("export", "%s", "more than one dump given (only chrome takes several)");
+        return vt_usage_error("export", "%s",
+                              "more than one dump given (only chrome takes several)");
     return -1;
 }
 
@@ -142,7 +150,7 @@ static int write_one(const struct export_args *a, FILE *out)
     struct vt_export e, base;
     int status = 0;
     /* parse_args set dumps (ndumps >= 1) before it returned -1, "go on" */
-    if (vt_export_load(a->dumps[0], &e) != 0)   /* NOLINT(clang-analyzer-core.NullDereference) */
+    if (vt_export_load(a->dumps[0], &e) != 0) /* NOLINT(clang-analyzer-core.NullDereference) */
         return -1;
     if (a->diff && vt_export_load(a->diff, &base) != 0) {
         vt_export_unload(&e);
@@ -181,7 +189,7 @@ static int write_chrome(const struct export_args *a, FILE *out)
     if (status == 0)
         status = vt_export_chrome(list, a->ndumps, out);
     else
-        loaded--;   /* the one that failed is unloaded already */
+        loaded--; /* the one that failed is unloaded already */
     for (size_t i = 0; i < loaded; i++)
         vt_export_unload(&all[i]);
     free(list);
@@ -218,6 +226,6 @@ int vt_cmd_export(int argc, char **argv)
     if (a.output && fclose(out) != 0)
         status = -1;
     if (status != 0 && a.output)
-        unlink(a.output);   /* no half-written file */
+        unlink(a.output); /* no half-written file */
     return status == 0 ? VT_EXIT_OK : VT_EXIT_ERROR;
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* vramtrace gpus [--json] [--device N] [--min-free SIZE] [DUMP|DIR...] */
 #include <dlfcn.h>
 #include <getopt.h>
@@ -38,7 +39,7 @@ static const char usage[] =
 
 struct gpus_options {
     bool json;
-    int device;                  /* -1: all */
+    int device; /* -1: all */
     bool min_free_given;
     uint64_t min_free;
 };
@@ -57,9 +58,10 @@ static size_t below_min_free(const struct vt_gpus *g, const struct gpus_options 
             fprintf(stderr, "vramtrace gpus: GPU %u has %s free, less than --min-free %s\n",
                     gpu->index, vt_human_size(gpu->free, free_), vt_human_size(o->min_free, need));
         else
-            fprintf(stderr, "vramtrace gpus: GPU %u: its free memory is unknown (NVML did not "
-                    "say), so --min-free %s is not met\n", gpu->index,
-                    vt_human_size(o->min_free, need));
+            fprintf(stderr,
+                    "vramtrace gpus: GPU %u: its free memory is unknown (NVML did not "
+                    "say), so --min-free %s is not met\n",
+                    gpu->index, vt_human_size(o->min_free, need));
     }
     return failing;
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* vramtrace report [--json] [--top N] [--skip N] [--python-internals] [--all-frames]
  *                  [--max-frames N] [--html FILE]
  *                  [--gen-suppressions] [--suppressions FILE] [--no-default-suppressions]
@@ -16,7 +17,8 @@
 
 static const char usage[] =
     "Usage: vramtrace report [--json] [--top N] [--skip N] [--python-internals]\n"
-    "                        [--all-frames] [--max-frames N] [--html FILE] [--gen-suppressions] [--suppressions FILE]\n"
+    "                        [--all-frames] [--max-frames N] [--html FILE] [--gen-suppressions] "
+    "[--suppressions FILE]\n"
     "                        [--no-default-suppressions] DUMP...|DIR\n"
     "Report the call sites whose device memory grows through the run (per\n"
     "marker interval, or per time tick without markers), the memory still\n"
@@ -49,15 +51,13 @@ static const char usage[] =
     "                    (usage chart per device; one dump only)\n"
     "      --gen-suppressions\n"
     "                    instead of the report, print a suppressions file for the\n"
-    "                    leaks (one leak:^function$ line per call site)\n"
-    VT_SUPPRESSION_OPTIONS_HELP
-    "  -h, --help        show this help\n"
+    "                    leaks (one leak:^function$ line per call "
+    "site)\n" VT_SUPPRESSION_OPTIONS_HELP "  -h, --help        show this help\n"
     "\n"
     "Exit status: 0 for any readable dump, leaks or not (a partial dump says so);\n"
     "1 when a dump cannot be read (or DIR holds none); 2 for a bad command line.\n";
 
-static int gen_suppressions(char *const *paths, size_t npaths,
-                            const struct vt_report_options *opts)
+static int gen_suppressions(char *const *paths, size_t npaths, const struct vt_report_options *opts)
 {
     char **dumps;
     size_t n;
@@ -85,19 +85,27 @@ static int report(char *const *paths, size_t npaths, struct vt_report_options *o
     if (status == 0 && gen)
         status = gen_suppressions(paths, npaths, opts);
     else if (status == 0 && one_file)
-        status = vt_report_dump(paths[0], opts) != VT_VERDICT_UNREADABLE ? VT_EXIT_OK
-                                                                         : VT_EXIT_ERROR;
+        status =
+            vt_report_dump(paths[0], opts) != VT_VERDICT_UNREADABLE ? VT_EXIT_OK : VT_EXIT_ERROR;
     else if (status == 0)
-        status = vt_report_many(paths, npaths, opts) == VT_VERDICT_PASS ? VT_EXIT_OK
-                                                                        : VT_EXIT_ERROR;
+        status =
+            vt_report_many(paths, npaths, opts) == VT_VERDICT_PASS ? VT_EXIT_OK : VT_EXIT_ERROR;
     vt_check_options_free(check);
     return status;
 }
 
 int vt_cmd_report(int argc, char **argv)
 {
-    enum { OPT_JSON = 256, OPT_TOP, OPT_SKIP, OPT_PYTHON_INTERNALS, OPT_HTML, OPT_GEN,
-           OPT_ALL_FRAMES, OPT_MAX_FRAMES };
+    enum {
+        OPT_JSON = 256,
+        OPT_TOP,
+        OPT_SKIP,
+        OPT_PYTHON_INTERNALS,
+        OPT_HTML,
+        OPT_GEN,
+        OPT_ALL_FRAMES,
+        OPT_MAX_FRAMES
+    };
     static const struct option options[] = {
         {"json", no_argument, NULL, OPT_JSON},
         {"top", required_argument, NULL, OPT_TOP},
@@ -173,7 +181,8 @@ int vt_cmd_report(int argc, char **argv)
     }
     if (gen && (opts.json || opts.html)) {
         vt_check_options_free(&check);
-        return vt_usage_error("report", "%s", "--gen-suppressions prints no report (no --json, "
+        return vt_usage_error("report", "%s",
+                              "--gen-suppressions prints no report (no --json, "
                               "no --html)");
     }
     vt_frames_set_display(all_frames, (size_t)max_frames);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* vramtrace run [-o PATH] [--fail-on-leak] [LIMIT...] [--json] [--pytorch-tensors] -- CMD [ARG...]
  * Runs CMD with libvramtrace.so preloaded, and with it every process CMD
  * starts; waits for the whole tree, then reports the dumps its processes
@@ -88,9 +89,7 @@ static const char usage[] =
     "                     (other settings kept), so each tensor is one traced\n"
     "                     cudaMallocAsync/cudaFreeAsync at its own Python line, while\n"
     "                     the driver's pool still caches memory\n"
-    "Limits and suppressions:\n"
-    VT_LIMIT_OPTIONS_HELP
-    VT_SUPPRESSION_OPTIONS_HELP
+    "Limits and suppressions:\n" VT_LIMIT_OPTIONS_HELP VT_SUPPRESSION_OPTIONS_HELP
     "  -h, --help         show this help\n"
     "\n"
     "Exit status: CMD's own when nothing is wrong (128+N when signal N killed it,\n"
@@ -151,8 +150,10 @@ static int check_flag_value(char **argv, int index)
     uint64_t size;
     if (index > 1 && !strcmp(argv[index - 1], "--fail-on-leak") &&
         vt_parse_size(argv[index], &size) == 0) {
-        fprintf(stderr, "vramtrace run: --fail-on-leak takes no value; for a limit give "
-                "--max-leaked %s (see vramtrace run --help)\n", argv[index]);
+        fprintf(stderr,
+                "vramtrace run: --fail-on-leak takes no value; for a limit give "
+                "--max-leaked %s (see vramtrace run --help)\n",
+                argv[index]);
         return VT_EXIT_USAGE;
     }
     return -1;
@@ -160,9 +161,19 @@ static int check_flag_value(char **argv, int index)
 
 static int parse_options(int argc, char **argv, struct run_options *opts)
 {
-    enum { OPT_FAIL_ON_LEAK = 256, OPT_JSON, OPT_PYTHON_INTERNALS, OPT_AGGREGATE,
-           OPT_JSON_OUTPUT, OPT_LOG_FILE, OPT_NO_CHILDREN, OPT_FREE_STACKS,
-           OPT_PYTORCH_TENSORS, OPT_ALL_FRAMES, OPT_MAX_FRAMES };
+    enum {
+        OPT_FAIL_ON_LEAK = 256,
+        OPT_JSON,
+        OPT_PYTHON_INTERNALS,
+        OPT_AGGREGATE,
+        OPT_JSON_OUTPUT,
+        OPT_LOG_FILE,
+        OPT_NO_CHILDREN,
+        OPT_FREE_STACKS,
+        OPT_PYTORCH_TENSORS,
+        OPT_ALL_FRAMES,
+        OPT_MAX_FRAMES
+    };
     static const struct option options[] = {
         {"output", required_argument, NULL, 'o'},
         {"aggregate", no_argument, NULL, OPT_AGGREGATE},
@@ -189,17 +200,39 @@ static int parse_options(int argc, char **argv, struct run_options *opts)
         if (taken == 0)
             continue;
         switch (c) {
-        case 'o': opts->output = optarg; break;
-        case OPT_AGGREGATE: opts->aggregate = true; break;
-        case OPT_FREE_STACKS: opts->free_stacks = true; break;
-        case OPT_NO_CHILDREN: opts->no_children = true; break;
-        case OPT_FAIL_ON_LEAK: opts->fail_on_leak = true; break;
-        case OPT_JSON: opts->json = true; break;
-        case OPT_JSON_OUTPUT: opts->json_output = optarg; break;
-        case OPT_LOG_FILE: opts->log_file = optarg; break;
-        case OPT_PYTHON_INTERNALS: vt_frames_show_interpreter(true); break;
-        case OPT_PYTORCH_TENSORS: opts->pytorch_tensors = true; break;
-        case OPT_ALL_FRAMES: vt_frames_set_display(true, vt_frames_max()); break;
+        case 'o':
+            opts->output = optarg;
+            break;
+        case OPT_AGGREGATE:
+            opts->aggregate = true;
+            break;
+        case OPT_FREE_STACKS:
+            opts->free_stacks = true;
+            break;
+        case OPT_NO_CHILDREN:
+            opts->no_children = true;
+            break;
+        case OPT_FAIL_ON_LEAK:
+            opts->fail_on_leak = true;
+            break;
+        case OPT_JSON:
+            opts->json = true;
+            break;
+        case OPT_JSON_OUTPUT:
+            opts->json_output = optarg;
+            break;
+        case OPT_LOG_FILE:
+            opts->log_file = optarg;
+            break;
+        case OPT_PYTHON_INTERNALS:
+            vt_frames_show_interpreter(true);
+            break;
+        case OPT_PYTORCH_TENSORS:
+            opts->pytorch_tensors = true;
+            break;
+        case OPT_ALL_FRAMES:
+            vt_frames_set_display(true, vt_frames_max());
+            break;
         case OPT_MAX_FRAMES: {
             long max = vt_parse_count(optarg);
             if (max <= 0)
@@ -222,8 +255,8 @@ static int parse_options(int argc, char **argv, struct run_options *opts)
     if (optind == argc)
         return vt_usage_error("run", "%s", "no command given");
     /* a limit, an invalid-free limit or an exit code for them: fail on them */
-    opts->fail_on_leak |= opts->check.limits_given || opts->check.limits.has_invalid ||
-                          opts->check.error_exitcode;
+    opts->fail_on_leak |=
+        opts->check.limits_given || opts->check.limits.has_invalid || opts->check.error_exitcode;
     return check_flag_value(argv, optind);
 }
 
@@ -266,8 +299,8 @@ static char *find_library(void)
 static void add_to_preload(const char *library)
 {
     const char *old = getenv("LD_PRELOAD");
-    char *value = old && *old ? xstrdup_printf("%s:%s", old, library)
-                              : xstrdup_printf("%s%s", "", library);
+    char *value =
+        old && *old ? xstrdup_printf("%s:%s", old, library) : xstrdup_printf("%s%s", "", library);
     setenv("LD_PRELOAD", value, 1);
     free(value);
 }
@@ -279,8 +312,8 @@ struct child_setup {
 
 /* In the child: never returns. Exec failures go to the parent through
  * STATUS_FD (close-on-exec), so it does not look for a dump. */
-static void exec_child(char **cmd, const struct child_setup *setup,
-                       const struct run_options *opts, int status_fd)
+static void exec_child(char **cmd, const struct child_setup *setup, const struct run_options *opts,
+                       int status_fd)
 {
     char pid[24];
     setenv("VRAMTRACE_OUTPUT", setup->pattern, 1);
@@ -415,7 +448,9 @@ static enum vt_verdict report_dumps(char **dumps, size_t n, struct run_options *
 {
     FILE *primary = o->text ? o->text : o->json_stdout ? o->json_stdout : o->json_file;
     struct vt_report_options ropts = {
-        .json = !o->text, .out = primary, .suppressions = &opts->check.suppressions,
+        .json = !o->text,
+        .out = primary,
+        .suppressions = &opts->check.suppressions,
         .limits = opts->fail_on_leak ? limits : NULL,
         .skip = opts->check.skip,
         .json_out = o->text ? (o->json_stdout ? o->json_stdout : o->json_file) : NULL,
@@ -423,14 +458,16 @@ static enum vt_verdict report_dumps(char **dumps, size_t n, struct run_options *
     if (o->text && n)
         list_dumps(dumps, n, o->text);
     if (n == 0)
-        fprintf(stderr, "vramtrace: no dump: %s made a CUDA allocation call that the tracer "
+        fprintf(stderr,
+                "vramtrace: no dump: %s made a CUDA allocation call that the tracer "
                 "saw (or its dump could not be written: see above)\n",
                 opts->no_children ? "the program never" : "no process of the tree");
-    enum vt_verdict verdict = n == 1 ? vt_report_dump(dumps[0], &ropts)
-                                     : vt_report_many(dumps, n, &ropts);
+    enum vt_verdict verdict =
+        n == 1 ? vt_report_dump(dumps[0], &ropts) : vt_report_many(dumps, n, &ropts);
     /* --json and --json-output both: the file gets its copy too */
     if (o->json_stdout && o->json_file) {
-        ropts = (struct vt_report_options){.json = true, .out = o->json_file,
+        ropts = (struct vt_report_options){.json = true,
+                                           .out = o->json_file,
                                            .suppressions = ropts.suppressions,
                                            .skip = ropts.skip};
         n == 1 ? (void)vt_report_dump(dumps[0], &ropts) : (void)vt_report_many(dumps, n, &ropts);
@@ -444,20 +481,23 @@ static enum vt_verdict report_dumps(char **dumps, size_t n, struct run_options *
 static int final_status(int wait_status, enum vt_verdict verdict, size_t ndumps,
                         const struct run_options *opts)
 {
-    int status = WIFSIGNALED(wait_status) ? 128 + WTERMSIG(wait_status)
-                                          : WEXITSTATUS(wait_status);
+    int status = WIFSIGNALED(wait_status) ? 128 + WTERMSIG(wait_status) : WEXITSTATUS(wait_status);
     if (!opts->fail_on_leak || WIFSIGNALED(wait_status))
         return status;
     switch (verdict) {
-    case VT_VERDICT_UNREADABLE: return VT_EXIT_ERROR;
-    case VT_VERDICT_BROKEN: return vt_check_leak_status(&opts->check);
+    case VT_VERDICT_UNREADABLE:
+        return VT_EXIT_ERROR;
+    case VT_VERDICT_BROKEN:
+        return vt_check_leak_status(&opts->check);
     case VT_VERDICT_NO_DATA:
-        if (ndumps)   /* without a dump, "no dump" said it */
-            fprintf(stderr, "vramtrace run: nothing to judge: no process of the tree made a "
+        if (ndumps) /* without a dump, "no dump" said it */
+            fprintf(stderr,
+                    "vramtrace run: nothing to judge: no process of the tree made a "
                     "successful CUDA allocation and ended on its own (exit status %d)\n",
                     VT_EXIT_NO_DATA);
         return VT_EXIT_NO_DATA;
-    default: return status;
+    default:
+        return status;
     }
 }
 
@@ -488,7 +528,7 @@ static pid_t start(char **cmd, const struct child_setup *setup, const struct run
     while ((got = read(pipefd[0], &exec_errno, sizeof exec_errno)) < 0 && errno == EINTR)
         ;
     close(pipefd[0]);
-    return got > 0 ? -pid : pid;   /* negative: exec failed */
+    return got > 0 ? -pid : pid; /* negative: exec failed */
 }
 
 /* Everything that can be refused before CMD runs. */
@@ -509,7 +549,7 @@ static int prepare(struct run_options *opts, char **library, char **pattern)
     *library = find_library();
     if (!*library) {
         fprintf(stderr, "vramtrace run: cannot find " VT_LIBRARY_NAME " next to the vramtrace "
-                "executable or in its " VT_LIBDIR_FROM_BINDIR "\n");
+                        "executable or in its " VT_LIBDIR_FROM_BINDIR "\n");
         return VT_EXIT_ERROR;
     }
     if (strpbrk(*library, " :")) {
@@ -525,7 +565,7 @@ static int run_traced(int argc, char **argv, struct run_options *opts)
     char *library = NULL, *pattern = NULL, manifest[PATH_MAX];
     struct outputs out = {0};
     int done = parse_options(argc, argv, opts);
-    if (done < 0)   /* before the command runs: a bad file fails fast */
+    if (done < 0) /* before the command runs: a bad file fails fast */
         done = vt_check_options_load(&opts->check) ? VT_EXIT_ERROR : -1;
     if (done < 0)
         done = prepare(opts, &library, &pattern);
@@ -543,13 +583,13 @@ static int run_traced(int argc, char **argv, struct run_options *opts)
         perror("vramtrace run: prctl(PR_SET_CHILD_SUBREAPER)");
     struct child_setup setup = {library, pattern, manifest};
     pid_t pid = start(argv + optind, &setup, opts);
-    int wait_status = pid == -1 ? VT_EXIT_ERROR << 8
-                                : wait_for_tree(pid < 0 ? -pid : pid, !opts->no_children);
-    int status = WEXITSTATUS(wait_status);   /* CMD did not run: 127, or 1 */
+    int wait_status =
+        pid == -1 ? VT_EXIT_ERROR << 8 : wait_for_tree(pid < 0 ? -pid : pid, !opts->no_children);
+    int status = WEXITSTATUS(wait_status); /* CMD did not run: 127, or 1 */
     char **dumps;
     size_t n;
     vt_manifest_take(manifest, &dumps, &n);
-    if (pid > 0) {   /* CMD ran */
+    if (pid > 0) { /* CMD ran */
         struct vt_limits limits = vt_check_effective_limits(&opts->check);
         status = final_status(wait_status, report_dumps(dumps, n, opts, &out, &limits), n, opts);
     }

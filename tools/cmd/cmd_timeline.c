@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* vramtrace timeline [--json] DUMP */
 #include <getopt.h>
 #include <stdio.h>
@@ -44,8 +45,9 @@ int vt_cmd_timeline(int argc, char **argv)
         }
     }
     if (optind != argc - 1)
-        return vt_usage_error("timeline", "%s", optind == argc ? "no dump file given"
-                                                               : "more than one dump file given");
+        return vt_usage_error("timeline", "%s",
+                              optind == argc ? "no dump file given"
+                                             : "more than one dump file given");
     struct vt_dump dump;
     struct vt_analysis analysis = {0};
     int status = VT_EXIT_ERROR;

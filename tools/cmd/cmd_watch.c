@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* vramtrace watch [--once] [--json] [--interval SECONDS] [--top N] [PID|DUMP]
  *
  * Follows a dump while its process writes it: each refresh reads only what
@@ -54,12 +55,12 @@ struct watch {
     struct vt_dump_follow follow;
     struct vt_analysis analysis;
     struct vt_symbolizer *sym;
-    size_t sym_modules;          /* the dump's modules when sym was made */
+    size_t sym_modules; /* the dump's modules when sym was made */
     struct vt_report_options opts;
     bool once, json, terminal;
     double interval;
     size_t top;
-    unsigned last_lines;         /* of the view on the terminal */
+    unsigned last_lines; /* of the view on the terminal */
 };
 
 /* Symbolizer of the modules read so far (each refresh may bring more). */
@@ -109,9 +110,9 @@ static unsigned print_snapshot(struct watch *w, bool running, bool final)
     } else if (w->terminal) {
         terminal_size(&look.columns, &look.rows);
         if (w->last_lines)
-            printf("\033[%uA\r", w->last_lines);   /* back over the last view */
+            printf("\033[%uA\r", w->last_lines); /* back over the last view */
         lines = vt_watch_view(&l.report, &look, stdout);
-        fputs("\033[J", stdout);                    /* and clear what it left below */
+        fputs("\033[J", stdout); /* and clear what it left below */
     } else if (w->once) {
         vt_watch_view(&l.report, &look, stdout);
     } else {
@@ -120,7 +121,7 @@ static unsigned print_snapshot(struct watch *w, bool running, bool final)
     if (final && !w->json && !w->once)
         vt_watch_verdict(&l.report, stdout);
     fflush(stdout);
-    if (final) {   /* the report owns the state now */
+    if (final) { /* the report owns the state now */
         vt_report_unload(&l);
         memset(&w->follow.dump, 0, sizeof w->follow.dump);
         memset(&w->analysis, 0, sizeof w->analysis);
@@ -256,8 +257,10 @@ int vt_cmd_watch(int argc, char **argv)
             break;
         case OPT_INTERVAL:
             if (parse_interval(optarg, &w.interval) != 0)
-                return vt_usage_error("watch", "--interval needs seconds above 0 (at most 3600), "
-                                      "not '%s'", optarg);
+                return vt_usage_error("watch",
+                                      "--interval needs seconds above 0 (at most 3600), "
+                                      "not '%s'",
+                                      optarg);
             break;
         case OPT_TOP:
             if ((top = vt_parse_count(optarg)) < 0)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "leak_limits.h"
 
 #include <inttypes.h>
@@ -9,12 +10,14 @@
 #include "report.h"
 #include "size_arg.h"
 
-static int set_limit(bool *has, uint64_t *max, const char *arg, const char *cmd,
-                     const char *name, struct vt_check_options *o)
+static int set_limit(bool *has, uint64_t *max, const char *arg, const char *cmd, const char *name,
+                     struct vt_check_options *o)
 {
     if (vt_parse_size(arg, max) != 0) {
-        fprintf(stderr, "vramtrace %s: %s needs a size such as 1048576, 512KiB or 1.5 MiB, "
-                "not '%s'\n", cmd, name, arg);
+        fprintf(stderr,
+                "vramtrace %s: %s needs a size such as 1048576, 512KiB or 1.5 MiB, "
+                "not '%s'\n",
+                cmd, name, arg);
         return VT_EXIT_USAGE;
     }
     *has = true;
@@ -24,8 +27,8 @@ static int set_limit(bool *has, uint64_t *max, const char *arg, const char *cmd,
 
 static void add_file(struct vt_check_options *o, const char *path)
 {
-    o->suppression_files = realloc(o->suppression_files,
-                                   (o->nfiles + 1) * sizeof *o->suppression_files);
+    o->suppression_files =
+        realloc(o->suppression_files, (o->nfiles + 1) * sizeof *o->suppression_files);
     if (!o->suppression_files) {
         fputs("vramtrace: out of memory\n", stderr);
         exit(VT_EXIT_ERROR);
@@ -38,8 +41,8 @@ static int set_count(const char *arg, long max, const char *cmd, const char *nam
 {
     long v = vt_parse_count(arg);
     if (v < 0 || v > max) {
-        fprintf(stderr, "vramtrace %s: %s needs a number from 0 to %ld, not '%s'\n", cmd, name,
-                max, arg);
+        fprintf(stderr, "vramtrace %s: %s needs a number from 0 to %ld, not '%s'\n", cmd, name, max,
+                arg);
         return VT_EXIT_USAGE;
     }
     *out = v;
@@ -76,8 +79,7 @@ int vt_check_option(struct vt_check_options *o, int c, const char *arg, const ch
     case VT_OPT_MAX_LEAKED:
         return set_limit(&l->has_leaked, &l->max_leaked, arg, cmd, "--max-leaked", o);
     case VT_OPT_MAX_PER_SITE:
-        return set_limit(&l->has_per_site, &l->max_per_site, arg, cmd,
-                         "--max-leaked-per-site", o);
+        return set_limit(&l->has_per_site, &l->max_per_site, arg, cmd, "--max-leaked-per-site", o);
     case VT_OPT_MAX_GROWTH:
         return set_limit(&l->has_growth, &l->max_growth, arg, cmd, "--max-growth", o);
     case VT_OPT_SUPPRESSIONS:
@@ -130,8 +132,8 @@ static void print_over(FILE *out, const char *path, uint64_t bytes, const char *
                        const char *option, uint64_t limit)
 {
     char size[32], max[32];
-    fprintf(out, "vramtrace: %s: %" PRIu64 " bytes (%s) %s, over %s %" PRIu64 " (%s)", path,
-            bytes, vt_human_size(bytes, size), what, option, limit, vt_human_size(limit, max));
+    fprintf(out, "vramtrace: %s: %" PRIu64 " bytes (%s) %s, over %s %" PRIu64 " (%s)", path, bytes,
+            vt_human_size(bytes, size), what, option, limit, vt_human_size(limit, max));
 }
 
 /* "make_scratch examples/leaky.cu:33", or what is known of the first frame. */
@@ -208,8 +210,9 @@ size_t vt_limits_apply_invalid_frees(const struct vt_report *r, const struct vt_
     uint64_t n = r->analysis->summary.invalid_frees;
     if (!limits->has_invalid || n <= limits->max_invalid)
         return 0;
-    fprintf(out, "vramtrace: %s: %" PRIu64 " invalid %s (refused by the driver), over "
-            "--max-invalid-frees %" PRIu64 "\n", r->path, n, n == 1 ? "free" : "frees",
-            limits->max_invalid);
+    fprintf(out,
+            "vramtrace: %s: %" PRIu64 " invalid %s (refused by the driver), over "
+            "--max-invalid-frees %" PRIu64 "\n",
+            r->path, n, n == 1 ? "free" : "frees", limits->max_invalid);
     return 1;
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What `check` and `run --fail-on-leak` hold a dump to: leak limits and
  * the suppressions applied first. One option parser for both commands. */
 #ifndef VT_LIMITS_H
@@ -12,7 +13,7 @@
 
 struct vt_limits {
     bool has_leaked, has_per_site, has_growth, has_invalid;
-    uint64_t max_leaked, max_per_site, max_growth, max_invalid;   /* inclusive */
+    uint64_t max_leaked, max_per_site, max_growth, max_invalid; /* inclusive */
 };
 
 /* The exit status for a broken limit, unless --error-exitcode says another. */
@@ -20,54 +21,61 @@ struct vt_limits {
 
 struct vt_check_options {
     struct vt_limits limits;
-    bool limits_given;             /* a leak limit (not --max-invalid-frees) */
-    int error_exitcode;            /* 0: VT_DEFAULT_LEAK_STATUS */
-    size_t skip;                   /* warm-up markers left out of growth */
+    bool limits_given;  /* a leak limit (not --max-invalid-frees) */
+    int error_exitcode; /* 0: VT_DEFAULT_LEAK_STATUS */
+    size_t skip;        /* warm-up markers left out of growth */
     bool no_default_suppressions;
     const char **suppression_files;
     size_t nfiles;
-    struct vt_suppressions suppressions;   /* built by vt_check_options_load */
+    struct vt_suppressions suppressions; /* built by vt_check_options_load */
 };
 
 enum {
-    VT_OPT_MAX_LEAKED = 512, VT_OPT_MAX_PER_SITE, VT_OPT_MAX_GROWTH, VT_OPT_SUPPRESSIONS,
-    VT_OPT_NO_DEFAULT_SUPPRESSIONS, VT_OPT_MAX_INVALID_FREES, VT_OPT_ERROR_EXITCODE, VT_OPT_SKIP,
+    VT_OPT_MAX_LEAKED = 512,
+    VT_OPT_MAX_PER_SITE,
+    VT_OPT_MAX_GROWTH,
+    VT_OPT_SUPPRESSIONS,
+    VT_OPT_NO_DEFAULT_SUPPRESSIONS,
+    VT_OPT_MAX_INVALID_FREES,
+    VT_OPT_ERROR_EXITCODE,
+    VT_OPT_SKIP,
 };
 
-#define VT_SUPPRESSION_LONG_OPTIONS \
-    {"suppressions", required_argument, NULL, VT_OPT_SUPPRESSIONS}, \
-    {"no-default-suppressions", no_argument, NULL, VT_OPT_NO_DEFAULT_SUPPRESSIONS}
-#define VT_LIMIT_LONG_OPTIONS \
-    {"max-leaked", required_argument, NULL, VT_OPT_MAX_LEAKED}, \
-    {"max-leaked-per-site", required_argument, NULL, VT_OPT_MAX_PER_SITE}, \
-    {"max-growth", required_argument, NULL, VT_OPT_MAX_GROWTH}, \
-    {"max-invalid-frees", required_argument, NULL, VT_OPT_MAX_INVALID_FREES}, \
-    {"error-exitcode", required_argument, NULL, VT_OPT_ERROR_EXITCODE}, \
-    {"skip", required_argument, NULL, VT_OPT_SKIP}, \
-    VT_SUPPRESSION_LONG_OPTIONS
+#define VT_SUPPRESSION_LONG_OPTIONS                                                  \
+    {"suppressions", required_argument, NULL, VT_OPT_SUPPRESSIONS},                  \
+    {                                                                                \
+        "no-default-suppressions", no_argument, NULL, VT_OPT_NO_DEFAULT_SUPPRESSIONS \
+    }
+#define VT_LIMIT_LONG_OPTIONS                                                     \
+    {"max-leaked", required_argument, NULL, VT_OPT_MAX_LEAKED},                   \
+        {"max-leaked-per-site", required_argument, NULL, VT_OPT_MAX_PER_SITE},    \
+        {"max-growth", required_argument, NULL, VT_OPT_MAX_GROWTH},               \
+        {"max-invalid-frees", required_argument, NULL, VT_OPT_MAX_INVALID_FREES}, \
+        {"error-exitcode", required_argument, NULL, VT_OPT_ERROR_EXITCODE},       \
+        {"skip", required_argument, NULL, VT_OPT_SKIP}, VT_SUPPRESSION_LONG_OPTIONS
 
-#define VT_LIMIT_OPTIONS_HELP \
-    "      --max-leaked SIZE  fail when more than SIZE of device and managed\n" \
-    "                         memory leaked in total\n" \
-    "      --max-leaked-per-site SIZE\n" \
-    "                         fail when one call site leaked more than SIZE\n" \
-    "      --max-growth SIZE  fail when live memory grew by more than SIZE from\n" \
-    "                         the first vramtrace_mark() to the last (one mark: to\n" \
-    "                         the end; none: the leaked bytes)\n" \
-    "      --max-invalid-frees N\n" \
-    "                         fail when more than N frees were refused by the\n" \
-    "                         driver (double frees, unknown pointers); default 0:\n" \
-    "                         any invalid free fails, whatever the leak limits\n" \
-    "                         Limits are inclusive. SIZE: 123, 512KiB, 1.5 MiB, 2GB\n" \
+#define VT_LIMIT_OPTIONS_HELP                                                            \
+    "      --max-leaked SIZE  fail when more than SIZE of device and managed\n"          \
+    "                         memory leaked in total\n"                                  \
+    "      --max-leaked-per-site SIZE\n"                                                 \
+    "                         fail when one call site leaked more than SIZE\n"           \
+    "      --max-growth SIZE  fail when live memory grew by more than SIZE from\n"       \
+    "                         the first vramtrace_mark() to the last (one mark: to\n"    \
+    "                         the end; none: the leaked bytes)\n"                        \
+    "      --max-invalid-frees N\n"                                                      \
+    "                         fail when more than N frees were refused by the\n"         \
+    "                         driver (double frees, unknown pointers); default 0:\n"     \
+    "                         any invalid free fails, whatever the leak limits\n"        \
+    "                         Limits are inclusive. SIZE: 123, 512KiB, 1.5 MiB, 2GB\n"   \
     "                         (B, KiB, MiB, GiB, TiB; KB, MB, GB, TB are binary too).\n" \
-    "                         Without a leak limit, --max-leaked 0 applies.\n" \
-    "      --skip N           leave the first N markers (warm-up) out of growth\n" \
+    "                         Without a leak limit, --max-leaked 0 applies.\n"           \
+    "      --skip N           leave the first N markers (warm-up) out of growth\n"       \
     "      --error-exitcode N the exit status for a broken limit (default 23)\n"
-#define VT_SUPPRESSION_OPTIONS_HELP \
-    "      --suppressions FILE  skip leaks matching FILE's 'leak:PATTERN' lines\n" \
+#define VT_SUPPRESSION_OPTIONS_HELP                                                      \
+    "      --suppressions FILE  skip leaks matching FILE's 'leak:PATTERN' lines\n"       \
     "                         (LeakSanitizer's format; also $" VT_SUPPRESSIONS_ENV ")\n" \
-    "      --no-default-suppressions\n" \
-    "                         do not skip the built-in list of CUDA libraries'\n" \
+    "      --no-default-suppressions\n"                                                  \
+    "                         do not skip the built-in list of CUDA libraries'\n"        \
     "                         context-lifetime allocations\n"
 
 /* Handles option C of command CMD: 0 taken, -1 not one of these,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* vramtrace: subcommand dispatch, --help, --version. */
 #include <errno.h>
 #include <stdio.h>

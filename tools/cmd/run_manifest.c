@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "run_manifest.h"
 
 #include <errno.h>
@@ -42,7 +43,7 @@ void vt_manifest_take(const char *path, char ***dumps, size_t *n)
     *n = 0;
     while (f && (len = getdelim(&entry, &cap, '\0', f)) > 0) {
         if (entry[len - 1] != '\0' || len == 1 || listed(*dumps, *n, entry))
-            continue;   /* a torn last entry, or one seen already */
+            continue; /* a torn last entry, or one seen already */
         *dumps = vt_xrealloc(*dumps, *n + 1, sizeof **dumps);
         (*dumps)[(*n)++] = strdup(entry);
     }

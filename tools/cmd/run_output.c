@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "run_output.h"
 
 #include <errno.h>
@@ -43,7 +44,7 @@ static bool directory_usable(const char *path, int per_process, const char *from
     else
         snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
     if (per_process && strchr(dir, '%'))
-        return true;   /* expanded per process: the library says what fails */
+        return true; /* expanded per process: the library says what fails */
     if (stat(dir, &st) != 0) {
         fprintf(stderr, "vramtrace run: %s %s: directory %s: %s\n", from, pattern, dir,
                 strerror(errno));
@@ -54,8 +55,8 @@ static bool directory_usable(const char *path, int per_process, const char *from
         return false;
     }
     if (access(dir, W_OK | X_OK) != 0) {
-        fprintf(stderr, "vramtrace run: %s %s: cannot create files in %s: %s\n", from, pattern,
-                dir, strerror(errno));
+        fprintf(stderr, "vramtrace run: %s %s: cannot create files in %s: %s\n", from, pattern, dir,
+                strerror(errno));
         return false;
     }
     return true;
@@ -67,8 +68,10 @@ static bool file_usable(const char *path, const char *from, bool replace)
     struct stat st;
     size_t len = strlen(path);
     if (len && path[len - 1] == '/') {
-        fprintf(stderr, "vramtrace run: %s %s is a directory; give a file name, such as "
-                "%strace.vtr\n", from, path, path);
+        fprintf(stderr,
+                "vramtrace run: %s %s is a directory; give a file name, such as "
+                "%strace.vtr\n",
+                from, path, path);
         return false;
     }
     if (lstat(path, &st) != 0) {
@@ -78,13 +81,17 @@ static bool file_usable(const char *path, const char *from, bool replace)
         return false;
     }
     if (S_ISLNK(st.st_mode)) {
-        fprintf(stderr, "vramtrace run: %s %s is a symlink; dumps are never written through "
-                "one: give the real path\n", from, path);
+        fprintf(stderr,
+                "vramtrace run: %s %s is a symlink; dumps are never written through "
+                "one: give the real path\n",
+                from, path);
         return false;
     }
     if (S_ISDIR(st.st_mode)) {
-        fprintf(stderr, "vramtrace run: %s %s is a directory; give a file name, such as "
-                "%s/trace.vtr\n", from, path, path);
+        fprintf(stderr,
+                "vramtrace run: %s %s is a directory; give a file name, such as "
+                "%s/trace.vtr\n",
+                from, path, path);
         return false;
     }
     if (!S_ISREG(st.st_mode)) {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Where `vramtrace run` has its process tree write dumps: the -o pattern
  * (or VRAMTRACE_OUTPUT), checked before the program starts and made
  * absolute, so that processes that change directory still write there; by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "size_arg.h"
 
 #include <ctype.h>
@@ -10,8 +11,8 @@ static const struct {
     const char *name;
     unsigned shift;
 } units[] = {
-    {"", 0},     {"b", 0},    {"k", 10},  {"kb", 10},  {"kib", 10}, {"m", 20},   {"mb", 20},
-    {"mib", 20}, {"g", 30},   {"gb", 30}, {"gib", 30}, {"t", 40},   {"tb", 40},  {"tib", 40},
+    {"", 0},     {"b", 0},  {"k", 10},  {"kb", 10},  {"kib", 10}, {"m", 20},  {"mb", 20},
+    {"mib", 20}, {"g", 30}, {"gb", 30}, {"gib", 30}, {"t", 40},   {"tb", 40}, {"tib", 40},
 };
 
 static int unit_shift(const char *unit)
@@ -35,7 +36,7 @@ int vt_parse_size(const char *s, uint64_t *bytes)
     char *end;
     int shift;
     if (!isdigit((unsigned char)*s) && *s != '.')
-        return -1;   /* no sign, no space, no "inf" */
+        return -1; /* no sign, no space, no "inf" */
     errno = 0;
     uint64_t whole = strtoull(s, &end, 10);
     if (*end != '.' && *end != 'e' && *end != 'E') {
@@ -52,6 +53,6 @@ int vt_parse_size(const char *s, uint64_t *bytes)
     v *= (double)(UINT64_C(1) << shift);
     if (!(v >= 0) || v >= 18446744073709551616.0)
         return -1;
-    *bytes = (uint64_t)v;   /* rounds down */
+    *bytes = (uint64_t)v; /* rounds down */
     return 0;
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Size arguments: "1048576", "512 KiB", "1.5GB". */
 #ifndef VT_SIZE_ARG_H
 #define VT_SIZE_ARG_H

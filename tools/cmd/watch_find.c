@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "watch_find.h"
 
 #include <dirent.h>
@@ -17,9 +18,18 @@
 /* A PROCESS record fits in here (it comes first). */
 #define HEAD_BYTES (64u << 10)
 
-static void ignore_alloc(void *ctx, const struct vt_dump_alloc *ev) { (void)ctx, (void)ev; }
-static void ignore_free(void *ctx, const struct vt_free_event *ev) { (void)ctx, (void)ev; }
-static void ignore_failed(void *ctx, const struct vt_failed_event *ev) { (void)ctx, (void)ev; }
+static void ignore_alloc(void *ctx, const struct vt_dump_alloc *ev)
+{
+    (void)ctx, (void)ev;
+}
+static void ignore_free(void *ctx, const struct vt_free_event *ev)
+{
+    (void)ctx, (void)ev;
+}
+static void ignore_failed(void *ctx, const struct vt_failed_event *ev)
+{
+    (void)ctx, (void)ev;
+}
 static const struct vt_event_sink ignore_events = {
     .alloc = ignore_alloc, .free = ignore_free, .failed = ignore_failed};
 
@@ -96,8 +106,8 @@ static char *dirs_text(char dirs[2][PATH_MAX], size_t n)
 
 /* Calls FOUND for each dump in the search directories whose writer runs
  * (PID: that process only; 0: any). Returns how many. */
-static size_t each_live_dump(pid_t pid, void (*found)(void *ctx, const char *path,
-                                                      const struct vt_dump *dump),
+static size_t each_live_dump(pid_t pid,
+                             void (*found)(void *ctx, const char *path, const struct vt_dump *dump),
                              void *ctx)
 {
     char dirs[2][PATH_MAX], path[PATH_MAX * 2];
@@ -171,7 +181,8 @@ int vt_watch_find_pid(pid_t pid, char **path)
     if (*path)
         return 0;
     char *where = dirs_text(dirs, search_dirs(dirs));
-    fprintf(stderr, "vramtrace watch: process %d writes no dump that can be found (not among "
+    fprintf(stderr,
+            "vramtrace watch: process %d writes no dump that can be found (not among "
             "its open files, nor in %s): is it traced, and has it made a CUDA call yet?\n",
             (int)pid, where);
     free(where);

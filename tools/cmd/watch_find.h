@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Which dumps `vramtrace watch` can follow: a running process's own dump
  * (by pid), and the dumps of the traced processes that run now. */
 #ifndef VT_WATCH_FIND_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "watch_view.h"
 
 #include <inttypes.h>
@@ -44,7 +45,7 @@ static void end_line(struct lines *l)
     }
     fwrite(l->buf, 1, i, l->out);
     if (l->terminal)
-        fputs("\033[K", l->out);   /* clear what a longer line left there */
+        fputs("\033[K", l->out); /* clear what a longer line left there */
     fputc('\n', l->out);
     l->len = 0;
     l->printed++;
@@ -135,11 +136,11 @@ static void site_text(const struct vt_report *r, const struct vt_usage_site *s, 
         snprintf(buf, size, "%s (no stack)", vt_api_label(site.api));
     } else {
         const struct vt_frame *f = site.frames[0];
-        int n = f->file ? snprintf(buf, size, "%s (%s:%u)", f->function ? f->function : "??",
-                                   base(f->file), f->line)
-                        : snprintf(buf, size, "%s (%s+0x%" PRIx64 ")",
-                                   f->function ? f->function : "??",
-                                   f->module ? base(f->module) : "?", f->offset);
+        int n = f->file
+                    ? snprintf(buf, size, "%s (%s:%u)", f->function ? f->function : "??",
+                               base(f->file), f->line)
+                    : snprintf(buf, size, "%s (%s+0x%" PRIx64 ")", f->function ? f->function : "??",
+                               f->module ? base(f->module) : "?", f->offset);
         if (site.nframes > 1 && n > 0 && (size_t)n < size)
             n += snprintf(buf + n, size - (size_t)n, " <- %s",
                           site.frames[1]->function ? site.frames[1]->function : "??");
@@ -163,7 +164,8 @@ static void sites_table(struct lines *l, const struct vt_report *r, size_t max)
     size_t n = top_sites(u, order, max);
     add(l, "top call sites by live bytes:");
     end_line(l);
-    add(l, "  %12s  %12s  %12s  %s", "live", u->by_marks ? "per marker" : "", "per second", "call site");
+    add(l, "  %12s  %12s  %12s  %s", "live", u->by_marks ? "per marker" : "", "per second",
+        "call site");
     end_line(l);
     for (size_t i = 0; i < n; i++) {
         const struct vt_usage_site *s = &u->sites[order[i]];
@@ -183,8 +185,8 @@ static void sites_table(struct lines *l, const struct vt_report *r, size_t max)
     free(order);
 }
 
-void vt_watch_warm(struct vt_symbolizer *sym, const struct vt_dump *dump,
-                   const struct vt_usage *u, size_t top)
+void vt_watch_warm(struct vt_symbolizer *sym, const struct vt_dump *dump, const struct vt_usage *u,
+                   size_t top)
 {
     size_t *order = vt_xcalloc(top ? top : 1, sizeof *order);
     size_t n = top_sites(u, order, top);
@@ -219,8 +221,9 @@ unsigned vt_watch_view(const struct vt_report *r, const struct vt_watch_look *lo
         add(&l, "no device memory allocated yet");
         end_line(&l);
     }
-    add(&l, "allocations %" PRIu64 "  frees %" PRIu64 "  failed allocations %" PRIu64
-        "  markers %zu", s->allocations, s->frees, s->failed_allocations, u->nmarks);
+    add(&l,
+        "allocations %" PRIu64 "  frees %" PRIu64 "  failed allocations %" PRIu64 "  markers %zu",
+        s->allocations, s->frees, s->failed_allocations, u->nmarks);
     end_line(&l);
     /* the sites that fit: the view must not scroll, or it cannot be redrawn in place */
     size_t want = look->top ? look->top : u->nsites;

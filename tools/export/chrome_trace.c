@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The Chrome trace event JSON's events, shared by the export's parts
  * (export_chrome.c, export_lifetimes.c). */
 #include "chrome_trace.h"

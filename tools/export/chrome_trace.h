@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Writing Chrome trace event JSON objects (chrome_trace.c). */
 #ifndef VT_CHROME_TRACE_H
 #define VT_CHROME_TRACE_H
@@ -9,7 +10,7 @@
 struct vt_chrome_trace {
     struct vt_json j;
     uint64_t pid;
-    uint64_t offset_ns;   /* this dump's start after the earliest one */
+    uint64_t offset_ns; /* this dump's start after the earliest one */
 };
 
 /* Opens an event object: name, ph, pid, tid, ts (the caller closes it). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `vramtrace export`: one dump's call sites with every value the exports
  * show, and one writer per format. */
 #ifndef VT_EXPORT_H
@@ -10,10 +11,10 @@
 
 /* A call site: one (stack, api, kind, device), as the report groups them. */
 struct vt_export_site {
-    const struct vt_usage_site *usage;   /* stack_id, kind, device, live and peak bytes */
-    const struct vt_site *site;          /* symbolized frames and the API the program called */
-    uint64_t leaked_allocations;         /* live at exit (bytes: usage->live_bytes) */
-    uint64_t allocated_bytes, allocations;   /* over the whole run */
+    const struct vt_usage_site *usage;     /* stack_id, kind, device, live and peak bytes */
+    const struct vt_site *site;            /* symbolized frames and the API the program called */
+    uint64_t leaked_allocations;           /* live at exit (bytes: usage->live_bytes) */
+    uint64_t allocated_bytes, allocations; /* over the whole run */
 };
 
 struct vt_alloc_tally;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Chrome trace event JSON (the "JSON Array/Object Format" that Perfetto UI
  * and chrome://tracing open): per dump one process, named after its
  * command; per device a counter of live bytes at the end of each time bin
@@ -15,7 +16,7 @@
 #include "json_writer.h"
 #include "timeline.h"
 
-#define FIRST_LIFETIME_TID 1   /* track 0: counters and instants */
+#define FIRST_LIFETIME_TID 1 /* track 0: counters and instants */
 
 static void begin_event(struct vt_chrome_trace *t, const char *name, const char *ph,
                         uint64_t time_ns)
@@ -54,7 +55,10 @@ static void process_name(struct vt_chrome_trace *t, const struct vt_dump *d)
     char name[512];
     const char *exe = d->process.argc ? d->process.argv[0] : d->process.exe;
     const char *slash = exe ? strrchr(exe, '/') : NULL;
-    snprintf(name, sizeof name, "%s (pid %" PRIu64 ")", slash ? slash + 1 : exe ? exe : "?",
+    snprintf(name, sizeof name, "%s (pid %" PRIu64 ")",
+             slash ? slash + 1
+             : exe ? exe
+                   : "?",
              t->pid);
     vt_json_begin_object(&t->j);
     vt_json_key(&t->j, "name");

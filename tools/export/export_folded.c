@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Folded stacks (Brendan Gregg's format, read by flamegraph.pl, inferno
  * and speedscope): "root;...;leaf BYTES", one line per distinct stack, the
  * API the program called as the leaf. With a base dump, the differential
@@ -38,7 +39,7 @@ static const char *base_name(const char *path)
 static void put_frame(const struct vt_frame *f, FILE *out)
 {
     char buf[64];
-    if (f->python) {   /* py-spy's style: the line tells loop bodies apart */
+    if (f->python) { /* py-spy's style: the line tells loop bodies apart */
         put_name(f->function ? f->function : "??", out);
         snprintf(buf, sizeof buf, ":%u)", f->line);
         fputs(" (", out);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The report as one self-contained HTML page: inline CSS, SVG and a few
  * lines of optional script, nothing fetched. Usage over time per device
  * (the bins of tools/analyze/usage_series.c) with markers and the peak, then the
@@ -16,9 +17,9 @@
 
 #define CHART_W 960
 #define CHART_H 220
-#define CHART_LEFT 80     /* room for the byte scale */
-#define CHART_TOP 24      /* room for marker labels */
-#define CHART_BOTTOM 28   /* room for the time scale */
+#define CHART_LEFT 80   /* room for the byte scale */
+#define CHART_TOP 24    /* room for marker labels */
+#define CHART_BOTTOM 28 /* room for the time scale */
 
 static const char style[] =
     "body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1100px;"
@@ -52,11 +53,21 @@ static void put_text(const char *s, FILE *out)
 {
     for (; s && *s; s++) {
         switch (*s) {
-        case '&': fputs("&amp;", out); break;
-        case '<': fputs("&lt;", out); break;
-        case '>': fputs("&gt;", out); break;
-        case '"': fputs("&quot;", out); break;
-        case '\'': fputs("&#39;", out); break;
+        case '&':
+            fputs("&amp;", out);
+            break;
+        case '<':
+            fputs("&lt;", out);
+            break;
+        case '>':
+            fputs("&gt;", out);
+            break;
+        case '"':
+            fputs("&quot;", out);
+            break;
+        case '\'':
+            fputs("&#39;", out);
+            break;
         default:
             if ((unsigned char)*s >= 0x20 && *s != 0x7f)
                 fputc(*s, out);
@@ -117,8 +128,8 @@ static void chart_axes(const struct scale *s, FILE *out)
     double x0 = x_of(s, 0), x1 = x_of(s, s->end_ns), y0 = y_of(s, 0);
     for (int k = 1; k <= 4; k++) {
         uint64_t v = s->top_bytes / 4 * (uint64_t)k;
-        fprintf(out, "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>",
-                x0, x1, y_of(s, v), y_of(s, v));
+        fprintf(out, "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", x0,
+                x1, y_of(s, v), y_of(s, v));
         fprintf(out, "<text class=\"label\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
                 CHART_LEFT - 6, y_of(s, v) + 4, vt_human_size(v, buf));
     }
@@ -127,8 +138,8 @@ static void chart_axes(const struct scale *s, FILE *out)
     fprintf(out, "<line class=\"axis\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%.1f\"/>\n", x0, x0,
             CHART_TOP, y0);
     fprintf(out, "<text class=\"label\" x=\"%.1f\" y=\"%.1f\">0</text>", x0, y0 + 16);
-    fprintf(out, "<text class=\"label\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
-            x1, y0 + 16, vt_format_time(s->end_ns, buf));
+    fprintf(out, "<text class=\"label\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", x1,
+            y0 + 16, vt_format_time(s->end_ns, buf));
 }
 
 /* Labels that would run into the previous one are left to the tooltip;
@@ -144,9 +155,10 @@ static void chart_marks(const struct vt_usage *u, const struct scale *s, FILE *o
         double left = flip ? x - 2 - width : x + 2;
         fprintf(out, "<g><title>marker %zu: ", i);
         put_text(u->marks[i].label, out);
-        fprintf(out, " at %s</title><line class=\"mark\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" "
-                "y2=\"%.1f\"/>", vt_format_time(u->marks[i].time_ns, buf), x, x, CHART_TOP - 4,
-                y_of(s, 0));
+        fprintf(out,
+                " at %s</title><line class=\"mark\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" "
+                "y2=\"%.1f\"/>",
+                vt_format_time(u->marks[i].time_ns, buf), x, x, CHART_TOP - 4, y_of(s, 0));
         if (left >= label_end) {
             fprintf(out, "<text class=\"mark-label\" x=\"%.1f\" y=\"%d\">", left, CHART_TOP - 8);
             put_text(u->marks[i].label, out);
@@ -162,12 +174,14 @@ static void chart_peak(const struct vt_usage_device *d, const struct scale *s, F
     char size[32], time[32];
     double x = x_of(s, d->peak_time_ns), y = y_of(s, d->peak_bytes);
     bool right_half = x > CHART_W / 2;
-    fprintf(out, "<g><title>peak %s at %s</title><circle class=\"peak\" cx=\"%.1f\" cy=\"%.1f\" "
-            "r=\"4.5\"/>", vt_human_size(d->peak_bytes, size),
-            vt_format_time(d->peak_time_ns, time), x, y);
-    fprintf(out, "<text class=\"peak-label\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">peak %s"
-            "</text></g>\n", right_half ? x - 8 : x + 8, y + 4, right_half ? "end" : "start",
-            size);
+    fprintf(out,
+            "<g><title>peak %s at %s</title><circle class=\"peak\" cx=\"%.1f\" cy=\"%.1f\" "
+            "r=\"4.5\"/>",
+            vt_human_size(d->peak_bytes, size), vt_format_time(d->peak_time_ns, time), x, y);
+    fprintf(out,
+            "<text class=\"peak-label\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">peak %s"
+            "</text></g>\n",
+            right_half ? x - 8 : x + 8, y + 4, right_half ? "end" : "start", size);
 }
 
 /* The sample of DEVICE in effect at NS (the last one taken by then), or NULL. */
@@ -185,8 +199,10 @@ static void band_rect(const char *class, double x0, double x1, double y_top, dou
                       FILE *out)
 {
     if (y_bottom > y_top && x1 > x0)
-        fprintf(out, "<rect class=\"%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
-                "height=\"%.1f\"/>", class, x0, y_top, x1 - x0, y_bottom - y_top);
+        fprintf(out,
+                "<rect class=\"%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+                "height=\"%.1f\"/>",
+                class, x0, y_top, x1 - x0, y_bottom - y_top);
 }
 
 /* The driver's view stacked on the traced bytes, bin by bin, from the
@@ -203,14 +219,14 @@ static void chart_driver_band(const struct vt_usage *u, const struct vt_device_v
         const struct vt_device_sample *p = sample_at(v, d->device, b.end_ns);
         if (!p)
             continue;
-        uint64_t untraced = p->has_split && p->process_untraced > 0 ? (uint64_t)p->process_untraced
-                                                                    : 0;
+        uint64_t untraced =
+            p->has_split && p->process_untraced > 0 ? (uint64_t)p->process_untraced : 0;
         uint64_t rest = p->has_split ? (p->other_processes > 0 ? (uint64_t)p->other_processes : 0)
-                        : p->driver_used > p->traced_live ? p->driver_used - p->traced_live : 0;
+                        : p->driver_used > p->traced_live ? p->driver_used - p->traced_live
+                                                          : 0;
         double x0 = x_of(s, start), x1 = x_of(s, b.end_ns);
         fprintf(out, "<g><title>%s this process outside the traced calls, %s %s</title>",
-                p->has_split ? vt_human_size(untraced, own) : "?",
-                vt_human_size(rest, others),
+                p->has_split ? vt_human_size(untraced, own) : "?", vt_human_size(rest, others),
                 p->has_split ? "other processes" : "outside the traced calls, unsplit");
         band_rect("untraced", x0, x1, y_of(s, b.max_bytes + untraced), y_of(s, b.max_bytes), out);
         band_rect(p->has_split ? "others" : "outside", x0, x1,
@@ -240,7 +256,8 @@ static void band_legend(const struct vt_device_view *v, int64_t device, FILE *ou
           "<span class=\"key untraced\"></span>this process outside the traced calls "
           "<span class=\"key others\"></span>other processes (per NVML) "
           "<span class=\"key outside\"></span>outside the traced calls, unsplit (no NVML); "
-          "its top is what the device had in use.", out);
+          "its top is what the device had in use.",
+          out);
 }
 
 static void chart(const struct vt_usage *u, const struct vt_usage_device *d,
@@ -252,7 +269,8 @@ static void chart(const struct vt_usage *u, const struct vt_usage_device *d,
     if (!s.top_bytes)
         s.top_bytes = 1;
     fputs("<figure>\n", out);
-    fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %d\" "
+    fprintf(out,
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %d\" "
             "width=\"%d\" height=\"%d\" role=\"img\" aria-label=\"live bytes on device ",
             CHART_W, CHART_H, CHART_W, CHART_H);
     put_device(d->device, out);
@@ -264,10 +282,12 @@ static void chart(const struct vt_usage *u, const struct vt_usage_device *d,
     chart_peak(d, &s, out);
     fputs("</svg>\n<figcaption>Device ", out);
     put_device(d->device, out);
-    fprintf(out, ": peak %s (%" PRIu64 " bytes) at %s, %s live at the end; highest live bytes "
-            "per %s.", vt_human_size(d->peak_bytes, size),
-            d->peak_bytes, vt_format_time(d->peak_time_ns, time),
-            vt_human_size(d->live_bytes, end_size), vt_format_time(u->tick_ns, tick));
+    fprintf(out,
+            ": peak %s (%" PRIu64 " bytes) at %s, %s live at the end; highest live bytes "
+            "per %s.",
+            vt_human_size(d->peak_bytes, size), d->peak_bytes,
+            vt_format_time(d->peak_time_ns, time), vt_human_size(d->live_bytes, end_size),
+            vt_format_time(u->tick_ns, tick));
     band_legend(v, d->device, out);
     fputs("</figcaption>\n</figure>\n", out);
 }
@@ -309,8 +329,10 @@ static void put_frame_summary(const struct vt_frame *f, FILE *out)
 
 static void put_folded(const struct vt_frames_view *v, FILE *out)
 {
-    fprintf(out, "<li class=\"dropped\"><span class=\"loc\">&hellip; %zu runtime frame%s "
-            "(--all-frames shows them)</span></li>\n", v->runtime, v->runtime == 1 ? "" : "s");
+    fprintf(out,
+            "<li class=\"dropped\"><span class=\"loc\">&hellip; %zu runtime frame%s "
+            "(--all-frames shows them)</span></li>\n",
+            v->runtime, v->runtime == 1 ? "" : "s");
 }
 
 /* The first frame of the program's own (file:line) as the summary, the
@@ -325,18 +347,23 @@ static void put_stack(const struct vt_site *site, bool open, FILE *out)
     vt_frames_view(site, &view);
     fprintf(out, "<td><details%s><summary>", open ? " open" : "");
     put_frame_summary(site->frames[vt_site_first_own_frame(site)], out);
-    fprintf(out, " <span class=\"loc\">(%zu frames)</span></summary>\n<ol class=\"stack\" "
-            "start=\"0\">\n", site->nframes);
+    fprintf(out,
+            " <span class=\"loc\">(%zu frames)</span></summary>\n<ol class=\"stack\" "
+            "start=\"0\">\n",
+            site->nframes);
     for (size_t i = 0; i <= site->nframes; i++) {
         if (site->dropped && i == site->cut_at)
-            fprintf(out, "<li class=\"dropped\"><span class=\"loc\">&hellip; %" PRIu64
+            fprintf(out,
+                    "<li class=\"dropped\"><span class=\"loc\">&hellip; %" PRIu64
                     " frames dropped (VRAMTRACE_MAX_FRAMES) &hellip;</span></li>\n",
                     site->dropped);
         if (i == site->nframes)
             break;
         if (i == view.cut_at) {
-            fprintf(out, "<li class=\"dropped\"><span class=\"loc\">&hellip; %zu more frames "
-                    "(--max-frames %zu)</span></li>\n", view.cut_hidden, view.max_frames);
+            fprintf(out,
+                    "<li class=\"dropped\"><span class=\"loc\">&hellip; %zu more frames "
+                    "(--max-frames %zu)</span></li>\n",
+                    view.cut_hidden, view.max_frames);
             break;
         }
         if (view.runtime && i == view.fold_at)
@@ -389,7 +416,8 @@ static void leaks_table(const struct vt_report *r, FILE *out)
     const struct vt_analysis *a = r->analysis;
     if (r->live_not_leaked)
         fputs("<h2 id=\"leaks\">Live at the end (not leaks: the process did not end on its "
-              "own)</h2>\n", out);
+              "own)</h2>\n",
+              out);
     else
         fputs("<h2 id=\"leaks\">Leaks at exit</h2>\n", out);
     if (a->nleaks == 0) {
@@ -398,7 +426,8 @@ static void leaks_table(const struct vt_report *r, FILE *out)
     }
     fputs("<table><thead><tr><th class=\"num\">Bytes</th><th class=\"num\">Allocations</th>"
           "<th>API</th><th>Kind</th><th class=\"num\">Device</th><th>Call site</th>"
-          "<th>Threads</th></tr></thead><tbody>\n", out);
+          "<th>Threads</th></tr></thead><tbody>\n",
+          out);
     for (size_t i = 0; i < r->leaks_shown; i++) {
         const struct vt_leak *l = &a->leaks[i];
         fputs("<tr>", out);
@@ -411,8 +440,7 @@ static void leaks_table(const struct vt_report *r, FILE *out)
     }
     fputs("</tbody></table>\n", out);
     if (a->nleaks > r->leaks_shown)
-        fprintf(out, "<p>%zu more leaking call sites not shown.</p>\n",
-                a->nleaks - r->leaks_shown);
+        fprintf(out, "<p>%zu more leaking call sites not shown.</p>\n", a->nleaks - r->leaks_shown);
 }
 
 static void growing_table(const struct vt_report *r, FILE *out)
@@ -427,7 +455,8 @@ static void growing_table(const struct vt_report *r, FILE *out)
         if (!s->growing)
             break;
         if (!any)
-            fprintf(out, "<table><thead><tr><th class=\"num\">Growth per %s</th><th>Since</th>"
+            fprintf(out,
+                    "<table><thead><tr><th class=\"num\">Growth per %s</th><th>Since</th>"
                     "<th class=\"num\">Live at exit</th><th>API</th><th>Kind</th>"
                     "<th class=\"num\">Device</th><th>Call site</th></tr></thead><tbody>\n",
                     u->by_marks ? "marker interval" : "tick");
@@ -440,8 +469,7 @@ static void growing_table(const struct vt_report *r, FILE *out)
             put_text(u->marks[s->growth_start].label, out);
             fputs("&rdquo; (", out);
         }
-        fprintf(out, "%s%s</td>", vt_format_time(s->growth_start_ns, time),
-                u->by_marks ? ")" : "");
+        fprintf(out, "%s%s</td>", vt_format_time(s->growth_start_ns, time), u->by_marks ? ")" : "");
         put_bytes_cell(s->live_bytes, out);
         put_where(r->usage_sites[index].api, s->kind, s->device, out);
         put_stack(&r->usage_sites[index], false, out);
@@ -469,14 +497,15 @@ static void peak_tables(const struct vt_report *r, FILE *out)
         fputs(": ", out);
         put_size(dev->peak_bytes, out);
         fprintf(out, " at %s</h3>\n", vt_format_time(dev->peak_time_ns, time));
-        if (dev->holders_approx) {   /* aggregate mode */
+        if (dev->holders_approx) { /* aggregate mode */
             fputs("<p>Held at the sample with the most live bytes (", out);
             put_size(dev->holders_bytes, out);
             fprintf(out, " at %s), not at the peak itself.</p>\n",
                     vt_format_time(dev->holders_time_ns, time));
         }
         fputs("<table><thead><tr><th class=\"num\">Held</th><th>API</th><th>Kind</th>"
-              "<th class=\"num\">Device</th><th>Call site</th></tr></thead><tbody>\n", out);
+              "<th class=\"num\">Device</th><th>Call site</th></tr></thead><tbody>\n",
+              out);
         for (size_t i = 0; i < n; i++) {
             const struct vt_usage_site *s = &u->sites[holders[i]];
             fputs("<tr>", out);
@@ -546,11 +575,14 @@ static void invalid_frees_table(const struct vt_report *r, FILE *out)
         return;
     fputs("<h2 id=\"invalid\">Invalid frees</h2>\n<table><thead><tr><th>Address</th>"
           "<th class=\"num\">Times</th><th>Kind</th><th>API</th><th>Freed at</th>"
-          "<th>Allocated at</th><th>First freed at</th></tr></thead><tbody>\n", out);
+          "<th>Allocated at</th><th>First freed at</th></tr></thead><tbody>\n",
+          out);
     for (size_t i = 0; i < r->invalid_shown; i++) {
         const struct vt_invalid_free *e = &f->list[i];
-        fprintf(out, "<tr><td><code>0x%" PRIx64 "</code></td><td class=\"num\">%" PRIu64
-                "</td><td>%s</td><td>", e->first.address, e->count,
+        fprintf(out,
+                "<tr><td><code>0x%" PRIx64 "</code></td><td class=\"num\">%" PRIu64
+                "</td><td>%s</td><td>",
+                e->first.address, e->count,
                 e->first.flags & VT_BAD_FREE_DOUBLE ? "double free" : "invalid free");
         put_text(vt_api_label(r->invalid_sites[3 * i].api), out);
         fputs("</td>", out);
@@ -572,8 +604,7 @@ static void card(const char *label, uint64_t bytes, bool bad, FILE *out)
 
 static void count_card(const char *label, uint64_t n, bool bad, FILE *out)
 {
-    fprintf(out, "<div class=\"card%s\"><b>%" PRIu64 "</b>%s</div>\n", bad ? " bad" : "", n,
-            label);
+    fprintf(out, "<div class=\"card%s\"><b>%" PRIu64 "</b>%s</div>\n", bad ? " bad" : "", n, label);
 }
 
 static void header(const struct vt_report *r, FILE *out)
@@ -610,7 +641,7 @@ static void header(const struct vt_report *r, FILE *out)
     else
         card("device memory leaked", s->leaked_bytes, s->leaked_bytes > 0, out);
     char peak_label[48] = "peak";
-    if (s->peak_device >= 0)   /* one device's own peak: no sum over devices */
+    if (s->peak_device >= 0) /* one device's own peak: no sum over devices */
         snprintf(peak_label, sizeof peak_label, "peak (device %" PRId64 ")", s->peak_device);
     card(peak_label, s->peak_bytes, false, out);
     count_card("allocations", s->allocations, false, out);
@@ -633,10 +664,13 @@ void vt_render_html(const struct vt_report *r, FILE *out)
     const struct vt_usage *u = &r->analysis->usage;
     fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-          "<title>vramtrace: ", out);
+          "<title>vramtrace: ",
+          out);
     put_text(r->dump->process.argc ? r->dump->process.argv[0] : r->path, out);
-    fprintf(out, "</title>\n<meta name=\"generator\" content=\"vramtrace %s\">\n<style>%s</style>"
-            "\n</head>\n<body>\n", vt_version, style);
+    fprintf(out,
+            "</title>\n<meta name=\"generator\" content=\"vramtrace %s\">\n<style>%s</style>"
+            "\n</head>\n<body>\n",
+            vt_version, style);
     header(r, out);
     fputs("<h2 id=\"usage\">Usage over time</h2>\n", out);
     if (u->ndevices == 0)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Allocation lifetimes for the Chrome/Perfetto export: one slice per
  * allocation (events mode) or per stretch of time a call site holds memory
  * (aggregate mode), from allocation to free, on tracks named after the
@@ -21,8 +22,8 @@
 
 struct site {
     struct vt_site_key key;
-    char name[512];                 /* "function (file:line)" */
-    uint64_t *lane_tids;            /* the tid of each lane (0: not named yet) */
+    char name[512];      /* "function (file:line)" */
+    uint64_t *lane_tids; /* the tid of each lane (0: not named yet) */
     bool *busy;
     size_t nlanes;
     /* aggregate mode: held since (valid when held) */
@@ -69,8 +70,8 @@ static void name_site(struct lifetimes *l, struct site *s)
         snprintf(s->name, sizeof s->name, "%s (%s:%u)", f->function ? f->function : "??",
                  base(f->file), f->line);
     else
-        snprintf(s->name, sizeof s->name, "%s (%s+0x%" PRIx64 ")",
-                 f->function ? f->function : "??", f->module ? base(f->module) : "?", f->offset);
+        snprintf(s->name, sizeof s->name, "%s (%s+0x%" PRIx64 ")", f->function ? f->function : "??",
+                 f->module ? base(f->module) : "?", f->offset);
     vt_site_free(&frames);
 }
 
@@ -178,7 +179,7 @@ static void on_alloc(void *ctx, const struct vt_dump_alloc *ev)
     struct live_key k = {ev->address, (ev->flags & VT_ADDR_HANDLE) != 0};
     struct live *a;
     HASH_FIND(hh, l->live, &k, sizeof k, a);
-    if (a)   /* a free the tracer never saw: the newer allocation wins */
+    if (a) /* a free the tracer never saw: the newer allocation wins */
         end_live(l, a, &ev->time_ns);
     a = vt_xcalloc(1, sizeof *a);
     a->key = k;
@@ -217,7 +218,7 @@ static void site_state(struct lifetimes *l, const struct vt_site_state *st, uint
         s->held = true;
         s->held_since_ns = time_ns;
         s->held_bytes = 0;
-        (void)take_lane(s);   /* lane 0: the stretches of a site never overlap */
+        (void)take_lane(s); /* lane 0: the stretches of a site never overlap */
     }
     if (!s->held)
         return;
@@ -241,9 +242,11 @@ static void on_sites(void *ctx, const struct vt_sites_event *ev)
         site_state(ctx, &ev->sites[i], ev->time_ns);
 }
 
-static const struct vt_event_sink lifetimes_sink = {
-    .alloc = on_alloc, .free = on_free, .failed = on_failed, .sample = on_sample,
-    .sites = on_sites};
+static const struct vt_event_sink lifetimes_sink = {.alloc = on_alloc,
+                                                    .free = on_free,
+                                                    .failed = on_failed,
+                                                    .sample = on_sample,
+                                                    .sites = on_sites};
 
 static void free_lifetimes(struct lifetimes *l)
 {
@@ -270,7 +273,7 @@ int vt_chrome_lifetimes(struct vt_chrome_trace *t, const struct vt_export *e, ui
     if (status == 0) {
         struct live *a, *atmp;
         struct site *s, *stmp;
-        HASH_ITER(hh, l.live, a, atmp)   /* still held: slices that never end */
+        HASH_ITER(hh, l.live, a, atmp) /* still held: slices that never end */
             end_live(&l, a, NULL);
         HASH_ITER(hh, l.sites, s, stmp)
             if (s->held)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The Chrome/Perfetto export's allocation lifetimes. */
 #ifndef VT_EXPORT_LIFETIMES_H
 #define VT_EXPORT_LIFETIMES_H

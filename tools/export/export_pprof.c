@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pprof's profile.proto (github.com/google/pprof/proto/profile.proto),
  * gzip-compressed, as `pprof` and JAX's device memory profiles read it:
  * one sample per call site with inuse_space/inuse_objects (still allocated
@@ -18,18 +19,47 @@
 
 /* profile.proto field numbers */
 enum {
-    PROFILE_SAMPLE_TYPE = 1, PROFILE_SAMPLE, PROFILE_MAPPING, PROFILE_LOCATION,
-    PROFILE_FUNCTION, PROFILE_STRING_TABLE, PROFILE_TIME_NANOS = 9, PROFILE_DURATION_NANOS,
-    PROFILE_PERIOD_TYPE, PROFILE_PERIOD, PROFILE_COMMENT, PROFILE_DEFAULT_SAMPLE_TYPE,
-    VALUE_TYPE_TYPE = 1, VALUE_TYPE_UNIT,
-    SAMPLE_LOCATION_ID = 1, SAMPLE_VALUE, SAMPLE_LABEL,
-    LABEL_KEY = 1, LABEL_STR, LABEL_NUM, LABEL_NUM_UNIT,
-    MAPPING_ID = 1, MAPPING_START, MAPPING_LIMIT, MAPPING_OFFSET, MAPPING_FILENAME,
-    MAPPING_BUILD_ID, MAPPING_HAS_FUNCTIONS, MAPPING_HAS_FILENAMES, MAPPING_HAS_LINE_NUMBERS,
+    PROFILE_SAMPLE_TYPE = 1,
+    PROFILE_SAMPLE,
+    PROFILE_MAPPING,
+    PROFILE_LOCATION,
+    PROFILE_FUNCTION,
+    PROFILE_STRING_TABLE,
+    PROFILE_TIME_NANOS = 9,
+    PROFILE_DURATION_NANOS,
+    PROFILE_PERIOD_TYPE,
+    PROFILE_PERIOD,
+    PROFILE_COMMENT,
+    PROFILE_DEFAULT_SAMPLE_TYPE,
+    VALUE_TYPE_TYPE = 1,
+    VALUE_TYPE_UNIT,
+    SAMPLE_LOCATION_ID = 1,
+    SAMPLE_VALUE,
+    SAMPLE_LABEL,
+    LABEL_KEY = 1,
+    LABEL_STR,
+    LABEL_NUM,
+    LABEL_NUM_UNIT,
+    MAPPING_ID = 1,
+    MAPPING_START,
+    MAPPING_LIMIT,
+    MAPPING_OFFSET,
+    MAPPING_FILENAME,
+    MAPPING_BUILD_ID,
+    MAPPING_HAS_FUNCTIONS,
+    MAPPING_HAS_FILENAMES,
+    MAPPING_HAS_LINE_NUMBERS,
     MAPPING_HAS_INLINE_FRAMES,
-    LOCATION_ID = 1, LOCATION_MAPPING_ID, LOCATION_ADDRESS, LOCATION_LINE,
-    LINE_FUNCTION_ID = 1, LINE_LINE,
-    FUNCTION_ID = 1, FUNCTION_NAME, FUNCTION_SYSTEM_NAME, FUNCTION_FILENAME,
+    LOCATION_ID = 1,
+    LOCATION_MAPPING_ID,
+    LOCATION_ADDRESS,
+    LOCATION_LINE,
+    LINE_FUNCTION_ID = 1,
+    LINE_LINE,
+    FUNCTION_ID = 1,
+    FUNCTION_NAME,
+    FUNCTION_SYSTEM_NAME,
+    FUNCTION_FILENAME,
 };
 
 struct string_entry {
@@ -49,7 +79,7 @@ struct function_entry {
     UT_hash_handle hh;
 };
 struct location_key {
-    const struct vt_frame *first;   /* the symbolizer caches one frame per (address, depth) */
+    const struct vt_frame *first; /* the symbolizer caches one frame per (address, depth) */
     size_t nlines;
 };
 struct location_entry {
@@ -60,14 +90,14 @@ struct location_entry {
 
 struct profile {
     const struct vt_dump *dump;
-    struct vt_pb out, msg, sub, fn;   /* the profile and scratch for nested messages */
+    struct vt_pb out, msg, sub, fn; /* the profile and scratch for nested messages */
     struct string_entry *strings;
     uint64_t nstrings;
     struct function_entry *functions;
     uint64_t nfunctions;
     struct location_entry *locations;
     uint64_t nlocations;
-    struct vt_pb functions_pb, locations_pb;   /* encoded as they are first seen */
+    struct vt_pb functions_pb, locations_pb; /* encoded as they are first seen */
 };
 
 static uint64_t intern(struct profile *p, const char *s)
@@ -122,7 +152,7 @@ static void encode_location(struct profile *p, const struct vt_frame *const *fra
     vt_pb_uint(&p->msg, LOCATION_MAPPING_ID, mapping_id(p, outer));
     vt_pb_uint(&p->msg, LOCATION_ADDRESS, address);
     for (size_t i = 0; i < n; i++) {
-        if (!frames[i]->function)   /* unresolved: pprof shows the address */
+        if (!frames[i]->function) /* unresolved: pprof shows the address */
             continue;
         uint64_t fid = function_id(p, frames[i]);
         vt_pb_clear(&p->sub);
@@ -241,7 +271,7 @@ static void add_strings(struct profile *p)
 static void encode(struct profile *p, const struct vt_export *e)
 {
     size_t max_frames = 0;
-    intern(p, "");   /* string 0 is always "" */
+    intern(p, ""); /* string 0 is always "" */
     add_value_type(p, PROFILE_SAMPLE_TYPE, "inuse_space", "bytes");
     add_value_type(p, PROFILE_SAMPLE_TYPE, "inuse_objects", "count");
     add_value_type(p, PROFILE_SAMPLE_TYPE, "alloc_space", "bytes");

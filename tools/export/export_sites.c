@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The per-site values of an export: what the report's replay knows (live
  * and peak bytes per site) plus allocations counted over the whole run. */
 #include <stdlib.h>
@@ -49,7 +50,7 @@ static void add_tally(struct vt_alloc_tally **table, struct tally_key key, uint6
 
 static void tally_alloc(void *ctx, const struct vt_dump_alloc *ev)
 {
-    if (ev->flags & VT_ALLOC_RESTORED)   /* a failed free put it back: not a new allocation */
+    if (ev->flags & VT_ALLOC_RESTORED) /* a failed free put it back: not a new allocation */
         return;
     add_tally(ctx, key_of(ev->stack_id, ev->api, ev->kind, ev->device), ev->size, 1);
 }
@@ -104,10 +105,12 @@ int vt_export_load(const char *path, struct vt_export *e)
         struct tally_key key = key_of(s->stack_id, s->api, s->kind, s->device);
         struct vt_alloc_tally *t;
         HASH_FIND(hh, e->tally, &key, sizeof key, t);
-        e->sites[i] = (struct vt_export_site){
-            .usage = s, .site = &r->usage_sites[index],
-            .leaked_allocations = leaked_allocations(&e->loaded.analysis, s),
-            .allocated_bytes = t ? t->bytes : 0, .allocations = t ? t->count : 0};
+        e->sites[i] = (struct vt_export_site){.usage = s,
+                                              .site = &r->usage_sites[index],
+                                              .leaked_allocations =
+                                                  leaked_allocations(&e->loaded.analysis, s),
+                                              .allocated_bytes = t ? t->bytes : 0,
+                                              .allocations = t ? t->count : 0};
     }
     return 0;
 }

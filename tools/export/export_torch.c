@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The pickle `torch.cuda.memory._dump_snapshot()` writes, the parts that
  * PyTorch's memory_viz (https://pytorch.org/memory_viz) reads: "device_traces"
  * (one list of trace events per device, in time order) and "segments" (the
@@ -21,7 +22,7 @@
 #include "pickle.h"
 #include "xalloc.h"
 
-#define OOM_ERROR 2   /* CUDA_ERROR_OUT_OF_MEMORY */
+#define OOM_ERROR 2 /* CUDA_ERROR_OUT_OF_MEMORY */
 
 struct live_key {
     uint64_t address;
@@ -42,20 +43,35 @@ struct frames_memo {
 };
 
 /* Memo ids of the strings written many times (0: not written yet). */
-enum { S_ACTION, S_ADDR, S_SIZE, S_STREAM, S_TIME, S_FRAMES, S_FILENAME, S_LINE, S_NAME,
-       S_ALLOC, S_FREE_REQUESTED, S_FREE_COMPLETED, S_SEGMENT_ALLOC, S_SEGMENT_FREE, S_COUNT };
+enum {
+    S_ACTION,
+    S_ADDR,
+    S_SIZE,
+    S_STREAM,
+    S_TIME,
+    S_FRAMES,
+    S_FILENAME,
+    S_LINE,
+    S_NAME,
+    S_ALLOC,
+    S_FREE_REQUESTED,
+    S_FREE_COMPLETED,
+    S_SEGMENT_ALLOC,
+    S_SEGMENT_FREE,
+    S_COUNT
+};
 static const char *const interned_text[S_COUNT] = {
-    "action", "addr", "size", "stream", "time_us", "frames", "filename", "line", "name",
-    "alloc", "free_requested", "free_completed", "segment_alloc", "segment_free"};
+    "action", "addr", "size",  "stream",         "time_us",        "frames",        "filename",
+    "line",   "name", "alloc", "free_requested", "free_completed", "segment_alloc", "segment_free"};
 
 struct torch {
     struct vt_pickle p;
     uint32_t interned[S_COUNT];
-    const struct vt_dump *dump;          /* the first read: stacks, modules */
+    const struct vt_dump *dump; /* the first read: stacks, modules */
     struct vt_symbolizer *sym;
     struct frames_memo *frames;
-    struct live_block *live;             /* this pass's device */
-    int64_t device;                      /* of this pass */
+    struct live_block *live; /* this pass's device */
+    int64_t device;          /* of this pass */
     uint64_t start_real_ns;
 };
 
@@ -153,11 +169,11 @@ static void on_alloc(void *ctx, const struct vt_dump_alloc *ev)
     if (!vt_kind_counts_as_vram(ev->kind) || device_of(ev->device) != t->device)
         return;
     HASH_FIND(hh, t->live, &k, sizeof k, b);
-    if (b)   /* a free the tracer never saw: the newer allocation wins */
+    if (b) /* a free the tracer never saw: the newer allocation wins */
         release(t, b, ev->time_ns);
     b = vt_xcalloc(1, sizeof *b);
-    *b = (struct live_block){.key = k, .size = ev->size, .stack_id = ev->stack_id,
-                             .stream = ev->stream, .api = ev->api};
+    *b = (struct live_block){
+        .key = k, .size = ev->size, .stack_id = ev->stack_id, .stream = ev->stream, .api = ev->api};
     HASH_ADD(hh, t->live, key, sizeof b->key, b);
     write_event(t, S_SEGMENT_ALLOC, b, ev->time_ns);
     write_event(t, S_ALLOC, b, ev->time_ns);
@@ -191,7 +207,8 @@ static void uint_item(struct torch *t, const char *k, uint64_t v)
 static void on_failed(void *ctx, const struct vt_failed_event *ev)
 {
     struct torch *t = ctx;
-    if (ev->error != OOM_ERROR || !vt_kind_counts_as_vram(ev->kind) || device_of(ev->device) != t->device)
+    if (ev->error != OOM_ERROR || !vt_kind_counts_as_vram(ev->kind) ||
+        device_of(ev->device) != t->device)
         return;
     uint64_t device_free = ev->has_meminfo ? ev->mem_free : 0;
     vt_pickle_dict_begin(&t->p);
@@ -206,8 +223,8 @@ static void on_failed(void *ctx, const struct vt_failed_event *ev)
     vt_pickle_dict_end(&t->p);
 }
 
-static const struct vt_event_sink torch_sink = {.alloc = on_alloc, .free = on_free,
-                                                .failed = on_failed};
+static const struct vt_event_sink torch_sink = {
+    .alloc = on_alloc, .free = on_free, .failed = on_failed};
 
 static int by_address(const void *pa, const void *pb)
 {
@@ -334,8 +351,10 @@ int vt_export_torch_snapshot(const char *path, FILE *out)
     if (vt_report_load(path, &opts, &l) != 0)
         return -1;
     if (l.dump.aggregated) {
-        fprintf(stderr, "vramtrace: %s: an aggregate-mode dump has no individual allocations "
-                "for a memory_viz snapshot (trace in events mode, the default)\n", path);
+        fprintf(stderr,
+                "vramtrace: %s: an aggregate-mode dump has no individual allocations "
+                "for a memory_viz snapshot (trace in events mode, the default)\n",
+                path);
         vt_report_unload(&l);
         return -1;
     }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "pickle.h"
 
 #include <string.h>
@@ -6,10 +7,24 @@
 
 /* The opcodes used (Lib/pickletools.py names them). */
 enum {
-    OP_MARK = '(', OP_STOP = '.', OP_NONE = 'N', OP_BININT = 'J', OP_BININT1 = 'K',
-    OP_BININT2 = 'M', OP_BINUNICODE = 'X', OP_EMPTY_DICT = '}', OP_SETITEMS = 'u',
-    OP_EMPTY_LIST = ']', OP_APPENDS = 'e', OP_LONG_BINPUT = 'r', OP_LONG_BINGET = 'j',
-    OP_PROTO = 0x80, OP_TUPLE2 = 0x86, OP_NEWTRUE = 0x88, OP_NEWFALSE = 0x89, OP_LONG1 = 0x8a,
+    OP_MARK = '(',
+    OP_STOP = '.',
+    OP_NONE = 'N',
+    OP_BININT = 'J',
+    OP_BININT1 = 'K',
+    OP_BININT2 = 'M',
+    OP_BINUNICODE = 'X',
+    OP_EMPTY_DICT = '}',
+    OP_SETITEMS = 'u',
+    OP_EMPTY_LIST = ']',
+    OP_APPENDS = 'e',
+    OP_LONG_BINPUT = 'r',
+    OP_LONG_BINGET = 'j',
+    OP_PROTO = 0x80,
+    OP_TUPLE2 = 0x86,
+    OP_NEWTRUE = 0x88,
+    OP_NEWFALSE = 0x89,
+    OP_LONG1 = 0x8a,
 };
 
 static void put_u32(FILE *out, uint32_t v)
@@ -26,7 +41,10 @@ void vt_pickle_begin(struct vt_pickle *p, FILE *out)
     fputc(2, out);
 }
 
-void vt_pickle_end(struct vt_pickle *p) { fputc(OP_STOP, p->out); }
+void vt_pickle_end(struct vt_pickle *p)
+{
+    fputc(OP_STOP, p->out);
+}
 
 void vt_pickle_dict_begin(struct vt_pickle *p)
 {
@@ -34,7 +52,10 @@ void vt_pickle_dict_begin(struct vt_pickle *p)
     fputc(OP_MARK, p->out);
 }
 
-void vt_pickle_dict_end(struct vt_pickle *p) { fputc(OP_SETITEMS, p->out); }
+void vt_pickle_dict_end(struct vt_pickle *p)
+{
+    fputc(OP_SETITEMS, p->out);
+}
 
 void vt_pickle_list_begin(struct vt_pickle *p)
 {
@@ -42,7 +63,10 @@ void vt_pickle_list_begin(struct vt_pickle *p)
     fputc(OP_MARK, p->out);
 }
 
-void vt_pickle_list_end(struct vt_pickle *p) { fputc(OP_APPENDS, p->out); }
+void vt_pickle_list_end(struct vt_pickle *p)
+{
+    fputc(OP_APPENDS, p->out);
+}
 
 /* S's length once invalid bytes become U+FFFD (3 bytes each). */
 static size_t clean_length(const unsigned char *s)
@@ -109,12 +133,18 @@ void vt_pickle_uint(struct vt_pickle *p, uint64_t v)
     if (v <= INT64_MAX)
         vt_pickle_int(p, (int64_t)v);
     else
-        put_long1(p->out, v, 9);   /* a ninth byte keeps it positive */
+        put_long1(p->out, v, 9); /* a ninth byte keeps it positive */
 }
 
-void vt_pickle_bool(struct vt_pickle *p, bool v) { fputc(v ? OP_NEWTRUE : OP_NEWFALSE, p->out); }
+void vt_pickle_bool(struct vt_pickle *p, bool v)
+{
+    fputc(v ? OP_NEWTRUE : OP_NEWFALSE, p->out);
+}
 
-void vt_pickle_none(struct vt_pickle *p) { fputc(OP_NONE, p->out); }
+void vt_pickle_none(struct vt_pickle *p)
+{
+    fputc(OP_NONE, p->out);
+}
 
 void vt_pickle_int_pair(struct vt_pickle *p, int64_t a, int64_t b)
 {

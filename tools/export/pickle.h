@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A small pickle encoder (protocol 2 opcodes only, the set that both
  * Python's pickle and memory_viz's own JavaScript unpickler read): dicts,
  * lists, a pair of ints, str, int, bool, None, and the memo to write a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A tiny protocol buffers encoder: varint and length-delimited fields into
  * a growing buffer; nested messages are encoded into their own buffer and
  * appended. Enough for profile.proto. */

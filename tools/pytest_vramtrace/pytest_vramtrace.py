@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """pytest plugin for tests run under vramtrace (LD_PRELOAD=libvramtrace.so
 or `vramtrace run -- python -m pytest ...`): fail a test whose CUDA device
 memory outlives it.

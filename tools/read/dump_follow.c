@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "dump_follow.h"
 
 #include <errno.h>
@@ -49,8 +50,7 @@ static int read_window(struct vt_dump_follow *f, size_t size, const struct vt_ev
     return got;
 }
 
-long long vt_dump_follow_poll(struct vt_dump_follow *f, const struct vt_event_sink *sink,
-                              void *ctx)
+long long vt_dump_follow_poll(struct vt_dump_follow *f, const struct vt_event_sink *sink, void *ctx)
 {
     struct stat st;
     size_t before = f->pos.offset;
@@ -67,9 +67,9 @@ long long vt_dump_follow_poll(struct vt_dump_follow *f, const struct vt_event_si
             return -1;
         f->cut = got == 1;
         if (end >= f->file_size || (got == 0 && f->pos.offset < end))
-            break;   /* the file's end, or the padding: nothing more written */
+            break; /* the file's end, or the padding: nothing more written */
         if (f->pos.offset == from)
-            f->window *= 2;   /* one record larger than the window */
+            f->window *= 2; /* one record larger than the window */
     }
     return (long long)(f->pos.offset - before);
 }
@@ -99,8 +99,8 @@ void vt_dump_follow_settle(struct vt_dump_follow *f)
     if (d->complete || f->cut || f->pos.offset == 0 || f->pos.offset >= f->file_size)
         return;
     if (nonzero_between(f, f->pos.offset, f->file_size))
-        snprintf(d->end, sizeof d->end,
-                 "written data ends at offset %zu but non-zero bytes follow", f->pos.offset);
+        snprintf(d->end, sizeof d->end, "written data ends at offset %zu but non-zero bytes follow",
+                 f->pos.offset);
 }
 
 void vt_dump_follow_close(struct vt_dump_follow *f)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Following a dump that its process is still writing (vramtrace watch):
  * each poll reads only the records appended since the previous one, through
  * a bounded window of the file, so memory stays the replay's own however
@@ -13,10 +14,10 @@ struct vt_dump_follow {
     const char *path;
     int fd;
     struct vt_dump_position pos;
-    struct vt_dump dump;          /* what was read so far */
-    size_t window;                /* bytes mapped at a time */
-    size_t file_size;             /* at the last poll */
-    bool cut;                     /* the last poll stopped at an unfinished record */
+    struct vt_dump dump; /* what was read so far */
+    size_t window;       /* bytes mapped at a time */
+    size_t file_size;    /* at the last poll */
+    bool cut;            /* the last poll stopped at an unfinished record */
 };
 
 /* Opens PATH; -1 after one line on stderr. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Parses a .vtr dump (format: src/format.h). Nothing in the file is
  * trusted: every varint, length, count and id is checked against the bytes
  * that are really there before it is used, and errors name the offset. */
@@ -17,14 +18,14 @@
 #include "format.h"
 
 struct reader {
-    const uint8_t *base, *end;        /* the whole file, or a part of it (base_offset) */
-    size_t base_offset;               /* the file offset of base */
+    const uint8_t *base, *end; /* the whole file, or a part of it (base_offset) */
+    size_t base_offset;        /* the file offset of base */
     struct vt_dump *dump;
     const struct vt_event_sink *sink;
     void *ctx;
-    const char *record_name;          /* for error messages */
-    uint64_t time_ns;                 /* since process start */
-    uint64_t prev_address;            /* ALLOC/FREE addresses are deltas */
+    const char *record_name; /* for error messages */
+    uint64_t time_ns;        /* since process start */
+    uint64_t prev_address;   /* ALLOC/FREE addresses are deltas */
     char error[160];
     size_t error_offset;
 };
@@ -72,12 +73,12 @@ static bool get_u8(struct reader *r, struct cursor *c, const char *field, unsign
 /* Checks a length or count read from the file against the bytes left in
  * the record, before anything is allocated for it. UNIT is the fewest bytes
  * one element can take. */
-static bool check_fits(struct reader *r, const struct cursor *c, const uint8_t *at,
-                       uint64_t count, size_t unit, const char *field)
+static bool check_fits(struct reader *r, const struct cursor *c, const uint8_t *at, uint64_t count,
+                       size_t unit, const char *field)
 {
     if (count > (uint64_t)(c->end - c->p) / unit)
-        return fail(r, at, "corrupt %s record: %s %llu exceeds the record", r->record_name,
-                    field, (unsigned long long)count);
+        return fail(r, at, "corrupt %s record: %s %llu exceeds the record", r->record_name, field,
+                    (unsigned long long)count);
     return true;
 }
 
@@ -98,7 +99,7 @@ static bool get_bytes(struct reader *r, struct cursor *c, const char *field, uin
     uint64_t len;
     if (!get_varint(r, c, field, &len) || !check_fits(r, c, at, len, 1, field))
         return false;
-    *out = xcalloc(len + 1, 1);   /* NUL-terminated, for the strings */
+    *out = xcalloc(len + 1, 1); /* NUL-terminated, for the strings */
     memcpy(*out, c->p, len);
     c->p += len;
     if (len_out)
@@ -174,7 +175,7 @@ static bool vt_get_STR(struct field_in *in, const char *label, const char **v)
 
 static bool vt_get_DT(struct field_in *in, const char *label, uint64_t *v)
 {
-    (void)label;   /* "time delta", as get_dt says */
+    (void)label; /* "time delta", as get_dt says */
     if (!get_dt(in->r, in->c))
         return false;
     *v = in->r->time_ns;
@@ -183,7 +184,7 @@ static bool vt_get_DT(struct field_in *in, const char *label, uint64_t *v)
 
 static bool vt_get_ADDR(struct field_in *in, const char *label, uint64_t *v)
 {
-    (void)label;   /* "address delta", as get_address says */
+    (void)label; /* "address delta", as get_address says */
     return get_address(in->r, in->c, v);
 }
 
@@ -215,7 +216,7 @@ static void free_process(struct vt_process *proc)
 static bool read_process(struct reader *r, struct cursor *c)
 {
     struct vt_process *proc = &r->dump->process;
-    free_process(proc);   /* a later PROCESS record replaces an earlier one */
+    free_process(proc); /* a later PROCESS record replaces an earlier one */
     uint64_t argc;
     const uint8_t *argc_at;
     if (!get_varint(r, c, "pid", &proc->pid) || !get_varint(r, c, "ppid", &proc->ppid) ||
@@ -304,13 +305,12 @@ static struct vt_dump_stack_record *read_native_frames(struct reader *r, struct 
     if (!get_varint(r, c, "stack id", &id))
         return NULL;
     if (id == 0 || vt_dump_stack(r->dump, id)) {
-        fail(r, at, "corrupt %s record: stack id %llu %s", r->record_name,
-             (unsigned long long)id, id ? "defined twice" : "is reserved");
+        fail(r, at, "corrupt %s record: stack id %llu %s", r->record_name, (unsigned long long)id,
+             id ? "defined twice" : "is reserved");
         return NULL;
     }
     at = c->p;
-    if (!get_varint(r, c, "frame count", &count) ||
-        !check_fits(r, c, at, count, 1, "frame count"))
+    if (!get_varint(r, c, "frame count", &count) || !check_fits(r, c, at, count, 1, "frame count"))
         return NULL;
     struct vt_dump_stack_record *s = xcalloc(1, sizeof *s);
     s->id = id;
@@ -404,7 +404,7 @@ static bool read_pystack(struct reader *r, struct cursor *c)
         }
     }
     uint64_t flags = 0;
-    if ((c->p < c->end && !get_varint(r, c, "Python stack flags", &flags)) ||   /* appended */
+    if ((c->p < c->end && !get_varint(r, c, "Python stack flags", &flags)) || /* appended */
         !read_cut(r, c, s)) {
         free_stack(s);
         return false;
@@ -451,10 +451,16 @@ static bool read_alloc(struct reader *r, struct cursor *c)
         !check_stack_ref(r, at.stack, rec.stack))
         return false;
     struct vt_dump_alloc ev = {
-        .time_ns = rec.time_ns, .address = rec.address, .size = rec.size,
-        .stack_id = rec.stack, .api = rec.api, .kind = rec.kind_flags & VT_KIND_MASK,
-        .flags = rec.kind_flags & ~(unsigned)VT_KIND_MASK, .device = rec.device,
-        .tid = rec.tid, .stream = rec.stream,
+        .time_ns = rec.time_ns,
+        .address = rec.address,
+        .size = rec.size,
+        .stack_id = rec.stack,
+        .api = rec.api,
+        .kind = rec.kind_flags & VT_KIND_MASK,
+        .flags = rec.kind_flags & ~(unsigned)VT_KIND_MASK,
+        .device = rec.device,
+        .tid = rec.tid,
+        .stream = rec.stream,
     };
     if (ev.kind >= VT_KIND_COUNT)
         return fail(r, at.kind_flags, "corrupt ALLOC record: unknown kind %u", ev.kind);
@@ -470,9 +476,12 @@ static bool read_free(struct reader *r, struct cursor *c)
     if (!check_mode(r, c, false) || !vt_decode_FREE(&in, &rec, &at))
         return false;
     struct vt_free_event ev = {
-        .time_ns = rec.time_ns, .address = rec.address, .api = rec.api,
+        .time_ns = rec.time_ns,
+        .address = rec.address,
+        .api = rec.api,
         .status = rec.status_flags & VT_FREE_STATUS_MASK,
-        .flags = rec.status_flags & ~(unsigned)VT_FREE_STATUS_MASK, .tid = rec.tid,
+        .flags = rec.status_flags & ~(unsigned)VT_FREE_STATUS_MASK,
+        .tid = rec.tid,
         .stream = rec.stream,
     };
     if (ev.status > VT_FREE_TEARDOWN)
@@ -504,9 +513,8 @@ static bool get_gpu_process(struct reader *r, struct cursor *c, struct vt_gpu_pr
     uint8_t *comm;
     size_t len;
     if (!get_varint(r, c, "pid", &p->pid) ||
-        !get_plus1(r, c, "used bytes", &p->has_used, &p->used) ||
-        !get_u8(r, c, "state", &state) || !get_u8(r, c, "flags", &flags) ||
-        !get_bytes(r, c, "command name", &comm, &len))
+        !get_plus1(r, c, "used bytes", &p->has_used, &p->used) || !get_u8(r, c, "state", &state) ||
+        !get_u8(r, c, "flags", &flags) || !get_bytes(r, c, "command name", &comm, &len))
         return false;
     p->state = (char)state;
     p->orphaned = (flags & VT_PROCESS_ORPHANED) != 0;
@@ -541,16 +549,22 @@ static bool read_failed(struct reader *r, struct cursor *c)
     if (!vt_decode_FAILED(&in, &rec, &at) || !check_stack_ref(r, at.stack, rec.stack))
         return false;
     struct vt_failed_event ev = {
-        .time_ns = rec.time_ns, .size = rec.size, .stack_id = rec.stack, .api = rec.api,
-        .kind = rec.kind, .device = rec.device, .tid = rec.tid, .error = rec.error,
+        .time_ns = rec.time_ns,
+        .size = rec.size,
+        .stack_id = rec.stack,
+        .api = rec.api,
+        .kind = rec.kind,
+        .device = rec.device,
+        .tid = rec.tid,
+        .error = rec.error,
     };
-    if (c->p < c->end) {   /* appended: the driver's free and total memory */
+    if (c->p < c->end) { /* appended: the driver's free and total memory */
         if (!get_varint(r, c, "free memory", &ev.mem_free) ||
             !get_varint(r, c, "total memory", &ev.mem_total))
             return false;
         ev.has_meminfo = true;
     }
-    if (c->p < c->end && !read_gpu_processes(r, c, &ev))   /* appended: NVML's view */
+    if (c->p < c->end && !read_gpu_processes(r, c, &ev)) /* appended: NVML's view */
         return false;
     if (ev.kind >= VT_KIND_COUNT)
         return fail(r, at.kind, "corrupt FAILED record: unknown kind %u", ev.kind);
@@ -573,7 +587,9 @@ static bool read_mark(struct reader *r, struct cursor *c)
 }
 
 static const char *const end_names[] = {
-    [VT_END_EXIT] = "exit", [VT_END_SIGNAL] = "signal", [VT_END_EXEC] = "exec",
+    [VT_END_EXIT] = "exit",
+    [VT_END_SIGNAL] = "signal",
+    [VT_END_EXEC] = "exec",
     [VT_END_UNDERSCORE_EXIT] = "_exit",
 };
 
@@ -601,8 +617,7 @@ static bool read_end(struct reader *r, struct cursor *c)
     return true;
 }
 
-static bool read_bad_free_body(struct reader *r, struct cursor *c,
-                               struct vt_bad_free_event *ev)
+static bool read_bad_free_body(struct reader *r, struct cursor *c, struct vt_bad_free_event *ev)
 {
     struct field_in in = {r, c};
     struct vt_rec_BAD_FREE rec = {0};
@@ -612,16 +627,24 @@ static bool read_bad_free_body(struct reader *r, struct cursor *c,
         !check_stack_ref(r, at.first_free_stack, rec.first_free_stack))
         return false;
     *ev = (struct vt_bad_free_event){
-        .address = rec.address, .api = rec.api, .flags = rec.flags, .tid = rec.tid,
-        .error = rec.error, .stack_id = rec.stack, .alloc_stack_id = rec.alloc_stack,
-        .alloc_api = rec.alloc_api, .alloc_kind = rec.alloc_kind,
-        .alloc_device = rec.alloc_device, .alloc_size = rec.alloc_size,
-        .first_free_ns = rec.first_free_ns, .first_free_api = rec.first_free_api,
-        .first_free_tid = rec.first_free_tid, .first_free_stack_id = rec.first_free_stack,
+        .address = rec.address,
+        .api = rec.api,
+        .flags = rec.flags,
+        .tid = rec.tid,
+        .error = rec.error,
+        .stack_id = rec.stack,
+        .alloc_stack_id = rec.alloc_stack,
+        .alloc_api = rec.alloc_api,
+        .alloc_kind = rec.alloc_kind,
+        .alloc_device = rec.alloc_device,
+        .alloc_size = rec.alloc_size,
+        .first_free_ns = rec.first_free_ns,
+        .first_free_api = rec.first_free_api,
+        .first_free_tid = rec.first_free_tid,
+        .first_free_stack_id = rec.first_free_stack,
     };
     if ((ev->flags & VT_BAD_FREE_ALLOC_KNOWN) && ev->alloc_kind >= VT_KIND_COUNT)
-        return fail(r, at.alloc_stack, "corrupt BAD_FREE record: unknown kind %u",
-                    ev->alloc_kind);
+        return fail(r, at.alloc_stack, "corrupt BAD_FREE record: unknown kind %u", ev->alloc_kind);
     if (ev->first_free_ns > r->time_ns)
         return fail(r, at.first_free_ns, "corrupt BAD_FREE record: first free after the record");
     return true;
@@ -692,8 +715,7 @@ static bool read_sample_body(struct reader *r, struct cursor *c, struct vt_sampl
 {
     if (!check_mode(r, c, true) || !get_dt(r, c) ||
         !get_varint(r, c, "allocations", &ev->allocations) ||
-        !get_varint(r, c, "frees", &ev->frees) ||
-        !get_devices(r, c, false, devices, &ev->ndevices))
+        !get_varint(r, c, "frees", &ev->frees) || !get_devices(r, c, false, devices, &ev->ndevices))
         return false;
     *sites = get_array(r, c, "site count", 6, sizeof **sites, &ev->nsites);
     if (!*sites)
@@ -833,7 +855,7 @@ static bool read_device(struct reader *r, struct cursor *c)
     }
     struct vt_dump *dump = r->dump;
     for (size_t i = 0; i < dump->ndevices; i++)
-        if (dump->devices[i].device == d.device) {   /* a later record replaces it */
+        if (dump->devices[i].device == d.device) { /* a later record replaces it */
             free_device(&dump->devices[i]);
             dump->devices[i] = d;
             return true;
@@ -851,15 +873,18 @@ static bool read_device(struct reader *r, struct cursor *c)
 static bool read_device_usage(struct reader *r, struct cursor *c)
 {
     struct field_in in = {r, c};
-    struct vt_rec_DEVICE_USAGE rec = {0};   /* traced_plus1 0: not written */
+    struct vt_rec_DEVICE_USAGE rec = {0}; /* traced_plus1 0: not written */
     struct vt_at_DEVICE_USAGE at;
     if (!vt_decode_DEVICE_USAGE(&in, &rec, &at))
         return false;
-    if (rec.time_ns > r->time_ns + 1000000000ull)   /* taken before its record: a little earlier */
+    if (rec.time_ns > r->time_ns + 1000000000ull) /* taken before its record: a little earlier */
         return fail(r, at.time_ns, "corrupt DEVICE_USAGE record: time after the record");
     struct vt_device_usage_event ev = {
-        .time_ns = rec.time_ns, .reason = rec.reason, .device = rec.device,
-        .free_bytes = rec.free_bytes, .total_bytes = rec.total_bytes,
+        .time_ns = rec.time_ns,
+        .reason = rec.reason,
+        .device = rec.device,
+        .free_bytes = rec.free_bytes,
+        .total_bytes = rec.total_bytes,
         .others_count = rec.others,
     };
     plus1(rec.own_plus1, &ev.has_own, &ev.own_bytes);
@@ -901,13 +926,20 @@ static const struct {
     const char *name;
     bool (*read)(struct reader *r, struct cursor *c);
 } record_readers[VT_REC_MAX_KNOWN + 1] = {
-    [VT_REC_PROCESS] = {"PROCESS", read_process}, [VT_REC_MODULE] = {"MODULE", read_module},
-    [VT_REC_STACK] = {"STACK", read_stack},       [VT_REC_ALLOC] = {"ALLOC", read_alloc},
-    [VT_REC_FREE] = {"FREE", read_free},          [VT_REC_FAILED] = {"FAILED", read_failed},
-    [VT_REC_MARK] = {"MARK", read_mark},          [VT_REC_END] = {"END", read_end},
-    [VT_REC_PYFRAME] = {"PYFRAME", read_pyframe}, [VT_REC_PYSTACK] = {"PYSTACK", read_pystack},
-    [VT_REC_SAMPLE] = {"SAMPLE", read_sample},    [VT_REC_SITES] = {"SITES", read_sites},
-    [VT_REC_TOTALS] = {"TOTALS", read_totals},    [VT_REC_THREAD] = {"THREAD", read_thread},
+    [VT_REC_PROCESS] = {"PROCESS", read_process},
+    [VT_REC_MODULE] = {"MODULE", read_module},
+    [VT_REC_STACK] = {"STACK", read_stack},
+    [VT_REC_ALLOC] = {"ALLOC", read_alloc},
+    [VT_REC_FREE] = {"FREE", read_free},
+    [VT_REC_FAILED] = {"FAILED", read_failed},
+    [VT_REC_MARK] = {"MARK", read_mark},
+    [VT_REC_END] = {"END", read_end},
+    [VT_REC_PYFRAME] = {"PYFRAME", read_pyframe},
+    [VT_REC_PYSTACK] = {"PYSTACK", read_pystack},
+    [VT_REC_SAMPLE] = {"SAMPLE", read_sample},
+    [VT_REC_SITES] = {"SITES", read_sites},
+    [VT_REC_TOTALS] = {"TOTALS", read_totals},
+    [VT_REC_THREAD] = {"THREAD", read_thread},
     [VT_REC_DEVICE] = {"DEVICE", read_device},
     [VT_REC_DEVICE_USAGE] = {"DEVICE_USAGE", read_device_usage},
     [VT_REC_BAD_FREE] = {"BAD_FREE", read_bad_free},
@@ -1001,11 +1033,13 @@ static bool check_header(struct reader *r)
     if (size < VT_HEADER_LEN)
         return fail(r, r->base + size, "truncated header");
     const uint8_t *v = r->base + VT_MAGIC_LEN;
-    r->dump->version = (uint32_t)v[0] | (uint32_t)v[1] << 8 | (uint32_t)v[2] << 16 |
-                       (uint32_t)v[3] << 24;
+    r->dump->version =
+        (uint32_t)v[0] | (uint32_t)v[1] << 8 | (uint32_t)v[2] << 16 | (uint32_t)v[3] << 24;
     if (r->dump->version > VT_VERSION)
-        return fail(r, v, "dump format version %u is newer than this vramtrace reads (%u); "
-                    "upgrade vramtrace", r->dump->version, VT_VERSION);
+        return fail(r, v,
+                    "dump format version %u is newer than this vramtrace reads (%u); "
+                    "upgrade vramtrace",
+                    r->dump->version, VT_VERSION);
     if (r->dump->version == 0)
         return fail(r, v, "unsupported dump format version 0");
     r->dump->aggregated = (v[4] & VT_FLAG_AGGREGATED) != 0;
@@ -1124,11 +1158,16 @@ static int read_appended_records(struct reader *r, const uint8_t **p, struct vt_
 }
 
 int vt_dump_read_appended(const char *path, const uint8_t *data, size_t start, size_t size,
-                          struct vt_dump_position *pos, const struct vt_event_sink *sink,
-                          void *ctx, struct vt_dump *dump)
+                          struct vt_dump_position *pos, const struct vt_event_sink *sink, void *ctx,
+                          struct vt_dump *dump)
 {
-    struct reader r = {.base = data, .end = data + size, .base_offset = start, .dump = dump,
-                       .sink = sink, .ctx = ctx, .time_ns = pos->time_ns,
+    struct reader r = {.base = data,
+                       .end = data + size,
+                       .base_offset = start,
+                       .dump = dump,
+                       .sink = sink,
+                       .ctx = ctx,
+                       .time_ns = pos->time_ns,
                        .prev_address = pos->prev_address};
     dump->path = path;
     if (pos->offset == 0) {
@@ -1209,8 +1248,7 @@ const struct vt_dump_pyframe *vt_dump_pyframe(const struct vt_dump *dump, uint64
     return f;
 }
 
-const struct vt_module *vt_dump_module_at(const struct vt_dump *dump, uint64_t addr,
-                                          uint64_t epoch)
+const struct vt_module *vt_dump_module_at(const struct vt_dump *dump, uint64_t addr, uint64_t epoch)
 {
     for (size_t i = dump->nmodules; i-- > 0;) {
         const struct vt_module *m = &dump->modules[i];
@@ -1235,8 +1273,8 @@ const char *vt_device_uuid_text(const struct vt_device_info *d, char *buf)
     if (!d->has_uuid)
         return NULL;
     snprintf(buf, VT_UUID_TEXT,
-             "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0],
-             u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13],
-             u[14], u[15]);
+             "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1],
+             u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14],
+             u[15]);
     return buf;
 }

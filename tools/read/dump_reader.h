@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reading a .vtr dump: validates every byte against src/format.h and hands
  * events, in file order, to a sink, keeping only what is small (process
  * facts, modules, stacks) in memory, so a dump of any length reads in
@@ -14,15 +15,15 @@
 struct vt_process {
     bool present;
     uint64_t pid, ppid;
-    uint64_t start_real_ns;   /* since the epoch */
+    uint64_t start_real_ns; /* since the epoch */
     uint64_t start_mono_ns;
     char *exe, *hostname;
     size_t argc;
     char **argv;
-    char *rank;               /* NULL: not recorded or not set */
+    char *rank; /* NULL: not recorded or not set */
     /* who wrote it, to tell whether it still runs (ending.h); 0 / NULL in
      * dumps written before they were recorded */
-    uint64_t start_ticks;     /* /proc/PID/stat field 22 */
+    uint64_t start_ticks; /* /proc/PID/stat field 22 */
     char *boot_id;
 };
 
@@ -34,19 +35,19 @@ struct vt_module {
     char *path;
     uint8_t *build_id;
     size_t build_id_len;
-    uint64_t loaded_epoch, unloaded_epoch;  /* UINT64_MAX: never unloaded */
+    uint64_t loaded_epoch, unloaded_epoch; /* UINT64_MAX: never unloaded */
 };
 
 struct vt_dump_stack_record {
     uint64_t id;
-    uint64_t module_epoch;    /* module unloads before this stack's record */
+    uint64_t module_epoch; /* module unloads before this stack's record */
     size_t nframes;
-    uint64_t *frames;         /* return addresses, innermost first */
+    uint64_t *frames; /* return addresses, innermost first */
     size_t npython;
-    uint64_t *python;         /* PYFRAME ids, innermost first (threads running Python) */
-    bool python_truncated;    /* the Python stack went on beyond these */
-    uint64_t dropped;         /* native frames the tracer left out (a deeper stack) */
-    size_t cut_at;            /* ... right before frames[cut_at] */
+    uint64_t *python;      /* PYFRAME ids, innermost first (threads running Python) */
+    bool python_truncated; /* the Python stack went on beyond these */
+    uint64_t dropped;      /* native frames the tracer left out (a deeper stack) */
+    size_t cut_at;         /* ... right before frames[cut_at] */
     UT_hash_handle hh;
 };
 
@@ -54,7 +55,7 @@ struct vt_dump_stack_record {
 struct vt_dump_pyframe {
     uint64_t id;
     char *function, *file;
-    uint64_t line;            /* 0 = unknown */
+    uint64_t line; /* 0 = unknown */
     UT_hash_handle hh;
 };
 
@@ -68,13 +69,13 @@ struct vt_thread_name {
 /* Times are nanoseconds since the process started (PROCESS.start_mono). */
 struct vt_dump_alloc {
     uint64_t time_ns, address, size, stack_id, tid, stream;
-    unsigned api, kind, flags;    /* flags: VT_ALLOC_RESTORED, VT_ADDR_HANDLE */
+    unsigned api, kind, flags; /* flags: VT_ALLOC_RESTORED, VT_ADDR_HANDLE */
     int64_t device;
 };
 
 struct vt_free_event {
     uint64_t time_ns, address, tid, stream;
-    unsigned api, status, flags;  /* flags: VT_ADDR_HANDLE */
+    unsigned api, status, flags; /* flags: VT_ADDR_HANDLE */
 };
 
 /* Another process on a GPU, as the tracer saw it at an out-of-memory error. */
@@ -83,7 +84,7 @@ struct vt_gpu_process_info {
     uint64_t pid;
     bool has_used;
     uint64_t used;
-    char state;                 /* /proc state letter; 0: not visible to the tracer */
+    char state; /* /proc state letter; 0: not visible to the tracer */
     bool orphaned;
     char comm[17];
 };
@@ -98,31 +99,31 @@ struct vt_failed_event {
     /* NVML's view then, when recorded: this process, the largest others */
     bool has_own;
     uint64_t own_bytes;
-    size_t nothers;             /* at most VT_GPU_PROCESSES_MAX kept */
+    size_t nothers; /* at most VT_GPU_PROCESSES_MAX kept */
     struct vt_gpu_process_info others[VT_GPU_PROCESSES_MAX];
 };
 
 /* DEVICE_USAGE: the driver's and NVML's view of a device (time since start). */
 struct vt_device_usage_event {
     uint64_t time_ns;
-    unsigned reason;            /* enum vt_usage_reason */
+    unsigned reason; /* enum vt_usage_reason */
     int64_t device;
     uint64_t free_bytes, total_bytes;
-    bool has_own, has_others;   /* NVML said */
+    bool has_own, has_others; /* NVML said */
     uint64_t own_bytes, others_bytes, others_count;
-    bool has_traced;            /* aggregate mode: the tracer's own live bytes on it */
+    bool has_traced; /* aggregate mode: the tracer's own live bytes on it */
     uint64_t traced_bytes;
 };
 
 struct vt_mark_event {
     uint64_t time_ns, tid;
-    const char *label;        /* valid during the call */
+    const char *label; /* valid during the call */
 };
 
 /* A free the driver refused (BAD_FREE): where, and what it tried to free. */
 struct vt_bad_free_event {
     uint64_t time_ns, address, tid, error, stack_id;
-    unsigned api, flags;          /* VT_ADDR_HANDLE, VT_BAD_FREE_* */
+    unsigned api, flags; /* VT_ADDR_HANDLE, VT_BAD_FREE_* */
     uint64_t alloc_stack_id, alloc_size;
     unsigned alloc_api, alloc_kind;
     int64_t alloc_device;
@@ -136,7 +137,7 @@ struct vt_site_state {
     unsigned api, kind;
     int64_t device;
     uint64_t live_bytes, live_count;
-    uint64_t allocations, bytes_allocated, frees;   /* SITES only */
+    uint64_t allocations, bytes_allocated, frees; /* SITES only */
 };
 
 /* A device's live bytes (SAMPLE) or peak and its time (TOTALS). */
@@ -150,7 +151,7 @@ struct vt_sample_event {
     uint64_t time_ns, allocations, frees;
     const struct vt_device_bytes *devices;
     size_t ndevices;
-    const struct vt_site_state *sites;   /* the sites that changed */
+    const struct vt_site_state *sites; /* the sites that changed */
     size_t nsites;
 };
 
@@ -162,8 +163,8 @@ struct vt_sites_event {
 
 struct vt_totals_event {
     uint64_t time_ns, invalid_frees, untraced_frees, teardown_allocations, teardown_bytes;
-    uint64_t peak_bytes, peak_time_ns;            /* all devices together */
-    const struct vt_device_bytes *devices;      /* peaks */
+    uint64_t peak_bytes, peak_time_ns;     /* all devices together */
+    const struct vt_device_bytes *devices; /* peaks */
     size_t ndevices;
 };
 
@@ -171,14 +172,14 @@ struct vt_event_sink {
     void (*alloc)(void *ctx, const struct vt_dump_alloc *ev);
     void (*free)(void *ctx, const struct vt_free_event *ev);
     void (*failed)(void *ctx, const struct vt_failed_event *ev);
-    void (*mark)(void *ctx, const struct vt_mark_event *ev);   /* may be NULL */
+    void (*mark)(void *ctx, const struct vt_mark_event *ev); /* may be NULL */
     /* aggregate mode; each may be NULL */
     void (*sample)(void *ctx, const struct vt_sample_event *ev);
     void (*sites)(void *ctx, const struct vt_sites_event *ev);
     void (*totals)(void *ctx, const struct vt_totals_event *ev);
     /* may be NULL */
     void (*device_usage)(void *ctx, const struct vt_device_usage_event *ev);
-    void (*bad_free)(void *ctx, const struct vt_bad_free_event *ev);   /* may be NULL */
+    void (*bad_free)(void *ctx, const struct vt_bad_free_event *ev); /* may be NULL */
 };
 
 /* DEVICE: which GPU a device of the process is. */
@@ -186,8 +187,8 @@ struct vt_device_info {
     int64_t device;
     bool has_uuid;
     uint8_t uuid[16];
-    char *pci_bus_id, *name;    /* NULL: unknown */
-    uint64_t total_bytes;       /* 0: unknown */
+    char *pci_bus_id, *name; /* NULL: unknown */
+    uint64_t total_bytes;    /* 0: unknown */
 };
 /* "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" as nvidia-smi prints it; BUF
  * holds VT_UUID_TEXT bytes. NULL without a UUID. */
@@ -197,25 +198,26 @@ const char *vt_device_uuid_text(const struct vt_device_info *d, char *buf);
 struct vt_dump {
     const char *path;
     uint32_t version;
-    bool aggregated;              /* written in aggregate mode (header flag) */
+    bool aggregated; /* written in aggregate mode (header flag) */
     struct vt_process process;
     struct vt_module *modules;
     size_t nmodules;
-    uint64_t module_epoch;        /* MODULE_UNLOAD records read so far */
-    struct vt_dump_stack_record *stacks;      /* uthash, by id */
-    struct vt_dump_stack_record **stack_index; /* by id too, for the ids 1, 2, ... the tracer gives */
+    uint64_t module_epoch;               /* MODULE_UNLOAD records read so far */
+    struct vt_dump_stack_record *stacks; /* uthash, by id */
+    struct vt_dump_stack_record *
+        *stack_index; /* by id too, for the ids 1, 2, ... the tracer gives */
     size_t stack_index_len;
-    struct vt_dump_pyframe *pyframes;  /* uthash, by id */
+    struct vt_dump_pyframe *pyframes; /* uthash, by id */
     struct vt_device_info *devices;   /* DEVICE records, in order (one per device) */
     size_t ndevices;
     struct vt_thread_name *threads; /* uthash, by tid */
-    bool complete;                /* END record read and nothing cut off */
-    bool has_footer;              /* an END record was read */
-    unsigned end_reason;          /* its reason (enum vt_end_reason) */
-    char end[192];                /* how the data ended, for the report */
-    int end_signal;               /* the fatal signal when end is "signal", else 0 */
-    int end_status;               /* _exit's argument when end is "_exit" */
-    uint64_t last_time_ns;        /* of the last timed record */
+    bool complete;                  /* END record read and nothing cut off */
+    bool has_footer;                /* an END record was read */
+    unsigned end_reason;            /* its reason (enum vt_end_reason) */
+    char end[192];                  /* how the data ended, for the report */
+    int end_signal;                 /* the fatal signal when end is "signal", else 0 */
+    int end_status;                 /* _exit's argument when end is "_exit" */
+    uint64_t last_time_ns;          /* of the last timed record */
 };
 
 /* Reads PATH, feeding SINK. Returns 0 (dump->complete says whether the
@@ -230,8 +232,8 @@ void vt_dump_free(struct vt_dump *dump);
 
 /* Where an incremental read (vramtrace watch) stands between calls. */
 struct vt_dump_position {
-    size_t offset;                /* file offset of the next record; 0: header not read */
-    uint64_t time_ns, prev_address;   /* the decoding state there */
+    size_t offset;                  /* file offset of the next record; 0: header not read */
+    uint64_t time_ns, prev_address; /* the decoding state there */
 };
 /* Reads the whole records in DATA, the file bytes [START, START + SIZE),
  * from POS->offset on, and moves POS past them; DUMP (zeroed before the
@@ -240,8 +242,8 @@ struct vt_dump_position {
  * written yet. Returns 1 when it stopped at a record cut off by the end of
  * DATA, 0 otherwise, -1 after printing the error line as vt_dump_read. */
 int vt_dump_read_appended(const char *path, const uint8_t *data, size_t start, size_t size,
-                          struct vt_dump_position *pos, const struct vt_event_sink *sink,
-                          void *ctx, struct vt_dump *dump);
+                          struct vt_dump_position *pos, const struct vt_event_sink *sink, void *ctx,
+                          struct vt_dump *dump);
 
 const struct vt_dump_stack_record *vt_dump_stack(const struct vt_dump *dump, uint64_t id);
 const struct vt_dump_pyframe *vt_dump_pyframe(const struct vt_dump *dump, uint64_t id);

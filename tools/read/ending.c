@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "ending.h"
 
 #include <limits.h>
@@ -56,7 +57,7 @@ static bool same_program(unsigned long long pid, const char *exe)
     if (n <= 0 || !exe || !*exe)
         return true;
     now[n] = '\0';
-    size_t len = (size_t)n, mark = strlen(" (deleted)");   /* rebuilt while it runs */
+    size_t len = (size_t)n, mark = strlen(" (deleted)"); /* rebuilt while it runs */
     if (len > mark && !strcmp(now + len - mark, " (deleted)"))
         now[len - mark] = '\0';
     return strcmp(now, exe) == 0;
@@ -87,11 +88,20 @@ struct vt_ending vt_dump_ending(const struct vt_dump *dump)
     struct vt_ending e = {.reason = VT_ENDING_UNKNOWN, .writer = VT_WRITER_GONE};
     if (dump->has_footer) {
         switch (dump->end_reason) {
-        case VT_END_EXIT: e.reason = VT_ENDING_EXIT; break;
-        case VT_END_SIGNAL: e.reason = VT_ENDING_SIGNAL; break;
-        case VT_END_EXEC: e.reason = VT_ENDING_EXEC; break;
-        case VT_END_UNDERSCORE_EXIT: e.reason = VT_ENDING_UNDERSCORE_EXIT; break;
-        default: break;   /* a reason from a newer writer */
+        case VT_END_EXIT:
+            e.reason = VT_ENDING_EXIT;
+            break;
+        case VT_END_SIGNAL:
+            e.reason = VT_ENDING_SIGNAL;
+            break;
+        case VT_END_EXEC:
+            e.reason = VT_ENDING_EXEC;
+            break;
+        case VT_END_UNDERSCORE_EXIT:
+            e.reason = VT_ENDING_UNDERSCORE_EXIT;
+            break;
+        default:
+            break; /* a reason from a newer writer */
         }
         e.signal = dump->end_signal;
         e.status = dump->end_status;
@@ -106,9 +116,9 @@ struct vt_ending vt_dump_ending(const struct vt_dump *dump)
 const char *vt_ending_name(enum vt_ending_reason reason)
 {
     static const char *const names[] = {
-        [VT_ENDING_EXIT] = "exit", [VT_ENDING_SIGNAL] = "signal", [VT_ENDING_EXEC] = "exec",
-        [VT_ENDING_UNDERSCORE_EXIT] = "_exit", [VT_ENDING_RUNNING] = "running",
-        [VT_ENDING_UNKNOWN] = "unknown",
+        [VT_ENDING_EXIT] = "exit",       [VT_ENDING_SIGNAL] = "signal",
+        [VT_ENDING_EXEC] = "exec",       [VT_ENDING_UNDERSCORE_EXIT] = "_exit",
+        [VT_ENDING_RUNNING] = "running", [VT_ENDING_UNKNOWN] = "unknown",
     };
     return names[reason];
 }
@@ -131,9 +141,8 @@ const char *vt_signal_name(int sig, char *buf)
 
 bool vt_signal_is_termination(int sig)
 {
-    return sig == SIGTERM || sig == SIGINT || sig == SIGHUP || sig == SIGQUIT ||
-           sig == SIGPIPE || sig == SIGXCPU || sig == SIGXFSZ || sig == SIGALRM ||
-           sig == SIGKILL;
+    return sig == SIGTERM || sig == SIGINT || sig == SIGHUP || sig == SIGQUIT || sig == SIGPIPE ||
+           sig == SIGXCPU || sig == SIGXFSZ || sig == SIGALRM || sig == SIGKILL;
 }
 
 const char *vt_ending_sentence(const struct vt_ending *e, char *buf, size_t size)
@@ -143,31 +152,41 @@ const char *vt_ending_sentence(const struct vt_ending *e, char *buf, size_t size
     case VT_ENDING_SIGNAL:
         vt_signal_name(e->signal, name);
         if (vt_signal_is_termination(e->signal))
-            snprintf(buf, size, "killed by %s: what was still allocated is listed as live when "
-                     "it was killed, not as leaked", name);
+            snprintf(buf, size,
+                     "killed by %s: what was still allocated is listed as live when "
+                     "it was killed, not as leaked",
+                     name);
         else
-            snprintf(buf, size, "crashed with %s: what was still allocated is listed as live "
-                     "at the crash, not as leaked", name);
+            snprintf(buf, size,
+                     "crashed with %s: what was still allocated is listed as live "
+                     "at the crash, not as leaked",
+                     name);
         return buf;
     case VT_ENDING_EXEC:
-        snprintf(buf, size, "the process replaced itself with exec: what it still held then "
+        snprintf(buf, size,
+                 "the process replaced itself with exec: what it still held then "
                  "is listed as leaked");
         return buf;
     case VT_ENDING_UNDERSCORE_EXIT:
-        snprintf(buf, size, "the process ended with _exit(%d) (no destructors ran): what it "
-                 "still held then is listed as leaked", e->status);
+        snprintf(buf, size,
+                 "the process ended with _exit(%d) (no destructors ran): what it "
+                 "still held then is listed as leaked",
+                 e->status);
         return buf;
     case VT_ENDING_RUNNING:
-        snprintf(buf, size, "still running: what is allocated so far is listed as live, not "
+        snprintf(buf, size,
+                 "still running: what is allocated so far is listed as live, not "
                  "as leaked");
         return buf;
     case VT_ENDING_UNKNOWN:
         if (e->writer == VT_WRITER_GONE)
-            snprintf(buf, size, "killed (no footer): the process is gone without having said how "
+            snprintf(buf, size,
+                     "killed (no footer): the process is gone without having said how "
                      "it ended (SIGKILL, the OOM killer...); what was still allocated is listed "
                      "as live at the end of the dump, not as leaked");
         else
-            snprintf(buf, size, "no footer, and this dump cannot tell whether its process still "
+            snprintf(buf, size,
+                     "no footer, and this dump cannot tell whether its process still "
                      "runs (written on another host, or by an older vramtrace): what was "
                      "allocated is listed as live, not as leaked");
         return buf;

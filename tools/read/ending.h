@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* How the process that wrote a dump ended, or that it has not: from the
  * footer, or, without one, from whether the writer still runs (its pid,
  * start time and boot id in the dump, checked against /proc). What
@@ -10,21 +11,21 @@
 #include "dump_reader.h"
 
 enum vt_writer_state {
-    VT_WRITER_ALIVE,     /* the very process runs (same boot, pid, start time, program) */
-    VT_WRITER_GONE,      /* it ended, or this machine booted since */
-    VT_WRITER_UNKNOWN,   /* another host, or a dump without the writer's identity */
+    VT_WRITER_ALIVE,   /* the very process runs (same boot, pid, start time, program) */
+    VT_WRITER_GONE,    /* it ended, or this machine booted since */
+    VT_WRITER_UNKNOWN, /* another host, or a dump without the writer's identity */
 };
 
 /* Whether the process P (a dump's PROCESS record) still runs here. */
 enum vt_writer_state vt_writer_state(const struct vt_process *p);
 
 enum vt_ending_reason {
-    VT_ENDING_EXIT,              /* exit(), return from main */
-    VT_ENDING_SIGNAL,            /* killed by a signal (the tracer's footer) */
-    VT_ENDING_EXEC,              /* replaced by exec */
-    VT_ENDING_UNDERSCORE_EXIT,   /* _exit / _Exit */
-    VT_ENDING_RUNNING,           /* no footer: the writer still runs */
-    VT_ENDING_UNKNOWN,           /* no footer, writer gone (SIGKILL...) or not known */
+    VT_ENDING_EXIT,            /* exit(), return from main */
+    VT_ENDING_SIGNAL,          /* killed by a signal (the tracer's footer) */
+    VT_ENDING_EXEC,            /* replaced by exec */
+    VT_ENDING_UNDERSCORE_EXIT, /* _exit / _Exit */
+    VT_ENDING_RUNNING,         /* no footer: the writer still runs */
+    VT_ENDING_UNKNOWN,         /* no footer, writer gone (SIGKILL...) or not known */
 };
 
 struct vt_ending {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Frame trimming. The tracer drops its own frames, but a CUDA runtime
  * between the program and the driver hook (libcudart.so, or the static
  * runtime linked into the executable) leaves its insides on top. */
@@ -13,7 +14,7 @@
 static bool is_cuda_library(const char *module)
 {
     static const char *const prefixes[] = {
-        "libcudart", "libcuda.so", "libcublas", "libcudnn", "libnccl", "libcufft",
+        "libcudart", "libcuda.so",  "libcublas",   "libcudnn", "libnccl",      "libcufft",
         "libcurand", "libcusparse", "libcusolver", "libnvrtc", "libnvJitLink",
     };
     if (!module)
@@ -156,8 +157,8 @@ static void merge_python(struct vt_symbolizer *sym, const struct vt_dump *dump,
     }
     /* The cut moves with the frames around it: after the Python frames when
      * it lies below their place, before frames that are hidden. */
-    size_t cut = site->cut_at + (site->cut_at >= at && site->cut_at < site->nframes
-                                     ? stack->npython : 0);
+    size_t cut =
+        site->cut_at + (site->cut_at >= at && site->cut_at < site->nframes ? stack->npython : 0);
     for (size_t i = 0; i < at; i++)
         merged[n++] = site->frames[i];
     for (size_t i = 0; i < stack->npython; i++)
@@ -254,17 +255,17 @@ static bool is_name(const char *function, const char *const *names, size_t n)
 static bool is_runtime_python(const struct vt_frame *f)
 {
     static const char *const parts[] = {
-        "/_pytest/", "/pluggy/", "/unittest/", "/pytest/__main__.py", "/xdist/", "/execnet/",
-        "/importlib/", "/asyncio/", "/concurrent/futures/", "/multiprocessing/",
+        "/_pytest/", "/pluggy/",    "/unittest/", "/pytest/__main__.py",  "/xdist/",
+        "/execnet/", "/importlib/", "/asyncio/",  "/concurrent/futures/", "/multiprocessing/",
     };
-    static const char *const bootstrap[] = {"_bootstrap", "_bootstrap_inner", "run",
-                                            "Thread._bootstrap", "Thread._bootstrap_inner",
-                                            "Thread.run"};
+    static const char *const bootstrap[] = {
+        "_bootstrap",        "_bootstrap_inner",        "run",
+        "Thread._bootstrap", "Thread._bootstrap_inner", "Thread.run"};
     const char *file = f->file;
     if (!file)
         return false;
-    if (!strncmp(file, "<frozen ", 8) || base_is(file, "runpy.py") ||
-        base_is(file, "pytest") || base_is(file, "pytest-3") || base_is(file, "py.test"))
+    if (!strncmp(file, "<frozen ", 8) || base_is(file, "runpy.py") || base_is(file, "pytest") ||
+        base_is(file, "pytest-3") || base_is(file, "py.test"))
         return true;
     if (base_is(file, "threading.py"))
         return is_name(f->function, bootstrap, sizeof bootstrap / sizeof bootstrap[0]);
@@ -348,8 +349,7 @@ void vt_frames_view(const struct vt_site *site, struct vt_frames_view *view)
     }
 }
 
-bool vt_frames_view_shows(const struct vt_site *site, const struct vt_frames_view *view,
-                          size_t i)
+bool vt_frames_view_shows(const struct vt_site *site, const struct vt_frames_view *view, size_t i)
 {
     if (i >= view->cut_at)
         return false;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The frames shown for a call site: the stack symbolized, inlined frames
  * expanded, and the CUDA runtime's insides trimmed off the top, so the
  * first frame is the caller of the outermost CUDA API function. */
@@ -12,13 +13,13 @@
 #include "symbolize.h"
 
 struct vt_site {
-    const struct vt_frame **frames;   /* innermost first, into the symbolizer's cache */
+    const struct vt_frame **frames; /* innermost first, into the symbolizer's cache */
     size_t nframes;
-    unsigned api;                     /* the API the program called */
-    bool python_truncated;            /* outer Python frames were not recorded */
-    size_t python_end;                /* index after the last Python frame (0: none) */
-    uint64_t dropped;                 /* frames the tracer left out of a deeper stack */
-    size_t cut_at;                    /* ... right before frames[cut_at] */
+    unsigned api;          /* the API the program called */
+    bool python_truncated; /* outer Python frames were not recorded */
+    size_t python_end;     /* index after the last Python frame (0: none) */
+    uint64_t dropped;      /* frames the tracer left out of a deeper stack */
+    size_t cut_at;         /* ... right before frames[cut_at] */
 };
 
 /* Fills SITE for STACK_ID (0 or unknown: no frames). RECORDED_API is the
@@ -53,15 +54,14 @@ size_t vt_frames_max(void);
 /* What a renderer prints of SITE: frame I is shown unless folded or past
  * the cut. */
 struct vt_frames_view {
-    size_t runtime;       /* runtime frames folded (0: none folded) */
-    size_t fold_at;       /* the "... N runtime frames" line goes before this frame */
-    size_t cut_at;        /* frames from here on are not shown (nframes: none cut) */
-    size_t cut_hidden;    /* how many of those would have been shown */
-    size_t max_frames;    /* the limit that cut them */
+    size_t runtime;    /* runtime frames folded (0: none folded) */
+    size_t fold_at;    /* the "... N runtime frames" line goes before this frame */
+    size_t cut_at;     /* frames from here on are not shown (nframes: none cut) */
+    size_t cut_hidden; /* how many of those would have been shown */
+    size_t max_frames; /* the limit that cut them */
 };
 void vt_frames_view(const struct vt_site *site, struct vt_frames_view *view);
-bool vt_frames_view_shows(const struct vt_site *site, const struct vt_frames_view *view,
-                          size_t i);
+bool vt_frames_view_shows(const struct vt_site *site, const struct vt_frames_view *view, size_t i);
 
 /* The first frame that is not a runtime frame (0 when all are): the frame
  * that names a call site in one line. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A progress line on stderr while a large dump is read: shown only when
  * stderr is a terminal and the work has taken more than a second
  * (VRAMTRACE_PROGRESS_DELAY seconds). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Offline symbolization: one Dwfl per recorded module (so modules recorded
  * at overlapping addresses, e.g. after dlclose/dlopen, never clash), opened
  * on first use, reported at the load bias from the dump. Strings in the
@@ -13,8 +14,8 @@
 #include <unistd.h>
 
 struct module_state {
-    bool tried;           /* opened (or failed to) already */
-    Dwfl *dwfl;           /* NULL when the module cannot be used */
+    bool tried; /* opened (or failed to) already */
+    Dwfl *dwfl; /* NULL when the module cannot be used */
     Dwfl_Module *mod;
 };
 
@@ -50,8 +51,8 @@ struct python_entry {
 
 struct vt_symbolizer {
     const struct vt_dump *dump;
-    struct module_state *modules;    /* parallel to dump->modules */
-    size_t nmodules;                 /* as many as the dump had then (a followed dump grows) */
+    struct module_state *modules; /* parallel to dump->modules */
+    size_t nmodules;              /* as many as the dump had then (a followed dump grows) */
     struct address_entry *cache;
     struct path_entry *paths;
     struct python_entry *python;
@@ -131,15 +132,15 @@ static bool is_pseudo_module(const char *path)
 static void warn_unusable(const struct vt_module *m, const char *why)
 {
     if (!is_pseudo_module(m->path))
-        fprintf(stderr, "vramtrace: warning: %s: %s; its frames show as module+offset\n",
-                m->path, why);
+        fprintf(stderr, "vramtrace: warning: %s: %s; its frames show as module+offset\n", m->path,
+                why);
 }
 
 static bool build_id_matches(Dwfl_Module *mod, const struct vt_module *m)
 {
     const unsigned char *bits;
     GElf_Addr vaddr;
-    if (m->build_id_len == 0)   /* nothing recorded to compare with */
+    if (m->build_id_len == 0) /* nothing recorded to compare with */
         return true;
     int len = dwfl_module_build_id(mod, &bits, &vaddr);
     return len > 0 && (size_t)len == m->build_id_len && !memcmp(bits, m->build_id, (size_t)len);
@@ -189,7 +190,7 @@ static void tidy_path(char *path)
 {
     char *out = path, *p = path;
     bool absolute = *p == '/';
-    size_t kept = 0;          /* components in OUT that ".." may remove */
+    size_t kept = 0; /* components in OUT that ".." may remove */
     if (absolute)
         out++, p++;
     while (*p) {
@@ -204,7 +205,7 @@ static void tidy_path(char *path)
             /* skip */
         } else if (len == 2 && p[0] == '.' && p[1] == '.' && (kept || absolute)) {
             if (kept) {
-                out--;    /* back over the previous component and its slash */
+                out--; /* back over the previous component and its slash */
                 while (out > path + absolute && out[-1] != '/')
                     out--;
                 kept--;
@@ -220,7 +221,7 @@ static void tidy_path(char *path)
         p = next;
     }
     if (out > path + absolute)
-        out--;    /* the last slash */
+        out--; /* the last slash */
     *out = '\0';
 }
 
@@ -329,8 +330,8 @@ static const char *qualified_name(struct vt_symbolizer *s, Dwarf_Die *die, const
     for (int i = n - 1; i > 0; i--) { /* outermost first; scopes[0] is the DIE */
         int tag = dwarf_tag(&scopes[i]);
         const char *scope = dwarf_diename(&scopes[i]);
-        if (tag == DW_TAG_namespace || tag == DW_TAG_class_type ||
-            tag == DW_TAG_structure_type || tag == DW_TAG_union_type)
+        if (tag == DW_TAG_namespace || tag == DW_TAG_class_type || tag == DW_TAG_structure_type ||
+            tag == DW_TAG_union_type)
             fprintf(text, "%s::", scope ? scope : "(anonymous namespace)");
     }
     fputs(name, text);
@@ -344,8 +345,7 @@ static const char *qualified_name(struct vt_symbolizer *s, Dwarf_Die *die, const
  * address is in, its (demangled) SYMBOL, which GCC has for functions with
  * internal linkage where DWARF has no linkage name; else its name,
  * qualified in C++. */
-static const char *die_function_name(struct vt_symbolizer *s, Dwarf_Die *die,
-                                     const char *symbol)
+static const char *die_function_name(struct vt_symbolizer *s, Dwarf_Die *die, const char *symbol)
 {
     static const int linkage[] = {DW_AT_linkage_name, DW_AT_MIPS_linkage_name};
     Dwarf_Attribute attr;
@@ -440,8 +440,7 @@ static void add_dwarf_frames(struct vt_symbolizer *s, struct frame_list *l, Dwar
     free(scopes);
 }
 
-static void resolve(struct vt_symbolizer *s, uint64_t address, uint64_t epoch,
-                    struct frame_list *l)
+static void resolve(struct vt_symbolizer *s, uint64_t address, uint64_t epoch, struct frame_list *l)
 {
     const struct vt_module *m = vt_dump_module_at(s->dump, address - 1, epoch);
     struct vt_frame proto = {.address = address, .loaded = m};
@@ -454,7 +453,7 @@ static void resolve(struct vt_symbolizer *s, uint64_t address, uint64_t epoch,
         push_frame(l, &proto);
         return;
     }
-    Dwarf_Addr pc = address - 1;   /* the call, not the instruction after it */
+    Dwarf_Addr pc = address - 1; /* the call, not the instruction after it */
     Dwarf_Addr bias;
     GElf_Off sym_offset;
     GElf_Sym sym;
@@ -469,7 +468,7 @@ static void resolve(struct vt_symbolizer *s, uint64_t address, uint64_t epoch,
     }
     if (cu)
         add_dwarf_frames(s, l, cu, pc - bias, &proto, symbol);
-    if (l->n == 0 || l->v[l->n - 1].inlined) {   /* no DWARF, or no subprogram around */
+    if (l->n == 0 || l->v[l->n - 1].inlined) { /* no DWARF, or no subprogram around */
         proto.function = symbol;
         proto.inlined = false;
         push_frame(l, &proto);
@@ -495,7 +494,8 @@ size_t vt_symbolize(struct vt_symbolizer *s, uint64_t address, uint64_t epoch,
     return e->nframes;
 }
 
-const struct vt_frame *vt_symbolize_python(struct vt_symbolizer *s, const struct vt_dump_pyframe *py)
+const struct vt_frame *vt_symbolize_python(struct vt_symbolizer *s,
+                                           const struct vt_dump_pyframe *py)
 {
     struct python_entry *e;
     HASH_FIND(hh, s->python, &py->id, sizeof py->id, e);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Allocation that ends the CLI with one line when memory runs out. */
 #ifndef VT_XALLOC_H
 #define VT_XALLOC_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* CUresult names, as cuda.h spells them (CUDA 13.0's list; the tracer
  * records the driver's result of each failed call). One spelling of an
  * error everywhere: "CUDA_ERROR_OUT_OF_MEMORY (2)". */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The names of CUDA driver errors (CUresult). */
 #ifndef VT_CUDA_ERRORS_H
 #define VT_CUDA_ERRORS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Which GPU each device of the process was, and what its memory held at the
  * end of the run: the driver's "used" split into what was traced live in
  * this process, what this process held outside the traced calls (context,
@@ -37,11 +38,16 @@ static const char *signed_size(int64_t bytes, char *buf)
 static const char *when(unsigned reason)
 {
     switch (reason) {
-    case VT_USAGE_START: return "at its first allocation";
-    case VT_USAGE_MARK: return "at the last marker";
-    case VT_USAGE_SAMPLE: return "at the last sample";
-    case VT_USAGE_TEARDOWN: return "before its context was torn down";
-    default: return "at exit";
+    case VT_USAGE_START:
+        return "at its first allocation";
+    case VT_USAGE_MARK:
+        return "at the last marker";
+    case VT_USAGE_SAMPLE:
+        return "at the last sample";
+    case VT_USAGE_TEARDOWN:
+        return "before its context was torn down";
+    default:
+        return "at exit";
     }
 }
 
@@ -78,14 +84,16 @@ static void print_split(const struct vt_device_sample *s, FILE *out)
     fprintf(out, "    %s used on the device = %s traced live in this process + ",
             vt_human_size(s->driver_used, used), vt_human_size(s->traced_live, traced));
     if (!s->has_split) {
-        fprintf(out, "%s outside the traced calls, in this process or in others (without "
+        fprintf(out,
+                "%s outside the traced calls, in this process or in others (without "
                 "NVML's figure for this process, they cannot be told apart)\n",
                 signed_size((int64_t)(s->driver_used - s->traced_live), others));
         return;
     }
-    fprintf(out, "%s this process holds outside the traced calls (context, library "
-            "workspaces) + %s other processes", signed_size(s->process_untraced, own),
-            signed_size(s->other_processes, others));
+    fprintf(out,
+            "%s this process holds outside the traced calls (context, library "
+            "workspaces) + %s other processes",
+            signed_size(s->process_untraced, own), signed_size(s->other_processes, others));
     if (s->has_listed && s->listed_count)
         fprintf(out, " (NVML lists %" PRIu64 " other %s with %s)", s->listed_count,
                 s->listed_count == 1 ? "process" : "processes",
@@ -224,8 +232,10 @@ void vt_render_text_gpu_processes(const struct vt_failure *f, FILE *out)
 {
     char size[32];
     if (f->has_own)
-        fprintf(out, "    this process used %s of the GPU (NVML), %s of it outside the traced "
-                "calls\n", vt_human_size(f->own_bytes, size),
+        fprintf(out,
+                "    this process used %s of the GPU (NVML), %s of it outside the traced "
+                "calls\n",
+                vt_human_size(f->own_bytes, size),
                 signed_size((int64_t)(f->own_bytes - f->device_live_bytes), size + 16));
     if (!f->nothers)
         return;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The report's part about the devices themselves: which GPU each one was,
  * and the driver's "used" at the end split into traced live memory, this
  * process's untraced memory and other processes' (tools/analyze/device_view.h). */

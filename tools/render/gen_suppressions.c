@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `report --gen-suppressions`: a suppressions file for the leaks of the
  * dumps read, one "leak:" line per call site (its innermost named frame,
  * anchored), each after a comment saying what it suppresses. */
@@ -63,7 +64,7 @@ static void add_leaks(const struct vt_loaded_report *l, struct patterns *p, FILE
 {
     const struct vt_analysis *a = &l->analysis;
     if (l->report.live_not_leaked)
-        return;   /* what a crashed or running process held is no leak */
+        return; /* what a crashed or running process held is no leak */
     for (size_t i = 0; i < a->nleaks; i++) {
         struct vt_site site;
         vt_site_frames(l->sym, &l->dump, a->leaks[i].stack_id, a->leaks[i].api, &site);

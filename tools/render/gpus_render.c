@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `vramtrace gpus` output: per GPU its memory and processes, then one line
  * per process that holds GPU memory while it runs nothing (stopped, a
  * zombie whose threads hold on, an orphaned worker) with the command that
@@ -42,23 +43,30 @@ static const char *advice(const struct vt_gpu_process *p, char *buf)
         return "in another container or namespace: NVML lists it, this system's /proc does "
                "not show it";
     if (is_zombie(p) && p->status.threads > 1)
-        snprintf(buf, 512, "a zombie: its main thread has exited, %d %s still %s %s; "
-                 "end %s with: kill -KILL %u", p->status.threads - 1,
-                 p->status.threads == 2 ? "thread" : "threads",
+        snprintf(buf, 512,
+                 "a zombie: its main thread has exited, %d %s still %s %s; "
+                 "end %s with: kill -KILL %u",
+                 p->status.threads - 1, p->status.threads == 2 ? "thread" : "threads",
                  p->status.threads == 2 ? "holds" : "hold", held,
                  p->status.threads == 2 ? "it" : "them", p->pid);
     else if (is_zombie(p))
-        snprintf(buf, 512, "has exited and holds no GPU memory; its parent (PID %d) has not "
-                 "reaped it yet", p->status.ppid);
+        snprintf(buf, 512,
+                 "has exited and holds no GPU memory; its parent (PID %d) has not "
+                 "reaped it yet",
+                 p->status.ppid);
     else if (is_stopped(p))
-        snprintf(buf, 512, "stopped%s: holds %s and runs nothing; resume it with: kill -CONT %u; "
+        snprintf(buf, 512,
+                 "stopped%s: holds %s and runs nothing; resume it with: kill -CONT %u; "
                  "or end it with: kill -TERM %u; kill -CONT %u",
                  p->orphaned ? " and orphaned" : "", held, p->pid, p->pid, p->pid);
     else if (p->orphaned)
-        snprintf(buf, 512, "orphaned (its parent has exited: a finished job's leftover worker?), "
-                 "holds %s; end it with: kill %u", held, p->pid);
+        snprintf(buf, 512,
+                 "orphaned (its parent has exited: a finished job's leftover worker?), "
+                 "holds %s; end it with: kill %u",
+                 held, p->pid);
     else if (p->status.state == 'D')
-        snprintf(buf, 512, "in uninterruptible sleep (in the kernel or the driver): no signal "
+        snprintf(buf, 512,
+                 "in uninterruptible sleep (in the kernel or the driver): no signal "
                  "reaches it until that call returns");
     else
         return NULL;
@@ -72,8 +80,8 @@ static const char *run_time(double seconds, char *buf)
         return "?";
     uint64_t s = (uint64_t)seconds, days = s / 86400;
     if (days)
-        snprintf(buf, 32, "%" PRIu64 "-%02" PRIu64 ":%02" PRIu64 ":%02" PRIu64, days,
-                 s / 3600 % 24, s / 60 % 60, s % 60);
+        snprintf(buf, 32, "%" PRIu64 "-%02" PRIu64 ":%02" PRIu64 ":%02" PRIu64, days, s / 3600 % 24,
+                 s / 60 % 60, s % 60);
     else
         snprintf(buf, 32, "%" PRIu64 ":%02" PRIu64 ":%02" PRIu64, s / 3600, s / 60 % 60, s % 60);
     return buf;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `vramtrace gpus` as text (GPUs, processes, then one line per process that
  * holds memory while running nothing, with the command to end it) or JSON. */
 #ifndef VT_GPUS_RENDER_H

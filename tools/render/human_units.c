@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Sizes and times as people read them, for every renderer. */
 #include "human_units.h"
 

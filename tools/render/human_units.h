@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Sizes and times as people read them (human_units.c). */
 #ifndef VT_HUMAN_UNITS_H
 #define VT_HUMAN_UNITS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "json_writer.h"
 #include "utf8.h"
 
@@ -52,10 +53,22 @@ static void close_level(struct vt_json *j, char c)
         fputc('\n', j->out);
 }
 
-void vt_json_begin_object(struct vt_json *j) { open_level(j, '{'); }
-void vt_json_end_object(struct vt_json *j) { close_level(j, '}'); }
-void vt_json_begin_array(struct vt_json *j) { open_level(j, '['); }
-void vt_json_end_array(struct vt_json *j) { close_level(j, ']'); }
+void vt_json_begin_object(struct vt_json *j)
+{
+    open_level(j, '{');
+}
+void vt_json_end_object(struct vt_json *j)
+{
+    close_level(j, '}');
+}
+void vt_json_begin_array(struct vt_json *j)
+{
+    open_level(j, '[');
+}
+void vt_json_end_array(struct vt_json *j)
+{
+    close_level(j, ']');
+}
 
 /* Bytes at S that go out as they are: a printable ASCII character other
  * than '"' and '\\', or a whole valid UTF-8 sequence; 0 when S needs escaping. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A small streaming JSON writer: indentation, commas, and string escaping
  * that always yields valid JSON (control characters escaped, bytes that
  * are not valid UTF-8 replaced by U+FFFD). */
@@ -13,7 +14,7 @@
 struct vt_json {
     FILE *out;
     int depth;
-    bool has_items[VT_JSON_MAX_DEPTH];   /* per level: a comma is due */
+    bool has_items[VT_JSON_MAX_DEPTH]; /* per level: a comma is due */
     bool after_key;
 };
 
@@ -23,7 +24,7 @@ void vt_json_end_object(struct vt_json *j);
 void vt_json_begin_array(struct vt_json *j);
 void vt_json_end_array(struct vt_json *j);
 void vt_json_key(struct vt_json *j, const char *key);
-void vt_json_string(struct vt_json *j, const char *s);   /* NULL writes null */
+void vt_json_string(struct vt_json *j, const char *s); /* NULL writes null */
 void vt_json_uint(struct vt_json *j, uint64_t v);
 void vt_json_int(struct vt_json *j, int64_t v);
 /* Nanoseconds written as microseconds with three decimals, exactly. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The JSON report (schema in tools/vramtrace.1 and the contract in issue 2). */
 #include <stdlib.h>
 
@@ -51,7 +52,7 @@ static void write_frames_as(struct vt_json *j, const char *key, const struct vt_
             vt_json_uint(j, f->address);
         vt_json_key(j, "inlined");
         vt_json_bool(j, f->inlined);
-        vt_json_key(j, "runtime");   /* what text and HTML fold */
+        vt_json_key(j, "runtime"); /* what text and HTML fold */
         vt_json_bool(j, vt_frame_is_runtime(f));
         vt_json_end_object(j);
     }
@@ -191,8 +192,7 @@ static void write_site_ref(struct vt_json *j, const struct vt_report *r, size_t 
     write_site_fields(j, &r->usage_sites[index], s->kind, s->device, s->stack_id);
 }
 
-static void write_holder(struct vt_json *j, const struct vt_report *r, size_t site,
-                         uint64_t bytes)
+static void write_holder(struct vt_json *j, const struct vt_report *r, size_t site, uint64_t bytes)
 {
     vt_json_begin_object(j);
     write_uint_field(j, "bytes", bytes);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The human report: a summary line, then call sites largest first, in the
  * sanitizers' greppable style. */
 #include <inttypes.h>
@@ -123,7 +124,8 @@ static void print_frames(const struct vt_site *site, FILE *out)
         put_text(f->inlined ? " (inlined)\n" : "\n", out);
         if (site->python_truncated && i + 1 == site->python_end)
             put_text("    ... outer Python frames not recorded (a deeper stack than the tracer "
-                     "keeps)\n", out);
+                     "keeps)\n",
+                     out);
     }
     print_dropped(site, site->nframes, out);
 }
@@ -164,8 +166,10 @@ static const char *live_when(const struct vt_report *r)
     switch (r->ending.reason) {
     case VT_ENDING_SIGNAL:
         return vt_signal_is_termination(r->ending.signal) ? "when killed" : "at the crash";
-    case VT_ENDING_RUNNING: return "so far";
-    default: return "at the end of the dump";
+    case VT_ENDING_RUNNING:
+        return "so far";
+    default:
+        return "at the end of the dump";
     }
 }
 
@@ -221,11 +225,15 @@ static void print_summary(const struct vt_report *r, FILE *out)
     for (size_t i = 0; i < r->analysis->nleaks; i++)
         device_sites += vt_kind_counts_as_vram(r->analysis->leaks[i].kind);
     if (s->allocations == 0)
-        fprintf(out, "vramtrace: nothing to judge: no CUDA allocation succeeded in this process "
-                "(%" PRIu64 " failed)", s->failed_allocations);
+        fprintf(out,
+                "vramtrace: nothing to judge: no CUDA allocation succeeded in this process "
+                "(%" PRIu64 " failed)",
+                s->failed_allocations);
     else if (count)
-        fprintf(out, "vramtrace: %s (%" PRIu64 " bytes) of device memory %s in %" PRIu64
-                " %s at %zu call %s", vt_human_size(bytes, leaked), bytes,
+        fprintf(out,
+                "vramtrace: %s (%" PRIu64 " bytes) of device memory %s in %" PRIu64
+                " %s at %zu call %s",
+                vt_human_size(bytes, leaked), bytes,
                 r->live_not_leaked ? "still allocated" : "leaked", count,
                 plural(count, "allocation", "allocations"), device_sites,
                 plural(device_sites, "site", "sites"));
@@ -244,10 +252,10 @@ static void print_host_summary(const struct vt_report *r, FILE *out)
             bytes += r->analysis->leaks[i].bytes;
             count += r->analysis->leaks[i].allocations;
         }
-    fprintf(out, "vramtrace: %s (%" PRIu64 " bytes) of page-locked host memory %s in %" PRIu64
-            " %s\n", vt_human_size(bytes, size), bytes,
-            r->live_not_leaked ? "still allocated" : "leaked", count,
-            plural(count, "allocation", "allocations"));
+    fprintf(out,
+            "vramtrace: %s (%" PRIu64 " bytes) of page-locked host memory %s in %" PRIu64 " %s\n",
+            vt_human_size(bytes, size), bytes, r->live_not_leaked ? "still allocated" : "leaked",
+            count, plural(count, "allocation", "allocations"));
 }
 
 static bool has_host_leaks(const struct vt_report *r)
@@ -319,8 +327,8 @@ static void print_holder(const struct vt_report *r, size_t site, uint64_t bytes,
 
 static bool same_frame(const struct vt_frame *a, const struct vt_frame *b)
 {
-    return a == b || (a->line == b->line && !strcmp(a->function ? a->function : "",
-                                                    b->function ? b->function : "") &&
+    return a == b || (a->line == b->line &&
+                      !strcmp(a->function ? a->function : "", b->function ? b->function : "") &&
                       !strcmp(a->file ? a->file : "", b->file ? b->file : ""));
 }
 
@@ -367,8 +375,10 @@ static void print_growth_verdict(const struct vt_usage *u, FILE *out)
     size_t n = vt_usage_boundaries(u), growing = vt_usage_growing_sites(u);
     const char *unit = u->by_marks ? "markers" : "time ticks";
     if (!vt_usage_growth_judged(u) && !u->by_marks) {
-        fprintf(out, "vramtrace: growth not judged: no markers, and fewer than 3 time ticks "
-                "(%zu)\n", n);
+        fprintf(out,
+                "vramtrace: growth not judged: no markers, and fewer than 3 time ticks "
+                "(%zu)\n",
+                n);
         return;
     }
     if (!vt_usage_growth_judged(u)) {
@@ -390,8 +400,7 @@ static void print_growth_verdict(const struct vt_usage *u, FILE *out)
 
 /* A growing site's leak, in the same entry: "leaked at exit: N bytes (...) in
  * K allocations", or its live bytes when the process did not end on its own. */
-static void print_growing_leak(const struct vt_report *r, const struct vt_usage_site *s,
-                               FILE *out)
+static void print_growing_leak(const struct vt_report *r, const struct vt_usage_site *s, FILE *out)
 {
     char size[32];
     for (size_t i = 0; !r->live_not_leaked && i < r->analysis->nleaks; i++) {
@@ -535,7 +544,8 @@ static void print_omitted(const struct vt_report *r, const struct omitted *o, FI
         sep = ",";
     }
     if (o->holders)
-        fprintf(out, "%s %zu more peak %s", sep, o->holders, plural(o->holders, "holder", "holders"));
+        fprintf(out, "%s %zu more peak %s", sep, o->holders,
+                plural(o->holders, "holder", "holders"));
     fprintf(out, " (%zu per section; vramtrace report --top N shows N, --top 0 all)\n",
             r->text_top);
 }
@@ -554,9 +564,11 @@ static void print_notes(const struct vt_report *r, const struct omitted *o, FILE
         fprintf(out, "vramtrace: %zu more failing call %s not shown (--top %zu)\n",
                 failures_omitted, plural(failures_omitted, "site", "sites"), r->top);
     if (s->teardown_freed_allocations)
-        fprintf(out, "vramtrace: note: %" PRIu64 " bytes (%s) in %" PRIu64 " %s freed by context "
-                "teardown without a free call (not counted as leaked)\n", s->teardown_freed_bytes,
-                vt_human_size(s->teardown_freed_bytes, size), s->teardown_freed_allocations,
+        fprintf(out,
+                "vramtrace: note: %" PRIu64 " bytes (%s) in %" PRIu64 " %s freed by context "
+                "teardown without a free call (not counted as leaked)\n",
+                s->teardown_freed_bytes, vt_human_size(s->teardown_freed_bytes, size),
+                s->teardown_freed_allocations,
                 plural(s->teardown_freed_allocations, "allocation was", "allocations were"));
     if (s->untraced_frees)
         fprintf(out, "vramtrace: note: %" PRIu64 " %s of memory the tracer never saw allocated\n",
@@ -582,10 +594,11 @@ static void print_suppressions(const struct vt_suppressions *s, FILE *out)
 static void print_aggregate_note(const struct vt_report *r, FILE *out)
 {
     const struct vt_aggregate *g = &r->analysis->agg;
-    fprintf(out, "vramtrace: aggregate-mode dump (%zu %s): leaks per call site and the peak of "
+    fprintf(out,
+            "vramtrace: aggregate-mode dump (%zu %s): leaks per call site and the peak of "
             "each device are exact; the holders at a peak are those of the sample with the "
-            "most live bytes, and usage over time is as fine as the samples\n", g->samples,
-            plural(g->samples, "sample", "samples"));
+            "most live bytes, and usage over time is as fine as the samples\n",
+            g->samples, plural(g->samples, "sample", "samples"));
     if (g->footer)
         return;
     fputs("vramtrace: no exit totals in the dump: leaks and counts are those of the last sample (",
@@ -643,8 +656,10 @@ static void print_invalid_frees(const struct vt_report *r, FILE *out)
         fprintf(out, "\nvramtrace: %zu more invalid-free call %s not shown (--top %zu)\n",
                 f->n - r->invalid_shown, plural(f->n - r->invalid_shown, "site", "sites"), r->top);
     if (r->analysis->summary.invalid_frees && !f->n)
-        fprintf(out, "\nvramtrace: %" PRIu64 " invalid %s: this dump does not record where "
-                "(written by an older vramtrace)\n", r->analysis->summary.invalid_frees,
+        fprintf(out,
+                "\nvramtrace: %" PRIu64 " invalid %s: this dump does not record where "
+                "(written by an older vramtrace)\n",
+                r->analysis->summary.invalid_frees,
                 plural(r->analysis->summary.invalid_frees, "free", "frees"));
 }
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "report.h"
 
 #include <inttypes.h>
@@ -79,8 +80,7 @@ size_t vt_report_peak_holders(const struct vt_report *r, int64_t device, size_t 
 }
 
 static struct vt_site *usage_sites(struct vt_symbolizer *sym, const struct vt_dump *dump,
-                                   const struct vt_report *r, const size_t *order,
-                                   size_t shown)
+                                   const struct vt_report *r, const size_t *order, size_t shown)
 {
     const struct vt_analysis *a = r->analysis;
     const struct vt_usage *u = &a->usage;
@@ -185,9 +185,9 @@ static void tee_bad_free(void *ctx, const struct vt_bad_free_event *ev)
         t->tap->bad_free(t->tap_ctx, ev);
 }
 
-static const struct vt_event_sink tee_sink = {tee_alloc, tee_free, tee_failed, tee_mark,
-                                              tee_sample, tee_sites, tee_totals,
-                                              tee_device_usage, tee_bad_free};
+static const struct vt_event_sink tee_sink = {tee_alloc,  tee_free,         tee_failed,
+                                              tee_mark,   tee_sample,       tee_sites,
+                                              tee_totals, tee_device_usage, tee_bad_free};
 
 static int read_dump(const char *path, const struct vt_report_options *opts,
                      struct vt_loaded_report *l)
@@ -270,35 +270,43 @@ void vt_report_build(const char *path, const struct vt_report_options *opts,
     bool live_not_leaked = !vt_ending_judges_leaks(&ending);
     judge_ending(&l->analysis.summary, live_not_leaked);
     size_t top = list_top(opts);
-    size_t leaks_shown = opts->top_given || opts->json || opts->json_out
-                             ? shown(a->nleaks, top) : leaks_to_show(a, top);
+    size_t leaks_shown = opts->top_given || opts->json || opts->json_out ? shown(a->nleaks, top)
+                                                                         : leaks_to_show(a, top);
     l->leak_sites = new_sites(leaks_shown);
     l->failure_sites = new_sites(shown(a->nfailures, top));
     l->site_order = vt_xcalloc(a->usage.nsites, sizeof *l->site_order);
     l->report = (struct vt_report){
-        .path = path, .dump = &l->dump, .analysis = a, .top = top, .sym = l->sym,
+        .path = path,
+        .dump = &l->dump,
+        .analysis = a,
+        .top = top,
+        .sym = l->sym,
         .text_top = opts->top_given ? opts->top : VT_TEXT_TOP,
-        .holders_max = !opts->top_given ? VT_PEAK_HOLDERS : opts->top ? opts->top : SIZE_MAX,
+        .holders_max = !opts->top_given ? VT_PEAK_HOLDERS
+                       : opts->top      ? opts->top
+                                        : SIZE_MAX,
         .suppressions = opts->suppressions,
         .leaks_shown = leaks_shown,
         .failures_shown = shown(a->nfailures, top),
         .sites_shown = shown(a->usage.nsites, top),
-        .site_order = l->site_order, .leak_sites = l->leak_sites,
-        .failure_sites = l->failure_sites, .ending = ending, .live_not_leaked = live_not_leaked,
+        .site_order = l->site_order,
+        .leak_sites = l->leak_sites,
+        .failure_sites = l->failure_sites,
+        .ending = ending,
+        .live_not_leaked = live_not_leaked,
         .invalid_shown = shown(a->bad_frees.n, top),
         .unused_suppressions = !opts->part_of_many,
     };
     l->invalid_sites = invalid_free_sites(l->sym, &l->dump, &a->bad_frees, l->report.invalid_shown);
     l->report.invalid_sites = l->invalid_sites;
     for (size_t i = 0; i < l->report.leaks_shown; i++)
-        vt_site_frames(l->sym, &l->dump, a->leaks[i].stack_id, a->leaks[i].api,
-                       &l->leak_sites[i]);
+        vt_site_frames(l->sym, &l->dump, a->leaks[i].stack_id, a->leaks[i].api, &l->leak_sites[i]);
     for (size_t i = 0; i < l->report.failures_shown; i++)
         vt_site_frames(l->sym, &l->dump, a->failures[i].stack_id, a->failures[i].api,
                        &l->failure_sites[i]);
     vt_usage_report_order(&a->usage, l->site_order);
-    l->usage_sites = usage_sites(l->sym, &l->dump, &l->report, l->site_order,
-                                 l->report.sites_shown);
+    l->usage_sites =
+        usage_sites(l->sym, &l->dump, &l->report, l->site_order, l->report.sites_shown);
     l->report.usage_sites = l->usage_sites;
 }
 

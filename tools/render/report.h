@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reading, analysing and rendering one dump: what `report` prints and what
  * `run` prints when the command exits. */
 #ifndef VT_REPORT_H
@@ -18,15 +19,15 @@ struct vt_limits;
 
 struct vt_report_options {
     bool json;
-    size_t top;       /* sites shown per list; 0 = all */
-    bool top_given;   /* without --top, the text shows VT_TEXT_TOP per list (JSON all) */
-    size_t skip;      /* warm-up markers left out of growth detection */
-    FILE *out;        /* the report: text, or JSON with json */
-    FILE *json_out;   /* or NULL: the JSON report here too (beside a text one) */
-    struct vt_suppressions *suppressions;   /* or NULL; counts are per dump */
-    const struct vt_limits *limits;         /* or NULL: report only */
-    const char *html; /* also write the HTML report to this file */
-    bool part_of_many;   /* one of several dumps: unused suppressions are listed once, after all */
+    size_t top;     /* sites shown per list; 0 = all */
+    bool top_given; /* without --top, the text shows VT_TEXT_TOP per list (JSON all) */
+    size_t skip;    /* warm-up markers left out of growth detection */
+    FILE *out;      /* the report: text, or JSON with json */
+    FILE *json_out; /* or NULL: the JSON report here too (beside a text one) */
+    struct vt_suppressions *suppressions; /* or NULL; counts are per dump */
+    const struct vt_limits *limits;       /* or NULL: report only */
+    const char *html;                     /* also write the HTML report to this file */
+    bool part_of_many; /* one of several dumps: unused suppressions are listed once, after all */
     /* events also go to TAP (exports count allocations per site) */
     const struct vt_event_sink *tap;
     void *tap_ctx;
@@ -37,19 +38,19 @@ struct vt_report {
     const char *path;
     const struct vt_dump *dump;
     const struct vt_analysis *analysis;
-    const struct vt_site *leak_sites;       /* parallel to analysis->leaks */
+    const struct vt_site *leak_sites; /* parallel to analysis->leaks */
     size_t leaks_shown;
-    const struct vt_site *failure_sites;    /* parallel to analysis->failures */
+    const struct vt_site *failure_sites; /* parallel to analysis->failures */
     size_t failures_shown;
     /* usage over time: sites in report order, the shown ones, peak holders */
-    const size_t *site_order;               /* indices into analysis->usage.sites */
+    const size_t *site_order; /* indices into analysis->usage.sites */
     size_t sites_shown;
-    const struct vt_site *usage_sites;      /* parallel to usage.sites; symbolized where shown */
+    const struct vt_site *usage_sites; /* parallel to usage.sites; symbolized where shown */
     size_t top;
-    size_t text_top;                        /* what the text shows per section; 0 = all */
-    size_t holders_max;                     /* peak holders listed per device */
+    size_t text_top;    /* what the text shows per section; 0 = all */
+    size_t holders_max; /* peak holders listed per device */
     struct vt_symbolizer *sym;
-    const struct vt_suppressions *suppressions;   /* or NULL */
+    const struct vt_suppressions *suppressions; /* or NULL */
     /* how the process ended; without an ending of its own (a signal, still
      * running, no footer) what is still allocated is live, not leaked:
      * analysis->leaks then lists it, and the summary's leaked counts are 0 */
@@ -59,7 +60,7 @@ struct vt_report {
      * free, the allocation, the first free */
     const struct vt_site *invalid_sites;
     size_t invalid_shown;
-    bool unused_suppressions;   /* list the unused ones (one dump; else the combined view) */
+    bool unused_suppressions; /* list the unused ones (one dump; else the combined view) */
 };
 
 #define VT_TEXT_TOP 10
@@ -69,11 +70,11 @@ struct vt_report {
 
 /* What a dump lets CI conclude. */
 enum vt_verdict {
-    VT_VERDICT_PASS,          /* within the limits */
-    VT_VERDICT_BROKEN,        /* a limit was broken (a leak, an invalid free) */
-    VT_VERDICT_NO_DATA,       /* nothing to judge: no successful allocation, or
+    VT_VERDICT_PASS,       /* within the limits */
+    VT_VERDICT_BROKEN,     /* a limit was broken (a leak, an invalid free) */
+    VT_VERDICT_NO_DATA,    /* nothing to judge: no successful allocation, or
                                * the process did not end on its own */
-    VT_VERDICT_UNREADABLE,    /* the dump cannot be read */
+    VT_VERDICT_UNREADABLE, /* the dump cannot be read */
 };
 
 /* One dump read, analysed and symbolized for rendering (report is ready). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* One dump reported, and judged against the limits. */
 #include "report_dump.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* One dump reported, and judged against the limits (report_dump.c). */
 #ifndef VT_REPORT_DUMP_H
 #define VT_REPORT_DUMP_H

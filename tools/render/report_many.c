@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `vramtrace report` over several dumps (one per process of a job): each
  * process's report, then the combined totals and which process used which
  * GPU. A GPU is the same one in two processes when host and UUID are the
@@ -19,7 +20,7 @@
 /* One process's use of one device. */
 struct device_use {
     int64_t device;
-    size_t process;          /* index into the dumps read */
+    size_t process; /* index into the dumps read */
     uint64_t peak_bytes, end_bytes;
     char *host;              /* the process's host ("" unknown) */
     char uuid[VT_UUID_TEXT]; /* "" when the dump does not say */
@@ -32,8 +33,8 @@ struct process_info {
     uint64_t pid, ppid;
     bool read;
     struct vt_ending ending;
-    uint64_t live_bytes;       /* device + managed at the end (leaked, or live) */
-    bool leaked;               /* ... and it counts as leaked */
+    uint64_t live_bytes; /* device + managed at the end (leaked, or live) */
+    bool leaked;         /* ... and it counts as leaked */
     enum vt_verdict verdict;
 };
 
@@ -43,7 +44,7 @@ struct combined {
     struct device_use *uses;
     size_t nuses;
     struct vt_summary total;
-    enum vt_verdict worst;     /* of the verdicts, with limits */
+    enum vt_verdict worst; /* of the verdicts, with limits */
     size_t passed;
 };
 
@@ -95,7 +96,7 @@ static int add_directory(char ***list, size_t *n, const char *dir)
         free(path);
     }
     closedir(d);
-    if (*n == first)   /* nothing to read: the caller says what that means */
+    if (*n == first) /* nothing to read: the caller says what that means */
         fprintf(stderr, "vramtrace: %s: no .vtr dumps in this directory\n", dir);
     else
         qsort(*list + first, *n - first, sizeof **list, by_name);
@@ -152,9 +153,14 @@ static void record(struct combined *c, const struct vt_loaded_report *l)
         c->uses = vt_xrealloc(c->uses, c->nuses + 1, sizeof *c->uses);
         const struct vt_device_info *info = vt_dump_device(&l->dump, u->devices[i].device);
         struct device_use *use = &c->uses[c->nuses++];
-        *use = (struct device_use){u->devices[i].device, c->nprocesses - 1,
-                                   u->devices[i].peak_bytes, u->devices[i].live_bytes,
-                                   xstrdup(l->dump.process.hostname), "", 0, 0};
+        *use = (struct device_use){u->devices[i].device,
+                                   c->nprocesses - 1,
+                                   u->devices[i].peak_bytes,
+                                   u->devices[i].live_bytes,
+                                   xstrdup(l->dump.process.hostname),
+                                   "",
+                                   0,
+                                   0};
         if (info)
             vt_device_uuid_text(info, use->uuid);
     }
@@ -216,17 +222,23 @@ static void warn_shared(const struct combined *c, size_t i, size_t n, FILE *out)
 {
     const struct device_use *u = &c->uses[i];
     if (!u->uuid[0])
-        fprintf(out, "vramtrace: warning: device %" PRId64 " is used by %zu processes (the dumps "
+        fprintf(out,
+                "vramtrace: warning: device %" PRId64 " is used by %zu processes (the dumps "
                 "do not say which GPU it is); if each rank should have its own, check "
-                "cudaSetDevice\n", u->device, n);
+                "cudaSetDevice\n",
+                u->device, n);
     else if (one_device_number(c, i, n))
-        fprintf(out, "vramtrace: warning: device %" PRId64 " is used by %zu processes, all on "
+        fprintf(out,
+                "vramtrace: warning: device %" PRId64 " is used by %zu processes, all on "
                 "the same GPU (%s); if each rank should have its own, check cudaSetDevice and "
-                "CUDA_VISIBLE_DEVICES\n", u->device, n, u->uuid);
+                "CUDA_VISIBLE_DEVICES\n",
+                u->device, n, u->uuid);
     else
-        fprintf(out, "vramtrace: warning: GPU %s is used by %zu processes (as different device "
+        fprintf(out,
+                "vramtrace: warning: GPU %s is used by %zu processes (as different device "
                 "numbers); if each rank should have its own, check cudaSetDevice and "
-                "CUDA_VISIBLE_DEVICES\n", u->uuid, n);
+                "CUDA_VISIBLE_DEVICES\n",
+                u->uuid, n);
 }
 
 static void print_process_header(const struct vt_loaded_report *l, FILE *out)
@@ -282,9 +294,11 @@ static void print_combined(const struct combined *c, FILE *out)
     char size[32], peak[32], end[32];
     fprintf(out, "\n== combined: %zu %s ==\n", c->nprocesses,
             c->nprocesses == 1 ? "process" : "processes");
-    fprintf(out, "vramtrace: %s (%" PRIu64 " bytes) of device memory leaked in %" PRIu64
+    fprintf(out,
+            "vramtrace: %s (%" PRIu64 " bytes) of device memory leaked in %" PRIu64
             " allocations, %" PRIu64 " failed allocations, %" PRIu64 " invalid frees, over all "
-            "processes\n", vt_human_size(c->total.leaked_bytes, size), c->total.leaked_bytes,
+            "processes\n",
+            vt_human_size(c->total.leaked_bytes, size), c->total.leaked_bytes,
             c->total.leaked_allocations, c->total.failed_allocations, c->total.invalid_frees);
     print_processes(c, out);
     for (size_t i = 0; i < c->nuses; i += device_run(c, i)) {
@@ -296,8 +310,10 @@ static void print_combined(const struct combined *c, FILE *out)
         fprintf(out, ": used by %zu %s\n", n, n == 1 ? "process" : "processes");
         for (size_t k = i; k < i + n; k++) {
             const struct process_info *p = &c->processes[c->uses[k].process];
-            fprintf(out, "    pid %-8" PRIu64 " rank %-6s device %-3" PRId64 " peak %10s  at exit "
-                    "%10s  %s\n", p->pid, p->rank ? p->rank : "-", c->uses[k].device,
+            fprintf(out,
+                    "    pid %-8" PRIu64 " rank %-6s device %-3" PRId64 " peak %10s  at exit "
+                    "%10s  %s\n",
+                    p->pid, p->rank ? p->rank : "-", c->uses[k].device,
                     vt_human_size(c->uses[k].peak_bytes, peak),
                     vt_human_size(c->uses[k].end_bytes, end), p->path);
         }
@@ -549,7 +565,7 @@ enum vt_verdict vt_report_many(char *const *paths, size_t npaths,
     size_t n;
     enum vt_verdict verdict = VT_VERDICT_NO_DATA;
     bool listed = vt_expand_dump_paths(paths, npaths, &dumps, &n) == 0;
-    if (n || opts->json || opts->json_out)   /* JSON readers get an object, empty or not */
+    if (n || opts->json || opts->json_out) /* JSON readers get an object, empty or not */
         verdict = report_all(dumps, n, opts);
     if (!n)
         verdict = VT_VERDICT_NO_DATA;
@@ -560,5 +576,5 @@ enum vt_verdict vt_report_many(char *const *paths, size_t npaths,
         return VT_VERDICT_UNREADABLE;
     if (n && !opts->limits && verdict != VT_VERDICT_UNREADABLE)
         return VT_VERDICT_PASS;
-    return verdict;   /* NO_DATA without a dump to read */
+    return verdict; /* NO_DATA without a dump to read */
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `vramtrace timeline`: total live bytes per device over time. */
 #ifndef VT_TIMELINE_H
 #define VT_TIMELINE_H
@@ -9,9 +10,9 @@
 
 /* The device bins, plus the bin still open at the end, as samples. */
 struct vt_timeline_sample {
-    uint64_t end_ns;          /* the bin covers (end_ns - tick_ns, end_ns] */
-    uint64_t max_bytes;       /* highest live bytes in the bin */
-    uint64_t last_bytes;      /* live bytes at its end */
+    uint64_t end_ns;     /* the bin covers (end_ns - tick_ns, end_ns] */
+    uint64_t max_bytes;  /* highest live bytes in the bin */
+    uint64_t last_bytes; /* live bytes at its end */
 };
 
 /* Sample I (0 .. nticks) of device D. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The terminal chart of `vramtrace timeline`: one per device, 64 columns of
  * data after an 11-column scale, 12 rows; under the axis, '|' marks a
  * marker and '^' the peak. */
@@ -27,8 +28,7 @@ static size_t column_of(uint64_t t, uint64_t end, size_t columns)
 }
 
 /* Highest live bytes per column: every bin goes to the column its end lies in. */
-static size_t fill_columns(const struct vt_usage *u, const struct vt_usage_device *d,
-                           uint64_t *col)
+static size_t fill_columns(const struct vt_usage *u, const struct vt_usage_device *d, uint64_t *col)
 {
     size_t nsamples = d->bin_max.n + 1;
     size_t columns = nsamples < CHART_COLUMNS ? nsamples : CHART_COLUMNS;
@@ -63,8 +63,8 @@ static void print_rows(const uint64_t *col, size_t columns, uint64_t peak, FILE 
     fputc('\n', out);
 }
 
-static void print_marks(const struct vt_usage *u, const struct vt_usage_device *d,
-                        size_t columns, FILE *out)
+static void print_marks(const struct vt_usage *u, const struct vt_usage_device *d, size_t columns,
+                        FILE *out)
 {
     char line[CHART_COLUMNS + 1];
     if (columns == 0 || columns > CHART_COLUMNS)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `vramtrace timeline --json`: the samples behind the chart. */
 #include "json_writer.h"
 #include "report.h"

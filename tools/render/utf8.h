@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* UTF-8 validation shared by the writers of text formats (JSON, pickle). */
 #ifndef VT_UTF8_H
 #define VT_UTF8_H
@@ -23,7 +24,7 @@ static inline size_t vt_utf8_sequence_length(const unsigned char *s)
     else
         return 0;
     for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xc0) != 0x80)   /* also stops at the NUL */
+        if ((s[i] & 0xc0) != 0x80) /* also stops at the NUL */
             return 0;
         cp = cp << 6 | (s[i] & 0x3f);
     }

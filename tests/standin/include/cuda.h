@@ -227,3 +227,4 @@ CUresult CUDAAPI cuDeviceGetUuid(CUuuid *uuid, CUdevice dev);
 #endif
 
 #endif
+/* SPDX-License-Identifier: MIT */

@@ -3,3 +3,4 @@
 #define STANDIN_CUDA_RUNTIME_H
 #include "cuda_runtime_api.h"
 #endif
+/* SPDX-License-Identifier: MIT */

@@ -185,3 +185,4 @@ cudaError_t CUDARTAPI cudaGetDriverEntryPointByVersion_ptsz(const char *symbol, 
 #endif
 
 #endif
+/* SPDX-License-Identifier: MIT */
