@@ -215,6 +215,8 @@ int vt_cmd_export(int argc, char **argv)
     if (a.format == FORMAT_CHROME)
         status = write_chrome(&a, out);
     else if (a.format == FORMAT_TORCH)
+        /* parse_args set dumps (ndumps >= 1) before it returned -1, "go on" */
+        /* NOLINTNEXTLINE(clang-analyzer-core.NullDereference) */
         status = vt_export_torch_snapshot(a.dumps[0], out);
     else
         status = write_one(&a, out);

@@ -569,8 +569,8 @@ enum vt_verdict vt_report_many(char *const *paths, size_t npaths,
         verdict = report_all(dumps, n, opts);
     if (!n)
         verdict = VT_VERDICT_NO_DATA;
-    for (size_t i = 0; i < n; i++)
-        free(dumps[i]);
+    for (size_t i = 0; i < n; i++) /* N paths are listed in DUMPS */
+        free(dumps[i]);            /* NOLINT(clang-analyzer-core.NullDereference) */
     free(dumps);
     if (!listed)
         return VT_VERDICT_UNREADABLE;
