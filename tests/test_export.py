@@ -8,6 +8,7 @@ import html.parser
 import json
 import os
 import shutil
+import stat
 import struct
 import sys
 import zlib
@@ -923,6 +924,17 @@ def case_cli_errors():
     out = os.path.join(H.tmpdir(), "gone.folded")
     r = vramtrace("export", "--format", "folded", "-o", out, "/nonexistent.vtr")
     H.expect(not os.path.exists(out), "a failed export left %s behind" % out)
+    # what was not a file is left alone (as root, unlinking /dev/null removes it)
+    fifo = os.path.join(H.tmpdir(), "export.fifo")
+    os.mkfifo(fifo)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        r = vramtrace("export", "--format", "folded", "-o", fifo, "/nonexistent.vtr")
+    finally:
+        os.close(reader)
+    H.expect_eq("failed export to a pipe: exit status", r.status, 1)
+    H.expect(os.path.exists(fifo) and stat.S_ISFIFO(os.stat(fifo).st_mode),
+             "a failed export removed the pipe it was given as -o")
     r = vramtrace("export", "--help")
     H.expect(r.status == 0 and "--format FORMAT" in r.stdout, "export --help:\n" + r.describe())
 

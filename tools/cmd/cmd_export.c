@@ -2,9 +2,11 @@
 /* vramtrace export --format FORMAT [-o FILE] [--what WHAT] [--diff BASE] DUMP... */
 #include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -225,9 +227,13 @@ int vt_cmd_export(int argc, char **argv)
                 strerror(errno));
         status = -1;
     }
+    /* a half-written file goes; what was not a file before (/dev/null, a
+     * pipe) is not ours to remove */
+    struct stat st;
+    bool regular = a.output && fstat(fileno(out), &st) == 0 && S_ISREG(st.st_mode);
     if (a.output && fclose(out) != 0)
         status = -1;
-    if (status != 0 && a.output)
-        unlink(a.output); /* no half-written file */
+    if (status != 0 && regular)
+        unlink(a.output);
     return status == 0 ? VT_EXIT_OK : VT_EXIT_ERROR;
 }
