@@ -128,5 +128,14 @@ else
     failed=$((failed + 1))
 fi
 
+# Every step runs as root here: one that replaced /dev/null (gcovr given
+# --output /dev/null did) broke every later '>/dev/null' on the machine.
+dev_null_intact() {
+    [ -c /dev/null ] && return 0
+    echo "/dev/null is no longer a character device: a step replaced it"
+    return 1
+}
+run_step "/dev/null left as a device" dev_null_intact
+
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
