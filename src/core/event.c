@@ -3,14 +3,8 @@
 
 #include "devices.h"
 #include "freed.h"
-#include "tracer.h"
 
 #include <errno.h>
-
-int vt_event_begin(void)
-{
-    return vt_enter();
-}
 
 /* The API the program called: the runtime's, when a runtime wrapper tagged
  * this thread (the tagged call is then counted), else DRIVER_API. */
@@ -134,51 +128,25 @@ void vt_on_teardown(int torn_down, void *ctx, int device, unsigned api)
     errno = saved;
 }
 
-void vt_event_end(void)
-{
-    vt_leave();
-}
-
-int vt_on_runtime_begin(unsigned api)
-{
-    if (vt_thread_state.busy || vt_thread_state.api || !vt_tracing())
-        return 0;
-    vt_thread_state.api = api;
-    vt_thread_state.counted = 0;
-    return 1;
-}
-
-/* Ends the tag; 1 when the driver hooks did not see the call. */
-static int runtime_end_unseen(void)
-{
-    vt_thread_state.api = 0;
-    return !vt_thread_state.counted;
-}
-
-void vt_on_runtime_alloc(cudaError_t result, struct vt_alloc_info info)
+/* A failure the driver never saw (no driver loaded, a bad argument) is
+ * recorded too: a run where every allocation failed has nothing to judge. */
+void vt_on_unseen_runtime_alloc(cudaError_t result, struct vt_alloc_info info)
 {
     int saved = errno;
-    /* A failure the driver never saw (no driver loaded, a bad argument) is
-     * recorded too: a run where every allocation failed has nothing to judge. */
-    if (runtime_end_unseen() && (result != cudaSuccess || info.key) && vt_enter()) {
+    if ((result != cudaSuccess || info.key) && vt_enter()) {
         info.device = VT_DEVICE_OF_CONTEXT;
         vt_on_alloc((CUresult)result, info);
     }
     errno = saved;
 }
 
-void vt_on_runtime_free(cudaError_t result, uint64_t key, unsigned api, uint64_t stream)
+void vt_on_unseen_runtime_free(cudaError_t result, uint64_t key, unsigned api, uint64_t stream)
 {
     int saved = errno;
-    if (runtime_end_unseen() && result == cudaSuccess && key && vt_enter()) {
+    if (result == cudaSuccess && key && vt_enter()) {
         struct vt_free_call call;
         vt_on_free_begin(&call, key, VT_SPACE_POINTER, api, stream);
         vt_on_free(CUDA_SUCCESS, &call);
     }
     errno = saved;
-}
-
-void vt_on_runtime_end(void)
-{
-    runtime_end_unseen();
 }

@@ -18,10 +18,14 @@
 #include "owner.h"
 #include "stacks.h"
 #include "track.h"
+#include "tracer.h"
 
 #include <stdint.h>
 
-int vt_event_begin(void);
+static inline int vt_event_begin(void)
+{
+    return vt_enter();
+}
 
 /* The real allocation call returned RESULT; INFO describes it (the API the
  * driver hook stands for, kind, key space, size, key when it succeeded,
@@ -58,17 +62,54 @@ void vt_on_teardown_begin(void *ctx, int device);
 void vt_on_teardown(int torn_down, void *ctx, int device, unsigned api);
 
 /* A traced call that turned out to have nothing to record. */
-void vt_event_end(void);
+static inline void vt_event_end(void)
+{
+    vt_leave();
+}
 
 /* The runtime wrappers: they tag the thread with the API the program
  * called (vt_on_runtime_begin: 1 when tagged), and the driver hook that the
  * runtime reaches records the event under that name. Only when no driver
  * hook saw the call is it recorded at the end of the tag, from what the
- * runtime wrapper describes. */
-int vt_on_runtime_begin(unsigned api);
-void vt_on_runtime_alloc(cudaError_t result, struct vt_alloc_info info);
-void vt_on_runtime_free(cudaError_t result, uint64_t key, unsigned api, uint64_t stream);
+ * runtime wrapper describes. The tag's part is inline: every runtime call
+ * passes here. */
+static inline int vt_on_runtime_begin(unsigned api)
+{
+    if (vt_thread_state.busy || vt_thread_state.api || !vt_tracing())
+        return 0;
+    vt_thread_state.api = api;
+    vt_thread_state.counted = 0;
+    return 1;
+}
+
+/* Ends the tag; 1 when the driver hooks did not see the call. */
+static inline int vt_runtime_end_unseen(void)
+{
+    vt_thread_state.api = 0;
+    return !vt_thread_state.counted;
+}
+
+/* The records of a runtime call that no driver hook saw. */
+void vt_on_unseen_runtime_alloc(cudaError_t result, struct vt_alloc_info info);
+void vt_on_unseen_runtime_free(cudaError_t result, uint64_t key, unsigned api, uint64_t stream);
+
+static inline void vt_on_runtime_alloc(cudaError_t result, struct vt_alloc_info info)
+{
+    if (vt_runtime_end_unseen())
+        vt_on_unseen_runtime_alloc(result, info);
+}
+
+static inline void vt_on_runtime_free(cudaError_t result, uint64_t key, unsigned api,
+                                      uint64_t stream)
+{
+    if (vt_runtime_end_unseen())
+        vt_on_unseen_runtime_free(result, key, api, stream);
+}
+
 /* A tagged call that the driver hooks record in full (arrays, reset). */
-void vt_on_runtime_end(void);
+static inline void vt_on_runtime_end(void)
+{
+    vt_runtime_end_unseen();
+}
 
 #endif

@@ -17,19 +17,6 @@ void vt_tracing_set(enum vt_tracing_state state)
     __atomic_store_n(&vt_tracing_state_now, (int)state, __ATOMIC_RELEASE);
 }
 
-int vt_guard_take(void)
-{
-    if (vt_thread_state.busy || !vt_tracing_started())
-        return 0;
-    vt_thread_state.busy = 1;
-    return 1;
-}
-
-void vt_leave(void)
-{
-    vt_thread_state.busy = 0;
-}
-
 pid_t vt_tid(void)
 {
     if (!vt_thread_state.tid)

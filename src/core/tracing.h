@@ -53,9 +53,20 @@ extern __thread struct vt_thread vt_thread_state __attribute__((tls_model("initi
 
 /* The guard of an already started tracer: 1 (taken, call vt_leave) when
  * this thread is not inside the tracer and tracing is on, else 0. Hooks
- * use vt_enter (lifecycle/tracer.h), which starts the tracer first. */
-int vt_guard_take(void);
-void vt_leave(void);
+ * use vt_enter (lifecycle/tracer.h), which starts the tracer first.
+ * Inline: every traced call passes here twice. */
+static inline int vt_guard_take(void)
+{
+    if (vt_thread_state.busy || !vt_tracing_started())
+        return 0;
+    vt_thread_state.busy = 1;
+    return 1;
+}
+
+static inline void vt_leave(void)
+{
+    vt_thread_state.busy = 0;
+}
 
 pid_t vt_tid(void);
 

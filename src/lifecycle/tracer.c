@@ -89,23 +89,16 @@ static void initialize(void)
     pthread_mutex_unlock(&init_lock);
 }
 
-int vt_tracing(void)
+int vt_tracer_start(void)
 {
     if (vt_tracing_get() == VT_TRACING_UNINIT)
         initialize();
     return vt_tracing_started();
 }
 
-int vt_enter(void)
-{
-    if (vt_thread_state.busy || !vt_tracing())
-        return 0;
-    return vt_guard_take();
-}
-
 __attribute__((constructor)) static void tracer_start(void)
 {
-    vt_tracing();
+    vt_tracer_start();
 }
 
 static void finish_at_exit(void *unused)

@@ -7,12 +7,26 @@
 
 #include "tracing.h"
 
+/* Starts the tracer if nothing has yet; 1 when it traces this process. */
+int vt_tracer_start(void);
+
 /* 1 while allocations are being traced in this process (starts the
- * tracer on first use). */
-int vt_tracing(void);
+ * tracer on first use). Inline, as are the guard's: every hook asks. */
+static inline int vt_tracing(void)
+{
+    enum vt_tracing_state state = vt_tracing_get();
+    if (state == VT_TRACING_UNINIT)
+        return vt_tracer_start();
+    return state == VT_TRACING_READY;
+}
 
 /* Starts a traced operation on this thread: 1 (guard taken, call vt_leave)
  * when this call should be recorded, 0 when it must pass straight through. */
-int vt_enter(void);
+static inline int vt_enter(void)
+{
+    if (vt_thread_state.busy || !vt_tracing())
+        return 0;
+    return vt_guard_take();
+}
 
 #endif
