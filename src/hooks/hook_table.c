@@ -6,14 +6,13 @@
 
 #include <dlfcn.h>
 
-/* The wrappers, defined in hooks_driver.c and hooks_lookup.c. */
-#define VT_DECLARE_WRAPPER(name) extern char name[];
-VT_DRIVER_HOOKS(VT_DECLARE_WRAPPER)
-#undef VT_DECLARE_WRAPPER
+/* The wrappers' registrations (VT_HOOK_REGISTER), bounds set by the linker. */
+extern const struct vt_hook_wrapper __start_vt_hook_wrappers[]
+    __attribute__((visibility("hidden")));
+extern const struct vt_hook_wrapper __stop_vt_hook_wrappers[] __attribute__((visibility("hidden")));
 
 struct hook {
     const char *name;
-    void *wrapper;
     void *next;                     /* the definition after us in the global scope; NO_NEXT: none */
     void *seen;                     /* the driver's own, as a lookup of the driver returned it */
     struct vt_caller_cache callers; /* how each calling object reached us */
@@ -22,8 +21,7 @@ struct hook {
 #define NO_NEXT ((void *)1)
 
 static struct hook hooks[VT_HOOK_COUNT] = {
-#define VT_HOOK_ENTRY(n) \
-    [VT_HOOK_##n] = {#n, (void *)n, NULL, NULL, {{{0, 0, NULL}}, 0}, {{{0, 0, NULL}}, 0}},
+#define VT_HOOK_ENTRY(n) [VT_HOOK_##n] = {#n, NULL, NULL, {{{0, 0, NULL}}, 0}, {{{0, 0, NULL}}, 0}},
     VT_DRIVER_HOOKS(VT_HOOK_ENTRY)
 #undef VT_HOOK_ENTRY
 };
@@ -102,12 +100,22 @@ void vt_hook_note_chained(const char *name, const void *caller)
         vt_note_chained(h->name, caller, &h->chained);
 }
 
+static void *wrapper_of(const struct hook *h)
+{
+    for (const struct vt_hook_wrapper *w = __start_vt_hook_wrappers; w < __stop_vt_hook_wrappers;
+         w++)
+        if (w->id == (enum vt_hook_id)(h - hooks))
+            return w->wrapper;
+    return NULL;
+}
+
 static void *wrap(struct hook *h, void *found)
 {
-    if (!h)
+    void *wrapper = h ? wrapper_of(h) : NULL;
+    if (!wrapper)
         return found;
     remember_seen(h, found);
-    return h->wrapper;
+    return wrapper;
 }
 
 void *vt_hook_substitute(void *found, const char *name)

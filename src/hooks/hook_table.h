@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* The driver entry points we hook, by exact exported name: the one table that
  * dlsym, dlvsym, cuGetProcAddress and cudaGetDriverEntryPoint consult to hand
- * out our wrapper instead of the real function. */
+ * out our wrapper instead of the real function, and that the wrappers ask
+ * for the real one. The table names no wrapper: each file of wrappers
+ * registers its own (VT_HOOK_REGISTER), so the wrappers depend on the table
+ * and never the other way round. */
 #ifndef VRAMTRACE_HOOK_TABLE_H
 #define VRAMTRACE_HOOK_TABLE_H
 
@@ -9,7 +12,8 @@
 
 #include <stdint.h>
 
-#define VT_DRIVER_HOOKS(X)          \
+/* The allocation API's wrappers, in hooks_driver.c. */
+#define VT_ALLOC_HOOKS(X)           \
     X(cuMemAlloc_v2)                \
     X(cuMemAllocPitch_v2)           \
     X(cuMemAllocManaged)            \
@@ -36,10 +40,15 @@
     X(cuCtxDestroy_v2)              \
     X(cuDevicePrimaryCtxRetain)     \
     X(cuDevicePrimaryCtxRelease_v2) \
-    X(cuDevicePrimaryCtxReset_v2)   \
-    X(cuGetProcAddress)             \
-    X(cuGetProcAddress_v2)          \
+    X(cuDevicePrimaryCtxReset_v2)
+
+/* The driver's resolvers' wrappers, in hooks_lookup.c. */
+#define VT_RESOLVER_HOOKS(X) \
+    X(cuGetProcAddress)      \
+    X(cuGetProcAddress_v2)   \
     X(cuGetProcAddress_v2_ptsz)
+
+#define VT_DRIVER_HOOKS(X) VT_ALLOC_HOOKS(X) VT_RESOLVER_HOOKS(X)
 
 enum vt_hook_id {
 #define VT_HOOK_ID(name) VT_HOOK_##name,
@@ -47,6 +56,22 @@ enum vt_hook_id {
 #undef VT_HOOK_ID
         VT_HOOK_COUNT
 };
+
+/* A wrapper's registration: the linker gathers them into the section
+ * vt_hook_wrappers, which hook_table.c reads. */
+struct vt_hook_wrapper {
+    enum vt_hook_id id;
+    void *wrapper;
+};
+#define VT_HOOK_WRAPPER_ENTRY(name)                                                     \
+    static const struct vt_hook_wrapper vt_hook_wrapper_##name                          \
+        __attribute__((used, section("vt_hook_wrappers"), aligned(sizeof(void *)))) = { \
+            VT_HOOK_##name, (void *)name};
+
+/* In the file that defines the wrappers of LIST (VT_ALLOC_HOOKS or
+ * VT_RESOLVER_HOOKS), after them: registers every one (a hook of the list
+ * without its wrapper does not compile). */
+#define VT_HOOK_REGISTER(LIST) LIST(VT_HOOK_WRAPPER_ENTRY)
 
 /* The real function behind hook ID, found on first use; NULL if none. */
 void *vt_hook_real(enum vt_hook_id id);

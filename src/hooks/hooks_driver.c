@@ -450,3 +450,5 @@ VT_EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice device)
                    VT_API_cuDevicePrimaryCtxRelease);
     return r;
 }
+
+VT_HOOK_REGISTER(VT_ALLOC_HOOKS)

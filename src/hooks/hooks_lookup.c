@@ -171,3 +171,5 @@ VT_EXPORT cudaError_t cudaGetDriverEntryPointByVersion_ptsz(const char *symbol, 
     CALLER_REAL(cudaGetDriverEntryPointByVersion_fn, cudaGetDriverEntryPointByVersion_ptsz);
     return entry_point_by_version(real, symbol, pfn, version, flags, status);
 }
+
+VT_HOOK_REGISTER(VT_RESOLVER_HOOKS)
