@@ -120,12 +120,12 @@ void vt_gpu_view_usage(const struct vt_device_identity *id, struct vt_usage_samp
 
 static int by_used_desc(const void *pa, const void *pb)
 {
-    const struct vt_gpu_process *a = pa, *b = pb;
+    const struct vt_other_process *a = pa, *b = pb;
     return a->used_plus1 != b->used_plus1 ? (a->used_plus1 > b->used_plus1 ? -1 : 1)
                                           : (a->pid > b->pid) - (a->pid < b->pid);
 }
 
-static void describe(struct vt_gpu_process *p, const nvmlProcessInfo_t *info)
+static void describe(struct vt_other_process *p, const nvmlProcessInfo_t *info)
 {
     struct vt_proc_status st;
     p->pid = info->pid;
@@ -140,7 +140,7 @@ static void describe(struct vt_gpu_process *p, const nvmlProcessInfo_t *info)
 void vt_gpu_view_processes(const struct vt_device_identity *id, struct vt_meminfo *mem)
 {
     struct listing l;
-    struct vt_gpu_process all[64];
+    struct vt_other_process all[64];
     unsigned n = 0;
     if (list_processes(id, &l) != 0)
         return;

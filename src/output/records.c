@@ -302,7 +302,7 @@ static void put_gpu_processes(struct buf *b, const struct vt_meminfo *mem)
     put_varint(b, mem->own_plus1);
     put_varint(b, mem->nothers);
     for (unsigned i = 0; i < mem->nothers; i++) {
-        const struct vt_gpu_process *p = &mem->others[i];
+        const struct vt_other_process *p = &mem->others[i];
         put_varint(b, p->pid);
         put_varint(b, p->used_plus1);
         put_u8(b, (uint8_t)p->state);

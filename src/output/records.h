@@ -47,7 +47,7 @@ int vt_rec_free(uint64_t time_ns, uint64_t address, unsigned api, unsigned statu
                 uint64_t stream);
 /* Another process on the GPU, as NVML lists it (and /proc shows it). */
 #define VT_OOM_OTHERS 8
-struct vt_gpu_process {
+struct vt_other_process {
     uint32_t pid;
     uint64_t used_plus1; /* used bytes + 1; 0: NVML did not say */
     char state;          /* /proc state letter; 0: not in our /proc */
@@ -60,7 +60,7 @@ struct vt_meminfo {
     uint64_t free_bytes, total_bytes;
     uint64_t own_plus1; /* this process's used bytes + 1; 0: NVML did not say */
     unsigned nothers;   /* the largest users, at most VT_OOM_OTHERS */
-    struct vt_gpu_process others[VT_OOM_OTHERS];
+    struct vt_other_process others[VT_OOM_OTHERS];
 };
 /* MEM (may be NULL): the driver's free/total memory, appended. */
 int vt_rec_failed(uint64_t size, uint32_t stack, unsigned api, unsigned kind, int device, int error,

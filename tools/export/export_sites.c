@@ -10,31 +10,13 @@
 #include "format.h"
 #include "xalloc.h"
 
-struct tally_key {
-    uint64_t stack_id;
-    uint64_t api, kind;
-    int64_t device;
-};
-
 struct vt_alloc_tally {
-    struct tally_key key;
+    struct vt_site_key key;
     uint64_t bytes, count;
     UT_hash_handle hh;
 };
 
-/* The same key as a usage site (tools/analyze/usage_series.c). */
-static struct tally_key key_of(uint64_t stack_id, unsigned api, unsigned kind, int64_t device)
-{
-    struct tally_key k;
-    memset(&k, 0, sizeof k);
-    k.stack_id = stack_id;
-    k.api = api;
-    k.kind = kind;
-    k.device = device;
-    return k;
-}
-
-static void add_tally(struct vt_alloc_tally **table, struct tally_key key, uint64_t bytes,
+static void add_tally(struct vt_alloc_tally **table, struct vt_site_key key, uint64_t bytes,
                       uint64_t count)
 {
     struct vt_alloc_tally *t;
@@ -52,7 +34,7 @@ static void tally_alloc(void *ctx, const struct vt_dump_alloc *ev)
 {
     if (ev->flags & VT_ALLOC_RESTORED) /* a failed free put it back: not a new allocation */
         return;
-    add_tally(ctx, key_of(ev->stack_id, ev->api, ev->kind, ev->device), ev->size, 1);
+    add_tally(ctx, vt_site_key(ev->stack_id, ev->api, ev->kind, ev->device), ev->size, 1);
 }
 
 /* Aggregate mode: the totals at exit say it all at once. */
@@ -60,7 +42,7 @@ static void tally_sites(void *ctx, const struct vt_sites_event *ev)
 {
     for (size_t i = 0; i < ev->nsites; i++) {
         const struct vt_site_state *s = &ev->sites[i];
-        add_tally(ctx, key_of(s->stack_id, s->api, s->kind, s->device), s->bytes_allocated,
+        add_tally(ctx, vt_site_key(s->stack_id, s->api, s->kind, s->device), s->bytes_allocated,
                   s->allocations);
     }
 }
@@ -102,7 +84,7 @@ int vt_export_load(const char *path, struct vt_export *e)
     for (size_t i = 0; i < e->nsites; i++) {
         size_t index = r->site_order[i];
         const struct vt_usage_site *s = &u->sites[index];
-        struct tally_key key = key_of(s->stack_id, s->api, s->kind, s->device);
+        struct vt_site_key key = vt_site_key(s->stack_id, s->api, s->kind, s->device);
         struct vt_alloc_tally *t;
         HASH_FIND(hh, e->tally, &key, sizeof key, t);
         e->sites[i] = (struct vt_export_site){.usage = s,
