@@ -359,6 +359,7 @@ enum vt_free_status {
     X(14, cudaDeviceReset, 0)                         \
     X(15, cudaMallocMipmappedArray, VT_API_ALLOCATES) \
     X(16, cudaFreeMipmappedArray, 0)                  \
+    X(17, cudaMalloc3DArray, VT_API_ALLOCATES)        \
     X(20, cuMemAlloc, VT_API_ALLOCATES)               \
     X(21, cuMemAllocPitch, VT_API_ALLOCATES)          \
     X(22, cuMemAllocManaged, VT_API_ALLOCATES)        \

@@ -411,6 +411,9 @@ VT_ABI_FN(cuGetProcAddress_v2_fn, (PFN_cuGetProcAddress_v12000)0, S_cuGetProcAdd
     T(cudaError_t) (*)(T(cudaArray_t) *, const struct T(cudaChannelFormatDesc) *, size_t, \
                        size_t, unsigned int)
 #define S_cudaFreeArray(T) T(cudaError_t) (*)(T(cudaArray_t))
+#define S_cudaMalloc3DArray(T)                                                                  \
+    T(cudaError_t) (*)(T(cudaArray_t) *, const struct T(cudaChannelFormatDesc) *, struct T(cudaExtent), \
+                       unsigned int)
 #define S_cudaMallocMipmappedArray(T)                                                          \
     T(cudaError_t) (*)(T(cudaMipmappedArray_t) *, const struct T(cudaChannelFormatDesc) *,     \
                        struct T(cudaExtent), unsigned int, unsigned int)
@@ -457,6 +460,7 @@ VT_ABI_FN(cudaHostAlloc_fn, &cudaHostAlloc, S_cudaHostAlloc);
 VT_ABI_FN(cudaFreeHost_fn, &cudaFreeHost, S_cudaFreeHost);
 VT_ABI_FN(cudaMallocArray_fn, &cudaMallocArray, S_cudaMallocArray);
 VT_ABI_FN(cudaFreeArray_fn, &cudaFreeArray, S_cudaFreeArray);
+VT_ABI_FN(cudaMalloc3DArray_fn, &cudaMalloc3DArray, S_cudaMalloc3DArray);
 VT_ABI_FN(cudaMallocMipmappedArray_fn, &cudaMallocMipmappedArray, S_cudaMallocMipmappedArray);
 VT_ABI_FN(cudaFreeMipmappedArray_fn, &cudaFreeMipmappedArray, S_cudaFreeMipmappedArray);
 VT_ABI_FN(cudaGetDriverEntryPoint_fn, &cudaGetDriverEntryPoint, S_cudaGetDriverEntryPoint);

@@ -13,6 +13,8 @@ LOOP = D["LOOP"]
 PITCH_BYTES = 1024 * D["DRV_PITCH_HEIGHT"]                                   # 13312
 ARRAY_BYTES = D["DRV_ARRAY_WIDTH"] * D["DRV_ARRAY_HEIGHT"] * 2 * 4           # 14400
 ARRAY3D_BYTES = D["DRV_ARRAY3D_WIDTH"] * D["DRV_ARRAY3D_HEIGHT"] * D["DRV_ARRAY3D_DEPTH"] * 2  # 1920
+# every level of a 1D mipmapped array halves its width: 128, 64, 32, 16 floats
+MIPMAP_BYTES = sum((D["DRV_MIPMAP_WIDTH"] >> level) * 4 for level in range(D["DRV_MIPMAP_LEVELS"]))  # 960
 
 # (function, tag, bytes, api, kind), all on device 0
 LEAKS = [
@@ -32,8 +34,10 @@ LEAKS = [
     ("leak_cuMemHostAlloc", "cuMemHostAlloc", D["DRV_HOSTALLOC_BYTES"], "cuMemHostAlloc", "host"),
     ("leak_cuArrayCreate", "cuArrayCreate", ARRAY_BYTES, "cuArrayCreate", "device"),
     ("leak_cuArray3DCreate", "cuArray3DCreate", ARRAY3D_BYTES, "cuArray3DCreate", "device"),
+    ("leak_cuMipmappedArrayCreate", "cuMipmappedArrayCreate", MIPMAP_BYTES,
+     "cuMipmappedArrayCreate", "device"),
 ]
-LOOP_APIS = 11  # balanced_loops: alloc/free pairs per iteration
+LOOP_APIS = 12  # balanced_loops: alloc/free pairs per iteration
 SUMMARY = H.define_api_cases(globals(), program_name="drv_apis", source=SRC,
                              leak_list=[leak + (0,) for leak in LEAKS],   # all on device 0
                              loop_pairs=LOOP_APIS * LOOP)

@@ -223,6 +223,9 @@ typedef cudaError_t (*cudaMallocArray_fn)(cudaArray_t *array,
                                           const struct cudaChannelFormatDesc *desc, size_t width,
                                           size_t height, unsigned int flags);
 typedef cudaError_t (*cudaFreeArray_fn)(cudaArray_t array);
+typedef cudaError_t (*cudaMalloc3DArray_fn)(cudaArray_t *array,
+                                            const struct cudaChannelFormatDesc *desc,
+                                            struct cudaExtent extent, unsigned int flags);
 typedef cudaError_t (*cudaMallocMipmappedArray_fn)(cudaMipmappedArray_t *array,
                                                    const struct cudaChannelFormatDesc *desc,
                                                    struct cudaExtent extent, unsigned int levels,

@@ -201,6 +201,18 @@ VT_EXPORT cudaError_t cudaMallocArray(cudaArray_t *array, const struct cudaChann
     return r;
 }
 
+VT_EXPORT cudaError_t cudaMalloc3DArray(cudaArray_t *array,
+                                        const struct cudaChannelFormatDesc *desc,
+                                        struct cudaExtent extent, unsigned int flags)
+{
+    RUNTIME_REAL(cudaMalloc3DArray_fn, cudaMalloc3DArray);
+    if (!vt_on_runtime_begin(VT_API_cudaMalloc3DArray))
+        return real(array, desc, extent, flags);
+    cudaError_t r = real(array, desc, extent, flags);
+    vt_on_runtime_end();
+    return r;
+}
+
 VT_EXPORT cudaError_t cudaFreeArray(cudaArray_t array)
 {
     RUNTIME_REAL(cudaFreeArray_fn, cudaFreeArray);

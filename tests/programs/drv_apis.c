@@ -22,6 +22,8 @@
 #define DRV_ARRAY3D_WIDTH 64         /* uint16, 1 channel: 64 * 5 * 3 * 2 = 1920 bytes */
 #define DRV_ARRAY3D_HEIGHT 5
 #define DRV_ARRAY3D_DEPTH 3
+#define DRV_MIPMAP_WIDTH 128         /* 1D float, 4 levels: (128 + 64 + 32 + 16) * 4 = 960 bytes */
+#define DRV_MIPMAP_LEVELS 4
 
 static CUstream stream;
 static CUmemoryPool pool;         /* created */
@@ -34,6 +36,7 @@ NOINLINE void balanced_loops(void)
         size_t pitch;
         void *h;
         CUarray a;
+        CUmipmappedArray m;
         CUDA_ARRAY_DESCRIPTOR ad = {16 + i, 4, CU_AD_FORMAT_UNSIGNED_INT8, 1};
         CUDA_ARRAY3D_DESCRIPTOR a3 = {8 + i, 2, 2, CU_AD_FORMAT_FLOAT, 1, 0};
         CHECK(cuMemAlloc(&d, 1100 + i));
@@ -58,6 +61,8 @@ NOINLINE void balanced_loops(void)
         CHECK(cuArrayDestroy(a));
         CHECK(cuArray3DCreate(&a, &a3));
         CHECK(cuArrayDestroy(a));
+        CHECK(cuMipmappedArrayCreate(&m, &a3, 2));
+        CHECK(cuMipmappedArrayDestroy(m));
     }
 }
 
@@ -143,6 +148,14 @@ NOINLINE void leak_cuArray3DCreate(void)
     vt_sink = a;
 }
 
+NOINLINE void leak_cuMipmappedArrayCreate(void)
+{
+    CUDA_ARRAY3D_DESCRIPTOR ad = {DRV_MIPMAP_WIDTH, 0, 0, CU_AD_FORMAT_FLOAT, 1, 0};
+    CUmipmappedArray m = NULL;
+    CHECK(cuMipmappedArrayCreate(&m, &ad, DRV_MIPMAP_LEVELS)); /* LEAK:cuMipmappedArrayCreate */
+    vt_sink = m;
+}
+
 int main(void)
 {
     CUdevice dev;
@@ -176,11 +189,12 @@ int main(void)
     leak_cuMemHostAlloc();
     leak_cuArrayCreate();
     leak_cuArray3DCreate();
+    leak_cuMipmappedArrayCreate();
 
     CHECK(cuMemGetInfo(&free1, &total));
     REQUIRE(free0 - free1 == (size_t)DRV_ALLOC_BYTES + 13312 + DRV_MANAGED_BYTES + DRV_ASYNC_BYTES +
                                  DRV_ASYNC_PTSZ_BYTES + DRV_POOL_BYTES + DRV_POOL_PTSZ_BYTES +
-                                 14400 + 1920);
+                                 14400 + 1920 + 960);
     CHECK(cuCtxSynchronize());
     return 0;
 }

@@ -22,6 +22,12 @@
 #define RT_HOSTALLOC_BYTES 60013
 #define RT_ARRAY_WIDTH 300       /* float1: 300 * 7 * 4 = 8400 bytes */
 #define RT_ARRAY_HEIGHT 7
+#define RT_3DARRAY_WIDTH 40      /* uchar4: 40 * 6 * 5 * 4 = 4800 bytes */
+#define RT_3DARRAY_HEIGHT 6
+#define RT_3DARRAY_DEPTH 5
+#define RT_MIPMAP_WIDTH 64       /* uchar4, 3 levels: (64*32 + 32*16 + 16*8) * 4 = 10752 bytes */
+#define RT_MIPMAP_HEIGHT 32
+#define RT_MIPMAP_LEVELS 3
 #define RT_DEVICE1_BYTES 700001
 
 static cudaStream_t stream;
@@ -35,6 +41,7 @@ NOINLINE void balanced_loops(void)
         size_t pitch;
         struct cudaPitchedPtr pp;
         cudaArray_t a;
+        cudaMipmappedArray_t m;
         CHECK(cudaMalloc(&p, 1000 + i));
         CHECK(cudaFree(p));
         CHECK(cudaMallocPitch(&p, &pitch, 100 + i, 3));
@@ -55,6 +62,10 @@ NOINLINE void balanced_loops(void)
         CHECK(cudaFreeHost(p));
         CHECK(cudaMallocArray(&a, &fd, 16 + i, 4, 0));
         CHECK(cudaFreeArray(a));
+        CHECK(cudaMalloc3DArray(&a, &fd, make_cudaExtent(8 + i, 2, 2), 0));
+        CHECK(cudaFreeArray(a));
+        CHECK(cudaMallocMipmappedArray(&m, &fd, make_cudaExtent(16 + i, 8, 0), 2, 0));
+        CHECK(cudaFreeMipmappedArray(m));
     }
 }
 
@@ -132,6 +143,24 @@ NOINLINE void leak_cudaMallocArray(void)
     vt_sink = a;
 }
 
+NOINLINE void leak_cudaMalloc3DArray(void)
+{
+    struct cudaChannelFormatDesc u8x4 = cudaCreateChannelDesc(8, 8, 8, 8, cudaChannelFormatKindUnsigned);
+    struct cudaExtent extent = make_cudaExtent(RT_3DARRAY_WIDTH, RT_3DARRAY_HEIGHT, RT_3DARRAY_DEPTH);
+    cudaArray_t a = NULL;
+    CHECK(cudaMalloc3DArray(&a, &u8x4, extent, 0)); /* LEAK:cudaMalloc3DArray */
+    vt_sink = a;
+}
+
+NOINLINE void leak_cudaMallocMipmappedArray(void)
+{
+    struct cudaChannelFormatDesc u8x4 = cudaCreateChannelDesc(8, 8, 8, 8, cudaChannelFormatKindUnsigned);
+    struct cudaExtent extent = make_cudaExtent(RT_MIPMAP_WIDTH, RT_MIPMAP_HEIGHT, 0);
+    cudaMipmappedArray_t m = NULL;
+    CHECK(cudaMallocMipmappedArray(&m, &u8x4, extent, RT_MIPMAP_LEVELS, 0)); /* LEAK:cudaMallocMipmappedArray */
+    vt_sink = m;
+}
+
 NOINLINE void leak_on_device1(void)
 {
     void *p = NULL;
@@ -167,12 +196,15 @@ int main(void)
     leak_cudaMallocHost();
     leak_cudaHostAlloc();
     leak_cudaMallocArray();
+    leak_cudaMalloc3DArray();
+    leak_cudaMallocMipmappedArray();
     leak_on_device1();
 
     /* device 0 holds the device+managed leaks made on it */
     CHECK(cudaMemGetInfo(&free1, &total));
     REQUIRE(free0 - free1 == (size_t)RT_MALLOC_BYTES + 17408 + 33792 + RT_MANAGED_BYTES +
-                                 RT_ASYNC_BYTES + RT_ASYNC_PTSZ_BYTES + RT_POOL_BYTES + 8400);
+                                 RT_ASYNC_BYTES + RT_ASYNC_PTSZ_BYTES + RT_POOL_BYTES + 8400 +
+                                 4800 + 10752);
     CHECK(cudaDeviceSynchronize());
     return 0;
 }

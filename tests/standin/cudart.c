@@ -763,6 +763,18 @@ static int channel_format(const struct cudaChannelFormatDesc *desc, CUarray_form
     return 0;
 }
 
+/* The driver's descriptor of a 3D (or mipmapped) array of DESC texels; -1
+ * for a format the driver has no array format for. */
+static int array3d_descriptor(const struct cudaChannelFormatDesc *desc, struct cudaExtent extent,
+                              CUDA_ARRAY3D_DESCRIPTOR *ad)
+{
+    memset(ad, 0, sizeof *ad);
+    ad->Width = extent.width;
+    ad->Height = extent.height;
+    ad->Depth = extent.depth;
+    return channel_format(desc, &ad->Format, &ad->NumChannels);
+}
+
 EXPORT cudaError_t cudaMallocArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc,
                                    size_t width, size_t height, unsigned int flags)
 {
@@ -780,6 +792,25 @@ EXPORT cudaError_t cudaMallocArray(cudaArray_t *array, const struct cudaChannelF
     ad.NumChannels = channels;
     CUarray a;
     CUresult r = drv.arrayCreate(&a, &ad);
+    if (r != CUDA_SUCCESS)
+        return ret(map_error(r));
+    *array = (cudaArray_t)a;
+    return cudaSuccess;
+}
+
+/* Through cuArray3DCreate, as the real runtime does; a 0 height or depth
+ * is a 1D or 2D array. */
+EXPORT cudaError_t cudaMalloc3DArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc,
+                                     struct cudaExtent extent, unsigned int flags)
+{
+    CUDA_ARRAY3D_DESCRIPTOR ad;
+    if (!array || !desc || extent.width == 0 || flags != 0 ||
+        array3d_descriptor(desc, extent, &ad) < 0)
+        return ret(cudaErrorInvalidValue);
+    CTX_OR_RETURN();
+    NEED(array3DCreate);
+    CUarray a;
+    CUresult r = drv.array3DCreate(&a, &ad);
     if (r != CUDA_SUCCESS)
         return ret(map_error(r));
     *array = (cudaArray_t)a;
@@ -890,20 +921,12 @@ EXPORT cudaError_t cudaMallocMipmappedArray(cudaMipmappedArray_t *array,
                                             struct cudaExtent extent, unsigned int levels,
                                             unsigned int flags)
 {
-    CUarray_format fmt;
-    unsigned channels;
+    CUDA_ARRAY3D_DESCRIPTOR ad;
     if (!array || !desc || extent.width == 0 || levels == 0 || flags != 0 ||
-        channel_format(desc, &fmt, &channels) < 0)
+        array3d_descriptor(desc, extent, &ad) < 0)
         return ret(cudaErrorInvalidValue);
     CTX_OR_RETURN();
     NEED(mipmappedArrayCreate);
-    CUDA_ARRAY3D_DESCRIPTOR ad;
-    memset(&ad, 0, sizeof ad);
-    ad.Width = extent.width;
-    ad.Height = extent.height;
-    ad.Depth = extent.depth;
-    ad.Format = fmt;
-    ad.NumChannels = channels;
     CUmipmappedArray a;
     CUresult r = drv.mipmappedArrayCreate(&a, &ad, levels);
     if (r != CUDA_SUCCESS)

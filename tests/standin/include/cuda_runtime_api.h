@@ -127,6 +127,8 @@ struct cudaChannelFormatDesc CUDARTAPI cudaCreateChannelDesc(int x, int y, int z
 cudaError_t CUDARTAPI cudaMallocArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc,
                                       size_t width, size_t height, unsigned int flags);
 cudaError_t CUDARTAPI cudaFreeArray(cudaArray_t array);
+cudaError_t CUDARTAPI cudaMalloc3DArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc,
+                                        struct cudaExtent extent, unsigned int flags);
 cudaError_t CUDARTAPI cudaMallocMipmappedArray(cudaMipmappedArray_t *mipmappedArray,
                                                const struct cudaChannelFormatDesc *desc,
                                                struct cudaExtent extent, unsigned int numLevels,
