@@ -46,123 +46,102 @@
 #define VT_FLAG_AGGREGATED 0x1u /* header flags: aggregate mode */
 #define VT_VARINT_MAX 10
 
+/* The records; each one's fields are its layout below (VT_REC_<TYPE>_FIELDS
+ * and the layouts of its lists), what they mean is said here. */
 enum vt_record_type {
     VT_REC_PAD = 0, /* not a record: end of written data */
-    /* varint pid, varint ppid, varint start_real_ns (since the epoch),
-     * varint start_mono_ns, str exe path, str hostname, varint argc,
-     * argc x str argv, then (appended) str rank: RANK / LOCAL_RANK /
-     * OMPI_COMM_WORLD_RANK / SLURM_PROCID, empty when none is set, then
-     * (appended) varint start ticks (field 22 of /proc/PID/stat: clock
-     * ticks since boot) and str boot id (/proc/sys/kernel/random/boot_id):
-     * with the pid and hostname they tell whether the writer still runs */
+    /* The process: start_real_ns since the epoch, start_mono_ns on
+     * CLOCK_MONOTONIC (the origin of every time); the appended rank is
+     * RANK / LOCAL_RANK / OMPI_COMM_WORLD_RANK / SLURM_PROCID (empty when
+     * none is set), start ticks field 22 of /proc/PID/stat (clock ticks since
+     * boot) and the boot id /proc/sys/kernel/random/boot_id: with the pid
+     * and hostname they tell whether the writer still runs. */
     VT_REC_PROCESS = 1,
-    /* varint module id, varint load bias, varint start, varint end
-     * (lowest and one past the highest address of its PT_LOAD segments,
-     * bias included), str path, str build id (raw bytes, may be empty) */
+    /* A loaded object: start and end are its lowest and one past its
+     * highest PT_LOAD address, bias included; the build id is raw bytes
+     * (may be empty). */
     VT_REC_MODULE = 2,
-    /* varint stack id (1, 2, ...), varint frame count, then per frame an
-     * svarint delta from the previous frame's address (first from 0).
-     * Innermost first; tracer frames already dropped; every frame is a
-     * return address (symbolize at address - 1). Appended, only for a stack
-     * deeper than the tracer's frame limit: varint frames dropped, varint
-     * the index of the first outermost frame kept (they were dropped right
-     * before it). */
+    /* A stack, ids 1, 2, ...: innermost frame first, each a delta from the
+     * frame before (the first from 0); tracer frames already dropped; every
+     * frame is a return address (symbolize at address - 1). STACK_CUT only
+     * for a stack deeper than the tracer's frame limit: how many frames it
+     * dropped, right before the frame cut_at. */
     VT_REC_STACK = 3,
-    /* varint dt, svarint address delta, varint size, varint stack id
-     * (0 = none), u8 api, u8 kind|flags, svarint device (-1 unknown),
-     * varint tid, varint stream (0 = none) */
+    /* An allocation: stack 0 = none, kind|flags (VT_KIND_*, VT_ALLOC_*,
+     * VT_ADDR_HANDLE), device -1 unknown, stream 0 = none. */
     VT_REC_ALLOC = 4,
-    /* varint dt, svarint address delta, u8 api, u8 status|flags,
-     * varint tid, varint stream */
+    /* A free: status|flags (enum vt_free_status, VT_ADDR_HANDLE). */
     VT_REC_FREE = 5,
-    /* A failed allocation. varint dt, varint size, varint stack id,
-     * u8 api, u8 kind, svarint device, varint tid, varint error code,
-     * then (appended, present only for an out-of-memory error when the
-     * driver answered cuMemGetInfo for that device) varint free bytes,
-     * varint total bytes, then (appended, NVML's view of that GPU, absent
-     * in older dumps) varint this process's used bytes + 1 (0: NVML did not
-     * say), varint other process count, per other process: varint pid,
-     * varint used bytes + 1 (0: unknown), u8 state (its /proc state
-     * letter; 0: not in this process's /proc), u8 flags (VT_PROCESS_*),
-     * str command name */
+    /* A failed allocation; error is the CUresult. Appended only for an
+     * out-of-memory error when the driver answered cuMemGetInfo for that
+     * device: its free and total bytes, then (absent in older dumps) NVML's
+     * view of that GPU: this process's used bytes + 1 (0: NVML did not
+     * say) and the other processes: used bytes + 1 (0: unknown), state
+     * (their /proc state letter; 0: not in this process's /proc), flags
+     * (VT_PROCESS_*), command name. */
     VT_REC_FAILED = 6,
-    /* varint dt, varint tid, str label */
     VT_REC_MARK = 7,
-    /* varint dt, u8 reason (enum vt_end_reason), varint live allocations
-     * the tracer still held, varint signal (VT_END_SIGNAL: its number; else
-     * 0; absent in dumps written before it was added), then (appended)
-     * varint exit status (VT_END_UNDERSCORE_EXIT: _exit's argument; else 0) */
+    /* reason: enum vt_end_reason; live: allocations the tracer still held;
+     * appended signal (VT_END_SIGNAL: its number; else 0; absent in dumps
+     * written before it) and exit status (VT_END_UNDERSCORE_EXIT: _exit's
+     * argument; else 0). */
     VT_REC_END = 8,
-    /* A Python source location. varint id (1, 2, ...), str function
-     * (qualified name where the interpreter has one), str file, varint line */
+    /* A Python source location, ids 1, 2, ...: function is the qualified
+     * name where the interpreter has one; line 0 = unknown. */
     VT_REC_PYFRAME = 9,
-    /* A stack with Python frames: varint stack id, varint native frame
-     * count, native frames as in STACK, varint Python frame count, then
-     * that many PYFRAME ids, innermost first, then (appended) varint flags
-     * (VT_PYSTACK_TRUNCATED). The CLI puts the Python frames where the
-     * interpreter's evaluation frames stand in the native stack. Appended
-     * after the flags, for a cut native stack: the same two fields as in
-     * STACK. */
+    /* A stack with Python frames: the native part as in STACK, then PYFRAME
+     * ids, innermost first, then flags (VT_PYSTACK_TRUNCATED), then the cut
+     * as in STACK. The CLI puts the Python frames where the interpreter's
+     * evaluation frames stand in the native stack. */
     VT_REC_PYSTACK = 10,
-    /* Aggregate mode: live memory now. varint dt, varint allocations so
-     * far, varint frees so far (both as the summary counts them), varint
-     * device count, per device: svarint device, varint live bytes (device +
-     * managed); varint site count, then per site whose live bytes or count
-     * changed since the previous SAMPLE: varint stack id, u8 api, u8 kind,
-     * svarint device, varint live bytes, varint live count. Written at the
-     * first event after each sample time (the interval doubles every
-     * VT_SAMPLES_PER_INTERVAL samples) and right before each MARK. */
+    /* Aggregate mode: live memory now. Allocations and frees so far (both
+     * as the summary counts them), each device's live bytes (device +
+     * managed), and each site whose live bytes or count changed since the
+     * previous SAMPLE. Written at the first event after each sample time
+     * (the interval doubles every VT_SAMPLES_PER_INTERVAL samples) and right
+     * before each MARK. */
     VT_REC_SAMPLE = 11,
-    /* Aggregate mode, at exit: every site's totals. varint dt, varint site
-     * count, per site: varint stack id, u8 api, u8 kind, svarint device,
-     * varint allocations, varint bytes allocated, varint frees, varint live
-     * count, varint live bytes. Frees count free calls, not context
-     * teardown; a site's live count is allocations - frees - what teardown
-     * freed or a reused address replaced. */
+    /* Aggregate mode, at exit: every site's totals. Frees count free calls,
+     * not context teardown; a site's live count is allocations - frees -
+     * what teardown freed or a reused address replaced. */
     VT_REC_SITES = 12,
-    /* Aggregate mode, at exit, after SITES: varint dt, varint invalid frees,
-     * varint untraced frees, varint allocations freed by context teardown,
-     * their bytes, varint peak live bytes of all devices together, varint
-     * its time (ns since PROCESS.start_mono), varint device count, per
-     * device: svarint device, varint peak live bytes, varint its time. */
+    /* Aggregate mode, at exit, after SITES: invalid and untraced frees,
+     * what context teardown freed, the peak live bytes of all devices
+     * together and each device's, with their times (ns since
+     * PROCESS.start_mono). */
     VT_REC_TOTALS = 13,
     /* A thread's name (pthread_getname_np), written before its first
-     * ALLOC or FAILED record: varint tid, str name */
+     * ALLOC or FAILED record. */
     VT_REC_THREAD = 14,
     /* 15, 17: not used yet */
     /* A free the driver refused, with what is known of it (the FREE or
      * ALLOC record, or in aggregate mode TOTALS, still counts it; this one
-     * only tells where). varint dt, varint address (absolute), u8 api,
-     * u8 flags (VT_ADDR_HANDLE, VT_BAD_FREE_*), varint tid, varint error
-     * (the driver's CUresult), varint stack id of the refused free (0 none);
-     * the allocation (VT_BAD_FREE_ALLOC_KNOWN, else zeros): varint stack id,
-     * u8 api, u8 kind, svarint device, varint size; the first free of a
-     * double free (VT_BAD_FREE_DOUBLE, else zeros): varint time (ns since
-     * PROCESS.start_mono), u8 api, varint tid, varint stack id (0: not
-     * recorded, see VRAMTRACE_FREE_STACKS). */
+     * only tells where). address is absolute; flags VT_ADDR_HANDLE,
+     * VT_BAD_FREE_*; error the CUresult; stack that of the refused free (0
+     * none); the alloc_* fields are the allocation's (VT_BAD_FREE_ALLOC_KNOWN,
+     * else zeros), the first_free_* ones the first free of a double free
+     * (VT_BAD_FREE_DOUBLE, else zeros; its time in ns since
+     * PROCESS.start_mono, its stack 0 unless VRAMTRACE_FREE_STACKS). */
     VT_REC_BAD_FREE = 16,
-    /* A device this process used, once, before its first DEVICE_USAGE:
-     * svarint device (its CUDA ordinal here), str UUID (16 raw bytes as
-     * cuDeviceGetUuid_v2 gives them; empty: unknown), str PCI bus id
-     * (cuDeviceGetPCIBusId's text; empty: unknown), str name (empty:
-     * unknown), varint total bytes (cuDeviceTotalMem_v2; 0: unknown). */
+    /* A device this process used, once, before its first DEVICE_USAGE: its
+     * CUDA ordinal here, the UUID (16 raw bytes as cuDeviceGetUuid_v2 gives
+     * them), cuDeviceGetPCIBusId's text, the name, cuDeviceTotalMem_v2
+     * (empty or 0: unknown). */
     VT_REC_DEVICE = 18,
-    /* The driver's view of a device: varint time (ns since
-     * PROCESS.start_mono; not a dt, so readers that skip this record keep
-     * the times of the others), u8 reason (enum vt_usage_reason), svarint device, varint free bytes, varint total
-     * bytes (cuMemGetInfo_v2 in a context on it), varint this process's used
-     * bytes per NVML + 1 (0: NVML did not say), varint the other processes'
-     * used bytes per NVML + 1 (0: unknown), varint other process count,
-     * varint the live bytes (device + managed) traced on it + 1 (0: not
-     * written; in events mode the replay knows them; aggregate mode writes
-     * them, its samples being older).
-     * Taken outside the tracer's lock: allocations of other threads may
-     * fall between the reading and the record. */
+    /* The driver's view of a device: time in ns since PROCESS.start_mono
+     * (not a dt, so readers that skip this record keep the times of the
+     * others), reason (enum vt_usage_reason), cuMemGetInfo_v2 in a context
+     * on it, NVML's used bytes of this process and of the others + 1 (0:
+     * NVML did not say) and the others' count; appended, the live bytes
+     * (device + managed) traced on it + 1 (0: not written; in events mode
+     * the replay knows them; aggregate mode writes them, its samples being
+     * older). Taken outside the tracer's lock: allocations of other threads
+     * may fall between the reading and the record. */
     VT_REC_DEVICE_USAGE = 19,
-    /* A module was unloaded (dlclose): varint module id of a MODULE record
-     * before it. Stacks after it are symbolized without that module (another
-     * one may be loaded at its addresses); stacks before it with it.
-     * Absent in dumps written before it was added (no module unloads). */
+    /* A module was unloaded (dlclose): the id of a MODULE record before it.
+     * Stacks after it are symbolized without that module (another one may
+     * be loaded at its addresses); stacks before it with it. Absent in
+     * dumps written before it was added (no module unloads). */
     VT_REC_MODULE_UNLOAD = 20,
     VT_REC_MAX_KNOWN = 20,
 };
@@ -170,20 +149,47 @@ enum vt_record_type {
 /* ---- record layouts: one definition for the writer (src/output/records.c),
  * the reader (tools/read/dump_reader.c) and the test encoder
  * (tests/cli/mkdump.c) ----
- * VT_REC_<TYPE>_FIELDS(F) lists the fields of a record in order as
- * F(kind, name, label), the label naming the field in the reader's errors;
- * VT_REC_<TYPE>_APPENDED(F) the fields appended later, absent in older
+ * VT_REC_<LAYOUT>_FIELDS(F) lists fields in order as F(kind, name, label),
+ * the label naming the field in the reader's errors;
+ * VT_REC_<LAYOUT>_APPENDED(F) the fields appended later, absent in older
  * dumps (a reader takes each one only while bytes remain). Kinds:
  *   VARINT, SVARINT, U8, STR;
- *   DT   the time (CLOCK_MONOTONIC ns), written as the varint dt;
- *   ADDR an address, written as the svarint delta of ALLOC/FREE addresses.
- * The records listed in VT_RECORD_LAYOUTS are written and read through
- * these lists only (FAILED: its head; the out-of-memory tail after it is
- * variable, see VT_REC_FAILED). The others (PROCESS, MODULE, STACK,
- * PYFRAME, PYSTACK, SAMPLE, SITES, TOTALS, DEVICE) hold arrays and are
- * coded by hand on each side, as described above.
+ *   BYTES raw bytes (struct vt_bytes), coded as a str;
+ *   COUNT a varint: how many items of a list come next;
+ *   DT    the time (CLOCK_MONOTONIC ns), written as the varint dt;
+ *   ADDR  an address, written as the svarint delta of ALLOC/FREE addresses.
+ * A record is one layout; those with lists are a sequence of layouts, each
+ * COUNT followed by that many items (a tail layout has appended fields only):
+ *   PROCESS  PROCESS, argc x PROCESS_ARG, PROCESS_TAIL
+ *   STACK    STACK, frames x STACK_FRAME, STACK_CUT
+ *   PYSTACK  STACK, frames x STACK_FRAME, PYSTACK_PYTHON, count x PYSTACK_PYFRAME,
+ *            PYSTACK_TAIL, STACK_CUT
+ *   FAILED   FAILED (its appended fields end in the count), others x FAILED_PROCESS
+ *   SAMPLE   SAMPLE, devices x SAMPLE_DEVICE, SAMPLE_SITES, sites x SAMPLE_SITE
+ *   SITES    SITES, sites x SITES_SITE
+ *   TOTALS   TOTALS, devices x TOTALS_DEVICE
  * (clang-format would reflow the lists and not settle.) */
 /* clang-format off */
+#define VT_REC_PROCESS_FIELDS(F) \
+    F(VARINT, pid, "pid") F(VARINT, ppid, "ppid") F(VARINT, start_real_ns, "start time") \
+    F(VARINT, start_mono_ns, "monotonic start time") F(STR, exe, "exe path") \
+    F(STR, hostname, "hostname") F(COUNT, argc, "argc")
+#define VT_REC_PROCESS_APPENDED(F)
+#define VT_REC_PROCESS_ARG_FIELDS(F) F(STR, arg, "argv")
+#define VT_REC_PROCESS_ARG_APPENDED(F)
+#define VT_REC_PROCESS_TAIL_FIELDS(F)
+#define VT_REC_PROCESS_TAIL_APPENDED(F) \
+    F(STR, rank, "rank") F(VARINT, start_ticks, "start ticks") F(STR, boot_id, "boot id")
+#define VT_REC_MODULE_FIELDS(F) \
+    F(VARINT, id, "module id") F(VARINT, bias, "load bias") F(VARINT, start, "start") \
+    F(VARINT, end, "end") F(STR, path, "path") F(BYTES, build_id, "build id")
+#define VT_REC_MODULE_APPENDED(F)
+#define VT_REC_STACK_FIELDS(F) F(VARINT, id, "stack id") F(COUNT, frames, "frame count")
+#define VT_REC_STACK_APPENDED(F)
+#define VT_REC_STACK_FRAME_FIELDS(F) F(SVARINT, delta, "frame")
+#define VT_REC_STACK_FRAME_APPENDED(F)
+#define VT_REC_STACK_CUT_FIELDS(F)
+#define VT_REC_STACK_CUT_APPENDED(F) F(VARINT, dropped, "frames dropped") F(VARINT, cut_at, "cut")
 #define VT_REC_ALLOC_FIELDS(F) \
     F(DT, time_ns, "time delta") F(ADDR, address, "address delta") F(VARINT, size, "size") \
     F(VARINT, stack, "stack id") F(U8, api, "api") F(U8, kind_flags, "kind") \
@@ -197,14 +203,64 @@ enum vt_record_type {
     F(DT, time_ns, "time delta") F(VARINT, size, "size") F(VARINT, stack, "stack id") \
     F(U8, api, "api") F(U8, kind, "kind") F(SVARINT, device, "device") F(VARINT, tid, "tid") \
     F(VARINT, error, "error code")
-#define VT_REC_FAILED_APPENDED(F)
+#define VT_REC_FAILED_APPENDED(F) \
+    F(VARINT, mem_free, "free memory") F(VARINT, mem_total, "total memory") \
+    F(VARINT, own_plus1, "own used bytes") F(COUNT, others, "process count")
+#define VT_REC_FAILED_PROCESS_FIELDS(F) \
+    F(VARINT, pid, "pid") F(VARINT, used_plus1, "used bytes") F(U8, state, "state") \
+    F(U8, flags, "flags") F(BYTES, comm, "command name")
+#define VT_REC_FAILED_PROCESS_APPENDED(F)
 #define VT_REC_MARK_FIELDS(F) F(DT, time_ns, "time delta") F(VARINT, tid, "tid") F(STR, label, "label")
 #define VT_REC_MARK_APPENDED(F)
 #define VT_REC_END_FIELDS(F) \
     F(DT, time_ns, "time delta") F(U8, reason, "reason") F(VARINT, live, "live count")
 #define VT_REC_END_APPENDED(F) F(VARINT, signal, "signal") F(VARINT, status, "exit status")
+#define VT_REC_PYFRAME_FIELDS(F) \
+    F(VARINT, id, "Python frame id") F(STR, function, "function") F(STR, file, "file") \
+    F(VARINT, line, "line")
+#define VT_REC_PYFRAME_APPENDED(F)
+#define VT_REC_PYSTACK_PYTHON_FIELDS(F) F(COUNT, count, "Python frame count")
+#define VT_REC_PYSTACK_PYTHON_APPENDED(F)
+#define VT_REC_PYSTACK_PYFRAME_FIELDS(F) F(VARINT, id, "Python frame id")
+#define VT_REC_PYSTACK_PYFRAME_APPENDED(F)
+#define VT_REC_PYSTACK_TAIL_FIELDS(F)
+#define VT_REC_PYSTACK_TAIL_APPENDED(F) F(VARINT, flags, "Python stack flags")
+#define VT_SITE_KEY_FIELDS(F) \
+    F(VARINT, stack_id, "stack id") F(U8, api, "api") F(U8, kind, "kind") F(SVARINT, device, "device")
+#define VT_REC_SAMPLE_FIELDS(F) \
+    F(DT, time_ns, "time delta") F(VARINT, allocations, "allocations") F(VARINT, frees, "frees") \
+    F(COUNT, devices, "device count")
+#define VT_REC_SAMPLE_APPENDED(F)
+#define VT_REC_SAMPLE_DEVICE_FIELDS(F) F(SVARINT, device, "device") F(VARINT, bytes, "bytes")
+#define VT_REC_SAMPLE_DEVICE_APPENDED(F)
+#define VT_REC_SAMPLE_SITES_FIELDS(F) F(COUNT, sites, "site count")
+#define VT_REC_SAMPLE_SITES_APPENDED(F)
+#define VT_REC_SAMPLE_SITE_FIELDS(F) \
+    VT_SITE_KEY_FIELDS(F) F(VARINT, live_bytes, "live bytes") F(VARINT, live_count, "live count")
+#define VT_REC_SAMPLE_SITE_APPENDED(F)
+#define VT_REC_SITES_FIELDS(F) F(DT, time_ns, "time delta") F(COUNT, sites, "site count")
+#define VT_REC_SITES_APPENDED(F)
+#define VT_REC_SITES_SITE_FIELDS(F) \
+    VT_SITE_KEY_FIELDS(F) F(VARINT, allocations, "allocations") \
+    F(VARINT, bytes_allocated, "bytes allocated") F(VARINT, frees, "frees") \
+    F(VARINT, live_count, "live count") F(VARINT, live_bytes, "live bytes")
+#define VT_REC_SITES_SITE_APPENDED(F)
+#define VT_REC_TOTALS_FIELDS(F) \
+    F(DT, time_ns, "time delta") F(VARINT, invalid_frees, "invalid frees") \
+    F(VARINT, untraced_frees, "untraced frees") \
+    F(VARINT, teardown_allocations, "teardown allocations") \
+    F(VARINT, teardown_bytes, "teardown bytes") F(VARINT, peak_bytes, "peak bytes") \
+    F(VARINT, peak_time_ns, "peak time") F(COUNT, devices, "device count")
+#define VT_REC_TOTALS_APPENDED(F)
+#define VT_REC_TOTALS_DEVICE_FIELDS(F) \
+    F(SVARINT, device, "device") F(VARINT, bytes, "bytes") F(VARINT, time_ns, "peak time")
+#define VT_REC_TOTALS_DEVICE_APPENDED(F)
 #define VT_REC_THREAD_FIELDS(F) F(VARINT, tid, "tid") F(STR, name, "thread name")
 #define VT_REC_THREAD_APPENDED(F)
+#define VT_REC_DEVICE_FIELDS(F) \
+    F(SVARINT, device, "device") F(BYTES, uuid, "UUID") F(STR, pci_bus_id, "PCI bus id") \
+    F(STR, name, "name") F(VARINT, total_bytes, "total memory")
+#define VT_REC_DEVICE_APPENDED(F)
 #define VT_REC_MODULE_UNLOAD_FIELDS(F) F(VARINT, module, "module id")
 #define VT_REC_MODULE_UNLOAD_APPENDED(F)
 #define VT_REC_DEVICE_USAGE_FIELDS(F) \
@@ -222,17 +278,27 @@ enum vt_record_type {
     F(VARINT, first_free_ns, "first free time") F(U8, first_free_api, "first free api") \
     F(VARINT, first_free_tid, "first free tid") F(VARINT, first_free_stack, "first free stack id")
 #define VT_REC_BAD_FREE_APPENDED(F)
-
 #define VT_RECORD_LAYOUTS(X) \
-    X(ALLOC) X(FREE) X(FAILED) X(MARK) X(END) X(THREAD) X(MODULE_UNLOAD) X(DEVICE_USAGE) \
-    X(BAD_FREE)
+    X(PROCESS) X(PROCESS_ARG) X(PROCESS_TAIL) X(MODULE) X(STACK) X(STACK_FRAME) X(STACK_CUT) \
+    X(ALLOC) X(FREE) X(FAILED) X(FAILED_PROCESS) X(MARK) X(END) X(PYFRAME) X(PYSTACK_PYTHON) \
+    X(PYSTACK_PYFRAME) X(PYSTACK_TAIL) X(SAMPLE) X(SAMPLE_DEVICE) X(SAMPLE_SITES) X(SAMPLE_SITE) \
+    X(SITES) X(SITES_SITE) X(TOTALS) X(TOTALS_DEVICE) X(THREAD) X(DEVICE) X(MODULE_UNLOAD) \
+    X(DEVICE_USAGE) X(BAD_FREE)
 /* clang-format on */
 
-/* struct vt_rec_<TYPE>: the values of one record's fields. */
+/* BYTES: raw bytes with their length. */
+struct vt_bytes {
+    const uint8_t *data;
+    uint64_t len;
+};
+
+/* struct vt_rec_<LAYOUT>: the values of its fields. */
 #define VT_FIELD_TYPE_VARINT uint64_t
 #define VT_FIELD_TYPE_SVARINT int64_t
 #define VT_FIELD_TYPE_U8 unsigned
 #define VT_FIELD_TYPE_STR const char *
+#define VT_FIELD_TYPE_BYTES struct vt_bytes
+#define VT_FIELD_TYPE_COUNT uint64_t
 #define VT_FIELD_TYPE_DT uint64_t
 #define VT_FIELD_TYPE_ADDR uint64_t
 #define VT_FIELD_MEMBER(kind, name, label) VT_FIELD_TYPE_##kind name;
@@ -243,18 +309,26 @@ enum vt_record_type {
 VT_RECORD_LAYOUTS(VT_RECORD_STRUCT)
 #undef VT_RECORD_STRUCT
 
+/* The fewest bytes a layout's fields take (a byte each): what a reader
+ * checks a COUNT against before it makes room for the items. */
+#define VT_FIELD_BYTE(kind, name, label) +1
+#define VT_MIN_BYTES(TYPE) (0 VT_REC_##TYPE##_FIELDS(VT_FIELD_BYTE))
+
 /* VT_DEFINE_ENCODER(TYPE, OUT): static void vt_encode_<TYPE>(OUT *out,
  * const struct vt_rec_<TYPE> *rec, int appended) puts the fields in order
  * (APPENDED: with the appended ones) through the including side's
  * vt_put_<kind>(OUT *out, value). */
 #define VT_ENCODE_FIELD(kind, name, label) vt_put_##kind(out, rec->name);
-#define VT_DEFINE_ENCODER(TYPE, OUT)                                                      \
-    static void vt_encode_##TYPE(OUT *out, const struct vt_rec_##TYPE *rec, int appended) \
-    {                                                                                     \
-        VT_REC_##TYPE##_FIELDS(VT_ENCODE_FIELD) if (appended)                             \
-        {                                                                                 \
-            VT_REC_##TYPE##_APPENDED(VT_ENCODE_FIELD)                                     \
-        }                                                                                 \
+#define VT_DEFINE_ENCODER(TYPE, OUT)                             \
+    __attribute__((unused)) static void vt_encode_##TYPE(        \
+        OUT *out, const struct vt_rec_##TYPE *rec, int appended) \
+    {                                                            \
+        (void)out;                                               \
+        (void)rec;                                               \
+        VT_REC_##TYPE##_FIELDS(VT_ENCODE_FIELD) if (appended)    \
+        {                                                        \
+            VT_REC_##TYPE##_APPENDED(VT_ENCODE_FIELD)            \
+        }                                                        \
     }
 
 /* VT_DEFINE_DECODER(TYPE, IN): static bool vt_decode_<TYPE>(IN *in,
@@ -272,14 +346,16 @@ VT_RECORD_LAYOUTS(VT_RECORD_STRUCT)
     at->name = vt_get_position(in);                               \
     if (vt_get_more(in) && !vt_get_##kind(in, label, &rec->name)) \
         return false;
-#define VT_DEFINE_DECODER(TYPE, IN)                                                          \
-    struct vt_at_##TYPE {                                                                    \
-        VT_REC_##TYPE##_FIELDS(VT_FIELD_AT) VT_REC_##TYPE##_APPENDED(VT_FIELD_AT)            \
-    };                                                                                       \
-    static bool vt_decode_##TYPE(IN *in, struct vt_rec_##TYPE *rec, struct vt_at_##TYPE *at) \
-    {                                                                                        \
-        VT_REC_##TYPE##_FIELDS(VT_DECODE_FIELD)                                              \
-            VT_REC_##TYPE##_APPENDED(VT_DECODE_APPENDED) return true;                        \
+#define VT_DEFINE_DECODER(TYPE, IN)                                                         \
+    struct vt_at_##TYPE {                                                                   \
+        VT_REC_##TYPE##_FIELDS(VT_FIELD_AT) VT_REC_##TYPE##_APPENDED(VT_FIELD_AT)           \
+    };                                                                                      \
+    __attribute__((unused)) static bool vt_decode_##TYPE(IN *in, struct vt_rec_##TYPE *rec, \
+                                                         struct vt_at_##TYPE *at)           \
+    {                                                                                       \
+        (void)rec;                                                                          \
+        VT_REC_##TYPE##_FIELDS(VT_DECODE_FIELD)                                             \
+            VT_REC_##TYPE##_APPENDED(VT_DECODE_APPENDED) return true;                       \
     }
 
 /* BAD_FREE flags. */

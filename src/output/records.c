@@ -116,6 +116,16 @@ static void vt_put_STR(struct buf *b, const char *s)
     put_str(b, s);
 }
 
+static void vt_put_BYTES(struct buf *b, struct vt_bytes bytes)
+{
+    put_bytes(b, bytes.data, bytes.len);
+}
+
+static void vt_put_COUNT(struct buf *b, uint64_t count)
+{
+    put_varint(b, count);
+}
+
 static void vt_put_DT(struct buf *b, uint64_t now)
 {
     put_time(b, now);
@@ -137,51 +147,57 @@ static int emit(uint8_t type, const struct buf *b)
     return vt_writer_record(type, b->data, b->len);
 }
 
-static void put_argv(struct buf *b)
+/* /proc/self/cmdline: the arguments, each NUL-terminated, in CMDLINE
+ * (LEN bytes); returns how many. */
+static uint64_t read_cmdline(char *cmdline, size_t size, size_t *len)
 {
-    static char cmdline[16 * 1024];
-    size_t len = vt_proc_read("/proc/self/cmdline", cmdline, sizeof cmdline - 1);
     uint64_t argc = 0;
-    cmdline[len] = '\0';
-    for (size_t i = 0; i < len; i += strlen(cmdline + i) + 1)
+    *len = vt_proc_read("/proc/self/cmdline", cmdline, size - 1);
+    cmdline[*len] = '\0';
+    for (size_t i = 0; i < *len; i += strlen(cmdline + i) + 1)
         argc++;
-    put_varint(b, argc);
-    for (size_t i = 0; i < len; i += strlen(cmdline + i) + 1)
-        put_str(b, cmdline + i);
+    return argc;
 }
 
-static void put_boot_id(struct buf *b)
+static void read_boot_id(char *id, size_t size)
 {
-    char id[64];
-    size_t len = vt_proc_read("/proc/sys/kernel/random/boot_id", id, sizeof id - 1);
+    size_t len = vt_proc_read("/proc/sys/kernel/random/boot_id", id, size - 1);
     while (len && (id[len - 1] == '\n' || id[len - 1] == ' '))
         len--;
-    put_bytes(b, id, len);
+    id[len] = '\0';
 }
 
 int vt_rec_process(void)
 {
     static uint8_t data[PROCESS_BUFFER];
+    static char cmdline[16 * 1024];
     struct buf b = {data, 0, sizeof data, 0};
-    char exe[4096], host[256] = "", rank[24];
+    char exe[4096], host[256] = "", rank[24], boot_id[64];
     struct timespec real;
+    size_t cmdline_len;
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     exe[n > 0 ? n : 0] = '\0';
     gethostname(host, sizeof host - 1);
     clock_gettime(CLOCK_REALTIME, &real);
     delta.start = delta.last_time = vt_now_ns();
     delta.last_address = 0;
-    put_varint(&b, (uint64_t)getpid());
-    put_varint(&b, (uint64_t)getppid());
-    put_varint(&b, (uint64_t)real.tv_sec * 1000000000u + (uint64_t)real.tv_nsec);
-    put_varint(&b, delta.last_time);
-    put_str(&b, exe);
-    put_str(&b, host);
-    put_argv(&b);
+    struct vt_rec_PROCESS head = {
+        .pid = (uint64_t)getpid(),
+        .ppid = (uint64_t)getppid(),
+        .start_real_ns = (uint64_t)real.tv_sec * 1000000000u + (uint64_t)real.tv_nsec,
+        .start_mono_ns = delta.last_time,
+        .exe = exe,
+        .hostname = host,
+        .argc = read_cmdline(cmdline, sizeof cmdline, &cmdline_len),
+    };
+    vt_encode_PROCESS(&b, &head, 1);
+    for (size_t i = 0; i < cmdline_len; i += strlen(cmdline + i) + 1)
+        vt_encode_PROCESS_ARG(&b, &(struct vt_rec_PROCESS_ARG){.arg = cmdline + i}, 1);
     vt_config_rank(rank, sizeof rank);
-    put_str(&b, rank);
-    put_varint(&b, vt_proc_start_ticks());
-    put_boot_id(&b);
+    read_boot_id(boot_id, sizeof boot_id);
+    struct vt_rec_PROCESS_TAIL tail = {
+        .rank = rank, .start_ticks = vt_proc_start_ticks(), .boot_id = boot_id};
+    vt_encode_PROCESS_TAIL(&b, &tail, 1);
     return emit(VT_REC_PROCESS, &b);
 }
 
@@ -189,12 +205,15 @@ int vt_rec_module(const struct vt_module_info *m)
 {
     uint8_t data[MAX_STRING + 128 + 64];
     struct buf b = {data, 0, sizeof data, 0};
-    put_varint(&b, m->id);
-    put_varint(&b, m->bias);
-    put_varint(&b, m->start);
-    put_varint(&b, m->end);
-    put_str(&b, m->path);
-    put_bytes(&b, m->build_id, m->build_id_len > 64 ? 64 : m->build_id_len);
+    struct vt_rec_MODULE rec = {
+        .id = m->id,
+        .bias = m->bias,
+        .start = m->start,
+        .end = m->end,
+        .path = m->path,
+        .build_id = {m->build_id, m->build_id_len > 64 ? 64 : m->build_id_len},
+    };
+    vt_encode_MODULE(&b, &rec, 1);
     return emit(VT_REC_MODULE, &b);
 }
 
@@ -206,15 +225,17 @@ int vt_rec_module_unload(uint32_t id)
     return emit(VT_REC_MODULE_UNLOAD, &b);
 }
 
+/* The part STACK and PYSTACK share: the id and the native frames, each a
+ * delta from the one before (the first from 0). */
 static void put_native_frames(struct buf *b, uint32_t id, const uintptr_t *frames, unsigned n)
 {
     uint64_t previous = 0;
     if (n > VT_STACK_MAX)
         n = VT_STACK_MAX;
-    put_varint(b, id);
-    put_varint(b, n);
+    vt_encode_STACK(b, &(struct vt_rec_STACK){.id = id, .frames = n}, 1);
     for (unsigned i = 0; i < n; i++) {
-        put_varint(b, vt_zigzag((int64_t)(frames[i] - previous)));
+        struct vt_rec_STACK_FRAME frame = {.delta = (int64_t)(frames[i] - previous)};
+        vt_encode_STACK_FRAME(b, &frame, 1);
         previous = frames[i];
     }
 }
@@ -222,10 +243,9 @@ static void put_native_frames(struct buf *b, uint32_t id, const uintptr_t *frame
 /* Appended to STACK and PYSTACK only for a cut stack. */
 static void put_cut(struct buf *b, const struct vt_stack_cut *cut)
 {
-    if (!cut || !cut->dropped)
-        return;
-    put_varint(b, cut->dropped);
-    put_varint(b, cut->at);
+    if (cut && cut->dropped)
+        vt_encode_STACK_CUT(
+            b, &(struct vt_rec_STACK_CUT){.dropped = cut->dropped, .cut_at = cut->at}, 1);
 }
 
 int vt_rec_stack(uint32_t id, const uintptr_t *frames, unsigned n, const struct vt_stack_cut *cut)
@@ -241,10 +261,9 @@ int vt_rec_pyframe(uint32_t id, const char *function, const char *file, int line
 {
     uint8_t data[2 * (VT_VARINT_MAX + MAX_STRING) + 2 * VT_VARINT_MAX];
     struct buf b = {data, 0, sizeof data, 0};
-    put_varint(&b, id);
-    put_str(&b, function);
-    put_str(&b, file);
-    put_varint(&b, line > 0 ? (uint64_t)line : 0);
+    struct vt_rec_PYFRAME rec = {
+        .id = id, .function = function, .file = file, .line = line > 0 ? (uint64_t)line : 0};
+    vt_encode_PYFRAME(&b, &rec, 1);
     return emit(VT_REC_PYFRAME, &b);
 }
 
@@ -253,11 +272,14 @@ int vt_rec_pystack(uint32_t id, const uintptr_t *frames, unsigned n, const uintp
 {
     uint8_t data[6 * VT_VARINT_MAX + (VT_STACK_MAX + VT_PY_MAX) * VT_VARINT_MAX];
     struct buf b = {data, 0, sizeof data, 0};
+    if (py_count > VT_PY_MAX)
+        py_count = VT_PY_MAX;
     put_native_frames(&b, id, frames, n);
-    put_varint(&b, py_count);
-    for (unsigned i = 0; i < py_count && i < VT_PY_MAX; i++)
-        put_varint(&b, pyframes[i]);
-    put_varint(&b, truncated ? VT_PYSTACK_TRUNCATED : 0);
+    vt_encode_PYSTACK_PYTHON(&b, &(struct vt_rec_PYSTACK_PYTHON){.count = py_count}, 1);
+    for (unsigned i = 0; i < py_count; i++)
+        vt_encode_PYSTACK_PYFRAME(&b, &(struct vt_rec_PYSTACK_PYFRAME){.id = pyframes[i]}, 1);
+    struct vt_rec_PYSTACK_TAIL tail = {.flags = truncated ? VT_PYSTACK_TRUNCATED : 0};
+    vt_encode_PYSTACK_TAIL(&b, &tail, 1);
     put_cut(&b, cut);
     return emit(VT_REC_PYSTACK, &b);
 }
@@ -296,21 +318,6 @@ int vt_rec_free(uint64_t time_ns, uint64_t address, unsigned api, unsigned statu
     return emit(VT_REC_FREE, &b);
 }
 
-/* NVML's view of the GPU at an out-of-memory error, after free/total. */
-static void put_gpu_processes(struct buf *b, const struct vt_meminfo *mem)
-{
-    put_varint(b, mem->own_plus1);
-    put_varint(b, mem->nothers);
-    for (unsigned i = 0; i < mem->nothers; i++) {
-        const struct vt_other_process *p = &mem->others[i];
-        put_varint(b, p->pid);
-        put_varint(b, p->used_plus1);
-        put_u8(b, (uint8_t)p->state);
-        put_u8(b, p->flags);
-        put_bytes(b, p->comm, strnlen(p->comm, sizeof p->comm));
-    }
-}
-
 int vt_rec_failed(uint64_t size, uint32_t stack, unsigned api, unsigned kind, int device, int error,
                   const struct vt_meminfo *mem)
 {
@@ -326,11 +333,23 @@ int vt_rec_failed(uint64_t size, uint32_t stack, unsigned api, unsigned kind, in
         .tid = (uint64_t)vt_tid(),
         .error = (uint64_t)(unsigned)error,
     };
-    vt_encode_FAILED(&b, &rec, 1);
-    if (mem) { /* the out-of-memory tail (format.h, FAILED) */
-        put_varint(&b, mem->free_bytes);
-        put_varint(&b, mem->total_bytes);
-        put_gpu_processes(&b, mem);
+    if (mem) { /* the out-of-memory tail: the driver's free/total, NVML's view */
+        rec.mem_free = mem->free_bytes;
+        rec.mem_total = mem->total_bytes;
+        rec.own_plus1 = mem->own_plus1;
+        rec.others = mem->nothers;
+    }
+    vt_encode_FAILED(&b, &rec, mem != NULL);
+    for (unsigned i = 0; mem && i < mem->nothers; i++) {
+        const struct vt_other_process *p = &mem->others[i];
+        struct vt_rec_FAILED_PROCESS other = {
+            .pid = p->pid,
+            .used_plus1 = p->used_plus1,
+            .state = (uint8_t)p->state,
+            .flags = p->flags,
+            .comm = {(const uint8_t *)p->comm, strnlen(p->comm, sizeof p->comm)},
+        };
+        vt_encode_FAILED_PROCESS(&b, &other, 1);
     }
     return emit(VT_REC_FAILED, &b);
 }
@@ -359,23 +378,10 @@ int vt_rec_end(unsigned reason, uint64_t live_allocations, int signal, int statu
     return emit(VT_REC_END, &b);
 }
 
-static void put_site_key(struct buf *b, const struct vt_agg_site *s)
-{
-    put_varint(b, s->key.stack_id);
-    put_u8(b, (uint8_t)s->key.api);
-    put_u8(b, (uint8_t)s->key.kind);
-    put_varint(b, vt_zigzag(s->key.device));
-}
-
 /* A time as ns since PROCESS.start_mono. */
 static uint64_t since_start(uint64_t ns)
 {
     return ns > delta.start ? ns - delta.start : 0;
-}
-
-static void put_since_start(struct buf *b, uint64_t ns)
-{
-    put_varint(b, since_start(ns));
 }
 
 int vt_rec_sample(uint8_t *buf, size_t cap, const struct vt_agg_counts *c,
@@ -383,20 +389,28 @@ int vt_rec_sample(uint8_t *buf, size_t cap, const struct vt_agg_counts *c,
                   const struct vt_agg_site *sites, const uint32_t *which, size_t n)
 {
     struct buf b = {buf, 0, cap, 0};
-    put_time(&b, vt_now_ns());
-    put_varint(&b, c->allocations);
-    put_varint(&b, c->frees);
-    put_varint(&b, ndevices);
+    struct vt_rec_SAMPLE head = {.time_ns = vt_now_ns(),
+                                 .allocations = c->allocations,
+                                 .frees = c->frees,
+                                 .devices = ndevices};
+    vt_encode_SAMPLE(&b, &head, 1);
     for (size_t i = 0; i < ndevices; i++) {
-        put_varint(&b, vt_zigzag(devices[i].device));
-        put_varint(&b, devices[i].live_bytes);
+        struct vt_rec_SAMPLE_DEVICE d = {.device = devices[i].device,
+                                         .bytes = devices[i].live_bytes};
+        vt_encode_SAMPLE_DEVICE(&b, &d, 1);
     }
-    put_varint(&b, n);
+    vt_encode_SAMPLE_SITES(&b, &(struct vt_rec_SAMPLE_SITES){.sites = n}, 1);
     for (size_t i = 0; i < n; i++) {
         const struct vt_agg_site *s = &sites[which[i]];
-        put_site_key(&b, s);
-        put_varint(&b, s->live_bytes);
-        put_varint(&b, s->live_count);
+        struct vt_rec_SAMPLE_SITE site = {
+            .stack_id = s->key.stack_id,
+            .api = (uint8_t)s->key.api,
+            .kind = (uint8_t)s->key.kind,
+            .device = s->key.device,
+            .live_bytes = s->live_bytes,
+            .live_count = s->live_count,
+        };
+        vt_encode_SAMPLE_SITE(&b, &site, 1);
     }
     return emit(VT_REC_SAMPLE, &b);
 }
@@ -404,15 +418,21 @@ int vt_rec_sample(uint8_t *buf, size_t cap, const struct vt_agg_counts *c,
 int vt_rec_sites(uint8_t *buf, size_t cap, const struct vt_agg_site *sites, size_t n)
 {
     struct buf b = {buf, 0, cap, 0};
-    put_time(&b, vt_now_ns());
-    put_varint(&b, n);
+    vt_encode_SITES(&b, &(struct vt_rec_SITES){.time_ns = vt_now_ns(), .sites = n}, 1);
     for (size_t i = 0; i < n; i++) {
-        put_site_key(&b, &sites[i]);
-        put_varint(&b, sites[i].allocations);
-        put_varint(&b, sites[i].bytes_allocated);
-        put_varint(&b, sites[i].frees);
-        put_varint(&b, sites[i].live_count);
-        put_varint(&b, sites[i].live_bytes);
+        const struct vt_agg_site *s = &sites[i];
+        struct vt_rec_SITES_SITE site = {
+            .stack_id = s->key.stack_id,
+            .api = (uint8_t)s->key.api,
+            .kind = (uint8_t)s->key.kind,
+            .device = s->key.device,
+            .allocations = s->allocations,
+            .bytes_allocated = s->bytes_allocated,
+            .frees = s->frees,
+            .live_count = s->live_count,
+            .live_bytes = s->live_bytes,
+        };
+        vt_encode_SITES_SITE(&b, &site, 1);
     }
     return emit(VT_REC_SITES, &b);
 }
@@ -421,18 +441,22 @@ int vt_rec_totals(uint8_t *buf, size_t cap, const struct vt_agg_counts *c,
                   const struct vt_agg_device *devices, size_t ndevices)
 {
     struct buf b = {buf, 0, cap, 0};
-    put_time(&b, vt_now_ns());
-    put_varint(&b, c->invalid_frees);
-    put_varint(&b, c->untraced_frees);
-    put_varint(&b, c->teardown_count);
-    put_varint(&b, c->teardown_bytes);
-    put_varint(&b, c->peak_bytes);
-    put_since_start(&b, c->peak_ns);
-    put_varint(&b, ndevices);
+    struct vt_rec_TOTALS head = {
+        .time_ns = vt_now_ns(),
+        .invalid_frees = c->invalid_frees,
+        .untraced_frees = c->untraced_frees,
+        .teardown_allocations = c->teardown_count,
+        .teardown_bytes = c->teardown_bytes,
+        .peak_bytes = c->peak_bytes,
+        .peak_time_ns = since_start(c->peak_ns),
+        .devices = ndevices,
+    };
+    vt_encode_TOTALS(&b, &head, 1);
     for (size_t i = 0; i < ndevices; i++) {
-        put_varint(&b, vt_zigzag(devices[i].device));
-        put_varint(&b, devices[i].peak_bytes);
-        put_since_start(&b, devices[i].peak_ns);
+        struct vt_rec_TOTALS_DEVICE d = {.device = devices[i].device,
+                                         .bytes = devices[i].peak_bytes,
+                                         .time_ns = since_start(devices[i].peak_ns)};
+        vt_encode_TOTALS_DEVICE(&b, &d, 1);
     }
     return emit(VT_REC_TOTALS, &b);
 }
@@ -467,11 +491,14 @@ int vt_rec_device(const struct vt_device_identity *d)
 {
     uint8_t data[3 * VT_VARINT_MAX + 16 + sizeof d->pci_bus_id + sizeof d->name + 8];
     struct buf b = {data, 0, sizeof data, 0};
-    put_varint(&b, vt_zigzag(d->device));
-    put_bytes(&b, d->uuid, d->has_uuid ? sizeof d->uuid : 0);
-    put_str(&b, d->pci_bus_id);
-    put_str(&b, d->name);
-    put_varint(&b, d->total_bytes);
+    struct vt_rec_DEVICE rec = {
+        .device = d->device,
+        .uuid = {d->uuid, d->has_uuid ? sizeof d->uuid : 0},
+        .pci_bus_id = d->pci_bus_id,
+        .name = d->name,
+        .total_bytes = d->total_bytes,
+    };
+    vt_encode_DEVICE(&b, &rec, 1);
     return emit(VT_REC_DEVICE, &b);
 }
 

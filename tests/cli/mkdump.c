@@ -171,48 +171,6 @@ static void record(struct writer *w, unsigned type, struct buf *payload)
     *payload = (struct buf){0};
 }
 
-static void process_record(struct writer *w, const char *exe, int argc, const char *const *argv)
-{
-    struct buf p = {0};
-    put_varint(&p, 4242);
-    put_varint(&p, 1);
-    put_varint(&p, 1700000000000000000ull);
-    put_varint(&p, 1000);
-    put_str(&p, exe);
-    put_str(&p, "testhost");
-    put_varint(&p, (uint64_t)argc);
-    for (int i = 0; i < argc; i++)
-        put_str(&p, argv[i]);
-    record(w, VT_REC_PROCESS, &p);
-}
-
-static void module_record(struct writer *w, uint64_t id, uint64_t bias, uint64_t start,
-                          uint64_t end, const char *path, const uint8_t *build_id, size_t id_len)
-{
-    struct buf p = {0};
-    put_varint(&p, id);
-    put_varint(&p, bias);
-    put_varint(&p, start);
-    put_varint(&p, end);
-    put_str(&p, path);
-    put_varint(&p, id_len);
-    put(&p, build_id, id_len);
-    record(w, VT_REC_MODULE, &p);
-}
-
-static void stack_record(struct writer *w, uint64_t id, size_t n, const uintptr_t *frames)
-{
-    struct buf p = {0};
-    uint64_t prev = 0;
-    put_varint(&p, id);
-    put_varint(&p, n);
-    for (size_t i = 0; i < n; i++) {
-        put_svarint(&p, (int64_t)(frames[i] - prev));
-        prev = frames[i];
-    }
-    record(w, VT_REC_STACK, &p);
-}
-
 static void put_address(struct writer *w, struct buf *p, uint64_t address)
 {
     put_svarint(p, (int64_t)(address - w->prev_address));
@@ -230,6 +188,13 @@ static void vt_put_VARINT(struct field_out *o, uint64_t v) { put_varint(o->p, v)
 static void vt_put_SVARINT(struct field_out *o, int64_t v) { put_svarint(o->p, v); }
 static void vt_put_U8(struct field_out *o, unsigned v) { put_u8(o->p, v); }
 static void vt_put_STR(struct field_out *o, const char *s) { put_str(o->p, s); }
+static void vt_put_COUNT(struct field_out *o, uint64_t count) { put_varint(o->p, count); }
+
+static void vt_put_BYTES(struct field_out *o, struct vt_bytes bytes)
+{
+    put_varint(o->p, bytes.len);
+    put(o->p, bytes.data, bytes.len);
+}
 static void vt_put_ADDR(struct field_out *o, uint64_t address) { put_address(o->w, o->p, address); }
 
 static void vt_put_DT(struct field_out *o, uint64_t time_ns)
@@ -239,13 +204,49 @@ static void vt_put_DT(struct field_out *o, uint64_t time_ns)
 }
 
 #define DEFINE_ENCODER(TYPE) VT_DEFINE_ENCODER(TYPE, struct field_out)
-DEFINE_ENCODER(ALLOC)
-DEFINE_ENCODER(FREE)
-DEFINE_ENCODER(FAILED)
-DEFINE_ENCODER(MARK)
-DEFINE_ENCODER(END)
-DEFINE_ENCODER(DEVICE_USAGE)
+VT_RECORD_LAYOUTS(DEFINE_ENCODER)
 #undef DEFINE_ENCODER
+
+/* Without the appended rank, start ticks and boot id: as older dumps. */
+static void process_record(struct writer *w, const char *exe, int argc, const char *const *argv)
+{
+    struct buf p = {0};
+    struct field_out o = {w, &p};
+    struct vt_rec_PROCESS head = {
+        .pid = 4242, .ppid = 1, .start_real_ns = 1700000000000000000ull, .start_mono_ns = 1000,
+        .exe = exe, .hostname = "testhost", .argc = (uint64_t)argc,
+    };
+    vt_encode_PROCESS(&o, &head, 1);
+    for (int i = 0; i < argc; i++)
+        vt_encode_PROCESS_ARG(&o, &(struct vt_rec_PROCESS_ARG){.arg = argv[i]}, 1);
+    record(w, VT_REC_PROCESS, &p);
+}
+
+static void module_record(struct writer *w, uint64_t id, uint64_t bias, uint64_t start,
+                          uint64_t end, const char *path, const uint8_t *build_id, size_t id_len)
+{
+    struct buf p = {0};
+    struct vt_rec_MODULE rec = {
+        .id = id, .bias = bias, .start = start, .end = end, .path = path,
+        .build_id = {build_id, id_len},
+    };
+    vt_encode_MODULE(&(struct field_out){w, &p}, &rec, 1);
+    record(w, VT_REC_MODULE, &p);
+}
+
+static void stack_record(struct writer *w, uint64_t id, size_t n, const uintptr_t *frames)
+{
+    struct buf p = {0};
+    struct field_out o = {w, &p};
+    uint64_t prev = 0;
+    vt_encode_STACK(&o, &(struct vt_rec_STACK){.id = id, .frames = n}, 1);
+    for (size_t i = 0; i < n; i++) {
+        vt_encode_STACK_FRAME(&o, &(struct vt_rec_STACK_FRAME){.delta = (int64_t)(frames[i] - prev)},
+                              1);
+        prev = frames[i];
+    }
+    record(w, VT_REC_STACK, &p);
+}
 
 /* The time of the next timed record. */
 static uint64_t next_time(const struct writer *w)
@@ -276,21 +277,23 @@ static void free_record(struct writer *w, uint64_t address, unsigned api, unsign
     record(w, VT_REC_FREE, &p);
 }
 
-static void failed_head(struct writer *w, struct buf *p, uint64_t size, uint64_t stack,
-                        unsigned api, int64_t device, uint64_t error)
+static struct vt_rec_FAILED failed_head(struct writer *w, uint64_t size, uint64_t stack,
+                                         unsigned api, int64_t device, uint64_t error)
 {
     struct vt_rec_FAILED rec = {
         .time_ns = next_time(w), .size = size, .stack = stack, .api = api,
         .kind = VT_KIND_DEVICE, .device = device, .tid = 77, .error = error,
     };
-    vt_encode_FAILED(&(struct field_out){w, p}, &rec, 1);
+    return rec;
 }
 
+/* Without the out-of-memory tail. */
 static void failed_record(struct writer *w, uint64_t size, uint64_t stack, unsigned api,
                           int64_t device, uint64_t error)
 {
     struct buf p = {0};
-    failed_head(w, &p, size, stack, api, device, error);
+    struct vt_rec_FAILED rec = failed_head(w, size, stack, api, device, error);
+    vt_encode_FAILED(&(struct field_out){w, &p}, &rec, 0);
     record(w, VT_REC_FAILED, &p);
 }
 
@@ -511,26 +514,24 @@ static void scenario_big(struct writer *w, uint64_t n)
 static void scenario_lying(struct writer *w, const char *what)
 {
     struct buf p = {0};
+    struct field_out o = {w, &p};
     header(w, VT_VERSION_EVENTS, VT_MAGIC);
     if (!strcmp(what, "frames")) {
-        put_varint(&p, 1);
-        put_varint(&p, 1ull << 62);   /* frame count */
-        put_varint(&p, 2);
-        put_varint(&p, 2);
+        vt_encode_STACK(&o, &(struct vt_rec_STACK){.id = 1, .frames = 1ull << 62}, 1);
+        vt_encode_STACK_FRAME(&o, &(struct vt_rec_STACK_FRAME){.delta = 1}, 1);
+        vt_encode_STACK_FRAME(&o, &(struct vt_rec_STACK_FRAME){.delta = 1}, 1);
         record(w, VT_REC_STACK, &p);
-    } else if (!strcmp(what, "string")) {
+    } else if (!strcmp(what, "string")) {   /* a length no encoder writes */
         for (int i = 0; i < 4; i++)
             put_varint(&p, 1);
         put_varint(&p, 1ull << 40);   /* exe path length */
         put(&p, "abc", 3);
         record(w, VT_REC_PROCESS, &p);
     } else if (!strcmp(what, "argc")) {
-        for (int i = 0; i < 4; i++)
-            put_varint(&p, 1);
-        put_str(&p, "/x");
-        put_str(&p, "h");
-        put_varint(&p, 1ull << 50);   /* argc */
-        put_str(&p, "a");
+        struct vt_rec_PROCESS head = {.pid = 1, .ppid = 1, .start_real_ns = 1, .start_mono_ns = 1,
+                                      .exe = "/x", .hostname = "h", .argc = 1ull << 50};
+        vt_encode_PROCESS(&o, &head, 1);
+        vt_encode_PROCESS_ARG(&o, &(struct vt_rec_PROCESS_ARG){.arg = "a"}, 1);
         record(w, VT_REC_PROCESS, &p);
     } else if (!strcmp(what, "record")) {
         put_u8(&w->out, VT_REC_STACK);
@@ -540,15 +541,11 @@ static void scenario_lying(struct writer *w, const char *what)
         put_u8(&w->out, VT_REC_STACK);
         put(&w->out, "\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01", 12);
     } else if (!strcmp(what, "badfree")) {   /* a refused free's stack never defined */
-        put_varint(&p, 5);                    /* dt */
-        put_varint(&p, 0x1000);               /* address */
-        put_u8(&p, VT_API_cudaFree);
-        put_u8(&p, 0);
-        put_varint(&p, 1);                    /* tid */
-        put_varint(&p, 1);                    /* error */
-        put_varint(&p, 7);                    /* stack id */
-        for (int i = 0; i < 9; i++)
-            put_varint(&p, 0);
+        struct vt_rec_BAD_FREE rec = {
+            .time_ns = next_time(w), .address = 0x1000, .api = VT_API_cudaFree, .tid = 1,
+            .error = 1, .stack = 7,
+        };
+        vt_encode_BAD_FREE(&o, &rec, 1);
         record(w, VT_REC_BAD_FREE, &p);
     } else {   /* "stackref": an event naming a stack never defined */
         alloc_record(w, 0x1000, 1, 9, VT_API_cudaMalloc, VT_KIND_DEVICE, 0);
@@ -563,12 +560,11 @@ static void device_record(struct writer *w, int64_t device, size_t uuid_len)
     uint8_t uuid[17];
     for (int i = 0; i < 17; i++)
         uuid[i] = (uint8_t)(0x10 * i + device);
-    put_svarint(&p, device);
-    put_varint(&p, uuid_len);
-    put(&p, uuid, uuid_len);
-    put_str(&p, "0000:65:00.0");
-    put_str(&p, "Test GPU 80GB");
-    put_varint(&p, 80 * GiB);
+    struct vt_rec_DEVICE rec = {
+        .device = device, .uuid = {uuid, uuid_len}, .pci_bus_id = "0000:65:00.0",
+        .name = "Test GPU 80GB", .total_bytes = 80 * GiB,
+    };
+    vt_encode_DEVICE(&(struct field_out){w, &p}, &rec, 1);
     record(w, VT_REC_DEVICE, &p);
 }
 
@@ -590,21 +586,21 @@ static void device_usage_record(struct writer *w, unsigned reason, uint64_t free
 static void failed_with_processes(struct writer *w)
 {
     struct buf p = {0};
-    failed_head(w, &p, 16 * GiB, 1, VT_API_cudaMalloc, 0, 2);
-    put_varint(&p, 40 * GiB);               /* driver free, total */
-    put_varint(&p, 80 * GiB);
-    put_varint(&p, 31 * GiB + 512 * MiB + 1);   /* this process */
-    put_varint(&p, 2);
-    put_varint(&p, 4242);
-    put_varint(&p, 8 * GiB + 1);
-    put_u8(&p, 'S');
-    put_u8(&p, VT_PROCESS_ORPHANED);
-    put_str(&p, "python");
-    put_varint(&p, 77);
-    put_varint(&p, 0);                      /* NVML did not say */
-    put_u8(&p, 0);                          /* not in the tracer's /proc */
-    put_u8(&p, 0);
-    put_str(&p, "");
+    struct field_out o = {w, &p};
+    struct vt_rec_FAILED rec = failed_head(w, 16 * GiB, 1, VT_API_cudaMalloc, 0, 2);
+    const struct vt_rec_FAILED_PROCESS others[] = {
+        {.pid = 4242, .used_plus1 = 8 * GiB + 1, .state = 'S', .flags = VT_PROCESS_ORPHANED,
+         .comm = {(const uint8_t *)"python", 6}},
+        {.pid = 77, .used_plus1 = 0 /* NVML did not say */, .state = 0 /* not in our /proc */,
+         .flags = 0, .comm = {(const uint8_t *)"", 0}},
+    };
+    rec.mem_free = 40 * GiB;   /* the driver's free, total */
+    rec.mem_total = 80 * GiB;
+    rec.own_plus1 = 31 * GiB + 512 * MiB + 1;   /* this process */
+    rec.others = 2;
+    vt_encode_FAILED(&o, &rec, 1);
+    for (size_t i = 0; i < 2; i++)
+        vt_encode_FAILED_PROCESS(&o, &others[i], 1);
     record(w, VT_REC_FAILED, &p);
 }
 

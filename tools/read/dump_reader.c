@@ -132,10 +132,13 @@ static bool get_address(struct reader *r, struct cursor *c, uint64_t *out)
     return true;
 }
 
-/* The field kinds of format.h's record layouts, read from IN. */
+/* The field kinds of format.h's record layouts, read from IN. The last
+ * COUNT read says how many items come next (items_fit). */
 struct field_in {
     struct reader *r;
     struct cursor *c;
+    const char *count_label;
+    const uint8_t *count_at;
 };
 
 static const uint8_t *vt_get_position(const struct field_in *in)
@@ -173,6 +176,25 @@ static bool vt_get_STR(struct field_in *in, const char *label, const char **v)
     return true;
 }
 
+/* Allocated (NUL-terminated): the caller frees it. */
+static bool vt_get_BYTES(struct field_in *in, const char *label, struct vt_bytes *v)
+{
+    uint8_t *data;
+    size_t len;
+    if (!get_bytes(in->r, in->c, label, &data, &len))
+        return false;
+    v->data = data;
+    v->len = len;
+    return true;
+}
+
+static bool vt_get_COUNT(struct field_in *in, const char *label, uint64_t *v)
+{
+    in->count_label = label;
+    in->count_at = in->c->p;
+    return get_varint(in->r, in->c, label, v);
+}
+
 static bool vt_get_DT(struct field_in *in, const char *label, uint64_t *v)
 {
     (void)label; /* "time delta", as get_dt says */
@@ -191,6 +213,45 @@ static bool vt_get_ADDR(struct field_in *in, const char *label, uint64_t *v)
 #define DEFINE_DECODER(TYPE) VT_DEFINE_DECODER(TYPE, struct field_in)
 VT_RECORD_LAYOUTS(DEFINE_DECODER)
 #undef DEFINE_DECODER
+
+/* free_fields_<LAYOUT>(rec): what its decoder allocated (STR and BYTES
+ * fields), for a record that is not kept. */
+#define FREE_VARINT(v)
+#define FREE_SVARINT(v)
+#define FREE_U8(v)
+#define FREE_COUNT(v)
+#define FREE_DT(v)
+#define FREE_ADDR(v)
+#define FREE_STR(v) free((void *)(v));
+#define FREE_BYTES(v) free((void *)(v).data);
+#define FREE_FIELD(kind, name, label) FREE_##kind(rec->name)
+#define DEFINE_FREER(TYPE)                                                            \
+    __attribute__((unused)) static void free_fields_##TYPE(struct vt_rec_##TYPE *rec) \
+    {                                                                                 \
+        (void)rec;                                                                    \
+        VT_REC_##TYPE##_FIELDS(FREE_FIELD) VT_REC_##TYPE##_APPENDED(FREE_FIELD)       \
+    }
+VT_RECORD_LAYOUTS(DEFINE_FREER)
+#undef DEFINE_FREER
+
+/* Whether an appended field that began at AT was in the record. */
+static bool present(const struct cursor *c, const uint8_t *at)
+{
+    return at < c->end;
+}
+
+/* COUNT items of at least MIN_BYTES each, as the last COUNT field said,
+ * fit in what is left of the record. */
+static bool items_fit(struct field_in *in, uint64_t count, size_t min_bytes)
+{
+    return check_fits(in->r, in->c, in->count_at, count, min_bytes, in->count_label);
+}
+
+/* Room for COUNT items of SIZE bytes, once they fit (NULL: they do not). */
+static void *items_room(struct field_in *in, uint64_t count, size_t min_bytes, size_t size)
+{
+    return items_fit(in, count, min_bytes) ? xcalloc((size_t)count, size) : NULL;
+}
 
 /* Events may only refer to stacks defined earlier in the file. */
 static bool check_stack_ref(struct reader *r, const uint8_t *at, uint64_t id)
@@ -216,26 +277,39 @@ static void free_process(struct vt_process *proc)
 static bool read_process(struct reader *r, struct cursor *c)
 {
     struct vt_process *proc = &r->dump->process;
+    struct field_in in = {r, c, NULL, NULL};
+    struct vt_rec_PROCESS head = {0};
+    struct vt_rec_PROCESS_TAIL tail = {0};
+    struct vt_at_PROCESS at;
+    struct vt_at_PROCESS_TAIL tail_at;
     free_process(proc); /* a later PROCESS record replaces an earlier one */
-    uint64_t argc;
-    const uint8_t *argc_at;
-    if (!get_varint(r, c, "pid", &proc->pid) || !get_varint(r, c, "ppid", &proc->ppid) ||
-        !get_varint(r, c, "start time", &proc->start_real_ns) ||
-        !get_varint(r, c, "monotonic start time", &proc->start_mono_ns) ||
-        !get_str(r, c, "exe path", &proc->exe) || !get_str(r, c, "hostname", &proc->hostname))
+    if (!vt_decode_PROCESS(&in, &head, &at)) {
+        free_fields_PROCESS(&head);
         return false;
-    argc_at = c->p;
-    if (!get_varint(r, c, "argc", &argc) || !check_fits(r, c, argc_at, argc, 1, "argc"))
+    }
+    proc->pid = head.pid;
+    proc->ppid = head.ppid;
+    proc->start_real_ns = head.start_real_ns;
+    proc->start_mono_ns = head.start_mono_ns;
+    proc->exe = (char *)head.exe;
+    proc->hostname = (char *)head.hostname;
+    proc->argv = items_room(&in, head.argc, VT_MIN_BYTES(PROCESS_ARG), sizeof *proc->argv);
+    if (!proc->argv)
         return false;
-    proc->argv = xcalloc(argc, sizeof *proc->argv);
-    for (; proc->argc < argc; proc->argc++)
-        if (!get_str(r, c, "argv", &proc->argv[proc->argc]))
+    for (; proc->argc < head.argc; proc->argc++) {
+        struct vt_rec_PROCESS_ARG arg = {0};
+        struct vt_at_PROCESS_ARG arg_at;
+        if (!vt_decode_PROCESS_ARG(&in, &arg, &arg_at))
             return false;
-    if (c->p < c->end && !get_str(r, c, "rank", &proc->rank))
+        proc->argv[proc->argc] = (char *)arg.arg;
+    }
+    if (!vt_decode_PROCESS_TAIL(&in, &tail, &tail_at)) {
+        free_fields_PROCESS_TAIL(&tail);
         return false;
-    if (c->p < c->end && (!get_varint(r, c, "start ticks", &proc->start_ticks) ||
-                          !get_str(r, c, "boot id", &proc->boot_id)))
-        return false;
+    }
+    proc->rank = (char *)tail.rank;
+    proc->start_ticks = tail.start_ticks;
+    proc->boot_id = (char *)tail.boot_id;
     if (proc->rank && !proc->rank[0]) {
         free(proc->rank);
         proc->rank = NULL;
@@ -246,19 +320,23 @@ static bool read_process(struct reader *r, struct cursor *c)
 
 static bool read_module(struct reader *r, struct cursor *c)
 {
-    struct vt_module m = {0};
-    const uint8_t *at = c->p;
-    if (!get_varint(r, c, "module id", &m.id) || !get_varint(r, c, "load bias", &m.bias) ||
-        !get_varint(r, c, "start", &m.start) || !get_varint(r, c, "end", &m.end))
-        return false;
-    if (m.start > m.end)
-        return fail(r, at, "corrupt MODULE record: start after end");
-    if (!get_str(r, c, "path", &m.path))
-        return false;
-    if (!get_bytes(r, c, "build id", &m.build_id, &m.build_id_len)) {
-        free(m.path);
+    struct field_in in = {r, c, NULL, NULL};
+    struct vt_rec_MODULE rec = {0};
+    struct vt_at_MODULE at;
+    if (!vt_decode_MODULE(&in, &rec, &at) ||
+        (rec.start > rec.end && !fail(r, at.id, "corrupt MODULE record: start after end"))) {
+        free_fields_MODULE(&rec);
         return false;
     }
+    struct vt_module m = {
+        .id = rec.id,
+        .bias = rec.bias,
+        .start = rec.start,
+        .end = rec.end,
+        .path = (char *)rec.path,
+        .build_id = (uint8_t *)rec.build_id.data,
+        .build_id_len = rec.build_id.len,
+    };
     struct vt_dump *d = r->dump;
     m.loaded_epoch = d->module_epoch;
     m.unloaded_epoch = UINT64_MAX;
@@ -274,7 +352,7 @@ static bool read_module(struct reader *r, struct cursor *c)
 
 static bool read_module_unload(struct reader *r, struct cursor *c)
 {
-    struct field_in in = {r, c};
+    struct field_in in = {r, c, NULL, NULL};
     struct vt_rec_MODULE_UNLOAD rec;
     struct vt_at_MODULE_UNLOAD at;
     struct vt_dump *d = r->dump;
@@ -298,49 +376,51 @@ static void free_stack(struct vt_dump_stack_record *s)
 }
 
 /* The part STACK and PYSTACK share: id and native frames. NULL on error. */
-static struct vt_dump_stack_record *read_native_frames(struct reader *r, struct cursor *c)
+static struct vt_dump_stack_record *read_native_frames(struct field_in *in)
 {
-    const uint8_t *at = c->p;
-    uint64_t id, count, address = 0;
-    if (!get_varint(r, c, "stack id", &id))
+    struct reader *r = in->r;
+    struct vt_rec_STACK head = {0};
+    struct vt_at_STACK at;
+    uint64_t address = 0;
+    if (!vt_decode_STACK(in, &head, &at))
         return NULL;
-    if (id == 0 || vt_dump_stack(r->dump, id)) {
-        fail(r, at, "corrupt %s record: stack id %llu %s", r->record_name, (unsigned long long)id,
-             id ? "defined twice" : "is reserved");
+    if (head.id == 0 || vt_dump_stack(r->dump, head.id)) {
+        fail(r, at.id, "corrupt %s record: stack id %llu %s", r->record_name,
+             (unsigned long long)head.id, head.id ? "defined twice" : "is reserved");
         return NULL;
     }
-    at = c->p;
-    if (!get_varint(r, c, "frame count", &count) || !check_fits(r, c, at, count, 1, "frame count"))
+    uint64_t *frames = items_room(in, head.frames, VT_MIN_BYTES(STACK_FRAME), sizeof *frames);
+    if (!frames)
         return NULL;
     struct vt_dump_stack_record *s = xcalloc(1, sizeof *s);
-    s->id = id;
+    s->id = head.id;
     s->module_epoch = r->dump->module_epoch;
-    s->frames = xcalloc(count, sizeof *s->frames);
-    for (; s->nframes < count; s->nframes++) {
-        int64_t delta;
-        if (!get_svarint(r, c, "frame", &delta)) {
+    s->frames = frames;
+    for (; s->nframes < head.frames; s->nframes++) {
+        struct vt_rec_STACK_FRAME frame;
+        struct vt_at_STACK_FRAME frame_at;
+        if (!vt_decode_STACK_FRAME(in, &frame, &frame_at)) {
             free_stack(s);
             return NULL;
         }
-        address += (uint64_t)delta;
+        address += (uint64_t)frame.delta;
         s->frames[s->nframes] = address;
     }
     return s;
 }
 
 /* The appended fields of a cut stack, when present. */
-static bool read_cut(struct reader *r, struct cursor *c, struct vt_dump_stack_record *s)
+static bool read_cut(struct field_in *in, struct vt_dump_stack_record *s)
 {
-    const uint8_t *at = c->p;
-    uint64_t cut_at;
-    if (c->p >= c->end)
-        return true;
-    if (!get_varint(r, c, "frames dropped", &s->dropped) || !get_varint(r, c, "cut", &cut_at))
+    struct vt_rec_STACK_CUT cut = {0};
+    struct vt_at_STACK_CUT at;
+    if (!vt_decode_STACK_CUT(in, &cut, &at))
         return false;
-    if (cut_at > s->nframes)
-        return fail(r, at, "corrupt %s record: cut after frame %llu of %zu", r->record_name,
-                    (unsigned long long)cut_at, s->nframes);
-    s->cut_at = (size_t)cut_at;
+    if (cut.cut_at > s->nframes)
+        return fail(in->r, at.dropped, "corrupt %s record: cut after frame %llu of %zu",
+                    in->r->record_name, (unsigned long long)cut.cut_at, s->nframes);
+    s->dropped = cut.dropped;
+    s->cut_at = (size_t)cut.cut_at;
     return true;
 }
 
@@ -368,10 +448,11 @@ static void add_stack(struct vt_dump *d, struct vt_dump_stack_record *s)
 
 static bool read_stack(struct reader *r, struct cursor *c)
 {
-    struct vt_dump_stack_record *s = read_native_frames(r, c);
+    struct field_in in = {r, c, NULL, NULL};
+    struct vt_dump_stack_record *s = read_native_frames(&in);
     if (!s)
         return false;
-    if (!read_cut(r, c, s)) {
+    if (!read_cut(&in, s)) {
         free_stack(s);
         return false;
     }
@@ -379,56 +460,65 @@ static bool read_stack(struct reader *r, struct cursor *c)
     return true;
 }
 
+/* PYSTACK's Python frames, each defined by an earlier PYFRAME. */
+static bool read_python_frames(struct field_in *in, struct vt_dump_stack_record *s)
+{
+    struct vt_rec_PYSTACK_PYTHON python = {0};
+    struct vt_at_PYSTACK_PYTHON at;
+    if (!vt_decode_PYSTACK_PYTHON(in, &python, &at))
+        return false;
+    s->python = items_room(in, python.count, VT_MIN_BYTES(PYSTACK_PYFRAME), sizeof *s->python);
+    if (!s->python)
+        return false;
+    for (; s->npython < python.count; s->npython++) {
+        struct vt_rec_PYSTACK_PYFRAME frame;
+        struct vt_at_PYSTACK_PYFRAME frame_at;
+        if (!vt_decode_PYSTACK_PYFRAME(in, &frame, &frame_at))
+            return false;
+        if (!vt_dump_pyframe(in->r->dump, frame.id))
+            return fail(in->r, frame_at.id,
+                        "corrupt PYSTACK record: Python frame %llu is not defined",
+                        (unsigned long long)frame.id);
+        s->python[s->npython] = frame.id;
+    }
+    return true;
+}
+
 static bool read_pystack(struct reader *r, struct cursor *c)
 {
-    struct vt_dump_stack_record *s = read_native_frames(r, c);
-    const uint8_t *at;
-    uint64_t count;
+    struct field_in in = {r, c, NULL, NULL};
+    struct vt_rec_PYSTACK_TAIL tail = {0};
+    struct vt_at_PYSTACK_TAIL tail_at;
+    struct vt_dump_stack_record *s = read_native_frames(&in);
     if (!s)
         return false;
-    at = c->p;
-    if (!get_varint(r, c, "Python frame count", &count) ||
-        !check_fits(r, c, at, count, 1, "Python frame count")) {
+    if (!read_python_frames(&in, s) || !vt_decode_PYSTACK_TAIL(&in, &tail, &tail_at) ||
+        !read_cut(&in, s)) {
         free_stack(s);
         return false;
     }
-    s->python = xcalloc(count, sizeof *s->python);
-    for (; s->npython < count; s->npython++) {
-        at = c->p;
-        if (!get_varint(r, c, "Python frame id", &s->python[s->npython]) ||
-            (!vt_dump_pyframe(r->dump, s->python[s->npython]) &&
-             !fail(r, at, "corrupt PYSTACK record: Python frame %llu is not defined",
-                   (unsigned long long)s->python[s->npython]))) {
-            free_stack(s);
-            return false;
-        }
-    }
-    uint64_t flags = 0;
-    if ((c->p < c->end && !get_varint(r, c, "Python stack flags", &flags)) || /* appended */
-        !read_cut(r, c, s)) {
-        free_stack(s);
-        return false;
-    }
-    s->python_truncated = (flags & VT_PYSTACK_TRUNCATED) != 0;
+    s->python_truncated = (tail.flags & VT_PYSTACK_TRUNCATED) != 0;
     add_stack(r->dump, s);
     return true;
 }
 
 static bool read_pyframe(struct reader *r, struct cursor *c)
 {
-    const uint8_t *at = c->p;
-    struct vt_dump_pyframe *f = xcalloc(1, sizeof *f);
-    if (!get_varint(r, c, "Python frame id", &f->id) ||
-        ((f->id == 0 || vt_dump_pyframe(r->dump, f->id)) &&
-         !fail(r, at, "corrupt PYFRAME record: id %llu %s", (unsigned long long)f->id,
-               f->id ? "defined twice" : "is reserved")) ||
-        !get_str(r, c, "function", &f->function) || !get_str(r, c, "file", &f->file) ||
-        !get_varint(r, c, "line", &f->line)) {
-        free(f->function);
-        free(f->file);
-        free(f);
+    struct field_in in = {r, c, NULL, NULL};
+    struct vt_rec_PYFRAME rec = {0};
+    struct vt_at_PYFRAME at;
+    if (!vt_decode_PYFRAME(&in, &rec, &at) ||
+        ((rec.id == 0 || vt_dump_pyframe(r->dump, rec.id)) &&
+         !fail(r, at.id, "corrupt PYFRAME record: id %llu %s", (unsigned long long)rec.id,
+               rec.id ? "defined twice" : "is reserved"))) {
+        free_fields_PYFRAME(&rec);
         return false;
     }
+    struct vt_dump_pyframe *f = xcalloc(1, sizeof *f);
+    f->id = rec.id;
+    f->function = (char *)rec.function;
+    f->file = (char *)rec.file;
+    f->line = rec.line;
     HASH_ADD(hh, r->dump->pyframes, id, sizeof f->id, f);
     return true;
 }
@@ -444,7 +534,7 @@ static bool check_mode(struct reader *r, const struct cursor *c, bool aggregate_
 
 static bool read_alloc(struct reader *r, struct cursor *c)
 {
-    struct field_in in = {r, c};
+    struct field_in in = {r, c, NULL, NULL};
     struct vt_rec_ALLOC rec = {0};
     struct vt_at_ALLOC at;
     if (!check_mode(r, c, false) || !vt_decode_ALLOC(&in, &rec, &at) ||
@@ -470,7 +560,7 @@ static bool read_alloc(struct reader *r, struct cursor *c)
 
 static bool read_free(struct reader *r, struct cursor *c)
 {
-    struct field_in in = {r, c};
+    struct field_in in = {r, c, NULL, NULL};
     struct vt_rec_FREE rec = {0};
     struct vt_at_FREE at;
     if (!check_mode(r, c, false) || !vt_decode_FREE(&in, &rec, &at))
@@ -497,53 +587,35 @@ static void plus1(uint64_t v, bool *known, uint64_t *value)
     *value = v ? v - 1 : 0;
 }
 
-static bool get_plus1(struct reader *r, struct cursor *c, const char *field, bool *known,
-                      uint64_t *value)
+/* FAILED's appended NVML view: the other processes, the first
+ * VT_GPU_PROCESSES_MAX kept. */
+static bool read_gpu_processes(struct field_in *in, uint64_t count, struct vt_failed_event *ev)
 {
-    uint64_t v;
-    if (!get_varint(r, c, field, &v))
+    if (!items_fit(in, count, VT_MIN_BYTES(FAILED_PROCESS)))
         return false;
-    plus1(v, known, value);
-    return true;
-}
-
-static bool get_gpu_process(struct reader *r, struct cursor *c, struct vt_gpu_process_info *p)
-{
-    unsigned state = 0, flags = 0;
-    uint8_t *comm;
-    size_t len;
-    if (!get_varint(r, c, "pid", &p->pid) ||
-        !get_plus1(r, c, "used bytes", &p->has_used, &p->used) || !get_u8(r, c, "state", &state) ||
-        !get_u8(r, c, "flags", &flags) || !get_bytes(r, c, "command name", &comm, &len))
-        return false;
-    p->state = (char)state;
-    p->orphaned = (flags & VT_PROCESS_ORPHANED) != 0;
-    snprintf(p->comm, sizeof p->comm, "%s", (char *)comm);
-    free(comm);
-    return true;
-}
-
-/* FAILED's appended NVML view: this process's use, the other processes. */
-static bool read_gpu_processes(struct reader *r, struct cursor *c, struct vt_failed_event *ev)
-{
-    uint64_t n;
-    const uint8_t *at;
-    struct vt_gpu_process_info skipped;
-    if (!get_plus1(r, c, "own used bytes", &ev->has_own, &ev->own_bytes))
-        return false;
-    at = c->p;
-    if (!get_varint(r, c, "process count", &n) || !check_fits(r, c, at, n, 5, "process count"))
-        return false;
-    for (uint64_t i = 0; i < n; i++)
-        if (!get_gpu_process(r, c, i < VT_GPU_PROCESSES_MAX ? &ev->others[i] : &skipped))
+    for (uint64_t i = 0; i < count; i++) {
+        struct vt_rec_FAILED_PROCESS rec = {0};
+        struct vt_at_FAILED_PROCESS at;
+        if (!vt_decode_FAILED_PROCESS(in, &rec, &at)) {
+            free_fields_FAILED_PROCESS(&rec);
             return false;
-    ev->nothers = n < VT_GPU_PROCESSES_MAX ? (size_t)n : VT_GPU_PROCESSES_MAX;
+        }
+        if (i < VT_GPU_PROCESSES_MAX) {
+            struct vt_gpu_process_info *p = &ev->others[ev->nothers++];
+            p->pid = rec.pid;
+            plus1(rec.used_plus1, &p->has_used, &p->used);
+            p->state = (char)rec.state;
+            p->orphaned = (rec.flags & VT_PROCESS_ORPHANED) != 0;
+            snprintf(p->comm, sizeof p->comm, "%s", (const char *)rec.comm.data);
+        }
+        free_fields_FAILED_PROCESS(&rec);
+    }
     return true;
 }
 
 static bool read_failed(struct reader *r, struct cursor *c)
 {
-    struct field_in in = {r, c};
+    struct field_in in = {r, c, NULL, NULL};
     struct vt_rec_FAILED rec = {0};
     struct vt_at_FAILED at;
     if (!vt_decode_FAILED(&in, &rec, &at) || !check_stack_ref(r, at.stack, rec.stack))
@@ -557,14 +629,14 @@ static bool read_failed(struct reader *r, struct cursor *c)
         .device = rec.device,
         .tid = rec.tid,
         .error = rec.error,
+        /* appended: the driver's free and total memory */
+        .has_meminfo = present(c, at.mem_free),
+        .mem_free = rec.mem_free,
+        .mem_total = rec.mem_total,
     };
-    if (c->p < c->end) { /* appended: the driver's free and total memory */
-        if (!get_varint(r, c, "free memory", &ev.mem_free) ||
-            !get_varint(r, c, "total memory", &ev.mem_total))
-            return false;
-        ev.has_meminfo = true;
-    }
-    if (c->p < c->end && !read_gpu_processes(r, c, &ev)) /* appended: NVML's view */
+    /* appended: NVML's view */
+    plus1(rec.own_plus1, &ev.has_own, &ev.own_bytes);
+    if (!read_gpu_processes(&in, rec.others, &ev))
         return false;
     if (ev.kind >= VT_KIND_COUNT)
         return fail(r, at.kind, "corrupt FAILED record: unknown kind %u", ev.kind);
@@ -574,7 +646,7 @@ static bool read_failed(struct reader *r, struct cursor *c)
 
 static bool read_mark(struct reader *r, struct cursor *c)
 {
-    struct field_in in = {r, c};
+    struct field_in in = {r, c, NULL, NULL};
     struct vt_rec_MARK rec = {0};
     struct vt_at_MARK at;
     if (!vt_decode_MARK(&in, &rec, &at))
@@ -597,7 +669,7 @@ static bool read_end(struct reader *r, struct cursor *c)
 {
     /* live: the tracer's own count; the replay makes its own. Signal and
      * status: absent in older dumps. */
-    struct field_in in = {r, c};
+    struct field_in in = {r, c, NULL, NULL};
     struct vt_rec_END rec = {0};
     struct vt_at_END at;
     if (!vt_decode_END(&in, &rec, &at))
@@ -619,7 +691,7 @@ static bool read_end(struct reader *r, struct cursor *c)
 
 static bool read_bad_free_body(struct reader *r, struct cursor *c, struct vt_bad_free_event *ev)
 {
-    struct field_in in = {r, c};
+    struct field_in in = {r, c, NULL, NULL};
     struct vt_rec_BAD_FREE rec = {0};
     struct vt_at_BAD_FREE at;
     if (!vt_decode_BAD_FREE(&in, &rec, &at) || !check_stack_ref(r, at.stack, rec.stack) ||
@@ -662,79 +734,67 @@ static bool read_bad_free(struct reader *r, struct cursor *c)
 }
 
 /* A site's key (stack, api, kind, device): the part SAMPLE and SITES share. */
-static bool get_site_key(struct reader *r, struct cursor *c, struct vt_site_state *s)
+static bool check_site_key(struct reader *r, uint64_t stack_id, const uint8_t *stack_at,
+                           unsigned kind, const uint8_t *kind_at, struct vt_site_state *s)
 {
-    const uint8_t *stack_at = c->p, *kind_at;
-    if (!get_varint(r, c, "stack id", &s->stack_id) || !check_stack_ref(r, stack_at, s->stack_id))
+    if (!check_stack_ref(r, stack_at, stack_id))
         return false;
-    kind_at = c->p + 1;
-    if (!get_u8(r, c, "api", &s->api) || !get_u8(r, c, "kind", &s->kind) ||
-        !get_svarint(r, c, "device", &s->device))
-        return false;
-    if (s->kind >= VT_KIND_COUNT)
-        return fail(r, kind_at, "corrupt %s record: unknown kind %u", r->record_name, s->kind);
+    if (kind >= VT_KIND_COUNT)
+        return fail(r, kind_at, "corrupt %s record: unknown kind %u", r->record_name, kind);
+    s->stack_id = stack_id;
+    s->kind = kind;
     return true;
 }
 
-/* A count of elements of at least UNIT bytes each, and room for them. */
-static void *get_array(struct reader *r, struct cursor *c, const char *field, size_t unit,
-                       size_t size, size_t *count)
-{
-    const uint8_t *at = c->p;
-    uint64_t n;
-    if (!get_varint(r, c, field, &n) || !check_fits(r, c, at, n, unit, field))
-        return NULL;
-    *count = (size_t)n;
-    return xcalloc((size_t)n, size);
-}
-
-/* svarint device, varint bytes, and with TIMED varint time (since start,
- * not after the record's own time). */
-static bool get_devices(struct reader *r, struct cursor *c, bool timed,
-                        struct vt_device_bytes **out, size_t *n)
-{
-    *out = get_array(r, c, "device count", timed ? 3 : 2, sizeof **out, n);
-    if (!*out)
-        return false;
-    for (size_t i = 0; i < *n; i++) {
-        struct vt_device_bytes *d = &(*out)[i];
-        const uint8_t *at;
-        if (!get_svarint(r, c, "device", &d->device) || !get_varint(r, c, "bytes", &d->bytes))
-            return false;
-        at = c->p;
-        if (timed && !get_varint(r, c, "peak time", &d->time_ns))
-            return false;
-        if (d->time_ns > r->time_ns)
-            return fail(r, at, "corrupt %s record: peak time after the record", r->record_name);
-    }
-    return true;
-}
-
-static bool read_sample_body(struct reader *r, struct cursor *c, struct vt_sample_event *ev,
+static bool read_sample_body(struct field_in *in, struct vt_sample_event *ev,
                              struct vt_device_bytes **devices, struct vt_site_state **sites)
 {
-    if (!check_mode(r, c, true) || !get_dt(r, c) ||
-        !get_varint(r, c, "allocations", &ev->allocations) ||
-        !get_varint(r, c, "frees", &ev->frees) || !get_devices(r, c, false, devices, &ev->ndevices))
+    struct reader *r = in->r;
+    struct vt_rec_SAMPLE head = {0};
+    struct vt_at_SAMPLE at;
+    struct vt_rec_SAMPLE_SITES sites_head = {0};
+    struct vt_at_SAMPLE_SITES sites_at;
+    if (!check_mode(r, in->c, true) || !vt_decode_SAMPLE(in, &head, &at))
         return false;
-    *sites = get_array(r, c, "site count", 6, sizeof **sites, &ev->nsites);
+    ev->allocations = head.allocations;
+    ev->frees = head.frees;
+    *devices = items_room(in, head.devices, VT_MIN_BYTES(SAMPLE_DEVICE), sizeof **devices);
+    if (!*devices)
+        return false;
+    for (; ev->ndevices < head.devices; ev->ndevices++) {
+        struct vt_rec_SAMPLE_DEVICE d;
+        struct vt_at_SAMPLE_DEVICE d_at;
+        if (!vt_decode_SAMPLE_DEVICE(in, &d, &d_at))
+            return false;
+        (*devices)[ev->ndevices] = (struct vt_device_bytes){d.device, d.bytes, 0};
+    }
+    if (!vt_decode_SAMPLE_SITES(in, &sites_head, &sites_at))
+        return false;
+    *sites = items_room(in, sites_head.sites, VT_MIN_BYTES(SAMPLE_SITE), sizeof **sites);
     if (!*sites)
         return false;
-    for (size_t i = 0; i < ev->nsites; i++) {
-        struct vt_site_state *s = &(*sites)[i];
-        if (!get_site_key(r, c, s) || !get_varint(r, c, "live bytes", &s->live_bytes) ||
-            !get_varint(r, c, "live count", &s->live_count))
+    for (; ev->nsites < sites_head.sites; ev->nsites++) {
+        struct vt_rec_SAMPLE_SITE site;
+        struct vt_at_SAMPLE_SITE site_at;
+        struct vt_site_state *s = &(*sites)[ev->nsites];
+        if (!vt_decode_SAMPLE_SITE(in, &site, &site_at) ||
+            !check_site_key(r, site.stack_id, site_at.stack_id, site.kind, site_at.kind, s))
             return false;
+        s->api = site.api;
+        s->device = site.device;
+        s->live_bytes = site.live_bytes;
+        s->live_count = site.live_count;
     }
     return true;
 }
 
 static bool read_sample(struct reader *r, struct cursor *c)
 {
+    struct field_in in = {r, c, NULL, NULL};
     struct vt_sample_event ev = {0};
     struct vt_device_bytes *devices = NULL;
     struct vt_site_state *sites = NULL;
-    bool ok = read_sample_body(r, c, &ev, &devices, &sites);
+    bool ok = read_sample_body(&in, &ev, &devices, &sites);
     ev.time_ns = r->time_ns;
     ev.devices = devices;
     ev.sites = sites;
@@ -745,31 +805,41 @@ static bool read_sample(struct reader *r, struct cursor *c)
     return ok;
 }
 
-static bool read_sites_body(struct reader *r, struct cursor *c, struct vt_sites_event *ev,
+static bool read_sites_body(struct field_in *in, struct vt_sites_event *ev,
                             struct vt_site_state **sites)
 {
-    if (!check_mode(r, c, true) || !get_dt(r, c))
+    struct reader *r = in->r;
+    struct vt_rec_SITES head = {0};
+    struct vt_at_SITES at;
+    if (!check_mode(r, in->c, true) || !vt_decode_SITES(in, &head, &at))
         return false;
-    *sites = get_array(r, c, "site count", 9, sizeof **sites, &ev->nsites);
+    *sites = items_room(in, head.sites, VT_MIN_BYTES(SITES_SITE), sizeof **sites);
     if (!*sites)
         return false;
-    for (size_t i = 0; i < ev->nsites; i++) {
-        struct vt_site_state *s = &(*sites)[i];
-        if (!get_site_key(r, c, s) || !get_varint(r, c, "allocations", &s->allocations) ||
-            !get_varint(r, c, "bytes allocated", &s->bytes_allocated) ||
-            !get_varint(r, c, "frees", &s->frees) ||
-            !get_varint(r, c, "live count", &s->live_count) ||
-            !get_varint(r, c, "live bytes", &s->live_bytes))
+    for (; ev->nsites < head.sites; ev->nsites++) {
+        struct vt_rec_SITES_SITE site;
+        struct vt_at_SITES_SITE site_at;
+        struct vt_site_state *s = &(*sites)[ev->nsites];
+        if (!vt_decode_SITES_SITE(in, &site, &site_at) ||
+            !check_site_key(r, site.stack_id, site_at.stack_id, site.kind, site_at.kind, s))
             return false;
+        s->api = site.api;
+        s->device = site.device;
+        s->allocations = site.allocations;
+        s->bytes_allocated = site.bytes_allocated;
+        s->frees = site.frees;
+        s->live_count = site.live_count;
+        s->live_bytes = site.live_bytes;
     }
     return true;
 }
 
 static bool read_sites(struct reader *r, struct cursor *c)
 {
+    struct field_in in = {r, c, NULL, NULL};
     struct vt_sites_event ev = {0};
     struct vt_site_state *sites = NULL;
-    bool ok = read_sites_body(r, c, &ev, &sites);
+    bool ok = read_sites_body(&in, &ev, &sites);
     ev.time_ns = r->time_ns;
     ev.sites = sites;
     if (ok && r->sink->sites)
@@ -778,30 +848,43 @@ static bool read_sites(struct reader *r, struct cursor *c)
     return ok;
 }
 
-static bool read_totals_body(struct reader *r, struct cursor *c, struct vt_totals_event *ev,
+static bool read_totals_body(struct field_in *in, struct vt_totals_event *ev,
                              struct vt_device_bytes **devices)
 {
-    const uint8_t *at;
-    if (!check_mode(r, c, true) || !get_dt(r, c) ||
-        !get_varint(r, c, "invalid frees", &ev->invalid_frees) ||
-        !get_varint(r, c, "untraced frees", &ev->untraced_frees) ||
-        !get_varint(r, c, "teardown allocations", &ev->teardown_allocations) ||
-        !get_varint(r, c, "teardown bytes", &ev->teardown_bytes) ||
-        !get_varint(r, c, "peak bytes", &ev->peak_bytes))
+    struct reader *r = in->r;
+    struct vt_rec_TOTALS head = {0};
+    struct vt_at_TOTALS at;
+    if (!check_mode(r, in->c, true) || !vt_decode_TOTALS(in, &head, &at))
         return false;
-    at = c->p;
-    if (!get_varint(r, c, "peak time", &ev->peak_time_ns))
+    if (head.peak_time_ns > r->time_ns)
+        return fail(r, at.peak_time_ns, "corrupt TOTALS record: peak time after the record");
+    ev->invalid_frees = head.invalid_frees;
+    ev->untraced_frees = head.untraced_frees;
+    ev->teardown_allocations = head.teardown_allocations;
+    ev->teardown_bytes = head.teardown_bytes;
+    ev->peak_bytes = head.peak_bytes;
+    ev->peak_time_ns = head.peak_time_ns;
+    *devices = items_room(in, head.devices, VT_MIN_BYTES(TOTALS_DEVICE), sizeof **devices);
+    if (!*devices)
         return false;
-    if (ev->peak_time_ns > r->time_ns)
-        return fail(r, at, "corrupt TOTALS record: peak time after the record");
-    return get_devices(r, c, true, devices, &ev->ndevices);
+    for (; ev->ndevices < head.devices; ev->ndevices++) {
+        struct vt_rec_TOTALS_DEVICE d;
+        struct vt_at_TOTALS_DEVICE d_at;
+        if (!vt_decode_TOTALS_DEVICE(in, &d, &d_at))
+            return false;
+        if (d.time_ns > r->time_ns)
+            return fail(r, d_at.time_ns, "corrupt TOTALS record: peak time after the record");
+        (*devices)[ev->ndevices] = (struct vt_device_bytes){d.device, d.bytes, d.time_ns};
+    }
+    return true;
 }
 
 static bool read_totals(struct reader *r, struct cursor *c)
 {
+    struct field_in in = {r, c, NULL, NULL};
     struct vt_totals_event ev = {0};
     struct vt_device_bytes *devices = NULL;
-    bool ok = read_totals_body(r, c, &ev, &devices);
+    bool ok = read_totals_body(&in, &ev, &devices);
     ev.time_ns = r->time_ns;
     ev.devices = devices;
     if (ok && r->sink->totals)
@@ -818,41 +901,35 @@ static void free_device(struct vt_device_info *d)
 }
 
 /* An empty string is an unknown value: NULL. */
-static bool get_optional_str(struct reader *r, struct cursor *c, const char *field, char **out)
+static char *unless_empty(const char *s)
 {
-    if (!get_str(r, c, field, out))
-        return false;
-    if (!**out) {
-        free(*out);
-        *out = NULL;
+    if (s && !*s) {
+        free((void *)s);
+        return NULL;
     }
-    return true;
+    return (char *)s;
 }
 
 static bool read_device(struct reader *r, struct cursor *c)
 {
+    struct field_in in = {r, c, NULL, NULL};
+    struct vt_rec_DEVICE rec = {0};
+    struct vt_at_DEVICE at;
     struct vt_device_info d = {0};
-    uint8_t *uuid = NULL;
-    size_t len = 0;
-    const uint8_t *at;
-    if (!get_svarint(r, c, "device", &d.device))
-        return false;
-    at = c->p;
-    if (!get_bytes(r, c, "UUID", &uuid, &len))
-        return false;
-    if (len != 0 && len != sizeof d.uuid) {
-        free(uuid);
-        return fail(r, at, "corrupt DEVICE record: a UUID of %zu bytes", len);
-    }
-    memcpy(d.uuid, uuid, len);
-    d.has_uuid = len != 0;
-    free(uuid);
-    if (!get_optional_str(r, c, "PCI bus id", &d.pci_bus_id) ||
-        !get_optional_str(r, c, "name", &d.name) ||
-        !get_varint(r, c, "total memory", &d.total_bytes)) {
-        free_device(&d);
+    if (!vt_decode_DEVICE(&in, &rec, &at) ||
+        (rec.uuid.len != 0 && rec.uuid.len != sizeof d.uuid &&
+         !fail(r, at.uuid, "corrupt DEVICE record: a UUID of %llu bytes",
+               (unsigned long long)rec.uuid.len))) {
+        free_fields_DEVICE(&rec);
         return false;
     }
+    d.device = rec.device;
+    memcpy(d.uuid, rec.uuid.data, rec.uuid.len);
+    d.has_uuid = rec.uuid.len != 0;
+    free((void *)rec.uuid.data);
+    d.pci_bus_id = unless_empty(rec.pci_bus_id);
+    d.name = unless_empty(rec.name);
+    d.total_bytes = rec.total_bytes;
     struct vt_dump *dump = r->dump;
     for (size_t i = 0; i < dump->ndevices; i++)
         if (dump->devices[i].device == d.device) { /* a later record replaces it */
@@ -872,7 +949,7 @@ static bool read_device(struct reader *r, struct cursor *c)
 
 static bool read_device_usage(struct reader *r, struct cursor *c)
 {
-    struct field_in in = {r, c};
+    struct field_in in = {r, c, NULL, NULL};
     struct vt_rec_DEVICE_USAGE rec = {0}; /* traced_plus1 0: not written */
     struct vt_at_DEVICE_USAGE at;
     if (!vt_decode_DEVICE_USAGE(&in, &rec, &at))
@@ -903,7 +980,7 @@ static bool read_device_usage(struct reader *r, struct cursor *c)
  * thread) replaces it. */
 static bool read_thread(struct reader *r, struct cursor *c)
 {
-    struct field_in in = {r, c};
+    struct field_in in = {r, c, NULL, NULL};
     struct vt_rec_THREAD rec = {0};
     struct vt_at_THREAD at;
     struct vt_thread_name *t;
