@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Checks vramtrace against a real GPU: examples/leaky.cu built by nvcc with its
-# default static runtime and with the shared runtime, (where PyTorch is
+# Checks vramtrace against a real GPU: examples/leaky.cu and a program leaking a
+# 3D and a mipmapped array, built by nvcc with its default static runtime and
+# with the shared runtime, (where PyTorch is
 # installed) a PyTorch loop that leaks a known tensor, without PyTorch's cache
 # and with run --pytorch-tensors (its cudaMallocAsync backend), and
 # `vramtrace gpus` and the report's device view against nvidia-smi
@@ -30,8 +31,10 @@ check() {
        python3 - "$work/$name.json" "$assertions" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
+def name(frame):  # C++ names come demangled, with their parameters
+    return frame["function"].split("(")[0]
 def leak_at(function):
-    return [l for l in r["leaks"] if l["frames"] and l["frames"][0]["function"] == function]
+    return [l for l in r["leaks"] if l["frames"] and name(l["frames"][0]) == function]
 exec(sys.argv[2])
 PY
     then
@@ -47,7 +50,7 @@ s = leak_at("make_scratch")
 assert len(s) == 1, r["leaks"]
 assert s[0]["bytes"] == 5 * 1048576 and s[0]["allocations"] == 5, s
 assert s[0]["api"] == "cudaMalloc" and s[0]["kind"] == "device", s
-assert s[0]["frames"][1]["function"] == "train_step", s
+assert name(s[0]["frames"][1]) == "train_step", s
 h = leak_at("make_staging")
 assert len(h) == 1 and h[0]["bytes"] == 4096 and h[0]["kind"] == "host", h
 assert r["summary"]["leaked_bytes"] >= 5 * 1048576
@@ -59,6 +62,41 @@ for runtime in static shared; do
         { echo "FAIL nvcc --cudart $runtime"; failures=$((failures + 1)); continue; }
     "$vramtrace" run -o "$work/leaky_$runtime.vtr" -- "$work/leaky_$runtime" >/dev/null 2>&1
     check "leaky_cudart_$runtime" "$work/leaky_$runtime.vtr" "$leaky_assertions"
+done
+
+# Arrays through NVIDIA's runtime: each leak under the runtime call that made
+# it (the driver sees cuArray3DCreate / cuMipmappedArrayCreate), bytes as the
+# descriptors say.
+cat >"$work/arrays.cu" <<'CU'
+#include <cuda_runtime.h>
+__attribute__((noinline)) void leak_3d_array() {
+    cudaChannelFormatDesc d = cudaCreateChannelDesc<uchar4>();
+    cudaArray_t a;
+    if (cudaMalloc3DArray(&a, &d, make_cudaExtent(40, 6, 5), 0) != cudaSuccess) throw 1;
+}
+__attribute__((noinline)) void leak_mipmapped_array() {
+    cudaChannelFormatDesc d = cudaCreateChannelDesc<uchar4>();
+    cudaMipmappedArray_t m;
+    if (cudaMallocMipmappedArray(&m, &d, make_cudaExtent(64, 32, 0), 3, 0) != cudaSuccess) throw 1;
+}
+int main() {
+    leak_3d_array();
+    leak_mipmapped_array();
+    return 0;
+}
+CU
+arrays_assertions='
+a = leak_at("leak_3d_array")
+assert len(a) == 1 and a[0]["api"] == "cudaMalloc3DArray" and a[0]["bytes"] == 40 * 6 * 5 * 4, a
+m = leak_at("leak_mipmapped_array")
+assert len(m) == 1 and m[0]["api"] == "cudaMallocMipmappedArray", m
+assert m[0]["bytes"] == (64 * 32 + 32 * 16 + 16 * 8) * 4, m
+'
+for runtime in static shared; do
+    nvcc -g -O0 --cudart "$runtime" -o "$work/arrays_$runtime" "$work/arrays.cu" ||
+        { echo "FAIL nvcc arrays.cu --cudart $runtime"; failures=$((failures + 1)); continue; }
+    "$vramtrace" run -o "$work/arrays_$runtime.vtr" -- "$work/arrays_$runtime" >/dev/null 2>&1
+    check "arrays_cudart_$runtime" "$work/arrays_$runtime.vtr" "$arrays_assertions"
 done
 
 if python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
