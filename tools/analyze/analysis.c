@@ -10,10 +10,10 @@
 #include "format.h"
 #include "xalloc.h"
 
+/* Failures are grouped by call site, size and error. No padding: hashed as bytes. */
 struct failure_key {
-    uint64_t stack_id, size, error;
-    uint64_t api, kind;
-    int64_t device;
+    struct vt_site_key site;
+    uint64_t size, error;
 };
 
 struct vt_failure_entry {
@@ -114,7 +114,8 @@ static void autopsy(const struct vt_analysis *a, const struct vt_failed_event *e
 static void on_failed(void *ctx, const struct vt_failed_event *ev)
 {
     struct vt_analysis *a = ctx;
-    struct failure_key key = {ev->stack_id, ev->size, ev->error, ev->api, ev->kind, ev->device};
+    struct failure_key key = {vt_site_key(ev->stack_id, ev->api, ev->kind, ev->device), ev->size,
+                              ev->error};
     struct vt_failure_entry *e;
     vt_usage_advance(&a->usage, ev->time_ns);
     a->summary.failed_allocations++;
