@@ -109,6 +109,9 @@ static void *wrapper_of(const struct hook *h)
     return NULL;
 }
 
+/* A hook always has its wrapper (VT_HOOK_REGISTER fails to compile
+ * otherwise); were one missing, the lookup keeps what it found rather than
+ * hand a caller NULL. */
 static void *wrap(struct hook *h, void *found)
 {
     void *wrapper = h ? wrapper_of(h) : NULL;

@@ -735,14 +735,12 @@ static bool read_bad_free(struct reader *r, struct cursor *c)
 
 /* A site's key (stack, api, kind, device): the part SAMPLE and SITES share. */
 static bool check_site_key(struct reader *r, uint64_t stack_id, const uint8_t *stack_at,
-                           unsigned kind, const uint8_t *kind_at, struct vt_site_state *s)
+                           unsigned kind, const uint8_t *kind_at)
 {
     if (!check_stack_ref(r, stack_at, stack_id))
         return false;
     if (kind >= VT_KIND_COUNT)
         return fail(r, kind_at, "corrupt %s record: unknown kind %u", r->record_name, kind);
-    s->stack_id = stack_id;
-    s->kind = kind;
     return true;
 }
 
@@ -776,14 +774,15 @@ static bool read_sample_body(struct field_in *in, struct vt_sample_event *ev,
     for (; ev->nsites < sites_head.sites; ev->nsites++) {
         struct vt_rec_SAMPLE_SITE site;
         struct vt_at_SAMPLE_SITE site_at;
-        struct vt_site_state *s = &(*sites)[ev->nsites];
         if (!vt_decode_SAMPLE_SITE(in, &site, &site_at) ||
-            !check_site_key(r, site.stack_id, site_at.stack_id, site.kind, site_at.kind, s))
+            !check_site_key(r, site.stack_id, site_at.stack_id, site.kind, site_at.kind))
             return false;
-        s->api = site.api;
-        s->device = site.device;
-        s->live_bytes = site.live_bytes;
-        s->live_count = site.live_count;
+        (*sites)[ev->nsites] = (struct vt_site_state){.stack_id = site.stack_id,
+                                                      .api = site.api,
+                                                      .kind = site.kind,
+                                                      .device = site.device,
+                                                      .live_bytes = site.live_bytes,
+                                                      .live_count = site.live_count};
     }
     return true;
 }
@@ -819,17 +818,18 @@ static bool read_sites_body(struct field_in *in, struct vt_sites_event *ev,
     for (; ev->nsites < head.sites; ev->nsites++) {
         struct vt_rec_SITES_SITE site;
         struct vt_at_SITES_SITE site_at;
-        struct vt_site_state *s = &(*sites)[ev->nsites];
         if (!vt_decode_SITES_SITE(in, &site, &site_at) ||
-            !check_site_key(r, site.stack_id, site_at.stack_id, site.kind, site_at.kind, s))
+            !check_site_key(r, site.stack_id, site_at.stack_id, site.kind, site_at.kind))
             return false;
-        s->api = site.api;
-        s->device = site.device;
-        s->allocations = site.allocations;
-        s->bytes_allocated = site.bytes_allocated;
-        s->frees = site.frees;
-        s->live_count = site.live_count;
-        s->live_bytes = site.live_bytes;
+        (*sites)[ev->nsites] = (struct vt_site_state){.stack_id = site.stack_id,
+                                                      .api = site.api,
+                                                      .kind = site.kind,
+                                                      .device = site.device,
+                                                      .live_bytes = site.live_bytes,
+                                                      .live_count = site.live_count,
+                                                      .allocations = site.allocations,
+                                                      .bytes_allocated = site.bytes_allocated,
+                                                      .frees = site.frees};
     }
     return true;
 }
