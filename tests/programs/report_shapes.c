@@ -76,7 +76,16 @@ static NOINLINE void leak_at_site(int site, size_t bytes)
 {
     void *p;
     switch (site) {
-        SITE(0) SITE(1) SITE(2) SITE(3) SITE(4) SITE(5) SITE(6) SITE(7) SITE(8) SITE(9)
+        SITE(0)
+        SITE(1)
+        SITE(2)
+        SITE(3)
+        SITE(4)
+        SITE(5)
+        SITE(6)
+        SITE(7)
+        SITE(8)
+        SITE(9)
         SITE(10)
         SITE(11)
         SITE(12)

@@ -32,7 +32,9 @@ static struct vt_site_state *find_site(struct vt_aggregate *g, const struct vt_s
 }
 
 /* Moves each listed site to its new live bytes at TIME_NS: falls first,
- * rises after, so a device's total never passes what it really held. */
+ * rises after, so a device's total never passes what it really held. Sites
+ * are kept by the tracer's stacks (their values are absolute), their usage
+ * counted under the stack their call site is known by. */
 static void apply(const struct vt_aggregate_target *t, uint64_t time_ns,
                   const struct vt_site_state *sites, size_t n)
 {
@@ -43,7 +45,9 @@ static void apply(const struct vt_aggregate_target *t, uint64_t time_ns,
             int64_t delta = (int64_t)(s->live_bytes - known->live_bytes);
             if ((delta > 0) != rising)
                 continue;
-            vt_usage_change(t->usage, time_ns, s->stack_id, s->api, s->kind, s->device, delta);
+            uint64_t stack_id =
+                t->site_stack ? t->site_stack(t->site_stack_ctx, s->stack_id) : s->stack_id;
+            vt_usage_change(t->usage, time_ns, stack_id, s->api, s->kind, s->device, delta);
             if (vt_kind_counts_as_vram(s->kind))
                 *t->live_bytes += (uint64_t)delta;
             known->live_bytes = s->live_bytes;

@@ -33,6 +33,9 @@ struct vt_aggregate_target {
     struct vt_summary *summary;
     struct vt_usage *usage;
     uint64_t *live_bytes; /* device + managed */
+    /* the stack a site's usage is counted under (vt_analysis.site_stack) */
+    uint64_t (*site_stack)(void *ctx, uint64_t stack_id);
+    void *site_stack_ctx;
 };
 
 void vt_aggregate_sample(const struct vt_aggregate_target *t, const struct vt_sample_event *ev);

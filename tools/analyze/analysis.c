@@ -40,7 +40,7 @@ static void on_alloc(void *ctx, const struct vt_dump_alloc *ev)
     struct vt_live_entry e = {
         .address = ev->address,
         .size = ev->size,
-        .stack_id = ev->stack_id,
+        .stack_id = vt_analysis_site_stack(a, ev->stack_id),
         .device = ev->device,
         .tid = (uint32_t)ev->tid,
         .is_handle = is_handle,
@@ -114,7 +114,8 @@ static void autopsy(const struct vt_analysis *a, const struct vt_failed_event *e
 static void on_failed(void *ctx, const struct vt_failed_event *ev)
 {
     struct vt_analysis *a = ctx;
-    struct failure_key key = {vt_site_key(ev->stack_id, ev->api, ev->kind, ev->device), ev->size,
+    uint64_t stack_id = vt_analysis_site_stack(a, ev->stack_id);
+    struct failure_key key = {vt_site_key(stack_id, ev->api, ev->kind, ev->device), ev->size,
                               ev->error};
     struct vt_failure_entry *e;
     vt_usage_advance(&a->usage, ev->time_ns);
@@ -127,7 +128,7 @@ static void on_failed(void *ctx, const struct vt_failed_event *ev)
         e->index = a->nfailures;
         HASH_ADD(hh, a->failure_table, key, sizeof e->key, e);
         a->failures = vt_xrealloc(a->failures, a->nfailures + 1, sizeof *a->failures);
-        a->failures[a->nfailures++] = (struct vt_failure){.stack_id = ev->stack_id,
+        a->failures[a->nfailures++] = (struct vt_failure){.stack_id = stack_id,
                                                           .size = ev->size,
                                                           .error = ev->error,
                                                           .api = ev->api,
@@ -165,7 +166,8 @@ static void on_bad_free(void *ctx, const struct vt_bad_free_event *ev)
 /* Aggregate-mode records move the analysis's own counters. */
 static struct vt_aggregate_target aggregate_target(struct vt_analysis *a)
 {
-    return (struct vt_aggregate_target){&a->agg, &a->summary, &a->usage, &a->live_bytes};
+    return (struct vt_aggregate_target){&a->agg,        &a->summary,   &a->usage,
+                                        &a->live_bytes, a->site_stack, a->site_stack_ctx};
 }
 
 static void on_sample(void *ctx, const struct vt_sample_event *ev)
@@ -285,7 +287,8 @@ static void group_live_sites(struct vt_analysis *a, struct leak_entry **groups)
 {
     for (size_t i = 0; i < a->agg.nsites; i++) {
         const struct vt_site_state *s = &a->agg.sites[i];
-        struct vt_site_key key = vt_site_key(s->stack_id, s->api, s->kind, s->device);
+        struct vt_site_key key =
+            vt_site_key(vt_analysis_site_stack(a, s->stack_id), s->api, s->kind, s->device);
         if (s->live_count || s->live_bytes)
             add_to_group(a, groups, &key, s->live_bytes, s->live_count);
     }

@@ -84,7 +84,17 @@ struct vt_analysis {
     struct vt_device_view devices;
     /* where the refused frees came from (BAD_FREE records) */
     struct vt_invalid_frees bad_frees;
+    /* set before the replay: the stack a call site is known by (NULL:
+     * each stack its own site); CTX is its first argument */
+    uint64_t (*site_stack)(void *ctx, uint64_t stack_id);
+    void *site_stack_ctx;
 };
+
+/* The stack STACK_ID's call site is known by. */
+static inline uint64_t vt_analysis_site_stack(const struct vt_analysis *a, uint64_t stack_id)
+{
+    return a->site_stack ? a->site_stack(a->site_stack_ctx, stack_id) : stack_id;
+}
 
 extern const struct vt_event_sink vt_analysis_sink;
 

@@ -75,10 +75,12 @@ static void name_site(struct lifetimes *l, struct site *s)
     vt_site_free(&frames);
 }
 
+/* By the stack the report knows the call site by. */
 static struct site *site_of(struct lifetimes *l, uint64_t stack_id, unsigned api, unsigned kind,
                             int64_t device)
 {
-    struct vt_site_key k = vt_site_key(stack_id, api, kind, device);
+    struct vt_site_key k =
+        vt_site_key(vt_analysis_site_stack(&l->e->loaded.analysis, stack_id), api, kind, device);
     struct site *s;
     HASH_FIND(hh, l->sites, &k, sizeof k, s);
     if (s)

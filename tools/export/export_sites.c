@@ -30,19 +30,24 @@ static void add_tally(struct vt_alloc_tally **table, struct vt_site_key key, uin
     t->count += count;
 }
 
+/* Counted under the stack the report knows the call site by. */
 static void tally_alloc(void *ctx, const struct vt_dump_alloc *ev)
 {
+    struct vt_export *e = ctx;
     if (ev->flags & VT_ALLOC_RESTORED) /* a failed free put it back: not a new allocation */
         return;
-    add_tally(ctx, vt_site_key(ev->stack_id, ev->api, ev->kind, ev->device), ev->size, 1);
+    uint64_t stack_id = vt_analysis_site_stack(&e->loaded.analysis, ev->stack_id);
+    add_tally(&e->tally, vt_site_key(stack_id, ev->api, ev->kind, ev->device), ev->size, 1);
 }
 
 /* Aggregate mode: the totals at exit say it all at once. */
 static void tally_sites(void *ctx, const struct vt_sites_event *ev)
 {
+    struct vt_export *e = ctx;
     for (size_t i = 0; i < ev->nsites; i++) {
         const struct vt_site_state *s = &ev->sites[i];
-        add_tally(ctx, vt_site_key(s->stack_id, s->api, s->kind, s->device), s->bytes_allocated,
+        uint64_t stack_id = vt_analysis_site_stack(&e->loaded.analysis, s->stack_id);
+        add_tally(&e->tally, vt_site_key(stack_id, s->api, s->kind, s->device), s->bytes_allocated,
                   s->allocations);
     }
 }
@@ -72,7 +77,7 @@ static uint64_t leaked_allocations(const struct vt_analysis *a, const struct vt_
 int vt_export_load(const char *path, struct vt_export *e)
 {
     memset(e, 0, sizeof *e);
-    struct vt_report_options opts = {.tap = &tally_sink, .tap_ctx = &e->tally};
+    struct vt_report_options opts = {.tap = &tally_sink, .tap_ctx = e};
     if (vt_report_load(path, &opts, &e->loaded) != 0) {
         free_tally(&e->tally);
         return -1;

@@ -248,11 +248,16 @@ int vt_report_load(const char *path, const struct vt_report_options *opts,
 {
     memset(l, 0, sizeof *l);
     l->analysis.skip = opts->skip;
+    l->shown = vt_shown_stacks_new(&l->dump);
+    l->analysis.site_stack = vt_shown_stack;
+    l->analysis.site_stack_ctx = l->shown;
     if (read_dump(path, opts, l) != 0) {
         vt_analysis_free(&l->analysis);
+        vt_shown_stacks_free(l->shown);
         vt_dump_free(&l->dump);
         return -1;
     }
+    l->sym = vt_shown_stacks_take_symbolizer(l->shown);
     vt_report_build(path, opts, l);
     return 0;
 }
@@ -318,6 +323,7 @@ void vt_report_unload(struct vt_loaded_report *l)
     free_sites(l->invalid_sites, 3 * l->report.invalid_shown);
     free(l->site_order);
     vt_symbolizer_free(l->sym);
+    vt_shown_stacks_free(l->shown);
     vt_analysis_free(&l->analysis);
     vt_dump_free(&l->dump);
 }

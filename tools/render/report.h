@@ -13,6 +13,7 @@
 #include "ending.h"
 #include "frames.h"
 #include "human_units.h"
+#include "shown_stacks.h"
 #include "suppressions.h"
 
 struct vt_limits;
@@ -81,6 +82,7 @@ enum vt_verdict {
 struct vt_loaded_report {
     struct vt_dump dump;
     struct vt_analysis analysis;
+    struct vt_shown_stacks *shown; /* call sites by the frames shown */
     struct vt_symbolizer *sym;
     struct vt_site *leak_sites, *failure_sites, *usage_sites, *invalid_sites;
     size_t *site_order;
