@@ -91,8 +91,13 @@ enum vt_record_type {
     VT_REC_PYFRAME = 9,
     /* A stack with Python frames: the native part as in STACK, then PYFRAME
      * ids, innermost first, then flags (VT_PYSTACK_TRUNCATED), then the cut
-     * as in STACK. The CLI puts the Python frames where the interpreter's
-     * evaluation frames stand in the native stack. */
+     * as in STACK (dropped 0 when not cut), then (absent in dumps written
+     * before it) the interpreter entries, innermost first: how many of the
+     * Python frames each holds, in all as many as there are (0: an entry
+     * whose frames were not recorded). An entry is one call of the
+     * evaluation loop from C: the CLI puts each entry's frames where its
+     * evaluation frame stands in the native stack (without entries, all of
+     * them at the innermost one). */
     VT_REC_PYSTACK = 10,
     /* Aggregate mode: live memory now. Allocations and frees so far (both
      * as the summary counts them), each device's live bytes (device +
@@ -163,7 +168,7 @@ enum vt_record_type {
  *   PROCESS  PROCESS, argc x PROCESS_ARG, PROCESS_TAIL
  *   STACK    STACK, frames x STACK_FRAME, STACK_CUT
  *   PYSTACK  STACK, frames x STACK_FRAME, PYSTACK_PYTHON, count x PYSTACK_PYFRAME,
- *            PYSTACK_TAIL, STACK_CUT
+ *            PYSTACK_TAIL, STACK_CUT, PYSTACK_ENTRIES, entries x PYSTACK_ENTRY
  *   FAILED   FAILED (its appended fields end in the count), others x FAILED_PROCESS
  *   SAMPLE   SAMPLE, devices x SAMPLE_DEVICE, SAMPLE_SITES, sites x SAMPLE_SITE
  *   SITES    SITES, sites x SITES_SITE
@@ -225,6 +230,10 @@ enum vt_record_type {
 #define VT_REC_PYSTACK_PYFRAME_APPENDED(F)
 #define VT_REC_PYSTACK_TAIL_FIELDS(F)
 #define VT_REC_PYSTACK_TAIL_APPENDED(F) F(VARINT, flags, "Python stack flags")
+#define VT_REC_PYSTACK_ENTRIES_FIELDS(F)
+#define VT_REC_PYSTACK_ENTRIES_APPENDED(F) F(COUNT, entries, "interpreter entry count")
+#define VT_REC_PYSTACK_ENTRY_FIELDS(F) F(VARINT, frames, "Python frames of an entry")
+#define VT_REC_PYSTACK_ENTRY_APPENDED(F)
 #define VT_SITE_KEY_FIELDS(F) \
     F(VARINT, stack_id, "stack id") F(U8, api, "api") F(U8, kind, "kind") F(SVARINT, device, "device")
 #define VT_REC_SAMPLE_FIELDS(F) \
@@ -281,9 +290,9 @@ enum vt_record_type {
 #define VT_RECORD_LAYOUTS(X) \
     X(PROCESS) X(PROCESS_ARG) X(PROCESS_TAIL) X(MODULE) X(STACK) X(STACK_FRAME) X(STACK_CUT) \
     X(ALLOC) X(FREE) X(FAILED) X(FAILED_PROCESS) X(MARK) X(END) X(PYFRAME) X(PYSTACK_PYTHON) \
-    X(PYSTACK_PYFRAME) X(PYSTACK_TAIL) X(SAMPLE) X(SAMPLE_DEVICE) X(SAMPLE_SITES) X(SAMPLE_SITE) \
-    X(SITES) X(SITES_SITE) X(TOTALS) X(TOTALS_DEVICE) X(THREAD) X(DEVICE) X(MODULE_UNLOAD) \
-    X(DEVICE_USAGE) X(BAD_FREE)
+    X(PYSTACK_PYFRAME) X(PYSTACK_TAIL) X(PYSTACK_ENTRIES) X(PYSTACK_ENTRY) X(SAMPLE) \
+    X(SAMPLE_DEVICE) X(SAMPLE_SITES) X(SAMPLE_SITE) X(SITES) X(SITES_SITE) X(TOTALS) \
+    X(TOTALS_DEVICE) X(THREAD) X(DEVICE) X(MODULE_UNLOAD) X(DEVICE_USAGE) X(BAD_FREE)
 /* clang-format on */
 
 /* BYTES: raw bytes with their length. */

@@ -17,14 +17,15 @@ import sys
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness as H  # noqa: E402
-from test_pyversions import interpreter, config, compile_c, python_source, MINORS  # noqa: E402
+from test_pyversions import interpreter, config, compile_c, python_source, MINORS, BUILT  # noqa: E402,E501
 
 
 def installed():
+    """[(minor, python)]: each pyenv version, then 3.14 and 3.14t where built."""
     found = []
-    for minor in MINORS:
+    for tag in ["3.%d" % minor for minor in MINORS] + list(BUILT):
         try:
-            found.append((minor, interpreter("3.%d" % minor)))
+            found.append((int(tag[2:].rstrip("t")), interpreter(tag)))
         except H.Skip:
             pass
     H.expect(found, "no pyenv Python found")

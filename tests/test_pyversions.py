@@ -1,12 +1,18 @@
 # SPDX-License-Identifier: MIT
-"""Python frames on every CPython here: each pyenv 3.8-3.13, Debian's python3
-(interpreter linked into the executable) and Python embedded in a C program.
+"""Python frames on every CPython here: each pyenv 3.8-3.13, 3.14 and the
+free-threaded 3.14t where installed in /opt/python3.14 and /opt/python3.14t
+(no package registry ships them for this system: built from CPython's
+source by hand; each of their cases is skipped with one line where they
+are absent), Debian's python3 (interpreter linked into the executable) and
+Python embedded in a C program.
 Per interpreter: a leak through ctypes.CDLL (GIL released), ctypes.PyDLL (GIL
 held) and a C extension built for that version that releases the GIL
 (routes_*); coroutines in a worker thread's event loop, a generator, a named
 C thread that never ran Python, 1,000-deep recursion, a subinterpreter and an
-allocation at interpreter shutdown (scenarios_*); exact function, file and
-line for every Python frame checked."""
+allocation at interpreter shutdown (scenarios_*); one line allocating in a
+loop (specialized after its first calls) as one leak, and Python called back
+from C twice, its frames between the C frames in call order (callback_*);
+exact function, file and line for every Python frame checked."""
 import glob
 import os
 import re
@@ -21,6 +27,8 @@ from test_python import constants  # noqa: E402
 DEBIAN_PYTHON = "/usr/bin/python3"
 PYENV_ROOT = os.environ.get("PYENV_ROOT", os.path.expanduser("~/.pyenv"))
 MINORS = range(8, 14)
+# Built from source where present (not by CI: no registry ships them here).
+BUILT = {"3.14": "/opt/python3.14/bin/python3.14", "3.14t": "/opt/python3.14t/bin/python3.14t"}
 
 
 def python_source(name):
@@ -28,6 +36,7 @@ def python_source(name):
 
 
 ROUTES = python_source("py_routes.py")
+CALLBACK = python_source("py_callback.py")
 SCENARIOS = python_source("py_scenarios.py")
 EXTENSION = python_source("cuda_ext.c")
 
@@ -36,6 +45,8 @@ def interpreter(tag):
     """The python executable for TAG ("3.8" ... or "debian"); Skip if absent."""
     if tag == "debian":
         path = DEBIAN_PYTHON
+    elif tag in BUILT:
+        path = BUILT[tag]
     else:
         found = sorted(glob.glob(os.path.join(PYENV_ROOT, "versions", tag + ".*", "bin",
                                               "python" + tag)))
@@ -134,6 +145,35 @@ def scenarios(tag):
     H.check_complete(rep)
 
 
+def callback(tag):
+    """One line allocating in a loop is one leak; Python called back from C
+    shows its frames between the C frames, in the order they were called."""
+    python = interpreter(tag)
+    rep, _ = H.traced_report([python, CALLBACK, build_extension(python)])
+    c = constants(CALLBACK)
+    S = CALLBACK
+    L = lambda tag: H.marker_line(S, tag)  # noqa: E731
+    C = lambda tag: H.call_line(S, tag)  # noqa: E731
+    for name, nbytes in (("loop", c["LOOP_BYTES"]), ("loop_cdll", c["CDLL_LOOP_BYTES"])):
+        sites = [lk for lk in H.leaks(rep) if lk.get("bytes") % nbytes == 0]
+        H.expect_eq("%s: leaks of %d bytes each (one site)" % (name, nbytes),
+                    [(lk.get("bytes"), lk.get("allocations")) for lk in sites],
+                    [(c["LOOP_COUNT"] * nbytes, c["LOOP_COUNT"])])
+        expect_python(sites[0], name, [(name, S, L(name)), ("main", S, C("main_" + name)),
+                                       ("<module>", S, C("module"))])
+    lk = H.leak_by_bytes(rep, c["CALLBACK_BYTES"])
+    ext = os.path.basename(EXTENSION)
+    shown = [(f.get("function"), f.get("line")) for f in H.frames(lk)
+             if f.get("module") == "python" or (f.get("file") or "").endswith(ext)]
+    call_python = ("call_python", H.call_line(EXTENSION, "c_calls_python"))
+    expected = [("allocate", H.marker_line(EXTENSION, "ext")), ("inner", L("callback")),
+                call_python, ("middle", C("middle")), call_python, ("outer", C("outer")),
+                ("main", C("main_callback")), ("<module>", C("module"))]
+    got = [f for f in shown if f[0] not in ("alloc_nogil", "call_back")]
+    H.expect_eq("Python -> C -> Python -> C -> Python: the extension's and Python's frames",
+                got, expected)
+
+
 def check_c_thread(leak, name):
     H.expect_eq("C thread: Python frames", python_frames(leak), [])
     native = [(f.get("function"), f.get("line")) for f in H.frames(leak)]
@@ -171,12 +211,12 @@ def check_subinterpreter(rep, c, python):
 
 
 def case_embedded_versions():
-    """Python embedded in C, for each pyenv version: CDLL, PyDLL and the
-    extension, then the C function that ran the script and main."""
+    """Python embedded in C, for each pyenv version (and 3.14, 3.14t where
+    built): CDLL, PyDLL and the extension, then the C function that ran the
+    script and main."""
     prog_src = python_source("embed_routes.c")
     tried = 0
-    for minor in MINORS:
-        tag = "3.%d" % minor
+    for tag in ["3.%d" % minor for minor in MINORS] + list(BUILT):
         try:
             python = interpreter(tag)
         except H.Skip:
@@ -214,9 +254,10 @@ def case_stress():
                 [c["KEPT"]] * c["WORKERS"])
 
 
-for _tag in ["3.%d" % m for m in MINORS] + ["debian"]:
+for _tag in ["3.%d" % m for m in MINORS] + list(BUILT) + ["debian"]:
     globals()["case_routes_" + _tag] = (lambda t: lambda: routes(t))(_tag)
     globals()["case_scenarios_" + _tag] = (lambda t: lambda: scenarios(t))(_tag)
+    globals()["case_callback_" + _tag] = (lambda t: lambda: callback(t))(_tag)
 
 
 if __name__ == "__main__":

@@ -103,8 +103,9 @@ static void tracer_range(uintptr_t *start, uintptr_t *end)
 }
 
 /* With Python frames, the key goes on after the native frames with a
- * separator (one value for a whole Python stack, another for a cut one)
- * and the locations' addresses (they live as long as the process). */
+ * separator (one value for a whole Python stack, another for a cut one),
+ * the locations' addresses (they live as long as the process) and the
+ * frames of each interpreter entry. */
 #define PYTHON_FOLLOWS UINTPTR_MAX
 #define CUT_PYTHON_FOLLOWS (UINTPTR_MAX - 1)
 
@@ -196,6 +197,8 @@ void vt_stack_capture(struct vt_stack *stack)
         frames[stack->key_len++] = stack->python.truncated ? CUT_PYTHON_FOLLOWS : PYTHON_FOLLOWS;
         for (int i = 0; i < stack->python.count; i++)
             frames[stack->key_len++] = (uintptr_t)stack->python.frames[i];
+        for (int i = 0; i < stack->python.entries; i++) /* small numbers: never an address */
+            frames[stack->key_len++] = stack->python.entry_frames[i];
     }
     stack->hash = stack_hash(frames, (size_t)stack->key_len * sizeof *frames);
 }
@@ -216,12 +219,14 @@ static int write_stack(const struct known_stack *known, const struct vt_stack *s
 {
     uintptr_t ids[VT_PY_MAX];
     struct vt_stack_cut cut = {stack->dropped, (unsigned)stack->cut_at};
-    if (stack->python.count == 0)
+    const struct vt_pystack *py = &stack->python;
+    if (py->count == 0)
         return vt_rec_stack(known->id, known->key, (unsigned)known->native, &cut);
-    for (int i = 0; i < stack->python.count; i++)
-        ids[i] = pyframe_id(stack->python.frames[i]);
-    return vt_rec_pystack(known->id, known->key, (unsigned)known->native, ids,
-                          (unsigned)stack->python.count, stack->python.truncated, &cut);
+    for (int i = 0; i < py->count; i++)
+        ids[i] = pyframe_id(py->frames[i]);
+    struct vt_python_part part = {ids, (unsigned)py->count, py->truncated, py->entry_frames,
+                                  (unsigned)py->entries};
+    return vt_rec_pystack(known->id, known->key, (unsigned)known->native, &part, &cut);
 }
 
 uint32_t vt_stack_intern(const struct vt_stack *stack)

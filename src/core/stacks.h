@@ -11,8 +11,8 @@
 
 struct vt_stack {
     /* The de-duplication key: the native frames (count of them), then, with
-     * Python frames, a separator and their locations. */
-    uintptr_t key[VT_STACK_MAX + 1 + VT_PY_MAX];
+     * Python frames, a separator, their locations and their entries. */
+    uintptr_t key[VT_STACK_MAX + 1 + 2 * VT_PY_MAX];
     int count;
     unsigned dropped; /* frames left out of a deeper stack */
     int cut_at;       /* where: between frames[cut_at - 1] and frames[cut_at] */

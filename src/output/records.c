@@ -267,20 +267,32 @@ int vt_rec_pyframe(uint32_t id, const char *function, const char *file, int line
     return emit(VT_REC_PYFRAME, &b);
 }
 
-int vt_rec_pystack(uint32_t id, const uintptr_t *frames, unsigned n, const uintptr_t *pyframes,
-                   unsigned py_count, int truncated, const struct vt_stack_cut *cut)
+int vt_rec_pystack(uint32_t id, const uintptr_t *frames, unsigned n,
+                   const struct vt_python_part *python, const struct vt_stack_cut *cut)
 {
-    uint8_t data[6 * VT_VARINT_MAX + (VT_STACK_MAX + VT_PY_MAX) * VT_VARINT_MAX];
+    uint8_t data[8 * VT_VARINT_MAX + (VT_STACK_MAX + 2 * VT_PY_MAX) * VT_VARINT_MAX];
     struct buf b = {data, 0, sizeof data, 0};
-    if (py_count > VT_PY_MAX)
-        py_count = VT_PY_MAX;
+    unsigned count = python->count > VT_PY_MAX ? VT_PY_MAX : python->count;
+    unsigned entries = python->entries > VT_PY_MAX ? VT_PY_MAX : python->entries;
     put_native_frames(&b, id, frames, n);
-    vt_encode_PYSTACK_PYTHON(&b, &(struct vt_rec_PYSTACK_PYTHON){.count = py_count}, 1);
-    for (unsigned i = 0; i < py_count; i++)
-        vt_encode_PYSTACK_PYFRAME(&b, &(struct vt_rec_PYSTACK_PYFRAME){.id = pyframes[i]}, 1);
-    struct vt_rec_PYSTACK_TAIL tail = {.flags = truncated ? VT_PYSTACK_TRUNCATED : 0};
+    vt_encode_PYSTACK_PYTHON(&b, &(struct vt_rec_PYSTACK_PYTHON){.count = count}, 1);
+    for (unsigned i = 0; i < count; i++)
+        vt_encode_PYSTACK_PYFRAME(&b, &(struct vt_rec_PYSTACK_PYFRAME){.id = python->ids[i]}, 1);
+    struct vt_rec_PYSTACK_TAIL tail = {.flags = python->truncated ? VT_PYSTACK_TRUNCATED : 0};
     vt_encode_PYSTACK_TAIL(&b, &tail, 1);
-    put_cut(&b, cut);
+    /* The cut stands before the entries, written (0: not cut) when they follow. */
+    struct vt_stack_cut none = {0, 0};
+    if (!entries) {
+        put_cut(&b, cut);
+        return emit(VT_REC_PYSTACK, &b);
+    }
+    cut = cut && cut->dropped ? cut : &none;
+    vt_encode_STACK_CUT(&b, &(struct vt_rec_STACK_CUT){.dropped = cut->dropped, .cut_at = cut->at},
+                        1);
+    vt_encode_PYSTACK_ENTRIES(&b, &(struct vt_rec_PYSTACK_ENTRIES){.entries = entries}, 1);
+    for (unsigned i = 0; i < entries; i++)
+        vt_encode_PYSTACK_ENTRY(
+            &b, &(struct vt_rec_PYSTACK_ENTRY){.frames = python->entry_frames[i]}, 1);
     return emit(VT_REC_PYSTACK, &b);
 }
 

@@ -37,8 +37,17 @@ struct vt_stack_cut {
 };
 int vt_rec_stack(uint32_t id, const uintptr_t *frames, unsigned n, const struct vt_stack_cut *cut);
 int vt_rec_pyframe(uint32_t id, const char *function, const char *file, int line);
-int vt_rec_pystack(uint32_t id, const uintptr_t *frames, unsigned n, const uintptr_t *pyframes,
-                   unsigned py_count, int truncated, const struct vt_stack_cut *cut);
+/* A stack's Python frames: PYFRAME ids, innermost first, whether more lay
+ * beyond them, and how many of them each interpreter entry holds. */
+struct vt_python_part {
+    const uintptr_t *ids;
+    unsigned count;
+    int truncated;
+    const unsigned short *entry_frames;
+    unsigned entries;
+};
+int vt_rec_pystack(uint32_t id, const uintptr_t *frames, unsigned n,
+                   const struct vt_python_part *python, const struct vt_stack_cut *cut);
 int vt_rec_thread(pid_t tid, const char *name);
 /* E->time_ns: vt_now_ns(), read before the lock; E->tid is set here. */
 int vt_rec_alloc(struct vt_rec_ALLOC *e);

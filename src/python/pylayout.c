@@ -2,8 +2,10 @@
 #include "pylayout.h"
 
 #include "pyoffsets_313.h"
+#include "pyoffsets_314.h"
 
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 /* Fields common to 3.8-3.10 (PyFrameObject frames) and the string and
@@ -12,10 +14,12 @@
     .ts_thread_id = 176, .ts_frame = 24, .cframe_current = -1, .frame_code = 32, .frame_back = 24, \
     .frame_owner = -1, .owner_generator = -1, .owner_cstack = -1, .code_filename = 104,            \
     .code_name = 112, .code_qualname = -1, .code_firstlineno = 40, .code_linetable = 120,          \
-    .code_bytecode = -1, .code_firsttraceable = -1
+    .code_bytecode = -1, .code_firsttraceable = -1, .entry = VT_PY_ENTRY_EACH_FRAME,               \
+    .frame_is_entry = -1, NO_THREAD_LOCAL_BYTECODE
+#define NO_THREAD_LOCAL_BYTECODE .frame_tlbc_index = -1, .code_tlbc = -1
 #define OBJECTS_LAYOUT                                                               \
     .ob_type = 8, .var_size = 16, .str_length = 16, .str_hash = 24, .str_state = 32, \
-    .bytes_size = 16, .bytes_data = 32
+    .str_kind_bit = 2, .bytes_size = 16, .bytes_data = 32
 #define STRINGS_WITH_WSTR .str_ascii_size = 48, .str_compact_size = 72 /* up to 3.11 */
 
 static const struct vt_pylayout builtin[] = {
@@ -52,6 +56,9 @@ static const struct vt_pylayout builtin[] = {
      .frame_owner = 69,
      .owner_generator = 1,
      .owner_cstack = -1,
+     .entry = VT_PY_ENTRY_FLAG,
+     .frame_is_entry = 68,
+     NO_THREAD_LOCAL_BYTECODE,
      .code_filename = 112,
      .code_name = 120,
      .code_qualname = 128,
@@ -73,6 +80,9 @@ static const struct vt_pylayout builtin[] = {
      .frame_owner = 70,
      .owner_generator = 1,
      .owner_cstack = 3,
+     .entry = VT_PY_ENTRY_SHIM,
+     .frame_is_entry = -1,
+     NO_THREAD_LOCAL_BYTECODE,
      .code_filename = 112,
      .code_name = 120,
      .code_qualname = 128,
@@ -93,42 +103,143 @@ const struct vt_pylayout *vt_pylayout_builtin(int minor)
     return NULL;
 }
 
-/* 3.13: everything the frame walk needs is published, except what follows
- * from 3.13's own struct layouts (checked against its headers by the test):
- * the string's hash right after its length, the compact object two words
- * longer than the ASCII one, _co_firsttraceable two words before the
- * bytecode, and the frame owners' values. */
-static void from_313(const struct vt_py_debug_offsets_313 *d, struct vt_pylayout *out)
+/* What the frame walk reads of a _Py_DebugOffsets, whichever version's
+ * definition it was read with: offsets, each with the size published for
+ * its structure. */
+struct published {
+    uint64_t minor, free_threaded;
+    uint64_t ts_size, ts_current_frame, ts_thread_id;
+    uint64_t frame_size, frame_previous, frame_executable, frame_instr_ptr, frame_owner,
+        frame_tlbc_index;
+    uint64_t code_size, code_filename, code_name, code_qualname, code_linetable, code_firstlineno,
+        code_adaptive, code_tlbc;
+    uint64_t object_size, ob_type;
+    uint64_t bytes_size, bytes_ob_size, bytes_ob_sval;
+    uint64_t str_size, str_state, str_length, str_ascii_size;
+};
+
+#define COMMON_313_314(d)                                                                     \
+    .free_threaded = (d)->free_threaded, .ts_size = (d)->thread_state.size,                   \
+    .ts_current_frame = (d)->thread_state.current_frame,                                      \
+    .ts_thread_id = (d)->thread_state.thread_id, .frame_size = (d)->interpreter_frame.size,   \
+    .frame_previous = (d)->interpreter_frame.previous,                                        \
+    .frame_executable = (d)->interpreter_frame.executable,                                    \
+    .frame_instr_ptr = (d)->interpreter_frame.instr_ptr,                                      \
+    .frame_owner = (d)->interpreter_frame.owner, .code_size = (d)->code_object.size,          \
+    .code_filename = (d)->code_object.filename, .code_name = (d)->code_object.name,           \
+    .code_qualname = (d)->code_object.qualname, .code_linetable = (d)->code_object.linetable, \
+    .code_firstlineno = (d)->code_object.firstlineno,                                         \
+    .code_adaptive = (d)->code_object.co_code_adaptive, .object_size = (d)->pyobject.size,    \
+    .ob_type = (d)->pyobject.ob_type, .bytes_size = (d)->bytes_object.size,                   \
+    .bytes_ob_size = (d)->bytes_object.ob_size, .bytes_ob_sval = (d)->bytes_object.ob_sval,   \
+    .str_size = (d)->unicode_object.size, .str_state = (d)->unicode_object.state,             \
+    .str_length = (d)->unicode_object.length,                                                 \
+    .str_ascii_size = (d)->unicode_object.asciiobject_size
+
+static struct published from_313(const struct vt_py_debug_offsets_313 *d)
 {
+    return (struct published){.minor = 13, COMMON_313_314(d)};
+}
+
+/* Thread-local bytecode: its offsets are 0 in builds with the GIL. */
+static struct published from_314(const struct vt_py_debug_offsets_314 *d)
+{
+    return (struct published){.minor = 14,
+                              COMMON_313_314(d),
+                              .frame_tlbc_index = d->interpreter_frame.tlbc_index,
+                              .code_tlbc = d->code_object.co_tlbc};
+}
+
+/* Whether a field of WIDTH bytes at OFFSET lies inside a structure of SIZE. */
+static int inside(uint64_t offset, uint64_t width, uint64_t size)
+{
+    return size < (1u << 20) && offset + width <= size;
+}
+
+/* The first field that does not lie inside its published structure, or NULL. */
+static const char *misplaced(const struct published *p)
+{
+    const int tlbc = p->code_tlbc != 0; /* free-threaded 3.14+ */
+    const struct {
+        int read;
+        uint64_t offset, width, size;
+        const char *name;
+    } fields[] = {
+        {1, p->ts_current_frame, 8, p->ts_size, "thread_state.current_frame"},
+        {1, p->ts_thread_id, 8, p->ts_size, "thread_state.thread_id"},
+        {1, p->frame_previous, 8, p->frame_size, "interpreter_frame.previous"},
+        {1, p->frame_executable, 8, p->frame_size, "interpreter_frame.executable"},
+        {1, p->frame_instr_ptr, 8, p->frame_size, "interpreter_frame.instr_ptr"},
+        {1, p->frame_owner, 1, p->frame_size, "interpreter_frame.owner"},
+        {tlbc, p->frame_tlbc_index, 4, p->frame_size, "interpreter_frame.tlbc_index"},
+        {1, p->code_filename, 8, p->code_size, "code_object.filename"},
+        {1, p->code_name, 8, p->code_size, "code_object.name"},
+        {1, p->code_qualname, 8, p->code_size, "code_object.qualname"},
+        {1, p->code_linetable, 8, p->code_size, "code_object.linetable"},
+        {1, p->code_firstlineno, 4, p->code_size, "code_object.firstlineno"},
+        {1, p->code_adaptive, 0, p->code_size, "code_object.co_code_adaptive"},
+        {tlbc, p->code_tlbc, 8, p->code_adaptive, "code_object.co_tlbc"},
+        {1, p->ob_type, 8, p->object_size, "pyobject.ob_type"},
+        {1, p->bytes_ob_size, 8, p->bytes_size, "bytes_object.ob_size"},
+        {1, p->bytes_ob_sval, 1, p->bytes_size, "bytes_object.ob_sval"},
+        {1, p->str_length, 16, p->str_ascii_size, "unicode_object.length"}, /* and the hash */
+        {1, p->str_state, 4, p->str_ascii_size, "unicode_object.state"},
+        {1, p->str_ascii_size, 16, p->str_size, "unicode_object.asciiobject_size"},
+    };
+    if (p->code_adaptive < 16 + (tlbc ? 8u : 0u))
+        return "code_object._co_firsttraceable";
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
+        if (fields[i].read && !inside(fields[i].offset, fields[i].width, fields[i].size))
+            return fields[i].name;
+    return NULL;
+}
+
+/* Everything the frame walk needs is published, except what follows from
+ * the struct layouts of 3.13 and 3.14 (checked against their headers by the
+ * test): the string's hash right after its length, the compact object two
+ * words longer than the ASCII one, _co_firsttraceable two words before the
+ * bytecode (before the thread-local copies' array in 3.14t), the frame
+ * owners' values, 3.14's tagged code reference. */
+static void derive(const struct published *p, struct vt_pylayout *out)
+{
+    long first_after = (long)(p->code_tlbc ? p->code_tlbc : p->code_adaptive);
     *out = (struct vt_pylayout){
-        .minor = 13,
+        .minor = (int)p->minor,
+        .free_threaded = p->free_threaded != 0,
         .instr = VT_PY_INSTR_POINTER,
         .lines = VT_PY_LOCATIONS,
-        .ts_thread_id = (long)d->thread_state.thread_id,
-        .ts_frame = (long)d->thread_state.current_frame,
+        .entry = VT_PY_ENTRY_SHIM,
+        .ts_thread_id = (long)p->ts_thread_id,
+        .ts_frame = (long)p->ts_current_frame,
         .cframe_current = -1,
-        .frame_code = (long)d->interpreter_frame.executable,
-        .frame_back = (long)d->interpreter_frame.previous,
-        .frame_instr = (long)d->interpreter_frame.instr_ptr,
-        .frame_owner = (long)d->interpreter_frame.owner,
+        .frame_code = (long)p->frame_executable,
+        .frame_back = (long)p->frame_previous,
+        .frame_instr = (long)p->frame_instr_ptr,
+        .frame_owner = (long)p->frame_owner,
+        .frame_is_entry = -1,
+        .frame_tlbc_index = p->code_tlbc ? (long)p->frame_tlbc_index : -1,
+        .executable_tagged = p->minor >= 14,
         .owner_generator = 1,
         .owner_cstack = 3,
-        .code_filename = (long)d->code_object.filename,
-        .code_name = (long)d->code_object.name,
-        .code_qualname = (long)d->code_object.qualname,
-        .code_firstlineno = (long)d->code_object.firstlineno,
-        .code_linetable = (long)d->code_object.linetable,
-        .code_bytecode = (long)d->code_object.co_code_adaptive,
-        .code_firsttraceable = (long)d->code_object.co_code_adaptive - 16,
-        .ob_type = (long)d->pyobject.ob_type,
-        .var_size = (long)d->bytes_object.ob_size,
-        .str_length = (long)d->unicode_object.length,
-        .str_hash = (long)d->unicode_object.length + 8,
-        .str_state = (long)d->unicode_object.state,
-        .str_ascii_size = (long)d->unicode_object.asciiobject_size,
-        .str_compact_size = (long)d->unicode_object.asciiobject_size + 16,
-        .bytes_size = (long)d->bytes_object.ob_size,
-        .bytes_data = (long)d->bytes_object.ob_sval,
+        .code_filename = (long)p->code_filename,
+        .code_name = (long)p->code_name,
+        .code_qualname = (long)p->code_qualname,
+        .code_firstlineno = (long)p->code_firstlineno,
+        .code_linetable = (long)p->code_linetable,
+        .code_bytecode = (long)p->code_adaptive,
+        .code_firsttraceable = first_after - 16,
+        .code_tlbc = p->code_tlbc ? (long)p->code_tlbc : -1,
+        .ob_type = (long)p->ob_type,
+        .var_size = (long)p->bytes_ob_size,
+        .str_length = (long)p->str_length,
+        .str_hash = (long)p->str_length + 8,
+        .str_state = (long)p->str_state,
+        /* 3.14t keeps interned in a byte of its own before the kind */
+        .str_kind_bit = p->free_threaded && p->minor >= 14 ? 8 : 2,
+        .str_ascii_size = (long)p->str_ascii_size,
+        .str_compact_size = (long)p->str_ascii_size + 16,
+        .bytes_size = (long)p->bytes_ob_size,
+        .bytes_data = (long)p->bytes_ob_sval,
     };
 }
 
@@ -139,6 +250,7 @@ int vt_pylayout_from_debug_offsets(const void *debug_offsets, struct vt_pylayout
         char cookie[8];
         uint64_t version, free_threaded;
     } head;
+    struct published p;
     if (!debug_offsets) {
         *why = "no _PyRuntime";
         return -1;
@@ -148,16 +260,24 @@ int vt_pylayout_from_debug_offsets(const void *debug_offsets, struct vt_pylayout
         *why = "_PyRuntime has no debug offsets";
         return -1;
     }
-    if (head.free_threaded) {
-        *why = "free-threaded build";
-        return -1;
-    }
     switch ((head.version >> 16) & 0xffff) {
     case 0x030D:
-        from_313(debug_offsets, out);
-        return 0;
+        p = from_313(debug_offsets);
+        break;
+    case 0x030E:
+        p = from_314(debug_offsets);
+        break;
     default:
         *why = "no definition of this version's debug offsets";
         return -1;
     }
+    const char *field = misplaced(&p);
+    if (field) {
+        static __thread char text[96];
+        snprintf(text, sizeof text, "its debug offsets put %s outside its structure", field);
+        *why = text;
+        return -1;
+    }
+    derive(&p, out);
+    return 0;
 }

@@ -174,6 +174,11 @@ static inline int is_a(const char *object, const void *type)
     return object && load_ptr(object, py.layout.ob_type) == type;
 }
 
+static inline int load_owner(const char *frame)
+{
+    return py.layout.frame_owner >= 0 ? *(const unsigned char *)(frame + py.layout.frame_owner) : 0;
+}
+
 /* This thread's Python thread state. Up to 3.11 the gilstate stays with the
  * thread's first state, so a thread holding the GIL in a subinterpreter is
  * told by the current one (whose thread id is ours). */
@@ -196,6 +201,20 @@ static const char *innermost_frame(const char *tstate)
     return frame;
 }
 
+/* The bytecode FRAME runs: CODE's own, or in a free-threaded 3.14+ the
+ * copy of its thread (entry 0 of the copies is the code's own). */
+static const char *bytecode_of(const char *frame, const char *code)
+{
+    const struct vt_pylayout *L = &py.layout;
+    if (L->code_tlbc >= 0) {
+        int index = load_int(frame, L->frame_tlbc_index);
+        const char *copies = load_ptr(code, L->code_tlbc);
+        if (index > 0 && copies && index < load_long(copies, 0))
+            return load_ptr(copies, 8 + 8L * index);
+    }
+    return code + L->code_bytecode;
+}
+
 /* Byte offset of FRAME's current instruction in CODE. */
 static long instruction_offset(const char *frame, const char *code)
 {
@@ -206,9 +225,43 @@ static long instruction_offset(const char *frame, const char *code)
     case VT_PY_LASTI_UNITS:
         return 2L * load_int(frame, L->frame_instr);
     case VT_PY_INSTR_POINTER:
-        return load_ptr(frame, L->frame_instr) - (code + L->code_bytecode);
+        return load_ptr(frame, L->frame_instr) - bytecode_of(frame, code);
     }
     return -1;
+}
+
+/* The code FRAME runs, or NULL; 3.14+ keeps it as a tagged reference. */
+static const char *executable_of(const char *frame)
+{
+    uintptr_t ref = (uintptr_t)load_ptr(frame, py.layout.frame_code);
+    if (py.layout.executable_tagged) {
+        if ((ref & 3) == 3) /* a tagged integer, not an object */
+            return NULL;
+        ref &= ~(uintptr_t)3;
+    }
+    return (const char *)ref;
+}
+
+/* A shim frame that the evaluation loop put below the frame it was called
+ * with (3.12+): owned by the C stack, it ends an interpreter entry. */
+static int is_shim(const char *frame)
+{
+    return py.layout.owner_cstack >= 0 && load_owner(frame) >= py.layout.owner_cstack;
+}
+
+/* Whether the evaluation loop was entered from C with FRAME (3.8-3.11: the
+ * outermost frame of an entry; 3.12+: the shim after it). */
+static int ends_entry(const char *frame)
+{
+    switch (py.layout.entry) {
+    case VT_PY_ENTRY_EACH_FRAME:
+        return 1;
+    case VT_PY_ENTRY_FLAG:
+        return *(const unsigned char *)(frame + py.layout.frame_is_entry) != 0;
+    case VT_PY_ENTRY_SHIM:
+        return is_shim(frame);
+    }
+    return 0;
 }
 
 /* A frame of running Python code (not a shim or entry frame owned by the C
@@ -216,10 +269,10 @@ static long instruction_offset(const char *frame, const char *code)
 static const char *code_of_python_frame(const char *frame, long *offset)
 {
     const struct vt_pylayout *L = &py.layout;
-    const char *code = load_ptr(frame, L->frame_code);
-    int owner = L->frame_owner >= 0 ? *(const unsigned char *)(frame + L->frame_owner) : 0;
-    if (L->owner_cstack >= 0 && owner >= L->owner_cstack)
+    if (is_shim(frame))
         return NULL;
+    const char *code = executable_of(frame);
+    int owner = load_owner(frame);
     if (!is_a(code, py.code_type))
         return NULL;
     *offset = instruction_offset(frame, code);
@@ -271,8 +324,8 @@ static long read_text(const char *str, char *out)
     const struct vt_pylayout *L = &py.layout;
     if (!is_a(str, py.unicode_type))
         return -1;
-    unsigned state = (unsigned)load_int(str, L->str_state);
-    unsigned kind = (state >> 2) & 7, compact = (state >> 5) & 1, ascii = (state >> 6) & 1;
+    unsigned state = (unsigned)load_int(str, L->str_state) >> L->str_kind_bit;
+    unsigned kind = state & 7, compact = (state >> 3) & 1, ascii = (state >> 4) & 1;
     long length = load_long(str, L->str_length), n = 0;
     if (!compact || (kind != 1 && kind != 2 && kind != 4) || length < 0)
         return -1;
@@ -335,29 +388,44 @@ static struct vt_pyloc *location(const char *code, long offset)
 
 #define MAX_STEPS (8 * VT_PY_MAX)
 
+/* The frames recorded since the last entry ended make one entry (the last
+ * one takes any beyond VT_PY_MAX entries). */
+static void end_entry(struct vt_pystack *stack, int *first)
+{
+    unsigned short frames = (unsigned short)(stack->count - *first);
+    if (stack->entries < VT_PY_MAX)
+        stack->entry_frames[stack->entries++] = frames;
+    else
+        stack->entry_frames[VT_PY_MAX - 1] += frames;
+    *first = stack->count;
+}
+
 void vt_pystack_capture(struct vt_pystack *stack)
 {
     stack->count = 0;
     stack->truncated = 0;
+    stack->entries = 0;
     if (!python_ready() || !py.is_initialized() || py.is_finalizing())
         return;
     const char *tstate = this_thread();
     if (!tstate)
         return;
     /* Bounded also through skipped frames: a chain is never walked forever. */
-    int steps = 0;
+    int steps = 0, entry_first = 0;
     for (const char *frame = innermost_frame(tstate); frame && steps < MAX_STEPS;
          frame = load_ptr(frame, py.layout.frame_back), steps++) {
         long offset;
         const char *code = code_of_python_frame(frame, &offset);
-        if (!code)
-            continue;
-        if (stack->count == VT_PY_MAX) {
+        if (code && stack->count == VT_PY_MAX) {
             stack->truncated = 1;
             break;
         }
-        struct vt_pyloc *loc = location(code, offset);
+        struct vt_pyloc *loc = code ? location(code, offset) : NULL;
         if (loc)
             stack->frames[stack->count++] = loc;
+        if (ends_entry(frame))
+            end_entry(stack, &entry_first);
     }
+    if (stack->count > entry_first) /* a chain cut short, or one without an end */
+        end_entry(stack, &entry_first);
 }

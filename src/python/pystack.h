@@ -15,6 +15,11 @@ struct vt_pystack {
     struct vt_pyloc *frames[VT_PY_MAX]; /* innermost first */
     int count;
     int truncated; /* more Python frames lay beyond the last one */
+    /* The calls of the evaluation loop from C that the frames belong to,
+     * innermost first: how many of the frames each holds (0: none of its
+     * frames was recorded). They add up to count. */
+    unsigned short entry_frames[VT_PY_MAX];
+    int entries;
 };
 
 /* Fills STACK; count 0 when this thread has no Python frames (or the

@@ -3,7 +3,10 @@
  * version by tests/test_pyversions.py, linked to the stand-in runtime.
  *   alloc_nogil(n)          cudaMalloc(n) without the GIL; the pointer
  *   alloc_in_c_thread(n, name)  a pthread named NAME, which never runs
- *                           Python, allocates n bytes; the pointer */
+ *                           Python, allocates n bytes; the pointer
+ *   call_back(f)            calls f() from C, as C++ frameworks call back
+ *                           into Python (JAX's jit, PyTorch's autograd
+ *                           Functions and hooks); f's result */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <cuda_runtime_api.h>
@@ -69,9 +72,21 @@ static PyObject *alloc_in_c_thread(PyObject *self, PyObject *args)
     return PyLong_FromVoidPtr(job.p);
 }
 
+static __attribute__((noinline)) PyObject *call_python(PyObject *f)
+{
+    return PyObject_CallObject(f, NULL); /* CALL:c_calls_python */
+}
+
+static PyObject *call_back(PyObject *self, PyObject *f)
+{
+    (void)self;
+    return call_python(f);
+}
+
 static PyMethodDef methods[] = {
     {"alloc_nogil", alloc_nogil, METH_VARARGS, "cudaMalloc with the GIL released"},
     {"alloc_in_c_thread", alloc_in_c_thread, METH_VARARGS, "cudaMalloc from a named C thread"},
+    {"call_back", call_back, METH_O, "f() called from C"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -7,12 +7,24 @@
 #include <frameobject.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 #if PY_VERSION_HEX >= 0x030B0000
 #include "internal/pycore_frame.h"
 #endif
-#if PY_VERSION_HEX >= 0x030D0000
+#if PY_VERSION_HEX >= 0x030E0000
+#include "internal/pycore_interpframe.h"
+#include "internal/pycore_runtime.h"
+#include "pyoffsets_314.h"
+#define OUR_DEBUG_OFFSETS struct vt_py_debug_offsets_314
+#elif PY_VERSION_HEX >= 0x030D0000
 #include "internal/pycore_runtime.h"
 #include "pyoffsets_313.h"
+#define OUR_DEBUG_OFFSETS struct vt_py_debug_offsets_313
+#endif
+#ifdef Py_GIL_DISABLED
+#define FREE_THREADED 1
+#else
+#define FREE_THREADED 0
 #endif
 
 #define FIELD(name, value) printf("%s %ld\n", name, (long)(value))
@@ -21,7 +33,10 @@
 static void thread_and_frame(void)
 {
     FIELD("ts_thread_id", offsetof(PyThreadState, thread_id));
+    FIELD("free_threaded", FREE_THREADED);
 #if PY_VERSION_HEX < 0x030B0000
+    FIELD("entry", 0); /* VT_PY_ENTRY_EACH_FRAME */
+    ABSENT("frame_is_entry");
     FIELD("ts_frame", offsetof(PyThreadState, frame));
     ABSENT("cframe_current");
     FIELD("frame_code", offsetof(PyFrameObject, f_code));
@@ -31,6 +46,13 @@ static void thread_and_frame(void)
     ABSENT("owner_generator");
     ABSENT("owner_cstack");
 #else
+#if PY_VERSION_HEX < 0x030C0000
+    FIELD("entry", 1); /* VT_PY_ENTRY_FLAG */
+    FIELD("frame_is_entry", offsetof(_PyInterpreterFrame, is_entry));
+#else
+    FIELD("entry", 2); /* VT_PY_ENTRY_SHIM */
+    ABSENT("frame_is_entry");
+#endif
 #if PY_VERSION_HEX < 0x030D0000
     FIELD("ts_frame", offsetof(PyThreadState, cframe));
     FIELD("cframe_current", offsetof(_PyCFrame, current_frame));
@@ -45,12 +67,20 @@ static void thread_and_frame(void)
     FIELD("frame_back", offsetof(_PyInterpreterFrame, previous));
     FIELD("frame_owner", offsetof(_PyInterpreterFrame, owner));
     FIELD("owner_generator", FRAME_OWNED_BY_GENERATOR);
-#if PY_VERSION_HEX >= 0x030C0000
+#if PY_VERSION_HEX >= 0x030E0000 /* the first owner of C stack frames: the entry shim */
+    FIELD("owner_cstack", FRAME_OWNED_BY_INTERPRETER);
+#elif PY_VERSION_HEX >= 0x030C0000
     FIELD("owner_cstack", FRAME_OWNED_BY_CSTACK);
 #else
     ABSENT("owner_cstack");
 #endif
 #endif
+#if PY_VERSION_HEX >= 0x030E0000 && defined(Py_GIL_DISABLED)
+    FIELD("frame_tlbc_index", offsetof(_PyInterpreterFrame, tlbc_index));
+#else
+    ABSENT("frame_tlbc_index");
+#endif
+    FIELD("executable_tagged", PY_VERSION_HEX >= 0x030E0000);
 }
 
 static void code(void)
@@ -72,6 +102,22 @@ static void code(void)
     ABSENT("code_bytecode");
     ABSENT("code_firsttraceable");
 #endif
+#if PY_VERSION_HEX >= 0x030E0000 && defined(Py_GIL_DISABLED)
+    FIELD("code_tlbc", offsetof(PyCodeObject, co_tlbc));
+#else
+    ABSENT("code_tlbc");
+#endif
+}
+
+/* Where the kind bits start in the state word. */
+static int kind_bit(void)
+{
+    PyASCIIObject o;
+    unsigned word;
+    memset(&o, 0, sizeof o);
+    o.state.kind = 1;
+    memcpy(&word, (char *)&o + offsetof(PyASCIIObject, state), sizeof word);
+    return __builtin_ctz(word);
 }
 
 static void objects(void)
@@ -81,6 +127,7 @@ static void objects(void)
     FIELD("str_length", offsetof(PyASCIIObject, length));
     FIELD("str_hash", offsetof(PyASCIIObject, hash));
     FIELD("str_state", offsetof(PyASCIIObject, state));
+    FIELD("str_kind_bit", kind_bit());
     FIELD("str_ascii_size", sizeof(PyASCIIObject));
     FIELD("str_compact_size", sizeof(PyCompactUnicodeObject));
     FIELD("bytes_size", offsetof(PyBytesObject, ob_base.ob_size));
@@ -88,14 +135,14 @@ static void objects(void)
 }
 
 #if PY_VERSION_HEX >= 0x030D0000
-/* Our definition of 3.13's _Py_DebugOffsets against the header's. */
+/* Our definition of this version's _Py_DebugOffsets against the header's. */
 #define SAME(field) \
     printf("debug_offsets." #field " %ld %ld\n", (long)offsetof(_Py_DebugOffsets, field), \
-           (long)offsetof(struct vt_py_debug_offsets_313, field))
+           (long)offsetof(OUR_DEBUG_OFFSETS, field))
 static void debug_offsets(void)
 {
     printf("debug_offsets.size %ld %ld\n", (long)sizeof(_Py_DebugOffsets),
-           (long)sizeof(struct vt_py_debug_offsets_313));
+           (long)sizeof(OUR_DEBUG_OFFSETS));
     SAME(version);
     SAME(free_threaded);
     SAME(runtime_state.finalizing);
@@ -117,6 +164,12 @@ static void debug_offsets(void)
     SAME(unicode_object.state);
     SAME(unicode_object.length);
     SAME(unicode_object.asciiobject_size);
+#if PY_VERSION_HEX >= 0x030E0000
+    SAME(interpreter_frame.tlbc_index);
+    SAME(code_object.co_tlbc);
+    SAME(gen_object.gi_frame_state);
+    SAME(debugger_support.debugger_script_path_size);
+#endif
 }
 #endif
 

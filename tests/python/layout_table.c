@@ -30,6 +30,12 @@ int main(int argc, char **argv)
     }
     printf("version 3.%d\n", L->minor);
     FIELD(ts_thread_id);
+    printf("free_threaded %d\n", L->free_threaded);
+    printf("entry %d\n", (int)L->entry);
+    FIELD(frame_is_entry);
+    FIELD(frame_tlbc_index);
+    printf("executable_tagged %d\n", L->executable_tagged);
+    FIELD(code_tlbc);
     FIELD(ts_frame);
     FIELD(cframe_current);
     FIELD(frame_code);
@@ -50,6 +56,7 @@ int main(int argc, char **argv)
     FIELD(str_length);
     FIELD(str_hash);
     FIELD(str_state);
+    printf("str_kind_bit %d\n", L->str_kind_bit);
     FIELD(str_ascii_size);
     FIELD(str_compact_size);
     FIELD(bytes_size);

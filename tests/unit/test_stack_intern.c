@@ -32,13 +32,12 @@ int vt_rec_stack(uint32_t id, const uintptr_t *frames, unsigned n, const struct 
     return 0;
 }
 
-int vt_rec_pystack(uint32_t id, const uintptr_t *frames, unsigned n, const uintptr_t *pyframes,
-                   unsigned py_count, int truncated, const struct vt_stack_cut *cut)
+int vt_rec_pystack(uint32_t id, const uintptr_t *frames, unsigned n,
+                   const struct vt_python_part *python, const struct vt_stack_cut *cut)
 {
-    (void)truncated;
     vt_rec_stack(id, frames, n, cut);
-    written[nwritten - 1].py_count = py_count;
-    memcpy(written[nwritten - 1].pyframes, pyframes, py_count * sizeof *pyframes);
+    written[nwritten - 1].py_count = python->count;
+    memcpy(written[nwritten - 1].pyframes, python->ids, python->count * sizeof *python->ids);
     return 0;
 }
 

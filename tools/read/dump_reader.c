@@ -372,6 +372,7 @@ static void free_stack(struct vt_dump_stack_record *s)
 {
     free(s->frames);
     free(s->python);
+    free(s->entry_frames);
     free(s);
 }
 
@@ -484,6 +485,42 @@ static bool read_python_frames(struct field_in *in, struct vt_dump_stack_record 
     return true;
 }
 
+/* How many of the Python frames each interpreter entry holds, when the
+ * record says (absent in older dumps); they must add up to the frames. */
+static bool read_entries(struct field_in *in, struct vt_dump_stack_record *s)
+{
+    struct vt_rec_PYSTACK_ENTRIES entries = {0};
+    struct vt_at_PYSTACK_ENTRIES at;
+    uint64_t sum = 0;
+    if (!vt_decode_PYSTACK_ENTRIES(in, &entries, &at))
+        return false;
+    if (!entries.entries)
+        return true;
+    s->entry_frames =
+        items_room(in, entries.entries, VT_MIN_BYTES(PYSTACK_ENTRY), sizeof *s->entry_frames);
+    if (!s->entry_frames)
+        return false;
+    for (; s->nentries < entries.entries; s->nentries++) {
+        struct vt_rec_PYSTACK_ENTRY entry;
+        struct vt_at_PYSTACK_ENTRY entry_at;
+        if (!vt_decode_PYSTACK_ENTRY(in, &entry, &entry_at))
+            return false;
+        sum += entry.frames;
+        if (entry.frames > s->npython || sum > s->npython)
+            return fail(in->r, entry_at.frames,
+                        "corrupt PYSTACK record: its interpreter entries hold more than its %zu "
+                        "Python frames",
+                        s->npython);
+        s->entry_frames[s->nentries] = (size_t)entry.frames;
+    }
+    if (sum != s->npython)
+        return fail(in->r, at.entries,
+                    "corrupt PYSTACK record: its interpreter entries hold %llu of its %zu Python "
+                    "frames",
+                    (unsigned long long)sum, s->npython);
+    return true;
+}
+
 static bool read_pystack(struct reader *r, struct cursor *c)
 {
     struct field_in in = {r, c, NULL, NULL};
@@ -493,7 +530,7 @@ static bool read_pystack(struct reader *r, struct cursor *c)
     if (!s)
         return false;
     if (!read_python_frames(&in, s) || !vt_decode_PYSTACK_TAIL(&in, &tail, &tail_at) ||
-        !read_cut(&in, s)) {
+        !read_cut(&in, s) || !read_entries(&in, s)) {
         free_stack(s);
         return false;
     }

@@ -46,8 +46,12 @@ struct vt_dump_stack_record {
     size_t npython;
     uint64_t *python;      /* PYFRAME ids, innermost first (threads running Python) */
     bool python_truncated; /* the Python stack went on beyond these */
-    uint64_t dropped;      /* native frames the tracer left out (a deeper stack) */
-    size_t cut_at;         /* ... right before frames[cut_at] */
+    /* how many of the Python frames each interpreter entry holds, innermost
+     * first (0 entries: not recorded, an older dump) */
+    size_t nentries;
+    size_t *entry_frames;
+    uint64_t dropped; /* native frames the tracer left out (a deeper stack) */
+    size_t cut_at;    /* ... right before frames[cut_at] */
     UT_hash_handle hh;
 };
 

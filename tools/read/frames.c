@@ -102,7 +102,14 @@ void vt_frames_show_interpreter(bool show)
     show_interpreter_frames = show;
 }
 
-/* The interpreter's evaluation loop: where Python frames stand. */
+/* The interpreter's evaluation loop: where Python frames stand. One call
+ * of _PyEval_EvalFrameDefault per interpreter entry; the other names are
+ * only looked for when it was not found (older dumps, other builds). */
+static bool is_eval_loop(const struct vt_frame *f)
+{
+    return f->function && !strcmp(f->function, "_PyEval_EvalFrameDefault");
+}
+
 static bool is_eval_frame(const struct vt_frame *f)
 {
     static const char *const names[] = {"_PyEval_EvalFrameDefault", "PyEval_EvalFrameEx",
@@ -136,35 +143,73 @@ static bool is_interpreter_internal(const struct vt_frame *f, const char *interp
            has_prefix(f->module, "_ctypes.") || is_process_start(f->function);
 }
 
-/* Puts the Python frames where the innermost evaluation frame stands and,
- * unless asked otherwise, hides the interpreter's own native frames (those in
- * the module that holds the evaluation loop) on either side of them. */
-static void merge_python(struct vt_symbolizer *sym, const struct vt_dump *dump,
-                         const struct vt_dump_stack_record *stack, struct vt_site *site)
+/* Where each interpreter entry's Python frames go: before the native frame
+ * AT[k] (nframes: at the end). Entries go to the evaluation loop's frames
+ * in order, innermost first; in a cut stack those past the cut are matched
+ * from the outermost end (when the Python stack was not cut too), and
+ * entries left over stand at the cut. Without a cut, entries left over join
+ * the last one placed; without evaluation frames, all go to the end.
+ * Returns the module of the evaluation loop, or NULL. */
+static const char *entry_places(const struct vt_site *site, bool cut, size_t nentries,
+                                bool python_truncated, size_t *at)
 {
-    size_t at = site->nframes, n = 0;
-    const char *interpreter = NULL;
-    for (size_t i = 0; i < site->nframes; i++)
-        if (is_eval_frame(site->frames[i])) {
-            at = i;
-            interpreter = site->frames[i]->module;
-            break;
-        }
-    const struct vt_frame **merged = malloc((site->nframes + stack->npython + 1) * sizeof *merged);
-    if (!merged) {
+    size_t *evals = malloc((site->nframes + 1) * sizeof *evals), nevals = 0, inner = 0, k = 0;
+    if (!evals) {
         fputs("vramtrace: out of memory\n", stderr);
         exit(1);
     }
-    /* The cut moves with the frames around it: after the Python frames when
-     * it lies below their place, before frames that are hidden. */
-    size_t cut =
-        site->cut_at + (site->cut_at >= at && site->cut_at < site->nframes ? stack->npython : 0);
-    for (size_t i = 0; i < at; i++)
-        merged[n++] = site->frames[i];
-    for (size_t i = 0; i < stack->npython; i++)
-        merged[n++] = vt_symbolize_python(sym, vt_dump_pyframe(dump, stack->python[i]));
-    for (size_t i = at; i < site->nframes; i++)
-        merged[n++] = site->frames[i];
+    for (size_t i = 0; i < site->nframes; i++)
+        if (is_eval_loop(site->frames[i]))
+            evals[nevals++] = i;
+    if (!nevals) /* no loop found by its name: the innermost of its relatives takes all */
+        for (size_t i = 0; i < site->nframes && !nevals; i++)
+            if (is_eval_frame(site->frames[i]))
+                evals[nevals++] = i, nentries = nentries ? nentries : 1;
+    const char *interpreter = nevals ? site->frames[evals[0]]->module : NULL;
+    while (inner < nevals && (!cut || evals[inner] < site->cut_at))
+        inner++;
+    for (; k < nentries && k < inner; k++)
+        at[k] = evals[k];
+    size_t last = nentries;
+    if (cut && !python_truncated)
+        for (size_t j = nevals; j > inner && last > k; j--)
+            at[--last] = evals[j - 1];
+    for (; k < last; k++)
+        at[k] = cut ? site->cut_at : k ? at[k - 1] : site->nframes;
+    free(evals);
+    return interpreter;
+}
+
+/* Puts each interpreter entry's Python frames where its evaluation frame
+ * stands in the native stack and, unless asked otherwise, hides the
+ * interpreter's own native frames (those in the module that holds the
+ * evaluation loop) on either side of them. */
+static void merge_python(struct vt_symbolizer *sym, const struct vt_dump *dump,
+                         const struct vt_dump_stack_record *stack, struct vt_site *site)
+{
+    /* An older dump does not say where its entries end: all in one. */
+    size_t one = stack->npython, nentries = stack->nentries ? stack->nentries : 1;
+    const size_t *entry_frames = stack->nentries ? stack->entry_frames : &one;
+    bool is_cut = site->dropped && site->cut_at < site->nframes;
+    size_t *at = malloc(nentries * sizeof *at);
+    const struct vt_frame **merged = malloc((site->nframes + stack->npython + 1) * sizeof *merged);
+    if (!at || !merged) {
+        fputs("vramtrace: out of memory\n", stderr);
+        exit(1);
+    }
+    const char *interpreter = entry_places(site, is_cut, nentries, stack->python_truncated, at);
+    size_t n = 0, cut = SIZE_MAX, e = 0, py = 0;
+    for (size_t i = 0; i <= site->nframes; i++) {
+        if (is_cut && i == site->cut_at) /* before the entries left over at the cut */
+            cut = n;
+        for (; e < nentries && at[e] == i; e++)
+            for (size_t f = 0; f < entry_frames[e]; f++)
+                merged[n++] = vt_symbolize_python(sym, vt_dump_pyframe(dump, stack->python[py++]));
+        if (i < site->nframes)
+            merged[n++] = site->frames[i];
+    }
+    if (cut == SIZE_MAX)
+        cut = site->cut_at >= site->nframes ? n : site->cut_at;
     if (!show_interpreter_frames) {
         size_t kept = 0, cut_kept = 0;
         for (size_t i = 0; i < n; i++) {
@@ -176,6 +221,7 @@ static void merge_python(struct vt_symbolizer *sym, const struct vt_dump *dump,
         cut = cut >= n ? kept : cut_kept;
         n = kept;
     }
+    free(at);
     site->cut_at = cut;
     free(site->frames);
     site->frames = merged;
