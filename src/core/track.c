@@ -314,21 +314,40 @@ void vt_track_vmm_map(uint64_t va, uint64_t size, uint64_t handle)
     vt_unlock();
 }
 
+/* One mapping unmapped: its allocation is gone when released and unmapped. */
+static void unmapped(struct mapping *m)
+{
+    struct live *e = find(VT_SPACE_HANDLE, m->handle);
+    forget_mapping(m);
+    if (e && e->mappings > 0) {
+        e->mappings--;
+        release_if_unused(e, VT_API_cuMemUnmap);
+    }
+}
+
+/* The driver unmaps whole mappings that cover the range without a gap
+ * (cuMemUnmap refuses part of one): each is found by its address, the next
+ * at the end of the one before, so that unmapping a segment page by page
+ * (PyTorch's expandable segments) is linear. A range that has no mapping at
+ * its start or one of its page boundaries is scanned, as it was before. */
 void vt_track_vmm_unmap(uint64_t va, uint64_t size)
 {
     struct mapping *m, *tmp;
+    uint64_t at = va, end = va + size;
     vt_lock();
     if (vt_output_ready() == 0) {
-        HASH_ITER(hh, table.mappings, m, tmp) {
-            if (m->va < va || m->va >= va + size)
-                continue;
-            struct live *e = find(VT_SPACE_HANDLE, m->handle);
-            forget_mapping(m);
-            if (e && e->mappings > 0) {
-                e->mappings--;
-                release_if_unused(e, VT_API_cuMemUnmap);
-            }
+        while (at < end) {
+            HASH_FIND(hh, table.mappings, &at, sizeof at, m);
+            if (!m || !m->size)
+                break;
+            at += m->size;
+            unmapped(m);
         }
+        if (at < end)
+            HASH_ITER(hh, table.mappings, m, tmp) {
+                if (m->va >= at && m->va < end)
+                    unmapped(m);
+            }
     }
     vt_unlock();
 }
