@@ -50,61 +50,64 @@ static void fetch(void **slot, const char *name, int version, int flags)
         *slot = NULL;
 }
 
-/* The versions the real CUDA 13.0 runtime asks for. */
+/* Every file's RT_DRIVER_FN entries, gathered by the linker. */
+extern const struct rt_fetch __start_standin_rt_fetch[] __attribute__((visibility("hidden")));
+extern const struct rt_fetch __stop_standin_rt_fetch[] __attribute__((visibility("hidden")));
+
 static void fetch_driver_api(void)
 {
-#define F(field, name, ver) fetch((void **)&rt_drv.field, name, ver, CU_GET_PROC_ADDRESS_DEFAULT)
-#define FZ(field, name, ver) \
-    fetch((void **)&rt_drv.field##_ptsz, name, ver, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM)
-    F(driverGetVersion, "cuDriverGetVersion", 2020);
-    F(deviceGetCount, "cuDeviceGetCount", 2000);
-    F(deviceGet, "cuDeviceGet", 2000);
-    F(deviceGetName, "cuDeviceGetName", 2000);
-    F(deviceTotalMem, "cuDeviceTotalMem", 3020);
-    F(deviceGetUuid, "cuDeviceGetUuid", 11040);
-    F(deviceGetAttribute, "cuDeviceGetAttribute", 2000);
-    F(primaryCtxRetain, "cuDevicePrimaryCtxRetain", 7000);
-    F(primaryCtxRelease, "cuDevicePrimaryCtxRelease", 11000);
-    F(primaryCtxReset, "cuDevicePrimaryCtxReset", 11000);
-    F(ctxGetCurrent, "cuCtxGetCurrent", 4000);
-    F(ctxSetCurrent, "cuCtxSetCurrent", 4000);
-    F(ctxGetDevice, "cuCtxGetDevice", 2000);
-    F(ctxGetDevice_v2, "cuCtxGetDevice", 13000);
-    F(ctxSynchronize, "cuCtxSynchronize", 2000);
-    F(ctxSynchronize_v2, "cuCtxSynchronize", 13000);
-    F(ctxGetApiVersion, "cuCtxGetApiVersion", 3020);
-    F(memGetInfo, "cuMemGetInfo", 3020);
-    F(memAlloc, "cuMemAlloc", 3020);
-    F(memAllocPitch, "cuMemAllocPitch", 3020);
-    F(memAllocManaged, "cuMemAllocManaged", 6000);
-    F(memAllocAsync, "cuMemAllocAsync", 11020);
-    FZ(memAllocAsync, "cuMemAllocAsync", 11020);
-    F(memAllocFromPoolAsync, "cuMemAllocFromPoolAsync", 11020);
-    FZ(memAllocFromPoolAsync, "cuMemAllocFromPoolAsync", 11020);
-    F(memFree, "cuMemFree", 3020);
-    F(memFreeAsync, "cuMemFreeAsync", 11020);
-    FZ(memFreeAsync, "cuMemFreeAsync", 11020);
-    F(memAllocHost, "cuMemAllocHost", 3020);
-    F(memHostAlloc, "cuMemHostAlloc", 2020);
-    F(memFreeHost, "cuMemFreeHost", 2000);
-    F(graphAddMemAllocNode, "cuGraphAddMemAllocNode", 11040);
-    F(arrayCreate, "cuArrayCreate", 3020);
-    F(array3DCreate, "cuArray3DCreate", 3020);
-    F(arrayDestroy, "cuArrayDestroy", 2000);
-    F(mipmappedArrayCreate, "cuMipmappedArrayCreate", 5000);
-    F(mipmappedArrayDestroy, "cuMipmappedArrayDestroy", 5000);
-    F(deviceGetDefaultMemPool, "cuDeviceGetDefaultMemPool", 11020);
-    F(memPoolCreate, "cuMemPoolCreate", 11020);
-    F(memPoolDestroy, "cuMemPoolDestroy", 11020);
-    F(memPoolTrimTo, "cuMemPoolTrimTo", 11020);
-    F(streamCreate, "cuStreamCreate", 2000);
-    F(streamDestroy, "cuStreamDestroy", 4000);
-    F(streamSynchronize, "cuStreamSynchronize", 2000);
-    F(memcpy_, "cuMemcpy", 4000);
-    F(memsetD8, "cuMemsetD8", 3020);
-#undef F
-#undef FZ
+    for (const struct rt_fetch *f = __start_standin_rt_fetch; f < __stop_standin_rt_fetch; f++)
+        fetch(f->slot, f->name, f->version, f->flags);
 }
+
+/* The driver functions of rt_drv, at the versions the real CUDA 13.0
+ * runtime asks for. */
+RT_DRIVER_FN(rt_drv.driverGetVersion, "cuDriverGetVersion", 2020)
+RT_DRIVER_FN(rt_drv.deviceGetCount, "cuDeviceGetCount", 2000)
+RT_DRIVER_FN(rt_drv.deviceGet, "cuDeviceGet", 2000)
+RT_DRIVER_FN(rt_drv.deviceGetName, "cuDeviceGetName", 2000)
+RT_DRIVER_FN(rt_drv.deviceTotalMem, "cuDeviceTotalMem", 3020)
+RT_DRIVER_FN(rt_drv.deviceGetUuid, "cuDeviceGetUuid", 11040)
+RT_DRIVER_FN(rt_drv.deviceGetAttribute, "cuDeviceGetAttribute", 2000)
+RT_DRIVER_FN(rt_drv.primaryCtxRetain, "cuDevicePrimaryCtxRetain", 7000)
+RT_DRIVER_FN(rt_drv.primaryCtxRelease, "cuDevicePrimaryCtxRelease", 11000)
+RT_DRIVER_FN(rt_drv.primaryCtxReset, "cuDevicePrimaryCtxReset", 11000)
+RT_DRIVER_FN(rt_drv.ctxGetCurrent, "cuCtxGetCurrent", 4000)
+RT_DRIVER_FN(rt_drv.ctxSetCurrent, "cuCtxSetCurrent", 4000)
+RT_DRIVER_FN(rt_drv.ctxGetDevice, "cuCtxGetDevice", 2000)
+RT_DRIVER_FN(rt_drv.ctxGetDevice_v2, "cuCtxGetDevice", 13000)
+RT_DRIVER_FN(rt_drv.ctxSynchronize, "cuCtxSynchronize", 2000)
+RT_DRIVER_FN(rt_drv.ctxSynchronize_v2, "cuCtxSynchronize", 13000)
+RT_DRIVER_FN(rt_drv.ctxGetApiVersion, "cuCtxGetApiVersion", 3020)
+RT_DRIVER_FN(rt_drv.memGetInfo, "cuMemGetInfo", 3020)
+RT_DRIVER_FN(rt_drv.memAlloc, "cuMemAlloc", 3020)
+RT_DRIVER_FN(rt_drv.memAllocPitch, "cuMemAllocPitch", 3020)
+RT_DRIVER_FN(rt_drv.memAllocManaged, "cuMemAllocManaged", 6000)
+RT_DRIVER_FN(rt_drv.memAllocAsync, "cuMemAllocAsync", 11020)
+RT_DRIVER_FN_PTSZ(rt_drv.memAllocAsync_ptsz, "cuMemAllocAsync", 11020)
+RT_DRIVER_FN(rt_drv.memAllocFromPoolAsync, "cuMemAllocFromPoolAsync", 11020)
+RT_DRIVER_FN_PTSZ(rt_drv.memAllocFromPoolAsync_ptsz, "cuMemAllocFromPoolAsync", 11020)
+RT_DRIVER_FN(rt_drv.memFree, "cuMemFree", 3020)
+RT_DRIVER_FN(rt_drv.memFreeAsync, "cuMemFreeAsync", 11020)
+RT_DRIVER_FN_PTSZ(rt_drv.memFreeAsync_ptsz, "cuMemFreeAsync", 11020)
+RT_DRIVER_FN(rt_drv.memAllocHost, "cuMemAllocHost", 3020)
+RT_DRIVER_FN(rt_drv.memHostAlloc, "cuMemHostAlloc", 2020)
+RT_DRIVER_FN(rt_drv.memFreeHost, "cuMemFreeHost", 2000)
+RT_DRIVER_FN(rt_drv.graphAddMemAllocNode, "cuGraphAddMemAllocNode", 11040)
+RT_DRIVER_FN(rt_drv.arrayCreate, "cuArrayCreate", 3020)
+RT_DRIVER_FN(rt_drv.array3DCreate, "cuArray3DCreate", 3020)
+RT_DRIVER_FN(rt_drv.arrayDestroy, "cuArrayDestroy", 2000)
+RT_DRIVER_FN(rt_drv.mipmappedArrayCreate, "cuMipmappedArrayCreate", 5000)
+RT_DRIVER_FN(rt_drv.mipmappedArrayDestroy, "cuMipmappedArrayDestroy", 5000)
+RT_DRIVER_FN(rt_drv.deviceGetDefaultMemPool, "cuDeviceGetDefaultMemPool", 11020)
+RT_DRIVER_FN(rt_drv.memPoolCreate, "cuMemPoolCreate", 11020)
+RT_DRIVER_FN(rt_drv.memPoolDestroy, "cuMemPoolDestroy", 11020)
+RT_DRIVER_FN(rt_drv.memPoolTrimTo, "cuMemPoolTrimTo", 11020)
+RT_DRIVER_FN(rt_drv.streamCreate, "cuStreamCreate", 2000)
+RT_DRIVER_FN(rt_drv.streamDestroy, "cuStreamDestroy", 4000)
+RT_DRIVER_FN(rt_drv.streamSynchronize, "cuStreamSynchronize", 2000)
+RT_DRIVER_FN(rt_drv.memcpy_, "cuMemcpy", 4000)
+RT_DRIVER_FN(rt_drv.memsetD8, "cuMemsetD8", 3020)
 
 #define ATTRIBUTES_READ 112 /* cuDeviceGetAttribute calls per device at start-up */
 

@@ -126,6 +126,27 @@ struct rt_driver {
 };
 extern struct rt_driver rt_drv;
 
+/* A driver function the runtime fetches through cuGetProcAddress at
+ * start-up into SLOT (NULL when the driver lacks it). Each file lists those
+ * it uses with RT_DRIVER_FN (RT_DRIVER_FN_PTSZ: the per-thread default
+ * stream variant), at file scope; the linker gathers them into the section
+ * standin_rt_fetch, which cudart_init.c reads. */
+struct rt_fetch {
+    void **slot;
+    const char *name;
+    int version;
+    int flags;
+};
+#define RT_CAT2(a, b) a##b
+#define RT_CAT(a, b) RT_CAT2(a, b)
+#define RT_FETCH_ENTRY(slot, name, ver, flags)                                           \
+    static const struct rt_fetch RT_CAT(rt_fetch_, __COUNTER__)                          \
+        __attribute__((used, section("standin_rt_fetch"), aligned(sizeof(void *)))) = { \
+            (void **)&(slot), name, ver, flags};
+#define RT_DRIVER_FN(slot, name, ver) RT_FETCH_ENTRY(slot, name, ver, CU_GET_PROC_ADDRESS_DEFAULT)
+#define RT_DRIVER_FN_PTSZ(slot, name, ver) \
+    RT_FETCH_ENTRY(slot, name, ver, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM)
+
 /* ---- start-up and contexts (cudart_init.c) ---- */
 
 extern int rt_ndev;

@@ -83,4 +83,11 @@ EXPORT CUresult cuMipmappedArrayDestroy(CUmipmappedArray hMipmappedArray)
         return CUDA_ERROR_NOT_INITIALIZED;
     return do_free((uintptr_t)hMipmappedArray, K_MIPMAP);
 }
+
+/* The entry points cuGetProcAddress hands out (driver_proc.c). */
+PROC("cuArrayCreate", 3020, cuArrayCreate_v2)
+PROC("cuArray3DCreate", 3020, cuArray3DCreate_v2)
+PROC("cuArrayDestroy", 2000, cuArrayDestroy)
+PROC("cuMipmappedArrayCreate", 5000, cuMipmappedArrayCreate)
+PROC("cuMipmappedArrayDestroy", 5000, cuMipmappedArrayDestroy)
 /* SPDX-License-Identifier: MIT */

@@ -332,4 +332,24 @@ EXPORT CUresult cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, in
     pthread_mutex_unlock(&g_lock);
     return CUDA_SUCCESS;
 }
+
+/* The entry points cuGetProcAddress hands out (driver_proc.c). */
+PROC("cuCtxCreate", 3020, cuCtxCreate_v2)
+PROC("cuCtxCreate", 12050, cuCtxCreate_v4)
+PROC("cuCtxDestroy", 4000, cuCtxDestroy_v2)
+PROC("cuCtxGetCurrent", 4000, cuCtxGetCurrent)
+PROC("cuCtxSetCurrent", 4000, cuCtxSetCurrent)
+PROC("cuCtxPushCurrent", 4000, cuCtxPushCurrent_v2)
+PROC("cuCtxPopCurrent", 4000, cuCtxPopCurrent_v2)
+PROC("cuCtxGetDevice", 2000, cuCtxGetDevice)
+PROC("cuCtxGetDevice", 13000, cuCtxGetDevice_v2)
+PROC("cuCtxSynchronize", 2000, cuCtxSynchronize)
+PROC("cuCtxSynchronize", 13000, cuCtxSynchronize_v2)
+PROC("cuCtxGetApiVersion", 3020, cuCtxGetApiVersion)
+PROC("cuDevicePrimaryCtxRetain", 7000, cuDevicePrimaryCtxRetain)
+PROC("cuDevicePrimaryCtxRelease", 7000, cuDevicePrimaryCtxRelease)
+PROC("cuDevicePrimaryCtxRelease", 11000, cuDevicePrimaryCtxRelease_v2)
+PROC("cuDevicePrimaryCtxReset", 7000, cuDevicePrimaryCtxReset)
+PROC("cuDevicePrimaryCtxReset", 11000, cuDevicePrimaryCtxReset_v2)
+PROC("cuDevicePrimaryCtxGetState", 7000, cuDevicePrimaryCtxGetState)
 /* SPDX-License-Identifier: MIT */

@@ -46,4 +46,10 @@ EXPORT CUresult cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned char uc, size_t N)
         memset((void *)(uintptr_t)dstDevice, uc, N);
     return CUDA_SUCCESS;
 }
+
+/* The entry points cuGetProcAddress hands out (driver_proc.c). */
+PROC("cuMemcpy", 4000, cuMemcpy)
+PROC("cuMemcpyHtoD", 3020, cuMemcpyHtoD_v2)
+PROC("cuMemcpyDtoH", 3020, cuMemcpyDtoH_v2)
+PROC("cuMemsetD8", 3020, cuMemsetD8_v2)
 /* SPDX-License-Identifier: MIT */

@@ -141,4 +141,16 @@ EXPORT CUresult cuDeviceGetAttribute(int *value, int attribute, CUdevice dev)
     }
     return CUDA_SUCCESS;
 }
+
+/* The entry points cuGetProcAddress hands out (driver_proc.c). */
+PROC("cuInit", 2000, cuInit)
+PROC("cuDriverGetVersion", 2020, cuDriverGetVersion)
+PROC("cuDeviceGet", 2000, cuDeviceGet)
+PROC("cuDeviceGetCount", 2000, cuDeviceGetCount)
+PROC("cuDeviceGetName", 2000, cuDeviceGetName)
+PROC("cuDeviceGetPCIBusId", 4010, cuDeviceGetPCIBusId)
+PROC("cuDeviceTotalMem", 3020, cuDeviceTotalMem_v2)
+PROC("cuDeviceGetUuid", 9020, cuDeviceGetUuid)
+PROC("cuDeviceGetUuid", 11040, cuDeviceGetUuid_v2)
+PROC("cuDeviceGetAttribute", 2000, cuDeviceGetAttribute)
 /* SPDX-License-Identifier: MIT */

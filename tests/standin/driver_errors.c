@@ -44,4 +44,8 @@ EXPORT CUresult cuGetErrorName(CUresult error, const char **pStr)
     *pStr = NULL;
     return CUDA_ERROR_INVALID_VALUE;
 }
+
+/* The entry points cuGetProcAddress hands out (driver_proc.c). */
+PROC("cuGetErrorString", 6000, cuGetErrorString)
+PROC("cuGetErrorName", 6000, cuGetErrorName)
 /* SPDX-License-Identifier: MIT */

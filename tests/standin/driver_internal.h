@@ -120,6 +120,30 @@ void teardown(struct sctx *c);
 /* The allocation that contains ADDRESS, lock held. */
 struct salloc *containing_locked(uintptr_t address);
 
+/* ---- cuGetProcAddress's table (driver_proc.c) ---- */
+
+/* An entry point cuGetProcAddress hands out for NAME from VERSION on (the
+ * _ptsz variant for the per-thread default stream where there is one).
+ * The addresses are those of the exported functions: with
+ * -Bsymbolic-functions they bind inside this library, so dladdr() names
+ * exactly these symbols even when a preloaded library exports the same. */
+struct proc {
+    const char *name;
+    int version;
+    void *fn;
+    void *fn_ptsz;
+};
+/* Each file lists the entry points it defines, after them, with PROC and
+ * PROC_PTSZ; the linker gathers them into the section standin_procs. */
+#define PROC_CAT2(a, b) a##b
+#define PROC_CAT(a, b) PROC_CAT2(a, b)
+#define PROC_ENTRY(name, ver, fn, fn_ptsz)                                            \
+    static const struct proc PROC_CAT(proc_, __COUNTER__)                             \
+        __attribute__((used, section("standin_procs"), aligned(sizeof(void *)))) = { \
+            name, ver, (void *)(fn), (void *)(fn_ptsz)};
+#define PROC(name, ver, fn) PROC_ENTRY(name, ver, fn, NULL)
+#define PROC_PTSZ(name, ver, fn) PROC_ENTRY(name, ver, fn, fn##_ptsz)
+
 /* Common front of the context-bound allocation calls (driver_memory.c). */
 CUresult ctx_alloc(uintptr_t *out, size_t bytes, int kind);
 /* The context a stream belongs to: the stream's own, else the current one

@@ -131,4 +131,16 @@ EXPORT CUresult cuMemFreeHost(void *p)
         return CUDA_ERROR_NOT_INITIALIZED;
     return do_free((uintptr_t)p, K_HOST);
 }
+
+/* The entry points cuGetProcAddress hands out (driver_proc.c). */
+PROC("cuMemGetInfo", 3020, cuMemGetInfo_v2)
+PROC("cuMemAlloc", 2000, cuMemAlloc)
+PROC("cuMemAlloc", 3020, cuMemAlloc_v2)
+PROC("cuMemAllocPitch", 3020, cuMemAllocPitch_v2)
+PROC("cuMemAllocManaged", 6000, cuMemAllocManaged)
+PROC("cuMemFree", 2000, cuMemFree)
+PROC("cuMemFree", 3020, cuMemFree_v2)
+PROC("cuMemAllocHost", 3020, cuMemAllocHost_v2)
+PROC("cuMemHostAlloc", 2020, cuMemHostAlloc)
+PROC("cuMemFreeHost", 2000, cuMemFreeHost)
 /* SPDX-License-Identifier: MIT */

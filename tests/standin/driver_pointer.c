@@ -21,4 +21,7 @@ EXPORT CUresult cuPointerGetAttribute(void *data, int attribute, CUdeviceptr ptr
     pthread_mutex_unlock(&g_lock);
     return r;
 }
+
+/* The entry points cuGetProcAddress hands out (driver_proc.c). */
+PROC("cuPointerGetAttribute", 4000, cuPointerGetAttribute)
 /* SPDX-License-Identifier: MIT */

@@ -133,4 +133,13 @@ EXPORT CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep)
     struct spool *p = (struct spool *)pool;
     return p && p->magic == POOL_MAGIC ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
+
+/* The entry points cuGetProcAddress hands out (driver_proc.c). */
+PROC_PTSZ("cuMemAllocAsync", 11020, cuMemAllocAsync)
+PROC_PTSZ("cuMemAllocFromPoolAsync", 11020, cuMemAllocFromPoolAsync)
+PROC_PTSZ("cuMemFreeAsync", 11020, cuMemFreeAsync)
+PROC("cuDeviceGetDefaultMemPool", 11020, cuDeviceGetDefaultMemPool)
+PROC("cuMemPoolCreate", 11020, cuMemPoolCreate)
+PROC("cuMemPoolDestroy", 11020, cuMemPoolDestroy)
+PROC("cuMemPoolTrimTo", 11020, cuMemPoolTrimTo)
 /* SPDX-License-Identifier: MIT */

@@ -76,4 +76,10 @@ EXPORT CUresult cuStreamGetCtx(CUstream hStream, CUcontext *pctx)
         *pctx = (CUcontext)c;
     return r;
 }
+
+/* The entry points cuGetProcAddress hands out (driver_proc.c). */
+PROC("cuStreamGetCtx", 9020, cuStreamGetCtx)
+PROC("cuStreamCreate", 2000, cuStreamCreate)
+PROC("cuStreamDestroy", 4000, cuStreamDestroy_v2)
+PROC("cuStreamSynchronize", 2000, cuStreamSynchronize)
 /* SPDX-License-Identifier: MIT */

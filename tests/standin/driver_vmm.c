@@ -262,4 +262,14 @@ EXPORT CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)
     pthread_mutex_unlock(&g_lock);
     return CUDA_SUCCESS;
 }
+
+/* The entry points cuGetProcAddress hands out (driver_proc.c). */
+PROC("cuMemAddressReserve", 10020, cuMemAddressReserve)
+PROC("cuMemAddressFree", 10020, cuMemAddressFree)
+PROC("cuMemCreate", 10020, cuMemCreate)
+PROC("cuMemRelease", 10020, cuMemRelease)
+PROC("cuMemMap", 10020, cuMemMap)
+PROC("cuMemUnmap", 10020, cuMemUnmap)
+PROC("cuMemSetAccess", 10020, cuMemSetAccess)
+PROC("cuMemGetAllocationGranularity", 10020, cuMemGetAllocationGranularity)
 /* SPDX-License-Identifier: MIT */
