@@ -81,6 +81,38 @@ def case_static_rt_exports():
     H.expect("cudaMalloc" not in dyn, "static_rt exports cudaMalloc:\n" + dyn)
 
 
+# ---- the stand-in headers ----
+
+STANDIN_INCLUDE = os.path.join(H.source_root(), "tests", "standin", "include")
+
+
+def case_headers_c_and_cxx():
+    """Every stand-in header compiles on its own and with the others, as C
+    and as C++ (-Wall -Wextra -Werror, C++ -pedantic too), and includes no
+    file of ours outside tests/standin/include."""
+    headers = sorted(h for h in os.listdir(STANDIN_INCLUDE) if h.endswith(".h"))
+    for h in headers:
+        with open(os.path.join(STANDIN_INCLUDE, h)) as f:
+            quoted = re.findall(r'^#\s*include\s+"([^"]+)"', f.read(), re.M)
+        outside = [q for q in quoted if q not in headers]
+        H.expect(not outside, "%s includes %r from outside the stand-in headers" % (h, outside))
+    source = os.path.join(H.tmpdir(), "headers.c")
+    for chosen in [[h] for h in headers] + [headers, list(reversed(headers))]:
+        with open(source, "w") as f:
+            f.write("".join('#include "%s"\n' % h for h in chosen) + "int main(void) { return 0; }\n")
+        for argv in (["cc", "-std=c11", "-x", "c"],
+                     ["c++", "-std=c++11", "-pedantic", "-x", "c++"]):
+            cmd = argv + ["-Wall", "-Wextra", "-Werror", "-fsyntax-only", "-I", STANDIN_INCLUDE,
+                          source]
+            try:
+                p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                   universal_newlines=True)
+            except OSError as e:
+                raise H.Skip("%s unavailable: %s" % (argv[0], e))
+            H.expect(p.returncode == 0, "%s: %s\n%s" % (" ".join(chosen), " ".join(cmd),
+                                                       p.stdout[-3000:]))
+
+
 # ---- the stand-in runtime calls the driver as NVIDIA's does ----
 # shared/real-runtime.md, observed on CUDA 13.0's own libcudart.so.13 and
 # cudart_static over a logging driver: what each runtime call asks of it.

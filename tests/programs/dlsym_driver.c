@@ -18,6 +18,11 @@ typedef CUresult (*cuInit_fn)(unsigned int);
 typedef CUresult (*cuDeviceGet_fn)(CUdevice *, int);
 typedef CUresult (*cuDevicePrimaryCtxRetain_fn)(CUcontext *, CUdevice);
 typedef CUresult (*cuCtxSetCurrent_fn)(CUcontext);
+typedef CUresult (*cuMemAlloc_v2_fn)(CUdeviceptr *, size_t);
+typedef CUresult (*cuMemFree_v2_fn)(CUdeviceptr);
+typedef CUresult (*cuGetProcAddress_fn)(const char *, void **, int, cuuint64_t);
+typedef CUresult (*cuGetProcAddress_v2_fn)(const char *, void **, int, cuuint64_t,
+                                           CUdriverProcAddressQueryResult *);
 
 static void *lib;
 static cuMemAlloc_v2_fn dl_alloc;

@@ -8,6 +8,13 @@
 #include <string.h>
 #include "check.h"
 
+/* The entry points' types, as the program calls them. */
+typedef CUresult (*cuMemAlloc_v2_fn)(CUdeviceptr *, size_t);
+typedef CUresult (*cuMemFree_v2_fn)(CUdeviceptr);
+typedef CUresult (*cuMemAllocAsync_fn)(CUdeviceptr *, size_t, CUstream);
+typedef CUresult (*cuMemCreate_fn)(CUmemGenericAllocationHandle *, size_t,
+                                   const CUmemAllocationProp *, unsigned long long);
+
 #define EP_LEAK_BYTES 1500007
 #define EP_BYVERSION_LEAK_BYTES 1500013
 #define EP_PTSZ_LEAK_BYTES 1500019

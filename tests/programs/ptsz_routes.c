@@ -9,6 +9,12 @@
 #include <dlfcn.h>
 #include "check.h"
 
+/* The entry points' types, as the program calls them. */
+typedef CUresult (*cuGetProcAddress_v2_fn)(const char *, void **, int, cuuint64_t,
+                                           CUdriverProcAddressQueryResult *);
+typedef CUresult (*cuMemAllocAsync_fn)(CUdeviceptr *, size_t, CUstream);
+typedef cudaError_t (*cudaMalloc_fn)(void **, size_t);
+
 #define PT_GPA_BYTES 1600003
 #define PT_ENTRY_BYTES 1600009
 #define PT_BY_VERSION_BYTES 1600013

@@ -19,9 +19,6 @@ struct standin_dim3 {
 #define MAX_PENDING_LAUNCHES 16
 #define FATBIN_MAGIC 0x466174u
 
-enum { cudaErrorInvalidDeviceFunction = 98, cudaErrorInvalidConfiguration = 9,
-       cudaErrorMissingConfiguration = 52 };
-
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static const void *kernels[MAX_KERNELS];
 static unsigned nkernels;
@@ -31,7 +28,7 @@ struct fatbin_handle {
     const void *image;
 };
 
-STANDIN_EXPORT void **__cudaRegisterFatBinary(void *fatCubin)
+EXPORT void **__cudaRegisterFatBinary(void *fatCubin)
 {
     struct fatbin_handle *h = calloc(1, sizeof *h);
     if (!h)
@@ -41,12 +38,12 @@ STANDIN_EXPORT void **__cudaRegisterFatBinary(void *fatCubin)
     return (void **)h;
 }
 
-STANDIN_EXPORT void __cudaRegisterFatBinaryEnd(void **fatCubinHandle)
+EXPORT void __cudaRegisterFatBinaryEnd(void **fatCubinHandle)
 {
     (void)fatCubinHandle;
 }
 
-STANDIN_EXPORT void __cudaUnregisterFatBinary(void **fatCubinHandle)
+EXPORT void __cudaUnregisterFatBinary(void **fatCubinHandle)
 {
     struct fatbin_handle *h = (struct fatbin_handle *)fatCubinHandle;
     if (h && h->magic == FATBIN_MAGIC) {
@@ -55,12 +52,12 @@ STANDIN_EXPORT void __cudaUnregisterFatBinary(void **fatCubinHandle)
     }
 }
 
-STANDIN_EXPORT char __cudaInitModule(void **fatCubinHandle)
+EXPORT char __cudaInitModule(void **fatCubinHandle)
 {
     return fatCubinHandle != NULL;
 }
 
-STANDIN_EXPORT void __cudaRegisterFunction(void **fatCubinHandle, const char *hostFun,
+EXPORT void __cudaRegisterFunction(void **fatCubinHandle, const char *hostFun,
                                            char *deviceFun, const char *deviceName,
                                            int thread_limit, void *tid, void *bid, void *bDim,
                                            void *gDim, int *wSize)
@@ -73,7 +70,7 @@ STANDIN_EXPORT void __cudaRegisterFunction(void **fatCubinHandle, const char *ho
     pthread_mutex_unlock(&lock);
 }
 
-STANDIN_EXPORT void __cudaRegisterVar(void **fatCubinHandle, char *hostVar, char *deviceAddress,
+EXPORT void __cudaRegisterVar(void **fatCubinHandle, char *hostVar, char *deviceAddress,
                                       const char *deviceName, int ext, size_t size,
                                       int constant, int global)
 {
@@ -81,7 +78,7 @@ STANDIN_EXPORT void __cudaRegisterVar(void **fatCubinHandle, char *hostVar, char
     (void)size, (void)constant, (void)global;
 }
 
-STANDIN_EXPORT void __cudaRegisterManagedVar(void **fatCubinHandle, void **hostVarPtrAddress,
+EXPORT void __cudaRegisterManagedVar(void **fatCubinHandle, void **hostVarPtrAddress,
                                              char *deviceAddress, const char *deviceName,
                                              int ext, size_t size, int constant, int global)
 {
@@ -108,7 +105,7 @@ static __thread struct {
 } pending[MAX_PENDING_LAUNCHES];
 static __thread unsigned npending;
 
-STANDIN_EXPORT unsigned __cudaPushCallConfiguration(struct standin_dim3 gridDim,
+EXPORT unsigned __cudaPushCallConfiguration(struct standin_dim3 gridDim,
                                                     struct standin_dim3 blockDim,
                                                     size_t sharedMem, void *stream)
 {
@@ -122,12 +119,12 @@ STANDIN_EXPORT unsigned __cudaPushCallConfiguration(struct standin_dim3 gridDim,
     return 0;
 }
 
-STANDIN_EXPORT cudaError_t __cudaPopCallConfiguration(struct standin_dim3 *gridDim,
+EXPORT cudaError_t __cudaPopCallConfiguration(struct standin_dim3 *gridDim,
                                                       struct standin_dim3 *blockDim,
                                                       size_t *sharedMem, void *stream)
 {
     if (npending == 0)
-        return standin_rt_error((cudaError_t)cudaErrorMissingConfiguration);
+        return rt_error((cudaError_t)cudaErrorMissingConfiguration);
     npending--;
     *gridDim = pending[npending].grid;
     *blockDim = pending[npending].block;
@@ -137,10 +134,10 @@ STANDIN_EXPORT cudaError_t __cudaPopCallConfiguration(struct standin_dim3 *gridD
 }
 
 /* A kernel handle is the registered host stub itself. */
-STANDIN_EXPORT cudaError_t __cudaGetKernel(void **kernel, const void *hostFun)
+EXPORT cudaError_t __cudaGetKernel(void **kernel, const void *hostFun)
 {
     if (!kernel || !registered(hostFun))
-        return standin_rt_error((cudaError_t)cudaErrorInvalidDeviceFunction);
+        return rt_error((cudaError_t)cudaErrorInvalidDeviceFunction);
     *kernel = (void *)hostFun;
     return cudaSuccess;
 }
@@ -149,15 +146,15 @@ static cudaError_t launch(const void *kernel, struct standin_dim3 grid, struct s
 {
     cudaError_t e;
     if (!kernel || !registered(kernel))
-        return standin_rt_error((cudaError_t)cudaErrorInvalidDeviceFunction);
+        return rt_error((cudaError_t)cudaErrorInvalidDeviceFunction);
     if (!grid.x || !grid.y || !grid.z || !block.x || !block.y || !block.z ||
         (uint64_t)block.x * block.y * block.z > 1024)
-        return standin_rt_error((cudaError_t)cudaErrorInvalidConfiguration);
-    e = standin_rt_context();
-    return e == cudaSuccess ? cudaSuccess : standin_rt_error(e);
+        return rt_error((cudaError_t)cudaErrorInvalidConfiguration);
+    e = rt_context();
+    return e == cudaSuccess ? cudaSuccess : rt_error(e);
 }
 
-STANDIN_EXPORT cudaError_t __cudaLaunchKernel(const void *kernel, struct standin_dim3 gridDim,
+EXPORT cudaError_t __cudaLaunchKernel(const void *kernel, struct standin_dim3 gridDim,
                                               struct standin_dim3 blockDim, void **args,
                                               size_t sharedMem, cudaStream_t stream)
 {
@@ -165,7 +162,7 @@ STANDIN_EXPORT cudaError_t __cudaLaunchKernel(const void *kernel, struct standin
     return launch(kernel, gridDim, blockDim);
 }
 
-STANDIN_EXPORT cudaError_t __cudaLaunchKernel_ptsz(const void *kernel,
+EXPORT cudaError_t __cudaLaunchKernel_ptsz(const void *kernel,
                                                    struct standin_dim3 gridDim,
                                                    struct standin_dim3 blockDim, void **args,
                                                    size_t sharedMem, cudaStream_t stream)
@@ -174,7 +171,7 @@ STANDIN_EXPORT cudaError_t __cudaLaunchKernel_ptsz(const void *kernel,
     return launch(kernel, gridDim, blockDim);
 }
 
-STANDIN_EXPORT cudaError_t cudaLaunchKernel(const void *func, struct standin_dim3 gridDim,
+EXPORT cudaError_t cudaLaunchKernel(const void *func, struct standin_dim3 gridDim,
                                             struct standin_dim3 blockDim, void **args,
                                             size_t sharedMem, cudaStream_t stream)
 {
@@ -182,7 +179,7 @@ STANDIN_EXPORT cudaError_t cudaLaunchKernel(const void *func, struct standin_dim
     return launch(func, gridDim, blockDim);
 }
 
-STANDIN_EXPORT cudaError_t cudaLaunchKernel_ptsz(const void *func, struct standin_dim3 gridDim,
+EXPORT cudaError_t cudaLaunchKernel_ptsz(const void *func, struct standin_dim3 gridDim,
                                                  struct standin_dim3 blockDim, void **args,
                                                  size_t sharedMem, cudaStream_t stream)
 {

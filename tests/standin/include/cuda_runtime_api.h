@@ -1,15 +1,14 @@
 /* Stand-in cuda_runtime_api.h: the part of the CUDA runtime API that
  * vramtrace's tests, the stand-in libcudart.so.13 and the examples use,
- * source-compatible with the real CUDA 13 header for every name declared
- * here.  Shared types come from src/hooks/cuda_abi.h (checked against the real
- * headers by tests/abi_check.c). */
+ * written from the real CUDA 13 header and source-compatible with it (C and
+ * C++) for every name declared here. */
 #ifndef STANDIN_CUDA_RUNTIME_API_H
 #define STANDIN_CUDA_RUNTIME_API_H
 
 #include <stddef.h>
 #include <stdint.h>
-/* by its path from here: the stand-ins need only -I tests/standin/include */
-#include "../../../src/hooks/cuda_abi.h"
+
+#include "driver_types.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -17,61 +16,6 @@ extern "C" {
 
 #define CUDART_VERSION 13000
 #define CUDARTAPI
-
-/* Error codes cuda_abi.h does not already name. */
-enum {
-    cudaErrorInsufficientDriver = 35,
-    cudaErrorCallRequiresNewerDriver = 36,
-    cudaErrorNoDevice = 100,
-    cudaErrorInvalidDevice = 101,
-    cudaErrorDeviceUninitialized = 201,
-    cudaErrorInvalidResourceHandle = 400,
-    cudaErrorSymbolNotFound = 500,
-    cudaErrorNotSupported = 801,
-    cudaErrorUnknown = 999,
-};
-
-#define cudaStreamLegacy ((cudaStream_t)0x1)
-#define cudaStreamPerThread ((cudaStream_t)0x2)
-
-#define cudaHostAllocDefault 0x00
-#define cudaHostAllocPortable 0x01
-#define cudaHostAllocMapped 0x02
-#define cudaHostAllocWriteCombined 0x04
-#define cudaMemAttachGlobal 0x01
-#define cudaMemAttachHost 0x02
-#define cudaArrayDefault 0x00
-#define cudaStreamDefault 0x00
-#define cudaStreamNonBlocking 0x01
-
-enum cudaMemcpyKind {
-    cudaMemcpyHostToHost = 0,
-    cudaMemcpyHostToDevice = 1,
-    cudaMemcpyDeviceToHost = 2,
-    cudaMemcpyDeviceToDevice = 3,
-    cudaMemcpyDefault = 4
-};
-
-enum cudaChannelFormatKind {
-    cudaChannelFormatKindSigned = 0,
-    cudaChannelFormatKindUnsigned = 1,
-    cudaChannelFormatKindFloat = 2,
-    cudaChannelFormatKindNone = 3
-};
-
-enum cudaGetDriverEntryPointFlags {
-    cudaEnableDefault = 0x0,
-    cudaEnableLegacyStream = 0x1,
-    cudaEnablePerThreadDefaultStream = 0x2
-};
-
-/* cuda_abi.h names the typedef; C code written against the real header
- * spells it with the enum tag, which lives in the tag namespace. */
-enum cudaDriverEntryPointQueryResult {
-    cudaDriverEntryPointSuccess = 0,
-    cudaDriverEntryPointSymbolNotFound = 1,
-    cudaDriverEntryPointVersionNotSufficent = 2
-};
 
 static inline struct cudaExtent make_cudaExtent(size_t w, size_t h, size_t d)
 {

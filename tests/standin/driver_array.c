@@ -1,0 +1,93 @@
+/* CUDA arrays and mipmapped arrays: their bytes from format, channels and
+ * extent (every mipmap level halves each dimension). */
+#include "driver_internal.h"
+
+static size_t format_size(CUarray_format f)
+{
+    switch (f) {
+    case CU_AD_FORMAT_UNSIGNED_INT8: case CU_AD_FORMAT_SIGNED_INT8: return 1;
+    case CU_AD_FORMAT_UNSIGNED_INT16: case CU_AD_FORMAT_SIGNED_INT16: case CU_AD_FORMAT_HALF:
+        return 2;
+    case CU_AD_FORMAT_UNSIGNED_INT32: case CU_AD_FORMAT_SIGNED_INT32: case CU_AD_FORMAT_FLOAT:
+        return 4;
+    default: return 0;
+    }
+}
+
+static CUresult array_create(CUarray *pHandle, size_t w, size_t h, size_t d, CUarray_format f,
+                             unsigned channels)
+{
+    size_t es = format_size(f);
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!pHandle || w == 0 || es == 0 || (channels != 1 && channels != 2 && channels != 4))
+        return CUDA_ERROR_INVALID_VALUE;
+    size_t bytes = w * (h ? h : 1) * (d ? d : 1) * channels * es;
+    uintptr_t p;
+    CUresult r = ctx_alloc(&p, bytes, K_ARRAY);
+    if (r == CUDA_SUCCESS)
+        *pHandle = (CUarray)p;
+    return r;
+}
+
+EXPORT CUresult cuArrayCreate_v2(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR *desc)
+{
+    if (!desc)
+        return initialized() ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_NOT_INITIALIZED;
+    return array_create(pHandle, desc->Width, desc->Height, 1, desc->Format, desc->NumChannels);
+}
+
+EXPORT CUresult cuArray3DCreate_v2(CUarray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *desc)
+{
+    if (!desc)
+        return initialized() ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_NOT_INITIALIZED;
+    return array_create(pHandle, desc->Width, desc->Height, desc->Depth, desc->Format,
+                        desc->NumChannels);
+}
+
+EXPORT CUresult cuArrayDestroy(CUarray hArray)
+{
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    return do_free((uintptr_t)hArray, K_ARRAY);
+}
+
+/* Every level halves each dimension (down to 1), as the real driver lays
+ * them out; the size is the sum of the levels. */
+EXPORT CUresult cuMipmappedArrayCreate(CUmipmappedArray *pHandle,
+                                       const CUDA_ARRAY3D_DESCRIPTOR *desc, unsigned int levels)
+{
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    size_t es = desc ? format_size(desc->Format) : 0;
+    if (!pHandle || !desc || desc->Width == 0 || es == 0 || levels == 0 ||
+        (desc->NumChannels != 1 && desc->NumChannels != 2 && desc->NumChannels != 4))
+        return CUDA_ERROR_INVALID_VALUE;
+    size_t bytes = 0, w = desc->Width, h = desc->Height, d = desc->Depth;
+    for (unsigned i = 0; i < levels; i++) {
+        bytes += w * (h ? h : 1) * (d ? d : 1) * desc->NumChannels * es;
+        w = w > 1 ? w / 2 : 1;
+        h = h > 1 ? h / 2 : h;
+        d = d > 1 ? d / 2 : d;
+    }
+    uintptr_t p;
+    CUresult r = ctx_alloc(&p, bytes, K_MIPMAP);
+    if (r == CUDA_SUCCESS)
+        *pHandle = (CUmipmappedArray)p;
+    return r;
+}
+
+EXPORT CUresult cuMipmappedArrayDestroy(CUmipmappedArray hMipmappedArray)
+{
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    return do_free((uintptr_t)hMipmappedArray, K_MIPMAP);
+}
+
+/* The entry points cuGetProcAddress hands out (driver_proc.c). */
+PROC("cuArrayCreate", 3020, cuArrayCreate_v2)
+PROC("cuArray3DCreate", 3020, cuArray3DCreate_v2)
+PROC("cuArrayDestroy", 2000, cuArrayDestroy)
+PROC("cuMipmappedArrayCreate", 5000, cuMipmappedArrayCreate)
+PROC("cuMipmappedArrayDestroy", 5000, cuMipmappedArrayDestroy)
+/* SPDX-License-Identifier: MIT */

@@ -1,0 +1,146 @@
+/* Context-bound allocations: device, pitched, managed, the 32-bit v1 ABI
+ * and page-locked host memory, and their frees. */
+#include "driver_internal.h"
+
+
+EXPORT CUresult cuMemGetInfo_v2(size_t *free_bytes, size_t *total)
+{
+    standin_log("cuMemGetInfo_v2");
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!free_bytes || !total)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct sctx *c = live_ctx();
+    if (!c)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    /* every process's use of the GPU, as the real driver counts it */
+    int physical = g_dev[c->device].physical;
+    size_t used = sg_used(physical);
+    *total = sg_gpu(physical)->capacity;
+    *free_bytes = used < *total ? *total - used : 0;
+    return CUDA_SUCCESS;
+}
+
+/* Common front of the context-bound allocation calls. */
+CUresult ctx_alloc(uintptr_t *out, size_t bytes, int kind)
+{
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!out)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct sctx *c = live_ctx();
+    if (!c)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    return do_alloc(out, bytes, kind, c->device, c);
+}
+
+EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
+{
+    standin_log("cuMemAlloc_v2 %zu", bytesize);
+    uintptr_t p;
+    CUresult r = ctx_alloc(dptr ? &p : NULL, bytesize, K_DEVICE);
+    if (r == CUDA_SUCCESS)
+        *dptr = (CUdeviceptr)p;
+    return r;
+}
+
+/* The 32-bit ABI of CUDA < 3.2: memory below 4 GiB (x86-64 MAP_32BIT). */
+EXPORT CUresult cuMemAlloc(CUdeviceptr_v1 *dptr, unsigned int bytesize)
+{
+    uintptr_t p;
+    CUresult r = ctx_alloc(dptr ? &p : NULL, bytesize, K_V1);
+    if (r == CUDA_SUCCESS)
+        *dptr = (CUdeviceptr_v1)p;
+    return r;
+}
+
+EXPORT CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes,
+                                   size_t Height, unsigned int ElementSizeBytes)
+{
+    if (!pPitch || WidthInBytes == 0 || Height == 0 ||
+        (ElementSizeBytes != 4 && ElementSizeBytes != 8 && ElementSizeBytes != 16))
+        return initialized() ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_NOT_INITIALIZED;
+    size_t pitch = (WidthInBytes + 511) & ~(size_t)511;
+    if (Height > SIZE_MAX / pitch)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    uintptr_t p;
+    CUresult r = ctx_alloc(dptr ? &p : NULL, pitch * Height, K_DEVICE);
+    if (r == CUDA_SUCCESS) {
+        *dptr = (CUdeviceptr)p;
+        *pPitch = pitch;
+    }
+    return r;
+}
+
+EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)
+{
+    standin_log("cuMemAllocManaged %zu %u", bytesize, flags);
+    if (flags != CU_MEM_ATTACH_GLOBAL && flags != CU_MEM_ATTACH_HOST)
+        return initialized() ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_NOT_INITIALIZED;
+    uintptr_t p;
+    CUresult r = ctx_alloc(dptr ? &p : NULL, bytesize, K_MANAGED);
+    if (r == CUDA_SUCCESS)
+        *dptr = (CUdeviceptr)p;
+    return r;
+}
+
+static CUresult free_device(CUdeviceptr dptr)
+{
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (dptr == 0)
+        return CUDA_SUCCESS;
+    return do_free((uintptr_t)dptr, K_DEVICE | K_MANAGED | K_V1);
+}
+
+EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr)
+{
+    standin_log("cuMemFree_v2");
+    return free_device(dptr);
+}
+EXPORT CUresult cuMemFree(CUdeviceptr_v1 dptr) { return free_device(dptr); }
+
+
+EXPORT CUresult cuMemAllocHost_v2(void **pp, size_t bytesize)
+{
+    standin_log("cuMemAllocHost_v2 %zu", bytesize);
+    uintptr_t p;
+    CUresult r = ctx_alloc(pp ? &p : NULL, bytesize, K_HOST);
+    if (r == CUDA_SUCCESS)
+        *pp = (void *)p;
+    return r;
+}
+
+EXPORT CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags)
+{
+    standin_log("cuMemHostAlloc %zu %u", bytesize, Flags);
+    if (Flags & ~(unsigned)(CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP |
+                            CU_MEMHOSTALLOC_WRITECOMBINED))
+        return initialized() ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_NOT_INITIALIZED;
+    uintptr_t p;
+    CUresult r = ctx_alloc(pp ? &p : NULL, bytesize, K_HOST);
+    if (r == CUDA_SUCCESS)
+        *pp = (void *)p;
+    return r;
+}
+
+EXPORT CUresult cuMemFreeHost(void *p)
+{
+    standin_log("cuMemFreeHost");
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    return do_free((uintptr_t)p, K_HOST);
+}
+
+/* The entry points cuGetProcAddress hands out (driver_proc.c). */
+PROC("cuMemGetInfo", 3020, cuMemGetInfo_v2)
+PROC("cuMemAlloc", 2000, cuMemAlloc)
+PROC("cuMemAlloc", 3020, cuMemAlloc_v2)
+PROC("cuMemAllocPitch", 3020, cuMemAllocPitch_v2)
+PROC("cuMemAllocManaged", 6000, cuMemAllocManaged)
+PROC("cuMemFree", 2000, cuMemFree)
+PROC("cuMemFree", 3020, cuMemFree_v2)
+PROC("cuMemAllocHost", 3020, cuMemAllocHost_v2)
+PROC("cuMemHostAlloc", 2020, cuMemHostAlloc)
+PROC("cuMemFreeHost", 2000, cuMemFreeHost)
+/* SPDX-License-Identifier: MIT */

@@ -1,0 +1,275 @@
+/* Virtual memory management: cuMemCreate handles that live until released
+ * and unmapped, address reservations, mappings and their access. */
+#include "driver_internal.h"
+
+#include <stdlib.h>
+#include <sys/mman.h>
+
+struct sreserve {
+    uintptr_t base;
+    size_t size;
+    UT_hash_handle hh;
+};
+
+struct shandle { /* a cuMemCreate allocation */
+    uintptr_t key;
+    size_t bytes;
+    int device;
+    int released;
+    int maps;
+    UT_hash_handle hh;
+};
+
+struct smap {
+    uintptr_t va;
+    size_t size;
+    struct shandle *h;
+    UT_hash_handle hh;
+};
+
+static struct shandle *g_handles;
+static struct sreserve *g_reserves;
+static struct smap *g_maps;
+
+static int valid_prop(const CUmemAllocationProp *prop)
+{
+    return prop && prop->type == CU_MEM_ALLOCATION_TYPE_PINNED &&
+           prop->location.type == CU_MEM_LOCATION_TYPE_DEVICE && prop->location.id >= 0 &&
+           prop->location.id < g_ndev;
+}
+
+EXPORT CUresult cuMemGetAllocationGranularity(size_t *granularity, const CUmemAllocationProp *prop,
+                                              CUmemAllocationGranularity_flags option)
+{
+    (void)option;
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!granularity || !valid_prop(prop))
+        return CUDA_ERROR_INVALID_VALUE;
+    *granularity = VMM_GRANULARITY;
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size,
+                            const CUmemAllocationProp *prop, unsigned long long flags)
+{
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!handle || !valid_prop(prop) || flags != 0 || size == 0 || size % VMM_GRANULARITY)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct shandle *h = calloc(1, sizeof *h);
+    if (!h)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    pthread_mutex_lock(&g_lock);
+    CUresult r = reserve_capacity_locked(prop->location.id, size);
+    if (r == CUDA_SUCCESS) {
+        h->key = (uintptr_t)h;
+        h->bytes = size;
+        h->device = prop->location.id;
+        HASH_ADD(hh, g_handles, key, sizeof h->key, h);
+    }
+    pthread_mutex_unlock(&g_lock);
+    if (r != CUDA_SUCCESS) {
+        free(h);
+        return r;
+    }
+    *handle = (CUmemGenericAllocationHandle)h->key;
+    return CUDA_SUCCESS;
+}
+
+/* Caller holds g_lock; h is no longer in g_handles. */
+static void handle_gone_locked(struct shandle *h)
+{
+    return_capacity_locked(h->device, h->bytes);
+    free(h);
+}
+
+EXPORT CUresult cuMemRelease(CUmemGenericAllocationHandle handle)
+{
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    uintptr_t key = (uintptr_t)handle;
+    struct shandle *h;
+    pthread_mutex_lock(&g_lock);
+    HASH_FIND(hh, g_handles, &key, sizeof key, h);
+    if (!h) {
+        pthread_mutex_unlock(&g_lock);
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    HASH_DEL(g_handles, h);
+    h->released = 1;
+    if (h->maps == 0) /* else it lives until the last unmap, as in the real driver */
+        handle_gone_locked(h);
+    pthread_mutex_unlock(&g_lock);
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t alignment,
+                                    CUdeviceptr addr, unsigned long long flags)
+{
+    (void)addr; /* a hint */
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!ptr || size == 0 || size % VMM_GRANULARITY || flags != 0 ||
+        (alignment & (alignment - 1)))
+        return CUDA_ERROR_INVALID_VALUE;
+    if (alignment < VMM_GRANULARITY)
+        alignment = VMM_GRANULARITY;
+    size_t span = size + alignment;
+    void *m = mmap(NULL, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    uintptr_t base = ((uintptr_t)m + alignment - 1) & ~(uintptr_t)(alignment - 1);
+    if (base > (uintptr_t)m)
+        munmap(m, base - (uintptr_t)m);
+    uintptr_t end = (uintptr_t)m + span;
+    if (end > base + size)
+        munmap((void *)(base + size), end - (base + size));
+    struct sreserve *r = calloc(1, sizeof *r);
+    if (!r) {
+        munmap((void *)base, size);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    r->base = base;
+    r->size = size;
+    pthread_mutex_lock(&g_lock);
+    HASH_ADD(hh, g_reserves, base, sizeof r->base, r);
+    pthread_mutex_unlock(&g_lock);
+    *ptr = (CUdeviceptr)base;
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size)
+{
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    uintptr_t base = (uintptr_t)ptr;
+    struct sreserve *r;
+    struct smap *m, *tmp;
+    pthread_mutex_lock(&g_lock);
+    HASH_FIND(hh, g_reserves, &base, sizeof base, r);
+    if (!r || r->size != size) {
+        pthread_mutex_unlock(&g_lock);
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    HASH_ITER(hh, g_maps, m, tmp) {
+        if (m->va >= base && m->va < base + size) { /* still mapped */
+            pthread_mutex_unlock(&g_lock);
+            return CUDA_ERROR_INVALID_VALUE;
+        }
+    }
+    HASH_DEL(g_reserves, r);
+    pthread_mutex_unlock(&g_lock);
+    munmap((void *)base, size);
+    free(r);
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
+                         CUmemGenericAllocationHandle handle, unsigned long long flags)
+{
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    uintptr_t va = (uintptr_t)ptr, key = (uintptr_t)handle;
+    if (offset != 0 || flags != 0 || size == 0 || size % VMM_GRANULARITY)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct shandle *h;
+    struct sreserve *r, *rt;
+    struct smap *m, *mt;
+    pthread_mutex_lock(&g_lock);
+    HASH_FIND(hh, g_handles, &key, sizeof key, h);
+    int inside = 0;
+    HASH_ITER(hh, g_reserves, r, rt) {
+        if (va >= r->base && va + size <= r->base + r->size)
+            inside = 1;
+    }
+    int overlap = 0;
+    HASH_ITER(hh, g_maps, m, mt) {
+        if (va < m->va + m->size && m->va < va + size)
+            overlap = 1;
+    }
+    struct smap *nm = NULL;
+    if (h && inside && !overlap && size <= h->bytes && (nm = calloc(1, sizeof *nm))) {
+        nm->va = va;
+        nm->size = size;
+        nm->h = h;
+        h->maps++;
+        HASH_ADD(hh, g_maps, va, sizeof nm->va, nm);
+    }
+    pthread_mutex_unlock(&g_lock);
+    if (!nm)
+        return h && inside && !overlap && size <= h->bytes ? CUDA_ERROR_OUT_OF_MEMORY
+                                                            : CUDA_ERROR_INVALID_VALUE;
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc,
+                               size_t count)
+{
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!desc || count == 0 || size == 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    uintptr_t va = (uintptr_t)ptr;
+    size_t covered = 0;
+    struct smap *m, *mt;
+    pthread_mutex_lock(&g_lock);
+    HASH_ITER(hh, g_maps, m, mt) {
+        if (m->va >= va && m->va + m->size <= va + size)
+            covered += m->size;
+    }
+    pthread_mutex_unlock(&g_lock);
+    if (covered != size)
+        return CUDA_ERROR_INVALID_VALUE;
+    int prot = desc->flags == CU_MEM_ACCESS_FLAGS_PROT_READWRITE ? PROT_READ | PROT_WRITE
+               : desc->flags == CU_MEM_ACCESS_FLAGS_PROT_READ  ? PROT_READ
+                                                              : PROT_NONE;
+    mprotect((void *)va, size, prot);
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)
+{
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    uintptr_t va = (uintptr_t)ptr;
+    struct smap *m, *mt;
+    int found = 0, partial = 0;
+    pthread_mutex_lock(&g_lock);
+    HASH_ITER(hh, g_maps, m, mt) {
+        int inside = m->va >= va && m->va + m->size <= va + size;
+        int overlaps = va < m->va + m->size && m->va < va + size;
+        if (inside)
+            found = 1;
+        else if (overlaps)
+            partial = 1;
+    }
+    if (!found || partial) {
+        pthread_mutex_unlock(&g_lock);
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    HASH_ITER(hh, g_maps, m, mt) {
+        if (m->va >= va && m->va + m->size <= va + size) {
+            HASH_DEL(g_maps, m);
+            mprotect((void *)m->va, m->size, PROT_NONE);
+            madvise((void *)m->va, m->size, MADV_DONTNEED);
+            struct shandle *h = m->h;
+            if (--h->maps == 0 && h->released)
+                handle_gone_locked(h);
+            free(m);
+        }
+    }
+    pthread_mutex_unlock(&g_lock);
+    return CUDA_SUCCESS;
+}
+
+/* The entry points cuGetProcAddress hands out (driver_proc.c). */
+PROC("cuMemAddressReserve", 10020, cuMemAddressReserve)
+PROC("cuMemAddressFree", 10020, cuMemAddressFree)
+PROC("cuMemCreate", 10020, cuMemCreate)
+PROC("cuMemRelease", 10020, cuMemRelease)
+PROC("cuMemMap", 10020, cuMemMap)
+PROC("cuMemUnmap", 10020, cuMemUnmap)
+PROC("cuMemSetAccess", 10020, cuMemSetAccess)
+PROC("cuMemGetAllocationGranularity", 10020, cuMemGetAllocationGranularity)
+/* SPDX-License-Identifier: MIT */
