@@ -14,7 +14,7 @@ PROGRAMS = {  # program: (args, expected status)
     "rt_apis": ([], 0), "drv_apis": ([], 0), "vmm": ([], 0), "static_rt": ([], 0),
     "dlopen_local": ([], 0), "dlsym_driver": (["--check-names"], 0),
     "entry_point": (["--check-names"], 0), "errors": ([], 0), "teardown": ([], 0),
-    "inline_leak": ([], 0), "exit_status": ([], 7), "clean_exit": ([], 0),
+    "inline_leak": ([], 0), "exit_status": ([], 7), "clean_exit": ([], 0), "graphs": ([], 0),
 }
 
 

@@ -36,7 +36,11 @@ cudaError_t rt_map_error(CUresult r)
     case CUDA_ERROR_INVALID_HANDLE: return cudaErrorInvalidResourceHandle;
     case CUDA_ERROR_NOT_FOUND: return cudaErrorSymbolNotFound;
     case CUDA_ERROR_NOT_SUPPORTED: return cudaErrorNotSupported;
-    default: return cudaErrorUnknown;
+    case CUDA_ERROR_ILLEGAL_STATE: return cudaErrorIllegalState;
+    default: /* stream capture's errors have the same numbers in both */
+        return r >= CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED && r <= CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD
+                   ? (cudaError_t)r
+                   : cudaErrorUnknown;
     }
 }
 

@@ -113,6 +113,8 @@ void teardown(struct sctx *c)
 {
     struct salloc *a, *tmp, *dead = NULL;
     pthread_mutex_lock(&g_lock);
+    if (c->primary)
+        graph_teardown_locked(c->device);
     HASH_ITER(hh, g_allocs, a, tmp) {
         if (a->ctx == c) {
             release_locked(a);

@@ -144,6 +144,23 @@ struct proc {
 #define PROC(name, ver, fn) PROC_ENTRY(name, ver, fn, NULL)
 #define PROC_PTSZ(name, ver, fn) PROC_ENTRY(name, ver, fn, fn##_ptsz)
 
+/* ---- CUDA graphs (driver_graph.c) and stream capture (driver_capture.c) ---- */
+
+struct sgraph;
+CUresult graph_new(struct sgraph **out);
+void graph_destroy(struct sgraph *g);
+/* An allocation node of BYTES on DEVICE in G: its address in *DPTR. */
+CUresult graph_add_alloc(struct sgraph *g, size_t bytes, int device, CUdeviceptr *dptr,
+                         CUgraphNode *node);
+CUresult graph_add_free(struct sgraph *g, CUdeviceptr dptr, CUgraphNode *node);
+/* A live graph allocation freed outside a graph; CUDA_ERROR_INVALID_VALUE
+ * when ADDRESS is none. */
+CUresult graph_free(uintptr_t address);
+/* DEVICE's primary context is torn down: its graph memory goes. */
+void graph_teardown_locked(int device);
+/* The graph STREAM is capturing into, or NULL. */
+struct sgraph *capture_graph(CUstream stream);
+
 /* Common front of the context-bound allocation calls (driver_memory.c). */
 CUresult ctx_alloc(uintptr_t *out, size_t bytes, int kind);
 /* The context a stream belongs to: the stream's own, else the current one

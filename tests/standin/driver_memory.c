@@ -90,7 +90,8 @@ static CUresult free_device(CUdeviceptr dptr)
         return CUDA_ERROR_NOT_INITIALIZED;
     if (dptr == 0)
         return CUDA_SUCCESS;
-    return do_free((uintptr_t)dptr, K_DEVICE | K_MANAGED | K_V1);
+    CUresult r = do_free((uintptr_t)dptr, K_DEVICE | K_MANAGED | K_V1);
+    return r == CUDA_ERROR_INVALID_VALUE ? graph_free((uintptr_t)dptr) : r; /* a graph's */
 }
 
 EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr)

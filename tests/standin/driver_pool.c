@@ -16,6 +16,9 @@ static CUresult alloc_async(CUdeviceptr *dptr, size_t bytesize, struct spool *po
         return r;
     if (pool && pool->magic != POOL_MAGIC)
         return CUDA_ERROR_INVALID_VALUE;
+    struct sgraph *captured = capture_graph(s);
+    if (captured) /* an allocation node of the capture's graph (driver_capture.c) */
+        return graph_add_alloc(captured, bytesize, pool ? pool->device : c->device, dptr, NULL);
     uintptr_t p;
     /* A pool's memory lives on the pool's device and goes with that
      * device's primary context (cuDevicePrimaryCtxReset), not the stream's. */
@@ -66,7 +69,11 @@ static CUresult free_async(CUdeviceptr dptr, CUstream s)
         return r;
     if (dptr == 0)
         return CUDA_ERROR_INVALID_VALUE;
-    return do_free((uintptr_t)dptr, K_DEVICE | K_MANAGED);
+    struct sgraph *captured = capture_graph(s);
+    if (captured)
+        return graph_add_free(captured, dptr, NULL);
+    r = do_free((uintptr_t)dptr, K_DEVICE | K_MANAGED);
+    return r == CUDA_ERROR_INVALID_VALUE ? graph_free((uintptr_t)dptr) : r;
 }
 
 EXPORT CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)

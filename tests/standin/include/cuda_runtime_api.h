@@ -85,18 +85,6 @@ cudaError_t CUDARTAPI cudaStreamCreate(cudaStream_t *pStream);
 cudaError_t CUDARTAPI cudaStreamDestroy(cudaStream_t stream);
 cudaError_t CUDARTAPI cudaStreamSynchronize(cudaStream_t stream);
 cudaError_t CUDARTAPI cudaDeviceGetDefaultMemPool(cudaMemPool_t *memPool, int device);
-/* The pool properties: the driver's CUmemPoolProps, field for field. */
-struct cudaMemPoolProps {
-    int allocType;           /* cudaMemAllocationTypePinned = 1 */
-    int handleTypes;
-    struct { int type; int id; } location; /* cudaMemLocationTypeDevice = 1 */
-    void *win32SecurityAttributes;
-    size_t maxSize;
-    unsigned short usage;
-    unsigned char reserved[54];
-};
-#define cudaMemAllocationTypePinned 1
-#define cudaMemLocationTypeDevice 1
 cudaError_t CUDARTAPI cudaMemPoolCreate(cudaMemPool_t *memPool, const struct cudaMemPoolProps *poolProps);
 cudaError_t CUDARTAPI cudaMemPoolDestroy(cudaMemPool_t memPool);
 cudaError_t CUDARTAPI cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t minBytesToKeep);
@@ -125,6 +113,55 @@ cudaError_t CUDARTAPI cudaGetDriverEntryPointByVersion_ptsz(const char *symbol, 
                                                             unsigned int cudaVersion,
                                                             unsigned long long flags,
                                                             enum cudaDriverEntryPointQueryResult *driverStatus);
+
+/* CUDA graphs and stream capture (tests/standin/cudart_graph.c). */
+cudaError_t CUDARTAPI cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode);
+cudaError_t CUDARTAPI cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGraph);
+cudaError_t CUDARTAPI cudaStreamIsCapturing(cudaStream_t stream,
+                                            enum cudaStreamCaptureStatus *pCaptureStatus);
+cudaError_t CUDARTAPI cudaStreamGetCaptureInfo(cudaStream_t stream,
+                                               enum cudaStreamCaptureStatus *captureStatus_out,
+                                               unsigned long long *id_out, cudaGraph_t *graph_out,
+                                               const cudaGraphNode_t **dependencies_out,
+                                               const cudaGraphEdgeData **edgeData_out,
+                                               size_t *numDependencies_out);
+cudaError_t CUDARTAPI cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode *mode);
+cudaError_t CUDARTAPI cudaGraphCreate(cudaGraph_t *pGraph, unsigned int flags);
+cudaError_t CUDARTAPI cudaGraphAddKernelNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                             const cudaGraphNode_t *pDependencies,
+                                             size_t numDependencies,
+                                             const struct cudaKernelNodeParams *pNodeParams);
+cudaError_t CUDARTAPI cudaGraphAddMemAllocNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                               const cudaGraphNode_t *pDependencies,
+                                               size_t numDependencies,
+                                               struct cudaMemAllocNodeParams *nodeParams);
+cudaError_t CUDARTAPI cudaGraphAddMemFreeNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                              const cudaGraphNode_t *pDependencies,
+                                              size_t numDependencies, void *dptr);
+cudaError_t CUDARTAPI cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGraph_t graph,
+                                           unsigned long long flags);
+cudaError_t CUDARTAPI cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphExec, cudaGraph_t graph,
+                                                    unsigned long long flags);
+cudaError_t CUDARTAPI cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream);
+cudaError_t CUDARTAPI cudaGraphExecDestroy(cudaGraphExec_t graphExec);
+cudaError_t CUDARTAPI cudaGraphDestroy(cudaGraph_t graph);
+cudaError_t CUDARTAPI cudaDeviceGraphMemTrim(int device);
+cudaError_t CUDARTAPI cudaDeviceGetGraphMemAttribute(int device,
+                                                     enum cudaGraphMemAttributeType attr,
+                                                     void *value);
+cudaError_t CUDARTAPI cudaStreamBeginCapture_ptsz(cudaStream_t stream,
+                                                  enum cudaStreamCaptureMode mode);
+cudaError_t CUDARTAPI cudaStreamEndCapture_ptsz(cudaStream_t stream, cudaGraph_t *pGraph);
+cudaError_t CUDARTAPI cudaStreamIsCapturing_ptsz(cudaStream_t stream,
+                                                 enum cudaStreamCaptureStatus *pCaptureStatus);
+cudaError_t CUDARTAPI cudaStreamGetCaptureInfo_ptsz(cudaStream_t stream,
+                                                    enum cudaStreamCaptureStatus *captureStatus_out,
+                                                    unsigned long long *id_out,
+                                                    cudaGraph_t *graph_out,
+                                                    const cudaGraphNode_t **dependencies_out,
+                                                    const cudaGraphEdgeData **edgeData_out,
+                                                    size_t *numDependencies_out);
+cudaError_t CUDARTAPI cudaGraphLaunch_ptsz(cudaGraphExec_t graphExec, cudaStream_t stream);
 
 #ifdef __cplusplus
 }
