@@ -19,18 +19,16 @@ struct vt_py_debug_offsets_314 {
         uint64_t size, finalizing, interpreters_head;
     } runtime_state;
     struct {
-        uint64_t size, id, next, threads_head, threads_main, gc, imports_modules, sysdict,
-            builtins, ceval_gil, gil_runtime_state, gil_runtime_state_enabled,
-            gil_runtime_state_locked, gil_runtime_state_holder, code_object_generation,
-            tlbc_generation;
+        uint64_t size, id, next, threads_head, threads_main, gc, imports_modules, sysdict, builtins,
+            ceval_gil, gil_runtime_state, gil_runtime_state_enabled, gil_runtime_state_locked,
+            gil_runtime_state_holder, code_object_generation, tlbc_generation;
     } interpreter_state;
     struct {
         uint64_t size, prev, next, interp, current_frame, thread_id, native_thread_id,
             datastack_chunk, status;
     } thread_state;
     struct {
-        uint64_t size, previous, executable, instr_ptr, localsplus, owner, stackpointer,
-            tlbc_index;
+        uint64_t size, previous, executable, instr_ptr, localsplus, owner, stackpointer, tlbc_index;
     } interpreter_frame;
     struct {
         uint64_t size, filename, name, qualname, linetable, firstlineno, argcount, localsplusnames,
