@@ -398,14 +398,23 @@ enum vt_end_reason {
 };
 
 /* ALLOC kind|flags byte: low 4 bits kind, then flags. */
-enum vt_kind { VT_KIND_DEVICE = 0, VT_KIND_MANAGED = 1, VT_KIND_HOST = 2, VT_KIND_COUNT = 3 };
+/* GRAPH_POOL: device memory a device's graph memory pool keeps beyond
+ * what the graphs' live allocations use (their frees gave it back; it
+ * goes at cuDeviceGraphMemTrim or the primary context's teardown). */
+enum vt_kind {
+    VT_KIND_DEVICE = 0,
+    VT_KIND_MANAGED = 1,
+    VT_KIND_HOST = 2,
+    VT_KIND_GRAPH_POOL = 3,
+    VT_KIND_COUNT = 4
+};
 #define VT_KIND_MASK 0x0f
 
 /* What counts as VRAM (live bytes, leaks, growth, usage over time): device
  * and managed memory; page-locked host memory is reported apart. */
 static inline int vt_kind_counts_as_vram(unsigned kind)
 {
-    return kind == VT_KIND_DEVICE || kind == VT_KIND_MANAGED;
+    return kind == VT_KIND_DEVICE || kind == VT_KIND_MANAGED || kind == VT_KIND_GRAPH_POOL;
 }
 #define VT_ALLOC_RESTORED 0x10 /* a failed free put this back: not a new allocation */
 #define VT_ADDR_HANDLE 0x20    /* "address" is a cuMemCreate handle, a key space of its own */
@@ -423,7 +432,12 @@ enum vt_free_status {
  * ALLOC, FREE, FAILED, BAD_FREE and site records, and whether it allocates
  * (VT_API_ALLOCATES; else it frees or tears down). Id ranges, a promise of
  * the format: 0 unknown, runtime APIs (cuda*) from VT_API_RUNTIME_FIRST up
- * to VT_API_DRIVER_FIRST, driver APIs (cu*) from there up to VT_API_LIMIT.
+ * to VT_API_DRIVER_FIRST and from VT_API_RUNTIME2_FIRST up to
+ * VT_API_RUNTIME2_LIMIT, driver APIs (cu*) from VT_API_DRIVER_FIRST up to
+ * VT_API_RUNTIME2_FIRST. A graph's allocation is recorded under the API
+ * that made its node (cudaMallocAsync captured, cuGraphAddMemAllocNode...)
+ * when a launch runs the node; cuGraphLaunch / cudaGraphLaunch name the
+ * graph memory pool's growth.
  * A new API takes the next free id of its range (ids are never reused). */
 #define VT_API_ALLOCATES 0x1u
 #define VT_API_LIST(X)                                \
@@ -445,6 +459,8 @@ enum vt_free_status {
     X(15, cudaMallocMipmappedArray, VT_API_ALLOCATES) \
     X(16, cudaFreeMipmappedArray, 0)                  \
     X(17, cudaMalloc3DArray, VT_API_ALLOCATES)        \
+    X(18, cudaHostRegister, VT_API_ALLOCATES)         \
+    X(19, cudaHostUnregister, 0)                      \
     X(20, cuMemAlloc, VT_API_ALLOCATES)               \
     X(21, cuMemAllocPitch, VT_API_ALLOCATES)          \
     X(22, cuMemAllocManaged, VT_API_ALLOCATES)        \
@@ -465,16 +481,30 @@ enum vt_free_status {
     X(37, cuDevicePrimaryCtxReset, 0)                 \
     X(38, cuDevicePrimaryCtxRelease, 0)               \
     X(39, cuMipmappedArrayCreate, VT_API_ALLOCATES)   \
-    X(40, cuMipmappedArrayDestroy, 0)
+    X(40, cuMipmappedArrayDestroy, 0)                 \
+    X(41, cuMemHostRegister, VT_API_ALLOCATES)        \
+    X(42, cuMemHostUnregister, 0)                     \
+    X(43, cuGraphAddMemAllocNode, VT_API_ALLOCATES)   \
+    X(44, cuGraphAddMemFreeNode, 0)                   \
+    X(45, cuGraphLaunch, VT_API_ALLOCATES)            \
+    X(46, cuDeviceGraphMemTrim, 0)                    \
+    X(47, cuGreenCtxDestroy, 0)                       \
+    X(64, cudaGraphAddMemAllocNode, VT_API_ALLOCATES) \
+    X(65, cudaGraphAddMemFreeNode, 0)                 \
+    X(66, cudaGraphLaunch, VT_API_ALLOCATES)          \
+    X(67, cudaDeviceGraphMemTrim, 0)
 
 #define VT_API_RUNTIME_FIRST 1u
 #define VT_API_DRIVER_FIRST 20u
+/* The runtime's range ran out: runtime APIs go on from 64 (to 128). */
+#define VT_API_RUNTIME2_FIRST 64u
+#define VT_API_RUNTIME2_LIMIT 128u
 
 enum vt_api {
 #define VT_API_ENUM(n, name, traits) VT_API_##name = n,
     VT_API_LIST(VT_API_ENUM)
 #undef VT_API_ENUM
-        VT_API_LIMIT = 64
+        VT_API_LIMIT = 128
 };
 
 /* Name of an api id, or NULL for an id this version does not know. */
@@ -494,7 +524,8 @@ static inline const char *vt_api_name(unsigned api)
 /* 1 for an id in the runtime's range (cuda*), 0 for the driver's and unknown. */
 static inline int vt_api_is_runtime(unsigned api)
 {
-    return api >= VT_API_RUNTIME_FIRST && api < VT_API_DRIVER_FIRST;
+    return (api >= VT_API_RUNTIME_FIRST && api < VT_API_DRIVER_FIRST) ||
+           (api >= VT_API_RUNTIME2_FIRST && api < VT_API_RUNTIME2_LIMIT);
 }
 
 /* 1 for a known API that allocates. */
@@ -513,7 +544,7 @@ static inline int vt_api_allocates(unsigned api)
 
 static inline const char *vt_kind_name(unsigned kind)
 {
-    static const char *const names[VT_KIND_COUNT] = {"device", "managed", "host"};
+    static const char *const names[VT_KIND_COUNT] = {"device", "managed", "host", "graph pool"};
     return kind < VT_KIND_COUNT ? names[kind] : NULL;
 }
 

@@ -80,6 +80,87 @@
 #define CU_AD_FORMAT_HALF vt_CU_AD_FORMAT_HALF
 #define CU_AD_FORMAT_FLOAT vt_CU_AD_FORMAT_FLOAT
 #define CU_AD_FORMAT_MAX vt_CU_AD_FORMAT_MAX
+#define CU_AD_FORMAT_UNORM_INT_101010_2 vt_CU_AD_FORMAT_UNORM_INT_101010_2
+#define CU_AD_FORMAT_BC1_UNORM vt_CU_AD_FORMAT_BC1_UNORM
+#define CU_AD_FORMAT_BC1_UNORM_SRGB vt_CU_AD_FORMAT_BC1_UNORM_SRGB
+#define CU_AD_FORMAT_BC2_UNORM vt_CU_AD_FORMAT_BC2_UNORM
+#define CU_AD_FORMAT_BC2_UNORM_SRGB vt_CU_AD_FORMAT_BC2_UNORM_SRGB
+#define CU_AD_FORMAT_BC3_UNORM vt_CU_AD_FORMAT_BC3_UNORM
+#define CU_AD_FORMAT_BC3_UNORM_SRGB vt_CU_AD_FORMAT_BC3_UNORM_SRGB
+#define CU_AD_FORMAT_BC4_UNORM vt_CU_AD_FORMAT_BC4_UNORM
+#define CU_AD_FORMAT_BC4_SNORM vt_CU_AD_FORMAT_BC4_SNORM
+#define CU_AD_FORMAT_BC5_UNORM vt_CU_AD_FORMAT_BC5_UNORM
+#define CU_AD_FORMAT_BC5_SNORM vt_CU_AD_FORMAT_BC5_SNORM
+#define CU_AD_FORMAT_BC6H_UF16 vt_CU_AD_FORMAT_BC6H_UF16
+#define CU_AD_FORMAT_BC6H_SF16 vt_CU_AD_FORMAT_BC6H_SF16
+#define CU_AD_FORMAT_BC7_UNORM vt_CU_AD_FORMAT_BC7_UNORM
+#define CU_AD_FORMAT_BC7_UNORM_SRGB vt_CU_AD_FORMAT_BC7_UNORM_SRGB
+#define CU_AD_FORMAT_P010 vt_CU_AD_FORMAT_P010
+#define CU_AD_FORMAT_P016 vt_CU_AD_FORMAT_P016
+#define CU_AD_FORMAT_NV16 vt_CU_AD_FORMAT_NV16
+#define CU_AD_FORMAT_P210 vt_CU_AD_FORMAT_P210
+#define CU_AD_FORMAT_P216 vt_CU_AD_FORMAT_P216
+#define CU_AD_FORMAT_YUY2 vt_CU_AD_FORMAT_YUY2
+#define CU_AD_FORMAT_Y210 vt_CU_AD_FORMAT_Y210
+#define CU_AD_FORMAT_Y216 vt_CU_AD_FORMAT_Y216
+#define CU_AD_FORMAT_AYUV vt_CU_AD_FORMAT_AYUV
+#define CU_AD_FORMAT_Y410 vt_CU_AD_FORMAT_Y410
+#define CU_AD_FORMAT_NV12 vt_CU_AD_FORMAT_NV12
+#define CU_AD_FORMAT_Y416 vt_CU_AD_FORMAT_Y416
+#define CU_AD_FORMAT_Y444_PLANAR8 vt_CU_AD_FORMAT_Y444_PLANAR8
+#define CU_AD_FORMAT_Y444_PLANAR10 vt_CU_AD_FORMAT_Y444_PLANAR10
+#define CU_AD_FORMAT_YUV444_8bit_SemiPlanar vt_CU_AD_FORMAT_YUV444_8bit_SemiPlanar
+#define CU_AD_FORMAT_YUV444_16bit_SemiPlanar vt_CU_AD_FORMAT_YUV444_16bit_SemiPlanar
+#define CU_AD_FORMAT_UNORM_INT8X1 vt_CU_AD_FORMAT_UNORM_INT8X1
+#define CU_AD_FORMAT_UNORM_INT8X2 vt_CU_AD_FORMAT_UNORM_INT8X2
+#define CU_AD_FORMAT_UNORM_INT8X4 vt_CU_AD_FORMAT_UNORM_INT8X4
+#define CU_AD_FORMAT_UNORM_INT16X1 vt_CU_AD_FORMAT_UNORM_INT16X1
+#define CU_AD_FORMAT_UNORM_INT16X2 vt_CU_AD_FORMAT_UNORM_INT16X2
+#define CU_AD_FORMAT_UNORM_INT16X4 vt_CU_AD_FORMAT_UNORM_INT16X4
+#define CU_AD_FORMAT_SNORM_INT8X1 vt_CU_AD_FORMAT_SNORM_INT8X1
+#define CU_AD_FORMAT_SNORM_INT8X2 vt_CU_AD_FORMAT_SNORM_INT8X2
+#define CU_AD_FORMAT_SNORM_INT8X4 vt_CU_AD_FORMAT_SNORM_INT8X4
+#define CU_AD_FORMAT_SNORM_INT16X1 vt_CU_AD_FORMAT_SNORM_INT16X1
+#define CU_AD_FORMAT_SNORM_INT16X2 vt_CU_AD_FORMAT_SNORM_INT16X2
+#define CU_AD_FORMAT_SNORM_INT16X4 vt_CU_AD_FORMAT_SNORM_INT16X4
+#define CU_POINTER_ATTRIBUTE_MEMORY_TYPE vt_CU_POINTER_ATTRIBUTE_MEMORY_TYPE
+#define CU_POINTER_ATTRIBUTE_IS_MANAGED vt_CU_POINTER_ATTRIBUTE_IS_MANAGED
+#define CU_MEMORYTYPE_HOST vt_CU_MEMORYTYPE_HOST
+#define CUgreenCtx vt_CUgreenCtx
+#define CUgraph vt_CUgraph
+#define CUgraphNode vt_CUgraphNode
+#define CUgraphExec vt_CUgraphExec
+#define CUstreamCaptureStatus_enum vt_CUstreamCaptureStatus_enum
+#define CUstreamCaptureStatus vt_CUstreamCaptureStatus
+#define CUstreamCaptureMode_enum vt_CUstreamCaptureMode_enum
+#define CUstreamCaptureMode vt_CUstreamCaptureMode
+#define CUgraphMem_attribute_enum vt_CUgraphMem_attribute_enum
+#define CUgraphMem_attribute vt_CUgraphMem_attribute
+#define CUmemAccess_flags_enum vt_CUmemAccess_flags_enum
+#define CUmemAccess_flags vt_CUmemAccess_flags
+#define CUmemAccessDesc_st vt_CUmemAccessDesc_st
+#define CUmemAccessDesc vt_CUmemAccessDesc
+#define CUmemPoolProps_st vt_CUmemPoolProps_st
+#define CUmemPoolProps vt_CUmemPoolProps
+#define CUDA_MEM_ALLOC_NODE_PARAMS_v1_st vt_CUDA_MEM_ALLOC_NODE_PARAMS_v1_st
+#define CUDA_MEM_ALLOC_NODE_PARAMS vt_CUDA_MEM_ALLOC_NODE_PARAMS
+#define CU_STREAM_CAPTURE_STATUS_NONE vt_CU_STREAM_CAPTURE_STATUS_NONE
+#define CU_STREAM_CAPTURE_STATUS_ACTIVE vt_CU_STREAM_CAPTURE_STATUS_ACTIVE
+#define CU_STREAM_CAPTURE_STATUS_INVALIDATED vt_CU_STREAM_CAPTURE_STATUS_INVALIDATED
+#define CU_STREAM_CAPTURE_MODE_GLOBAL vt_CU_STREAM_CAPTURE_MODE_GLOBAL
+#define CU_STREAM_CAPTURE_MODE_THREAD_LOCAL vt_CU_STREAM_CAPTURE_MODE_THREAD_LOCAL
+#define CU_STREAM_CAPTURE_MODE_RELAXED vt_CU_STREAM_CAPTURE_MODE_RELAXED
+#define CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT vt_CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT
+#define CU_GRAPH_MEM_ATTR_USED_MEM_HIGH vt_CU_GRAPH_MEM_ATTR_USED_MEM_HIGH
+#define CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT vt_CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT
+#define CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH vt_CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH
+#define CU_MEM_ACCESS_FLAGS_PROT_NONE vt_CU_MEM_ACCESS_FLAGS_PROT_NONE
+#define CU_MEM_ACCESS_FLAGS_PROT_READ vt_CU_MEM_ACCESS_FLAGS_PROT_READ
+#define CU_MEM_ACCESS_FLAGS_PROT_READWRITE vt_CU_MEM_ACCESS_FLAGS_PROT_READWRITE
+#define CU_MEM_ACCESS_FLAGS_PROT_MAX vt_CU_MEM_ACCESS_FLAGS_PROT_MAX
+#define cudaGraph_t vt_cudaGraph_t
+#define cudaGraphNode_t vt_cudaGraphNode_t
+#define cudaGraphExec_t vt_cudaGraphExec_t
 #define CUDA_ARRAY_DESCRIPTOR_st vt_CUDA_ARRAY_DESCRIPTOR_st
 #define CUDA_ARRAY_DESCRIPTOR vt_CUDA_ARRAY_DESCRIPTOR
 #define CUDA_ARRAY3D_DESCRIPTOR_st vt_CUDA_ARRAY3D_DESCRIPTOR_st
@@ -161,6 +242,87 @@
 #undef CU_AD_FORMAT_HALF
 #undef CU_AD_FORMAT_FLOAT
 #undef CU_AD_FORMAT_MAX
+#undef CU_AD_FORMAT_UNORM_INT_101010_2
+#undef CU_AD_FORMAT_BC1_UNORM
+#undef CU_AD_FORMAT_BC1_UNORM_SRGB
+#undef CU_AD_FORMAT_BC2_UNORM
+#undef CU_AD_FORMAT_BC2_UNORM_SRGB
+#undef CU_AD_FORMAT_BC3_UNORM
+#undef CU_AD_FORMAT_BC3_UNORM_SRGB
+#undef CU_AD_FORMAT_BC4_UNORM
+#undef CU_AD_FORMAT_BC4_SNORM
+#undef CU_AD_FORMAT_BC5_UNORM
+#undef CU_AD_FORMAT_BC5_SNORM
+#undef CU_AD_FORMAT_BC6H_UF16
+#undef CU_AD_FORMAT_BC6H_SF16
+#undef CU_AD_FORMAT_BC7_UNORM
+#undef CU_AD_FORMAT_BC7_UNORM_SRGB
+#undef CU_AD_FORMAT_P010
+#undef CU_AD_FORMAT_P016
+#undef CU_AD_FORMAT_NV16
+#undef CU_AD_FORMAT_P210
+#undef CU_AD_FORMAT_P216
+#undef CU_AD_FORMAT_YUY2
+#undef CU_AD_FORMAT_Y210
+#undef CU_AD_FORMAT_Y216
+#undef CU_AD_FORMAT_AYUV
+#undef CU_AD_FORMAT_Y410
+#undef CU_AD_FORMAT_NV12
+#undef CU_AD_FORMAT_Y416
+#undef CU_AD_FORMAT_Y444_PLANAR8
+#undef CU_AD_FORMAT_Y444_PLANAR10
+#undef CU_AD_FORMAT_YUV444_8bit_SemiPlanar
+#undef CU_AD_FORMAT_YUV444_16bit_SemiPlanar
+#undef CU_AD_FORMAT_UNORM_INT8X1
+#undef CU_AD_FORMAT_UNORM_INT8X2
+#undef CU_AD_FORMAT_UNORM_INT8X4
+#undef CU_AD_FORMAT_UNORM_INT16X1
+#undef CU_AD_FORMAT_UNORM_INT16X2
+#undef CU_AD_FORMAT_UNORM_INT16X4
+#undef CU_AD_FORMAT_SNORM_INT8X1
+#undef CU_AD_FORMAT_SNORM_INT8X2
+#undef CU_AD_FORMAT_SNORM_INT8X4
+#undef CU_AD_FORMAT_SNORM_INT16X1
+#undef CU_AD_FORMAT_SNORM_INT16X2
+#undef CU_AD_FORMAT_SNORM_INT16X4
+#undef CU_POINTER_ATTRIBUTE_MEMORY_TYPE
+#undef CU_POINTER_ATTRIBUTE_IS_MANAGED
+#undef CU_MEMORYTYPE_HOST
+#undef CUgreenCtx
+#undef CUgraph
+#undef CUgraphNode
+#undef CUgraphExec
+#undef CUstreamCaptureStatus_enum
+#undef CUstreamCaptureStatus
+#undef CUstreamCaptureMode_enum
+#undef CUstreamCaptureMode
+#undef CUgraphMem_attribute_enum
+#undef CUgraphMem_attribute
+#undef CUmemAccess_flags_enum
+#undef CUmemAccess_flags
+#undef CUmemAccessDesc_st
+#undef CUmemAccessDesc
+#undef CUmemPoolProps_st
+#undef CUmemPoolProps
+#undef CUDA_MEM_ALLOC_NODE_PARAMS_v1_st
+#undef CUDA_MEM_ALLOC_NODE_PARAMS
+#undef CU_STREAM_CAPTURE_STATUS_NONE
+#undef CU_STREAM_CAPTURE_STATUS_ACTIVE
+#undef CU_STREAM_CAPTURE_STATUS_INVALIDATED
+#undef CU_STREAM_CAPTURE_MODE_GLOBAL
+#undef CU_STREAM_CAPTURE_MODE_THREAD_LOCAL
+#undef CU_STREAM_CAPTURE_MODE_RELAXED
+#undef CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT
+#undef CU_GRAPH_MEM_ATTR_USED_MEM_HIGH
+#undef CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT
+#undef CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH
+#undef CU_MEM_ACCESS_FLAGS_PROT_NONE
+#undef CU_MEM_ACCESS_FLAGS_PROT_READ
+#undef CU_MEM_ACCESS_FLAGS_PROT_READWRITE
+#undef CU_MEM_ACCESS_FLAGS_PROT_MAX
+#undef cudaGraph_t
+#undef cudaGraphNode_t
+#undef cudaGraphExec_t
 #undef CUDA_ARRAY_DESCRIPTOR_st
 #undef CUDA_ARRAY_DESCRIPTOR
 #undef CUDA_ARRAY3D_DESCRIPTOR_st
@@ -249,12 +411,105 @@ VT_ABI_ENUM(CU_AD_FORMAT_SIGNED_INT32);
 VT_ABI_ENUM(CU_AD_FORMAT_HALF);
 VT_ABI_ENUM(CU_AD_FORMAT_FLOAT);
 VT_ABI_ENUM(CU_AD_FORMAT_MAX);
+VT_ABI_ENUM(CU_AD_FORMAT_UNORM_INT_101010_2);
+VT_ABI_ENUM(CU_AD_FORMAT_BC1_UNORM);
+VT_ABI_ENUM(CU_AD_FORMAT_BC1_UNORM_SRGB);
+VT_ABI_ENUM(CU_AD_FORMAT_BC2_UNORM);
+VT_ABI_ENUM(CU_AD_FORMAT_BC2_UNORM_SRGB);
+VT_ABI_ENUM(CU_AD_FORMAT_BC3_UNORM);
+VT_ABI_ENUM(CU_AD_FORMAT_BC3_UNORM_SRGB);
+VT_ABI_ENUM(CU_AD_FORMAT_BC4_UNORM);
+VT_ABI_ENUM(CU_AD_FORMAT_BC4_SNORM);
+VT_ABI_ENUM(CU_AD_FORMAT_BC5_UNORM);
+VT_ABI_ENUM(CU_AD_FORMAT_BC5_SNORM);
+VT_ABI_ENUM(CU_AD_FORMAT_BC6H_UF16);
+VT_ABI_ENUM(CU_AD_FORMAT_BC6H_SF16);
+VT_ABI_ENUM(CU_AD_FORMAT_BC7_UNORM);
+VT_ABI_ENUM(CU_AD_FORMAT_BC7_UNORM_SRGB);
+VT_ABI_ENUM(CU_AD_FORMAT_P010);
+VT_ABI_ENUM(CU_AD_FORMAT_P016);
+VT_ABI_ENUM(CU_AD_FORMAT_NV16);
+VT_ABI_ENUM(CU_AD_FORMAT_P210);
+VT_ABI_ENUM(CU_AD_FORMAT_P216);
+VT_ABI_ENUM(CU_AD_FORMAT_YUY2);
+VT_ABI_ENUM(CU_AD_FORMAT_Y210);
+VT_ABI_ENUM(CU_AD_FORMAT_Y216);
+VT_ABI_ENUM(CU_AD_FORMAT_AYUV);
+VT_ABI_ENUM(CU_AD_FORMAT_Y410);
+VT_ABI_ENUM(CU_AD_FORMAT_NV12);
+VT_ABI_ENUM(CU_AD_FORMAT_Y416);
+VT_ABI_ENUM(CU_AD_FORMAT_Y444_PLANAR8);
+VT_ABI_ENUM(CU_AD_FORMAT_Y444_PLANAR10);
+VT_ABI_ENUM(CU_AD_FORMAT_YUV444_8bit_SemiPlanar);
+VT_ABI_ENUM(CU_AD_FORMAT_YUV444_16bit_SemiPlanar);
+VT_ABI_ENUM(CU_AD_FORMAT_UNORM_INT8X1);
+VT_ABI_ENUM(CU_AD_FORMAT_UNORM_INT8X2);
+VT_ABI_ENUM(CU_AD_FORMAT_UNORM_INT8X4);
+VT_ABI_ENUM(CU_AD_FORMAT_UNORM_INT16X1);
+VT_ABI_ENUM(CU_AD_FORMAT_UNORM_INT16X2);
+VT_ABI_ENUM(CU_AD_FORMAT_UNORM_INT16X4);
+VT_ABI_ENUM(CU_AD_FORMAT_SNORM_INT8X1);
+VT_ABI_ENUM(CU_AD_FORMAT_SNORM_INT8X2);
+VT_ABI_ENUM(CU_AD_FORMAT_SNORM_INT8X4);
+VT_ABI_ENUM(CU_AD_FORMAT_SNORM_INT16X1);
+VT_ABI_ENUM(CU_AD_FORMAT_SNORM_INT16X2);
+VT_ABI_ENUM(CU_AD_FORMAT_SNORM_INT16X4);
+VT_ABI_ENUM(CU_POINTER_ATTRIBUTE_MEMORY_TYPE);
+VT_ABI_ENUM(CU_POINTER_ATTRIBUTE_IS_MANAGED);
+VT_ABI_ENUM(CU_MEMORYTYPE_HOST);
+_Static_assert(VT_CUDA_ARRAY3D_LAYERED == CUDA_ARRAY3D_LAYERED, "VT_ABI CUDA_ARRAY3D_LAYERED");
+_Static_assert(VT_CUDA_ARRAY3D_CUBEMAP == CUDA_ARRAY3D_CUBEMAP, "VT_ABI CUDA_ARRAY3D_CUBEMAP");
+_Static_assert(VT_CUDA_ARRAY3D_SPARSE == CUDA_ARRAY3D_SPARSE, "VT_ABI CUDA_ARRAY3D_SPARSE");
+_Static_assert(VT_CUDA_ARRAY3D_DEFERRED_MAPPING == CUDA_ARRAY3D_DEFERRED_MAPPING,
+               "VT_ABI CUDA_ARRAY3D_DEFERRED_MAPPING");
+VT_ABI_ENUM(CU_STREAM_CAPTURE_STATUS_NONE);
+VT_ABI_ENUM(CU_STREAM_CAPTURE_STATUS_ACTIVE);
+VT_ABI_ENUM(CU_STREAM_CAPTURE_STATUS_INVALIDATED);
+VT_ABI_ENUM(CU_STREAM_CAPTURE_MODE_GLOBAL);
+VT_ABI_ENUM(CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
+VT_ABI_ENUM(CU_STREAM_CAPTURE_MODE_RELAXED);
+VT_ABI_ENUM(CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT);
+VT_ABI_ENUM(CU_GRAPH_MEM_ATTR_USED_MEM_HIGH);
+VT_ABI_ENUM(CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT);
+VT_ABI_ENUM(CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH);
+VT_ABI_ENUM(CU_MEM_ACCESS_FLAGS_PROT_NONE);
+VT_ABI_ENUM(CU_MEM_ACCESS_FLAGS_PROT_READ);
+VT_ABI_ENUM(CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
+VT_ABI_ENUM(CU_MEM_ACCESS_FLAGS_PROT_MAX);
 VT_ABI_ENUM(cudaSuccess);
 VT_ABI_ENUM(cudaErrorInvalidValue);
 VT_ABI_ENUM(cudaErrorMemoryAllocation);
 VT_ABI_ENUM(cudaErrorInitializationError);
 
+VT_ABI_SAME_TYPE(vt_CUgreenCtx, CUgreenCtx);
+VT_ABI_SAME_TYPE(vt_CUgraph, CUgraph);
+VT_ABI_SAME_TYPE(vt_CUgraphNode, CUgraphNode);
+VT_ABI_SAME_TYPE(vt_CUgraphExec, CUgraphExec);
+VT_ABI_SAME_TYPE(vt_cudaGraph_t, cudaGraph_t);
+VT_ABI_SAME_TYPE(vt_cudaGraphNode_t, cudaGraphNode_t);
+VT_ABI_SAME_TYPE(vt_cudaGraphExec_t, cudaGraphExec_t);
+VT_ABI_TYPE(vt_CUstreamCaptureStatus, CUstreamCaptureStatus);
+VT_ABI_TYPE(vt_CUstreamCaptureMode, CUstreamCaptureMode);
+VT_ABI_TYPE(vt_CUgraphMem_attribute, CUgraphMem_attribute);
+VT_ABI_TYPE(vt_CUmemAccess_flags, CUmemAccess_flags);
 /* structs */
+VT_ABI_STRUCT(vt_CUmemAccessDesc, CUmemAccessDesc);
+VT_ABI_MEMBER(vt_CUmemAccessDesc, CUmemAccessDesc, location);
+VT_ABI_MEMBER(vt_CUmemAccessDesc, CUmemAccessDesc, flags);
+VT_ABI_STRUCT(vt_CUmemPoolProps, CUmemPoolProps);
+VT_ABI_MEMBER(vt_CUmemPoolProps, CUmemPoolProps, allocType);
+VT_ABI_MEMBER(vt_CUmemPoolProps, CUmemPoolProps, handleTypes);
+VT_ABI_MEMBER(vt_CUmemPoolProps, CUmemPoolProps, location);
+VT_ABI_MEMBER_TYPE(vt_CUmemPoolProps, CUmemPoolProps, win32SecurityAttributes);
+VT_ABI_MEMBER_TYPE(vt_CUmemPoolProps, CUmemPoolProps, maxSize);
+VT_ABI_MEMBER_TYPE(vt_CUmemPoolProps, CUmemPoolProps, usage);
+VT_ABI_MEMBER_TYPE(vt_CUmemPoolProps, CUmemPoolProps, reserved);
+VT_ABI_STRUCT(vt_CUDA_MEM_ALLOC_NODE_PARAMS, CUDA_MEM_ALLOC_NODE_PARAMS);
+VT_ABI_MEMBER(vt_CUDA_MEM_ALLOC_NODE_PARAMS, CUDA_MEM_ALLOC_NODE_PARAMS, poolProps);
+VT_ABI_MEMBER(vt_CUDA_MEM_ALLOC_NODE_PARAMS, CUDA_MEM_ALLOC_NODE_PARAMS, accessDescs);
+VT_ABI_MEMBER_TYPE(vt_CUDA_MEM_ALLOC_NODE_PARAMS, CUDA_MEM_ALLOC_NODE_PARAMS, accessDescCount);
+VT_ABI_MEMBER_TYPE(vt_CUDA_MEM_ALLOC_NODE_PARAMS, CUDA_MEM_ALLOC_NODE_PARAMS, bytesize);
+VT_ABI_MEMBER_TYPE(vt_CUDA_MEM_ALLOC_NODE_PARAMS, CUDA_MEM_ALLOC_NODE_PARAMS, dptr);
 VT_ABI_STRUCT(vt_CUmemLocation, CUmemLocation);
 VT_ABI_MEMBER(vt_CUmemLocation, CUmemLocation, type);
 VT_ABI_MEMBER_TYPE(vt_CUmemLocation, CUmemLocation, id);
@@ -422,6 +677,50 @@ VT_ABI_FN(cuGetProcAddress_v2_fn, (PFN_cuGetProcAddress_v12000)0, S_cuGetProcAdd
     T(cudaError_t) (*)(const char *, void **, unsigned long long, T(QR) *)
 #define S_cudaGetDriverEntryPointByVersion(T) \
     T(cudaError_t) (*)(const char *, void **, unsigned int, unsigned long long, T(QR) *)
+#define S_cuStreamBeginCapture_v2(T) T(CUresult) (*)(T(CUstream), T(CUstreamCaptureMode))
+#define S_cuStreamGetCaptureInfo_v2(T)                                                     \
+    T(CUresult) (*)(T(CUstream), T(CUstreamCaptureStatus) *, T(cuuint64_t) *, T(CUgraph) *, \
+                    const T(CUgraphNode) **, size_t *)
+#define S_cuGraphAddMemAllocNode(T)                                                      \
+    T(CUresult) (*)(T(CUgraphNode) *, T(CUgraph), const T(CUgraphNode) *, size_t, \
+                    T(CUDA_MEM_ALLOC_NODE_PARAMS) *)
+#define S_cuGraphAddMemFreeNode(T) \
+    T(CUresult) (*)(T(CUgraphNode) *, T(CUgraph), const T(CUgraphNode) *, size_t, T(CUdeviceptr))
+#define S_cuGraphInstantiateWithFlags(T) \
+    T(CUresult) (*)(T(CUgraphExec) *, T(CUgraph), unsigned long long)
+#define S_cuGraphLaunch(T) T(CUresult) (*)(T(CUgraphExec), T(CUstream))
+#define S_cuGraphExecDestroy(T) T(CUresult) (*)(T(CUgraphExec))
+#define S_cuGraphDestroy(T) T(CUresult) (*)(T(CUgraph))
+#define S_cuDeviceGraphMemTrim(T) T(CUresult) (*)(T(CUdevice))
+#define S_cuDeviceGetGraphMemAttribute(T) \
+    T(CUresult) (*)(T(CUdevice), T(CUgraphMem_attribute), void *)
+#define S_cuMemHostRegister_v2(T) T(CUresult) (*)(void *, size_t, unsigned int)
+#define S_cuMemHostUnregister(T) T(CUresult) (*)(void *)
+VT_ABI_FN(cuStreamBeginCapture_v2_fn, (PFN_cuStreamBeginCapture_v10010)0,
+          S_cuStreamBeginCapture_v2);
+VT_ABI_FN(cuStreamBeginCapture_v2_fn, (PFN_cuStreamBeginCapture_v10010_ptsz)0,
+          S_cuStreamBeginCapture_v2);
+VT_ABI_FN(cuStreamGetCaptureInfo_v2_fn, (PFN_cuStreamGetCaptureInfo_v11030)0,
+          S_cuStreamGetCaptureInfo_v2);
+VT_ABI_FN(cuGraphAddMemAllocNode_fn, (PFN_cuGraphAddMemAllocNode_v11040)0,
+          S_cuGraphAddMemAllocNode);
+VT_ABI_FN(cuGraphAddMemFreeNode_fn, (PFN_cuGraphAddMemFreeNode_v11040)0, S_cuGraphAddMemFreeNode);
+VT_ABI_FN(cuGraphInstantiateWithFlags_fn, (PFN_cuGraphInstantiateWithFlags_v11040)0,
+          S_cuGraphInstantiateWithFlags);
+VT_ABI_FN(cuGraphLaunch_fn, (PFN_cuGraphLaunch_v10000)0, S_cuGraphLaunch);
+VT_ABI_FN(cuGraphLaunch_fn, (PFN_cuGraphLaunch_v10000_ptsz)0, S_cuGraphLaunch);
+VT_ABI_FN(cuGraphExecDestroy_fn, (PFN_cuGraphExecDestroy_v10000)0, S_cuGraphExecDestroy);
+VT_ABI_FN(cuGraphDestroy_fn, (PFN_cuGraphDestroy_v10000)0, S_cuGraphDestroy);
+VT_ABI_FN(cuDeviceGraphMemTrim_fn, (PFN_cuDeviceGraphMemTrim_v11040)0, S_cuDeviceGraphMemTrim);
+VT_ABI_FN(cuDeviceGetGraphMemAttribute_fn, (PFN_cuDeviceGetGraphMemAttribute_v11040)0,
+          S_cuDeviceGetGraphMemAttribute);
+VT_ABI_FN(cuMemHostRegister_v2_fn, (PFN_cuMemHostRegister_v6050)0, S_cuMemHostRegister_v2);
+VT_ABI_FN(cuMemHostUnregister_fn, (PFN_cuMemHostUnregister_v4000)0, S_cuMemHostUnregister);
+#define S_cuGreenCtxDestroy(T) T(CUresult) (*)(T(CUgreenCtx))
+#define S_cuCtxFromGreenCtx(T) T(CUresult) (*)(T(CUcontext) *, T(CUgreenCtx))
+VT_ABI_FN(cuGreenCtxDestroy_fn, &cuGreenCtxDestroy, S_cuGreenCtxDestroy);
+VT_ABI_FN(cuCtxFromGreenCtx_fn, &cuCtxFromGreenCtx, S_cuCtxFromGreenCtx);
+
 /* The runtime shapes name their types through per-side tables, because
  * T(QR) is our int typedef on one side and the real enum tag on the other. */
 #undef T_OURS
@@ -447,6 +746,27 @@ VT_ABI_FN(cuGetProcAddress_v2_fn, (PFN_cuGetProcAddress_v12000)0, S_cuGetProcAdd
 #define T_OURS_cudaChannelFormatDesc vt_cudaChannelFormatDesc
 #define T_REAL_cudaChannelFormatDesc cudaChannelFormatDesc
 
+#define T_OURS_cudaGraph_t vt_cudaGraph_t
+#define T_REAL_cudaGraph_t cudaGraph_t
+#define T_OURS_cudaGraphNode_t vt_cudaGraphNode_t
+#define T_REAL_cudaGraphNode_t cudaGraphNode_t
+#define T_OURS_cudaGraphExec_t vt_cudaGraphExec_t
+#define T_REAL_cudaGraphExec_t cudaGraphExec_t
+#define S_cudaGraphAddMemAllocNode(T)                                                      \
+    T(cudaError_t) (*)(T(cudaGraphNode_t) *, T(cudaGraph_t), const T(cudaGraphNode_t) *, size_t, \
+                       struct cudaMemAllocNodeParams *)
+#define S_cudaGraphAddMemFreeNode(T) \
+    T(cudaError_t) (*)(T(cudaGraphNode_t) *, T(cudaGraph_t), const T(cudaGraphNode_t) *, size_t, void *)
+#define S_cudaGraphLaunch(T) T(cudaError_t) (*)(T(cudaGraphExec_t), T(cudaStream_t))
+#define S_cudaDeviceGraphMemTrim(T) T(cudaError_t) (*)(int)
+#define S_cudaHostRegister(T) T(cudaError_t) (*)(void *, size_t, unsigned int)
+#define S_cudaHostUnregister(T) T(cudaError_t) (*)(void *)
+VT_ABI_FN(cudaGraphAddMemAllocNode_fn, &cudaGraphAddMemAllocNode, S_cudaGraphAddMemAllocNode);
+VT_ABI_FN(cudaGraphAddMemFreeNode_fn, &cudaGraphAddMemFreeNode, S_cudaGraphAddMemFreeNode);
+VT_ABI_FN(cudaGraphLaunch_fn, &cudaGraphLaunch, S_cudaGraphLaunch);
+VT_ABI_FN(cudaDeviceGraphMemTrim_fn, &cudaDeviceGraphMemTrim, S_cudaDeviceGraphMemTrim);
+VT_ABI_FN(cudaHostRegister_fn, &cudaHostRegister, S_cudaHostRegister);
+VT_ABI_FN(cudaHostUnregister_fn, &cudaHostUnregister, S_cudaHostUnregister);
 VT_ABI_FN(cudaMalloc_fn, &cudaMalloc, S_cudaMalloc);
 VT_ABI_FN(cudaMallocPitch_fn, &cudaMallocPitch, S_cudaMallocPitch);
 VT_ABI_FN(cudaMalloc3D_fn, &cudaMalloc3D, S_cudaMalloc3D);

@@ -36,8 +36,15 @@ LEAKS = [
     ("leak_cuArray3DCreate", "cuArray3DCreate", ARRAY3D_BYTES, "cuArray3DCreate", "device"),
     ("leak_cuMipmappedArrayCreate", "cuMipmappedArrayCreate", MIPMAP_BYTES,
      "cuMipmappedArrayCreate", "device"),
+    ("leak_cuMemHostRegister", "cuMemHostRegister", D["DRV_HOST_REGISTER_BYTES"],
+     "cuMemHostRegister", "host"),
+    # block-compressed (4x4 texels in 16 bytes) and planar video formats
+    ("leak_cuArray3DCreate_bc7", "cuArray3DCreate_bc7",
+     (D["DRV_BC7_WIDTH"] // 4) * (D["DRV_BC7_HEIGHT"] // 4) * 16, "cuArray3DCreate", "device"),
+    ("leak_cuArrayCreate_nv12", "cuArrayCreate_nv12",
+     D["DRV_NV12_WIDTH"] * D["DRV_NV12_HEIGHT"] * 3 // 2, "cuArrayCreate", "device"),
 ]
-LOOP_APIS = 12  # balanced_loops: alloc/free pairs per iteration
+LOOP_APIS = 13  # balanced_loops: alloc/free pairs per iteration
 SUMMARY = H.define_api_cases(globals(), program_name="drv_apis", source=SRC,
                              leak_list=[leak + (0,) for leak in LEAKS],   # all on device 0
                              loop_pairs=LOOP_APIS * LOOP)

@@ -37,9 +37,11 @@ LEAKS = [
     ("leak_cudaMalloc3DArray", "cudaMalloc3DArray", ARRAY3D_BYTES, "cudaMalloc3DArray", "device", 0),
     ("leak_cudaMallocMipmappedArray", "cudaMallocMipmappedArray", MIPMAP_BYTES,
      "cudaMallocMipmappedArray", "device", 0),
+    ("leak_cudaHostRegister", "cudaHostRegister", D["RT_HOST_REGISTER_BYTES"],
+     "cudaHostRegister", "host", 0),
     ("leak_on_device1", "device1", D["RT_DEVICE1_BYTES"], "cudaMalloc", "device", 1),
 ]
-LOOP_APIS = 12  # balanced_loops: alloc/free pairs per iteration
+LOOP_APIS = 13  # balanced_loops: alloc/free pairs per iteration
 SUMMARY = H.define_api_cases(globals(), program_name="rt_apis", source=SRC,
                              leak_list=LEAKS, loop_pairs=LOOP_APIS * LOOP)
 

@@ -20,6 +20,7 @@ struct vt_alloc_info {
     int device;
     void *ctx;
     uint64_t stream;
+    int graph; /* a graph's allocation: freed, its memory stays in the graph memory pool */
 };
 
 /* The ALLOC / FREE flag of a key space (format.h). */

@@ -2,7 +2,9 @@
 #include "event.h"
 
 #include "devices.h"
+#include "driver_function.h"
 #include "freed.h"
+#include "graphs.h"
 
 #include <errno.h>
 
@@ -13,6 +15,11 @@ static unsigned called_api(unsigned driver_api)
     unsigned api = vt_thread_state.api;
     vt_thread_state.counted = 1;
     return api ? api : driver_api;
+}
+
+unsigned vt_event_api(unsigned driver_api)
+{
+    return called_api(driver_api);
 }
 
 /* The allocation and its owner are known: its stack, then the table. */
@@ -78,6 +85,11 @@ void vt_on_free(CUresult result, struct vt_free_call *call)
     int saved = errno;
     vt_track_free_end(call->key, call->space, call->api, call->stream, call->stack, &call->pending,
                       (int)result);
+    if (result == CUDA_SUCCESS && call->pending.traced && call->pending.info.graph) {
+        struct vt_stack stack; /* its memory went back to the graph memory pool */
+        vt_stack_capture(&stack);
+        vt_graph_pool_changed(call->pending.info.device, call->api, &stack);
+    }
     vt_devices_flush();
     vt_leave();
     errno = saved;
@@ -97,6 +109,114 @@ void vt_on_vmm_unmap(CUresult result, uint64_t va, uint64_t size)
     int saved = errno;
     if (result == CUDA_SUCCESS)
         vt_track_vmm_unmap(va, size);
+    vt_leave();
+    errno = saved;
+}
+
+/* ---- CUDA graphs and stream capture ---- */
+
+static int captures_begun;
+
+int vt_captures_begun(void)
+{
+    return __atomic_load_n(&captures_begun, __ATOMIC_RELAXED);
+}
+
+void vt_on_capture_begin(CUresult result)
+{
+    int saved = errno;
+    if (result == CUDA_SUCCESS)
+        __atomic_store_n(&captures_begun, 1, __ATOMIC_RELAXED);
+    vt_leave();
+    errno = saved;
+}
+
+CUgraph vt_capture_graph(CUstream stream)
+{
+    static void *slot;
+    CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+    CUgraph graph = NULL;
+    cuStreamGetCaptureInfo_v2_fn info =
+        (cuStreamGetCaptureInfo_v2_fn)vt_driver_function_cached(&slot, "cuStreamGetCaptureInfo_v2");
+    if (!info || info(stream, &status, NULL, &graph, NULL, NULL) != CUDA_SUCCESS ||
+        status != CU_STREAM_CAPTURE_STATUS_ACTIVE)
+        return NULL;
+    return graph;
+}
+
+void vt_on_graph_alloc_node(CUresult result, CUgraph graph, struct vt_alloc_info info)
+{
+    int saved = errno;
+    struct vt_stack stack;
+    info.api = called_api(info.api);
+    if (result == CUDA_SUCCESS) {
+        vt_owner_fill(&info);
+        vt_stack_capture(&stack);
+        vt_graph_add_alloc((uint64_t)(uintptr_t)graph, &info, &stack);
+    }
+    vt_leave();
+    errno = saved;
+}
+
+void vt_on_graph_free_node(CUresult result, CUgraph graph, uint64_t address, unsigned api)
+{
+    int saved = errno;
+    api = called_api(api);
+    if (result == CUDA_SUCCESS)
+        vt_graph_add_free((uint64_t)(uintptr_t)graph, address, api);
+    vt_leave();
+    errno = saved;
+}
+
+void vt_on_graph_instantiate(CUresult result, CUgraphExec exec, CUgraph graph)
+{
+    int saved = errno;
+    if (result == CUDA_SUCCESS)
+        vt_graph_instantiated((uint64_t)(uintptr_t)exec, (uint64_t)(uintptr_t)graph);
+    vt_leave();
+    errno = saved;
+}
+
+void vt_on_graph_launch(CUresult result, CUgraphExec exec, unsigned api)
+{
+    int saved = errno;
+    struct vt_stack stack;
+    api = called_api(api);
+    if (result == CUDA_SUCCESS) {
+        vt_stack_capture(&stack);
+        vt_graph_launched((uint64_t)(uintptr_t)exec, api, &stack);
+    }
+    vt_leave();
+    errno = saved;
+}
+
+void vt_on_graph_exec_destroy(CUresult result, CUgraphExec exec)
+{
+    int saved = errno;
+    if (result == CUDA_SUCCESS)
+        vt_graph_exec_destroyed((uint64_t)(uintptr_t)exec);
+    vt_leave();
+    errno = saved;
+}
+
+void vt_on_graph_destroy(CUresult result, CUgraph graph)
+{
+    int saved = errno;
+    if (result == CUDA_SUCCESS)
+        vt_graph_destroyed((uint64_t)(uintptr_t)graph);
+    vt_leave();
+    errno = saved;
+}
+
+void vt_on_graph_mem_trim(CUresult result, int device, unsigned api)
+{
+    int saved = errno;
+    struct vt_stack stack;
+    api = called_api(api);
+    if (result == CUDA_SUCCESS) {
+        vt_stack_capture(&stack);
+        vt_graph_pool_changed(device, api, &stack);
+    }
     vt_leave();
     errno = saved;
 }

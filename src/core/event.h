@@ -61,6 +61,29 @@ void vt_on_vmm_release(CUresult result, uint64_t handle);
 void vt_on_teardown_begin(void *ctx, int device);
 void vt_on_teardown(int torn_down, void *ctx, int device, unsigned api);
 
+/* ---- CUDA graphs (graphs.h) and stream capture ----
+ * Each ends a traced event begun by vt_event_begin, after the real call
+ * returned RESULT; nothing is recorded for a call that failed. */
+/* Streams have been capturing since the first cuStreamBeginCapture: only
+ * then does a stream-ordered allocation ask whether its stream captures. */
+int vt_captures_begun(void);
+void vt_on_capture_begin(CUresult result);
+/* The graph STREAM (CU_STREAM_PER_THREAD for the per-thread default
+ * stream) is capturing into, or NULL. The guard held. */
+CUgraph vt_capture_graph(CUstream stream);
+/* INFO (its key the node's address) is an allocation node of GRAPH. */
+void vt_on_graph_alloc_node(CUresult result, CUgraph graph, struct vt_alloc_info info);
+void vt_on_graph_free_node(CUresult result, CUgraph graph, uint64_t address, unsigned api);
+void vt_on_graph_instantiate(CUresult result, CUgraphExec exec, CUgraph graph);
+void vt_on_graph_launch(CUresult result, CUgraphExec exec, unsigned api);
+void vt_on_graph_exec_destroy(CUresult result, CUgraphExec exec);
+void vt_on_graph_destroy(CUresult result, CUgraph graph);
+void vt_on_graph_mem_trim(CUresult result, int device, unsigned api);
+
+/* The API the program called, for a driver hook standing for DRIVER_API:
+ * the runtime's tag when there is one (the tagged call is then counted). */
+unsigned vt_event_api(unsigned driver_api);
+
 /* A traced call that turned out to have nothing to record. */
 static inline void vt_event_end(void)
 {

@@ -88,24 +88,35 @@ void vt_owner_fill(struct vt_alloc_info *info)
         info->device = device_of(info->ctx, 1);
 }
 
-/* A pool's device never changes while it lives: asked of the driver (the
- * device of the memory it handed out) only when this thread allocates from
- * another pool than last time. -1 when unknown (a failed allocation from a
- * pool not seen before). */
-static int device_of_pool(CUmemoryPool pool, CUdeviceptr memory)
+/* A pool's device and kind never change while it lives: asked of the
+ * driver (of the memory it handed out: pools with a host location hand out
+ * page-locked host memory, managed pools managed memory) only when this
+ * thread allocates from another pool than last time. Device -1 when unknown
+ * (a failed allocation from a pool not seen before). */
+static int device_of_pool(CUmemoryPool pool, CUdeviceptr memory, unsigned *kind)
 {
     __typeof__(vt_thread_state.last_pool) *last = &vt_thread_state.last_pool;
     unsigned epoch = __atomic_load_n(&owner_epoch, __ATOMIC_ACQUIRE);
-    int device = -1;
+    int device = -1, managed = 0;
+    unsigned memory_type = 0;
     cuPointerGetAttribute_fn get_attribute = (cuPointerGetAttribute_fn)vt_driver_function_cached(
         &pointer_attribute_slot, "cuPointerGetAttribute");
-    if (pool && last->pool == pool && last->epoch == epoch)
+    if (pool && last->pool == pool && last->epoch == epoch) {
+        *kind = last->kind;
         return last->device;
+    }
     if (!memory || !get_attribute ||
         get_attribute(&device, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, memory) != CUDA_SUCCESS)
         return -1;
+    if (get_attribute(&managed, CU_POINTER_ATTRIBUTE_IS_MANAGED, memory) == CUDA_SUCCESS && managed)
+        *kind = VT_KIND_MANAGED;
+    else if (get_attribute(&memory_type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, memory) ==
+                 CUDA_SUCCESS &&
+             memory_type == CU_MEMORYTYPE_HOST)
+        *kind = VT_KIND_HOST;
     last->pool = pool;
     last->device = device;
+    last->kind = *kind;
     last->epoch = epoch;
     return device;
 }
@@ -130,7 +141,7 @@ int vt_owner_memory_info(int device, struct vt_meminfo *mem)
 
 void vt_owner_of_pool(struct vt_alloc_info *info, CUmemoryPool pool, CUresult result)
 {
-    int device = device_of_pool(pool, result == CUDA_SUCCESS ? info->key : 0);
+    int device = device_of_pool(pool, result == CUDA_SUCCESS ? info->key : 0, &info->kind);
     info->device = device >= 0 ? device : VT_DEVICE_OF_CONTEXT;
     if (device < 0)
         vt_owner_fill(info);

@@ -18,7 +18,8 @@ void vt_owner_fill(struct vt_alloc_info *info);
 
 /* For an allocation from POOL (RESULT: the driver's answer): the memory
  * lives on the pool's device and belongs to the pool (ctx NULL), not to
- * the context. */
+ * the context; its kind is the pool's (host or managed where the driver
+ * says the pool's memory is, else as given). */
 void vt_owner_of_pool(struct vt_alloc_info *info, CUmemoryPool pool, CUresult result);
 
 /* The driver's free/total memory of DEVICE, when it is the current

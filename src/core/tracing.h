@@ -42,9 +42,10 @@ struct vt_thread {
         int device;
         unsigned epoch;
     } last_context;
-    struct { /* the device of the memory pool this thread allocated from last */
+    struct { /* the device and kind of the memory pool this thread allocated from last */
         void *pool;
         int device;
+        unsigned kind;
         unsigned epoch;
     } last_pool;
 };

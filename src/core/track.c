@@ -128,7 +128,8 @@ static void write_free(const struct vt_alloc_info *info, uint32_t stack, uint64_
     write_or_stop(vt_output->free(info, stack, key, api, status_flags, stream, time_ns));
 }
 
-void vt_track_alloc(const struct vt_alloc_info *info, const struct vt_stack *stack)
+static void track_alloc(const struct vt_alloc_info *info, const struct vt_stack *stack,
+                        uint32_t stack_id)
 {
     struct live *e, *stale;
     uint64_t now = vt_now_ns();
@@ -148,11 +149,40 @@ void vt_track_alloc(const struct vt_alloc_info *info, const struct vt_stack *sta
     }
     e->info = *info;
     write_or_stop(vt_thread_name_note());
-    e->stack = vt_stack_intern(stack);
+    e->stack = stack ? vt_stack_intern(stack) : stack_id;
     e->seq = __atomic_add_fetch(&table.seq, 1, __ATOMIC_RELAXED);
     insert(e);
     write_alloc(e, 0, now);
     vt_unlock();
+}
+
+void vt_track_alloc(const struct vt_alloc_info *info, const struct vt_stack *stack)
+{
+    track_alloc(info, stack, 0);
+}
+
+void vt_track_alloc_interned(const struct vt_alloc_info *info, uint32_t stack_id)
+{
+    track_alloc(info, NULL, stack_id);
+}
+
+uint32_t vt_track_stack_id(const struct vt_stack *stack)
+{
+    uint32_t id = 0;
+    vt_lock();
+    if (vt_output_ready() == 0)
+        id = vt_stack_intern(stack);
+    vt_unlock();
+    return id;
+}
+
+uint64_t vt_track_live_size(uint64_t key, enum vt_space space)
+{
+    vt_lock();
+    struct live *e = find(space, key);
+    uint64_t size = e ? e->info.size : 0;
+    vt_unlock();
+    return size;
 }
 
 void vt_track_failed(const struct vt_alloc_info *info, int error, const struct vt_stack *stack,

@@ -32,7 +32,12 @@ enum {
     CUDA_ERROR_NOT_FOUND = 500,
 };
 
-enum { CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9 };
+enum {
+    CU_POINTER_ATTRIBUTE_MEMORY_TYPE = 2,
+    CU_POINTER_ATTRIBUTE_IS_MANAGED = 8,
+    CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9
+};
+enum { CU_MEMORYTYPE_HOST = 1 };
 
 enum {
     CU_GET_PROC_ADDRESS_DEFAULT = 0,
@@ -92,8 +97,117 @@ typedef enum CUarray_format_enum {
     CU_AD_FORMAT_SIGNED_INT32 = 0x0a,
     CU_AD_FORMAT_HALF = 0x10,
     CU_AD_FORMAT_FLOAT = 0x20,
+    CU_AD_FORMAT_UNORM_INT_101010_2 = 0x50,
+    CU_AD_FORMAT_BC1_UNORM = 0x91,
+    CU_AD_FORMAT_BC1_UNORM_SRGB = 0x92,
+    CU_AD_FORMAT_BC2_UNORM = 0x93,
+    CU_AD_FORMAT_BC2_UNORM_SRGB = 0x94,
+    CU_AD_FORMAT_BC3_UNORM = 0x95,
+    CU_AD_FORMAT_BC3_UNORM_SRGB = 0x96,
+    CU_AD_FORMAT_BC4_UNORM = 0x97,
+    CU_AD_FORMAT_BC4_SNORM = 0x98,
+    CU_AD_FORMAT_BC5_UNORM = 0x99,
+    CU_AD_FORMAT_BC5_SNORM = 0x9a,
+    CU_AD_FORMAT_BC6H_UF16 = 0x9b,
+    CU_AD_FORMAT_BC6H_SF16 = 0x9c,
+    CU_AD_FORMAT_BC7_UNORM = 0x9d,
+    CU_AD_FORMAT_BC7_UNORM_SRGB = 0x9e,
+    CU_AD_FORMAT_P010 = 0x9f,
+    CU_AD_FORMAT_P016 = 0xa1,
+    CU_AD_FORMAT_NV16 = 0xa2,
+    CU_AD_FORMAT_P210 = 0xa3,
+    CU_AD_FORMAT_P216 = 0xa4,
+    CU_AD_FORMAT_YUY2 = 0xa5,
+    CU_AD_FORMAT_Y210 = 0xa6,
+    CU_AD_FORMAT_Y216 = 0xa7,
+    CU_AD_FORMAT_AYUV = 0xa8,
+    CU_AD_FORMAT_Y410 = 0xa9,
+    CU_AD_FORMAT_NV12 = 0xb0,
+    CU_AD_FORMAT_Y416 = 0xb1,
+    CU_AD_FORMAT_Y444_PLANAR8 = 0xb2,
+    CU_AD_FORMAT_Y444_PLANAR10 = 0xb3,
+    CU_AD_FORMAT_YUV444_8bit_SemiPlanar = 0xb4,
+    CU_AD_FORMAT_YUV444_16bit_SemiPlanar = 0xb5,
+    CU_AD_FORMAT_UNORM_INT8X1 = 0xc0,
+    CU_AD_FORMAT_UNORM_INT8X2 = 0xc1,
+    CU_AD_FORMAT_UNORM_INT8X4 = 0xc2,
+    CU_AD_FORMAT_UNORM_INT16X1 = 0xc3,
+    CU_AD_FORMAT_UNORM_INT16X2 = 0xc4,
+    CU_AD_FORMAT_UNORM_INT16X4 = 0xc5,
+    CU_AD_FORMAT_SNORM_INT8X1 = 0xc6,
+    CU_AD_FORMAT_SNORM_INT8X2 = 0xc7,
+    CU_AD_FORMAT_SNORM_INT8X4 = 0xc8,
+    CU_AD_FORMAT_SNORM_INT16X1 = 0xc9,
+    CU_AD_FORMAT_SNORM_INT16X2 = 0xca,
+    CU_AD_FORMAT_SNORM_INT16X4 = 0xcb,
     CU_AD_FORMAT_MAX = 0x7FFFFFFF
 } CUarray_format;
+/* CUDA_ARRAY3D_DESCRIPTOR.Flags (#defines in cuda.h): Depth counts layers
+ * or faces; arrays without memory of their own, mapped onto cuMemCreate
+ * memory later. */
+enum {
+    VT_CUDA_ARRAY3D_LAYERED = 0x01,
+    VT_CUDA_ARRAY3D_CUBEMAP = 0x04,
+    VT_CUDA_ARRAY3D_SPARSE = 0x40,
+    VT_CUDA_ARRAY3D_DEFERRED_MAPPING = 0x80
+};
+
+typedef struct CUgreenCtx_st *CUgreenCtx;
+
+/* ---- CUDA graphs and stream capture ---- */
+#define VT_STREAM_PER_THREAD ((CUstream)0x2) /* cuda.h's CU_STREAM_PER_THREAD */
+typedef struct CUgraph_st *CUgraph;
+typedef struct CUgraphNode_st *CUgraphNode;
+typedef struct CUgraphExec_st *CUgraphExec;
+
+typedef enum CUstreamCaptureStatus_enum {
+    CU_STREAM_CAPTURE_STATUS_NONE = 0,
+    CU_STREAM_CAPTURE_STATUS_ACTIVE = 1,
+    CU_STREAM_CAPTURE_STATUS_INVALIDATED = 2
+} CUstreamCaptureStatus;
+
+typedef enum CUstreamCaptureMode_enum {
+    CU_STREAM_CAPTURE_MODE_GLOBAL = 0,
+    CU_STREAM_CAPTURE_MODE_THREAD_LOCAL = 1,
+    CU_STREAM_CAPTURE_MODE_RELAXED = 2
+} CUstreamCaptureMode;
+
+typedef enum CUgraphMem_attribute_enum {
+    CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT = 0,
+    CU_GRAPH_MEM_ATTR_USED_MEM_HIGH = 1,
+    CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT = 2,
+    CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH = 3
+} CUgraphMem_attribute;
+
+typedef enum CUmemAccess_flags_enum {
+    CU_MEM_ACCESS_FLAGS_PROT_NONE = 0x0,
+    CU_MEM_ACCESS_FLAGS_PROT_READ = 0x1,
+    CU_MEM_ACCESS_FLAGS_PROT_READWRITE = 0x3,
+    CU_MEM_ACCESS_FLAGS_PROT_MAX = 0x7FFFFFFF
+} CUmemAccess_flags;
+
+typedef struct CUmemAccessDesc_st {
+    CUmemLocation location;
+    CUmemAccess_flags flags;
+} CUmemAccessDesc;
+
+typedef struct CUmemPoolProps_st {
+    CUmemAllocationType allocType;
+    CUmemAllocationHandleType handleTypes;
+    CUmemLocation location;
+    void *win32SecurityAttributes;
+    size_t maxSize;
+    unsigned short usage;
+    unsigned char reserved[54];
+} CUmemPoolProps;
+
+typedef struct CUDA_MEM_ALLOC_NODE_PARAMS_v1_st {
+    CUmemPoolProps poolProps;
+    const CUmemAccessDesc *accessDescs;
+    size_t accessDescCount;
+    size_t bytesize;
+    CUdeviceptr dptr;
+} CUDA_MEM_ALLOC_NODE_PARAMS;
 
 #ifndef CU_UUID_HAS_BEEN_DEFINED /* the real cuda.h and driver_types.h share it so */
 #define CU_UUID_HAS_BEEN_DEFINED
@@ -171,6 +285,33 @@ typedef CUresult (*cuGetProcAddress_v2_fn)(const char *symbol, void **pfn, int c
                                            cuuint64_t flags,
                                            CUdriverProcAddressQueryResult *symbolStatus);
 
+/* graphs, capture, host registration */
+typedef CUresult (*cuStreamBeginCapture_v2_fn)(CUstream stream, CUstreamCaptureMode mode);
+typedef CUresult (*cuStreamEndCapture_fn)(CUstream stream, CUgraph *graph);
+typedef CUresult (*cuStreamGetCaptureInfo_v2_fn)(CUstream stream, CUstreamCaptureStatus *status,
+                                                 cuuint64_t *id, CUgraph *graph,
+                                                 const CUgraphNode **dependencies,
+                                                 size_t *numDependencies);
+typedef CUresult (*cuGraphAddMemAllocNode_fn)(CUgraphNode *node, CUgraph graph,
+                                              const CUgraphNode *dependencies,
+                                              size_t numDependencies,
+                                              CUDA_MEM_ALLOC_NODE_PARAMS *params);
+typedef CUresult (*cuGraphAddMemFreeNode_fn)(CUgraphNode *node, CUgraph graph,
+                                             const CUgraphNode *dependencies,
+                                             size_t numDependencies, CUdeviceptr dptr);
+typedef CUresult (*cuGraphInstantiateWithFlags_fn)(CUgraphExec *exec, CUgraph graph,
+                                                   unsigned long long flags);
+typedef CUresult (*cuGraphLaunch_fn)(CUgraphExec exec, CUstream stream);
+typedef CUresult (*cuGraphExecDestroy_fn)(CUgraphExec exec);
+typedef CUresult (*cuGraphDestroy_fn)(CUgraph graph);
+typedef CUresult (*cuDeviceGraphMemTrim_fn)(CUdevice device);
+typedef CUresult (*cuDeviceGetGraphMemAttribute_fn)(CUdevice device, CUgraphMem_attribute attr,
+                                                    void *value);
+typedef CUresult (*cuMemHostRegister_v2_fn)(void *p, size_t bytesize, unsigned int flags);
+typedef CUresult (*cuMemHostUnregister_fn)(void *p);
+typedef CUresult (*cuGreenCtxDestroy_fn)(CUgreenCtx ctx);
+typedef CUresult (*cuCtxFromGreenCtx_fn)(CUcontext *ctx, CUgreenCtx green);
+
 /* ---- runtime API ---- */
 typedef int cudaError_t;
 typedef struct CUstream_st *cudaStream_t;
@@ -232,6 +373,21 @@ typedef cudaError_t (*cudaMallocMipmappedArray_fn)(cudaMipmappedArray_t *array,
                                                    unsigned int flags);
 typedef cudaError_t (*cudaFreeMipmappedArray_fn)(cudaMipmappedArray_t array);
 typedef cudaError_t (*cudaDeviceReset_fn)(void);
+typedef struct CUgraph_st *cudaGraph_t;
+typedef struct CUgraphNode_st *cudaGraphNode_t;
+typedef struct CUgraphExec_st *cudaGraphExec_t;
+struct cudaMemAllocNodeParams; /* passed through */
+typedef cudaError_t (*cudaGraphAddMemAllocNode_fn)(cudaGraphNode_t *node, cudaGraph_t graph,
+                                                   const cudaGraphNode_t *dependencies,
+                                                   size_t numDependencies,
+                                                   struct cudaMemAllocNodeParams *params);
+typedef cudaError_t (*cudaGraphAddMemFreeNode_fn)(cudaGraphNode_t *node, cudaGraph_t graph,
+                                                  const cudaGraphNode_t *dependencies,
+                                                  size_t numDependencies, void *dptr);
+typedef cudaError_t (*cudaGraphLaunch_fn)(cudaGraphExec_t exec, cudaStream_t stream);
+typedef cudaError_t (*cudaDeviceGraphMemTrim_fn)(int device);
+typedef cudaError_t (*cudaHostRegister_fn)(void *ptr, size_t size, unsigned int flags);
+typedef cudaError_t (*cudaHostUnregister_fn)(void *ptr);
 typedef cudaError_t (*cudaGetDriverEntryPoint_fn)(const char *symbol, void **funcPtr,
                                                   unsigned long long flags,
                                                   cudaDriverEntryPointQueryResult *driverStatus);

@@ -40,7 +40,23 @@
     X(cuCtxDestroy_v2)              \
     X(cuDevicePrimaryCtxRetain)     \
     X(cuDevicePrimaryCtxRelease_v2) \
-    X(cuDevicePrimaryCtxReset_v2)
+    X(cuDevicePrimaryCtxReset_v2)   \
+    X(cuMemHostRegister_v2)         \
+    X(cuMemHostUnregister)          \
+    X(cuGreenCtxDestroy)
+
+/* CUDA graphs' and stream capture's wrappers, in hooks_graph.c. */
+#define VT_GRAPH_HOOKS(X)           \
+    X(cuStreamBeginCapture_v2)      \
+    X(cuStreamBeginCapture_v2_ptsz) \
+    X(cuGraphAddMemAllocNode)       \
+    X(cuGraphAddMemFreeNode)        \
+    X(cuGraphInstantiateWithFlags)  \
+    X(cuGraphLaunch)                \
+    X(cuGraphLaunch_ptsz)           \
+    X(cuGraphExecDestroy)           \
+    X(cuGraphDestroy)               \
+    X(cuDeviceGraphMemTrim)
 
 /* The driver's resolvers' wrappers, in hooks_lookup.c. */
 #define VT_RESOLVER_HOOKS(X) \
@@ -48,7 +64,7 @@
     X(cuGetProcAddress_v2)   \
     X(cuGetProcAddress_v2_ptsz)
 
-#define VT_DRIVER_HOOKS(X) VT_ALLOC_HOOKS(X) VT_RESOLVER_HOOKS(X)
+#define VT_DRIVER_HOOKS(X) VT_ALLOC_HOOKS(X) VT_GRAPH_HOOKS(X) VT_RESOLVER_HOOKS(X)
 
 enum vt_hook_id {
 #define VT_HOOK_ID(name) VT_HOOK_##name,
@@ -68,8 +84,8 @@ struct vt_hook_wrapper {
         __attribute__((used, section("vt_hook_wrappers"), aligned(sizeof(void *)))) = { \
             VT_HOOK_##name, (void *)name};
 
-/* In the file that defines the wrappers of LIST (VT_ALLOC_HOOKS or
- * VT_RESOLVER_HOOKS), after them: registers every one (a hook of the list
+/* In the file that defines the wrappers of LIST (VT_ALLOC_HOOKS,
+ * VT_GRAPH_HOOKS or VT_RESOLVER_HOOKS), after them: registers every one (a hook of the list
  * without its wrapper does not compile). */
 #define VT_HOOK_REGISTER(LIST) LIST(VT_HOOK_WRAPPER_ENTRY)
 

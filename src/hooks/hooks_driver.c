@@ -66,10 +66,21 @@ VT_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t size, unsigned in
     return r;
 }
 
+/* The graph STREAM captures into (NULL: none), as the _ptsz variants
+ * name the per-thread default stream. Asked only once a capture began. */
+static CUgraph capturing(CUstream stream, int per_thread)
+{
+    if (!vt_captures_begun())
+        return NULL;
+    return vt_capture_graph(!stream && per_thread ? VT_STREAM_PER_THREAD : stream);
+}
+
 /* Stream-ordered: the memory comes from the default pool of the stream's
- * device, which need not be the current one. */
+ * device, which need not be the current one. On a capturing stream the
+ * call makes an allocation node of the capture's graph: an address, no
+ * memory until a launch. */
 static CUresult alloc_async(cuMemAllocAsync_fn real, CUdeviceptr *dptr, size_t size,
-                            CUstream stream)
+                            CUstream stream, int per_thread)
 {
     if (!real)
         return CUDA_ERROR_NOT_INITIALIZED;
@@ -79,32 +90,43 @@ static CUresult alloc_async(cuMemAllocAsync_fn real, CUdeviceptr *dptr, size_t s
     struct vt_alloc_info info = device_alloc(r ? 0 : *dptr, size, VT_API_cuMemAllocAsync,
                                              VT_KIND_DEVICE, (uint64_t)(uintptr_t)stream);
     info.device = VT_DEVICE_OF_STREAM;
-    vt_on_alloc(r, info);
+    CUgraph graph = capturing(stream, per_thread);
+    if (graph) {
+        info.ctx = NULL, info.graph = 1;
+        vt_on_graph_alloc_node(r, graph, info);
+    } else {
+        vt_on_alloc(r, info);
+    }
     return r;
 }
 
 VT_EXPORT CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t size, CUstream stream)
 {
-    return alloc_async(REAL(cuMemAllocAsync_fn, cuMemAllocAsync), dptr, size, stream);
+    return alloc_async(REAL(cuMemAllocAsync_fn, cuMemAllocAsync), dptr, size, stream, 0);
 }
 
 VT_EXPORT CUresult cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t size, CUstream stream)
 {
-    return alloc_async(REAL(cuMemAllocAsync_fn, cuMemAllocAsync_ptsz), dptr, size, stream);
+    return alloc_async(REAL(cuMemAllocAsync_fn, cuMemAllocAsync_ptsz), dptr, size, stream, 1);
 }
 
 static CUresult alloc_from_pool(cuMemAllocFromPoolAsync_fn real, CUdeviceptr *dptr, size_t size,
-                                CUmemoryPool pool, CUstream stream)
+                                CUmemoryPool pool, CUstream stream, int per_thread)
 {
     if (!real)
         return CUDA_ERROR_NOT_INITIALIZED;
     if (!vt_event_begin())
         return real(dptr, size, pool, stream);
     CUresult r = real(dptr, size, pool, stream);
-    vt_on_pool_alloc(r,
-                     device_alloc(r ? 0 : *dptr, size, VT_API_cuMemAllocFromPoolAsync,
-                                  VT_KIND_DEVICE, (uint64_t)(uintptr_t)stream),
-                     pool);
+    struct vt_alloc_info info = device_alloc(r ? 0 : *dptr, size, VT_API_cuMemAllocFromPoolAsync,
+                                             VT_KIND_DEVICE, (uint64_t)(uintptr_t)stream);
+    CUgraph graph = capturing(stream, per_thread);
+    if (graph) {
+        info.device = VT_DEVICE_OF_STREAM, info.graph = 1;
+        vt_on_graph_alloc_node(r, graph, info);
+    } else {
+        vt_on_pool_alloc(r, info, pool);
+    }
     return r;
 }
 
@@ -112,14 +134,14 @@ VT_EXPORT CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t size, CUmem
                                            CUstream stream)
 {
     return alloc_from_pool(REAL(cuMemAllocFromPoolAsync_fn, cuMemAllocFromPoolAsync), dptr, size,
-                           pool, stream);
+                           pool, stream, 0);
 }
 
 VT_EXPORT CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t size, CUmemoryPool pool,
                                                 CUstream stream)
 {
     return alloc_from_pool(REAL(cuMemAllocFromPoolAsync_fn, cuMemAllocFromPoolAsync_ptsz), dptr,
-                           size, pool, stream);
+                           size, pool, stream, 1);
 }
 
 static CUresult alloc_host(CUresult r, void **pp, size_t size, unsigned api)
@@ -148,6 +170,35 @@ VT_EXPORT CUresult cuMemHostAlloc(void **pp, size_t size, unsigned int flags)
     return alloc_host(real(pp, size, flags), pp, size, VT_API_cuMemHostAlloc);
 }
 
+/* Registered memory is page-locked host memory, the program's own. */
+VT_EXPORT CUresult cuMemHostRegister_v2(void *p, size_t size, unsigned int flags)
+{
+    cuMemHostRegister_v2_fn real = REAL(cuMemHostRegister_v2_fn, cuMemHostRegister_v2);
+    if (!real)
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!vt_event_begin())
+        return real(p, size, flags);
+    CUresult r = real(p, size, flags);
+    vt_on_alloc(r, device_alloc(r ? 0 : (uint64_t)(uintptr_t)p, size, VT_API_cuMemHostRegister,
+                                VT_KIND_HOST, 0));
+    return r;
+}
+
+VT_EXPORT CUresult cuMemHostUnregister(void *p)
+{
+    cuMemHostUnregister_fn real = REAL(cuMemHostUnregister_fn, cuMemHostUnregister);
+    if (!real)
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!p || !vt_event_begin())
+        return real(p);
+    struct vt_free_call call;
+    vt_on_free_begin(&call, (uint64_t)(uintptr_t)p, VT_SPACE_POINTER, VT_API_cuMemHostUnregister,
+                     0);
+    CUresult r = real(p);
+    vt_on_free(r, &call);
+    return r;
+}
+
 VT_EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr)
 {
     cuMemFree_v2_fn real = REAL(cuMemFree_v2_fn, cuMemFree_v2);
@@ -162,12 +213,20 @@ VT_EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr)
     return r;
 }
 
-static CUresult free_async(cuMemFreeAsync_fn real, CUdeviceptr dptr, CUstream stream)
+/* On a capturing stream: a free node of the capture's graph, nothing freed now. */
+static CUresult free_async(cuMemFreeAsync_fn real, CUdeviceptr dptr, CUstream stream,
+                           int per_thread)
 {
     if (!real)
         return CUDA_ERROR_NOT_INITIALIZED;
     if (!dptr || !vt_event_begin())
         return real(dptr, stream);
+    CUgraph graph = capturing(stream, per_thread);
+    if (graph) {
+        CUresult r = real(dptr, stream);
+        vt_on_graph_free_node(r, graph, dptr, VT_API_cuMemFreeAsync);
+        return r;
+    }
     struct vt_free_call call;
     vt_on_free_begin(&call, dptr, VT_SPACE_POINTER, VT_API_cuMemFreeAsync,
                      (uint64_t)(uintptr_t)stream);
@@ -178,12 +237,12 @@ static CUresult free_async(cuMemFreeAsync_fn real, CUdeviceptr dptr, CUstream st
 
 VT_EXPORT CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream stream)
 {
-    return free_async(REAL(cuMemFreeAsync_fn, cuMemFreeAsync), dptr, stream);
+    return free_async(REAL(cuMemFreeAsync_fn, cuMemFreeAsync), dptr, stream, 0);
 }
 
 VT_EXPORT CUresult cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream stream)
 {
-    return free_async(REAL(cuMemFreeAsync_fn, cuMemFreeAsync_ptsz), dptr, stream);
+    return free_async(REAL(cuMemFreeAsync_fn, cuMemFreeAsync_ptsz), dptr, stream, 1);
 }
 
 VT_EXPORT CUresult cuMemFreeHost(void *p)
@@ -200,6 +259,14 @@ VT_EXPORT CUresult cuMemFreeHost(void *p)
     return r;
 }
 
+/* Only these locations are host memory: any other, one newer than the
+ * types known here among them (a part of a device's memory), is VRAM. */
+static int location_is_host(unsigned type)
+{
+    return type == CU_MEM_LOCATION_TYPE_HOST || type == CU_MEM_LOCATION_TYPE_HOST_NUMA ||
+           type == CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT;
+}
+
 VT_EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size,
                                const CUmemAllocationProp *prop, unsigned long long flags)
 {
@@ -209,14 +276,16 @@ VT_EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size
     if (!vt_event_begin())
         return real(handle, size, prop, flags);
     CUresult r = real(handle, size, prop, flags);
-    int on_device = prop && prop->location.type == CU_MEM_LOCATION_TYPE_DEVICE;
+    unsigned type = prop ? (unsigned)prop->location.type : CU_MEM_LOCATION_TYPE_INVALID;
     struct vt_alloc_info info = {
         .key = r ? 0 : *handle,
         .size = size,
         .api = VT_API_cuMemCreate,
-        .kind = on_device ? VT_KIND_DEVICE : VT_KIND_HOST,
+        .kind = location_is_host(type) ? VT_KIND_HOST : VT_KIND_DEVICE,
         .space = VT_SPACE_HANDLE,
-        .device = on_device ? prop->location.id : -1,
+        .device = type == CU_MEM_LOCATION_TYPE_DEVICE ? prop->location.id
+                  : location_is_host(type)            ? -1
+                                                      : VT_DEVICE_OF_CONTEXT,
     };
     vt_on_alloc(r, info);
     return r;
@@ -259,30 +328,117 @@ VT_EXPORT CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)
     return r;
 }
 
-static uint64_t element_bytes(CUarray_format format)
+/* Bytes of one channel of one element of the plain formats, 0 for others. */
+static uint64_t channel_bytes(CUarray_format format)
 {
     switch (format) {
     case CU_AD_FORMAT_UNSIGNED_INT8:
     case CU_AD_FORMAT_SIGNED_INT8:
+    case CU_AD_FORMAT_UNORM_INT8X1:
+    case CU_AD_FORMAT_UNORM_INT8X2:
+    case CU_AD_FORMAT_UNORM_INT8X4:
+    case CU_AD_FORMAT_SNORM_INT8X1:
+    case CU_AD_FORMAT_SNORM_INT8X2:
+    case CU_AD_FORMAT_SNORM_INT8X4:
         return 1;
     case CU_AD_FORMAT_UNSIGNED_INT16:
     case CU_AD_FORMAT_SIGNED_INT16:
     case CU_AD_FORMAT_HALF:
+    case CU_AD_FORMAT_UNORM_INT16X1:
+    case CU_AD_FORMAT_UNORM_INT16X2:
+    case CU_AD_FORMAT_UNORM_INT16X4:
+    case CU_AD_FORMAT_SNORM_INT16X1:
+    case CU_AD_FORMAT_SNORM_INT16X2:
+    case CU_AD_FORMAT_SNORM_INT16X4:
         return 2;
     case CU_AD_FORMAT_UNSIGNED_INT32:
     case CU_AD_FORMAT_SIGNED_INT32:
     case CU_AD_FORMAT_FLOAT:
         return 4;
     default:
-        return 0; /* packed and compressed formats: size unknown */
+        return 0;
     }
 }
 
+/* Block-compressed formats: bytes per block of 4x4 texels, else 0. */
+static uint64_t block_bytes(CUarray_format format)
+{
+    switch (format) {
+    case CU_AD_FORMAT_BC1_UNORM:
+    case CU_AD_FORMAT_BC1_UNORM_SRGB:
+    case CU_AD_FORMAT_BC4_UNORM:
+    case CU_AD_FORMAT_BC4_SNORM:
+        return 8;
+    case CU_AD_FORMAT_BC2_UNORM:
+    case CU_AD_FORMAT_BC2_UNORM_SRGB:
+    case CU_AD_FORMAT_BC3_UNORM:
+    case CU_AD_FORMAT_BC3_UNORM_SRGB:
+    case CU_AD_FORMAT_BC5_UNORM:
+    case CU_AD_FORMAT_BC5_SNORM:
+    case CU_AD_FORMAT_BC6H_UF16:
+    case CU_AD_FORMAT_BC6H_SF16:
+    case CU_AD_FORMAT_BC7_UNORM:
+    case CU_AD_FORMAT_BC7_UNORM_SRGB:
+        return 16;
+    default:
+        return 0;
+    }
+}
+
+/* Packed and planar video formats: bytes per texel, all planes together,
+ * in eighths (4:2:0 planes add half the luma plane, 4:2:2 a whole one);
+ * else 0. */
+static uint64_t video_eighths(CUarray_format format)
+{
+    switch (format) {
+    case CU_AD_FORMAT_NV12:
+        return 12; /* 8-bit luma + 4:2:0 chroma */
+    case CU_AD_FORMAT_NV16:
+    case CU_AD_FORMAT_YUY2:
+        return 16; /* 8-bit, 4:2:2 */
+    case CU_AD_FORMAT_P010:
+    case CU_AD_FORMAT_P016:
+        return 24; /* 16-bit storage, 4:2:0 */
+    case CU_AD_FORMAT_Y444_PLANAR8:
+    case CU_AD_FORMAT_YUV444_8bit_SemiPlanar:
+        return 24; /* 8-bit, 4:4:4 */
+    case CU_AD_FORMAT_P210:
+    case CU_AD_FORMAT_P216:
+    case CU_AD_FORMAT_Y210:
+    case CU_AD_FORMAT_Y216:
+    case CU_AD_FORMAT_AYUV:
+    case CU_AD_FORMAT_Y410:
+    case CU_AD_FORMAT_UNORM_INT_101010_2:
+        return 32; /* 16-bit 4:2:2, or four channels in 32 bits */
+    case CU_AD_FORMAT_Y444_PLANAR10:
+    case CU_AD_FORMAT_YUV444_16bit_SemiPlanar:
+        return 48; /* 16-bit storage, 4:4:4 */
+    case CU_AD_FORMAT_Y416:
+        return 64;
+    default:
+        return 0;
+    }
+}
+
+/* The array's data: plain formats by element, block-compressed ones by
+ * block, video formats by texel (channels are part of their format).
+ * Padding and alignment the driver adds are not known. */
 static uint64_t array_bytes(size_t width, size_t height, size_t depth, CUarray_format format,
                             unsigned channels)
 {
-    return (uint64_t)width * (height ? height : 1) * (depth ? depth : 1) * channels *
-           element_bytes(format);
+    uint64_t w = width, h = height ? height : 1, d = depth ? depth : 1;
+    if (block_bytes(format))
+        return ((w + 3) / 4) * ((h + 3) / 4) * d * block_bytes(format);
+    if (video_eighths(format))
+        return w * h * d * video_eighths(format) / 8;
+    return w * h * d * channels * channel_bytes(format);
+}
+
+/* Sparse and deferred-mapping arrays have no memory of their own: what
+ * backs them is cuMemCreate memory, counted there. */
+static int has_own_memory(unsigned flags)
+{
+    return !(flags & (VT_CUDA_ARRAY3D_SPARSE | VT_CUDA_ARRAY3D_DEFERRED_MAPPING));
 }
 
 /* KEY: the array's handle (when R is success). */
@@ -311,7 +467,7 @@ VT_EXPORT CUresult cuArray3DCreate_v2(CUarray *handle, const CUDA_ARRAY3D_DESCRI
     cuArray3DCreate_v2_fn real = REAL(cuArray3DCreate_v2_fn, cuArray3DCreate_v2);
     if (!real)
         return CUDA_ERROR_NOT_INITIALIZED;
-    if (!desc || !vt_event_begin())
+    if (!desc || !has_own_memory(desc->Flags) || !vt_event_begin())
         return real(handle, desc);
     uint64_t size =
         array_bytes(desc->Width, desc->Height, desc->Depth, desc->Format, desc->NumChannels);
@@ -333,15 +489,17 @@ VT_EXPORT CUresult cuArrayDestroy(CUarray handle)
     return r;
 }
 
+/* Each level half the one before; layers and cube faces stay as many. */
 static uint64_t mipmapped_bytes(const CUDA_ARRAY3D_DESCRIPTOR *desc, unsigned levels)
 {
     uint64_t total = 0;
+    int layers = (desc->Flags & (VT_CUDA_ARRAY3D_LAYERED | VT_CUDA_ARRAY3D_CUBEMAP)) != 0;
     size_t w = desc->Width, h = desc->Height, d = desc->Depth;
     for (unsigned i = 0; i < levels; i++) {
         total += array_bytes(w, h, d, desc->Format, desc->NumChannels);
         w = w > 1 ? w / 2 : 1;
         h = h > 1 ? h / 2 : h;
-        d = d > 1 ? d / 2 : d;
+        d = d > 1 && !layers ? d / 2 : d;
     }
     return total;
 }
@@ -352,7 +510,7 @@ VT_EXPORT CUresult cuMipmappedArrayCreate(CUmipmappedArray *handle,
     cuMipmappedArrayCreate_fn real = REAL(cuMipmappedArrayCreate_fn, cuMipmappedArrayCreate);
     if (!real)
         return CUDA_ERROR_NOT_INITIALIZED;
-    if (!desc || !vt_event_begin())
+    if (!desc || !has_own_memory(desc->Flags) || !vt_event_begin())
         return real(handle, desc, levels);
     CUresult r = real(handle, desc, levels);
     return account_array(r, r ? 0 : (uint64_t)(uintptr_t)*handle, mipmapped_bytes(desc, levels),
@@ -396,6 +554,28 @@ VT_EXPORT CUresult cuCtxDestroy_v2(CUcontext ctx)
     vt_on_teardown_begin(ctx, -1);
     CUresult r = vt_owners_changed(real(ctx));
     vt_on_teardown(r == CUDA_SUCCESS && ctx, ctx, -1, VT_API_cuCtxDestroy);
+    return r;
+}
+
+/* A green context is a context of its own (cuCtxFromGreenCtx): what was
+ * allocated in it or on its streams goes with it, not with the device's
+ * primary context. */
+VT_EXPORT CUresult cuGreenCtxDestroy(CUgreenCtx green)
+{
+    static void *from_green_slot;
+    cuGreenCtxDestroy_fn real = REAL(cuGreenCtxDestroy_fn, cuGreenCtxDestroy);
+    CUcontext ctx = NULL;
+    if (!real)
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!vt_event_begin())
+        return vt_owners_changed(real(green));
+    cuCtxFromGreenCtx_fn from_green =
+        (cuCtxFromGreenCtx_fn)vt_driver_function_cached(&from_green_slot, "cuCtxFromGreenCtx");
+    if (!from_green || from_green(&ctx, green) != CUDA_SUCCESS)
+        ctx = NULL;
+    vt_on_teardown_begin(ctx, -1);
+    CUresult r = vt_owners_changed(real(green));
+    vt_on_teardown(r == CUDA_SUCCESS && ctx, ctx, -1, VT_API_cuGreenCtxDestroy);
     return r;
 }
 

@@ -255,3 +255,82 @@ VT_EXPORT cudaError_t cudaDeviceReset(void)
     vt_on_runtime_end();
     return r;
 }
+
+/* ---- page-locked registration of the program's own memory ---- */
+
+VT_EXPORT cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags)
+{
+    RUNTIME_REAL(cudaHostRegister_fn, cudaHostRegister);
+    if (!vt_on_runtime_begin(VT_API_cudaHostRegister))
+        return real(ptr, size, flags);
+    cudaError_t r = real(ptr, size, flags);
+    finish_alloc(r, VT_API_cudaHostRegister, r ? NULL : ptr, size, VT_KIND_HOST, NULL);
+    return r;
+}
+
+VT_EXPORT cudaError_t cudaHostUnregister(void *ptr)
+{
+    RUNTIME_REAL(cudaHostUnregister_fn, cudaHostUnregister);
+    if (!vt_on_runtime_begin(VT_API_cudaHostUnregister))
+        return real(ptr);
+    cudaError_t r = real(ptr);
+    finish_free(r, VT_API_cudaHostUnregister, ptr, NULL);
+    return r;
+}
+
+/* ---- CUDA graphs: the driver hooks record, under these names ---- */
+
+VT_EXPORT cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t *node, cudaGraph_t graph,
+                                               const cudaGraphNode_t *dependencies, size_t count,
+                                               struct cudaMemAllocNodeParams *params)
+{
+    RUNTIME_REAL(cudaGraphAddMemAllocNode_fn, cudaGraphAddMemAllocNode);
+    if (!vt_on_runtime_begin(VT_API_cudaGraphAddMemAllocNode))
+        return real(node, graph, dependencies, count, params);
+    cudaError_t r = real(node, graph, dependencies, count, params);
+    vt_on_runtime_end();
+    return r;
+}
+
+VT_EXPORT cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t *node, cudaGraph_t graph,
+                                              const cudaGraphNode_t *dependencies, size_t count,
+                                              void *dptr)
+{
+    RUNTIME_REAL(cudaGraphAddMemFreeNode_fn, cudaGraphAddMemFreeNode);
+    if (!vt_on_runtime_begin(VT_API_cudaGraphAddMemFreeNode))
+        return real(node, graph, dependencies, count, dptr);
+    cudaError_t r = real(node, graph, dependencies, count, dptr);
+    vt_on_runtime_end();
+    return r;
+}
+
+static cudaError_t graph_launch(cudaGraphLaunch_fn real, cudaGraphExec_t exec, cudaStream_t stream)
+{
+    if (!vt_on_runtime_begin(VT_API_cudaGraphLaunch))
+        return real(exec, stream);
+    cudaError_t r = real(exec, stream);
+    vt_on_runtime_end();
+    return r;
+}
+
+VT_EXPORT cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream)
+{
+    RUNTIME_REAL(cudaGraphLaunch_fn, cudaGraphLaunch);
+    return graph_launch(real, exec, stream);
+}
+
+VT_EXPORT cudaError_t cudaGraphLaunch_ptsz(cudaGraphExec_t exec, cudaStream_t stream)
+{
+    RUNTIME_REAL(cudaGraphLaunch_fn, cudaGraphLaunch_ptsz);
+    return graph_launch(real, exec, stream);
+}
+
+VT_EXPORT cudaError_t cudaDeviceGraphMemTrim(int device)
+{
+    RUNTIME_REAL(cudaDeviceGraphMemTrim_fn, cudaDeviceGraphMemTrim);
+    if (!vt_on_runtime_begin(VT_API_cudaDeviceGraphMemTrim))
+        return real(device);
+    cudaError_t r = real(device);
+    vt_on_runtime_end();
+    return r;
+}

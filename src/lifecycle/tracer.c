@@ -7,6 +7,7 @@
 #include "endings.h"
 #include "events.h"
 #include "finish.h"
+#include "graphs.h"
 #include "mark_signal.h"
 #include "modules.h"
 #include "output.h"
@@ -53,6 +54,7 @@ static void after_fork_child(void)
     pthread_mutex_init(&init_lock, NULL);
     vt_writer_forget();
     vt_track_reset();
+    vt_graphs_reset();
     vt_agg_reset();
     vt_stacks_reset();
     vt_thread_names_reset();

@@ -17,6 +17,11 @@
 #define DRV_POOL_PTSZ_BYTES 410011
 #define DRV_HOST_BYTES 51001
 #define DRV_HOSTALLOC_BYTES 61001
+#define DRV_HOST_REGISTER_BYTES 1048583
+#define DRV_BC7_WIDTH 256  /* BC7: 16 bytes per 4x4 block: 64 * 16 * 16 = 16384 bytes */
+#define DRV_BC7_HEIGHT 64
+#define DRV_NV12_WIDTH 640 /* NV12: luma plane + half-height chroma: 640 * 480 * 3 / 2 = 460800 bytes */
+#define DRV_NV12_HEIGHT 480
 #define DRV_ARRAY_WIDTH 200          /* float, 2 channels: 200 * 9 * 2 * 4 = 14400 bytes */
 #define DRV_ARRAY_HEIGHT 9
 #define DRV_ARRAY3D_WIDTH 64         /* uint16, 1 channel: 64 * 5 * 3 * 2 = 1920 bytes */
@@ -26,6 +31,7 @@
 #define DRV_MIPMAP_LEVELS 4
 
 static CUstream stream;
+static char registered_in_loop[8192];
 static CUmemoryPool pool;         /* created */
 static CUmemoryPool default_pool; /* the device's */
 
@@ -63,6 +69,8 @@ NOINLINE void balanced_loops(void)
         CHECK(cuArrayDestroy(a));
         CHECK(cuMipmappedArrayCreate(&m, &a3, 2));
         CHECK(cuMipmappedArrayDestroy(m));
+        CHECK(cuMemHostRegister(registered_in_loop, 4096 + (size_t)i, 0));
+        CHECK(cuMemHostUnregister(registered_in_loop));
     }
 }
 
@@ -156,6 +164,30 @@ NOINLINE void leak_cuMipmappedArrayCreate(void)
     vt_sink = m;
 }
 
+NOINLINE void leak_cuArray3DCreate_bc7(void)
+{
+    CUDA_ARRAY3D_DESCRIPTOR ad = {DRV_BC7_WIDTH, DRV_BC7_HEIGHT, 0, CU_AD_FORMAT_BC7_UNORM, 4, 0};
+    CUarray a = NULL;
+    CHECK(cuArray3DCreate(&a, &ad)); /* LEAK:cuArray3DCreate_bc7 */
+    vt_sink = a;
+}
+
+NOINLINE void leak_cuArrayCreate_nv12(void)
+{
+    CUDA_ARRAY_DESCRIPTOR ad = {DRV_NV12_WIDTH, DRV_NV12_HEIGHT, CU_AD_FORMAT_NV12, 3};
+    CUarray a = NULL;
+    CHECK(cuArrayCreate(&a, &ad)); /* LEAK:cuArrayCreate_nv12 */
+    vt_sink = a;
+}
+
+NOINLINE void leak_cuMemHostRegister(void)
+{
+    void *h = malloc(DRV_HOST_REGISTER_BYTES);
+    REQUIRE(h != NULL);
+    CHECK(cuMemHostRegister(h, DRV_HOST_REGISTER_BYTES, CU_MEMHOSTREGISTER_PORTABLE)); /* LEAK:cuMemHostRegister */
+    vt_sink = h;
+}
+
 int main(void)
 {
     CUdevice dev;
@@ -190,11 +222,14 @@ int main(void)
     leak_cuArrayCreate();
     leak_cuArray3DCreate();
     leak_cuMipmappedArrayCreate();
+    leak_cuMemHostRegister();
+    leak_cuArray3DCreate_bc7();
+    leak_cuArrayCreate_nv12();
 
     CHECK(cuMemGetInfo(&free1, &total));
     REQUIRE(free0 - free1 == (size_t)DRV_ALLOC_BYTES + 13312 + DRV_MANAGED_BYTES + DRV_ASYNC_BYTES +
                                  DRV_ASYNC_PTSZ_BYTES + DRV_POOL_BYTES + DRV_POOL_PTSZ_BYTES +
-                                 14400 + 1920 + 960);
+                                 14400 + 1920 + 960 + 16384 + 460800);
     CHECK(cuCtxSynchronize());
     return 0;
 }

@@ -110,8 +110,8 @@ int main(void)
     CHECK(cudaGraphInstantiate(&e1, explicit_graph, 0));
     CHECK(cudaGraphInstantiate(&e2, captured, 0));
     for (int i = 1; i <= LAUNCHES; i++) {
-        CHECK(cudaGraphLaunch(e1, s));
-        CHECK(cudaGraphLaunch(e2, s));
+        CHECK(cudaGraphLaunch(e1, s)); /* CALL:launch_explicit */
+        CHECK(cudaGraphLaunch(e2, s)); /* CALL:launch_captured */
         CHECK(cudaStreamSynchronize(s));
         expect_graph_memory(0, CAPTURED_BYTES > EXPLICIT_BYTES ? CAPTURED_BYTES : EXPLICIT_BYTES);
         snprintf(step, sizeof step, "launch%d", i);
@@ -136,3 +136,4 @@ int main(void)
     CHECK(cudaStreamDestroy(s));
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

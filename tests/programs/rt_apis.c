@@ -29,6 +29,9 @@
 #define RT_MIPMAP_HEIGHT 32
 #define RT_MIPMAP_LEVELS 3
 #define RT_DEVICE1_BYTES 700001
+#define RT_HOST_REGISTER_BYTES (64 << 20) /* as NVIDIA's simpleStreams sample registers */
+
+static char registered_in_loop[8192];
 
 static cudaStream_t stream;
 static cudaMemPool_t pool;
@@ -66,6 +69,8 @@ NOINLINE void balanced_loops(void)
         CHECK(cudaFreeArray(a));
         CHECK(cudaMallocMipmappedArray(&m, &fd, make_cudaExtent(16 + i, 8, 0), 2, 0));
         CHECK(cudaFreeMipmappedArray(m));
+        CHECK(cudaHostRegister(registered_in_loop, 4096 + (size_t)i, cudaHostRegisterDefault));
+        CHECK(cudaHostUnregister(registered_in_loop));
     }
 }
 
@@ -161,6 +166,14 @@ NOINLINE void leak_cudaMallocMipmappedArray(void)
     vt_sink = m;
 }
 
+NOINLINE void leak_cudaHostRegister(void)
+{
+    void *p = malloc(RT_HOST_REGISTER_BYTES);
+    REQUIRE(p != NULL);
+    CHECK(cudaHostRegister(p, RT_HOST_REGISTER_BYTES, cudaHostRegisterPortable)); /* LEAK:cudaHostRegister */
+    vt_sink = p;
+}
+
 NOINLINE void leak_on_device1(void)
 {
     void *p = NULL;
@@ -198,6 +211,7 @@ int main(void)
     leak_cudaMallocArray();
     leak_cudaMalloc3DArray();
     leak_cudaMallocMipmappedArray();
+    leak_cudaHostRegister();
     leak_on_device1();
 
     /* device 0 holds the device+managed leaks made on it */

@@ -1,5 +1,6 @@
 /* CUDA arrays and mipmapped arrays: their bytes from format, channels and
- * extent (every mipmap level halves each dimension). */
+ * extent (every mipmap level halves each dimension); block-compressed
+ * formats by blocks of 4x4 texels, NV12 as its two planes. */
 #include "driver_internal.h"
 
 static size_t format_size(CUarray_format f)
@@ -14,15 +15,46 @@ static size_t format_size(CUarray_format f)
     }
 }
 
+/* Block-compressed formats: bytes per block of 4x4 texels (0: not one). */
+static size_t block_size(CUarray_format f)
+{
+    switch (f) {
+    case CU_AD_FORMAT_BC1_UNORM: case CU_AD_FORMAT_BC1_UNORM_SRGB:
+    case CU_AD_FORMAT_BC4_UNORM: case CU_AD_FORMAT_BC4_SNORM:
+        return 8;
+    case CU_AD_FORMAT_BC2_UNORM: case CU_AD_FORMAT_BC2_UNORM_SRGB: case CU_AD_FORMAT_BC3_UNORM:
+    case CU_AD_FORMAT_BC3_UNORM_SRGB: case CU_AD_FORMAT_BC5_UNORM: case CU_AD_FORMAT_BC5_SNORM:
+    case CU_AD_FORMAT_BC6H_UF16: case CU_AD_FORMAT_BC6H_SF16: case CU_AD_FORMAT_BC7_UNORM:
+    case CU_AD_FORMAT_BC7_UNORM_SRGB:
+        return 16;
+    default: return 0;
+    }
+}
+
+/* The bytes of an array of W x H x D texels of format F (0: a format or
+ * channel count this driver refuses). */
+static size_t array_bytes(size_t w, size_t h, size_t d, CUarray_format f, unsigned channels)
+{
+    h = h ? h : 1;
+    d = d ? d : 1;
+    if (block_size(f))
+        return channels >= 1 && channels <= 4 ? ((w + 3) / 4) * ((h + 3) / 4) * d * block_size(f)
+                                              : 0;
+    if (f == CU_AD_FORMAT_NV12) /* two planes: luma, then chroma at half height */
+        return channels == 3 && h % 2 == 0 ? w * h * d * 3 / 2 : 0;
+    if (channels != 1 && channels != 2 && channels != 4)
+        return 0;
+    return w * h * d * channels * format_size(f);
+}
+
 static CUresult array_create(CUarray *pHandle, size_t w, size_t h, size_t d, CUarray_format f,
                              unsigned channels)
 {
-    size_t es = format_size(f);
     if (!initialized())
         return CUDA_ERROR_NOT_INITIALIZED;
-    if (!pHandle || w == 0 || es == 0 || (channels != 1 && channels != 2 && channels != 4))
+    size_t bytes = w ? array_bytes(w, h, d, f, channels) : 0;
+    if (!pHandle || bytes == 0)
         return CUDA_ERROR_INVALID_VALUE;
-    size_t bytes = w * (h ? h : 1) * (d ? d : 1) * channels * es;
     uintptr_t p;
     CUresult r = ctx_alloc(&p, bytes, K_ARRAY);
     if (r == CUDA_SUCCESS)

@@ -54,11 +54,13 @@ struct sctx {
     int refcount; /* primary contexts: retain count */
     int alive;    /* created/retained and not destroyed/reset */
     int charged;  /* its STANDIN_CUDA_CONTEXT_BYTES are taken from the GPU */
+    int green;    /* a green context's (driver_green_ctx.c) */
 };
 
 struct spool {
     unsigned magic;
     int device;
+    int host; /* its memory is page-locked host memory (a host location) */
 };
 
 struct sstream {
@@ -143,6 +145,17 @@ struct proc {
             name, ver, (void *)(fn), (void *)(fn_ptsz)};
 #define PROC(name, ver, fn) PROC_ENTRY(name, ver, fn, NULL)
 #define PROC_PTSZ(name, ver, fn) PROC_ENTRY(name, ver, fn, fn##_ptsz)
+
+/* ---- memory locations (driver_location.c) ---- */
+
+/* The device whose memory LOCATION is: its id for a device; -1 for the
+ * host (HOST, HOST_NUMA, HOST_NUMA_CURRENT); -2 for a type this driver
+ * does not know or an id out of range. STANDIN_CUDA_DEVICE_LOCATION_TYPE=N
+ * makes it a newer driver that also knows location type N as a part of a
+ * device's memory (as later CUDA 13 drivers know
+ * CU_MEM_LOCATION_TYPE_DEVICE_LOCALITY_DOMAIN), the device in the id's
+ * first byte. */
+int location_device(const CUmemLocation *location);
 
 /* ---- CUDA graphs (driver_graph.c) and stream capture (driver_capture.c) ---- */
 

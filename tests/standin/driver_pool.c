@@ -22,8 +22,8 @@ static CUresult alloc_async(CUdeviceptr *dptr, size_t bytesize, struct spool *po
     uintptr_t p;
     /* A pool's memory lives on the pool's device and goes with that
      * device's primary context (cuDevicePrimaryCtxReset), not the stream's. */
-    r = do_alloc(&p, bytesize, K_DEVICE, pool ? pool->device : c->device,
-                 pool ? &g_dev[pool->device].primary : c);
+    r = do_alloc(&p, bytesize, pool && pool->host ? K_HOST : K_DEVICE,
+                 pool ? pool->device : c->device, pool ? &g_dev[pool->device].primary : c);
     if (r == CUDA_SUCCESS)
         *dptr = (CUdeviceptr)p;
     return r;
@@ -72,7 +72,7 @@ static CUresult free_async(CUdeviceptr dptr, CUstream s)
     struct sgraph *captured = capture_graph(s);
     if (captured)
         return graph_add_free(captured, dptr, NULL);
-    r = do_free((uintptr_t)dptr, K_DEVICE | K_MANAGED);
+    r = do_free((uintptr_t)dptr, K_DEVICE | K_MANAGED | K_HOST);
     return r == CUDA_ERROR_INVALID_VALUE ? graph_free((uintptr_t)dptr) : r;
 }
 
@@ -103,16 +103,21 @@ EXPORT CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *props)
 {
     if (!initialized())
         return CUDA_ERROR_NOT_INITIALIZED;
-    if (!pool || !props || props->allocType != CU_MEM_ALLOCATION_TYPE_PINNED ||
-        props->location.type != CU_MEM_LOCATION_TYPE_DEVICE)
+    if (!pool || !props || props->allocType != CU_MEM_ALLOCATION_TYPE_PINNED)
         return CUDA_ERROR_INVALID_VALUE;
-    if (props->location.id < 0 || props->location.id >= g_ndev)
-        return CUDA_ERROR_INVALID_DEVICE;
+    int device = location_device(&props->location);
+    if (device == -2)
+        return props->location.type == CU_MEM_LOCATION_TYPE_DEVICE ? CUDA_ERROR_INVALID_DEVICE
+                                                                    : CUDA_ERROR_INVALID_VALUE;
     struct spool *p = calloc(1, sizeof *p);
     if (!p)
         return CUDA_ERROR_OUT_OF_MEMORY;
     p->magic = POOL_MAGIC;
-    p->device = props->location.id;
+    /* A host pool's memory is page-locked host memory, of the current
+     * context's device as far as its owner goes. */
+    struct sctx *c = live_ctx();
+    p->host = device == -1;
+    p->device = device >= 0 ? device : c ? c->device : 0;
     *pool = (CUmemoryPool)p;
     return CUDA_SUCCESS;
 }

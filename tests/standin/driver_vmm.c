@@ -31,11 +31,19 @@ static struct shandle *g_handles;
 static struct sreserve *g_reserves;
 static struct smap *g_maps;
 
+/* The device whose memory PROP asks for, -1 for host memory, -2 when the
+ * properties are invalid. */
+static int prop_device(const CUmemAllocationProp *prop)
+{
+    if (!prop || prop->type != CU_MEM_ALLOCATION_TYPE_PINNED)
+        return -2;
+    int type = (int)prop->location.type, device = location_device(&prop->location);
+    return type == CU_MEM_LOCATION_TYPE_DEVICE || device != -1 ? device : -1;
+}
+
 static int valid_prop(const CUmemAllocationProp *prop)
 {
-    return prop && prop->type == CU_MEM_ALLOCATION_TYPE_PINNED &&
-           prop->location.type == CU_MEM_LOCATION_TYPE_DEVICE && prop->location.id >= 0 &&
-           prop->location.id < g_ndev;
+    return prop_device(prop) != -2;
 }
 
 EXPORT CUresult cuMemGetAllocationGranularity(size_t *granularity, const CUmemAllocationProp *prop,
@@ -60,12 +68,13 @@ EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size,
     struct shandle *h = calloc(1, sizeof *h);
     if (!h)
         return CUDA_ERROR_OUT_OF_MEMORY;
+    int device = prop_device(prop); /* -1: host memory, none of a GPU's */
     pthread_mutex_lock(&g_lock);
-    CUresult r = reserve_capacity_locked(prop->location.id, size);
+    CUresult r = device >= 0 ? reserve_capacity_locked(device, size) : CUDA_SUCCESS;
     if (r == CUDA_SUCCESS) {
         h->key = (uintptr_t)h;
         h->bytes = size;
-        h->device = prop->location.id;
+        h->device = device;
         HASH_ADD(hh, g_handles, key, sizeof h->key, h);
     }
     pthread_mutex_unlock(&g_lock);
@@ -80,7 +89,8 @@ EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size,
 /* Caller holds g_lock; h is no longer in g_handles. */
 static void handle_gone_locked(struct shandle *h)
 {
-    return_capacity_locked(h->device, h->bytes);
+    if (h->device >= 0)
+        return_capacity_locked(h->device, h->bytes);
     free(h);
 }
 

@@ -54,7 +54,7 @@ static void on_alloc(void *ctx, const struct vt_dump_alloc *ev)
         if (a->summary.frees)
             a->summary.frees--;
         a->summary.invalid_frees++;
-    } else {
+    } else if (e.kind != VT_KIND_GRAPH_POOL) { /* the pool's, not an allocation made */
         a->summary.allocations++;
     }
     if (vt_kind_counts_as_vram(e.kind))
@@ -83,7 +83,7 @@ static void on_free(void *ctx, const struct vt_free_event *ev)
     if (ev->status == VT_FREE_TEARDOWN) {
         a->summary.teardown_freed_bytes += e->size;
         a->summary.teardown_freed_allocations++;
-    } else {
+    } else if (e->kind != VT_KIND_GRAPH_POOL) {
         a->summary.frees++;
     }
     remove_live(a, e, ev->time_ns);

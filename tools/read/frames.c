@@ -66,8 +66,9 @@ static long outermost_api_frame(const struct vt_frame *const *f, size_t n)
 /* A runtime API that allocates (cudaMalloc, cudaMallocMipmappedArray...), by name. */
 static unsigned runtime_alloc_api(const char *name)
 {
-    for (unsigned api = VT_API_RUNTIME_FIRST; name && vt_api_is_runtime(api); api++)
-        if (vt_api_allocates(api) && vt_api_name(api) && !strcmp(vt_api_name(api), name))
+    for (unsigned api = VT_API_RUNTIME_FIRST; name && api < VT_API_RUNTIME2_LIMIT; api++)
+        if (vt_api_is_runtime(api) && vt_api_allocates(api) && vt_api_name(api) &&
+            !strcmp(vt_api_name(api), name))
             return api;
     return VT_API_unknown;
 }

@@ -204,6 +204,21 @@ typedef enum CUarray_format_enum {
     CU_AD_FORMAT_SIGNED_INT32 = 0x0a,
     CU_AD_FORMAT_HALF = 0x10,
     CU_AD_FORMAT_FLOAT = 0x20,
+    CU_AD_FORMAT_BC1_UNORM = 0x91, /* block-compressed: 4x4 texels in 8 or 16 bytes */
+    CU_AD_FORMAT_BC1_UNORM_SRGB = 0x92,
+    CU_AD_FORMAT_BC2_UNORM = 0x93,
+    CU_AD_FORMAT_BC2_UNORM_SRGB = 0x94,
+    CU_AD_FORMAT_BC3_UNORM = 0x95,
+    CU_AD_FORMAT_BC3_UNORM_SRGB = 0x96,
+    CU_AD_FORMAT_BC4_UNORM = 0x97,
+    CU_AD_FORMAT_BC4_SNORM = 0x98,
+    CU_AD_FORMAT_BC5_UNORM = 0x99,
+    CU_AD_FORMAT_BC5_SNORM = 0x9a,
+    CU_AD_FORMAT_BC6H_UF16 = 0x9b,
+    CU_AD_FORMAT_BC6H_SF16 = 0x9c,
+    CU_AD_FORMAT_BC7_UNORM = 0x9d,
+    CU_AD_FORMAT_BC7_UNORM_SRGB = 0x9e,
+    CU_AD_FORMAT_NV12 = 0xb0, /* 8-bit luma plane, then 4:2:0 chroma: 12 bits a texel */
     CU_AD_FORMAT_MAX = 0x7FFFFFFF
 } CUarray_format;
 
@@ -481,6 +496,50 @@ typedef enum CUgraphInstantiate_flags_enum {
 #define cuGraphAddKernelNode cuGraphAddKernelNode_v2
 #define cuGraphInstantiate cuGraphInstantiateWithFlags
 #endif
+
+/* Green contexts (tests/standin/driver_green_ctx.c). */
+typedef struct CUgreenCtx_st *CUgreenCtx;
+typedef struct CUdevResourceDesc_st *CUdevResourceDesc;
+typedef enum { CU_GREEN_CTX_DEFAULT_STREAM = 0x1 } CUgreenCtxCreate_flags;
+typedef enum CUdevResourceType {
+    CU_DEV_RESOURCE_TYPE_INVALID = 0,
+    CU_DEV_RESOURCE_TYPE_SM = 1
+} CUdevResourceType;
+typedef struct CUdevSmResource_st {
+    unsigned int smCount;
+    unsigned int minSmPartitionSize;
+    unsigned int smCoscheduledAlignment;
+} CUdevSmResource;
+typedef struct CUdevResource_st {
+    CUdevResourceType type;
+    unsigned char _internal_padding[92];
+    union {
+        CUdevSmResource sm;
+        unsigned char _oversize[48];
+    };
+} CUdevResource;
+CUresult CUDAAPI cuDeviceGetDevResource(CUdevice device, CUdevResource *resource,
+                                        CUdevResourceType type);
+CUresult CUDAAPI cuDevResourceGenerateDesc(CUdevResourceDesc *phDesc, CUdevResource *resources,
+                                           unsigned int nbResources);
+CUresult CUDAAPI cuGreenCtxCreate(CUgreenCtx *phCtx, CUdevResourceDesc desc, CUdevice dev,
+                                  unsigned int flags);
+CUresult CUDAAPI cuGreenCtxDestroy(CUgreenCtx hCtx);
+CUresult CUDAAPI cuCtxFromGreenCtx(CUcontext *pContext, CUgreenCtx hCtx);
+CUresult CUDAAPI cuGreenCtxStreamCreate(CUstream *phStream, CUgreenCtx greenCtx,
+                                        unsigned int flags, int priority);
+CUresult CUDAAPI cuStreamGetCtx_v2(CUstream hStream, CUcontext *pCtx, CUgreenCtx *pGreenCtx);
+
+/* Page-locking the program's own memory (tests/standin/driver_host_register.c). */
+#define CU_MEMHOSTREGISTER_PORTABLE 0x01
+#define CU_MEMHOSTREGISTER_DEVICEMAP 0x02
+#define CU_MEMHOSTREGISTER_IOMEMORY 0x04
+#define CU_MEMHOSTREGISTER_READ_ONLY 0x08
+#if !defined(__CUDA_API_VERSION_INTERNAL)
+#define cuMemHostRegister cuMemHostRegister_v2
+#endif
+CUresult CUDAAPI cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int Flags);
+CUresult CUDAAPI cuMemHostUnregister(void *p);
 
 CUresult CUDAAPI cuStreamBeginCapture_v2(CUstream hStream, CUstreamCaptureMode mode);
 CUresult CUDAAPI cuStreamEndCapture(CUstream hStream, CUgraph *phGraph);

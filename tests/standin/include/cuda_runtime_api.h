@@ -114,6 +114,15 @@ cudaError_t CUDARTAPI cudaGetDriverEntryPointByVersion_ptsz(const char *symbol, 
                                                             unsigned long long flags,
                                                             enum cudaDriverEntryPointQueryResult *driverStatus);
 
+/* Page-locking the program's own memory (tests/standin/cudart_host_register.c). */
+#define cudaHostRegisterDefault 0x00
+#define cudaHostRegisterPortable 0x01
+#define cudaHostRegisterMapped 0x02
+#define cudaHostRegisterIoMemory 0x04
+#define cudaHostRegisterReadOnly 0x08
+cudaError_t CUDARTAPI cudaHostRegister(void *ptr, size_t size, unsigned int flags);
+cudaError_t CUDARTAPI cudaHostUnregister(void *ptr);
+
 /* CUDA graphs and stream capture (tests/standin/cudart_graph.c). */
 cudaError_t CUDARTAPI cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode);
 cudaError_t CUDARTAPI cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGraph);

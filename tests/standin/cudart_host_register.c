@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: MIT */
+/* cudaHostRegister / cudaHostUnregister: the driver's, through
+ * cuGetProcAddress as the real runtime reaches them. */
+#include "cudart_internal.h"
+
+typedef CUresult (*register_fn)(void *, size_t, unsigned int);
+typedef CUresult (*unregister_fn)(void *);
+
+static register_fn host_register;
+static unregister_fn host_unregister;
+RT_DRIVER_FN(host_register, "cuMemHostRegister", 6050)
+RT_DRIVER_FN(host_unregister, "cuMemHostUnregister", 4000)
+
+EXPORT cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags)
+{
+    CTX_OR_RETURN();
+    if (!host_register)
+        return rt_error((cudaError_t)cudaErrorCallRequiresNewerDriver);
+    CUresult r = host_register(ptr, size, flags);
+    return r == CUDA_SUCCESS ? cudaSuccess : rt_error(rt_map_error(r));
+}
+
+EXPORT cudaError_t cudaHostUnregister(void *ptr)
+{
+    CTX_OR_RETURN();
+    if (!host_unregister)
+        return rt_error((cudaError_t)cudaErrorCallRequiresNewerDriver);
+    CUresult r = host_unregister(ptr);
+    return r == CUDA_SUCCESS ? cudaSuccess : rt_error(rt_map_error(r));
+}
