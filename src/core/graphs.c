@@ -158,8 +158,9 @@ void vt_graph_pool_changed(int device, unsigned api, const struct vt_stack *stac
 {
     static void *slot;
     cuuint64_t used = 0, reserved = 0;
-    cuDeviceGetGraphMemAttribute_fn attribute = (cuDeviceGetGraphMemAttribute_fn)
-        vt_driver_function_cached(&slot, "cuDeviceGetGraphMemAttribute");
+    cuDeviceGetGraphMemAttribute_fn attribute =
+        (cuDeviceGetGraphMemAttribute_fn)vt_driver_function_cached(&slot,
+                                                                   "cuDeviceGetGraphMemAttribute");
     if (device < 0 || !attribute ||
         attribute(device, CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT, &used) != CUDA_SUCCESS ||
         attribute(device, CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT, &reserved) != CUDA_SUCCESS)

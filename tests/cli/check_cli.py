@@ -419,25 +419,104 @@ def case_header_only():
     check(r["process"]["pid"] is None, "no PROCESS record: null pid")
 
 
+def expect_warned(path, warning, *report_args):
+    """A damaged dump is still reported (status 0), with one warning on
+    stderr: the record, its offset, what was disbelieved and what was done.
+    Returns the JSON report."""
+    p = run([VRAMTRACE, "report", "--json", *report_args, path])
+    err = p.stderr.decode(errors="replace")
+    check(p.returncode == 0, "%s: status %d, expected 0 (stderr %r)" % (path, p.returncode, err))
+    expected = "vramtrace: warning: %s: %s\n" % (path, warning)
+    check(err == expected, "%s: expected the one warning %r, got %r" % (path, expected, err))
+    r = json.loads(p.stdout.decode())
+    check(r["disbelieved_records"] == 1, "disbelieved_records %r" % r["disbelieved_records"])
+    text = run([VRAMTRACE, "report", path]).stdout.decode()
+    check("vramtrace: damaged dump: 1 record disbelieved (dropped or clamped: the warnings say "
+          "which); the report is built from the rest" in text, text)
+    return r
+
+
 def case_lying_lengths():
-    # the messages prove the lengths were checked before anything was
-    # allocated for them (a failed huge allocation says "out of memory")
-    for what, fragment in (("frames", "frame count 4611686018427387904 exceeds the record"),
-                           ("string", "exe path 1099511627776 exceeds the record"),
-                           ("argc", "argc 1125899906842624 exceeds the record"),
-                           ("varint", "corrupt record length at offset 16")):
-        path, _ = mkdump("lying-" + what)
-        expect_error(path, fragment, "at offset")
+    # a count or length is checked against the record before anything is
+    # allocated for it (a huge allocation would say "out of memory"), and
+    # costs only its record
+    path, _ = mkdump("lying-frames")
+    expect_warned(path, "STACK record at offset 16: frame count 4611686018427387904 exceeds the "
+                  "record; kept without its frames")
+    path, _ = mkdump("lying-string")
+    r = expect_warned(path, "PROCESS record at offset 16: exe path 1099511627776 exceeds the "
+                      "record; dropped")
+    check(r["process"]["pid"] is None, "a dropped PROCESS record: %r" % r["process"])
+    path, _ = mkdump("lying-argc")
+    r = expect_warned(path, "PROCESS record at offset 16: argc 1125899906842624 exceeds the "
+                      "record; kept without the rest of its command line and tail")
+    check(r["process"]["pid"] == 1 and r["process"]["exe"] == "/x" and
+          r["process"]["argv"] == [], "the PROCESS record's head kept: %r" % r["process"])
+    # a record length that is no varint: no record after it can be found
+    path, _ = mkdump("lying-varint")
+    r = expect_warned(path, "the record at offset 16: corrupt record length; the rest of the "
+                      "file is not read")
+    check(r["complete"] is False and r["end"] == "the record at offset 16 has a corrupt length: "
+          "the rest is not read", r["end"])
     path, _ = mkdump("lying-record")   # a length past the end: cut off, not corrupt
-    r, _ = report_json(path)
-    check(r["complete"] is False and "offset 16" in r["end"], r["end"])
+    r, p = report_json(path)
+    check(r["complete"] is False and "offset 16" in r["end"] and p.stderr == b"" and
+          r["disbelieved_records"] == 0, (r["end"], p.stderr))
 
 
 def case_undefined_stack():
+    # the allocation stands (1 byte leaked), without the stack it named
     path, _ = mkdump("lying-stackref")
-    expect_error(path, "undefined stack 9 at offset")
+    r = expect_warned(path, "ALLOC record at offset 16: undefined stack 9; kept without that "
+                      "stack")
+    check([(lk["bytes"], lk["frames"]) for lk in r["leaks"]] == [(1, [])], r["leaks"])
     path, _ = mkdump("lying-badfree")
-    expect_error(path, "corrupt BAD_FREE record: undefined stack 7 at offset")
+    r = expect_warned(path, "BAD_FREE record at offset 16: undefined stack 7; kept without that "
+                      "stack")
+    check(r["summary"]["invalid_frees"] == 0 and len(r["invalid_frees"]) == 1,
+          (r["summary"], r["invalid_frees"]))
+
+
+def case_damaged_verdicts():
+    """`check` on a damaged dump: what it holds still breaks a limit (23);
+    a pass resting on it is no pass (1); either way one line says so."""
+    path, _ = mkdump("lying-stackref")
+    p = run([VRAMTRACE, "check", path])
+    err = p.stderr.decode()
+    check(p.returncode == 23, "leak in a damaged dump: status %d (%r)" % (p.returncode, err))
+    check("vramtrace: %s: the verdict rests on a damaged dump: 1 record disbelieved (the "
+          "warnings say which)\n" % path in err, err)
+    p = run([VRAMTRACE, "check", "--max-leaked", "1KiB", path])
+    err = p.stderr.decode()
+    check(p.returncode == 1, "a pass on a damaged dump: status %d (%r)" % (p.returncode, err))
+    check("vramtrace: %s: the verdict rests on a damaged dump: 1 record disbelieved (the "
+          "warnings say which): not a pass\n" % path in err, err)
+    good, _ = mkdump("noleak")
+    p = run([VRAMTRACE, "check", "--max-leaked", "1KiB", good, path])
+    check(p.returncode == 1, "with a whole dump beside it: status %d" % p.returncode)
+    p = run([VRAMTRACE, "check", good])
+    check(p.returncode == 0 and b"damaged" not in p.stderr, (p.returncode, p.stderr))
+
+
+def case_impossible_time():
+    """A time the process's clock never reached (an exit view an hour after
+    the END record) is clamped to the next record's, with one warning."""
+    path, _ = mkdump("devices-future-usage")
+    r = expect_warned(path, "DEVICE_USAGE record at offset 313: time 3600000000000 ns is later "
+                      "than the next timed record's (30 ns); time clamped to the next record's")
+    usage = [(u["reason"], u["time_ns"]) for u in r["device_usage"]]
+    check(usage == [("exit", 30)], usage)
+
+
+def case_idle_tail():
+    """A process idle for 2 s before it exits: its exit view is 2 s after
+    the previous event, on the same clock as the END after it: no doubt."""
+    path, _ = mkdump("devices-idle")
+    r, p = report_json(path)
+    check(p.stderr == b"" and r["disbelieved_records"] == 0, p.stderr)
+    usage = [(u["reason"], u["time_ns"]) for u in r["device_usage"]]
+    check(usage == [("exit", 2000000020)], usage)
+    check(r["summary"]["leaked_bytes"] == 31 * GiB, r["summary"])
 
 
 def check_damaged(path, what):

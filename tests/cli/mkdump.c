@@ -306,12 +306,17 @@ static void mark_record(struct writer *w, const char *label)
 }
 
 /* Without the appended signal and status: as older dumps end. */
-static void end_record(struct writer *w, uint64_t live)
+static void end_record_at(struct writer *w, uint64_t live, uint64_t time_ns)
 {
     struct buf p = {0};
-    struct vt_rec_END rec = {.time_ns = next_time(w), .reason = VT_END_EXIT, .live = live};
+    struct vt_rec_END rec = {.time_ns = time_ns, .reason = VT_END_EXIT, .live = live};
     vt_encode_END(&(struct field_out){w, &p}, &rec, 0);
     record(w, VT_REC_END, &p);
+}
+
+static void end_record(struct writer *w, uint64_t live)
+{
+    end_record_at(w, live, next_time(w));
 }
 
 /* ---- this executable as a module ---- */
@@ -549,6 +554,7 @@ static void scenario_lying(struct writer *w, const char *what)
         record(w, VT_REC_BAD_FREE, &p);
     } else {   /* "stackref": an event naming a stack never defined */
         alloc_record(w, 0x1000, 1, 9, VT_API_cudaMalloc, VT_KIND_DEVICE, 0);
+        end_record(w, 1);
     }
 }
 
@@ -569,12 +575,13 @@ static void device_record(struct writer *w, int64_t device, size_t uuid_len)
 }
 
 /* plus1 arguments: the value + 1, 0 for unknown, as the record holds them */
-static void device_usage_record(struct writer *w, unsigned reason, uint64_t free_bytes,
-                                uint64_t own_plus1, uint64_t others_plus1, uint64_t others)
+static void device_usage_record(struct writer *w, uint64_t time_ns, unsigned reason,
+                                uint64_t free_bytes, uint64_t own_plus1, uint64_t others_plus1,
+                                uint64_t others)
 {
     struct buf p = {0};
     struct vt_rec_DEVICE_USAGE rec = {
-        .time_ns = 20, .reason = reason, .device = 0, .free_bytes = free_bytes,
+        .time_ns = time_ns, .reason = reason, .device = 0, .free_bytes = free_bytes,
         .total_bytes = 80 * GiB, .own_plus1 = own_plus1, .others_plus1 = others_plus1,
         .others = others,
     };
@@ -605,7 +612,10 @@ static void failed_with_processes(struct writer *w)
 }
 
 /* 31 GiB traced on an 80 GiB GPU with 40 GiB used: + 512 MiB this process
- * outside the traced calls + 8.5 GiB others (8 GiB listed by NVML). */
+ * outside the traced calls + 8.5 GiB others (8 GiB listed by NVML). The
+ * exit's view at 20 ns; "idle": 2 s after the last event, as a process
+ * that idles before it exits; "future-usage": an hour after, which its
+ * END record (30 ns) says the process's clock never reached. */
 static void scenario_devices(struct writer *w, const char *variant)
 {
     uintptr_t s1[] = {site_a.address, site_main.address};
@@ -613,12 +623,16 @@ static void scenario_devices(struct writer *w, const char *variant)
     stack_record(w, 1, 2, s1);
     device_record(w, 0, !strcmp(variant, "bad-uuid") ? 17 : 16);
     alloc_record(w, 0x1000, 31 * GiB, 1, VT_API_cudaMalloc, VT_KIND_DEVICE, 0);
-    device_usage_record(w, VT_USAGE_START, 48 * GiB, 31 * GiB + 1, 0, 0);
+    device_usage_record(w, 20, VT_USAGE_START, 48 * GiB, 31 * GiB + 1, 0, 0);
     failed_with_processes(w);
-    device_usage_record(w, !strcmp(variant, "bad-reason") ? VT_USAGE_REASON_COUNT : VT_USAGE_EXIT,
+    uint64_t exit_ns = !strcmp(variant, "idle")           ? w->time_ns + 2000000000ull
+                       : !strcmp(variant, "future-usage") ? 3600000000000ull
+                                                          : 20;
+    device_usage_record(w, exit_ns,
+                        !strcmp(variant, "bad-reason") ? VT_USAGE_REASON_COUNT : VT_USAGE_EXIT,
                         !strcmp(variant, "free-over-total") ? 81 * GiB : 40 * GiB,
                         31 * GiB + 512 * MiB + 1, 8 * GiB + 1, 2);
-    end_record(w, 1);
+    end_record_at(w, 1, !strcmp(variant, "idle") ? exit_ns + 10 : next_time(w));
 }
 
 static void write_expectations(const char *path)

@@ -10,7 +10,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct vt_dump dump;
     struct vt_analysis analysis = {0};
-    if (vt_dump_read_memory("fuzz-input", data, size, &vt_analysis_sink, &analysis, &dump) == 0)
+    if (vt_dump_read_memory_quietly("fuzz-input", data, size, &vt_analysis_sink, &analysis, &dump) == 0)
         vt_analysis_finish(&analysis);
     vt_analysis_free(&analysis);
     vt_dump_free(&dump);

@@ -43,8 +43,8 @@ static int read_process(const char *path, struct vt_process *out, bool quiet)
     uint64_t len;
     if (data[VT_HEADER_LEN] == VT_REC_PROCESS && vt_get_varint(&p, end, &len) == 0 &&
         len <= (uint64_t)(end - p) && !memcmp(data, VT_MAGIC, VT_MAGIC_LEN) &&
-        vt_dump_read_memory(path, data, (size_t)(p - data) + (size_t)len, &none, NULL, &dump) ==
-            0) {
+        vt_dump_read_memory_quietly(path, data, (size_t)(p - data) + (size_t)len, &none, NULL,
+                                    &dump) == 0) {
         if (dump.process.present) {
             *out = dump.process;
             memset(&dump.process, 0, sizeof dump.process); /* taken over */

@@ -34,7 +34,9 @@ static const char usage[] =
     "23 (or --error-exitcode N) when a limit is broken (as run --fail-on-leak);\n"
     "24 when there is nothing to judge (no dump in DIR, no successful allocation,\n"
     "or no process that ended on its own); 1 when a dump or suppressions file\n"
-    "cannot be read (this wins over 23); 2 for a bad command line.\n";
+    "cannot be read (this wins over 23), or when no limit is broken but records\n"
+    "of a dump were disbelieved (a damaged dump is no pass); 2 for a bad command\n"
+    "line.\n";
 
 static int parse_options(int argc, char **argv, struct vt_check_options *check,
                          struct vt_report_options *report)
@@ -83,7 +85,7 @@ static int status_of(enum vt_verdict v, const struct vt_check_options *check)
         return vt_check_leak_status(check);
     case VT_VERDICT_NO_DATA:
         return VT_EXIT_NO_DATA;
-    default:
+    default: /* unreadable, or damaged and no limit broken: no pass */
         return VT_EXIT_ERROR;
     }
 }

@@ -54,8 +54,10 @@ static const char usage[] =
     "                    leaks (one leak:^function$ line per call "
     "site)\n" VT_SUPPRESSION_OPTIONS_HELP "  -h, --help        show this help\n"
     "\n"
-    "Exit status: 0 for any readable dump, leaks or not (a partial dump says so);\n"
-    "1 when a dump cannot be read (or DIR holds none); 2 for a bad command line.\n";
+    "Exit status: 0 for any readable dump, leaks or not (a partial dump says so; a\n"
+    "record the reader disbelieves costs that record, with a warning on stderr);\n"
+    "1 when a dump cannot be read at all (or DIR holds none); 2 for a bad command\n"
+    "line.\n";
 
 static int gen_suppressions(char *const *paths, size_t npaths, const struct vt_report_options *opts)
 {

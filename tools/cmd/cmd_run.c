@@ -97,7 +97,8 @@ static const char usage[] =
     "23 (or --error-exitcode N) when a process leaked or made an invalid free\n"
     "beyond the limits, 24 when there is nothing to judge (no dump, or no process\n"
     "that made a successful allocation and ended on its own), 1 when a dump cannot\n"
-    "be read; 127 if CMD could not be started; 1 if the library is missing or a\n"
+    "be read, or is damaged (records disbelieved) and no limit is broken; 127 if\n"
+    "CMD could not be started; 1 if the library is missing or a\n"
     "file cannot be written; 2 for a bad command line or -o, or when LD_PRELOAD\n"
     "already holds the tracer.\n";
 
@@ -486,6 +487,7 @@ static int final_status(int wait_status, enum vt_verdict verdict, size_t ndumps,
         return status;
     switch (verdict) {
     case VT_VERDICT_UNREADABLE:
+    case VT_VERDICT_DAMAGED:
         return VT_EXIT_ERROR;
     case VT_VERDICT_BROKEN:
         return vt_check_leak_status(&opts->check);

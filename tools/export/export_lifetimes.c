@@ -270,7 +270,7 @@ int vt_chrome_lifetimes(struct vt_chrome_trace *t, const struct vt_export *e, ui
 {
     struct lifetimes l = {.t = t, .e = e, .next_tid = first_tid};
     struct vt_dump again;
-    int status = vt_dump_read(e->loaded.dump.path, &lifetimes_sink, &l, &again);
+    int status = vt_dump_reread(e->loaded.dump.path, &lifetimes_sink, &l, &again);
     vt_dump_free(&again);
     if (status == 0) {
         struct live *a, *atmp;

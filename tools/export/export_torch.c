@@ -303,7 +303,7 @@ static int write_traces(struct torch *t, const char *path, struct device_segment
     for (t->device = 0; t->device < ndevices; t->device++) {
         struct vt_dump again;
         vt_pickle_list_begin(&t->p);
-        int status = vt_dump_read(path, &torch_sink, t, &again);
+        int status = vt_dump_reread(path, &torch_sink, t, &again);
         vt_dump_free(&again);
         if (status != 0)
             return -1;

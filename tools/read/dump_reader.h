@@ -1,238 +1,33 @@
 /* SPDX-License-Identifier: MIT */
-/* Reading a .vtr dump: validates every byte against src/format.h and hands
- * events, in file order, to a sink, keeping only what is small (process
- * facts, modules, stacks) in memory, so a dump of any length reads in
- * O(modules + stacks) memory. */
+/* Reading a .vtr dump: every byte is checked against src/format.h, and the
+ * events are handed, in file order, to a sink; what is kept is the model
+ * (dump_model.h). */
 #ifndef VT_DUMP_READER_H
 #define VT_DUMP_READER_H
 
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include <uthash.h>
+#include "dump_model.h"
 
-struct vt_process {
-    bool present;
-    uint64_t pid, ppid;
-    uint64_t start_real_ns; /* since the epoch */
-    uint64_t start_mono_ns;
-    char *exe, *hostname;
-    size_t argc;
-    char **argv;
-    char *rank; /* NULL: not recorded or not set */
-    /* who wrote it, to tell whether it still runs (ending.h); 0 / NULL in
-     * dumps written before they were recorded */
-    uint64_t start_ticks; /* /proc/PID/stat field 22 */
-    char *boot_id;
-};
-
-/* A module is loaded from its MODULE record on, until a MODULE_UNLOAD
- * record: stacks read in between (module epochs loaded..unloaded-1) are
- * symbolized with it. */
-struct vt_module {
-    uint64_t id, bias, start, end;
-    char *path;
-    uint8_t *build_id;
-    size_t build_id_len;
-    uint64_t loaded_epoch, unloaded_epoch; /* UINT64_MAX: never unloaded */
-};
-
-struct vt_dump_stack_record {
-    uint64_t id;
-    uint64_t module_epoch; /* module unloads before this stack's record */
-    size_t nframes;
-    uint64_t *frames; /* return addresses, innermost first */
-    size_t npython;
-    uint64_t *python;      /* PYFRAME ids, innermost first (threads running Python) */
-    bool python_truncated; /* the Python stack went on beyond these */
-    /* how many of the Python frames each interpreter entry holds, innermost
-     * first (0 entries: not recorded, an older dump) */
-    size_t nentries;
-    size_t *entry_frames;
-    uint64_t dropped; /* native frames the tracer left out (a deeper stack) */
-    size_t cut_at;    /* ... right before frames[cut_at] */
-    UT_hash_handle hh;
-};
-
-/* A Python source location (PYFRAME). */
-struct vt_dump_pyframe {
-    uint64_t id;
-    char *function, *file;
-    uint64_t line; /* 0 = unknown */
-    UT_hash_handle hh;
-};
-
-/* A thread's name (THREAD). */
-struct vt_thread_name {
-    uint64_t tid;
-    char *name;
-    UT_hash_handle hh;
-};
-
-/* Times are nanoseconds since the process started (PROCESS.start_mono). */
-struct vt_dump_alloc {
-    uint64_t time_ns, address, size, stack_id, tid, stream;
-    unsigned api, kind, flags; /* flags: VT_ALLOC_RESTORED, VT_ADDR_HANDLE */
-    int64_t device;
-};
-
-struct vt_free_event {
-    uint64_t time_ns, address, tid, stream;
-    unsigned api, status, flags; /* flags: VT_ADDR_HANDLE */
-};
-
-/* Another process on a GPU, as the tracer saw it at an out-of-memory error. */
-#define VT_GPU_PROCESSES_MAX 8
-struct vt_gpu_process_info {
-    uint64_t pid;
-    bool has_used;
-    uint64_t used;
-    char state; /* /proc state letter; 0: not visible to the tracer */
-    bool orphaned;
-    char comm[17];
-};
-
-struct vt_failed_event {
-    uint64_t time_ns, size, stack_id, tid, error;
-    unsigned api, kind;
-    int64_t device;
-    /* the driver's cuMemGetInfo at an out-of-memory failure, when recorded */
-    bool has_meminfo;
-    uint64_t mem_free, mem_total;
-    /* NVML's view then, when recorded: this process, the largest others */
-    bool has_own;
-    uint64_t own_bytes;
-    size_t nothers; /* at most VT_GPU_PROCESSES_MAX kept */
-    struct vt_gpu_process_info others[VT_GPU_PROCESSES_MAX];
-};
-
-/* DEVICE_USAGE: the driver's and NVML's view of a device (time since start). */
-struct vt_device_usage_event {
-    uint64_t time_ns;
-    unsigned reason; /* enum vt_usage_reason */
-    int64_t device;
-    uint64_t free_bytes, total_bytes;
-    bool has_own, has_others; /* NVML said */
-    uint64_t own_bytes, others_bytes, others_count;
-    bool has_traced; /* aggregate mode: the tracer's own live bytes on it */
-    uint64_t traced_bytes;
-};
-
-struct vt_mark_event {
-    uint64_t time_ns, tid;
-    const char *label; /* valid during the call */
-};
-
-/* A free the driver refused (BAD_FREE): where, and what it tried to free. */
-struct vt_bad_free_event {
-    uint64_t time_ns, address, tid, error, stack_id;
-    unsigned api, flags; /* VT_ADDR_HANDLE, VT_BAD_FREE_* */
-    uint64_t alloc_stack_id, alloc_size;
-    unsigned alloc_api, alloc_kind;
-    int64_t alloc_device;
-    uint64_t first_free_ns, first_free_tid, first_free_stack_id;
-    unsigned first_free_api;
-};
-
-/* Aggregate mode: one call site in a SAMPLE (live only) or SITES record. */
-struct vt_site_state {
-    uint64_t stack_id;
-    unsigned api, kind;
-    int64_t device;
-    uint64_t live_bytes, live_count;
-    uint64_t allocations, bytes_allocated, frees; /* SITES only */
-};
-
-/* A device's live bytes (SAMPLE) or peak and its time (TOTALS). */
-struct vt_device_bytes {
-    int64_t device;
-    uint64_t bytes, time_ns;
-};
-
-/* The arrays are valid during the call. */
-struct vt_sample_event {
-    uint64_t time_ns, allocations, frees;
-    const struct vt_device_bytes *devices;
-    size_t ndevices;
-    const struct vt_site_state *sites; /* the sites that changed */
-    size_t nsites;
-};
-
-struct vt_sites_event {
-    uint64_t time_ns;
-    const struct vt_site_state *sites;
-    size_t nsites;
-};
-
-struct vt_totals_event {
-    uint64_t time_ns, invalid_frees, untraced_frees, teardown_allocations, teardown_bytes;
-    uint64_t peak_bytes, peak_time_ns;     /* all devices together */
-    const struct vt_device_bytes *devices; /* peaks */
-    size_t ndevices;
-};
-
-struct vt_event_sink {
-    void (*alloc)(void *ctx, const struct vt_dump_alloc *ev);
-    void (*free)(void *ctx, const struct vt_free_event *ev);
-    void (*failed)(void *ctx, const struct vt_failed_event *ev);
-    void (*mark)(void *ctx, const struct vt_mark_event *ev); /* may be NULL */
-    /* aggregate mode; each may be NULL */
-    void (*sample)(void *ctx, const struct vt_sample_event *ev);
-    void (*sites)(void *ctx, const struct vt_sites_event *ev);
-    void (*totals)(void *ctx, const struct vt_totals_event *ev);
-    /* may be NULL */
-    void (*device_usage)(void *ctx, const struct vt_device_usage_event *ev);
-    void (*bad_free)(void *ctx, const struct vt_bad_free_event *ev); /* may be NULL */
-};
-
-/* DEVICE: which GPU a device of the process is. */
-struct vt_device_info {
-    int64_t device;
-    bool has_uuid;
-    uint8_t uuid[16];
-    char *pci_bus_id, *name; /* NULL: unknown */
-    uint64_t total_bytes;    /* 0: unknown */
-};
-/* "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" as nvidia-smi prints it; BUF
- * holds VT_UUID_TEXT bytes. NULL without a UUID. */
-#define VT_UUID_TEXT 41
-const char *vt_device_uuid_text(const struct vt_device_info *d, char *buf);
-
-struct vt_dump {
-    const char *path;
-    uint32_t version;
-    bool aggregated; /* written in aggregate mode (header flag) */
-    struct vt_process process;
-    struct vt_module *modules;
-    size_t nmodules;
-    uint64_t module_epoch;               /* MODULE_UNLOAD records read so far */
-    struct vt_dump_stack_record *stacks; /* uthash, by id */
-    struct vt_dump_stack_record *
-        *stack_index; /* by id too, for the ids 1, 2, ... the tracer gives */
-    size_t stack_index_len;
-    struct vt_dump_pyframe *pyframes; /* uthash, by id */
-    struct vt_device_info *devices;   /* DEVICE records, in order (one per device) */
-    size_t ndevices;
-    struct vt_thread_name *threads; /* uthash, by tid */
-    bool complete;                  /* END record read and nothing cut off */
-    bool has_footer;                /* an END record was read */
-    unsigned end_reason;            /* its reason (enum vt_end_reason) */
-    char end[192];                  /* how the data ended, for the report */
-    int end_signal;                 /* the fatal signal when end is "signal", else 0 */
-    int end_status;                 /* _exit's argument when end is "_exit" */
-    uint64_t last_time_ns;          /* of the last timed record */
-};
-
-/* Reads PATH, feeding SINK. Returns 0 (dump->complete says whether the
- * data was whole) or -1 after printing one line on stderr:
- * "vramtrace: PATH: <what> [at offset N]". */
+/* Reads PATH, feeding SINK. Returns 0, or -1 after printing one line on
+ * stderr, "vramtrace: PATH: <what> [at offset N]", when no record can be
+ * found in it (no such file, no header, a format version this vramtrace
+ * does not read). Whatever else is wrong costs only the records concerned:
+ * dump->complete says whether the data was whole, dump->disbelieved how
+ * many records were dropped or clamped (a warning each on stderr, the
+ * first VT_WARNINGS_SHOWN of them). */
 int vt_dump_read(const char *path, const struct vt_event_sink *sink, void *ctx,
                  struct vt_dump *dump);
-/* The same for SIZE bytes at DATA, read as the file PATH (for messages). */
+/* The same for a dump read once already: the warnings are not said again. */
+int vt_dump_reread(const char *path, const struct vt_event_sink *sink, void *ctx,
+                   struct vt_dump *dump);
+/* The same for SIZE bytes at DATA, read as the file PATH (for messages);
+ * _quietly: without the warnings (dump->disbelieved still counts them). */
 int vt_dump_read_memory(const char *path, const uint8_t *data, size_t size,
                         const struct vt_event_sink *sink, void *ctx, struct vt_dump *dump);
-void vt_dump_free(struct vt_dump *dump);
+int vt_dump_read_memory_quietly(const char *path, const uint8_t *data, size_t size,
+                                const struct vt_event_sink *sink, void *ctx, struct vt_dump *dump);
 
 /* Where an incremental read (vramtrace watch) stands between calls. */
 struct vt_dump_position {
@@ -243,21 +38,12 @@ struct vt_dump_position {
  * from POS->offset on, and moves POS past them; DUMP (zeroed before the
  * first call) keeps what was read. Stops quietly at the zero padding, at a
  * record the writer has not finished, and before a header that is not
- * written yet. Returns 1 when it stopped at a record cut off by the end of
- * DATA, 0 otherwise, -1 after printing the error line as vt_dump_read. */
+ * written yet; a record length that is no varint ends the reading for
+ * good (dump->unreadable_at). Returns 1 when it stopped at a record cut off
+ * by the end of DATA, 0 otherwise, -1 after printing the error line as
+ * vt_dump_read (no header). */
 int vt_dump_read_appended(const char *path, const uint8_t *data, size_t start, size_t size,
                           struct vt_dump_position *pos, const struct vt_event_sink *sink, void *ctx,
                           struct vt_dump *dump);
-
-const struct vt_dump_stack_record *vt_dump_stack(const struct vt_dump *dump, uint64_t id);
-const struct vt_dump_pyframe *vt_dump_pyframe(const struct vt_dump *dump, uint64_t id);
-/* The name thread TID had, or NULL when none was recorded. */
-const char *vt_dump_thread_name(const struct vt_dump *dump, uint64_t tid);
-/* The module whose address range holds ADDR in module epoch EPOCH (a
- * stack's module_epoch): loaded then; of several, the latest recorded. */
-const struct vt_module *vt_dump_module_at(const struct vt_dump *dump, uint64_t addr,
-                                          uint64_t epoch);
-/* The DEVICE record of DEVICE, or NULL (older dumps have none). */
-const struct vt_device_info *vt_dump_device(const struct vt_dump *dump, int64_t device);
 
 #endif

@@ -491,6 +491,7 @@ void vt_render_json_fields(const struct vt_report *r, struct vt_json *j)
     vt_json_string(j, r->dump->end);
     vt_json_key(j, "signal");
     r->dump->end_signal ? vt_json_uint(j, (uint64_t)r->dump->end_signal) : vt_json_null(j);
+    write_uint_field(j, "disbelieved_records", r->dump->disbelieved);
     write_uint_field(j, "duration_ns", r->dump->last_time_ns);
     vt_json_key(j, "mode");
     vt_json_string(j, r->dump->aggregated ? "aggregate" : "events");

@@ -689,6 +689,12 @@ static void print_ending(const struct vt_report *r, FILE *out)
     if (!r->dump->complete && strcmp(r->dump->end, "no footer") != 0)
         fprintf(out, "vramtrace: partial dump: %s; the report covers what was read\n",
                 r->dump->end);
+    if (r->dump->disbelieved)
+        fprintf(out,
+                "vramtrace: damaged dump: %" PRIu64
+                " record%s disbelieved (dropped or clamped: the warnings say which); the report "
+                "is built from the rest\n",
+                r->dump->disbelieved, r->dump->disbelieved == 1 ? "" : "s");
 }
 
 void vt_render_text(const struct vt_report *r, FILE *out)

@@ -75,6 +75,8 @@ enum vt_verdict {
     VT_VERDICT_BROKEN,     /* a limit was broken (a leak, an invalid free) */
     VT_VERDICT_NO_DATA,    /* nothing to judge: no successful allocation, or
                                * the process did not end on its own */
+    VT_VERDICT_DAMAGED,    /* no limit broken by what was read, but records of
+                               * the dump were disbelieved: not a pass */
     VT_VERDICT_UNREADABLE, /* the dump cannot be read */
 };
 

@@ -38,11 +38,21 @@ enum vt_verdict vt_report_verdict(const struct vt_report *r, const struct vt_lim
     char why[256];
     const char *unjudged = nothing_to_judge(r, why, sizeof why);
     size_t broken = vt_limits_apply_invalid_frees(r, limits, out);
+    uint64_t disbelieved = r->dump->disbelieved;
     if (!unjudged)
         broken += vt_limits_apply(r, limits, out);
     else
         fprintf(out, "vramtrace: %s: nothing to judge for leaks: %s\n", r->path, unjudged);
-    return broken ? VT_VERDICT_BROKEN : unjudged ? VT_VERDICT_NO_DATA : VT_VERDICT_PASS;
+    /* what was read is evidence (a broken limit stands); a pass is not */
+    if (disbelieved)
+        fprintf(out,
+                "vramtrace: %s: the verdict rests on a damaged dump: %" PRIu64
+                " record%s disbelieved (the warnings say which)%s\n",
+                r->path, disbelieved, disbelieved == 1 ? "" : "s", broken ? "" : ": not a pass");
+    return broken        ? VT_VERDICT_BROKEN
+           : disbelieved ? VT_VERDICT_DAMAGED
+           : unjudged    ? VT_VERDICT_NO_DATA
+                         : VT_VERDICT_PASS;
 }
 
 enum vt_verdict vt_report_dump(const char *path, const struct vt_report_options *opts)

@@ -376,13 +376,28 @@ static void write_combined(const struct combined *c, struct vt_json *j)
     vt_json_end_object(j);
 }
 
+/* How bad a verdict is for the whole set. */
+static int rank(enum vt_verdict v)
+{
+    switch (v) {
+    case VT_VERDICT_UNREADABLE:
+        return 3;
+    case VT_VERDICT_BROKEN:
+        return 2;
+    case VT_VERDICT_DAMAGED:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 /* The worse of two verdicts for the whole set: an unreadable dump, then a
- * broken limit; NO_DATA only while nothing passed. */
+ * broken limit, then a damaged dump; NO_DATA only while nothing passed. */
 static void combine_verdict(struct combined *c, enum vt_verdict v)
 {
     if (v == VT_VERDICT_PASS)
         c->passed++;
-    if (v == VT_VERDICT_UNREADABLE || (v == VT_VERDICT_BROKEN && c->worst != VT_VERDICT_UNREADABLE))
+    if (rank(v) > rank(c->worst))
         c->worst = v;
 }
 

@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: MIT */
+#include "dump_model.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void vt_process_free(struct vt_process *proc)
+{
+    free(proc->exe);
+    free(proc->hostname);
+    for (size_t i = 0; i < proc->argc; i++)
+        free(proc->argv[i]);
+    free(proc->argv);
+    free(proc->rank);
+    free(proc->boot_id);
+    memset(proc, 0, sizeof *proc);
+}
+
+void vt_device_info_free(struct vt_device_info *d)
+{
+    free(d->pci_bus_id);
+    free(d->name);
+    memset(d, 0, sizeof *d);
+}
+
+void vt_dump_stack_free(struct vt_dump_stack_record *s)
+{
+    if (!s)
+        return;
+    free(s->frames);
+    free(s->python);
+    free(s->entry_frames);
+    free(s);
+}
+
+void vt_dump_free(struct vt_dump *dump)
+{
+    struct vt_dump_stack_record *s, *tmp;
+    HASH_ITER(hh, dump->stacks, s, tmp) {
+        HASH_DEL(dump->stacks, s);
+        vt_dump_stack_free(s);
+    }
+    struct vt_dump_pyframe *f, *ftmp;
+    HASH_ITER(hh, dump->pyframes, f, ftmp) {
+        HASH_DEL(dump->pyframes, f);
+        free(f->function);
+        free(f->file);
+        free(f);
+    }
+    struct vt_thread_name *t, *ttmp;
+    HASH_ITER(hh, dump->threads, t, ttmp) {
+        HASH_DEL(dump->threads, t);
+        free(t->name);
+        free(t);
+    }
+    for (size_t i = 0; i < dump->nmodules; i++) {
+        free(dump->modules[i].path);
+        free(dump->modules[i].build_id);
+    }
+    free(dump->modules);
+    free(dump->stack_index);
+    for (size_t i = 0; i < dump->ndevices; i++)
+        vt_device_info_free(&dump->devices[i]);
+    free(dump->devices);
+    vt_process_free(&dump->process);
+    memset(dump, 0, sizeof *dump);
+}
+
+const struct vt_dump_stack_record *vt_dump_stack(const struct vt_dump *dump, uint64_t id)
+{
+    struct vt_dump_stack_record *s;
+    if (id < dump->stack_index_len && dump->stack_index[id])
+        return dump->stack_index[id];
+    HASH_FIND(hh, dump->stacks, &id, sizeof id, s);
+    return s;
+}
+
+const char *vt_dump_thread_name(const struct vt_dump *dump, uint64_t tid)
+{
+    struct vt_thread_name *t;
+    HASH_FIND(hh, dump->threads, &tid, sizeof tid, t);
+    return t ? t->name : NULL;
+}
+
+const struct vt_dump_pyframe *vt_dump_pyframe(const struct vt_dump *dump, uint64_t id)
+{
+    struct vt_dump_pyframe *f;
+    HASH_FIND(hh, dump->pyframes, &id, sizeof id, f);
+    return f;
+}
+
+const struct vt_module *vt_dump_module_at(const struct vt_dump *dump, uint64_t addr, uint64_t epoch)
+{
+    for (size_t i = dump->nmodules; i-- > 0;) {
+        const struct vt_module *m = &dump->modules[i];
+        if (addr >= m->start && addr < m->end && m->loaded_epoch <= epoch &&
+            epoch < m->unloaded_epoch)
+            return m;
+    }
+    return NULL;
+}
+
+const struct vt_device_info *vt_dump_device(const struct vt_dump *dump, int64_t device)
+{
+    for (size_t i = 0; i < dump->ndevices; i++)
+        if (dump->devices[i].device == device)
+            return &dump->devices[i];
+    return NULL;
+}
+
+const char *vt_device_uuid_text(const struct vt_device_info *d, char *buf)
+{
+    const uint8_t *u = d->uuid;
+    if (!d->has_uuid)
+        return NULL;
+    snprintf(buf, VT_UUID_TEXT,
+             "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1],
+             u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14],
+             u[15]);
+    return buf;
+}
