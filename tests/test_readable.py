@@ -104,7 +104,13 @@ def case_growth_recent():
                 D["RAMP_STEPS"] * D["RAMP_BYTES"])
     H.expect_eq("growth_start.mark", ramp[0]["growth_start"]["mark"], 0)
     text = text_report(dump)
-    H.expect(re.search(r"^Growing by 5\.0 MiB per marker interval \(the last; ", text, re.M), text)
+    H.expect(re.search(r"^Growing by 5\.0 MiB per marker interval \(the last\) since", text, re.M),
+             text)
+    # steps well under 100 ms apart: no rate per second (it would read as GiB/s)
+    H.expect(ramp[0]["rate_interval_ns"] < 100_000_000, "ramp steps %d ns apart"
+             % ramp[0]["rate_interval_ns"])
+    H.expect_eq("bytes_per_second over a short interval", ramp[0]["bytes_per_second"], None)
+    H.expect("/s" not in text, "a rate per second over a short interval:\n" + text)
 
 
 # ---- several dumps: the combined verdict first; a dump given twice counts once ----
@@ -379,6 +385,57 @@ def case_pytest_venv():
         outcomes[case.get("name")] = tags[0] if tags else "passed"
     H.expect_eq("outcomes", (outcomes.get("test_leaks"), outcomes.get("test_clean")),
                 ("failure", "passed"))
+
+
+# ---- verdicts that say only what the evidence tells ----
+
+def case_growth_unmarked():
+    """A leak in a loop of 10 steps without markers: time ticks cannot tell
+    growth, so never "nothing grows"; the repeated leak is named, with how
+    to add markers."""
+    dump = shapes_run("unmarked", "10").dump
+    line = text_report(dump).splitlines()[1]
+    H.expect("nothing grows" not in line, line)
+    H.expect(re.fullmatch(r"vramtrace: growth not judged reliably: no markers \(\d+ time ticks show "
+                          r"no call site growing, but 1 call site leaked again and again: 10 "
+                          r"allocations never freed\); mark each step with vramtrace_mark\(\) or "
+                          r"`kill -USR2 PID`", line), line)
+    g = H.report(dump)["growth"]
+    H.expect_eq("growth.reliable, growing_sites", (g["reliable"], g["growing_sites"]), (False, 0))
+    H.expect_eq("growth.verdict", "vramtrace: " + g["verdict"], line)
+
+
+def case_suppressed_not_freed():
+    """Leaks hidden by a suppression are suppressed, not freed."""
+    dump = shapes_run("c_leak").dump
+    supp = os.path.join(os.path.dirname(dump), "vram.supp")
+    with open(supp, "w") as f:
+        f.write("leak:^scratch_buffer$\n")
+    text = text_report(dump, "--suppressions", supp)
+    H.expect(text.startswith("vramtrace: no unsuppressed leaks (2.9 MiB suppressed in 1 "
+                             "allocation) (peak 2.9 MiB"), text)
+    H.expect("all device memory was freed" not in text, text)
+
+
+def case_gen_suppressions_apart():
+    """Two sites leaking through one helper get a line each (their callers):
+    with one line removed, check passes for one site and fails on the other."""
+    dump = shapes_run("two_callers").dump
+    r = H._run([H.vramtrace_exe(), "report", "--gen-suppressions", dump], H.base_env(),
+               os.path.dirname(dump))
+    H.expect_eq("gen status", (r.status, r.stderr), (0, ""))
+    lines = [l for l in r.stdout.splitlines() if l.startswith("leak:")]
+    H.expect_eq("generated lines", lines, ["leak:^prepare_batch$", "leak:^prepare_eval$"])
+    supp = os.path.join(os.path.dirname(dump), "vram.supp")
+    with open(supp, "w") as f:
+        f.write(r.stdout)
+    check = [H.vramtrace_exe(), "check", "--suppressions", supp, dump]
+    H.expect_eq("check with both lines", H._run(check, H.base_env(), H.tmpdir()).status, 0)
+    with open(supp, "w") as f:
+        f.write(r.stdout.replace("leak:^prepare_eval$\n", ""))
+    c = H._run(check, H.base_env(), H.tmpdir())
+    H.expect_eq("check with prepare_eval's line removed", c.status, 23)
+    H.expect("1.4 MiB" in c.stderr or "1500000" in c.stderr, c.describe())
 
 
 if __name__ == "__main__":

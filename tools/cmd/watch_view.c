@@ -169,13 +169,15 @@ static void sites_table(struct lines *l, const struct vt_report *r, size_t max)
     end_line(l);
     for (size_t i = 0; i < n; i++) {
         const struct vt_usage_site *s = &u->sites[order[i]];
-        char live[32], marker[32] = "", second[32], where[512];
+        char live[32], marker[32] = "", second[32] = "", where[512];
         if (u->by_marks)
             signed_size(s->bytes_per_interval, marker);
-        signed_size((int64_t)s->bytes_per_second, second);
+        if (vt_usage_rate_shown(s)) {
+            signed_size((int64_t)s->bytes_per_second, second);
+            strcat(second, "/s");
+        }
         site_text(r, s, where, sizeof where);
-        add(l, "  %12s  %12s  %10s/s  %s", vt_human_size(s->live_bytes, live), marker, second,
-            where);
+        add(l, "  %12s  %12s  %12s  %s", vt_human_size(s->live_bytes, live), marker, second, where);
         end_line(l);
     }
     if (!n) {

@@ -14,6 +14,7 @@
 #include "format.h"
 #include "output_file.h"
 #include "report.h"
+#include "verdicts.h"
 #include "timeline.h"
 
 #define CHART_W 960
@@ -421,6 +422,12 @@ static void leaks_table(const struct vt_report *r, FILE *out)
               out);
     else
         fputs("<h2 id=\"leaks\">Leaks at exit</h2>\n", out);
+    if (a->nleaks == 0 && a->summary.suppressed_bytes) { /* suppressed is not freed */
+        fputs("<p>No unsuppressed leaks (", out);
+        put_size(a->summary.suppressed_bytes, out);
+        fputs(" suppressed).</p>\n", out);
+        return;
+    }
     if (a->nleaks == 0) {
         fputs("<p>All memory was freed.</p>\n", out);
         return;
@@ -478,9 +485,13 @@ static void growing_table(const struct vt_report *r, FILE *out)
     }
     if (any)
         fputs("</tbody></table>\n", out);
-    else
-        fprintf(out, "<p>No call site grows (judged on %zu %s).</p>\n", vt_usage_boundaries(u),
-                u->by_marks ? "markers" : "time ticks");
+    else {
+        char verdict[512];
+        vt_growth_verdict(r, verdict, sizeof verdict);
+        fputs("<p>", out);
+        put_text(verdict, out);
+        fputs("</p>\n", out);
+    }
 }
 
 static void peak_tables(const struct vt_report *r, FILE *out)

@@ -7,6 +7,7 @@
 #include "format.h"
 #include "json_writer.h"
 #include "report.h"
+#include "verdicts.h"
 
 /* A stack deeper than the tracer's limit: how many frames were left out,
  * and where (the index in "frames" of the first outer frame kept). */
@@ -259,8 +260,10 @@ static void write_sites(struct vt_json *j, const struct vt_report *r)
         vt_json_bool(j, s->growing);
         vt_json_key(j, "bytes_per_interval");
         vt_json_int(j, s->bytes_per_interval);
-        vt_json_key(j, "bytes_per_second");
-        vt_json_int(j, (int64_t)s->bytes_per_second);
+        vt_json_key(j, "bytes_per_second"); /* over a long enough interval only */
+        vt_usage_rate_shown(s) ? vt_json_int(j, (int64_t)s->bytes_per_second) : vt_json_null(j);
+        vt_json_key(j, "rate_interval_ns");
+        s->growing ? vt_json_uint(j, s->rate_interval_ns) : vt_json_null(j);
         write_growth_start(j, u, s);
         write_site_ref(j, r, r->site_order[i]);
         vt_json_end_object(j);
@@ -270,8 +273,11 @@ static void write_sites(struct vt_json *j, const struct vt_report *r)
 }
 
 /* How growth was judged: on which boundaries, after how much warm-up. */
-static void write_growth(struct vt_json *j, const struct vt_usage *u)
+static void write_growth(struct vt_json *j, const struct vt_report *r)
 {
+    const struct vt_usage *u = &r->analysis->usage;
+    char verdict[512];
+    vt_growth_verdict(r, verdict, sizeof verdict);
     vt_json_key(j, "growth");
     vt_json_begin_object(j);
     vt_json_key(j, "interval");
@@ -284,6 +290,10 @@ static void write_growth(struct vt_json *j, const struct vt_usage *u)
     vt_json_key(j, "judged");
     vt_json_bool(j, vt_usage_growth_judged(u));
     write_uint_field(j, "growing_sites", vt_usage_growing_sites(u));
+    vt_json_key(j, "reliable"); /* markers, enough of them */
+    vt_json_bool(j, u->by_marks && vt_usage_growth_judged(u));
+    vt_json_key(j, "verdict");
+    vt_json_string(j, verdict);
     vt_json_end_object(j);
 }
 
@@ -502,7 +512,7 @@ void vt_render_json_fields(const struct vt_report *r, struct vt_json *j)
     write_leaks(j, r);
     write_failures(j, r);
     write_invalid_frees(j, r);
-    write_growth(j, &r->analysis->usage);
+    write_growth(j, r);
     write_sites(j, r);
     write_peaks(j, r);
     vt_render_json_devices(r, j);
