@@ -211,7 +211,7 @@ def case_pytest_plugin(plugin_path=None, plugin_option=True):
     H.expect(at, "no test line in %r" % msg)   # (junit: the message, then the same text)
     i = at[0]
     H.expect(re.fullmatch(r"  in the test: test_leaks \(\S*vram_pytest_sample\.py:35\)", lines[i])
-             and re.fullmatch(r"  leaking call: plugin_leak \(\S*leakplugin\.c:%d\) via cudaMalloc"
+             and re.fullmatch(r"  leaking call: plugin_leak \S*leakplugin\.c:%d( <- .*)? via cudaMalloc"
                               % H.marker_line(H.program_source("leakplugin.c"), "plugin"),
                               lines[i + 1])
              and re.match(r"  dump: (\S+\.vtr) \(vramtrace report \1\)", lines[i + 2]),

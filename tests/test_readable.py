@@ -266,7 +266,7 @@ def case_html_rows():
     text_report(dump, "--html", html)
     with open(html) as f:
         page = f.read()
-    H.expect('<summary><code class="fn">scratch_buffer</code> <span class="loc">%s:%d</span>'
+    H.expect('<summary><code class="site">scratch_buffer %s:%d</code>'
              % (SRC, H.marker_line(SRC, "scratch")) in page, "row summary without file:line")
     H.expect("&hellip; 3 runtime frames (--all-frames shows them)" in page, "html not folded")
     H.expect("__libc_start_call_main" not in page, "start-up frames in the html")
@@ -436,6 +436,44 @@ def case_gen_suppressions_apart():
     c = H._run(check, H.base_env(), H.tmpdir())
     H.expect_eq("check with prepare_eval's line removed", c.status, 23)
     H.expect("1.4 MiB" in c.stderr or "1500000" in c.stderr, c.describe())
+
+
+def case_one_label_everywhere():
+    """Two sites through one helper have one name each, the same in the text
+    report, the HTML page, watch, check and the JSON (which the pytest plugin
+    prints)."""
+    dump = shapes_run("two_callers").dump
+    src, line = "tests/programs/report_shapes.c", H.marker_line(SRC, "scratch")
+    want = ["scratch_buffer %s:%d <- %s %s:%d" % (src, line, caller, src, H.call_line(SRC, tag))
+            for caller, tag in (("prepare_batch", "prepare"), ("prepare_eval", "eval"))]
+    root = H.source_root()
+
+    def vt(*args):
+        r = H._run([H.vramtrace_exe(), *args], H.base_env(), root)
+        return r
+    text = vt("report", dump).stdout
+    for label in want:
+        H.expect(re.search(r"^ +[\d.]+ MiB  cudaMalloc  %s$" % re.escape(label), text, re.M),
+                 "text peak holder %r in\n%s" % (label, text))
+    page = os.path.join(os.path.dirname(dump), "two.html")
+    vt("report", "--html", page, dump)
+    with open(page) as f:
+        html_text = f.read()
+    for label in want:
+        cell = '<code class="site">%s</code>' % label.replace("<", "&lt;")
+        H.expect_eq("html rows labelled %r (leaks, peak)" % label, html_text.count(cell), 2)
+    watch = vt("watch", "--once", dump).stdout
+    for label in want:
+        H.expect(re.search(r"  %s$" % re.escape(label), watch, re.M),
+                 "watch row %r in\n%s" % (label, watch))
+    check = vt("check", "--max-leaked-per-site", "0", dump)
+    H.expect_eq("check status", check.status, 23)
+    over = [l.split("(0 B): ", 1)[1] for l in check.stderr.splitlines() if "at one call site" in l]
+    H.expect_eq("check's sites", sorted(over), sorted("%s via cudaMalloc" % l for l in want))
+    rep = json.loads(vt("report", "--json", dump).stdout)
+    H.expect_eq("json leak labels", sorted(l["label"] for l in rep["leaks"]), sorted(want))
+    H.expect_eq("json peak holder labels",
+                sorted(h["label"] for h in rep["peaks"][0]["holders"]), sorted(want))
 
 
 if __name__ == "__main__":

@@ -191,8 +191,10 @@ def _failure_message(pyfuncitem, leaked, limit, t, token):
     if not found:
         return "%s; the largest call sites:\n%s" % (head, t.leak_sites_since(token))
     own, call, site = found
+    # the site's label, as every view of vramtrace names it
     return ("%s\n  in the test: %s\n  leaking call: %s via %s\n"
-            "  dump: %s (vramtrace report %s)" % (head, _where(own), _where(call),
+            "  dump: %s (vramtrace report %s)" % (head, _where(own),
+                                                  site.get("label") or _where(call),
                                                   site.get("api"), dump, dump))
 
 

@@ -137,3 +137,24 @@ void vt_site_label(const struct vt_site *site, size_t depth, char *buf, size_t l
         used += (size_t)n;
     }
 }
+
+char **vt_site_labels(const struct vt_site *const *sites, size_t n)
+{
+    size_t *depths = vt_xcalloc(n ? n : 1, sizeof *depths);
+    char **labels = vt_xcalloc(n ? n : 1, sizeof *labels);
+    vt_label_depths(sites, n, depths);
+    for (size_t i = 0; i < n; i++) {
+        char label[1024];
+        vt_site_label(sites[i], depths[i], label, sizeof label);
+        labels[i] = vt_xstrdup(label);
+    }
+    free(depths);
+    return labels;
+}
+
+void vt_site_labels_free(char **labels, size_t n)
+{
+    for (size_t i = 0; labels && i < n; i++)
+        free(labels[i]);
+    free(labels);
+}

@@ -20,6 +20,11 @@ void vt_label_depths(const struct vt_site *const *sites, size_t n, size_t *depth
 /* SITE's label of DEPTH frames into BUF (always terminated). */
 void vt_site_label(const struct vt_site *site, size_t depth, char *buf, size_t len);
 
+/* The labels of N sites, each told apart from the others (free with
+ * vt_site_labels_free). */
+char **vt_site_labels(const struct vt_site *const *sites, size_t n);
+void vt_site_labels_free(char **labels, size_t n);
+
 /* A source path as labels and reports show it: under the working directory,
  * relative to it. */
 const char *vt_display_path(const char *path);

@@ -50,12 +50,13 @@ void vt_growth_verdict(const struct vt_report *r, char *buf, size_t len)
     const struct vt_usage *u = &r->analysis->usage;
     size_t n = vt_usage_boundaries(u), growing = vt_usage_growing_sites(u);
     if (!u->by_marks && !vt_usage_growth_judged(u))
-        snprintf(buf, len,
-                 "growth not judged: no markers, and fewer than 3 time ticks (%zu); " VT_MARKER_HINT,
-                 n);
+        snprintf(
+            buf, len,
+            "growth not judged: no markers, and fewer than 3 time ticks (%zu); " VT_MARKER_HINT, n);
     else if (!vt_usage_growth_judged(u) && u->skip)
-        snprintf(buf, len, "growth not judged: fewer than 3 markers after the warm-up (%zu, %zu "
-                           "skipped)",
+        snprintf(buf, len,
+                 "growth not judged: fewer than 3 markers after the warm-up (%zu, %zu "
+                 "skipped)",
                  n, u->skip);
     else if (!vt_usage_growth_judged(u))
         snprintf(buf, len, "growth not judged: fewer than 3 markers (%zu)", n);
@@ -65,9 +66,10 @@ void vt_growth_verdict(const struct vt_report *r, char *buf, size_t len)
         snprintf(buf, len, "growth judged on %zu time ticks (no markers): %zu call %s growing", n,
                  growing, plural(growing, "site", "sites"));
     else if (growing)
-        snprintf(buf, len, "growth judged on %zu markers (%zu skipped as warm-up): %zu call %s growing",
-                 n, u->skip, growing, plural(growing, "site", "sites"));
+        snprintf(buf, len,
+                 "growth judged on %zu markers (%zu skipped as warm-up): %zu call %s growing", n,
+                 u->skip, growing, plural(growing, "site", "sites"));
     else
-        snprintf(buf, len, "growth judged on %zu markers (%zu skipped as warm-up): nothing grows", n,
-                 u->skip);
+        snprintf(buf, len, "growth judged on %zu markers (%zu skipped as warm-up): nothing grows",
+                 n, u->skip);
 }
