@@ -145,7 +145,10 @@ static double now_s(void)
 void vt_http_serve_for(int fd, double seconds, const char *body, size_t len)
 {
     double end = now_s() + seconds;
-    for (double left = seconds; left > 0; left = end - now_s()) {
+    for (;;) {
+        double left = end - now_s();
+        if (left <= 0)
+            return;
         struct pollfd p = {.fd = fd, .events = POLLIN};
         int ready = poll(&p, 1, (int)(left * 1000) + 1);
         if (ready < 0)
