@@ -11,11 +11,11 @@ SRC = H.program_source("watch_steps.c")
 
 
 class Stepper:
-    """watch_steps, traced into DIR/t.vtr, one command at a time."""
+    """watch_steps, traced into DIR/t.vtr (or DUMP), one command at a time."""
 
-    def __init__(self, extra_env=None):
-        self.dir = H.tmpdir()
-        self.dump = os.path.join(self.dir, "t.vtr")
+    def __init__(self, extra_env=None, dump=None):
+        self.dir = os.path.dirname(dump) if dump else H.tmpdir()
+        self.dump = dump or os.path.join(self.dir, "t.vtr")
         env = H.base_env(extra_env)
         env["LD_PRELOAD"] = ":".join(filter(None, [env.get("LD_PRELOAD"), H.vramtrace_lib()]))
         env["VRAMTRACE_OUTPUT"] = self.dump
