@@ -362,8 +362,8 @@ def case_pytest_venv():
         if H.run_plain([python, "-c", "import " + module]).status != 0:
             raise H.Skip("%s has no %s" % (python, module))
     work = H.tmpdir()
-    src = os.path.join(work, "pytest_vramtrace")   # a copy: pip builds in the source folder
-    shutil.copytree(os.path.join(H.source_root(), "tools", "pytest_vramtrace"), src,
+    src = os.path.join(work, "python")   # a copy: pip builds in the source folder
+    shutil.copytree(os.path.join(H.source_root(), "python"), src,
                     ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
     venv = os.path.join(work, "venv")
     r = H._run([python, "-m", "venv", "--system-site-packages", venv], H.base_env(), work)
