@@ -29,8 +29,9 @@ void vt_announce_opened(const char *path)
         snprintf(absolute, sizeof absolute, "%s", path);
     else
         snprintf(absolute + strlen(absolute), sizeof absolute - strlen(absolute), "/%s", path);
-    int n = snprintf(line, sizeof line, "vramtrace: dump written to %s; read it with: vramtrace "
-                                        "report %s\n",
+    int n = snprintf(line, sizeof line,
+                     "vramtrace: dump written to %s; read it with: vramtrace "
+                     "report %s\n",
                      absolute, absolute);
     if (n > 0 && (size_t)n < sizeof line) {
         line_len = (size_t)n;
