@@ -18,7 +18,7 @@ static void build_process(struct vt_dump *d, struct vt_process *proc)
 
 static void build_module(struct vt_dump *d, struct vt_module *m)
 {
-    d->modules = vt_xrealloc(d->modules, d->nmodules + 1, sizeof *d->modules);
+    d->modules = vt_xgrow(d->modules, d->nmodules, sizeof *d->modules);
     d->modules[d->nmodules++] = *m;
     memset(m, 0, sizeof *m);
 }
