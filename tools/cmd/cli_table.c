@@ -27,7 +27,8 @@ static const struct command commands[] = {
     {"run",
      "run [-o PATH] [--no-children] [--aggregate] [--free-stacks] [--fail-on-leak] "
      "[--max-leaked SIZE] [--max-leaked-per-site SIZE] [--max-growth SIZE] "
-     "[--max-invalid-frees N] [--skip N] [--error-exitcode N] [--suppressions FILE] [--no-default-suppressions] [--json] "
+     "[--max-invalid-frees N] [--skip N] [--error-exitcode N] [--suppressions FILE] "
+     "[--no-default-suppressions] [--json] "
      "[--json-output FILE] [--log-file FILE] [--force] [--python-internals] [--all-frames] "
      "[--max-frames N] [--pytorch-tensors] [--] CMD [ARG...]",
      "run CMD and every process it starts with libvramtrace.so preloaded, wait for them all, "
@@ -86,7 +87,8 @@ static const struct option options[] = {
      "prints on stdout)"},
     {"run", "--json-output FILE", "write the JSON report to FILE (the text report stays)"},
     {"run", "--log-file FILE", "write the text report to FILE instead of stderr"},
-    {"run", "--force", "let --json-output and --log-file replace a file that holds a vramtrace dump"},
+    {"run", "--force",
+     "let --json-output and --log-file replace a file that holds a vramtrace dump"},
     {"run", "--pytorch-tensors",
      "PyTorch: add backend:cudaMallocAsync to PYTORCH_CUDA_ALLOC_CONF (other settings kept), so "
      "each tensor is one traced cudaMallocAsync/cudaFreeAsync at its own Python line"},
@@ -154,7 +156,8 @@ static const struct option options[] = {
      "has ended (with --once, one)"},
     {"watch", "--openmetrics-file FILE",
      "rewrite FILE with the metrics each refresh, atomically (for node_exporter's textfile "
-     "collector: FILE in its directory, named *.prom); runs until SIGINT or SIGTERM"},
+     "collector: FILE in its directory, named *.prom); without --once, runs until SIGINT or "
+     "SIGTERM"},
     {"watch", "--listen ADDR:PORT",
      "serve the metrics at http://ADDR:PORT/metrics (ADDR left out, as in :9400 or 9400: "
      "127.0.0.1); runs until SIGINT or SIGTERM"},
@@ -175,12 +178,10 @@ static const struct variable variables[] = {
     {"VRAMTRACE_SAMPLE_INTERVAL_MS", "aggregate mode: the first sample interval (default 100)"},
     {"VRAMTRACE_FREE_STACKS", "1: record the stack of every free"},
     {"VRAMTRACE_MAX_FRAMES", "native frames kept per stack, 16 to 1024 (default 512)"},
-    {"VRAMTRACE_MARK_SIGNAL",
-     "the signal that writes a marker (default USR2; 0 or off: none)"},
+    {"VRAMTRACE_MARK_SIGNAL", "the signal that writes a marker (default USR2; 0 or off: none)"},
     {"VRAMTRACE_QUIET", "1: no line on stderr at exit naming the dump"},
     {"VRAMTRACE_NVML", "0: the traced process does not load NVML"},
-    {"VRAMTRACE_MANIFEST",
-     "set by run: the file each process appends the path of its dumps to"},
+    {"VRAMTRACE_MANIFEST", "set by run: the file each process appends the path of its dumps to"},
     {"VRAMTRACE_ONLY_PID", "set by run --no-children: only that process is traced"},
     {"VRAMTRACE_SUPPRESSIONS", "a suppressions file read by report, check and run"},
     {"VRAMTRACE_PROGRESS_DELAY",

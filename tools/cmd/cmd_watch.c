@@ -314,6 +314,9 @@ int vt_cmd_watch(int argc, char **argv)
                               m.print  ? "--openmetrics"
                               : m.file ? "--openmetrics-file"
                                        : "--listen");
+    if (w.once && m.listen)
+        return vt_usage_error("watch", "--once and --listen do not go together (%s)",
+                              "--once --openmetrics prints one exposition");
     if (metrics && top_given && !top)
         return vt_usage_error("watch", "--top needs a number above 0 with the metrics, not '%s'",
                               "0");

@@ -18,6 +18,18 @@ static inline void *vt_xrealloc(void *p, size_t n, size_t size)
     return p;
 }
 
+/* Array P of SIZE-byte elements, holding N, with room for one more: its
+ * capacity doubles (reallocated only when N is 0 or a power of two), so
+ * appending n elements copies O(n) bytes in all, not O(n^2) (a report of
+ * 10,001 call sites took 44.6 s under ASan, whose realloc always copies,
+ * with arrays grown by one). Every growth of P must go through it. */
+static inline void *vt_xgrow(void *p, size_t n, size_t size)
+{
+    if (n & (n - 1))
+        return p;
+    return vt_xrealloc(p, n ? 2 * n : 1, size);
+}
+
 /* calloc for N elements of SIZE (N may be 0). */
 static inline void *vt_xcalloc(size_t n, size_t size)
 {
