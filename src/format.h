@@ -172,7 +172,10 @@ enum vt_record_type {
  *   BYTES raw bytes (struct vt_bytes), coded as a str;
  *   COUNT a varint: how many items of a list come next;
  *   DT    the time (CLOCK_MONOTONIC ns), written as the varint dt;
- *   ADDR  an address, written as the svarint delta of ALLOC/FREE addresses.
+ *   ADDR  an address, written as the svarint delta of ALLOC/FREE addresses;
+ *   WIDE  a varint always VT_WIDE_BYTES long (continuation bits on all but
+ *         the last), so that the writer can fill it in after the record is
+ *         written (FREE's call_ns: the real free runs after its record).
  * A record is one layout; those with lists are a sequence of layouts, each
  * COUNT followed by that many items (a tail layout has appended fields only):
  *   PROCESS  PROCESS, argc x PROCESS_ARG, PROCESS_TAIL
@@ -209,11 +212,11 @@ enum vt_record_type {
     F(DT, time_ns, "time delta") F(ADDR, address, "address delta") F(VARINT, size, "size") \
     F(VARINT, stack, "stack id") F(U8, api, "api") F(U8, kind_flags, "kind") \
     F(SVARINT, device, "device") F(VARINT, tid, "tid") F(VARINT, stream, "stream")
-#define VT_REC_ALLOC_APPENDED(F)
+#define VT_REC_ALLOC_APPENDED(F) F(VARINT, call_ns, "time in the call")
 #define VT_REC_FREE_FIELDS(F) \
     F(DT, time_ns, "time delta") F(ADDR, address, "address delta") F(U8, api, "api") \
     F(U8, status_flags, "status") F(VARINT, tid, "tid") F(VARINT, stream, "stream")
-#define VT_REC_FREE_APPENDED(F)
+#define VT_REC_FREE_APPENDED(F) F(WIDE, call_ns, "time in the call")
 #define VT_REC_FAILED_FIELDS(F) \
     F(DT, time_ns, "time delta") F(VARINT, size, "size") F(VARINT, stack, "stack id") \
     F(U8, api, "api") F(U8, kind, "kind") F(SVARINT, device, "device") F(VARINT, tid, "tid") \
@@ -325,6 +328,7 @@ struct vt_bytes {
 #define VT_FIELD_TYPE_COUNT uint64_t
 #define VT_FIELD_TYPE_DT uint64_t
 #define VT_FIELD_TYPE_ADDR uint64_t
+#define VT_FIELD_TYPE_WIDE uint64_t
 #define VT_FIELD_MEMBER(kind, name, label) VT_FIELD_TYPE_##kind name;
 #define VT_RECORD_STRUCT(TYPE)                                                            \
     struct vt_rec_##TYPE {                                                                \
@@ -598,6 +602,17 @@ static inline size_t vt_put_varint(uint8_t *out, uint64_t v)
     }
     out[n++] = (uint8_t)v;
     return n;
+}
+
+/* A WIDE field: V (at most VT_WIDE_MAX, larger is clamped) in exactly
+ * VT_WIDE_BYTES bytes; any varint reader reads it. */
+#define VT_WIDE_BYTES 5
+#define VT_WIDE_MAX ((UINT64_C(1) << (7 * VT_WIDE_BYTES)) - 1)
+static inline void vt_put_wide(uint8_t *out, uint64_t v)
+{
+    v = v < VT_WIDE_MAX ? v : VT_WIDE_MAX;
+    for (int i = 0; i < VT_WIDE_BYTES; i++, v >>= 7)
+        out[i] = (uint8_t)((v & 0x7f) | (i + 1 < VT_WIDE_BYTES ? 0x80 : 0));
 }
 
 static inline uint64_t vt_zigzag(int64_t v)

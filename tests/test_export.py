@@ -784,9 +784,9 @@ def check_html(data):
     H.expect("run_steps" in stack_text, "the expanded stack lacks run_steps")
     headings = [d for d, st in page.text if "h2" in st]
     H.expect_eq("sections", headings, ["Usage over time", "Growing call sites", "Leaks at exit",
-                                       "Peak breakdown"])
+                                       "Peak breakdown", "Churn"])
     tables = [t for t in page.tags if t[0] == "table"]
-    H.expect_eq("tables (growing, leaks, peak)", len(tables), 3)
+    H.expect_eq("tables (growing, leaks, peak, churn)", len(tables), 4)
     return page
 
 

@@ -415,6 +415,9 @@ def case_html_band():
     H.expect_eq("band tooltips", set(band),
                 {"16.0 MiB this process outside the traced calls, 0 B other processes"})
     H.expect("The band on top of it is the driver's view" in html, "no legend of the band")
+    # keys only for the bands that hold anything: no other process held memory here
+    H.expect('<span class="key untraced">' in html and '<span class="key others">' not in html
+             and '<span class="key outside">' not in html, "legend keys of empty bands")
 
 
 # ---- MIG: a slice of a GPU named and measured as nvidia-smi and NVML do ----
@@ -732,7 +735,9 @@ def case_gpus_min_free():
         r, _ = gpus("--min-free", str(free0 + 1), status=3)
         H.expect_eq("stderr", r.stderr, "vramtrace gpus: GPU 0 has %s free, less than --min-free "
                     "%s\n" % ("908.0 MiB", "908.0 MiB"))
-        gpus("--device", "1", "--min-free", "1GiB")
+        r, _ = gpus("--device", "1", "--min-free", "1GiB")
+        # one GPU of two, not "1 GPU on HOST"
+        H.expect(re.match(r"vramtrace gpus: GPU 1 of 2 on \S+", r.stdout), r.stdout)
         r, data = gpus("--json", "--device", "0", "--min-free", "1GiB", status=3)
         H.expect_eq("--device 0: GPUs shown", [g["index"] for g in data["gpus"]], [0])
         r, _ = gpus("--device", "2", status=1)

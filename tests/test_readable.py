@@ -268,7 +268,9 @@ def case_html_rows():
         page = f.read()
     H.expect('<summary><code class="site">scratch_buffer %s:%d</code>'
              % (SRC, H.marker_line(SRC, "scratch")) in page, "row summary without file:line")
-    H.expect("&hellip; 3 runtime frames (--all-frames shows them)" in page, "html not folded")
+    # a page takes no command line: no option named in it
+    H.expect("&hellip; 3 runtime frames (start-up, loader, test runner, interpreter: folded)"
+             in page and "--all-frames" not in page, "html not folded")
     H.expect("__libc_start_call_main" not in page, "start-up frames in the html")
 
 
@@ -474,6 +476,27 @@ def case_one_label_everywhere():
     H.expect_eq("json leak labels", sorted(l["label"] for l in rep["leaks"]), sorted(want))
     H.expect_eq("json peak holder labels",
                 sorted(h["label"] for h in rep["peaks"][0]["holders"]), sorted(want))
+
+
+def case_newcomer_smalls():
+    """A directory named with its slash names its dumps once-slashed; a
+    mistyped command suggests the nearest; an unknown export format lists
+    the known ones."""
+    dump = shapes_run("c_leak").dump
+    tree = os.path.join(H.tmpdir(), "tree")
+    os.mkdir(tree)
+    shutil.copy(dump, os.path.join(tree, "x.vtr"))
+    r = H._run([H.vramtrace_exe(), "report", "tree/"], H.base_env(), os.path.dirname(tree))
+    H.expect_eq("report tree/ status", r.status, 0)
+    H.expect("tree/x.vtr" in r.stdout + r.stderr and "tree//" not in r.stdout + r.stderr,
+             r.describe())
+    r = H._run([H.vramtrace_exe(), "repot", dump], H.base_env(), H.tmpdir())
+    H.expect_eq("repot", (r.status, r.stderr), (2, "vramtrace: unknown command 'repot'; did you "
+                                                "mean 'report'? (see vramtrace --help)\n"))
+    r = H._run([H.vramtrace_exe(), "export", "--format", "svg", dump], H.base_env(), H.tmpdir())
+    H.expect_eq("svg", (r.status, r.stderr), (2, "vramtrace export: unknown format 'svg' (folded, "
+                                              "pprof, chrome, json, torch-snapshot or html) (see "
+                                              "vramtrace export --help)\n"))
 
 
 if __name__ == "__main__":

@@ -363,5 +363,51 @@ def case_multi_process_errors():
                 "vramtrace: %s: no .vtr dumps in this directory" % empty)
 
 
+SYNC_NS = 2000000   # STANDIN_CUDA_SYNC_NS: each cuMemAlloc and cuMemFree takes 2 ms at least
+
+
+def case_churn():
+    """Allocate/free pairs per call site and the time inside those calls:
+    make_temp allocates and frees once per step (STEPS pairs), make_cache
+    once (1 pair), leak_step never frees (0 pairs; its allocations' time is
+    its own). Each real call takes SYNC_NS at least, so the times have exact
+    lower bounds; text, JSON, HTML and watch say the same, with the hint
+    for make_temp only."""
+    r = usage_run("grow", extra_env={"STANDIN_CUDA_SYNC_NS": str(SYNC_NS)})
+    rep = H.report(r.dump)
+    churn = rep["churn"]
+    H.expect_eq("pairs, call sites", (churn["pairs"], churn["call_sites"]), (STEPS + 1, 2))
+    by_fn = {c["frames"][0]["function"]: c for c in churn["sites"]}
+    H.expect_eq("churn sites", sorted(by_fn), ["make_cache", "make_temp"])
+    H.expect_eq("pairs per site", (by_fn["make_temp"]["pairs"], by_fn["make_cache"]["pairs"]),
+                (STEPS, 1))
+    H.expect(by_fn["make_temp"]["call_ns"] >= 2 * STEPS * SYNC_NS, by_fn["make_temp"])
+    H.expect(by_fn["make_cache"]["call_ns"] >= 2 * SYNC_NS, by_fn["make_cache"])
+    H.expect_eq("the total is the sites' sum", churn["call_ns"],
+                by_fn["make_temp"]["call_ns"] + by_fn["make_cache"]["call_ns"])
+    H.expect_eq("large", (by_fn["make_temp"]["large"], by_fn["make_cache"]["large"]),
+                (True, False))
+    leak = site(rep, "leak_step")
+    H.expect_eq("leak_step pairs", leak["pairs"], 0)
+    H.expect(leak["call_ns"] >= STEPS * SYNC_NS, leak)
+    H.expect_eq("make_temp's site", site(rep, "make_temp")["pairs"], STEPS)
+    text = H._run([H.vramtrace_exe(), "report", r.dump], H.base_env(), H.tmpdir()).stdout
+    label = by_fn["make_temp"]["label"]
+    H.expect("\nChurn: %d allocate/free pairs at 2 call sites, " % (STEPS + 1) in text, text)
+    H.expect("\nvramtrace: %s allocates and frees again and again; each cudaMalloc/cudaFree "
+             "pair synchronizes the device: the caching allocator or a pool would avoid it\n"
+             % label in text, text)
+    H.expect_eq("hint lines", text.count("allocates and frees again and again"), 1)
+    html = os.path.join(H.tmpdir(), "r.html")
+    H._run([H.vramtrace_exe(), "report", "--html", html, r.dump], H.base_env(), H.tmpdir())
+    with open(html) as f:
+        page = f.read()
+    H.expect('<h2 id="churn">Churn</h2>' in page and "a pool would avoid it" in page, "html churn")
+    watch = H._run([H.vramtrace_exe(), "watch", "--once", r.dump], H.base_env(), H.tmpdir()).stdout
+    H.expect(any(l.startswith("churn %d allocate/free pairs, " % (STEPS + 1)) and
+                 l.endswith("; most: %s (a pool would avoid it)" % label)
+                 for l in watch.splitlines()), watch)
+
+
 if __name__ == "__main__":
     H.main(globals())

@@ -62,9 +62,11 @@ static void record_alloc(CUresult result, struct vt_alloc_info *info)
 void vt_on_alloc(CUresult result, struct vt_alloc_info info)
 {
     int saved = errno;
+    vt_event_call_ended();
     info.api = called_api(info.api);
     vt_owner_fill(&info);
     record_alloc(result, &info);
+    vt_thread_state.call_ns = 0;
     vt_leave();
     errno = saved;
 }
@@ -72,9 +74,11 @@ void vt_on_alloc(CUresult result, struct vt_alloc_info info)
 void vt_on_pool_alloc(CUresult result, struct vt_alloc_info info, CUmemoryPool pool)
 {
     int saved = errno;
+    vt_event_call_ended();
     info.api = called_api(info.api);
     vt_owner_of_pool(&info, pool, result);
     record_alloc(result, &info);
+    vt_thread_state.call_ns = 0;
     vt_leave();
     errno = saved;
 }
@@ -95,14 +99,20 @@ void vt_on_free_begin(struct vt_free_call *call, uint64_t key, enum vt_space spa
         vt_stack_capture(&call->stack_buffer);
         call->stack = &call->stack_buffer;
     }
+    vt_thread_state.free_record_end = 0;
     vt_track_free_begin(call->key, call->space, call->api, call->stream, call->stack,
                         &call->pending);
+    call->record_end = vt_thread_state.free_record_end;
+    vt_thread_state.call_start_ns = vt_call_clock_ns(); /* the real free follows */
     errno = saved;
 }
 
 void vt_on_free(CUresult result, struct vt_free_call *call)
 {
     int saved = errno;
+    vt_event_call_ended();
+    if (result == CUDA_SUCCESS && call->pending.traced)
+        vt_output_free_took(call->record_end, vt_thread_state.call_ns);
     vt_track_free_end(call->key, call->space, call->api, call->stream, call->stack, &call->pending,
                       (int)result);
     if (result == CUDA_SUCCESS && call->pending.traced && call->pending.info.graph) {
@@ -111,6 +121,7 @@ void vt_on_free(CUresult result, struct vt_free_call *call)
         vt_graph_pool_changed(call->pending.info.device, call->api, &stack);
     }
     vt_devices_flush();
+    vt_thread_state.call_ns = 0;
     vt_leave();
     errno = saved;
 }

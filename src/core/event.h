@@ -24,7 +24,16 @@
 
 static inline int vt_event_begin(void)
 {
-    return vt_enter();
+    if (!vt_enter())
+        return 0;
+    vt_thread_state.call_start_ns = vt_call_clock_ns(); /* the real call follows */
+    return 1;
+}
+
+/* The real call has just returned: how long it took, for its record. */
+static inline void vt_event_call_ended(void)
+{
+    vt_thread_state.call_ns = vt_call_clock_ns() - vt_thread_state.call_start_ns;
 }
 
 /* The real allocation call returned RESULT; INFO describes it (the API the
@@ -45,6 +54,7 @@ struct vt_free_call {
     const struct vt_stack *stack;
     struct vt_stack stack_buffer;
     struct vt_pending_free pending;
+    size_t record_end; /* the end of its FREE record in the dump (0: none written) */
 };
 void vt_on_free_begin(struct vt_free_call *call, uint64_t key, enum vt_space space, unsigned api,
                       uint64_t stream);

@@ -6,7 +6,9 @@
 #ifndef VRAMTRACE_TRACING_H
 #define VRAMTRACE_TRACING_H
 
+#include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #define VT_EXPORT __attribute__((visibility("default")))
 
@@ -31,13 +33,25 @@ static inline int vt_tracing_started(void)
     return vt_tracing_get() == VT_TRACING_READY;
 }
 
+/* The clock around the real calls (CLOCK_MONOTONIC, through the vDSO). */
+static inline uint64_t vt_call_clock_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 struct vt_thread {
     int busy;                 /* inside the tracer or a traced driver call: hooks pass through */
     unsigned api;             /* API tag set by an outer runtime wrapper (enum vt_api), 0 if none */
     int counted;              /* the driver hook accounted the tagged runtime call */
     pid_t tid;                /* cached gettid(), 0 until first use */
     unsigned name_generation; /* the dump that has this thread's name (thread_names.c) */
-    struct {                  /* the device of the context this thread allocated in last */
+    /* churn: when this thread's real allocate or free call began, and the
+     * time it took (written into its ALLOC or FREE record, then cleared) */
+    uint64_t call_start_ns, call_ns;
+    size_t free_record_end; /* the FREE record written before the real free (0: none) */
+    struct {                /* the device of the context this thread allocated in last */
         void *ctx;
         int device;
         unsigned epoch;

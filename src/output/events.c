@@ -2,6 +2,8 @@
 #include "events.h"
 
 #include "records.h"
+#include "writer.h"
+#include "tracing.h"
 
 static void unchanged(const struct vt_alloc_info *info, uint32_t stack)
 {
@@ -21,6 +23,7 @@ static int write_alloc(const struct vt_alloc_info *info, uint32_t stack, unsigne
         .kind_flags = (uint8_t)(info->kind | vt_space_flag(info->space) | flags),
         .device = info->device,
         .stream = info->stream,
+        .call_ns = vt_thread_state.call_ns, /* 0 for what no call of this thread made */
     };
     return vt_rec_alloc(&ev);
 }
@@ -30,7 +33,12 @@ static int write_free(const struct vt_alloc_info *info, uint32_t stack, uint64_t
 {
     (void)info;
     (void)stack;
-    return vt_rec_free(time_ns, key, api, status_flags, stream);
+    /* the real free runs after its record: its call_ns (the record's last
+     * field, WIDE) is filled in then (vt_output_free_took) */
+    int written = vt_rec_free(time_ns, key, api, status_flags, stream, vt_thread_state.call_ns);
+    if (written == 0)
+        vt_thread_state.free_record_end = vt_writer_mark();
+    return written;
 }
 
 static int nothing_before_mark(void)

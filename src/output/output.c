@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "output.h"
 
+#include "format.h"
 #include "records.h"
 #include "stacks.h"
 #include "tracing.h"
@@ -45,6 +46,18 @@ int vt_output_ready(void)
     if (when_ready)
         when_ready();
     return 0;
+}
+
+void vt_output_free_took(size_t record_end, uint64_t call_ns)
+{
+    uint8_t wide[VT_WIDE_BYTES];
+    if (!record_end) /* aggregate mode writes no FREE record */
+        return;
+    vt_put_wide(wide, call_ns);
+    vt_lock();
+    if (vt_writer_owned_here())
+        vt_writer_patch(record_end - VT_WIDE_BYTES, wide, sizeof wide);
+    vt_unlock();
 }
 
 int vt_output_mark(const char *label)

@@ -53,6 +53,9 @@ void vt_disable_locked(const char *why);
 
 /* A MARK with LABEL (lock held, dump open): 0 or -1. Async-signal-safe. */
 int vt_output_mark(const char *label);
+/* The real free whose FREE record ends at RECORD_END (0: none written) took
+ * CALL_NS: its WIDE call_ns field is filled in. */
+void vt_output_free_took(size_t record_end, uint64_t call_ns);
 
 /* PY_FINALIZING, after what aggregate mode writes before a MARK (lock
  * held, dump open): 0 or -1. */

@@ -126,6 +126,16 @@ static void vt_put_COUNT(struct buf *b, uint64_t count)
     put_varint(b, count);
 }
 
+static void vt_put_WIDE(struct buf *b, uint64_t v)
+{
+    if (b->len + VT_WIDE_BYTES > b->cap) {
+        b->overflow = 1;
+        return;
+    }
+    vt_put_wide(b->data + b->len, v);
+    b->len += VT_WIDE_BYTES;
+}
+
 static void vt_put_DT(struct buf *b, uint64_t now)
 {
     put_time(b, now);
@@ -306,7 +316,7 @@ int vt_rec_thread(pid_t tid, const char *name)
 
 int vt_rec_alloc(struct vt_rec_ALLOC *e)
 {
-    uint8_t data[9 * VT_VARINT_MAX];
+    uint8_t data[10 * VT_VARINT_MAX];
     struct buf b = {data, 0, sizeof data, 0};
     e->tid = (uint64_t)vt_tid();
     vt_encode_ALLOC(&b, e, 1);
@@ -314,9 +324,9 @@ int vt_rec_alloc(struct vt_rec_ALLOC *e)
 }
 
 int vt_rec_free(uint64_t time_ns, uint64_t address, unsigned api, unsigned status_flags,
-                uint64_t stream)
+                uint64_t stream, uint64_t call_ns)
 {
-    uint8_t data[6 * VT_VARINT_MAX];
+    uint8_t data[7 * VT_VARINT_MAX];
     struct buf b = {data, 0, sizeof data, 0};
     struct vt_rec_FREE rec = {
         .time_ns = time_ns,
@@ -325,6 +335,7 @@ int vt_rec_free(uint64_t time_ns, uint64_t address, unsigned api, unsigned statu
         .status_flags = (uint8_t)status_flags,
         .tid = (uint64_t)vt_tid(),
         .stream = stream,
+        .call_ns = call_ns,
     };
     vt_encode_FREE(&b, &rec, 1);
     return emit(VT_REC_FREE, &b);

@@ -51,9 +51,10 @@ int vt_rec_pystack(uint32_t id, const uintptr_t *frames, unsigned n,
 int vt_rec_thread(pid_t tid, const char *name);
 /* E->time_ns: vt_now_ns(), read before the lock; E->tid is set here. */
 int vt_rec_alloc(struct vt_rec_ALLOC *e);
-/* TIME_NS: vt_now_ns(), read before the lock. */
+/* TIME_NS: vt_now_ns(), read before the lock; CALL_NS: the time the real
+ * free took (0: not a call of this thread's). */
 int vt_rec_free(uint64_t time_ns, uint64_t address, unsigned api, unsigned status_flags,
-                uint64_t stream);
+                uint64_t stream, uint64_t call_ns);
 /* Another process on the GPU, as NVML lists it (and /proc shows it). */
 #define VT_OOM_OTHERS 8
 struct vt_other_process {

@@ -284,6 +284,17 @@ size_t vt_writer_mark(void)
     return out.used;
 }
 
+void vt_writer_patch(size_t at, const uint8_t *bytes, size_t n)
+{
+    if (out.fd < 0 || out.broken || at + n > out.used || at < VT_HEADER_LEN)
+        return;
+    if (at >= out.window_start && at + n <= out.window_end)
+        memcpy(out.map + (at - out.window_start), bytes, n);
+    else if (pwrite(out.fd, bytes, n, (off_t)at) != (ssize_t)n) {
+        /* the field keeps its 0: the time is unknown, the record whole */
+    }
+}
+
 /* Zeroes the records from MARK on, type byte first (a reader then sees the
  * end of the data there), and writes from MARK again. */
 void vt_writer_rewind(size_t mark)

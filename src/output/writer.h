@@ -24,6 +24,10 @@ int vt_writer_owned_here(void);
 /* Where the next record goes, and erasing every record written since that
  * mark (an exec that failed after its END was written). */
 size_t vt_writer_mark(void);
+/* Overwrites N bytes at file offset AT of a record already written (a WIDE
+ * field filled in later); nothing when AT is not in this dump's records.
+ * Lock held. */
+void vt_writer_patch(size_t at, const uint8_t *bytes, size_t n);
 void vt_writer_rewind(size_t mark);
 
 /* Appends one record; -1 when the file cannot grow (said once, on stderr;

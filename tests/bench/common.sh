@@ -8,5 +8,6 @@ build=${1:-build}
 meson compile -C "$build" >/dev/null
 export LD_LIBRARY_PATH="$PWD/$build/tests/standin${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 lib="$PWD/$build/libvramtrace.so"
+export VRAMTRACE_QUIET=1 # the traced runs' line naming their dump is not the benchmark's output
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT

@@ -189,6 +189,12 @@ static void vt_put_SVARINT(struct field_out *o, int64_t v) { put_svarint(o->p, v
 static void vt_put_U8(struct field_out *o, unsigned v) { put_u8(o->p, v); }
 static void vt_put_STR(struct field_out *o, const char *s) { put_str(o->p, s); }
 static void vt_put_COUNT(struct field_out *o, uint64_t count) { put_varint(o->p, count); }
+static void vt_put_WIDE(struct field_out *o, uint64_t v)
+{
+    uint8_t wide[VT_WIDE_BYTES];
+    vt_put_wide(wide, v);
+    put(o->p, wide, sizeof wide);
+}
 
 static void vt_put_BYTES(struct field_out *o, struct vt_bytes bytes)
 {

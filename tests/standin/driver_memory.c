@@ -2,6 +2,9 @@
  * and page-locked host memory, and their frees. */
 #include "driver_internal.h"
 
+#include <stdlib.h>
+#include <time.h>
+
 
 EXPORT CUresult cuMemGetInfo_v2(size_t *free_bytes, size_t *total)
 {
@@ -21,6 +24,18 @@ EXPORT CUresult cuMemGetInfo_v2(size_t *free_bytes, size_t *total)
     return CUDA_SUCCESS;
 }
 
+/* The real cuMemAlloc and cuMemFree synchronize the device: with
+ * STANDIN_CUDA_SYNC_NS=N each takes N ns at least (tests of the time spent
+ * inside them; 0 by default). */
+static void wait_like_a_sync(void)
+{
+    const char *v = getenv("STANDIN_CUDA_SYNC_NS");
+    long sync_ns = v ? strtol(v, NULL, 10) : 0;
+    struct timespec ts = {sync_ns / 1000000000L, sync_ns % 1000000000L};
+    while (sync_ns > 0 && nanosleep(&ts, &ts) != 0)
+        ;
+}
+
 /* Common front of the context-bound allocation calls. */
 CUresult ctx_alloc(uintptr_t *out, size_t bytes, int kind)
 {
@@ -37,6 +52,7 @@ CUresult ctx_alloc(uintptr_t *out, size_t bytes, int kind)
 EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
 {
     standin_log("cuMemAlloc_v2 %zu", bytesize);
+    wait_like_a_sync();
     uintptr_t p;
     CUresult r = ctx_alloc(dptr ? &p : NULL, bytesize, K_DEVICE);
     if (r == CUDA_SUCCESS)
@@ -97,6 +113,7 @@ static CUresult free_device(CUdeviceptr dptr)
 EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr)
 {
     standin_log("cuMemFree_v2");
+    wait_like_a_sync();
     return free_device(dptr);
 }
 EXPORT CUresult cuMemFree(CUdeviceptr_v1 dptr) { return free_device(dptr); }

@@ -55,6 +55,8 @@ static void on_alloc(void *ctx, const struct vt_dump_alloc *ev)
     };
     vt_live_insert(&a->live, &e);
     vt_usage_change(&a->usage, ev->time_ns, e.stack_id, e.api, e.kind, e.device, (int64_t)e.size);
+    if (ev->call_ns)
+        vt_usage_churn(&a->usage, e.stack_id, e.api, e.kind, e.device, 0, ev->call_ns);
     if (ev->flags & VT_ALLOC_RESTORED) {
         /* the free before it failed: not a free, an invalid one */
         if (a->summary.frees)
@@ -91,6 +93,7 @@ static void on_free(void *ctx, const struct vt_free_event *ev)
         a->summary.teardown_freed_allocations++;
     } else if (e->kind != VT_KIND_GRAPH_POOL) {
         a->summary.frees++;
+        vt_usage_churn(&a->usage, e->stack_id, e->api, e->kind, e->device, 1, ev->call_ns);
     }
     remove_live(a, e, ev->time_ns);
 }

@@ -322,6 +322,7 @@ int vt_gpus_query(const struct vt_nvml *n, struct vt_gpus *g, int only, char *wh
         g->driver_version[0] = '\0';
     gethostname(g->host, sizeof g->host - 1);
     g->gpus = vt_xcalloc(count, sizeof *g->gpus);
+    g->machine_gpus = count;
     for (unsigned i = 0; i < count; i++)
         if (only < 0 || (unsigned)only == i)
             query_gpu(n, g, i, &g->gpus[g->n++]);

@@ -59,6 +59,7 @@ struct vt_gpus {
     char host[256];
     struct vt_gpu *gpus;
     size_t n;
+    size_t machine_gpus; /* all the machine has (n is fewer with --device) */
     struct vt_traced *traced;
     size_t ntraced;
 };

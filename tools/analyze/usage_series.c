@@ -178,6 +178,20 @@ void vt_usage_change(struct vt_usage *u, uint64_t time_ns, uint64_t stack_id, un
     }
 }
 
+void vt_usage_churn(struct vt_usage *u, uint64_t stack_id, unsigned api, unsigned kind,
+                    int64_t device, uint64_t pairs, uint64_t call_ns)
+{
+    struct vt_usage_site *s = find_site(u, stack_id, api, kind, device);
+    s->pairs += pairs;
+    s->call_ns += call_ns;
+}
+
+bool vt_usage_churn_large(const struct vt_usage *u, const struct vt_usage_site *s)
+{
+    return s->pairs >= VT_CHURN_HINT_PAIRS &&
+           s->call_ns * 1000 >= u->end_ns * VT_CHURN_HINT_PERMILLE;
+}
+
 void vt_usage_mark(struct vt_usage *u, uint64_t time_ns, const char *label)
 {
     vt_usage_advance(u, time_ns);

@@ -44,6 +44,10 @@ struct vt_usage_site {
     int64_t bytes_per_interval; /* growing: the rise over the last interval */
     double bytes_per_second;    /* ... over that interval's time */
     uint64_t rate_interval_ns;  /* that interval's time */
+    /* churn: allocations of this site freed again during the run (each an
+     * allocate/free pair), and the time spent inside this site's real
+     * allocate and free calls (0 in dumps that do not measure it) */
+    uint64_t pairs, call_ns;
     /* internal: lazy snapshot at the device peak */
     uint64_t peak_epoch_saved;
 };
@@ -87,6 +91,15 @@ struct vt_usage {
 void vt_usage_change(struct vt_usage *u, uint64_t time_ns, uint64_t stack_id, unsigned api,
                      unsigned kind, int64_t device, int64_t delta);
 void vt_usage_mark(struct vt_usage *u, uint64_t time_ns, const char *label);
+/* Churn at one site: PAIRS more allocate/free pairs, CALL_NS more time
+ * inside its calls. */
+void vt_usage_churn(struct vt_usage *u, uint64_t stack_id, unsigned api, unsigned kind,
+                    int64_t device, uint64_t pairs, uint64_t call_ns);
+/* Churn is worth a hint: this many pairs at a site whose calls took this
+ * share (per mille) of the run. */
+#define VT_CHURN_HINT_PAIRS 10
+#define VT_CHURN_HINT_PERMILLE 10
+bool vt_usage_churn_large(const struct vt_usage *u, const struct vt_usage_site *s);
 /* Moves the clock on (ticks pass) without a change. */
 void vt_usage_advance(struct vt_usage *u, uint64_t time_ns);
 

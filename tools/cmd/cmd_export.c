@@ -97,7 +97,10 @@ static int parse_args(int argc, char **argv, struct export_args *a)
         switch (c) {
         case OPT_FORMAT:
             if ((a->format = parse_format(optarg)) == FORMAT_NONE)
-                return vt_usage_error("export", "unknown format '%s'", optarg);
+                return vt_usage_error("export",
+                                      "unknown format '%s' (folded, pprof, chrome, json, "
+                                      "torch-snapshot or html)",
+                                      optarg);
             break;
         case 'o':
             a->output = optarg;

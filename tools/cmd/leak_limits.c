@@ -169,6 +169,43 @@ static size_t check_sites(const struct vt_report *r, uint64_t limit, FILE *out)
     return n;
 }
 
+/* A site's share of vt_analysis_growth: its live bytes at the same two
+ * points (the first and last marker after --skip; one: to the end). */
+static int64_t site_growth(const struct vt_analysis *a, const struct vt_usage_site *s)
+{
+    const struct vt_usage_samples *m = &s->at_marks;
+    if (a->marks <= a->skip || a->skip >= m->n)
+        return (int64_t)s->live_bytes; /* no markers: what it holds at the end */
+    uint64_t last = a->marks == a->skip + 1 || m->n < 2 ? s->live_bytes : m->bytes[m->n - 1];
+    return (int64_t)(last - m->bytes[a->skip]);
+}
+
+/* Where the growth is most from: ": mostly at LABEL via API (N bytes)". */
+static void print_growth_site(const struct vt_report *r, FILE *out)
+{
+    const struct vt_usage *u = &r->analysis->usage;
+    const struct vt_usage_site *most = NULL;
+    int64_t most_growth = 0;
+    for (size_t i = 0; i < u->nsites; i++) {
+        int64_t g =
+            vt_kind_counts_as_vram(u->sites[i].kind) ? site_growth(r->analysis, &u->sites[i]) : 0;
+        if (g > most_growth) {
+            most_growth = g;
+            most = &u->sites[i];
+        }
+    }
+    if (most) {
+        struct vt_site site;
+        char label[1024], size[32];
+        vt_site_frames(r->sym, r->dump, most->stack_id, most->api, &site);
+        vt_site_label(&site, 1, label, sizeof label);
+        fprintf(out, ": mostly at %s via %s (%s)", label, vt_api_label(site.api),
+                vt_human_size((uint64_t)most_growth, size));
+        vt_site_free(&site);
+    }
+    fputc('\n', out);
+}
+
 /* What --max-growth measured: from which marker, or the leaked bytes. */
 static void growth_measure(const struct vt_analysis *a, char *buf, size_t size)
 {
@@ -197,7 +234,7 @@ size_t vt_limits_apply(const struct vt_report *r, const struct vt_limits *limits
         char from[96];
         growth_measure(a, from, sizeof from);
         print_over(out, r->path, (uint64_t)growth, from, "--max-growth", limits->max_growth);
-        fputc('\n', out);
+        print_growth_site(r, out);
         broken++;
     }
     return broken;

@@ -191,6 +191,25 @@ void vt_watch_warm(struct vt_symbolizer *sym, const struct vt_dump *dump, const 
     free(order);
 }
 
+/* "churn 10 allocate/free pairs, 0.076 ms in those calls; most: LABEL" */
+static void churn_line(struct lines *l, const struct vt_report *r)
+{
+    uint64_t pairs, call_ns;
+    size_t nsites, *order, n = vt_report_churn_sites(r, &order);
+    char time[32], label[1024];
+    vt_report_churn_totals(r, &pairs, &call_ns, &nsites);
+    if (pairs && n) {
+        vt_site_label(&r->usage_sites[order[0]], 1, label, sizeof label);
+        add(l, "churn %" PRIu64 " allocate/free pairs, %s in those calls; most: %s%s", pairs,
+            vt_format_time(call_ns, time), label,
+            vt_usage_churn_large(&r->analysis->usage, &r->analysis->usage.sites[order[0]])
+                ? " (a pool would avoid it)"
+                : "");
+        end_line(l);
+    }
+    free(order);
+}
+
 unsigned vt_watch_view(const struct vt_report *r, const struct vt_watch_look *look, FILE *out)
 {
     struct lines l = {.out = out, .terminal = look->terminal, .columns = look->columns};
@@ -218,6 +237,7 @@ unsigned vt_watch_view(const struct vt_report *r, const struct vt_watch_look *lo
         "allocations %" PRIu64 "  frees %" PRIu64 "  failed allocations %" PRIu64 "  markers %zu",
         s->allocations, s->frees, s->failed_allocations, u->nmarks);
     end_line(&l);
+    churn_line(&l, r);
     /* the sites that fit: the view must not scroll, or it cannot be redrawn in place */
     size_t want = look->top ? look->top : u->nsites;
     size_t fixed = l.printed + 2, room = look->rows > fixed + 1 ? look->rows - fixed - 1 : 1;

@@ -252,16 +252,29 @@ static uint64_t highest_driver_used(const struct vt_device_view *v, int64_t devi
     return top;
 }
 
+/* The keys of the bands that hold anything on DEVICE (none: no legend). */
 static void band_legend(const struct vt_device_view *v, int64_t device, FILE *out)
 {
-    if (!vt_device_view_last(v, device))
+    bool untraced = false, others = false, outside = false;
+    for (size_t i = 0; i < v->n; i++) {
+        const struct vt_device_sample *p = &v->samples[i];
+        if (p->device != device)
+            continue;
+        untraced |= p->has_split && p->process_untraced > 0;
+        others |= p->has_split && p->other_processes > 0;
+        outside |= !p->has_split && p->driver_used > p->traced_live;
+    }
+    if (!untraced && !others && !outside)
         return;
-    fputs(" The band on top of it is the driver's view (at each marker, sample and at exit): "
-          "<span class=\"key untraced\"></span>this process outside the traced calls "
-          "<span class=\"key others\"></span>other processes (per NVML) "
-          "<span class=\"key outside\"></span>outside the traced calls, unsplit (no NVML); "
-          "its top is what the device had in use.",
-          out);
+    fputs(" The band on top of it is the driver's view (at each marker, sample and at exit):", out);
+    if (untraced)
+        fputs(" <span class=\"key untraced\"></span>this process outside the traced calls", out);
+    if (others)
+        fputs(" <span class=\"key others\"></span>other processes (per NVML)", out);
+    if (outside)
+        fputs(" <span class=\"key outside\"></span>outside the traced calls, unsplit (no NVML)",
+              out);
+    fputs("; its top is what the device had in use.", out);
 }
 
 static void chart(const struct vt_usage *u, const struct vt_usage_device *d,
@@ -325,7 +338,7 @@ static void put_folded(const struct vt_frames_view *v, FILE *out)
 {
     fprintf(out,
             "<li class=\"dropped\"><span class=\"loc\">&hellip; %zu runtime frame%s "
-            "(--all-frames shows them)</span></li>\n",
+            "(start-up, loader, test runner, interpreter: folded)</span></li>\n",
             v->runtime, v->runtime == 1 ? "" : "s");
 }
 
@@ -353,14 +366,15 @@ static void put_stack(const struct vt_site *site, const char *label, bool open, 
         if (site->dropped && i == site->cut_at)
             fprintf(out,
                     "<li class=\"dropped\"><span class=\"loc\">&hellip; %" PRIu64
-                    " frames dropped (VRAMTRACE_MAX_FRAMES) &hellip;</span></li>\n",
+                    " frames dropped by the tracer (a deeper stack than it keeps) "
+                    "&hellip;</span></li>\n",
                     site->dropped);
         if (i == site->nframes)
             break;
         if (i == view.cut_at) {
             fprintf(out,
                     "<li class=\"dropped\"><span class=\"loc\">&hellip; %zu more frames "
-                    "(--max-frames %zu)</span></li>\n",
+                    "(at most %zu shown)</span></li>\n",
                     view.cut_hidden, view.max_frames);
             break;
         }
@@ -539,6 +553,44 @@ static void peak_tables(const struct vt_report *r, FILE *out)
     }
 }
 
+/* Allocate/free pairs per site and the time inside their calls. */
+static void churn_table(const struct vt_report *r, FILE *out)
+{
+    const struct vt_usage *u = &r->analysis->usage;
+    uint64_t pairs, call_ns;
+    size_t nsites, *order, n = vt_report_churn_sites(r, &order);
+    char time[32];
+    vt_report_churn_totals(r, &pairs, &call_ns, &nsites);
+    if (pairs) {
+        fprintf(out,
+                "<h2 id=\"churn\">Churn</h2>\n<p>%" PRIu64 " allocate/free pairs at %zu call "
+                "sites, %s inside those calls.</p>\n<table><thead><tr><th class=\"num\">Pairs</th>"
+                "<th class=\"num\">Time in calls</th><th>API</th><th>Kind</th>"
+                "<th class=\"num\">Device</th><th>Call site</th></tr></thead><tbody>\n",
+                pairs, nsites, vt_format_time(call_ns, time));
+        const struct vt_site **list = vt_xcalloc(n, sizeof *list);
+        for (size_t i = 0; i < n; i++)
+            list[i] = &r->usage_sites[order[i]];
+        char **labels = vt_site_labels(list, n);
+        bool hint = false;
+        for (size_t i = 0; i < n; i++) {
+            const struct vt_usage_site *s = &u->sites[order[i]];
+            fprintf(out, "<tr><td class=\"num\">%" PRIu64 "</td><td class=\"num\">%s</td>",
+                    s->pairs, vt_format_time(s->call_ns, time));
+            put_where(list[i]->api, s->kind, s->device, out);
+            put_stack(list[i], labels[i], false, out);
+            fputs("</tr>\n", out);
+            hint |= vt_usage_churn_large(u, s);
+        }
+        fputs("</tbody></table>\n", out);
+        if (hint)
+            fputs("<p>" VT_CHURN_HINT ".</p>\n", out);
+        vt_site_labels_free(labels, n);
+        free(list);
+    }
+    free(order);
+}
+
 static void failures_table(const struct vt_report *r, FILE *out)
 {
     const struct vt_analysis *a = r->analysis;
@@ -701,6 +753,7 @@ void vt_render_html(const struct vt_report *r, FILE *out)
     growing_table(r, out);
     leaks_table(r, out);
     peak_tables(r, out);
+    churn_table(r, out);
     failures_table(r, out);
     invalid_frees_table(r, out);
     fputs(script, out);

@@ -87,6 +87,14 @@ static const uint8_t *vt_get_position(const struct record_in *in)
     return in->p;
 }
 
+static bool vt_get_VARINT(struct record_in *in, const char *label, uint64_t *v);
+
+/* A WIDE field is a varint of a fixed length: any varint reader reads it. */
+static bool vt_get_WIDE(struct record_in *in, const char *label, uint64_t *v)
+{
+    return vt_get_VARINT(in, label, v);
+}
+
 static bool vt_get_more(const struct record_in *in)
 {
     return in->p < in->end;
@@ -190,6 +198,7 @@ VT_RECORD_LAYOUTS(DEFINE_DECODER)
 #define FREE_COUNT(v)
 #define FREE_DT(v)
 #define FREE_ADDR(v)
+#define FREE_WIDE(v)
 #define FREE_STR(v) free((void *)(v));
 #define FREE_BYTES(v) free((void *)(v).data);
 #define FREE_FIELD(kind, name, label) FREE_##kind(rec->name)
@@ -595,6 +604,7 @@ static bool believe_alloc(struct record_in *in, struct vt_dump_alloc *ev)
         .device = rec.device,
         .tid = rec.tid,
         .stream = rec.stream,
+        .call_ns = rec.call_ns,
     };
     return kind_known(in, ev->kind) || drop(in);
 }
@@ -613,6 +623,7 @@ static bool believe_free(struct record_in *in, struct vt_free_event *ev)
         .flags = rec.status_flags & ~(unsigned)VT_FREE_STATUS_MASK,
         .tid = rec.tid,
         .stream = rec.stream,
+        .call_ns = rec.call_ns,
     };
     if (ev->status > VT_FREE_TEARDOWN)
         return doubt(in, "dropped", "unknown status %u", ev->status) || drop(in);

@@ -74,12 +74,14 @@ struct vt_thread_name {
 /* Times are nanoseconds since the process started (PROCESS.start_mono). */
 struct vt_dump_alloc {
     uint64_t time_ns, address, size, stack_id, tid, stream;
+    uint64_t call_ns;          /* time inside the real call (0: not measured, older dumps) */
     unsigned api, kind, flags; /* flags: VT_ALLOC_RESTORED, VT_ADDR_HANDLE */
     int64_t device;
 };
 
 struct vt_free_event {
     uint64_t time_ns, address, tid, stream;
+    uint64_t call_ns;            /* time inside the real call (0: not measured, older dumps) */
     unsigned api, status, flags; /* flags: VT_ADDR_HANDLE */
 };
 

@@ -176,7 +176,11 @@ static void print_idle_holders(const struct vt_gpu *gpu, const char *where, FILE
 void vt_gpus_render_text(const struct vt_gpus *g, FILE *out)
 {
     char where[64];
-    fprintf(out, "vramtrace gpus: %zu GPU%s on %s", g->n, g->n == 1 ? "" : "s", g->host);
+    if (g->n == 1 && g->machine_gpus > 1) /* --device: one of several */
+        fprintf(out, "vramtrace gpus: GPU %u of %zu on %s", g->gpus[0].index, g->machine_gpus,
+                g->host);
+    else
+        fprintf(out, "vramtrace gpus: %zu GPU%s on %s", g->n, g->n == 1 ? "" : "s", g->host);
     if (g->driver_version[0])
         fprintf(out, " (driver %s)", g->driver_version);
     fputc('\n', out);

@@ -305,6 +305,8 @@ static void write_sites(struct vt_json *j, const struct vt_report *r)
         vt_usage_rate_shown(s) ? vt_json_int(j, (int64_t)s->bytes_per_second) : vt_json_null(j);
         vt_json_key(j, "rate_interval_ns");
         s->growing ? vt_json_uint(j, s->rate_interval_ns) : vt_json_null(j);
+        write_uint_field(j, "pairs", s->pairs);
+        write_uint_field(j, "call_ns", s->call_ns);
         write_growth_start(j, u, s);
         write_site_ref(j, r, r->site_order[i], labels[i]);
         vt_json_end_object(j);
@@ -338,6 +340,41 @@ static void write_growth(struct vt_json *j, const struct vt_report *r)
     vt_json_key(j, "verdict");
     vt_json_string(j, verdict);
     vt_json_end_object(j);
+}
+
+/* Allocate/free pairs and the time inside their calls; the sites by time. */
+static void write_churn(struct vt_json *j, const struct vt_report *r)
+{
+    const struct vt_usage *u = &r->analysis->usage;
+    uint64_t pairs, call_ns;
+    size_t nsites, *order, n = vt_report_churn_sites(r, &order);
+    vt_report_churn_totals(r, &pairs, &call_ns, &nsites);
+    const struct vt_site **list = vt_xcalloc(n, sizeof *list);
+    for (size_t i = 0; i < n; i++)
+        list[i] = &r->usage_sites[order[i]];
+    char **labels = vt_site_labels(list, n);
+    vt_json_key(j, "churn");
+    vt_json_begin_object(j);
+    write_uint_field(j, "pairs", pairs);
+    write_uint_field(j, "call_ns", call_ns);
+    write_uint_field(j, "call_sites", nsites);
+    vt_json_key(j, "sites");
+    vt_json_begin_array(j);
+    for (size_t i = 0; i < n; i++) {
+        const struct vt_usage_site *s = &u->sites[order[i]];
+        vt_json_begin_object(j);
+        write_uint_field(j, "pairs", s->pairs);
+        write_uint_field(j, "call_ns", s->call_ns);
+        vt_json_key(j, "large");
+        vt_json_bool(j, vt_usage_churn_large(u, s));
+        write_site_ref(j, r, order[i], labels[i]);
+        vt_json_end_object(j);
+    }
+    vt_json_end_array(j);
+    vt_json_end_object(j);
+    vt_site_labels_free(labels, n);
+    free(list);
+    free(order);
 }
 
 static void write_peaks(struct vt_json *j, const struct vt_report *r)
@@ -559,6 +596,7 @@ void vt_render_json_fields(const struct vt_report *r, struct vt_json *j)
     write_failures(j, r);
     write_invalid_frees(j, r);
     write_growth(j, r);
+    write_churn(j, r);
     write_sites(j, r);
     write_peaks(j, r);
     vt_render_json_devices(r, j);

@@ -446,6 +446,42 @@ static size_t print_peaks(const struct vt_report *r, FILE *out)
     return omitted;
 }
 
+/* Churn: allocate/free pairs per site and the time inside their calls,
+ * with a hint where it is large. */
+static void print_churn(const struct vt_report *r, FILE *out)
+{
+    const struct vt_usage *u = &r->analysis->usage;
+    uint64_t pairs, call_ns;
+    size_t nsites, *order, n = vt_report_churn_sites(r, &order);
+    char time[32];
+    vt_report_churn_totals(r, &pairs, &call_ns, &nsites);
+    if (pairs) {
+        fprintf(out,
+                "\nChurn: %" PRIu64 " allocate/free %s at %zu call %s, %s inside those calls:\n",
+                pairs, plural(pairs, "pair", "pairs"), nsites, plural(nsites, "site", "sites"),
+                vt_format_time(call_ns, time));
+        const struct vt_site **list = vt_xcalloc(n, sizeof *list);
+        for (size_t i = 0; i < n; i++)
+            list[i] = &r->usage_sites[order[i]];
+        char **labels = vt_site_labels(list, n);
+        size_t large = n;
+        for (size_t i = 0; i < n; i++) {
+            const struct vt_usage_site *s = &u->sites[order[i]];
+            fprintf(out, "    %8" PRIu64 " %-5s  %10s  %s  %s\n", s->pairs,
+                    plural(s->pairs, "pair", "pairs"), vt_format_time(s->call_ns, time),
+                    vt_api_label(list[i]->api), labels[i]);
+            if (large == n && vt_usage_churn_large(u, s))
+                large = i;
+        }
+        if (large < n)
+            fprintf(out, "vramtrace: %s allocates and frees again and again; " VT_CHURN_HINT "\n",
+                    labels[large]);
+        vt_site_labels_free(labels, n);
+        free(list);
+    }
+    free(order);
+}
+
 static void print_oom(const struct vt_report *r, const struct vt_failure *f, FILE *out)
 {
     fputs("    out of memory: requested ", out);
@@ -677,6 +713,7 @@ void vt_render_text(const struct vt_report *r, FILE *out)
     }
     omitted.holders = print_peaks(r, out);
     vt_render_text_devices(r, out);
+    print_churn(r, out);
     print_failures(r, out);
     print_invalid_frees(r, out);
     print_notes(r, &omitted, out);

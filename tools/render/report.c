@@ -81,6 +81,44 @@ size_t vt_report_peak_holders(const struct vt_report *r, int64_t device, size_t 
     return vt_usage_holders(u, device, true, *out, max);
 }
 
+static const struct vt_usage *churn_sorting; /* qsort has no context argument */
+
+static int by_churn(const void *pa, const void *pb)
+{
+    const struct vt_usage_site *a = &churn_sorting->sites[*(const size_t *)pa],
+                               *b = &churn_sorting->sites[*(const size_t *)pb];
+    if (a->pairs != b->pairs) /* pairs, not times: a report of the same run reads the same */
+        return a->pairs > b->pairs ? -1 : 1;
+    return *(const size_t *)pa < *(const size_t *)pb ? -1 : 1;
+}
+
+size_t vt_report_churn_sites(const struct vt_report *r, size_t **out)
+{
+    const struct vt_usage *u = &r->analysis->usage;
+    size_t n = 0;
+    *out = vt_xcalloc(u->nsites, sizeof **out);
+    for (size_t i = 0; i < u->nsites; i++)
+        if (u->sites[i].pairs)
+            (*out)[n++] = i;
+    churn_sorting = u;
+    qsort(*out, n, sizeof **out, by_churn);
+    return n < r->holders_max ? n : r->holders_max;
+}
+
+void vt_report_churn_totals(const struct vt_report *r, uint64_t *pairs, uint64_t *call_ns,
+                            size_t *sites)
+{
+    const struct vt_usage *u = &r->analysis->usage;
+    *pairs = *call_ns = 0;
+    *sites = 0;
+    for (size_t i = 0; i < u->nsites; i++)
+        if (u->sites[i].pairs) {
+            *pairs += u->sites[i].pairs;
+            *call_ns += u->sites[i].call_ns;
+            ++*sites;
+        }
+}
+
 static struct vt_site *usage_sites(struct vt_symbolizer *sym, const struct vt_dump *dump,
                                    const struct vt_report *r, const size_t *order, size_t shown)
 {
@@ -99,6 +137,10 @@ static struct vt_site *usage_sites(struct vt_symbolizer *sym, const struct vt_du
     for (size_t f = 0; f < a->nfailures; f++)
         for (size_t i = 0; i < a->failures[f].nholders; i++)
             wanted[a->failures[f].holders[i].site] = true;
+    size_t *churn, nchurn = vt_report_churn_sites(r, &churn);
+    for (size_t i = 0; i < nchurn; i++)
+        wanted[churn[i]] = true;
+    free(churn);
     for (size_t i = 0; i < u->nsites; i++)
         if (wanted[i])
             vt_site_frames(sym, dump, u->sites[i].stack_id, u->sites[i].api, &sites[i]);

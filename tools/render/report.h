@@ -137,6 +137,13 @@ void vt_render_json_unused_suppressions(struct vt_json *j, const struct vt_suppr
  * r->holders_max: *OUT (free it). Returns how many. */
 size_t vt_report_peak_holders(const struct vt_report *r, int64_t device, size_t **out);
 
+/* Churn: the sites with allocate/free pairs, the most pairs first (then in
+ * order of appearance), at most r->holders_max: *OUT (free it). Returns how many. */
+size_t vt_report_churn_sites(const struct vt_report *r, size_t **out);
+/* All pairs, the time inside their sites' calls, and how many sites. */
+void vt_report_churn_totals(const struct vt_report *r, uint64_t *pairs, uint64_t *call_ns,
+                            size_t *sites);
+
 /* Shared by the renderers. */
 const char *vt_api_label(unsigned api);
 extern const char vt_version[];

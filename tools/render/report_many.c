@@ -89,7 +89,9 @@ static int add_directory(char ***list, size_t *n, const char *dir, bool quiet)
     while ((e = readdir(d))) {
         struct stat st;
         char *path;
-        if (!is_dump_name(e->d_name) || asprintf(&path, "%s/%s", dir, e->d_name) < 0)
+        size_t len = strlen(dir); /* "tree/" names tree/x.vtr, not tree//x.vtr */
+        if (!is_dump_name(e->d_name) ||
+            asprintf(&path, "%s%s%s", dir, len && dir[len - 1] == '/' ? "" : "/", e->d_name) < 0)
             continue;
         if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
             add_path(list, n, path);

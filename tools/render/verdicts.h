@@ -11,6 +11,12 @@ struct vt_report;
 /* How to add markers, for a verdict that needs them. */
 #define VT_MARKER_HINT "mark each step with vramtrace_mark() or `kill -USR2 PID`"
 
+/* The hint for a site whose allocate/free pairs cost much
+ * (vt_usage_churn_large): allocating calls synchronize the device. */
+#define VT_CHURN_HINT                                                                         \
+    "each cudaMalloc/cudaFree pair synchronizes the device: the caching allocator or a pool " \
+    "would avoid it"
+
 /* What growth was judged on and what it found, without "vramtrace: ":
  * "growth judged on 10 markers (0 skipped as warm-up): 1 call site growing";
  * without markers never "nothing grows" (time ticks mix steps). */
