@@ -105,7 +105,7 @@ run_step "static analysis (tests/lint/static_analysis.sh build-tests)" \
 # the rest (the Python tests of the default interpreter among them).
 # --setup asan: the sanitizer runtime preloaded into programs that are not
 # sanitized, its leak check off (tests/meson.build).
-TEST_ARGS=(--no-suite pyversions --setup asan)
+TEST_ARGS=(--no-suite pyversions --no-suite torch --setup asan)
 run_suite "ASan+UBSan build" build-asan -Db_sanitize=address,undefined -Db_lundef=false
 
 # The library and the programs built with TSan; only the 'threaded' suite.

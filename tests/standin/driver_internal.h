@@ -66,6 +66,8 @@ struct spool {
 struct sstream {
     unsigned magic;
     struct sctx *ctx;
+    unsigned flags;
+    int priority; /* 0 (lowest) to -5 (highest), as a Hopper GPU's */
 };
 
 enum akind { K_DEVICE = 1, K_MANAGED = 2, K_HOST = 4, K_ARRAY = 8, K_V1 = 16, K_MIPMAP = 32 };
