@@ -28,6 +28,7 @@ struct vt_report_options {
     struct vt_suppressions *suppressions; /* or NULL; counts are per dump */
     const struct vt_limits *limits;       /* or NULL: report only */
     const char *html;                     /* also write the HTML report to this file */
+    bool force;                           /* which may hold a dump */
     bool part_of_many; /* one of several dumps: unused suppressions are listed once, after all */
     /* events also go to TAP (exports count allocations per site) */
     const struct vt_event_sink *tap;
@@ -121,7 +122,7 @@ void vt_render_text(const struct vt_report *r, FILE *out);
 void vt_render_unused_suppressions(const struct vt_suppressions *s, FILE *out);
 void vt_render_html(const struct vt_report *r, FILE *out);
 /* Writes the HTML report to PATH; -1 (one line on stderr) when it cannot. */
-int vt_write_html(const struct vt_report *r, const char *path);
+int vt_write_html(const struct vt_report *r, const char *path, bool force);
 void vt_render_json(const struct vt_report *r, FILE *out);
 struct vt_json;
 /* The report's fields, into an object J has open. */
