@@ -116,6 +116,8 @@ int vt_gen_suppressions(char *const *dumps, size_t n, const struct vt_report_opt
  * *OUT (*NOUT; free each and the array). Returns -1 when a directory
  * cannot be listed (said on stderr; the rest is kept). */
 int vt_expand_dump_paths(char *const *paths, size_t npaths, char ***out, size_t *nout);
+/* The same, QUIET about a directory without dumps (one watched for them). */
+int vt_find_dump_paths(char *const *paths, size_t npaths, bool quiet, char ***out, size_t *nout);
 
 void vt_render_text(const struct vt_report *r, FILE *out);
 /* The suppression file patterns that matched no leak of any dump read. */
