@@ -101,7 +101,8 @@ run_step "format (tests/lint/format.sh)" tests/lint/format.sh
 run_step "license lines (tests/lint/spdx.py)" tests/lint/spdx.py
 run_step "static analysis (tests/lint/static_analysis.sh build-tests)" \
     tests/lint/static_analysis.sh build-tests
-# Every installed CPython is the plain build's job; the sanitized builds run
+# Every installed CPython and real PyTorch (suite torch: the wheel over the
+# stand-ins, minutes) are the plain build's job; the sanitized builds run
 # the rest (the Python tests of the default interpreter among them).
 # --setup asan: the sanitizer runtime preloaded into programs that are not
 # sanitized, its leak check off (tests/meson.build).

@@ -219,10 +219,14 @@ def case_out_of_memory():
 
 
 def case_cuda_graph():
-    """torch.cuda.graph capture and replay: the static input's segment at
-    its line, and the graph's private memory pool's segment at the captured
-    line (PyTorch gives each graph a pool of its own)."""
-    rep, _ = cases_report("graph")
+    """torch.cuda.graph capture and replay: the captured kernel is a node
+    of the graph (torch warns of an empty graph otherwise); the static
+    input's segment at its line, and the graph's private memory pool's
+    segment at the captured line (PyTorch gives each graph a pool of its
+    own)."""
+    rep, r = cases_report("graph")
+    H.expect("CUDA Graph is empty" not in r.stderr,
+             "torch found no node in the captured graph (its kernels):\n" + r.describe())
     H.expect_eq("leaks by line", leaks_by_line(rep), {
         H.marker_line(CASES, "static_input"): [(20 << 20, 1, "cudaMalloc", "device")],
         H.marker_line(CASES, "captured"): [(20 << 20, 1, "cudaMalloc", "device")]})

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* What torch's CUDA graphs ask beyond capture and launch: user objects
  * (a destructor run when the last reference goes), capture dependencies,
- * the graph memory's high watermark reset. Node lists read as empty and
- * conditional or explicit nodes are not supported: the stand-in driver's
- * graphs keep only the memory nodes that vramtrace traces. */
+ * the graph memory's high watermark reset, the nodes. Explicit and
+ * conditional nodes are not supported: the stand-in driver's
+ * graphs keep kernel and memory nodes, without their edges (a node's
+ * dependencies read as none). */
 #include "cudart_internal.h"
 
 #include <stdlib.h>
@@ -55,13 +56,15 @@ EXPORT cudaError_t cudaGraphRetainUserObject(cudaGraph_t graph, cudaUserObject_t
     return cudaSuccess;
 }
 
+static CUresult (*graph_get_nodes)(CUgraph, CUgraphNode *, size_t *);
+RT_DRIVER_FN(graph_get_nodes, "cuGraphGetNodes", 10000)
+
 EXPORT cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes, size_t *numNodes)
 {
-    (void)nodes;
-    if (!graph || !numNodes)
-        return rt_error(cudaErrorInvalidValue);
-    *numNodes = 0;
-    return cudaSuccess;
+    CTX_OR_RETURN();
+    if (!graph_get_nodes)
+        return rt_error((cudaError_t)cudaErrorCallRequiresNewerDriver);
+    return rt_error(rt_map_error(graph_get_nodes((CUgraph)graph, (CUgraphNode *)nodes, numNodes)));
 }
 
 EXPORT cudaError_t cudaGraphNodeGetDependencies(cudaGraphNode_t node, cudaGraphNode_t *deps,

@@ -4,7 +4,8 @@
  * and kernel launches (<<<>>>, cudaLaunchKernel). Registration keeps a table
  * of registered host stubs; a launch checks that its kernel is registered and
  * that a context can be made, as the real runtime does, and runs nothing:
- * the stand-in device has no processors. */
+ * the stand-in device has no processors; on a capturing stream it is a
+ * kernel node of the capture's graph. */
 #include "cudart_internal.h"
 
 #include <pthread.h>
@@ -29,6 +30,13 @@ struct kernel {
 };
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct kernel *kernels;
+
+static CUresult (*capture_info)(CUstream, CUstreamCaptureStatus *, cuuint64_t *, CUgraph *,
+                                const CUgraphNode **, const CUgraphEdgeData **, size_t *);
+static CUresult (*add_kernel_node)(CUgraphNode *, CUgraph, const CUgraphNode *, size_t,
+                                   const CUDA_KERNEL_NODE_PARAMS *);
+RT_DRIVER_FN(capture_info, "cuStreamGetCaptureInfo", 12030)
+RT_DRIVER_FN(add_kernel_node, "cuGraphAddKernelNode", 12000)
 
 struct fatbin_handle {
     unsigned magic;
@@ -166,8 +174,28 @@ EXPORT cudaError_t __cudaGetKernel(void **kernel, const void *hostFun)
     return cudaSuccess;
 }
 
-static cudaError_t launch_shared(const void *kernel, struct standin_dim3 grid,
-                                 struct standin_dim3 block, size_t shared)
+/* STREAM is capturing: the launch becomes a kernel node of its graph. */
+static cudaError_t capture_launch(const void *kernel, struct standin_dim3 grid,
+                                  struct standin_dim3 block, size_t shared, cudaStream_t stream)
+{
+    CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+    CUgraph graph = NULL;
+    if (!capture_info || !add_kernel_node ||
+        capture_info((CUstream)stream, &status, NULL, &graph, NULL, NULL, NULL) != CUDA_SUCCESS ||
+        status != CU_STREAM_CAPTURE_STATUS_ACTIVE)
+        return cudaSuccess;
+    CUDA_KERNEL_NODE_PARAMS params;
+    memset(&params, 0, sizeof params);
+    params.func = (CUfunction)(uintptr_t)kernel;
+    params.gridDimX = grid.x, params.gridDimY = grid.y, params.gridDimZ = grid.z;
+    params.blockDimX = block.x, params.blockDimY = block.y, params.blockDimZ = block.z;
+    params.sharedMemBytes = (unsigned)shared;
+    CUgraphNode node;
+    return rt_error(rt_map_error(add_kernel_node(&node, graph, NULL, 0, &params)));
+}
+
+static cudaError_t launch(const void *kernel, struct standin_dim3 grid, struct standin_dim3 block,
+                          size_t shared, cudaStream_t stream)
 {
     cudaError_t e;
     struct kernel *k = kernel ? kernel_of(kernel) : NULL;
@@ -177,20 +205,17 @@ static cudaError_t launch_shared(const void *kernel, struct standin_dim3 grid,
         (uint64_t)block.x * block.y * block.z > 1024 || shared > (size_t)k->max_dynamic_shared)
         return rt_error((cudaError_t)cudaErrorInvalidConfiguration);
     e = rt_context();
-    return e == cudaSuccess ? cudaSuccess : rt_error(e);
-}
-
-static cudaError_t launch(const void *kernel, struct standin_dim3 grid, struct standin_dim3 block)
-{
-    return launch_shared(kernel, grid, block, 0);
+    if (e != cudaSuccess)
+        return rt_error(e);
+    return capture_launch(kernel, grid, block, shared, stream);
 }
 
 EXPORT cudaError_t __cudaLaunchKernel(const void *kernel, struct standin_dim3 gridDim,
                                               struct standin_dim3 blockDim, void **args,
                                               size_t sharedMem, cudaStream_t stream)
 {
-    (void)args, (void)sharedMem, (void)stream;
-    return launch(kernel, gridDim, blockDim);
+    (void)args;
+    return launch(kernel, gridDim, blockDim, sharedMem, stream);
 }
 
 EXPORT cudaError_t __cudaLaunchKernel_ptsz(const void *kernel,
@@ -198,32 +223,32 @@ EXPORT cudaError_t __cudaLaunchKernel_ptsz(const void *kernel,
                                                    struct standin_dim3 blockDim, void **args,
                                                    size_t sharedMem, cudaStream_t stream)
 {
-    (void)args, (void)sharedMem, (void)stream;
-    return launch(kernel, gridDim, blockDim);
+    (void)args;
+    return launch(kernel, gridDim, blockDim, sharedMem, stream);
 }
 
 EXPORT cudaError_t cudaLaunchKernel(const void *func, struct standin_dim3 gridDim,
                                             struct standin_dim3 blockDim, void **args,
                                             size_t sharedMem, cudaStream_t stream)
 {
-    (void)args, (void)sharedMem, (void)stream;
-    return launch(func, gridDim, blockDim);
+    (void)args;
+    return launch(func, gridDim, blockDim, sharedMem, stream);
 }
 
 EXPORT cudaError_t cudaLaunchKernel_ptsz(const void *func, struct standin_dim3 gridDim,
                                                  struct standin_dim3 blockDim, void **args,
                                                  size_t sharedMem, cudaStream_t stream)
 {
-    (void)args, (void)sharedMem, (void)stream;
-    return launch(func, gridDim, blockDim);
+    (void)args;
+    return launch(func, gridDim, blockDim, sharedMem, stream);
 }
 
 EXPORT cudaError_t cudaLaunchCooperativeKernel(const void *func, struct standin_dim3 gridDim,
                                                struct standin_dim3 blockDim, void **args,
                                                size_t sharedMem, cudaStream_t stream)
 {
-    (void)args, (void)stream;
-    return launch_shared(func, gridDim, blockDim, sharedMem);
+    (void)args;
+    return launch(func, gridDim, blockDim, sharedMem, stream);
 }
 
 EXPORT cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func,
@@ -234,7 +259,7 @@ EXPORT cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const v
         return rt_error(cudaErrorInvalidValue);
     struct standin_dim3 grid = {config->gridDim.x, config->gridDim.y, config->gridDim.z};
     struct standin_dim3 block = {config->blockDim.x, config->blockDim.y, config->blockDim.z};
-    return launch_shared(func, grid, block, config->dynamicSmemBytes);
+    return launch(func, grid, block, config->dynamicSmemBytes, config->stream);
 }
 
 /* A kernel's attributes: those of a small kernel on the stand-in GPU

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Modules and launches: any image (cubin, fatbin, PTX) loads, its functions
  * are found by name, and a launch runs nothing (the stand-in GPU has no
- * processors), after the checks the real driver makes. cuGetExportTable is
+ * processors), after the checks the real driver makes; on a capturing stream
+ * a launch is a kernel node of the capture's graph. cuGetExportTable is
  * exported, as programs look it up, and supports no table. */
 #include "driver_internal.h"
 
@@ -123,7 +124,10 @@ EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int
         (uint64_t)blockDimX * blockDimY * blockDimZ > 1024 ||
         sharedMemBytes > (unsigned)fn->max_dynamic_shared)
         return CUDA_ERROR_INVALID_VALUE;
-    return stream_ctx(hStream, &c);
+    CUresult r = stream_ctx(hStream, &c);
+    struct sgraph *g = r == CUDA_SUCCESS ? capture_graph(hStream) : NULL;
+    CUgraphNode node;
+    return g ? graph_add_kernel(g, &node) : r;
 }
 
 EXPORT CUresult cuGetExportTable(const void **ppExportTable, const CUuuid *pExportTableId)
