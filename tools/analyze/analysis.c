@@ -127,7 +127,7 @@ static void on_failed(void *ctx, const struct vt_failed_event *ev)
         e->key = key;
         e->index = a->nfailures;
         HASH_ADD(hh, a->failure_table, key, sizeof e->key, e);
-        a->failures = vt_xrealloc(a->failures, a->nfailures + 1, sizeof *a->failures);
+        a->failures = vt_xgrow(a->failures, a->nfailures, sizeof *a->failures);
         a->failures[a->nfailures++] = (struct vt_failure){.stack_id = stack_id,
                                                           .size = ev->size,
                                                           .error = ev->error,
@@ -236,7 +236,7 @@ static struct leak_entry *add_to_group(struct vt_analysis *a, struct leak_entry 
         g->key = key;
         g->index = a->nleaks;
         HASH_ADD(hh, *groups, key, sizeof g->key, g);
-        a->leaks = vt_xrealloc(a->leaks, a->nleaks + 1, sizeof *a->leaks);
+        a->leaks = vt_xgrow(a->leaks, a->nleaks, sizeof *a->leaks);
         a->leaks[a->nleaks++] = (struct vt_leak){.stack_id = key.stack_id,
                                                  .api = (unsigned)key.api,
                                                  .kind = (unsigned)key.kind,

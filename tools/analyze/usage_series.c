@@ -92,7 +92,7 @@ static struct vt_usage_site *find_site(struct vt_usage *u, uint64_t stack_id, un
     e->index = u->nsites;
     HASH_ADD(hh, u->index, key, sizeof e->key, e);
     u->last_site = e;
-    u->sites = vt_xrealloc(u->sites, u->nsites + 1, sizeof *u->sites);
+    u->sites = vt_xgrow(u->sites, u->nsites, sizeof *u->sites);
     struct vt_usage_site *s = &u->sites[u->nsites++];
     *s = (struct vt_usage_site){.stack_id = stack_id, .api = api, .kind = kind, .device = device};
     if (vt_kind_counts_as_vram(kind))
