@@ -14,6 +14,7 @@ import json
 import os
 import pwd
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -273,12 +274,13 @@ def case_decomposition_exact_text():
     # a MIG device (appended flags and its GPU); its GPU's UUID doubted costs that UUID
     for variant, warning, parent in (
             ("mig", "", "GPU-f0e0d0c0-b0a0-9080-7060-504030201000"),
-            ("bad-parent-uuid", "vramtrace: warning: %s: DEVICE record at offset 167: a parent "
+            ("bad-parent-uuid", "vramtrace: warning: %s: DEVICE record at offset %d: a parent "
              "GPU UUID of 15 bytes; kept without its GPU's UUID\n", None)):
         dump = os.path.join(d, variant + ".vtr")
         H._run([mkdump, "devices-" + variant, dump], H.base_env(), d)
         r = H._run([H.vramtrace_exe(), "report", "--json", dump], H.base_env(), d)
-        H.expect_eq(variant + ": stderr", r.stderr, warning % dump if warning else "")
+        H.expect_eq(variant + ": stderr", r.stderr,
+                    warning % (dump, H.record_offset(dump, H.VT_REC_DEVICE)) if warning else "")
         dev = json.loads(r.stdout)["devices"][0]
         H.expect_eq(variant + ": device", (dev["uuid"], dev["name"], dev["mig"], dev["parent_uuid"],
                                            dev["parent_name"], dev["total_bytes"]),
@@ -642,6 +644,39 @@ def case_gpus_processes():
     finally:
         for h in started:
             h.close()
+
+
+def case_gpus_openmetrics():
+    """--openmetrics: per GPU its memory and the used split into what the
+    traced process holds by its traced calls (its dump's live bytes), what
+    it holds outside them (its context) and what the others hold; promtool
+    accepts it."""
+    traced_dir = H.tmpdir()
+    started = holders((("hold", 10 * MiB), {}),
+                      (("hold", 50 * MiB), {"traced_dir": traced_dir}))
+    try:
+        r, _ = gpus("--openmetrics", traced_dir)
+    finally:
+        for h in started:
+            h.close()
+    promtool = shutil.which("promtool")
+    if promtool:
+        p = subprocess.run([promtool, "check", "metrics"], input=r.stdout, capture_output=True,
+                           universal_newlines=True, timeout=H.TIMEOUT)
+        H.expect_eq("promtool check metrics: %s%s" % (p.stdout, p.stderr), p.returncode, 0)
+    H.expect(r.stdout.endswith("\n# EOF\n"), r.stdout)
+    uuid = {g["index"]: g["uuid"] for g in stand_in_gpus()}
+    values = {}
+    for m in re.finditer(r'^(vramtrace_gpu_[a-z_]+)\{host="([^"]*)",gpu="(\d+)",gpu_uuid="([^"]*)"\} '
+                         r'(\d+)$', r.stdout, re.M):
+        H.expect_eq("GPU %s's uuid" % m.group(3), m.group(4), uuid[int(m.group(3))])
+        values[(m.group(1)[len("vramtrace_gpu_"):-len("_bytes")], int(m.group(3)))] = int(m.group(5))
+    expected = {"total": (CAPACITY, CAPACITY), "used": (60 * MiB + 2 * CONTEXT, 0),
+                "traced": (50 * MiB, 0), "untraced": (CONTEXT, 0),
+                "other_processes": (10 * MiB + CONTEXT, 0)}
+    H.expect_eq("the values", values, {(k, gpu): v[gpu] for k, v in expected.items()
+                                       for gpu in (0, 1)})
+    gpus("--json", "--openmetrics", status=2)
 
 
 def case_gpus_not_visible():

@@ -515,6 +515,26 @@ static void scenario_big(struct writer *w, uint64_t n)
     end_record(w, n / 10);
 }
 
+/* N call sites, each its own frame in a library that is not on this
+ * machine (symbolized "?? libfoo.so+0xOFFSET"): site i (1..N) leaves one
+ * allocation of 4096 x i bytes, so the top sites by live bytes are N, N-1, ... */
+static void scenario_sites(struct writer *w, uint64_t n)
+{
+    static const uint8_t no_id[1];
+    standard_start(w);
+    module_record(w, 2, FAKE_LIB_BASE, FAKE_LIB_BASE, FAKE_LIB_BASE + 0x10 * (n + 1), FAKE_LIB_PATH,
+                  no_id, 0);
+    uint64_t allocations = 0;
+    for (uint64_t i = 1; i <= n; i++) {
+        uintptr_t frames[] = {FAKE_LIB_BASE + 0x10 * i, site_main.address};
+        stack_record(w, i, 2, frames);
+        alloc_record(w, 0x700000000000ull + i * 0x100000, 4096 * i, i, VT_API_cudaMalloc,
+                     VT_KIND_DEVICE, 0);
+        allocations++;
+    }
+    end_record(w, allocations);
+}
+
 /* Fields that claim far more than the record holds. */
 static void scenario_lying(struct writer *w, const char *what)
 {
@@ -689,6 +709,8 @@ static bool build(struct writer *w, const char *scenario, uint64_t n)
         scenario_strings(w);
     else if (!strcmp(scenario, "big"))
         scenario_big(w, n);
+    else if (!strcmp(scenario, "sites"))
+        scenario_sites(w, n);
     else if (!strcmp(scenario, "future"))
         header(w, VT_VERSION + 1, VT_MAGIC);
     else if (!strcmp(scenario, "badmagic"))
