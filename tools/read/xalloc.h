@@ -17,12 +17,16 @@ static inline void *vt_xrealloc(void *p, size_t n, size_t size)
     return p;
 }
 
-/* Room for one more element after N in an array only ever grown by this:
- * its capacity doubles (reallocated when N is 0 or a power of two), so
- * appending N elements copies O(N) in all, not O(N^2). */
+/* Array P of SIZE-byte elements, holding N, with room for one more: its
+ * capacity doubles (reallocated only when N is 0 or a power of two), so
+ * appending n elements copies O(n) bytes in all, not O(n^2) (a report of
+ * 10,001 call sites took 44.6 s under ASan, whose realloc always copies,
+ * with arrays grown by one). Every growth of P must go through it. */
 static inline void *vt_xgrow(void *p, size_t n, size_t size)
 {
-    return n & (n - 1) ? p : vt_xrealloc(p, n ? 2 * n : 1, size);
+    if (n & (n - 1))
+        return p;
+    return vt_xrealloc(p, n ? 2 * n : 1, size);
 }
 
 /* calloc for N elements of SIZE (N may be 0). */

@@ -123,6 +123,8 @@ void vt_render_json_summary(struct vt_json *j, const struct vt_summary *s)
     write_uint_field(j, "suppressed_allocations", s->suppressed_allocations);
     write_uint_field(j, "live_at_end_bytes", s->live_at_end_bytes);
     write_uint_field(j, "live_at_end_allocations", s->live_at_end_allocations);
+    write_uint_field(j, "shutdown_freed_bytes", s->shutdown_freed_bytes);
+    write_uint_field(j, "shutdown_freed_allocations", s->shutdown_freed_allocations);
     vt_json_end_object(j);
 }
 
@@ -169,6 +171,8 @@ static void write_leak_list(struct vt_json *j, const struct vt_report *r, bool t
         vt_json_begin_object(j);
         write_uint_field(j, "bytes", leak->bytes);
         write_uint_field(j, "allocations", leak->allocations);
+        write_uint_field(j, "shutdown_freed_bytes", leak->shutdown_freed_bytes);
+        write_uint_field(j, "shutdown_freed_allocations", leak->shutdown_freed_allocations);
         write_site_fields(j, &r->leak_sites[i], leak->kind, leak->device, leak->stack_id);
         write_threads(j, r, leak);
         vt_json_end_object(j);
@@ -493,6 +497,8 @@ void vt_render_json_fields(const struct vt_report *r, struct vt_json *j)
     r->dump->end_signal ? vt_json_uint(j, (uint64_t)r->dump->end_signal) : vt_json_null(j);
     write_uint_field(j, "disbelieved_records", r->dump->disbelieved);
     write_uint_field(j, "duration_ns", r->dump->last_time_ns);
+    vt_json_key(j, "script_end_ns");
+    r->analysis->script_ended ? vt_json_uint(j, r->analysis->script_end_ns) : vt_json_null(j);
     vt_json_key(j, "mode");
     vt_json_string(j, r->dump->aggregated ? "aggregate" : "events");
     write_aggregate(j, r);

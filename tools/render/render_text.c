@@ -191,6 +191,10 @@ static void print_leak(const struct vt_report *r, const struct vt_leak *leak,
     if (!host)
         print_device(leak->device, out);
     fprintf(out, " [%s]\n", vt_kind_name(leak->kind));
+    if (leak->shutdown_freed_bytes && !r->live_not_leaked)
+        fprintf(out,
+                "    held when the script ended; %s of it freed by the interpreter at shutdown\n",
+                vt_human_size(leak->shutdown_freed_bytes, size));
     print_frames(site, out);
     print_threads(r, leak, out);
 }
@@ -216,12 +220,29 @@ static void print_totals(const struct vt_summary *s, FILE *out)
             plural(s->invalid_frees, "free", "frees"));
 }
 
+/* "N of device memory leaked in N allocations at N call sites", and for a
+ * Python program what of it the interpreter freed after its script ended. */
+static void print_leak_headline(const struct vt_report *r, uint64_t bytes, uint64_t count,
+                                size_t sites, FILE *out)
+{
+    const struct vt_summary *s = &r->analysis->summary;
+    char size[32];
+    fprintf(
+        out,
+        "vramtrace: %s (%" PRIu64 " bytes) of device memory %s in %" PRIu64 " %s at %zu call %s",
+        vt_human_size(bytes, size), bytes, r->live_not_leaked ? "still allocated" : "leaked", count,
+        plural(count, "allocation", "allocations"), sites, plural(sites, "site", "sites"));
+    if (!r->live_not_leaked && s->shutdown_freed_bytes)
+        fprintf(out, " when the script ended, %s of it freed by the interpreter at shutdown",
+                vt_human_size(s->shutdown_freed_bytes, size));
+}
+
 static void print_summary(const struct vt_report *r, FILE *out)
 {
     const struct vt_summary *s = &r->analysis->summary;
-    char leaked[32];
     size_t device_sites = 0;
-    uint64_t bytes = s->live_at_end_bytes, count = s->live_at_end_allocations;
+    uint64_t bytes = r->live_not_leaked ? s->live_at_end_bytes : s->leaked_bytes;
+    uint64_t count = r->live_not_leaked ? s->live_at_end_allocations : s->leaked_allocations;
     for (size_t i = 0; i < r->analysis->nleaks; i++)
         device_sites += vt_kind_counts_as_vram(r->analysis->leaks[i].kind);
     if (s->allocations == 0)
@@ -230,13 +251,7 @@ static void print_summary(const struct vt_report *r, FILE *out)
                 "(%" PRIu64 " failed)",
                 s->failed_allocations);
     else if (count)
-        fprintf(out,
-                "vramtrace: %s (%" PRIu64 " bytes) of device memory %s in %" PRIu64
-                " %s at %zu call %s",
-                vt_human_size(bytes, leaked), bytes,
-                r->live_not_leaked ? "still allocated" : "leaked", count,
-                plural(count, "allocation", "allocations"), device_sites,
-                plural(device_sites, "site", "sites"));
+        print_leak_headline(r, bytes, count, device_sites, out);
     else
         fprintf(out, "vramtrace: no leaks: all device memory was freed%s",
                 r->live_not_leaked ? " (so far)" : "");
