@@ -136,6 +136,10 @@ static void build_event(const struct vt_event_sink *sink, void *ctx, const struc
         if (sink->bad_free)
             sink->bad_free(ctx, &rec->as.bad_free);
         break;
+    case VT_REC_PY_FINALIZING:
+        if (sink->py_finalizing)
+            sink->py_finalizing(ctx, &rec->as.py_finalizing);
+        break;
     default:
         break;
     }
