@@ -162,6 +162,32 @@ def case_once():
     check_against_report(exposition(st.dump), st.dump, st.p.pid, False, "")
 
 
+def case_job_label():
+    """job: SLURM_JOB_ID first, then POD_NAME, then HOSTNAME where
+    KUBERNETES_SERVICE_HOST is set (empty values count as unset), else
+    empty: from the process's own environment, not the watch's."""
+    cases = [
+        ({"SLURM_JOB_ID": "12", "POD_NAME": "p", "KUBERNETES_SERVICE_HOST": "10.0.0.1"}, "12"),
+        ({"POD_NAME": "train-0", "KUBERNETES_SERVICE_HOST": "10.0.0.1", "HOSTNAME": "h"},
+         "train-0"),
+        ({"KUBERNETES_SERVICE_HOST": "10.0.0.1", "HOSTNAME": "train-1-x7z"}, "train-1-x7z"),
+        ({"HOSTNAME": "not-a-pod"}, ""),
+    ]
+    scheduler = ("SLURM_JOB_ID", "POD_NAME", "KUBERNETES_SERVICE_HOST", "HOSTNAME")
+    for env, job in cases:
+        st = Stepper(dict({k: "" for k in scheduler}, **env))   # empty: unset (the CI's own)
+        try:
+            st.do("a a 4096")
+            watch_env = H.base_env({"SLURM_JOB_ID": "the watch's own"})
+            r = vt("watch", "--once", "--openmetrics", st.dump, env=watch_env)
+            H.expect_eq("exit status (stderr: %s)" % r.stderr, r.status, 0)
+            _, samples = parse(r.stdout)
+            H.expect_eq("job of %r" % env, {l["job"] for _, l, _ in samples}, {job})
+            st.quit()
+        finally:
+            st.kill()
+
+
 def case_top():
     """--top N: the N sites holding the most, most first."""
     st = Stepper()
