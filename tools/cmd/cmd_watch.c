@@ -66,8 +66,8 @@ static const char usage[] =
     "      --listen ADDR:PORT\n"
     "                    serve the exposition at http://ADDR:PORT/metrics (ADDR\n"
     "                    left out, as in :9400 or 9400: 127.0.0.1)\n"
-    "                    With --openmetrics-file or --listen it runs until SIGINT\n"
-    "                    or SIGTERM. See docs/cluster.md for the metrics.\n"
+    "                    With --openmetrics-file (without --once) or --listen it\n"
+    "                    runs until SIGINT or SIGTERM. See docs/cluster.md.\n"
     "  -h, --help        show this help\n"
     "\n"
     "Exit status: 0 when the process has ended (or with --once; with the metrics,\n"
@@ -344,6 +344,9 @@ int vt_cmd_watch(int argc, char **argv)
                               m.print  ? "--openmetrics"
                               : m.file ? "--openmetrics-file"
                                        : "--listen");
+    if (w.once && m.listen)
+        return vt_usage_error("watch", "--once and --listen do not go together (%s)",
+                              "--once --openmetrics prints one exposition");
     if (metrics && top_given && !top)
         return vt_usage_error("watch", "--top needs a number above 0 with the metrics, not '%s'",
                               "0");
