@@ -54,9 +54,10 @@ void vt_output_free_took(size_t record_end, uint64_t call_ns)
     if (!record_end) /* aggregate mode writes no FREE record */
         return;
     vt_put_wide(wide, call_ns);
+    /* the same process wrote the record: a fork by another thread meanwhile
+     * leaves this thread behind, so no getpid() (a system call) here */
     vt_lock();
-    if (vt_writer_owned_here())
-        vt_writer_patch(record_end - VT_WIDE_BYTES, wide, sizeof wide);
+    vt_writer_patch(record_end - VT_WIDE_BYTES, wide, sizeof wide);
     vt_unlock();
 }
 
