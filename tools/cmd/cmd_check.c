@@ -11,6 +11,7 @@
 #include "leak_limits.h"
 #include "report.h"
 #include "report_dump.h"
+#include "symbolize.h"
 
 static const char usage[] =
     "Usage: vramtrace check [--max-leaked SIZE] [--max-leaked-per-site SIZE]\n"
@@ -23,6 +24,9 @@ static const char usage[] =
     "\n"
     "Options:\n" VT_LIMIT_OPTIONS_HELP VT_SUPPRESSION_OPTIONS_HELP
     "      --json             print each report as JSON\n"
+    "      --debuginfod       fetch missing debug information from the servers that\n"
+    "                         DEBUGINFOD_URLS names (also VRAMTRACE_DEBUGINFOD=1);\n"
+    "                         without it, no server is asked\n"
     "  -h, --help             show this help\n"
     "\n"
     "Leaks are judged only in a dump whose process ended on its own (exit,\n"
@@ -45,6 +49,7 @@ static int parse_options(int argc, char **argv, struct vt_check_options *check,
     static const struct option options[] = {
         VT_LIMIT_LONG_OPTIONS,
         {"json", no_argument, NULL, OPT_JSON},
+        VT_DEBUGINFOD_LONG_OPTION,
         {"help", no_argument, NULL, 'h'},
         {0},
     };
@@ -60,6 +65,9 @@ static int parse_options(int argc, char **argv, struct vt_check_options *check,
         switch (c) {
         case OPT_JSON:
             report->json = true;
+            break;
+        case VT_OPT_DEBUGINFOD:
+            vt_symbolize_allow_debuginfod();
             break;
         case 'h':
             fputs(usage, stdout);

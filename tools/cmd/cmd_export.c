@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "cli_usage.h"
 #include "export.h"
+#include "symbolize.h"
 #include "xalloc.h"
 
 static const char usage[] =
@@ -45,6 +46,9 @@ static const char usage[] =
     "                       (all bytes allocated during the run)\n"
     "      --diff BASE      folded: the differential form \"stack BASE_BYTES BYTES\"\n"
     "                       against the dump BASE, for difffolded-style flamegraphs\n"
+    "      --debuginfod     fetch missing debug information from the servers that\n"
+    "                       DEBUGINFOD_URLS names (also VRAMTRACE_DEBUGINFOD=1);\n"
+    "                       without it, no server is asked\n"
     "  -h, --help           show this help\n"
     "\n"
     "Exit status: 0 on success; 1 when a dump cannot be read or the output not\n"
@@ -100,6 +104,7 @@ static int parse_args(int argc, char **argv, struct export_args *a)
         {"output", required_argument, NULL, 'o'},
         {"what", required_argument, NULL, OPT_WHAT},
         {"diff", required_argument, NULL, OPT_DIFF},
+        VT_DEBUGINFOD_LONG_OPTION,
         {"help", no_argument, NULL, 'h'},
         {0},
     };
@@ -122,6 +127,9 @@ static int parse_args(int argc, char **argv, struct export_args *a)
             break;
         case OPT_DIFF:
             a->diff = optarg;
+            break;
+        case VT_OPT_DEBUGINFOD:
+            vt_symbolize_allow_debuginfod();
             break;
         case 'h':
             fputs(usage, stdout);

@@ -14,6 +14,7 @@
 #include "leak_limits.h"
 #include "report.h"
 #include "report_dump.h"
+#include "symbolize.h"
 
 static const char usage[] =
     "Usage: vramtrace report [--json] [--top N] [--skip N] [--python-internals]\n"
@@ -52,7 +53,11 @@ static const char usage[] =
     "      --gen-suppressions\n"
     "                    instead of the report, print a suppressions file for the\n"
     "                    leaks (one leak:^function$ line per call "
-    "site)\n" VT_SUPPRESSION_OPTIONS_HELP "  -h, --help        show this help\n"
+    "site)\n" VT_SUPPRESSION_OPTIONS_HELP
+    "      --debuginfod  fetch missing debug information from the servers that\n"
+    "                    DEBUGINFOD_URLS names (also VRAMTRACE_DEBUGINFOD=1);\n"
+    "                    without it, no server is asked\n"
+    "  -h, --help        show this help\n"
     "\n"
     "Exit status: 0 for any readable dump, leaks or not (a partial dump says so; a\n"
     "record the reader disbelieves costs that record, with a warning on stderr);\n"
@@ -118,6 +123,7 @@ int vt_cmd_report(int argc, char **argv)
         VT_SUPPRESSION_LONG_OPTIONS,
         {"html", required_argument, NULL, OPT_HTML},
         {"gen-suppressions", no_argument, NULL, OPT_GEN},
+        VT_DEBUGINFOD_LONG_OPTION,
         {"help", no_argument, NULL, 'h'},
         {0},
     };
@@ -166,6 +172,9 @@ int vt_cmd_report(int argc, char **argv)
             break;
         case OPT_GEN:
             gen = true;
+            break;
+        case VT_OPT_DEBUGINFOD:
+            vt_symbolize_allow_debuginfod();
             break;
         case 'h':
             fputs(usage, stdout);

@@ -27,6 +27,7 @@
 #include "run_manifest.h"
 #include "run_output.h"
 #include "size_arg.h"
+#include "symbolize.h"
 
 #ifndef VT_LIBDIR_FROM_BINDIR
 #define VT_LIBDIR_FROM_BINDIR "../lib"
@@ -90,6 +91,9 @@ static const char usage[] =
     "                     cudaMallocAsync/cudaFreeAsync at its own Python line, while\n"
     "                     the driver's pool still caches memory\n"
     "Limits and suppressions:\n" VT_LIMIT_OPTIONS_HELP VT_SUPPRESSION_OPTIONS_HELP
+    "      --debuginfod   fetch missing debug information from the servers that\n"
+    "                     DEBUGINFOD_URLS names (also VRAMTRACE_DEBUGINFOD=1);\n"
+    "                     without it, no server is asked\n"
     "  -h, --help         show this help\n"
     "\n"
     "Exit status: CMD's own when nothing is wrong (128+N when signal N killed it,\n"
@@ -189,6 +193,7 @@ static int parse_options(int argc, char **argv, struct run_options *opts)
         {"all-frames", no_argument, NULL, OPT_ALL_FRAMES},
         {"max-frames", required_argument, NULL, OPT_MAX_FRAMES},
         VT_LIMIT_LONG_OPTIONS,
+        VT_DEBUGINFOD_LONG_OPTION,
         {"help", no_argument, NULL, 'h'},
         {0},
     };
@@ -242,6 +247,9 @@ static int parse_options(int argc, char **argv, struct run_options *opts)
             vt_frames_set_display(vt_frames_all(), (size_t)max);
             break;
         }
+        case VT_OPT_DEBUGINFOD:
+            vt_symbolize_allow_debuginfod();
+            break;
         case 'h':
             fputs(usage, stdout);
             return VT_EXIT_OK;

@@ -6,6 +6,7 @@
 #include "analysis.h"
 #include "cli.h"
 #include "cli_usage.h"
+#include "symbolize.h"
 #include "timeline.h"
 
 static const char usage[] =
@@ -16,6 +17,9 @@ static const char usage[] =
     "\n"
     "Options:\n"
     "      --json        print the samples as one JSON object instead\n"
+    "      --debuginfod  fetch missing debug information from the servers that\n"
+    "                    DEBUGINFOD_URLS names (also VRAMTRACE_DEBUGINFOD=1);\n"
+    "                    without it, no server is asked\n"
     "  -h, --help        show this help\n"
     "\n"
     "Exit status: 0 for any readable dump; 1 when the dump cannot be read;\n"
@@ -26,6 +30,7 @@ int vt_cmd_timeline(int argc, char **argv)
     enum { OPT_JSON = 256 };
     static const struct option options[] = {
         {"json", no_argument, NULL, OPT_JSON},
+        VT_DEBUGINFOD_LONG_OPTION,
         {"help", no_argument, NULL, 'h'},
         {0},
     };
@@ -36,6 +41,9 @@ int vt_cmd_timeline(int argc, char **argv)
         switch (c) {
         case OPT_JSON:
             json = true;
+            break;
+        case VT_OPT_DEBUGINFOD:
+            vt_symbolize_allow_debuginfod();
             break;
         case 'h':
             fputs(usage, stdout);

@@ -45,6 +45,9 @@ static const char usage[] =
     "      --interval SECONDS\n"
     "                    time between refreshes (default 1; fractions allowed)\n"
     "      --top N       call sites shown (default 5; 0: all that fit)\n"
+    "      --debuginfod  fetch missing debug information from the servers that\n"
+    "                    DEBUGINFOD_URLS names (also VRAMTRACE_DEBUGINFOD=1);\n"
+    "                    without it, no server is asked\n"
     "  -h, --help        show this help\n"
     "\n"
     "Exit status: 0 when the process has ended (or with --once); 1 when the dump\n"
@@ -240,6 +243,7 @@ int vt_cmd_watch(int argc, char **argv)
         {"json", no_argument, NULL, OPT_JSON},
         {"interval", required_argument, NULL, OPT_INTERVAL},
         {"top", required_argument, NULL, OPT_TOP},
+        VT_DEBUGINFOD_LONG_OPTION,
         {"help", no_argument, NULL, 'h'},
         {0},
     };
@@ -266,6 +270,9 @@ int vt_cmd_watch(int argc, char **argv)
             if ((top = vt_parse_count(optarg)) < 0)
                 return vt_usage_error("watch", "--top needs a number, not '%s'", optarg);
             w.top = (size_t)top;
+            break;
+        case VT_OPT_DEBUGINFOD:
+            vt_symbolize_allow_debuginfod();
             break;
         case 'h':
             fputs(usage, stdout);
