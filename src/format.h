@@ -131,7 +131,10 @@ enum vt_record_type {
     /* A device this process used, once, before its first DEVICE_USAGE: its
      * CUDA ordinal here, the UUID (16 raw bytes as cuDeviceGetUuid_v2 gives
      * them), cuDeviceGetPCIBusId's text, the name, cuDeviceTotalMem_v2
-     * (empty or 0: unknown). */
+     * (empty or 0: unknown); appended, flags (VT_DEVICE_MIG: a MIG device,
+     * its UUID the MIG device's, its PCI bus id its GPU's, as NVML said),
+     * and a MIG device's GPU: its UUID (16 raw bytes) and name (empty:
+     * unknown or not a MIG device). Older dumps: a GPU, as far as known. */
     VT_REC_DEVICE = 18,
     /* The driver's view of a device: time in ns since PROCESS.start_mono
      * (not a dt, so readers that skip this record keep the times of the
@@ -269,7 +272,9 @@ enum vt_record_type {
 #define VT_REC_DEVICE_FIELDS(F) \
     F(SVARINT, device, "device") F(BYTES, uuid, "UUID") F(STR, pci_bus_id, "PCI bus id") \
     F(STR, name, "name") F(VARINT, total_bytes, "total memory")
-#define VT_REC_DEVICE_APPENDED(F)
+#define VT_REC_DEVICE_APPENDED(F) \
+    F(U8, flags, "flags") F(BYTES, parent_uuid, "parent GPU UUID") \
+    F(STR, parent_name, "parent GPU name")
 #define VT_REC_MODULE_UNLOAD_FIELDS(F) F(VARINT, module, "module id")
 #define VT_REC_MODULE_UNLOAD_APPENDED(F)
 #define VT_REC_DEVICE_USAGE_FIELDS(F) \
@@ -370,6 +375,9 @@ VT_RECORD_LAYOUTS(VT_RECORD_STRUCT)
 /* BAD_FREE flags. */
 #define VT_BAD_FREE_ALLOC_KNOWN 0x01 /* the allocation it tried to free is known */
 #define VT_BAD_FREE_DOUBLE 0x02      /* it had been freed already: a double free */
+
+/* DEVICE flags. */
+#define VT_DEVICE_MIG 0x01 /* a MIG device (a slice of its parent GPU) */
 
 /* DEVICE_USAGE: when the driver was asked. */
 enum vt_usage_reason {

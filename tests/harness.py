@@ -289,6 +289,15 @@ def dump_records(path):
     return data, out
 
 
+VT_REC_DEVICE, VT_REC_DEVICE_USAGE = 18, 19  # format.h's record types
+
+
+def record_offset(path, rtype, index=0):
+    """The offset of the INDEXth record of type RTYPE in a dump (-1: the
+    last); offsets move with the recorded program path, so tests read them."""
+    return [offset for offset, t, _, _ in dump_records(path)[1] if t == rtype][index]
+
+
 # ---- reading reports ----
 
 def summary(rep):

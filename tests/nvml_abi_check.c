@@ -132,6 +132,10 @@ _Static_assert(VT_SAME(vt_nvmlProcessInfo_v2_t, vt_nvmlProcessInfo_t) &&
 #define S_memory(R, T) R (*)(T(nvmlDevice_t), T(nvmlMemory_t) *)
 #define S_utilization(R, T) R (*)(T(nvmlDevice_t), T(nvmlUtilization_t) *)
 #define S_processes(R, T) R (*)(T(nvmlDevice_t), unsigned int *, T(nvmlProcessInfo_t) *)
+#define S_migMode(R, T) R (*)(T(nvmlDevice_t), unsigned int *, unsigned int *)
+#define S_deviceCount(R, T) R (*)(T(nvmlDevice_t), unsigned int *)
+#define S_migByIndex(R, T) R (*)(T(nvmlDevice_t), unsigned int, T(nvmlDevice_t) *)
+#define S_parent(R, T) R (*)(T(nvmlDevice_t), T(nvmlDevice_t) *)
 #ifdef VT_ABI_SELFTEST_FN /* a wrong parameter type: must fail */
 #undef S_count
 #define S_count(R, T) R (*)(int *)
@@ -156,6 +160,10 @@ VT_ABI_NVML_FN(nvmlDeviceGetPciInfo_v3, S_pci);
 VT_ABI_NVML_FN(nvmlDeviceGetMemoryInfo, S_memory);
 VT_ABI_NVML_FN(nvmlDeviceGetUtilizationRates, S_utilization);
 VT_ABI_NVML_FN(nvmlDeviceGetComputeRunningProcesses_v3, S_processes);
+VT_ABI_NVML_FN(nvmlDeviceGetMigMode, S_migMode);
+VT_ABI_NVML_FN(nvmlDeviceGetMaxMigDeviceCount, S_deviceCount);
+VT_ABI_NVML_FN(nvmlDeviceGetMigDeviceHandleByIndex, S_migByIndex);
+VT_ABI_NVML_FN(nvmlDeviceGetDeviceHandleFromMigDeviceHandle, S_parent);
 
 #ifdef VT_ABI_SELFTEST_ENUM
 _Static_assert((long long)vt_NVML_ERROR_NOT_FOUND == (long long)NVML_ERROR_NOT_SUPPORTED,

@@ -939,5 +939,64 @@ def case_cli_errors():
     H.expect(r.status == 0 and "--format FORMAT" in r.stdout, "export --help:\n" + r.describe())
 
 
+def _snapshot(directory):
+    """{name: (bytes, mode)} of every file in DIRECTORY."""
+    out = {}
+    for name in sorted(os.listdir(directory)):
+        path = os.path.join(directory, name)
+        with open(path, "rb") as f:
+            out[name] = (f.read(), stat.S_IMODE(os.stat(path).st_mode))
+    return out
+
+
+def case_never_destroys():
+    """Outputs go to a temporary file renamed into place on success: a
+    forgotten --html name, a failed export, a failed run leave every file as
+    it was; a path holding a dump is refused unless --force."""
+    d = H.tmpdir()
+    a, b = os.path.join(d, "a.vtr"), os.path.join(d, "b.vtr")
+    shutil.copy(usage_dump(), a)
+    shutil.copy(a, b)
+    old = os.path.join(d, "existing.vtr")
+    shutil.copy(a, old)
+    notes = os.path.join(d, "notes.txt")
+    with open(notes, "w") as f:
+        f.write("mine\n")
+    os.chmod(notes, 0o640)
+    before = _snapshot(d)
+    tries = [
+        # the HTML file name forgotten: the first dump is not overwritten
+        (["report", "--html", a, b], 1,
+         "vramtrace: %s: holds a vramtrace dump; not overwritten" % a),
+        (["export", "--format", "html", "-o", old, a], 1,
+         "vramtrace: %s: holds a vramtrace dump; not overwritten" % old),
+        # the input cannot be read: the existing output stays
+        (["export", "--format", "folded", "--force", "-o", old, os.path.join(d, "bad.vtr")], 1,
+         "vramtrace: %s" % os.path.join(d, "bad.vtr")),
+        (["export", "--format", "folded", "-o", notes, os.path.join(d, "bad.vtr")], 1,
+         "vramtrace: %s" % os.path.join(d, "bad.vtr")),
+        (["run", "--log-file", old, "--", "true"], 1,
+         "vramtrace run: --log-file: %s: holds a vramtrace dump" % old),
+        (["run", "--json-output", notes, "--", os.path.join(d, "no-such-program")], 127, ""),
+    ]
+    for args, status, first in tries:
+        r = vramtrace(*args)
+        what = "vramtrace " + " ".join(args)
+        H.expect_eq("%s: exit status (stderr %r)" % (what, r.stderr), r.status, status)
+        H.expect(r.stderr.startswith(first), "%s: stderr %r, expected %r" % (what, r.stderr, first))
+        H.expect(_snapshot(d) == before, "%s changed the files of %s: %s -> %s"
+                 % (what, d, sorted(before), sorted(_snapshot(d))))
+    # forced, and over a file of one's own: replaced whole, its mode kept
+    r = vramtrace("export", "--format", "folded", "--force", "-o", old, a)
+    H.expect_eq("export --force over a dump (stderr %r)" % r.stderr, r.status, 0)
+    r = vramtrace("export", "--format", "folded", "-o", notes, a)
+    H.expect_eq("export over a file (stderr %r)" % r.stderr, r.status, 0)
+    H.expect_eq("replaced file's mode", stat.S_IMODE(os.stat(notes).st_mode), 0o640)
+    with open(old, "rb") as f, open(notes, "rb") as g:
+        H.expect(f.read() == g.read() != before["notes.txt"][0], "the replaced files differ")
+    H.expect_eq("files left", sorted(os.listdir(d)), ["a.vtr", "b.vtr", "existing.vtr",
+                                                        "notes.txt"])
+
+
 if __name__ == "__main__":
     H.main(globals())

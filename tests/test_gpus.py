@@ -14,6 +14,7 @@ import json
 import os
 import pwd
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -233,6 +234,7 @@ def case_decomposition_exact_text():
     H.expect_eq("devices", rep["devices"], [{
         "device": 0, "uuid": "GPU-00102030-4050-6070-8090-a0b0c0d0e0f0",
         "pci_bus_id": "0000:65:00.0", "name": "Test GPU 80GB", "total_bytes": 80 * GiB,
+        "mig": False, "parent_uuid": None, "parent_name": None,
         "host": rep["process"]["hostname"]}])
     text = H._run([H.vramtrace_exe(), "report", dump], H.base_env(), d).stdout
     H.expect("    40.0 GiB used on the device = 31.0 GiB traced live in this process + 512.0 MiB "
@@ -250,15 +252,18 @@ def case_decomposition_exact_text():
              "namespace, use unknown)" in text, "OOM autopsy:\n" + text)
     # a record disbelieved costs that record (or the value doubted), with
     # one warning: the rest of the report stands
+    # (the offsets depend on the recorded program path: read from the dump)
     for variant, warning, uuid, usage in (
-            ("bad-uuid", "DEVICE record at offset 167: a UUID of 17 bytes; kept without its UUID",
+            ("bad-uuid", "DEVICE record at offset {device}: a UUID of 17 bytes; kept without its UUID",
              None, "exit"),
-            ("bad-reason", "DEVICE_USAGE record at offset 313: unknown reason 5; dropped",
+            ("bad-reason", "DEVICE_USAGE record at offset {usage}: unknown reason 5; dropped",
              "GPU-00102030-4050-6070-8090-a0b0c0d0e0f0", "start"),
-            ("free-over-total", "DEVICE_USAGE record at offset 313: more free than total "
+            ("free-over-total", "DEVICE_USAGE record at offset {usage}: more free than total "
              "memory; dropped", "GPU-00102030-4050-6070-8090-a0b0c0d0e0f0", "start")):
         bad = os.path.join(d, variant + ".vtr")
         H._run([mkdump, "devices-" + variant, bad], H.base_env(), d)
+        warning = warning.format(device=H.record_offset(bad, H.VT_REC_DEVICE),
+                                 usage=H.record_offset(bad, H.VT_REC_DEVICE_USAGE, -1))
         r = H._run([H.vramtrace_exe(), "report", "--json", bad], H.base_env(), d)
         H.expect_eq(variant + ": exit status", r.status, 0)
         H.expect_eq(variant + ": stderr", r.stderr, "vramtrace: warning: %s: %s\n" % (bad, warning))
@@ -266,6 +271,25 @@ def case_decomposition_exact_text():
         H.expect_eq(variant + ": device 0's UUID", rep["devices"][0]["uuid"], uuid)
         H.expect_eq(variant + ": the latest usage", rep["device_usage"][0]["reason"], usage)
         H.expect_eq(variant + ": leaked bytes", rep["summary"]["leaked_bytes"], 31 * GiB)
+    # a MIG device (appended flags and its GPU); its GPU's UUID doubted costs that UUID
+    for variant, warning, parent in (
+            ("mig", "", "GPU-f0e0d0c0-b0a0-9080-7060-504030201000"),
+            ("bad-parent-uuid", "vramtrace: warning: %s: DEVICE record at offset 167: a parent "
+             "GPU UUID of 15 bytes; kept without its GPU's UUID\n", None)):
+        dump = os.path.join(d, variant + ".vtr")
+        H._run([mkdump, "devices-" + variant, dump], H.base_env(), d)
+        r = H._run([H.vramtrace_exe(), "report", "--json", dump], H.base_env(), d)
+        H.expect_eq(variant + ": stderr", r.stderr, warning % dump if warning else "")
+        dev = json.loads(r.stdout)["devices"][0]
+        H.expect_eq(variant + ": device", (dev["uuid"], dev["name"], dev["mig"], dev["parent_uuid"],
+                                           dev["parent_name"], dev["total_bytes"]),
+                    ("MIG-00102030-4050-6070-8090-a0b0c0d0e0f0", "Test GPU 80GB MIG 3g.40gb", True,
+                     parent, "Test GPU 80GB", 40 * GiB))
+        text = H._run([H.vramtrace_exe(), "report", dump], H.base_env(), d).stdout
+        line = ("Device 0 (Test GPU 80GB MIG 3g.40gb, MIG-00102030-4050-6070-8090-a0b0c0d0e0f0, "
+                "a MIG device of %s (Test GPU 80GB), PCI 0000:65:00.0, 40.0 GiB)" %
+                (parent or "its GPU"))
+        H.expect(line in text, "no line %r in:\n%s" % (line, text))
 
 
 def case_older_dump():
@@ -392,6 +416,87 @@ def case_html_band():
     H.expect("The band on top of it is the driver's view" in html, "no legend of the band")
 
 
+# ---- MIG: a slice of a GPU named and measured as nvidia-smi and NVML do ----
+
+MIG = {"STANDIN_CUDA_MIG": "2"}   # GPU 0 in MIG mode: two MIG devices of half its memory
+MIG_UUID_RE = re.compile(r"^MIG-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+
+
+def mig_gpus():
+    """GPU 0 and its two MIG devices, as `vramtrace gpus --json` lists them."""
+    _, data = gpus("--json", extra_env=MIG)
+    gpu0 = gpu(data, 0)
+    H.expect_eq("GPU 0 in MIG mode", gpu0["mig_mode"], True)
+    H.expect_eq("GPU 1 in MIG mode", gpu(data, 1)["mig_mode"], False)
+    H.expect_eq("MIG devices of GPU 0", [m["index"] for m in gpu0["mig_devices"]], [0, 1])
+    for m in gpu0["mig_devices"]:
+        H.expect(MIG_UUID_RE.match(m["uuid"] or ""), "MIG UUID %r" % m["uuid"])
+    return gpu0
+
+
+def case_mig_identity():
+    """On a MIG device the driver's UUID is the MIG device's: the report
+    writes it MIG-... as nvidia-smi does, with its GPU (UUID and name), the
+    GPU's PCI bus id and the MIG device's own memory."""
+    gpu0 = mig_gpus()
+    rep, r = usage_report(extra_env=MIG)
+    H.expect_eq("devices", rep["devices"], [{
+        "device": 0, "uuid": gpu0["mig_devices"][0]["uuid"], "pci_bus_id": "0000:17:00.0",
+        "name": "vramtrace stand-in GPU MIG 1g.512mb", "total_bytes": CAPACITY // 2, "mig": True,
+        "parent_uuid": gpu0["uuid"], "parent_name": "vramtrace stand-in GPU",
+        "host": socket.gethostname()}])
+    H.expect_eq("device_usage uuid", device_usage(rep)["uuid"], gpu0["mig_devices"][0]["uuid"])
+    text = H._run([H.vramtrace_exe(), "report", r.dump], H.base_env(), r.cwd).stdout
+    line = ("\nDevice 0 (vramtrace stand-in GPU MIG 1g.512mb, %s, a MIG device of %s (vramtrace "
+            "stand-in GPU), PCI 0000:17:00.0, 512.0 MiB), at exit (" %
+            (gpu0["mig_devices"][0]["uuid"], gpu0["uuid"]))
+    H.expect(line in text, "no MIG device line %r in:\n%s" % (line, text))
+    # a dump of a MIG device read by `report DIR`: grouped by the MIG UUID
+    data = report_dir(os.path.dirname(r.dump), True)
+    H.expect_eq("combined devices", [d["uuid"] for d in data["combined"]["devices"]],
+                [gpu0["mig_devices"][0]["uuid"]])
+
+
+def case_mig_split():
+    """The this-process / other-processes split of a MIG device is that MIG
+    device's (NVML's MIG device handle), to the byte: a holder on the same
+    MIG device is another process, one on the other MIG device is not;
+    the same when NVML finds the MIG device only by index under its GPU."""
+    gpu0 = mig_gpus()
+    migs = [m["uuid"] for m in gpu0["mig_devices"]]
+    same, other = 50 * MiB, 100 * MiB
+    started = holders((("hold", same), {"extra_env": dict(MIG, CUDA_VISIBLE_DEVICES=migs[0])}),
+                      (("hold", other), {"extra_env": dict(MIG, CUDA_VISIBLE_DEVICES=migs[1])}))
+    try:
+        for how, extra in (("by MIG UUID", {}),
+                           ("by index under its GPU",
+                            {"STANDIN_NVML_FAIL": "nvmlDeviceGetHandleByUUID:6"})):
+            rep, _ = usage_report(extra_env=dict(MIG, **extra))
+            u = device_usage(rep)
+            expect_split(how, u, STEPS * LEAK + CONTEXT + same + CONTEXT, STEPS * LEAK, CONTEXT,
+                         same + CONTEXT)
+            H.expect_eq(how + ": other processes listed", u["other_processes_listed"], 1)
+            H.expect_eq(how + ": parent", rep["devices"][0]["parent_uuid"], gpu0["uuid"])
+        # `vramtrace gpus`: each MIG device with its own memory and processes
+        _, data = gpus("--json", extra_env=MIG)
+        gpu0 = gpu(data, 0)
+        H.expect_eq("GPU 0's own processes (listed under its MIG devices)", gpu0["processes"], [])
+        H.expect_eq("GPU 0 used", gpu0["used_bytes"], same + other + 2 * CONTEXT)
+        for m, h, held in zip(gpu0["mig_devices"], started, (same, other)):
+            H.expect_eq("MIG device %d: total" % m["index"], m["total_bytes"], CAPACITY // 2)
+            H.expect_eq("MIG device %d: used" % m["index"], m["used_bytes"], held + CONTEXT)
+            H.expect_eq("MIG device %d: processes" % m["index"],
+                        [(p["pid"], p["used_bytes"]) for p in m["processes"]],
+                        [(h.pid, held + CONTEXT)])
+        text, _ = gpus(extra_env=MIG)
+        H.expect("    MIG mode: 2 MIG devices\n  MIG device 0 of GPU 0  vramtrace stand-in GPU "
+                 "MIG 1g.512mb  %s\n    memory: 512.0 MiB total, 66.0 MiB used, 446.0 MiB free; "
+                 "utilization unknown\n" % migs[0] in text.stdout, "gpus text:\n" + text.stdout)
+    finally:
+        for h in started:
+            h.close()
+
+
 # ---- CUDA_VISIBLE_DEVICES and reports over several dumps ----
 
 def count_devices(visible):
@@ -406,7 +511,7 @@ def case_visible_devices():
     uuids = [g["uuid"] for g in stand_in_gpus()]
     H.expect_eq("GPUs", len(uuids), 2)
     for visible, n in (("0", 1), ("1,0", 2), ("", 0), ("1,7,0", 1), ("0,0", 1), (" 1 ", 1),
-                       (uuids[1][:12], 1), ("GPU-", 0), ("MIG-1", 0)):
+                       (uuids[1][:12], 1), ("GPU-", 0), ("MIG-", 0)):
         H.expect_eq("devices with CUDA_VISIBLE_DEVICES=%r" % visible, count_devices(visible), n)
     for visible, device, uuid in (("1", "0", uuids[1]), ("1,0", "1", uuids[0]),
                                   (uuids[1][:12] + ",0", "0", uuids[1])):
@@ -538,6 +643,39 @@ def case_gpus_processes():
     finally:
         for h in started:
             h.close()
+
+
+def case_gpus_openmetrics():
+    """--openmetrics: per GPU its memory and the used split into what the
+    traced process holds by its traced calls (its dump's live bytes), what
+    it holds outside them (its context) and what the others hold; promtool
+    accepts it."""
+    traced_dir = H.tmpdir()
+    started = holders((("hold", 10 * MiB), {}),
+                      (("hold", 50 * MiB), {"traced_dir": traced_dir}))
+    try:
+        r, _ = gpus("--openmetrics", traced_dir)
+    finally:
+        for h in started:
+            h.close()
+    promtool = shutil.which("promtool")
+    if promtool:
+        p = subprocess.run([promtool, "check", "metrics"], input=r.stdout, capture_output=True,
+                           universal_newlines=True, timeout=H.TIMEOUT)
+        H.expect_eq("promtool check metrics: %s%s" % (p.stdout, p.stderr), p.returncode, 0)
+    H.expect(r.stdout.endswith("\n# EOF\n"), r.stdout)
+    uuid = {g["index"]: g["uuid"] for g in stand_in_gpus()}
+    values = {}
+    for m in re.finditer(r'^(vramtrace_gpu_[a-z_]+)\{host="([^"]*)",gpu="(\d+)",gpu_uuid="([^"]*)"\} '
+                         r'(\d+)$', r.stdout, re.M):
+        H.expect_eq("GPU %s's uuid" % m.group(3), m.group(4), uuid[int(m.group(3))])
+        values[(m.group(1)[len("vramtrace_gpu_"):-len("_bytes")], int(m.group(3)))] = int(m.group(5))
+    expected = {"total": (CAPACITY, CAPACITY), "used": (60 * MiB + 2 * CONTEXT, 0),
+                "traced": (50 * MiB, 0), "untraced": (CONTEXT, 0),
+                "other_processes": (10 * MiB + CONTEXT, 0)}
+    H.expect_eq("the values", values, {(k, gpu): v[gpu] for k, v in expected.items()
+                                       for gpu in (0, 1)})
+    gpus("--json", "--openmetrics", status=2)
 
 
 def case_gpus_not_visible():

@@ -14,43 +14,9 @@ import time
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness as H  # noqa: E402
+from stepper import Stepper, line_of, vt  # noqa: E402
 
-SRC = H.program_source("watch_steps.c")
 MiB = 1 << 20
-
-
-class Stepper:
-    """watch_steps, traced into DIR/t.vtr, one command at a time."""
-
-    def __init__(self, extra_env=None):
-        self.dir = H.tmpdir()
-        self.dump = os.path.join(self.dir, "t.vtr")
-        env = H.base_env(extra_env)
-        env["LD_PRELOAD"] = ":".join(filter(None, [env.get("LD_PRELOAD"), H.vramtrace_lib()]))
-        env["VRAMTRACE_OUTPUT"] = self.dump
-        self.p = subprocess.Popen([H.program("watch_steps")], stdin=subprocess.PIPE,
-                                  stdout=subprocess.PIPE, cwd=self.dir, env=env,
-                                  universal_newlines=True)
-
-    def do(self, *commands):
-        for c in commands:
-            self.p.stdin.write(c + "\n")
-            self.p.stdin.flush()
-            H.expect_eq("watch_steps' answer to %r" % c, self.p.stdout.readline(), "ok\n")
-
-    def quit(self):
-        self.p.stdin.write("q\n")
-        self.p.stdin.close()
-        H.expect_eq("watch_steps' exit status", self.p.wait(timeout=H.TIMEOUT), 0)
-
-    def kill(self):
-        if self.p.poll() is None:
-            self.p.kill()
-            self.p.wait()
-
-
-def vt(*args, cwd=None, env=None):
-    return H._run([H.vramtrace_exe()] + list(args), env or H.base_env(), cwd or H.tmpdir())
 
 
 def watch_json(target, cwd=None):
@@ -74,10 +40,6 @@ def same_as_report(w, dump, running, pid):
 def site_of(entry):
     f = entry["frames"][0]
     return f["function"], os.path.basename(f["file"] or ""), f["line"]
-
-
-def line_of(tag):
-    return H.marker_line(SRC, tag)
 
 
 def check_live(w, live_bytes, allocations, top):

@@ -7,7 +7,8 @@ packages=(meson ninja-build pkg-config gcc g++ python3 libunwind-dev uthash-dev 
           python3-pytest python3-pytest-xdist cmake libpython3-dev zlib1g-dev
           clang libclang-rt-dev   # clang + libclang-rt-dev: the dump reader's fuzz target
           clang-format clang-tidy # tests/lint/format.sh, tests/lint/static_analysis.sh
-          gcovr)                  # the coverage figure of tests/run.sh (tests/coverage.sh)
+          gcovr                   # the coverage figure of tests/run.sh (tests/coverage.sh)
+          prometheus prometheus-node-exporter) # promtool and the servers tests/test_metrics.py starts
 # (cmake and pytest-xdist: the README's ctest and pytest-xdist recipes, tests/test_verdicts.py)
 # Headless Chromium renders the HTML report in tests/run.sh (VT_WITH_CHROMIUM=1);
 # it is large, so a plain install leaves it out. tmux: the terminal that
@@ -39,4 +40,21 @@ sudo=()
 [ "$(id -u)" -eq 0 ] || sudo=(sudo)
 export DEBIAN_FRONTEND=noninteractive
 "${sudo[@]}" apt-get update -qq
+# Debian starts (and enables) the services of prometheus and
+# prometheus-node-exporter when it installs them; the tests start their own on
+# free ports, so nothing is left running: policy-rc.d refuses the starts while
+# installing, and on a systemd machine the new services are disabled.
+services=()
+for p in "${missing[@]}"; do
+    case $p in prometheus | prometheus-node-exporter) services+=("$p") ;; esac
+done
+policy=/usr/sbin/policy-rc.d
+if [ ${#services[@]} -gt 0 ] && [ ! -e "$policy" ]; then
+    printf '#!/bin/sh\nexit 101\n' | "${sudo[@]}" tee "$policy" >/dev/null
+    "${sudo[@]}" chmod 755 "$policy"
+    trap '"${sudo[@]}" rm -f "$policy"' EXIT
+fi
 "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+if [ ${#services[@]} -gt 0 ] && [ -d /run/systemd/system ]; then
+    "${sudo[@]}" systemctl disable --now "${services[@]}" >/dev/null 2>&1 || true
+fi

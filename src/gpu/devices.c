@@ -57,6 +57,7 @@ static void read_identity(int device, struct vt_device_identity *id)
         id->name[0] = '\0';
     if (get_total && get_total(&total, device) == CUDA_SUCCESS)
         id->total_bytes = total;
+    vt_gpu_view_identify(id);
 }
 
 /* A context on DEVICE that is alive now: its primary context while active,

@@ -10,7 +10,12 @@
 
 #include "records.h"
 
-/* own_plus1, others_plus1 and others of S for the GPU ID is. */
+/* Whether the device ID is (read from the driver) is a MIG device, as NVML
+ * says: then its flags, its GPU's UUID and name. */
+void vt_gpu_view_identify(struct vt_device_identity *id);
+
+/* own_plus1, others_plus1 and others of S for the GPU ID is (a MIG
+ * device: that MIG device's). */
 void vt_gpu_view_usage(const struct vt_device_identity *id, struct vt_usage_sample *s);
 
 /* own_plus1 and the largest other processes (with their /proc state) of MEM. */

@@ -30,6 +30,8 @@ typedef struct nvmlDevice_st *nvmlDevice_t;
 #define NVML_DEVICE_UUID_V2_BUFFER_SIZE 96
 #define NVML_DEVICE_NAME_V2_BUFFER_SIZE 96
 #define NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE 80
+#define NVML_DEVICE_MIG_DISABLE 0x0
+#define NVML_DEVICE_MIG_ENABLE 0x1
 /* usedGpuMemory when NVML cannot say (NVML_VALUE_NOT_AVAILABLE as unsigned long long) */
 #define VT_NVML_VALUE_NOT_AVAILABLE 0xffffffffffffffffull
 
@@ -81,5 +83,15 @@ typedef nvmlReturn_t (*nvmlDeviceGetUtilizationRates_fn)(nvmlDevice_t device,
 typedef nvmlReturn_t (*nvmlDeviceGetComputeRunningProcesses_v3_fn)(nvmlDevice_t device,
                                                                    unsigned int *infoCount,
                                                                    nvmlProcessInfo_t *infos);
+/* MIG: a GPU in MIG mode and its MIG device handles, which answer the
+ * queries above for their own memory and processes. */
+typedef nvmlReturn_t (*nvmlDeviceGetMigMode_fn)(nvmlDevice_t device, unsigned int *currentMode,
+                                                unsigned int *pendingMode);
+typedef nvmlReturn_t (*nvmlDeviceGetMaxMigDeviceCount_fn)(nvmlDevice_t device, unsigned int *count);
+typedef nvmlReturn_t (*nvmlDeviceGetMigDeviceHandleByIndex_fn)(nvmlDevice_t device,
+                                                               unsigned int index,
+                                                               nvmlDevice_t *migDevice);
+typedef nvmlReturn_t (*nvmlDeviceGetDeviceHandleFromMigDeviceHandle_fn)(nvmlDevice_t migDevice,
+                                                                        nvmlDevice_t *device);
 
 #endif

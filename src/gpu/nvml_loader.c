@@ -86,3 +86,22 @@ nvmlReturn_t vt_nvml_processes(const struct vt_nvml *n, nvmlDevice_t device,
     *out = infos;
     return NVML_SUCCESS;
 }
+
+unsigned vt_nvml_mig_devices(const struct vt_nvml *n, nvmlDevice_t gpu, nvmlDevice_t *out,
+                             unsigned *indices, unsigned max)
+{
+    unsigned current, pending, most = 0, found = 0;
+    if (VT_NVML_CALL(n, nvmlDeviceGetMigMode, gpu, &current, &pending) != NVML_SUCCESS ||
+        current != NVML_DEVICE_MIG_ENABLE ||
+        VT_NVML_CALL(n, nvmlDeviceGetMaxMigDeviceCount, gpu, &most) != NVML_SUCCESS)
+        return 0;
+    /* indices without a MIG device answer NOT_FOUND: skipped */
+    for (unsigned i = 0; i < most && found < max; i++)
+        if (VT_NVML_CALL(n, nvmlDeviceGetMigDeviceHandleByIndex, gpu, i, &out[found]) ==
+            NVML_SUCCESS) {
+            if (indices)
+                indices[found] = i;
+            found++;
+        }
+    return found;
+}

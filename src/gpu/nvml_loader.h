@@ -12,21 +12,25 @@
 
 #define VT_NVML_LIBRARY "libnvidia-ml.so.1"
 
-#define VT_NVML_FUNCTIONS(X)            \
-    X(nvmlInit_v2)                      \
-    X(nvmlShutdown)                     \
-    X(nvmlErrorString)                  \
-    X(nvmlSystemGetDriverVersion)       \
-    X(nvmlDeviceGetCount_v2)            \
-    X(nvmlDeviceGetHandleByIndex_v2)    \
-    X(nvmlDeviceGetHandleByUUID)        \
-    X(nvmlDeviceGetHandleByPciBusId_v2) \
-    X(nvmlDeviceGetName)                \
-    X(nvmlDeviceGetUUID)                \
-    X(nvmlDeviceGetPciInfo_v3)          \
-    X(nvmlDeviceGetMemoryInfo)          \
-    X(nvmlDeviceGetUtilizationRates)    \
-    X(nvmlDeviceGetComputeRunningProcesses_v3)
+#define VT_NVML_FUNCTIONS(X)                   \
+    X(nvmlInit_v2)                             \
+    X(nvmlShutdown)                            \
+    X(nvmlErrorString)                         \
+    X(nvmlSystemGetDriverVersion)              \
+    X(nvmlDeviceGetCount_v2)                   \
+    X(nvmlDeviceGetHandleByIndex_v2)           \
+    X(nvmlDeviceGetHandleByUUID)               \
+    X(nvmlDeviceGetHandleByPciBusId_v2)        \
+    X(nvmlDeviceGetName)                       \
+    X(nvmlDeviceGetUUID)                       \
+    X(nvmlDeviceGetPciInfo_v3)                 \
+    X(nvmlDeviceGetMemoryInfo)                 \
+    X(nvmlDeviceGetUtilizationRates)           \
+    X(nvmlDeviceGetComputeRunningProcesses_v3) \
+    X(nvmlDeviceGetMigMode)                    \
+    X(nvmlDeviceGetMaxMigDeviceCount)          \
+    X(nvmlDeviceGetMigDeviceHandleByIndex)     \
+    X(nvmlDeviceGetDeviceHandleFromMigDeviceHandle)
 
 /* Any function may be missing from an older library: NULL. */
 struct vt_nvml {
@@ -56,5 +60,12 @@ const char *vt_nvml_error(const struct vt_nvml *n, nvmlReturn_t r, char *buf);
  * while processes appear in between (a few times). */
 nvmlReturn_t vt_nvml_processes(const struct vt_nvml *n, nvmlDevice_t device,
                                nvmlProcessInfo_t **out, unsigned *count);
+
+/* The MIG devices of GPU (a GPU in MIG mode), in NVML's index order: up to
+ * MAX handles in OUT, and in INDICES (unless NULL) the index of each under
+ * GPU; returns how many. None when MIG is not enabled or this NVML cannot
+ * say. */
+unsigned vt_nvml_mig_devices(const struct vt_nvml *n, nvmlDevice_t gpu, nvmlDevice_t *out,
+                             unsigned *indices, unsigned max);
 
 #endif

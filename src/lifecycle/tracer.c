@@ -13,6 +13,7 @@
 #include "modules.h"
 #include "output.h"
 #include "pyloc.h"
+#include "pystack.h"
 #include "stacks.h"
 #include "thread_names.h"
 #include "track.h"
@@ -61,6 +62,7 @@ static void after_fork_child(void)
     vt_thread_names_reset();
     vt_modules_reset();
     vt_pyloc_after_fork();
+    vt_pystack_after_fork();
     vt_devices_reset();
     if (state == VT_TRACING_READY || state == VT_TRACING_OFF)
         vt_tracing_set(getauxval(AT_SECURE) || excluded_process() ? VT_TRACING_OFF

@@ -501,7 +501,8 @@ int vt_rec_bad_free(const struct vt_bad_free *f)
 
 int vt_rec_device(const struct vt_device_identity *d)
 {
-    uint8_t data[3 * VT_VARINT_MAX + 16 + sizeof d->pci_bus_id + sizeof d->name + 8];
+    uint8_t data[6 * VT_VARINT_MAX + 2 * 16 + sizeof d->pci_bus_id + sizeof d->name +
+                 sizeof d->parent_name + 8];
     struct buf b = {data, 0, sizeof data, 0};
     struct vt_rec_DEVICE rec = {
         .device = d->device,
@@ -509,6 +510,9 @@ int vt_rec_device(const struct vt_device_identity *d)
         .pci_bus_id = d->pci_bus_id,
         .name = d->name,
         .total_bytes = d->total_bytes,
+        .flags = (uint8_t)d->flags,
+        .parent_uuid = {d->parent_uuid, d->has_parent_uuid ? sizeof d->parent_uuid : 0},
+        .parent_name = d->parent_name,
     };
     vt_encode_DEVICE(&b, &rec, 1);
     return emit(VT_REC_DEVICE, &b);

@@ -83,6 +83,10 @@ struct vt_device_identity {
     char pci_bus_id[32];
     char name[128];
     uint64_t total_bytes; /* 0: unknown */
+    unsigned flags;       /* VT_DEVICE_MIG */
+    int has_parent_uuid;  /* a MIG device: its GPU's UUID and name */
+    unsigned char parent_uuid[16];
+    char parent_name[96];
 };
 int vt_rec_device(const struct vt_device_identity *d);
 /* The driver's and NVML's view of a device (VT_REC_DEVICE_USAGE). */

@@ -10,6 +10,8 @@
 #include <dlfcn.h>
 #include <link.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +35,9 @@ enum { PY_ABSENT, PY_READY, PY_UNUSABLE };
 static struct python py;
 static int py_state = PY_ABSENT;
 static unsigned long long modules_seen;
+
+/* How long a thread waits for another one looking for the interpreter. */
+#define LOOKER_WAIT_NS 50000000L
 
 static int count_modules(struct dl_phdr_info *info, size_t size, void *data)
 {
@@ -75,7 +80,7 @@ static const char *choose_layout(vt_dlsym_fn lookup, int minor)
 }
 
 /* Looks for an interpreter when modules were loaded since the last try.
- * One thread at a time (lookup_lock held). */
+ * One thread at a time (the looker). */
 static int look_up(void)
 {
     unsigned long long adds = 0;
@@ -109,41 +114,72 @@ static int look_up(void)
     return PY_READY;
 }
 
-/* Without Python in the process, looking again costs a lock and a walk of
- * the loaded modules: done at most once per tick of the coarse clock (a few
- * ms; an interpreter loaded later needs longer than that to initialize
- * before any Python code can allocate). */
-static int time_to_look_again(void)
+/* Without Python in the process, looking again costs a walk of the loaded
+ * modules: done at most once per tick of the coarse clock (a few ms; an
+ * interpreter loaded later needs longer than that to initialize before any
+ * Python code can allocate). */
+static long last_look_tick = -1;
+
+static long coarse_tick(void)
 {
-    static long last_tick = -1;
     struct timespec now;
     if (clock_gettime(CLOCK_MONOTONIC_COARSE, &now) != 0)
-        return 1;
-    long tick = now.tv_sec * 1000000000L + now.tv_nsec;
-    if (__atomic_load_n(&last_tick, __ATOMIC_RELAXED) == tick)
-        return 0;
-    __atomic_store_n(&last_tick, tick, __ATOMIC_RELAXED);
-    return 1;
+        return -1;
+    return now.tv_sec * 1000000000L + now.tv_nsec;
 }
 
-/* Threads race here on their first allocations: one looks, the others go
- * on without Python frames rather than wait (never block in a hook: a
- * forked child may inherit the lock held). */
+/* The thread looking for the interpreter now (0: none). */
+static uintptr_t looker;
+
+/* Another thread is looking: its answer comes within microseconds, so wait
+ * for it (bounded) rather than record this allocation without its Python
+ * frames (threads that start allocating together all come here at once). */
+static int wait_for_looker(void)
+{
+    struct timespec start = {0, 0}, now;
+    while (__atomic_load_n(&looker, __ATOMIC_ACQUIRE) != 0) {
+        if (start.tv_sec == 0 && start.tv_nsec == 0)
+            clock_gettime(CLOCK_MONOTONIC, &start);
+        sched_yield();
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if ((now.tv_sec - start.tv_sec) * 1000000000L + (now.tv_nsec - start.tv_nsec) >
+            LOOKER_WAIT_NS)
+            break;
+    }
+    return __atomic_load_n(&py_state, __ATOMIC_ACQUIRE) == PY_READY;
+}
+
+/* One thread looks at a time, without a lock (a lock held by a looker
+ * would stay held in a forked child; vt_pystack_after_fork clears the
+ * flag). The looker claims the flag before it stamps the tick, so a thread
+ * that sees this tick's stamp also sees the looker or its answer. */
 static int python_ready(void)
 {
-    static pthread_mutex_t lookup_lock = PTHREAD_MUTEX_INITIALIZER;
     int state = __atomic_load_n(&py_state, __ATOMIC_ACQUIRE);
     if (state != PY_ABSENT)
         return state == PY_READY;
-    if (!time_to_look_again() || pthread_mutex_trylock(&lookup_lock) != 0)
-        return 0;
+    uintptr_t self = (uintptr_t)pthread_self(), other = __atomic_load_n(&looker, __ATOMIC_ACQUIRE);
+    if (other == self)
+        return 0; /* a hook inside the look itself */
+    long tick = coarse_tick();
+    if (other != 0 || __atomic_load_n(&last_look_tick, __ATOMIC_ACQUIRE) == tick)
+        return wait_for_looker();
+    if (!__atomic_compare_exchange_n(&looker, &other, self, false, __ATOMIC_ACQUIRE,
+                                     __ATOMIC_RELAXED))
+        return wait_for_looker();
+    __atomic_store_n(&last_look_tick, tick, __ATOMIC_RELEASE);
     if (__atomic_load_n(&py_state, __ATOMIC_ACQUIRE) == PY_ABSENT) {
         state = look_up();
         if (state != PY_ABSENT)
             __atomic_store_n(&py_state, state, __ATOMIC_RELEASE);
     }
-    pthread_mutex_unlock(&lookup_lock);
-    return state == PY_READY;
+    __atomic_store_n(&looker, 0, __ATOMIC_RELEASE);
+    return __atomic_load_n(&py_state, __ATOMIC_ACQUIRE) == PY_READY;
+}
+
+void vt_pystack_after_fork(void)
+{
+    __atomic_store_n(&looker, 0, __ATOMIC_RELAXED);
 }
 
 /* ---- reading the interpreter's memory (plain loads, no calls) ---- */

@@ -26,4 +26,7 @@ struct vt_pystack {
  * interpreter is unknown, starting up or finalizing). */
 void vt_pystack_capture(struct vt_pystack *stack);
 
+/* In a forked child: no thread of it is looking for the interpreter. */
+void vt_pystack_after_fork(void);
+
 #endif

@@ -13,6 +13,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import harness as H  # noqa: E402  (tests/harness.py: reading dumps)
+
 MiB = 1024 * 1024
 GiB = 1024 * MiB
 
@@ -502,8 +505,10 @@ def case_impossible_time():
     """A time the process's clock never reached (an exit view an hour after
     the END record) is clamped to the next record's, with one warning."""
     path, _ = mkdump("devices-future-usage")
-    r = expect_warned(path, "DEVICE_USAGE record at offset 313: time 3600000000000 ns is later "
-                      "than the next timed record's (30 ns); time clamped to the next record's")
+    offset = H.record_offset(path, H.VT_REC_DEVICE_USAGE, -1)  # the exit view
+    r = expect_warned(path, "DEVICE_USAGE record at offset %d: time 3600000000000 ns is later "
+                      "than the next timed record's (30 ns); time clamped to the next record's"
+                      % offset)
     usage = [(u["reason"], u["time_ns"]) for u in r["device_usage"]]
     check(usage == [("exit", 30)], usage)
 

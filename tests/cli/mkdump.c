@@ -515,6 +515,26 @@ static void scenario_big(struct writer *w, uint64_t n)
     end_record(w, n / 10);
 }
 
+/* N call sites, each its own frame in a library that is not on this
+ * machine (symbolized "?? libfoo.so+0xOFFSET"): site i (1..N) leaves one
+ * allocation of 4096 x i bytes, so the top sites by live bytes are N, N-1, ... */
+static void scenario_sites(struct writer *w, uint64_t n)
+{
+    static const uint8_t no_id[1];
+    standard_start(w);
+    module_record(w, 2, FAKE_LIB_BASE, FAKE_LIB_BASE, FAKE_LIB_BASE + 0x10 * (n + 1), FAKE_LIB_PATH,
+                  no_id, 0);
+    uint64_t allocations = 0;
+    for (uint64_t i = 1; i <= n; i++) {
+        uintptr_t frames[] = {FAKE_LIB_BASE + 0x10 * i, site_main.address};
+        stack_record(w, i, 2, frames);
+        alloc_record(w, 0x700000000000ull + i * 0x100000, 4096 * i, i, VT_API_cudaMalloc,
+                     VT_KIND_DEVICE, 0);
+        allocations++;
+    }
+    end_record(w, allocations);
+}
+
 /* Fields that claim far more than the record holds. */
 static void scenario_lying(struct writer *w, const char *what)
 {
@@ -560,17 +580,24 @@ static void scenario_lying(struct writer *w, const char *what)
 
 /* ---- devices: identity, the driver's view, NVML's at an OOM error ---- */
 
-static void device_record(struct writer *w, int64_t device, size_t uuid_len)
+/* A GPU as older tracers wrote it (no appended fields), or with
+ * PARENT_UUID_LEN a MIG device of a GPU (its UUID 0xf0, 0xe0, ...). */
+static void device_record(struct writer *w, int64_t device, size_t uuid_len,
+                          size_t parent_uuid_len)
 {
     struct buf p = {0};
-    uint8_t uuid[17];
-    for (int i = 0; i < 17; i++)
+    uint8_t uuid[17], parent[17];
+    for (int i = 0; i < 17; i++) {
         uuid[i] = (uint8_t)(0x10 * i + device);
+        parent[i] = (uint8_t)(0xf0 - 0x10 * i);
+    }
     struct vt_rec_DEVICE rec = {
         .device = device, .uuid = {uuid, uuid_len}, .pci_bus_id = "0000:65:00.0",
-        .name = "Test GPU 80GB", .total_bytes = 80 * GiB,
+        .name = parent_uuid_len ? "Test GPU 80GB MIG 3g.40gb" : "Test GPU 80GB",
+        .total_bytes = (parent_uuid_len ? 40 : 80) * GiB, .flags = VT_DEVICE_MIG,
+        .parent_uuid = {parent, parent_uuid_len}, .parent_name = "Test GPU 80GB",
     };
-    vt_encode_DEVICE(&(struct field_out){w, &p}, &rec, 1);
+    vt_encode_DEVICE(&(struct field_out){w, &p}, &rec, parent_uuid_len != 0);
     record(w, VT_REC_DEVICE, &p);
 }
 
@@ -621,7 +648,8 @@ static void scenario_devices(struct writer *w, const char *variant)
     uintptr_t s1[] = {site_a.address, site_main.address};
     standard_start(w);
     stack_record(w, 1, 2, s1);
-    device_record(w, 0, !strcmp(variant, "bad-uuid") ? 17 : 16);
+    device_record(w, 0, !strcmp(variant, "bad-uuid") ? 17 : 16,
+                  !strcmp(variant, "mig") ? 16 : !strcmp(variant, "bad-parent-uuid") ? 15 : 0);
     alloc_record(w, 0x1000, 31 * GiB, 1, VT_API_cudaMalloc, VT_KIND_DEVICE, 0);
     device_usage_record(w, 20, VT_USAGE_START, 48 * GiB, 31 * GiB + 1, 0, 0);
     failed_with_processes(w);
@@ -681,6 +709,8 @@ static bool build(struct writer *w, const char *scenario, uint64_t n)
         scenario_strings(w);
     else if (!strcmp(scenario, "big"))
         scenario_big(w, n);
+    else if (!strcmp(scenario, "sites"))
+        scenario_sites(w, n);
     else if (!strcmp(scenario, "future"))
         header(w, VT_VERSION + 1, VT_MAGIC);
     else if (!strcmp(scenario, "badmagic"))

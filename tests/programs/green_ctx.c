@@ -50,3 +50,4 @@ int main(void)
     allocate(s2, LEAK_BYTES);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -65,3 +65,4 @@ int main(int argc, char **argv)
     REQUIRE(total - free_bytes == LOC_DEVICE_BYTES + LOC_NEWER_BYTES); /* host memory is no VRAM */
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

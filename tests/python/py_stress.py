@@ -23,6 +23,9 @@ lib.cudaFree.argtypes = [ctypes.c_void_p]
 stop = threading.Event()
 done = threading.Semaphore(0)
 never = threading.Event()
+# The workers allocate first all at once: every thread looks for the
+# interpreter on its first allocation, and none may go without its frames.
+start = threading.Barrier(WORKERS)
 
 
 def allocate(nbytes):
@@ -33,6 +36,7 @@ def allocate(nbytes):
 
 
 def worker(i, kept):
+    start.wait()
     for n in range(PER_WORKER):
         p = allocate(STRESS_BYTES + i)  # CALL:worker
         if n < KEPT:

@@ -116,7 +116,7 @@ EXPORT CUresult cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev)
     return r;
 }
 
-/* Before CUDA 11.4 (no MIG instances here: the same answer). */
+/* Before CUDA 11.4: the stand-in answers as _v2 does. */
 EXPORT CUresult cuDeviceGetUuid(CUuuid *uuid, CUdevice dev)
 {
     return cuDeviceGetUuid_v2(uuid, dev);

@@ -4,6 +4,10 @@
  * (standin_gpus.h): every GPU whatever CUDA_VISIBLE_DEVICES says (NVML
  * ignores it), their memory as all processes use it, and the processes with
  * a context on each, from the registry the stand-in driver keeps up to date.
+ * A GPU in MIG mode (STANDIN_CUDA_MIG) has MIG device handles under it, as
+ * NVML documents them: found by their MIG-<uuid> or by index under the
+ * GPU, each answering for its own memory and processes; the GPU's own
+ * answers are the aggregate, and utilization is not supported.
  *
  * For tests of what a real NVML may answer:
  *   STANDIN_NVML_FAIL=name:code[,name:code...]  that function returns that
@@ -23,6 +27,7 @@
 #define EXPORT __attribute__((visibility("default")))
 #define VANISHING_BYTES (1u << 20)
 #define MAX_LISTED 256
+#define NO_INSTANCE 0xffffffffu
 
 struct nvmlDevice_st {
     int index;
@@ -52,7 +57,7 @@ static nvmlReturn_t device_query(const char *function, nvmlDevice_t device, cons
         return r;
     if (!init_count)
         return NVML_ERROR_UNINITIALIZED;
-    if (!device || !out || device < devices || device >= devices + sg_gpu_count())
+    if (!device || !out || device < devices || device >= devices + sg_unit_count())
         return NVML_ERROR_INVALID_ARGUMENT;
     *gpu = sg_gpu(device->index);
     return NVML_SUCCESS;
@@ -148,8 +153,8 @@ EXPORT nvmlReturn_t nvmlDeviceGetHandleByUUID(const char *uuid, nvmlDevice_t *de
         return NVML_ERROR_UNINITIALIZED;
     if (!uuid || !device)
         return NVML_ERROR_INVALID_ARGUMENT;
-    for (int i = 0; i < sg_gpu_count(); i++) {
-        sg_uuid_text(sg_gpu(i)->uuid, text);
+    for (int i = 0; i < sg_unit_count(); i++) {
+        sg_uuid_text(sg_gpu(i), text);
         if (!strcmp(text, uuid)) {
             *device = &devices[i];
             return NVML_SUCCESS;
@@ -192,7 +197,7 @@ EXPORT nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char *uuid, unsigned 
     nvmlReturn_t r = device_query("nvmlDeviceGetUUID", device, uuid, &gpu);
     if (r != NVML_SUCCESS)
         return r;
-    sg_uuid_text(gpu->uuid, text);
+    sg_uuid_text(gpu, text);
     return copy_text(uuid, length, text);
 }
 
@@ -234,29 +239,47 @@ EXPORT nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device,
     nvmlReturn_t r = device_query("nvmlDeviceGetUtilizationRates", device, utilization, &gpu);
     if (r != NVML_SUCCESS)
         return r;
+    if (gpu->migs || gpu->parent >= 0)
+        return NVML_ERROR_NOT_SUPPORTED; /* "not currently supported" on MIG-enabled GPUs */
     utilization->gpu = 0; /* the stand-in GPUs run no kernels */
     utilization->memory = 0;
     return NVML_SUCCESS;
 }
 
-/* The processes on DEVICE now, the vanishing one included until it went. */
-static size_t listed_processes(nvmlDevice_t device, nvmlProcessInfo_t *out, size_t max)
+/* The processes on UNIT, after the N of OUT listed already (room for MAX). */
+static size_t unit_processes(int unit, nvmlProcessInfo_t *out, size_t n, size_t max)
 {
     struct sg_process found[MAX_LISTED];
+    const struct sg_gpu *gpu = sg_gpu(unit);
+    unsigned instance = gpu->parent >= 0 ? gpu->gpu_instance : NO_INSTANCE;
+    size_t count = sg_processes(unit, found, MAX_LISTED);
+    if (count > MAX_LISTED)
+        count = MAX_LISTED;
+    for (size_t i = 0; i < count && n < max; i++)
+        out[n++] = (nvmlProcessInfo_t){.pid = (unsigned)found[i].pid,
+                                       .usedGpuMemory = found[i].used,
+                                       .gpuInstanceId = instance,
+                                       .computeInstanceId = gpu->parent >= 0 ? 0 : NO_INSTANCE};
+    return n;
+}
+
+/* The processes on DEVICE now (a GPU in MIG mode: on each of its MIG
+ * devices), the vanishing one included until it went. */
+static size_t listed_processes(nvmlDevice_t device, nvmlProcessInfo_t *out, size_t max)
+{
+    const struct sg_gpu *gpu = sg_gpu(device->index);
     const char *vanishing = getenv("STANDIN_NVML_VANISHING_PID");
-    size_t n = sg_processes(device->index, found, MAX_LISTED), listed = 0;
-    if (n > MAX_LISTED)
-        n = MAX_LISTED;
-    for (size_t i = 0; i < n && listed < max; i++)
-        out[listed++] = (nvmlProcessInfo_t){.pid = (unsigned)found[i].pid,
-                                            .usedGpuMemory = found[i].used,
-                                            .gpuInstanceId = 0xffffffffu,
-                                            .computeInstanceId = 0xffffffffu};
+    size_t listed = 0;
+    if (gpu->migs)
+        for (int u = gpu->first_mig; u < gpu->first_mig + gpu->migs; u++)
+            listed = unit_processes(u, out, listed, max);
+    else
+        listed = unit_processes(device->index, out, 0, max);
     if (vanishing && *vanishing && device->index == 0 && !vanished && listed < max)
         out[listed++] = (nvmlProcessInfo_t){.pid = (unsigned)atoi(vanishing),
                                             .usedGpuMemory = VANISHING_BYTES,
-                                            .gpuInstanceId = 0xffffffffu,
-                                            .computeInstanceId = 0xffffffffu};
+                                            .gpuInstanceId = NO_INSTANCE,
+                                            .computeInstanceId = NO_INSTANCE};
     return listed;
 }
 
@@ -282,6 +305,71 @@ EXPORT nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device,
     *infoCount = (unsigned)n;
     if (device->index == 0 && n)
         vanished = getenv("STANDIN_NVML_VANISHING_PID") != NULL;
+    return NVML_SUCCESS;
+}
+
+/* ---- MIG ---- */
+
+/* A GPU's handle (not a MIG device's) for a MIG query. */
+static nvmlReturn_t gpu_query(const char *function, nvmlDevice_t device, const void *out,
+                              const struct sg_gpu **gpu)
+{
+    nvmlReturn_t r = device_query(function, device, out, gpu);
+    return r ? r : (*gpu)->parent >= 0 ? NVML_ERROR_NOT_SUPPORTED : NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t device, unsigned int *currentMode,
+                                         unsigned int *pendingMode)
+{
+    const struct sg_gpu *gpu;
+    nvmlReturn_t r = gpu_query("nvmlDeviceGetMigMode", device, currentMode, &gpu);
+    if (r != NVML_SUCCESS)
+        return r;
+    if (!pendingMode)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    *currentMode = *pendingMode = gpu->migs ? NVML_DEVICE_MIG_ENABLE : NVML_DEVICE_MIG_DISABLE;
+    return NVML_SUCCESS;
+}
+
+/* Zero when MIG is not enabled. */
+EXPORT nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t device, unsigned int *count)
+{
+    const struct sg_gpu *gpu;
+    nvmlReturn_t r = gpu_query("nvmlDeviceGetMaxMigDeviceCount", device, count, &gpu);
+    if (r == NVML_SUCCESS)
+        *count = gpu->migs ? SG_MIG_MAX : 0;
+    return r;
+}
+
+/* Indices up to the maximum; NOT_FOUND where no MIG device is. */
+EXPORT nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t device, unsigned int index,
+                                                        nvmlDevice_t *migDevice)
+{
+    const struct sg_gpu *gpu;
+    nvmlReturn_t r = gpu_query("nvmlDeviceGetMigDeviceHandleByIndex", device, migDevice, &gpu);
+    if (r != NVML_SUCCESS)
+        return r;
+    if (!gpu->migs)
+        return NVML_ERROR_NOT_SUPPORTED;
+    if (index >= SG_MIG_MAX)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    if (index >= (unsigned)gpu->migs)
+        return NVML_ERROR_NOT_FOUND;
+    *migDevice = &devices[gpu->first_mig + (int)index];
+    return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetDeviceHandleFromMigDeviceHandle(nvmlDevice_t migDevice,
+                                                                 nvmlDevice_t *device)
+{
+    const struct sg_gpu *gpu;
+    nvmlReturn_t r = device_query("nvmlDeviceGetDeviceHandleFromMigDeviceHandle", migDevice,
+                                  device, &gpu);
+    if (r != NVML_SUCCESS)
+        return r;
+    if (gpu->parent < 0)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    *device = &devices[gpu->parent];
     return NVML_SUCCESS;
 }
 

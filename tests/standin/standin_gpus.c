@@ -37,7 +37,7 @@ size_t sg_parse_size(const char *s, size_t dflt)
 /* ---- the machine's GPUs ---- */
 
 static pthread_once_t gpus_once = PTHREAD_ONCE_INIT;
-static int gpu_count;
+static int gpu_count, unit_count;
 static struct sg_gpu gpus[SG_MAX_GPUS];
 
 static uint64_t mix(uint64_t x)
@@ -46,6 +46,41 @@ static uint64_t mix(uint64_t x)
     x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
     x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
     return x ^ (x >> 31);
+}
+
+/* Fixed per unit: the same GPU has the same UUID in every process. */
+static void make_uuid(unsigned char uuid[16], uint64_t seed)
+{
+    uint64_t hi = mix(seed), lo = mix(hi);
+    memcpy(uuid, &hi, 8);
+    memcpy(uuid + 8, &lo, 8);
+    uuid[6] = (unsigned char)(0x40 | (uuid[6] & 0x0f));
+}
+
+/* STANDIN_CUDA_MIG: GPU 0's MIG devices, after the GPUs. */
+static void make_migs(void)
+{
+    const char *n = getenv("STANDIN_CUDA_MIG");
+    int migs = n && *n ? atoi(n) : 0;
+    struct sg_gpu *gpu = &gpus[0];
+    if (migs > SG_MIG_MAX)
+        migs = SG_MIG_MAX;
+    if (migs > SG_MAX_GPUS - gpu_count)
+        migs = SG_MAX_GPUS - gpu_count;
+    if (migs <= 0 || gpu_count == 0)
+        return;
+    gpu->first_mig = unit_count;
+    gpu->migs = migs;
+    for (int k = 0; k < migs; k++) {
+        struct sg_gpu *mig = &gpus[unit_count++];
+        make_uuid(mig->uuid, 0x6d69672d64657673ull + (uint64_t)k);
+        memcpy(mig->pci_bus_id, gpu->pci_bus_id, sizeof mig->pci_bus_id);
+        mig->capacity = gpu->capacity / (size_t)migs;
+        snprintf(mig->name, sizeof mig->name, "%.40s MIG 1g.%zumb", gpu->name,
+                 mig->capacity >> 20);
+        mig->parent = 0;
+        mig->gpu_instance = (unsigned)k + 1;
+    }
 }
 
 static void make_gpus(void)
@@ -58,15 +93,14 @@ static void make_gpus(void)
     if (gpu_count > SG_MAX_GPUS)
         gpu_count = SG_MAX_GPUS;
     for (int i = 0; i < SG_MAX_GPUS; i++) {
-        /* fixed per index: the same GPU has the same UUID in every process */
-        uint64_t hi = mix(0x7672616d74726163ull + (uint64_t)i), lo = mix(hi);
-        memcpy(gpus[i].uuid, &hi, 8);
-        memcpy(gpus[i].uuid + 8, &lo, 8);
-        gpus[i].uuid[6] = (unsigned char)(0x40 | (gpus[i].uuid[6] & 0x0f));
+        make_uuid(gpus[i].uuid, 0x7672616d74726163ull + (uint64_t)i);
         snprintf(gpus[i].pci_bus_id, sizeof gpus[i].pci_bus_id, "0000:%02X:00.0", 0x17 + i);
         snprintf(gpus[i].name, sizeof gpus[i].name, "vramtrace stand-in GPU");
         gpus[i].capacity = capacity;
+        gpus[i].parent = -1;
     }
+    unit_count = gpu_count;
+    make_migs();
 }
 
 int sg_gpu_count(void)
@@ -75,23 +109,30 @@ int sg_gpu_count(void)
     return gpu_count;
 }
 
-const struct sg_gpu *sg_gpu(int physical)
+int sg_unit_count(void)
 {
-    if (physical < 0 || physical >= sg_gpu_count())
+    pthread_once(&gpus_once, make_gpus);
+    return unit_count;
+}
+
+const struct sg_gpu *sg_gpu(int unit)
+{
+    if (unit < 0 || unit >= sg_unit_count())
         return NULL;
-    return &gpus[physical];
+    return &gpus[unit];
 }
 
-void sg_uuid_text(const unsigned char u[16], char out[SG_UUID_TEXT])
+void sg_uuid_text(const struct sg_gpu *gpu, char out[SG_UUID_TEXT])
 {
+    const unsigned char *u = gpu->uuid;
     snprintf(out, SG_UUID_TEXT,
-             "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0],
-             u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13],
-             u[14], u[15]);
+             "%s-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+             gpu->parent >= 0 ? "MIG" : "GPU", u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7],
+             u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
 }
 
-/* The GPU an entry of CUDA_VISIBLE_DEVICES names, or -1. */
-static int named_gpu(const char *entry)
+/* The unit an entry of CUDA_VISIBLE_DEVICES names, or -1. */
+static int named_unit(const char *entry)
 {
     char uuid[SG_UUID_TEXT];
     int found = -1;
@@ -100,10 +141,10 @@ static int named_gpu(const char *entry)
         long i = strtol(entry, NULL, 10);
         return i < sg_gpu_count() ? (int)i : -1;
     }
-    if (strncasecmp(entry, "GPU-", 4) != 0)
+    if (strncasecmp(entry, "GPU-", 4) != 0 && strncasecmp(entry, "MIG-", 4) != 0)
         return -1;
-    for (int i = 0; i < sg_gpu_count(); i++) {
-        sg_uuid_text(gpus[i].uuid, uuid);
+    for (int i = 0; i < sg_unit_count(); i++) {
+        sg_uuid_text(&gpus[i], uuid);
         if (!strncasecmp(uuid, entry, len)) {
             if (found >= 0)
                 return -1; /* ambiguous prefix */
@@ -113,14 +154,29 @@ static int named_gpu(const char *entry)
     return found;
 }
 
-int sg_visible_gpus(int physical[SG_MAX_GPUS])
+/* Adds UNIT (a GPU in MIG mode: its MIG devices); -1 when one is listed already. */
+static int add_visible(int units[SG_MAX_GPUS], int *n, int unit)
+{
+    const struct sg_gpu *gpu = sg_gpu(unit);
+    int first = gpu->migs ? gpu->first_mig : unit, count = gpu->migs ? gpu->migs : 1;
+    for (int u = first; u < first + count; u++) {
+        for (int k = 0; k < *n; k++)
+            if (units[k] == u)
+                return -1;
+        if (*n < SG_MAX_GPUS)
+            units[(*n)++] = u;
+    }
+    return 0;
+}
+
+int sg_visible_gpus(int units[SG_MAX_GPUS])
 {
     const char *list = getenv("CUDA_VISIBLE_DEVICES");
     char copy[1024], *save = NULL;
     int n = 0;
     if (!list) {
-        for (; n < sg_gpu_count(); n++)
-            physical[n] = n;
+        for (int i = 0; i < sg_gpu_count(); i++)
+            add_visible(units, &n, i);
         return n;
     }
     snprintf(copy, sizeof copy, "%s", list);
@@ -130,13 +186,9 @@ int sg_visible_gpus(int physical[SG_MAX_GPUS])
             entry++;
         for (size_t len = strlen(entry); len && isspace((unsigned char)entry[len - 1]);)
             entry[--len] = '\0';
-        int gpu = named_gpu(entry);
-        for (int k = 0; k < n && gpu >= 0; k++)
-            if (physical[k] == gpu)
-                gpu = -1;
-        if (gpu < 0)
+        int unit = named_unit(entry);
+        if (unit < 0 || add_visible(units, &n, unit) != 0)
             break;
-        physical[n++] = gpu;
     }
     return n;
 }
@@ -438,10 +490,16 @@ void sg_context_closed(int physical)
 
 size_t sg_used(int physical)
 {
-    if (!sg_gpu(physical) || !registry())
+    const struct sg_gpu *gpu = sg_gpu(physical);
+    size_t used = 0;
+    if (!gpu || !registry())
         return 0;
     reap();
-    return (size_t)__atomic_load_n(&reg->gpu_used[physical], __ATOMIC_ACQUIRE);
+    if (!gpu->migs)
+        return (size_t)__atomic_load_n(&reg->gpu_used[physical], __ATOMIC_ACQUIRE);
+    for (int u = gpu->first_mig; u < gpu->first_mig + gpu->migs; u++)
+        used += (size_t)__atomic_load_n(&reg->gpu_used[u], __ATOMIC_ACQUIRE);
+    return used;
 }
 
 size_t sg_processes(int physical, struct sg_process *out, size_t max)

@@ -4,8 +4,13 @@
  *  - physical GPUs: STANDIN_CUDA_DEVICES of them (default 2), each with a
  *    fixed UUID, PCI bus id, name and STANDIN_CUDA_MEMORY bytes (default
  *    1 GiB; suffixes K, M, G);
+ *  - MIG: STANDIN_CUDA_MIG=N (1 to 7) puts GPU 0 in MIG mode with N MIG
+ *    devices (one GPU instance with one compute instance each), each with
+ *    an Nth of its memory, its own UUID (MIG-...), a name after its
+ *    profile and the GPU's PCI bus id; CUDA sees the MIG devices in place
+ *    of the GPU, NVML the GPU with its MIG devices under it;
  *  - which of them a process sees, in which order: CUDA_VISIBLE_DEVICES,
- *    read as the real driver reads it;
+ *    read as the real driver reads it (MIG-<uuid> names one MIG device);
  *  - who uses how much of each: a registry file shared by every process on
  *    the machine (STANDIN_GPU_REGISTRY, default /dev/shm or $TMPDIR
  *    vramtrace-standin-gpus.<uid>), one slot per process with its bytes
@@ -21,28 +26,38 @@
 #include <stdint.h>
 
 #define SG_MAX_GPUS 16
-#define SG_UUID_TEXT 41        /* "GPU-" + 36 + NUL */
+#define SG_UUID_TEXT 41        /* "GPU-" or "MIG-" + 36 + NUL */
+#define SG_MIG_MAX 7           /* MIG devices a GPU can hold, as NVML says of an A100 */
 
+/* A unit of the machine: a GPU, or a MIG device of a GPU in MIG mode.
+ * Units 0 .. sg_gpu_count()-1 are the GPUs, the MIG devices follow. */
 struct sg_gpu {
     unsigned char uuid[16];
     char pci_bus_id[16];       /* "0000:01:00.0", as cuDeviceGetPCIBusId gives it */
-    char name[64];
+    char name[96];
     size_t capacity;
+    int parent;                /* a MIG device: its GPU; -1: a GPU */
+    int first_mig, migs;       /* a GPU in MIG mode: its MIG devices' units */
+    unsigned gpu_instance;     /* a MIG device: its GPU instance id */
 };
 
 size_t sg_parse_size(const char *s, size_t dflt);
 
-/* The machine's GPUs (STANDIN_CUDA_DEVICES, at most SG_MAX_GPUS). */
+/* The machine's GPUs (STANDIN_CUDA_DEVICES, at most SG_MAX_GPUS), and
+ * its units: the GPUs and the MIG devices (at most SG_MAX_GPUS in all). */
 int sg_gpu_count(void);
-const struct sg_gpu *sg_gpu(int physical);
-/* "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", as nvidia-smi prints it. */
-void sg_uuid_text(const unsigned char uuid[16], char out[SG_UUID_TEXT]);
+int sg_unit_count(void);
+const struct sg_gpu *sg_gpu(int unit);
+/* "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" (a MIG device: "MIG-..."), as
+ * nvidia-smi prints it. */
+void sg_uuid_text(const struct sg_gpu *gpu, char out[SG_UUID_TEXT]);
 
-/* The GPUs CUDA_VISIBLE_DEVICES leaves to this process, in its order: the
- * physical index of each CUDA ordinal. Unset: all. Entries are indices or
- * UUIDs (a unique prefix, "GPU-" included); the list ends at the first
- * entry that names no GPU or one already listed. Returns the count. */
-int sg_visible_gpus(int physical[SG_MAX_GPUS]);
+/* The units CUDA_VISIBLE_DEVICES leaves to this process, in its order: the
+ * unit of each CUDA ordinal (a GPU in MIG mode stands for its MIG
+ * devices). Unset: all. Entries are indices or UUIDs (a unique prefix,
+ * "GPU-" or "MIG-" included); the list ends at the first entry that names
+ * nothing or one already listed. Returns the count. */
+int sg_visible_gpus(int units[SG_MAX_GPUS]);
 
 /* This process's use of GPU PHYSICAL. sg_charge returns 0, or -1 when the
  * GPU (all processes together) has not BYTES free. */
@@ -51,7 +66,8 @@ void sg_uncharge(int physical, size_t bytes);
 void sg_context_opened(int physical);
 void sg_context_closed(int physical);
 
-/* Bytes used on GPU PHYSICAL by every process still running. */
+/* Bytes used on GPU PHYSICAL by every process still running (a GPU in MIG
+ * mode: on its MIG devices). */
 size_t sg_used(int physical);
 
 /* A process NVML lists on a GPU: one with a context there, until its pid

@@ -242,20 +242,12 @@ static void query_processes(const struct vt_nvml *n, const struct vt_gpus *g, nv
 
 /* ---- GPUs ---- */
 
-static void query_gpu(const struct vt_nvml *n, const struct vt_gpus *g, unsigned index,
-                      struct vt_gpu *gpu)
+/* What NVML says of DEVICE, a GPU or a MIG device. */
+static void query_device(const struct vt_nvml *n, nvmlDevice_t device, struct vt_gpu *gpu)
 {
-    nvmlDevice_t device;
     nvmlMemory_t memory;
     nvmlUtilization_t utilization;
     nvmlPciInfo_t pci;
-    char error[96];
-    nvmlReturn_t r = VT_NVML_CALL(n, nvmlDeviceGetHandleByIndex_v2, index, &device);
-    gpu->index = index;
-    if (r != NVML_SUCCESS) {
-        snprintf(gpu->error, sizeof gpu->error, "%s", vt_nvml_error(n, r, error));
-        return;
-    }
     if (VT_NVML_CALL(n, nvmlDeviceGetUUID, device, gpu->uuid, sizeof gpu->uuid) != NVML_SUCCESS)
         gpu->uuid[0] = '\0';
     if (VT_NVML_CALL(n, nvmlDeviceGetName, device, gpu->name, sizeof gpu->name) != NVML_SUCCESS)
@@ -275,7 +267,41 @@ static void query_gpu(const struct vt_nvml *n, const struct vt_gpus *g, unsigned
         gpu->utilization = utilization.gpu;
         gpu->memory_utilization = utilization.memory;
     }
-    query_processes(n, g, device, gpu);
+}
+
+/* A GPU in MIG mode: each MIG device with its own memory and processes
+ * (the GPU's own listing is an aggregate that needs privileges). */
+static void query_migs(const struct vt_nvml *n, const struct vt_gpus *g, nvmlDevice_t device,
+                       struct vt_gpu *gpu)
+{
+    nvmlDevice_t migs[VT_GPU_MIG_MAX];
+    unsigned indices[VT_GPU_MIG_MAX];
+    gpu->nmigs = vt_nvml_mig_devices(n, device, migs, indices, VT_GPU_MIG_MAX);
+    gpu->mig_mode = gpu->nmigs > 0;
+    gpu->migs = vt_xcalloc(gpu->nmigs, sizeof *gpu->migs);
+    for (size_t i = 0; i < gpu->nmigs; i++) {
+        struct vt_gpu *mig = &gpu->migs[i];
+        mig->index = indices[i];
+        query_device(n, migs[i], mig);
+        query_processes(n, g, migs[i], mig);
+    }
+}
+
+static void query_gpu(const struct vt_nvml *n, const struct vt_gpus *g, unsigned index,
+                      struct vt_gpu *gpu)
+{
+    nvmlDevice_t device;
+    char error[96];
+    nvmlReturn_t r = VT_NVML_CALL(n, nvmlDeviceGetHandleByIndex_v2, index, &device);
+    gpu->index = index;
+    if (r != NVML_SUCCESS) {
+        snprintf(gpu->error, sizeof gpu->error, "%s", vt_nvml_error(n, r, error));
+        return;
+    }
+    query_device(n, device, gpu);
+    query_migs(n, g, device, gpu);
+    if (!gpu->mig_mode)
+        query_processes(n, g, device, gpu);
 }
 
 int vt_gpus_query(const struct vt_nvml *n, struct vt_gpus *g, int only, char *why, size_t size)
@@ -302,13 +328,20 @@ int vt_gpus_query(const struct vt_nvml *n, struct vt_gpus *g, int only, char *wh
     return 0;
 }
 
+static void free_gpu(struct vt_gpu *gpu)
+{
+    for (size_t k = 0; k < gpu->nprocesses; k++)
+        free(gpu->processes[k].command);
+    free(gpu->processes);
+    for (size_t k = 0; k < gpu->nmigs; k++)
+        free_gpu(&gpu->migs[k]);
+    free(gpu->migs);
+}
+
 void vt_gpus_free(struct vt_gpus *g)
 {
-    for (size_t i = 0; i < g->n; i++) {
-        for (size_t k = 0; k < g->gpus[i].nprocesses; k++)
-            free(g->gpus[i].processes[k].command);
-        free(g->gpus[i].processes);
-    }
+    for (size_t i = 0; i < g->n; i++)
+        free_gpu(&g->gpus[i]);
     free(g->gpus);
     for (size_t i = 0; i < g->ntraced; i++) {
         free(g->traced[i].path);

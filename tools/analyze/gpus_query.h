@@ -26,8 +26,12 @@ struct vt_gpu_process {
     const char *dump; /* the dump of this process at hand, or NULL */
 };
 
+#define VT_GPU_MIG_MAX 8 /* MIG devices of one GPU (an A100 or H100 holds 7) */
+
+/* A GPU, or a MIG device of a GPU in MIG mode (its processes are listed
+ * under its MIG devices, each answering for its own memory). */
 struct vt_gpu {
-    unsigned index; /* NVML's */
+    unsigned index; /* NVML's (a MIG device: its index under its GPU) */
     char uuid[NVML_DEVICE_UUID_V2_BUFFER_SIZE];
     char name[NVML_DEVICE_NAME_V2_BUFFER_SIZE];
     char pci_bus_id[NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE];
@@ -39,6 +43,9 @@ struct vt_gpu {
     struct vt_gpu_process *processes;
     size_t nprocesses;
     size_t vanished; /* listed, then gone before /proc was read */
+    bool mig_mode;   /* a GPU in MIG mode: its MIG devices follow */
+    struct vt_gpu *migs;
+    size_t nmigs;
 };
 
 /* A traced process: the PROCESS record of a dump. */

@@ -6,12 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "cli_usage.h"
 #include "export.h"
+#include "output_file.h"
 #include "symbolize.h"
 #include "xalloc.h"
 
@@ -40,7 +40,9 @@ static const char usage[] =
     "\n"
     "Options:\n"
     "      --format FORMAT  folded, pprof, chrome, json, torch-snapshot or html\n"
-    "  -o, --output FILE    write to FILE instead of standard output\n"
+    "  -o, --output FILE    write to FILE instead of standard output (put in place\n"
+    "                       once whole: a failure leaves what was there)\n"
+    "      --force          let -o replace a file that holds a vramtrace dump\n"
     "      --what WHAT      folded: leaked (still allocated at exit, the default),\n"
     "                       peak (held when its device peaked) or allocated\n"
     "                       (all bytes allocated during the run)\n"
@@ -67,6 +69,7 @@ enum format {
 struct export_args {
     enum format format;
     const char *output, *diff, *what_name;
+    bool force; /* -o may overwrite a dump */
     enum vt_export_what what;
     char **dumps;
     size_t ndumps;
@@ -98,12 +101,13 @@ static int parse_what(const char *s, enum vt_export_what *what)
 /* Returns -1 when the command line is fine, else the exit status. */
 static int parse_args(int argc, char **argv, struct export_args *a)
 {
-    enum { OPT_FORMAT = 256, OPT_WHAT, OPT_DIFF };
+    enum { OPT_FORMAT = 256, OPT_WHAT, OPT_DIFF, OPT_FORCE };
     static const struct option options[] = {
         {"format", required_argument, NULL, OPT_FORMAT},
         {"output", required_argument, NULL, 'o'},
         {"what", required_argument, NULL, OPT_WHAT},
         {"diff", required_argument, NULL, OPT_DIFF},
+        {"force", no_argument, NULL, OPT_FORCE},
         VT_DEBUGINFOD_LONG_OPTION,
         {"help", no_argument, NULL, 'h'},
         {0},
@@ -127,6 +131,9 @@ static int parse_args(int argc, char **argv, struct export_args *a)
             break;
         case OPT_DIFF:
             a->diff = optarg;
+            break;
+        case OPT_FORCE:
+            a->force = true;
             break;
         case VT_OPT_DEBUGINFOD:
             vt_symbolize_allow_debuginfod();
@@ -217,11 +224,10 @@ int vt_cmd_export(int argc, char **argv)
         isatty(STDOUT_FILENO))
         return vt_usage_error("export", "%s output is binary: give -o FILE",
                               a.format == FORMAT_PPROF ? "pprof" : "torch-snapshot");
-    FILE *out = a.output ? fopen(a.output, "w") : stdout;
-    if (!out) {
-        fprintf(stderr, "vramtrace: %s: %s\n", a.output, strerror(errno));
+    struct vt_output_file file = {.f = stdout};
+    if (a.output && vt_output_file_open(&file, a.output, a.force, "vramtrace") != 0)
         return VT_EXIT_ERROR;
-    }
+    FILE *out = file.f;
     if (a.format == FORMAT_CHROME)
         status = write_chrome(&a, out);
     else if (a.format == FORMAT_TORCH)
@@ -230,18 +236,12 @@ int vt_cmd_export(int argc, char **argv)
         status = vt_export_torch_snapshot(a.dumps[0], out);
     else
         status = write_one(&a, out);
+    if (a.output)
+        /* in place only when whole: a failure leaves what was there */
+        return vt_output_file_close(&file, status == 0) == 0 ? VT_EXIT_OK : VT_EXIT_ERROR;
     if (fflush(out) != 0 || ferror(out)) {
-        fprintf(stderr, "vramtrace: %s: %s\n", a.output ? a.output : "standard output",
-                strerror(errno));
+        fprintf(stderr, "vramtrace: standard output: %s\n", strerror(errno));
         status = -1;
     }
-    /* a half-written file goes; what was not a file before (/dev/null, a
-     * pipe) is not ours to remove */
-    struct stat st;
-    bool regular = a.output && fstat(fileno(out), &st) == 0 && S_ISREG(st.st_mode);
-    if (a.output && fclose(out) != 0)
-        status = -1;
-    if (status != 0 && regular)
-        unlink(a.output);
     return status == 0 ? VT_EXIT_OK : VT_EXIT_ERROR;
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* vramtrace gpus [--json] [--device N] [--min-free SIZE] [DUMP|DIR...] */
+/* vramtrace gpus [--json|--openmetrics] [--device N] [--min-free SIZE] [DUMP|DIR...] */
 #include <dlfcn.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -13,7 +13,8 @@
 #include "size_arg.h"
 
 static const char usage[] =
-    "Usage: vramtrace gpus [--json] [--device N] [--min-free SIZE] [DUMP|DIR...]\n"
+    "Usage: vramtrace gpus [--json|--openmetrics] [--device N] [--min-free SIZE]\n"
+    "                      [DUMP|DIR...]\n"
     "Show the machine's GPUs now, from NVML (libnvidia-ml.so.1, from the NVIDIA\n"
     "driver): per GPU its name, UUID, memory and utilization; per process using\n"
     "it: pid, user, state (running, sleeping, stopped, uninterruptible, zombie;\n"
@@ -26,6 +27,10 @@ static const char usage[] =
     "\n"
     "Options:\n"
     "      --json            print one JSON object instead of text\n"
+    "      --openmetrics     print metrics for Prometheus instead: per GPU its total\n"
+    "                        and used memory, and the used split into traced (live\n"
+    "                        bytes of the traced processes' dumps), outside the\n"
+    "                        traced calls, and other processes (see docs/cluster.md)\n"
     "      --device N        only GPU N (NVML's index, as nvidia-smi numbers them)\n"
     "      --min-free SIZE   exit 3 when a GPU shown has less than SIZE free (a\n"
     "                        pre-flight check; SIZE as 512MiB, 20GiB)\n"
@@ -38,7 +43,7 @@ static const char usage[] =
 #define VT_EXIT_LOW_MEMORY 3
 
 struct gpus_options {
-    bool json;
+    bool json, openmetrics;
     int device; /* -1: all */
     bool min_free_given;
     uint64_t min_free;
@@ -83,6 +88,8 @@ static int show(const struct gpus_options *o, char *const *paths, size_t npaths)
     } else {
         if (o->json)
             vt_gpus_render_json(&g, stdout);
+        else if (o->openmetrics)
+            vt_gpus_render_openmetrics(&g, stdout);
         else
             vt_gpus_render_text(&g, stdout);
         fflush(stdout);
@@ -96,9 +103,10 @@ static int show(const struct gpus_options *o, char *const *paths, size_t npaths)
 
 int vt_cmd_gpus(int argc, char **argv)
 {
-    enum { OPT_JSON = 256, OPT_DEVICE, OPT_MIN_FREE };
+    enum { OPT_JSON = 256, OPT_OPENMETRICS, OPT_DEVICE, OPT_MIN_FREE };
     static const struct option options[] = {
         {"json", no_argument, NULL, OPT_JSON},
+        {"openmetrics", no_argument, NULL, OPT_OPENMETRICS},
         {"device", required_argument, NULL, OPT_DEVICE},
         {"min-free", required_argument, NULL, OPT_MIN_FREE},
         {"help", no_argument, NULL, 'h'},
@@ -112,6 +120,9 @@ int vt_cmd_gpus(int argc, char **argv)
         switch (c) {
         case OPT_JSON:
             o.json = true;
+            break;
+        case OPT_OPENMETRICS:
+            o.openmetrics = true;
             break;
         case OPT_DEVICE:
             device = vt_parse_count(optarg);
@@ -134,5 +145,7 @@ int vt_cmd_gpus(int argc, char **argv)
             return vt_usage_error("gpus", "unknown option '%s'", argv[optind - 1]);
         }
     }
+    if (o.json && o.openmetrics)
+        return vt_usage_error("gpus", "--json and %s do not go together", "--openmetrics");
     return show(&o, argv + optind, (size_t)(argc - optind));
 }

@@ -50,6 +50,7 @@ static const char usage[] =
     "                    show at most N frames per stack (beside the folded ones)\n"
     "      --html FILE   also write the report as one self-contained HTML page\n"
     "                    (usage chart per device; one dump only)\n"
+    "      --force       let --html replace a file that holds a vramtrace dump\n"
     "      --gen-suppressions\n"
     "                    instead of the report, print a suppressions file for the\n"
     "                    leaks (one leak:^function$ line per call "
@@ -111,7 +112,8 @@ int vt_cmd_report(int argc, char **argv)
         OPT_HTML,
         OPT_GEN,
         OPT_ALL_FRAMES,
-        OPT_MAX_FRAMES
+        OPT_MAX_FRAMES,
+        OPT_FORCE
     };
     static const struct option options[] = {
         {"json", no_argument, NULL, OPT_JSON},
@@ -122,6 +124,7 @@ int vt_cmd_report(int argc, char **argv)
         {"max-frames", required_argument, NULL, OPT_MAX_FRAMES},
         VT_SUPPRESSION_LONG_OPTIONS,
         {"html", required_argument, NULL, OPT_HTML},
+        {"force", no_argument, NULL, OPT_FORCE},
         {"gen-suppressions", no_argument, NULL, OPT_GEN},
         VT_DEBUGINFOD_LONG_OPTION,
         {"help", no_argument, NULL, 'h'},
@@ -172,6 +175,9 @@ int vt_cmd_report(int argc, char **argv)
             break;
         case OPT_GEN:
             gen = true;
+            break;
+        case OPT_FORCE:
+            opts.force = true;
             break;
         case VT_OPT_DEBUGINFOD:
             vt_symbolize_allow_debuginfod();

@@ -20,6 +20,7 @@
 #include "alloc_conf.h"
 #include "cli.h"
 #include "cli_usage.h"
+#include "output_file.h"
 #include "frames.h"
 #include "leak_limits.h"
 #include "report.h"
@@ -79,6 +80,8 @@ static const char usage[] =
     "                     write the JSON report to FILE (the text report stays)\n"
     "      --log-file FILE\n"
     "                     write the text report to FILE instead of stderr\n"
+    "      --force        let --json-output and --log-file replace a file that\n"
+    "                     holds a vramtrace dump\n"
     "      --python-internals\n"
     "                     show the Python interpreter's own native frames\n"
     "      --all-frames   show the runtime frames (C start-up, dynamic loader,\n"
@@ -112,6 +115,7 @@ struct run_options {
     bool fail_on_leak;
     bool json;
     const char *json_output, *log_file;
+    bool force; /* --log-file and --json-output may overwrite a dump */
     bool pytorch_tensors;
     struct vt_check_options check;
 };
@@ -177,7 +181,8 @@ static int parse_options(int argc, char **argv, struct run_options *opts)
         OPT_FREE_STACKS,
         OPT_PYTORCH_TENSORS,
         OPT_ALL_FRAMES,
-        OPT_MAX_FRAMES
+        OPT_MAX_FRAMES,
+        OPT_FORCE
     };
     static const struct option options[] = {
         {"output", required_argument, NULL, 'o'},
@@ -188,6 +193,7 @@ static int parse_options(int argc, char **argv, struct run_options *opts)
         {"json", no_argument, NULL, OPT_JSON},
         {"json-output", required_argument, NULL, OPT_JSON_OUTPUT},
         {"log-file", required_argument, NULL, OPT_LOG_FILE},
+        {"force", no_argument, NULL, OPT_FORCE},
         {"python-internals", no_argument, NULL, OPT_PYTHON_INTERNALS},
         {"pytorch-tensors", no_argument, NULL, OPT_PYTORCH_TENSORS},
         {"all-frames", no_argument, NULL, OPT_ALL_FRAMES},
@@ -229,6 +235,9 @@ static int parse_options(int argc, char **argv, struct run_options *opts)
             break;
         case OPT_LOG_FILE:
             opts->log_file = optarg;
+            break;
+        case OPT_FORCE:
+            opts->force = true;
             break;
         case OPT_PYTHON_INTERNALS:
             vt_frames_show_interpreter(true);
@@ -391,18 +400,11 @@ static int wait_for_tree(pid_t pid, bool tree)
     return main_status;
 }
 
-static FILE *open_output(const char *path, const char *option)
-{
-    FILE *f = fopen(path, "we");
-    if (!f)
-        fprintf(stderr, "vramtrace run: %s %s: %s\n", option, path, strerror(errno));
-    return f;
-}
-
 /* Where the report goes: text on stderr or --log-file, JSON on stdout
- * (--json) or into --json-output. */
+ * (--json) or into --json-output. The files are put in place at the end. */
 struct outputs {
     FILE *text, *json_stdout, *json_file;
+    struct vt_output_file log, json;
 };
 
 /* stderr is unbuffered: a report of many call sites written through it
@@ -426,19 +428,29 @@ static int open_outputs(const struct run_options *opts, struct outputs *o)
 {
     o->text = opts->json || opts->log_file ? NULL : buffered_stderr();
     o->json_stdout = opts->json ? stdout : NULL;
-    if (opts->log_file && !(o->text = open_output(opts->log_file, "--log-file")))
-        return VT_EXIT_ERROR;
-    if (opts->json_output && !(o->json_file = open_output(opts->json_output, "--json-output")))
-        return VT_EXIT_ERROR;
+    if (opts->log_file) {
+        if (vt_output_file_open(&o->log, opts->log_file, opts->force, "vramtrace run: --log-file"))
+            return VT_EXIT_ERROR;
+        o->text = o->log.f;
+    }
+    if (opts->json_output) {
+        if (vt_output_file_open(&o->json, opts->json_output, opts->force,
+                                "vramtrace run: --json-output"))
+            return VT_EXIT_ERROR;
+        o->json_file = o->json.f;
+    }
     return 0;
 }
 
-static void close_outputs(struct outputs *o)
+/* WRITTEN: the report went into them; else what was there stays. */
+static void close_outputs(struct outputs *o, bool written)
 {
-    if (o->text && o->text != stderr)
+    if (o->log.f)
+        vt_output_file_close(&o->log, written);
+    else if (o->text && o->text != stderr)
         fclose(o->text);
-    if (o->json_file)
-        fclose(o->json_file);
+    if (o->json.f)
+        vt_output_file_close(&o->json, written);
 }
 
 static void list_dumps(char **dumps, size_t n, FILE *out)
@@ -582,7 +594,7 @@ static int run_traced(int argc, char **argv, struct run_options *opts)
     if (done < 0 && (open_outputs(opts, &out) != 0 || vt_manifest_create(manifest) != 0))
         done = VT_EXIT_ERROR;
     if (done >= 0) {
-        close_outputs(&out);
+        close_outputs(&out, false);
         free(library);
         free(pattern);
         return done;
@@ -606,7 +618,7 @@ static int run_traced(int argc, char **argv, struct run_options *opts)
     for (size_t i = 0; i < n; i++)
         free(dumps[i]);
     free(dumps);
-    close_outputs(&out);
+    close_outputs(&out, pid > 0);
     free(library);
     free(pattern);
     return status;

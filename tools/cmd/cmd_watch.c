@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* vramtrace watch [--once] [--json] [--interval SECONDS] [--top N] [PID|DUMP]
+ * vramtrace watch [--once] --openmetrics|--openmetrics-file FILE|--listen ADDR:PORT
+ *                 [--interval SECONDS] [--top N] [PID|DUMP|DIR...]
  *
  * Follows a dump while its process writes it: each refresh reads only what
  * was appended (dump_follow.h) into one replay kept across refreshes, and a
@@ -21,13 +23,19 @@
 #include "cli_usage.h"
 #include "dump_follow.h"
 #include "json_writer.h"
+#include "metrics_http.h"
 #include "report.h"
 #include "symbolize.h"
 #include "watch_find.h"
+#include "watch_metrics.h"
 #include "watch_view.h"
+#include "xalloc.h"
 
 static const char usage[] =
     "Usage: vramtrace watch [--once] [--json] [--interval SECONDS] [--top N] [PID|DUMP]\n"
+    "       vramtrace watch [--once] [--openmetrics] [--openmetrics-file FILE]\n"
+    "                       [--listen ADDR:PORT] [--interval SECONDS] [--top N]\n"
+    "                       [PID|DUMP|DIR...]\n"
     "Watch a traced process while it runs, from the dump it is writing (no signal,\n"
     "no ptrace: the process is not touched): live and peak device memory with a\n"
     "sparkline per device, the call sites holding the most now with their growth\n"
@@ -44,15 +52,31 @@ static const char usage[] =
     "                    (one object per refresh)\n"
     "      --interval SECONDS\n"
     "                    time between refreshes (default 1; fractions allowed)\n"
-    "      --top N       call sites shown (default 5; 0: all that fit)\n"
+    "      --top N       call sites shown (default 5; 0: all that fit); with the\n"
+    "                    metrics, call sites per process (default 20)\n"
     "      --debuginfod  fetch missing debug information from the servers that\n"
     "                    DEBUGINFOD_URLS names (also VRAMTRACE_DEBUGINFOD=1);\n"
     "                    without it, no server is asked\n"
+    "\n"
+    "Metrics for Prometheus (text exposition format, ended by \"# EOF\"): every\n"
+    "process of the dumps named and of the DIRs' *.vtr files (looked at again\n"
+    "each refresh; none named: the working directory's), in one exposition:\n"
+    "      --openmetrics print the exposition (each refresh, until every process\n"
+    "                    has ended; with --once, one)\n"
+    "      --openmetrics-file FILE\n"
+    "                    rewrite FILE each refresh, atomically (for node_exporter's\n"
+    "                    textfile collector: FILE in its directory, named *.prom)\n"
+    "      --listen ADDR:PORT\n"
+    "                    serve the exposition at http://ADDR:PORT/metrics (ADDR\n"
+    "                    left out, as in :9400 or 9400: 127.0.0.1)\n"
+    "                    With --openmetrics-file or --listen it runs until SIGINT\n"
+    "                    or SIGTERM. See docs/cluster.md for the metrics.\n"
     "  -h, --help        show this help\n"
     "\n"
-    "Exit status: 0 when the process has ended (or with --once); 1 when the dump\n"
-    "cannot be read or found (none listed without an argument); 2 for a bad\n"
-    "command line.\n";
+    "Exit status: 0 when the process has ended (or with --once; with the metrics,\n"
+    "when stopped by SIGINT or SIGTERM); 1 when a dump named cannot be read or found (none\n"
+    "listed without an argument), FILE cannot be written or ADDR:PORT listened\n"
+    "on; 2 for a bad command line.\n";
 
 struct watch {
     struct vt_dump_follow follow;
@@ -235,12 +259,34 @@ static int parse_interval(const char *s, double *out)
     return 0;
 }
 
+/* The metrics of the processes of ARGS (PIDs, dumps, directories). */
+static int export_metrics(struct vt_watch_metrics *m, const struct watch *w, char **args, size_t n)
+{
+    char **paths = vt_xcalloc(n, sizeof *paths);
+    int status = VT_EXIT_OK;
+    for (size_t i = 0; i < n && status == VT_EXIT_OK; i++)
+        if (!(paths[i] = target_path(args[i])))
+            status = VT_EXIT_ERROR;
+    m->interval = w->interval;
+    m->once = w->once;
+    m->skip = w->opts.skip;
+    if (status == VT_EXIT_OK)
+        status = vt_watch_metrics(m, paths, n);
+    for (size_t i = 0; i < n; i++)
+        free(paths[i]);
+    free(paths);
+    return status;
+}
+
 int vt_cmd_watch(int argc, char **argv)
 {
-    enum { OPT_ONCE = 256, OPT_JSON, OPT_INTERVAL, OPT_TOP };
+    enum { OPT_ONCE = 256, OPT_JSON, OPT_INTERVAL, OPT_TOP, OPT_OM, OPT_OM_FILE, OPT_LISTEN };
     static const struct option options[] = {
         {"once", no_argument, NULL, OPT_ONCE},
         {"json", no_argument, NULL, OPT_JSON},
+        {"openmetrics", no_argument, NULL, OPT_OM},
+        {"openmetrics-file", required_argument, NULL, OPT_OM_FILE},
+        {"listen", required_argument, NULL, OPT_LISTEN},
         {"interval", required_argument, NULL, OPT_INTERVAL},
         {"top", required_argument, NULL, OPT_TOP},
         VT_DEBUGINFOD_LONG_OPTION,
@@ -248,8 +294,11 @@ int vt_cmd_watch(int argc, char **argv)
         {0},
     };
     static struct watch w = {.interval = 1.0, .top = 5};
+    struct vt_watch_metrics m = {.top = 20};
+    bool top_given = false;
+    char host[256], port[16];
     int c;
-    long top;
+    long top = 0;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
         switch (c) {
@@ -269,7 +318,20 @@ int vt_cmd_watch(int argc, char **argv)
         case OPT_TOP:
             if ((top = vt_parse_count(optarg)) < 0)
                 return vt_usage_error("watch", "--top needs a number, not '%s'", optarg);
-            w.top = (size_t)top;
+            w.top = m.top = (size_t)top;
+            top_given = true;
+            break;
+        case OPT_OM:
+            m.print = true;
+            break;
+        case OPT_OM_FILE:
+            m.file = optarg;
+            break;
+        case OPT_LISTEN:
+            if (vt_http_address(optarg, host, sizeof host, port, sizeof port) != 0)
+                return vt_usage_error("watch", "--listen needs ADDR:PORT or PORT, not '%s'",
+                                      optarg);
+            m.listen = optarg;
             break;
         case VT_OPT_DEBUGINFOD:
             vt_symbolize_allow_debuginfod();
@@ -283,6 +345,17 @@ int vt_cmd_watch(int argc, char **argv)
             return vt_usage_error("watch", "unknown option '%s'", argv[optind - 1]);
         }
     }
+    bool metrics = m.print || m.file || m.listen;
+    if (metrics && w.json)
+        return vt_usage_error("watch", "--json and %s do not go together",
+                              m.print  ? "--openmetrics"
+                              : m.file ? "--openmetrics-file"
+                                       : "--listen");
+    if (metrics && top_given && !top)
+        return vt_usage_error("watch", "--top needs a number above 0 with the metrics, not '%s'",
+                              "0");
+    if (metrics)
+        return export_metrics(&m, &w, argv + optind, (size_t)(argc - optind));
     if (argc - optind > 1)
         return vt_usage_error("watch", "one PID or DUMP at a time, not '%s' too", argv[optind + 1]);
     if (optind == argc)

@@ -12,6 +12,7 @@
 
 #include "cuda_errors.h"
 #include "format.h"
+#include "output_file.h"
 #include "report.h"
 #include "timeline.h"
 
@@ -687,17 +688,11 @@ void vt_render_html(const struct vt_report *r, FILE *out)
     fputs("</body>\n</html>\n", out);
 }
 
-int vt_write_html(const struct vt_report *r, const char *path)
+int vt_write_html(const struct vt_report *r, const char *path, bool force)
 {
-    FILE *out = fopen(path, "w");
-    if (!out) {
-        fprintf(stderr, "vramtrace: %s: %s\n", path, strerror(errno));
+    struct vt_output_file out;
+    if (vt_output_file_open(&out, path, force, "vramtrace") != 0)
         return -1;
-    }
-    vt_render_html(r, out);
-    if (fclose(out) != 0) {
-        fprintf(stderr, "vramtrace: %s: %s\n", path, strerror(errno));
-        return -1;
-    }
-    return 0;
+    vt_render_html(r, out.f);
+    return vt_output_file_close(&out, true);
 }

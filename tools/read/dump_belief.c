@@ -860,6 +860,19 @@ static char *unless_empty(const char *s)
     return (char *)s;
 }
 
+/* 16 bytes, or none (unknown); another length is doubted. Frees FIELD. */
+static bool believe_uuid(struct record_in *in, struct vt_bytes *field, const char *what,
+                         const char *consequence, uint8_t out[16])
+{
+    bool whole = field->len == 16;
+    if (whole)
+        memcpy(out, field->data, 16);
+    else if (field->len != 0)
+        doubt(in, consequence, "a %s of %llu bytes", what, (unsigned long long)field->len);
+    free((void *)field->data);
+    return whole;
+}
+
 static bool believe_device(struct record_in *in, struct vt_device_info *d)
 {
     struct vt_rec_DEVICE rec = {0};
@@ -868,17 +881,14 @@ static bool believe_device(struct record_in *in, struct vt_device_info *d)
         free_fields_DEVICE(&rec);
         return drop(in);
     }
-    *d = (struct vt_device_info){.device = rec.device, .total_bytes = rec.total_bytes};
-    if (rec.uuid.len == sizeof d->uuid) {
-        memcpy(d->uuid, rec.uuid.data, sizeof d->uuid);
-        d->has_uuid = true;
-    } else if (rec.uuid.len != 0) {
-        doubt(in, "kept without its UUID", "a UUID of %llu bytes",
-              (unsigned long long)rec.uuid.len);
-    }
-    free((void *)rec.uuid.data);
+    *d = (struct vt_device_info){
+        .device = rec.device, .total_bytes = rec.total_bytes, .mig = rec.flags & VT_DEVICE_MIG};
+    d->has_uuid = believe_uuid(in, &rec.uuid, "UUID", "kept without its UUID", d->uuid);
+    d->has_parent_uuid = believe_uuid(in, &rec.parent_uuid, "parent GPU UUID",
+                                      "kept without its GPU's UUID", d->parent_uuid);
     d->pci_bus_id = unless_empty(rec.pci_bus_id);
     d->name = unless_empty(rec.name);
+    d->parent_name = unless_empty(rec.parent_name);
     return true;
 }
 
@@ -1070,6 +1080,7 @@ void vt_believed_free(struct vt_believed *rec)
     case VT_REC_DEVICE:
         free(rec->as.device.pci_bus_id);
         free(rec->as.device.name);
+        free(rec->as.device.parent_name);
         break;
     default:
         break;

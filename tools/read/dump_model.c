@@ -21,6 +21,7 @@ void vt_device_info_free(struct vt_device_info *d)
 {
     free(d->pci_bus_id);
     free(d->name);
+    free(d->parent_name);
     memset(d, 0, sizeof *d);
 }
 
@@ -109,14 +110,21 @@ const struct vt_device_info *vt_dump_device(const struct vt_dump *dump, int64_t 
     return NULL;
 }
 
+static const char *uuid_text(const char *prefix, const uint8_t u[16], char *buf)
+{
+    snprintf(buf, VT_UUID_TEXT,
+             "%s-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", prefix,
+             u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13],
+             u[14], u[15]);
+    return buf;
+}
+
 const char *vt_device_uuid_text(const struct vt_device_info *d, char *buf)
 {
-    const uint8_t *u = d->uuid;
-    if (!d->has_uuid)
-        return NULL;
-    snprintf(buf, VT_UUID_TEXT,
-             "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1],
-             u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14],
-             u[15]);
-    return buf;
+    return d->has_uuid ? uuid_text(d->mig ? "MIG" : "GPU", d->uuid, buf) : NULL;
+}
+
+const char *vt_device_parent_uuid_text(const struct vt_device_info *d, char *buf)
+{
+    return d->mig && d->has_parent_uuid ? uuid_text("GPU", d->parent_uuid, buf) : NULL;
 }

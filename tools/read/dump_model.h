@@ -187,18 +187,25 @@ struct vt_event_sink {
     void (*bad_free)(void *ctx, const struct vt_bad_free_event *ev); /* may be NULL */
 };
 
-/* DEVICE: which GPU a device of the process is. */
+/* DEVICE: which GPU a device of the process is (a MIG device: which
+ * slice of which GPU). */
 struct vt_device_info {
     int64_t device;
     bool has_uuid;
     uint8_t uuid[16];
     char *pci_bus_id, *name; /* NULL: unknown */
     uint64_t total_bytes;    /* 0: unknown */
+    bool mig;                /* a MIG device: uuid is its MIG UUID */
+    bool has_parent_uuid;    /* a MIG device's GPU */
+    uint8_t parent_uuid[16];
+    char *parent_name; /* NULL: unknown */
 };
-/* "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" as nvidia-smi prints it; BUF
- * holds VT_UUID_TEXT bytes. NULL without a UUID. */
+/* "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" (a MIG device: "MIG-...") as
+ * nvidia-smi prints it; BUF holds VT_UUID_TEXT bytes. NULL without a UUID. */
 #define VT_UUID_TEXT 41
 const char *vt_device_uuid_text(const struct vt_device_info *d, char *buf);
+/* A MIG device's GPU: "GPU-...", or NULL when unknown or not a MIG device. */
+const char *vt_device_parent_uuid_text(const struct vt_device_info *d, char *buf);
 
 struct vt_dump {
     const char *path;

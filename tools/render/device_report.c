@@ -65,6 +65,13 @@ static void print_identity(const struct vt_device_info *info, FILE *out)
         fprintf(out, "%s%s", sep, uuid);
         sep = ", ";
     }
+    if (info->mig) {
+        const char *gpu = vt_device_parent_uuid_text(info, uuid);
+        fprintf(out, "%sa MIG device of %s", sep, gpu ? gpu : "its GPU");
+        if (info->parent_name)
+            fprintf(out, " (%s)", info->parent_name);
+        sep = ", ";
+    }
     if (info->pci_bus_id) {
         fprintf(out, "%sPCI %s", sep, info->pci_bus_id);
         sep = ", ";
@@ -140,6 +147,7 @@ static void json_uuid(struct vt_json *j, const struct vt_device_info *info)
 static void write_device(struct vt_json *j, const struct vt_report *r, int64_t device)
 {
     const struct vt_device_info *info = vt_dump_device(r->dump, device);
+    char uuid[VT_UUID_TEXT];
     vt_json_begin_object(j);
     vt_json_key(j, "device");
     vt_json_int(j, device);
@@ -150,6 +158,12 @@ static void write_device(struct vt_json *j, const struct vt_report *r, int64_t d
     vt_json_string(j, info ? info->name : NULL);
     vt_json_key(j, "total_bytes");
     info && info->total_bytes ? vt_json_uint(j, info->total_bytes) : vt_json_null(j);
+    vt_json_key(j, "mig");
+    vt_json_bool(j, info && info->mig);
+    vt_json_key(j, "parent_uuid");
+    vt_json_string(j, info ? vt_device_parent_uuid_text(info, uuid) : NULL);
+    vt_json_key(j, "parent_name");
+    vt_json_string(j, info && info->mig ? info->parent_name : NULL);
     vt_json_key(j, "host");
     vt_json_string(j, r->dump->process.hostname);
     vt_json_end_object(j);

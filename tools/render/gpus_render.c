@@ -116,16 +116,8 @@ static void print_process(const struct vt_gpu_process *p, FILE *out)
     fputc('\n', out);
 }
 
-static void print_gpu(const struct vt_gpu *gpu, FILE *out)
+static void print_processes(const struct vt_gpu *gpu, FILE *out)
 {
-    fprintf(out, "\nGPU %u", gpu->index);
-    if (gpu->error[0]) {
-        fprintf(out, ": cannot be queried: %s\n", gpu->error);
-        return;
-    }
-    fprintf(out, "  %s  %s  %s\n", gpu->name[0] ? gpu->name : "(unnamed)",
-            gpu->uuid[0] ? gpu->uuid : "(no UUID)", gpu->pci_bus_id);
-    print_memory(gpu, out);
     if (gpu->processes_error[0]) {
         fprintf(out, "    processes: NVML cannot list them: %s\n", gpu->processes_error);
         return;
@@ -140,22 +132,65 @@ static void print_gpu(const struct vt_gpu *gpu, FILE *out)
         fprintf(out, "    (%zu more ended while being listed)\n", gpu->vanished);
 }
 
-void vt_gpus_render_text(const struct vt_gpus *g, FILE *out)
+/* As nvidia-smi -L names them: "MIG 1g.10gb Device 0" under their GPU. */
+static void print_migs(const struct vt_gpu *gpu, FILE *out)
+{
+    fprintf(out, "    MIG mode: %zu MIG device%s\n", gpu->nmigs, gpu->nmigs == 1 ? "" : "s");
+    for (size_t i = 0; i < gpu->nmigs; i++) {
+        const struct vt_gpu *mig = &gpu->migs[i];
+        fprintf(out, "  MIG device %u of GPU %u  %s  %s\n", mig->index, gpu->index,
+                mig->name[0] ? mig->name : "(unnamed)", mig->uuid[0] ? mig->uuid : "(no UUID)");
+        print_memory(mig, out);
+        print_processes(mig, out);
+    }
+}
+
+static void print_gpu(const struct vt_gpu *gpu, FILE *out)
+{
+    fprintf(out, "\nGPU %u", gpu->index);
+    if (gpu->error[0]) {
+        fprintf(out, ": cannot be queried: %s\n", gpu->error);
+        return;
+    }
+    fprintf(out, "  %s  %s  %s\n", gpu->name[0] ? gpu->name : "(unnamed)",
+            gpu->uuid[0] ? gpu->uuid : "(no UUID)", gpu->pci_bus_id);
+    print_memory(gpu, out);
+    if (gpu->mig_mode)
+        print_migs(gpu, out);
+    else
+        print_processes(gpu, out);
+}
+
+/* The advice for each process of GPU (WHERE names it) that runs nothing. */
+static void print_idle_holders(const struct vt_gpu *gpu, const char *where, FILE *out)
 {
     char buf[512];
+    for (size_t k = 0; k < gpu->nprocesses; k++) {
+        const struct vt_gpu_process *p = &gpu->processes[k];
+        if (idle_holder(p))
+            fprintf(out, "vramtrace: %s: PID %u (%s) %s\n", where, p->pid, p->status.comm,
+                    advice(p, buf));
+    }
+}
+
+void vt_gpus_render_text(const struct vt_gpus *g, FILE *out)
+{
+    char where[64];
     fprintf(out, "vramtrace gpus: %zu GPU%s on %s", g->n, g->n == 1 ? "" : "s", g->host);
     if (g->driver_version[0])
         fprintf(out, " (driver %s)", g->driver_version);
     fputc('\n', out);
     for (size_t i = 0; i < g->n; i++)
         print_gpu(&g->gpus[i], out);
-    for (size_t i = 0; i < g->n; i++)
-        for (size_t k = 0; k < g->gpus[i].nprocesses; k++) {
-            const struct vt_gpu_process *p = &g->gpus[i].processes[k];
-            if (idle_holder(p))
-                fprintf(out, "vramtrace: GPU %u: PID %u (%s) %s\n", g->gpus[i].index, p->pid,
-                        p->status.comm, advice(p, buf));
+    for (size_t i = 0; i < g->n; i++) {
+        const struct vt_gpu *gpu = &g->gpus[i];
+        snprintf(where, sizeof where, "GPU %u", gpu->index);
+        print_idle_holders(gpu, where, out);
+        for (size_t k = 0; k < gpu->nmigs; k++) {
+            snprintf(where, sizeof where, "GPU %u MIG device %u", gpu->index, gpu->migs[k].index);
+            print_idle_holders(&gpu->migs[k], where, out);
         }
+    }
 }
 
 /* ---- JSON ---- */
@@ -216,6 +251,13 @@ static void write_gpu(struct vt_json *j, const struct vt_gpu *gpu)
         write_process(j, &gpu->processes[i]);
     vt_json_end_array(j);
     json_nullable_uint(j, "processes_vanished", true, gpu->vanished);
+    vt_json_key(j, "mig_mode");
+    vt_json_bool(j, gpu->mig_mode);
+    vt_json_key(j, "mig_devices");
+    vt_json_begin_array(j);
+    for (size_t i = 0; i < gpu->nmigs; i++)
+        write_gpu(j, &gpu->migs[i]);
+    vt_json_end_array(j);
     vt_json_end_object(j);
 }
 

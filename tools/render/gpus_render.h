@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* `vramtrace gpus` as text (GPUs, processes, then one line per process that
- * holds memory while running nothing, with the command to end it) or JSON. */
+ * holds memory while running nothing, with the command to end it), JSON, or
+ * metrics for Prometheus. */
 #ifndef VT_GPUS_RENDER_H
 #define VT_GPUS_RENDER_H
 
@@ -10,5 +11,8 @@
 
 void vt_gpus_render_text(const struct vt_gpus *g, FILE *out);
 void vt_gpus_render_json(const struct vt_gpus *g, FILE *out);
+/* The metrics exposition (gpus_metrics.c): per GPU its memory, used, and
+ * the used split into traced, outside the traced calls, other processes. */
+void vt_gpus_render_openmetrics(const struct vt_gpus *g, FILE *out);
 
 #endif

@@ -28,6 +28,7 @@ struct vt_report_options {
     struct vt_suppressions *suppressions; /* or NULL; counts are per dump */
     const struct vt_limits *limits;       /* or NULL: report only */
     const char *html;                     /* also write the HTML report to this file */
+    bool force;                           /* which may hold a dump */
     bool part_of_many; /* one of several dumps: unused suppressions are listed once, after all */
     /* events also go to TAP (exports count allocations per site) */
     const struct vt_event_sink *tap;
@@ -115,13 +116,15 @@ int vt_gen_suppressions(char *const *dumps, size_t n, const struct vt_report_opt
  * *OUT (*NOUT; free each and the array). Returns -1 when a directory
  * cannot be listed (said on stderr; the rest is kept). */
 int vt_expand_dump_paths(char *const *paths, size_t npaths, char ***out, size_t *nout);
+/* The same, QUIET about a directory without dumps (one watched for them). */
+int vt_find_dump_paths(char *const *paths, size_t npaths, bool quiet, char ***out, size_t *nout);
 
 void vt_render_text(const struct vt_report *r, FILE *out);
 /* The suppression file patterns that matched no leak of any dump read. */
 void vt_render_unused_suppressions(const struct vt_suppressions *s, FILE *out);
 void vt_render_html(const struct vt_report *r, FILE *out);
 /* Writes the HTML report to PATH; -1 (one line on stderr) when it cannot. */
-int vt_write_html(const struct vt_report *r, const char *path);
+int vt_write_html(const struct vt_report *r, const char *path, bool force);
 void vt_render_json(const struct vt_report *r, FILE *out);
 struct vt_json;
 /* The report's fields, into an object J has open. */

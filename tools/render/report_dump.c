@@ -60,7 +60,7 @@ enum vt_verdict vt_report_dump(const char *path, const struct vt_report_options 
     struct vt_loaded_report l;
     if (vt_report_load(path, opts, &l) != 0)
         return VT_VERDICT_UNREADABLE;
-    int status = opts->html ? vt_write_html(&l.report, opts->html) : 0;
+    int status = opts->html ? vt_write_html(&l.report, opts->html, opts->force) : 0;
     if (opts->json)
         vt_render_json(&l.report, opts->out);
     else

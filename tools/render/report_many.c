@@ -77,7 +77,7 @@ static bool is_dump_name(const char *name)
 
 /* The *.vtr files of DIR, sorted (none: said on stderr). Returns -1 when
  * DIR cannot be listed. */
-static int add_directory(char ***list, size_t *n, const char *dir)
+static int add_directory(char ***list, size_t *n, const char *dir, bool quiet)
 {
     DIR *d = opendir(dir);
     struct dirent *e;
@@ -96,7 +96,7 @@ static int add_directory(char ***list, size_t *n, const char *dir)
         free(path);
     }
     closedir(d);
-    if (*n == first) /* nothing to read: the caller says what that means */
+    if (*n == first && !quiet) /* nothing to read: the caller says what that means */
         fprintf(stderr, "vramtrace: %s: no .vtr dumps in this directory\n", dir);
     else
         qsort(*list + first, *n - first, sizeof **list, by_name);
@@ -557,13 +557,18 @@ static void drop_repeated(char **list, size_t *n)
 
 int vt_expand_dump_paths(char *const *paths, size_t npaths, char ***out, size_t *nout)
 {
+    return vt_find_dump_paths(paths, npaths, false, out, nout);
+}
+
+int vt_find_dump_paths(char *const *paths, size_t npaths, bool quiet, char ***out, size_t *nout)
+{
     int status = 0;
     *out = NULL;
     *nout = 0;
     for (size_t i = 0; i < npaths; i++) {
         struct stat st;
         if (stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode)) {
-            if (add_directory(out, nout, paths[i]) < 0)
+            if (add_directory(out, nout, paths[i], quiet) < 0)
                 status = -1;
         } else {
             add_path(out, nout, paths[i]);
