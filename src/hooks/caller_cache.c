@@ -21,8 +21,8 @@ static void list_cache(struct vt_caller_cache *cache)
     head = __atomic_load_n(&caches, __ATOMIC_ACQUIRE);
     do
         __atomic_store_n(&cache->next, head, __ATOMIC_RELAXED);
-    while (!__atomic_compare_exchange_n(&caches, &head, cache, 1, __ATOMIC_ACQ_REL,
-                                        __ATOMIC_ACQUIRE));
+    while (
+        !__atomic_compare_exchange_n(&caches, &head, cache, 1, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
 }
 
 /* A fresh entry while there are some, then each in turn. */

@@ -92,8 +92,7 @@ static void exact(void)
     vt_caller_cache_put(&cache, object_start(1), object_start(2), (void *)7, epoch);
     CHECK("found", vt_caller_cache_find(&cache, (const void *)(object_start(1) + 5), &real));
     CHECK_EQ("its function", (uintptr_t)real, 7);
-    CHECK("not found outside",
-          !vt_caller_cache_find(&cache, (const void *)object_start(2), &real));
+    CHECK("not found outside", !vt_caller_cache_find(&cache, (const void *)object_start(2), &real));
     vt_caller_caches_forget();
     CHECK("forgotten", !vt_caller_cache_find(&cache, (const void *)(object_start(1) + 5), &real));
 }
