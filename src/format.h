@@ -151,7 +151,14 @@ enum vt_record_type {
      * be loaded at its addresses); stacks before it with it. Absent in
      * dumps written before it was added (no module unloads). */
     VT_REC_MODULE_UNLOAD = 20,
-    VT_REC_MAX_KNOWN = 20,
+    /* The Python interpreter of this process began to finalize (the main
+     * module returned, raised or called sys.exit, and the atexit handlers
+     * ran): what is live here is what the script held when it ended; what
+     * is freed after, the interpreter freed at shutdown. Written once, at
+     * the first event that finds it finalizing, after a SAMPLE in
+     * aggregate mode (as before a MARK). Absent in older dumps. */
+    VT_REC_PY_FINALIZING = 21,
+    VT_REC_MAX_KNOWN = 21,
 };
 
 /* ---- record layouts: one definition for the writer (src/output/records.c),
@@ -277,6 +284,8 @@ enum vt_record_type {
     F(STR, parent_name, "parent GPU name")
 #define VT_REC_MODULE_UNLOAD_FIELDS(F) F(VARINT, module, "module id")
 #define VT_REC_MODULE_UNLOAD_APPENDED(F)
+#define VT_REC_PY_FINALIZING_FIELDS(F) F(DT, time_ns, "time delta") F(VARINT, tid, "tid")
+#define VT_REC_PY_FINALIZING_APPENDED(F)
 #define VT_REC_DEVICE_USAGE_FIELDS(F) \
     F(VARINT, time_ns, "time") F(U8, reason, "reason") F(SVARINT, device, "device") \
     F(VARINT, free_bytes, "free bytes") F(VARINT, total_bytes, "total bytes") \
@@ -297,7 +306,8 @@ enum vt_record_type {
     X(ALLOC) X(FREE) X(FAILED) X(FAILED_PROCESS) X(MARK) X(END) X(PYFRAME) X(PYSTACK_PYTHON) \
     X(PYSTACK_PYFRAME) X(PYSTACK_TAIL) X(PYSTACK_ENTRIES) X(PYSTACK_ENTRY) X(SAMPLE) \
     X(SAMPLE_DEVICE) X(SAMPLE_SITES) X(SAMPLE_SITE) X(SITES) X(SITES_SITE) X(TOTALS) \
-    X(TOTALS_DEVICE) X(THREAD) X(DEVICE) X(MODULE_UNLOAD) X(DEVICE_USAGE) X(BAD_FREE)
+    X(TOTALS_DEVICE) X(THREAD) X(DEVICE) X(MODULE_UNLOAD) X(DEVICE_USAGE) X(BAD_FREE) \
+    X(PY_FINALIZING)
 /* clang-format on */
 
 /* BYTES: raw bytes with their length. */

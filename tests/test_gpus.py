@@ -274,12 +274,13 @@ def case_decomposition_exact_text():
     # a MIG device (appended flags and its GPU); its GPU's UUID doubted costs that UUID
     for variant, warning, parent in (
             ("mig", "", "GPU-f0e0d0c0-b0a0-9080-7060-504030201000"),
-            ("bad-parent-uuid", "vramtrace: warning: %s: DEVICE record at offset 167: a parent "
+            ("bad-parent-uuid", "vramtrace: warning: %s: DEVICE record at offset %d: a parent "
              "GPU UUID of 15 bytes; kept without its GPU's UUID\n", None)):
         dump = os.path.join(d, variant + ".vtr")
         H._run([mkdump, "devices-" + variant, dump], H.base_env(), d)
         r = H._run([H.vramtrace_exe(), "report", "--json", dump], H.base_env(), d)
-        H.expect_eq(variant + ": stderr", r.stderr, warning % dump if warning else "")
+        H.expect_eq(variant + ": stderr", r.stderr,
+                    warning % (dump, H.record_offset(dump, H.VT_REC_DEVICE)) if warning else "")
         dev = json.loads(r.stdout)["devices"][0]
         H.expect_eq(variant + ": device", (dev["uuid"], dev["name"], dev["mig"], dev["parent_uuid"],
                                            dev["parent_name"], dev["total_bytes"]),
@@ -488,6 +489,10 @@ def case_mig_split():
             H.expect_eq("MIG device %d: processes" % m["index"],
                         [(p["pid"], p["used_bytes"]) for p in m["processes"]],
                         [(h.pid, held + CONTEXT)])
+        metrics, _ = gpus("--openmetrics", extra_env=MIG)
+        line = ('vramtrace_gpu_other_processes_bytes{host="%s",gpu="0",gpu_uuid="%s"} %d\n' %
+                (socket.gethostname(), gpu0["uuid"], same + other + 2 * CONTEXT))
+        H.expect(line in metrics.stdout, "no line %r in:\n%s" % (line, metrics.stdout))
         text, _ = gpus(extra_env=MIG)
         H.expect("    MIG mode: 2 MIG devices\n  MIG device 0 of GPU 0  vramtrace stand-in GPU "
                  "MIG 1g.512mb  %s\n    memory: 512.0 MiB total, 66.0 MiB used, 446.0 MiB free; "

@@ -207,8 +207,8 @@ def case_cardinality():
 def case_directory():
     """A directory: every traced process in it in one exposition, one that
     starts later found at a later refresh, one that ended kept with running 0
-    and its last values; a file in it that is no dump is said once and left
-    out; SIGTERM ends the watch with status 0."""
+    and its last values until its dump is removed; a file in it that is no
+    dump is said once and left out; SIGTERM ends the watch with status 0."""
     d = H.tmpdir()
     out = os.path.join(H.tmpdir(), "vram.prom")
     with open(os.path.join(d, "junk.vtr"), "w") as f:
@@ -243,7 +243,11 @@ def case_directory():
             text = f.read()
         promtool_check(text)
         _, samples = parse(text)
-        H.expect_eq("jobs", {l["pid"]: l["job"] for _, l, _ in samples}, {p1: "1", p2: "2"})   # read while it ran
+        H.expect_eq("jobs", {l["pid"]: l["job"] for _, l, _ in samples},
+                    {p1: "1", p2: "2"})   # the first's read while it ran
+        os.remove(first.dump)
+        wait_for("the removed dump's process left out",
+                 lambda: live_by_pid() == {p2: (1, 2 * MiB)}, deadline)
         second.quit()
         watch.send_signal(signal.SIGTERM)
         H.expect_eq("exit status after SIGTERM", watch.wait(timeout=H.TIMEOUT), 0)
@@ -423,6 +427,9 @@ def case_bad_input():
              "PORT, not 'nowhere:x' (see vramtrace watch --help)\n"),
             (["--json", "--openmetrics", junk], 2, "vramtrace watch: --json and --openmetrics "
              "do not go together (see vramtrace watch --help)\n"),
+            (["--once", "--listen", "9400", junk], 2, "vramtrace watch: --once and --listen do "
+             "not go together (--once --openmetrics prints one exposition) (see vramtrace watch "
+             "--help)\n"),
             (["--openmetrics", "--top", "0", junk], 2, "vramtrace watch: --top needs a number "
              "above 0 with the metrics, not '0' (see vramtrace watch --help)\n"),
             (["--openmetrics-file", os.path.join(d, "no", "such", "dir", "x.prom"), empty], 1,

@@ -37,6 +37,7 @@ def python_source(name):
 
 ROUTES = python_source("py_routes.py")
 CALLBACK = python_source("py_callback.py")
+SCRIPT_END = python_source("py_script_end.py")
 SCENARIOS = python_source("py_scenarios.py")
 EXTENSION = python_source("cuda_ext.c")
 
@@ -174,6 +175,57 @@ def callback(tag):
                 got, expected)
 
 
+def script_end(tag, how="", status=0, mode=None):
+    """What a script held when it ended is leaked, though the interpreter
+    freed most of it at shutdown: said apart, to the byte."""
+    python = interpreter(tag)
+    env = {"VRAMTRACE_MODE": mode} if mode else None
+    rep, _ = H.traced_report([python, SCRIPT_END] + ([how] if how else []), status=status,
+                             extra_env=env)
+    c = constants(SCRIPT_END)
+    kept = c["KEPT_COUNT"] * c["KEPT_BYTES"]
+    H.check_summary(rep, leaked_bytes=kept + c["NEVER_BYTES"],
+                    leaked_allocations=c["KEPT_COUNT"] + 1, shutdown_freed_bytes=kept,
+                    shutdown_freed_allocations=c["KEPT_COUNT"],
+                    live_at_end_bytes=c["NEVER_BYTES"], live_at_end_allocations=1)
+    H.expect(isinstance(rep.get("script_end_ns"), int) and
+             0 < rep["script_end_ns"] <= rep["duration_ns"],
+             "script_end_ns %r (duration %r)" % (rep.get("script_end_ns"), rep.get("duration_ns")))
+    lk = H.leak_by_bytes(rep, kept)
+    H.expect_eq("the kept buffers: freed at shutdown",
+                (lk.get("shutdown_freed_bytes"), lk.get("shutdown_freed_allocations")),
+                (kept, c["KEPT_COUNT"]))
+    expect_python(lk, "kept", [("Buffer.__init__" if tag not in ("3.8", "3.9", "3.10")
+                                else "__init__", SCRIPT_END, H.marker_line(SCRIPT_END, "kept")),
+                               ("<module>", SCRIPT_END, H.call_line(SCRIPT_END, "keep"))])
+    never = H.leak_by_bytes(rep, c["NEVER_BYTES"])
+    H.expect_eq("the never-freed buffer", never.get("shutdown_freed_bytes"), 0)
+
+
+def case_script_end_aggregate():
+    """Aggregate mode: the sites' samples at the script's end."""
+    script_end("3.11", mode="aggregate")
+
+
+def case_script_end_exit():
+    """sys.exit(3): the script ended there; the exit status passes through."""
+    script_end("3.11", "exit", constants(SCRIPT_END)["EXIT_STATUS"])
+
+
+def case_script_end_raise():
+    """An uncaught exception ends the script too (status 1)."""
+    script_end("3.11", "raise", 1)
+
+
+def case_script_end_embedded():
+    """A C program embedding Python: its interpreter's end is not the
+    program's (no script end; what the program frees after is not leaked)."""
+    rep, _ = H.traced_report([build_embedding("3.11", interpreter("3.11")), SCRIPT_END])
+    c = constants(SCRIPT_END)
+    H.expect_eq("script_end_ns of an embedding program", rep.get("script_end_ns"), None)
+    H.check_summary(rep, leaked_bytes=c["NEVER_BYTES"], shutdown_freed_bytes=0)
+
+
 def check_c_thread(leak, name):
     H.expect_eq("C thread: Python frames", python_frames(leak), [])
     native = [(f.get("function"), f.get("line")) for f in H.frames(leak)]
@@ -210,23 +262,28 @@ def check_subinterpreter(rep, c, python):
                 released[:len(expected)], expected)
 
 
+def build_embedding(tag, python):
+    """tests/python/embed_routes.c built against PYTHON's libpython."""
+    include, libdir, ldlib = config(python, "include", "LIBDIR", "LDLIBRARY")
+    prog = os.path.join(H.tmpdir(), "embed")
+    lib = re.sub(r"^lib|\.so.*$", "", ldlib)
+    compile_c(["-g", "-O0", "-fno-omit-frame-pointer", "-I", include,
+               python_source("embed_routes.c"), "-L", libdir, "-l" + lib,
+               "-Wl,-rpath," + libdir, "-o", prog], "the embedding program for " + tag)
+    return prog
+
+
 def case_embedded_versions():
     """Python embedded in C, for each pyenv version (and 3.14, 3.14t where
     built): CDLL, PyDLL and the extension, then the C function that ran the
     script and main."""
-    prog_src = python_source("embed_routes.c")
     tried = 0
     for tag in ["3.%d" % minor for minor in MINORS] + list(BUILT):
         try:
             python = interpreter(tag)
         except H.Skip:
             continue
-        include, libdir, ldlib = config(python, "include", "LIBDIR", "LDLIBRARY")
-        prog = os.path.join(H.tmpdir(), "embed")
-        lib = re.sub(r"^lib|\.so.*$", "", ldlib)
-        compile_c(["-g", "-O0", "-fno-omit-frame-pointer", "-I", include, prog_src,
-                   "-L", libdir, "-l" + lib, "-Wl,-rpath," + libdir, "-o", prog],
-                  "the embedding program for " + tag)
+        prog = build_embedding(tag, python)
         rep, _ = H.traced_report([prog, ROUTES, build_extension(python)])
         check_routes(rep, ROUTES, ("<module>", ROUTES, H.call_line(ROUTES, "module")))
         for nbytes in (constants(ROUTES)["CDLL_BYTES"],):
@@ -258,6 +315,7 @@ for _tag in ["3.%d" % m for m in MINORS] + list(BUILT) + ["debian"]:
     globals()["case_routes_" + _tag] = (lambda t: lambda: routes(t))(_tag)
     globals()["case_scenarios_" + _tag] = (lambda t: lambda: scenarios(t))(_tag)
     globals()["case_callback_" + _tag] = (lambda t: lambda: callback(t))(_tag)
+    globals()["case_script_end_" + _tag] = (lambda t: lambda: script_end(t))(_tag)
 
 
 if __name__ == "__main__":

@@ -241,5 +241,14 @@ def case_runtime_old_driver():
     H.expect_eq("results without cuMemAllocAsync", r.stdout.split(), ["36", "0"])
 
 
+def case_runtime_answers():
+    """The runtime's answers to what PyTorch and NVIDIA's samples call
+    (tests/programs/standin_runtime.c): properties of the stand-in H100,
+    every error named, events, stream priorities, copies and sets in stream
+    order, pointer attributes, 30,000 registered kernels."""
+    r = H.run_plain([H.program("standin_runtime")])
+    H.expect(r.status == 0, "the stand-in runtime answered otherwise:\n" + r.describe())
+
+
 if __name__ == "__main__":
     H.main(globals())

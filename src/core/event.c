@@ -5,6 +5,8 @@
 #include "driver_function.h"
 #include "freed.h"
 #include "graphs.h"
+#include "output.h"
+#include "pystack.h"
 
 #include <errno.h>
 
@@ -22,11 +24,28 @@ unsigned vt_event_api(unsigned driver_api)
     return called_api(driver_api);
 }
 
+/* The first event that finds Python finalizing marks where the script
+ * ended (once per process: a forked child starts its own dump). */
+static void note_py_finalizing(void)
+{
+    static int noted;
+    if (__atomic_load_n(&noted, __ATOMIC_RELAXED) || !vt_python_finalizing())
+        return;
+    vt_lock();
+    if (!__atomic_load_n(&noted, __ATOMIC_RELAXED)) {
+        __atomic_store_n(&noted, 1, __ATOMIC_RELAXED);
+        if (vt_output_ready() == 0 && vt_output_py_finalizing() < 0)
+            vt_disable_locked(NULL); /* the writer said why */
+    }
+    vt_unlock();
+}
+
 /* The allocation and its owner are known: its stack, then the table. */
 static void record_alloc(CUresult result, struct vt_alloc_info *info)
 {
     struct vt_stack stack;
     struct vt_meminfo mem;
+    note_py_finalizing();
     vt_stack_capture(&stack);
     if (result == CUDA_SUCCESS) {
         vt_track_alloc(info, &stack);
@@ -72,6 +91,7 @@ void vt_on_free_begin(struct vt_free_call *call, uint64_t key, enum vt_space spa
     call->api = called_api(api);
     call->stream = stream;
     call->stack = NULL;
+    note_py_finalizing();
     if (vt_free_stacks_enabled()) {
         vt_stack_capture(&call->stack_buffer);
         call->stack = &call->stack_buffer;

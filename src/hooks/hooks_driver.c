@@ -395,13 +395,12 @@ static uint64_t video_eighths(CUarray_format format)
         return 12; /* 8-bit luma + 4:2:0 chroma */
     case CU_AD_FORMAT_NV16:
     case CU_AD_FORMAT_YUY2:
-        return 16; /* 8-bit, 4:2:2 */
-    case CU_AD_FORMAT_P010:
+        return 16;          /* 8-bit, 4:2:2 */
+    case CU_AD_FORMAT_P010: /* 16-bit storage, 4:2:0 */
     case CU_AD_FORMAT_P016:
-        return 24; /* 16-bit storage, 4:2:0 */
-    case CU_AD_FORMAT_Y444_PLANAR8:
+    case CU_AD_FORMAT_Y444_PLANAR8: /* 8-bit, 4:4:4 */
     case CU_AD_FORMAT_YUV444_8bit_SemiPlanar:
-        return 24; /* 8-bit, 4:4:4 */
+        return 24;
     case CU_AD_FORMAT_P210:
     case CU_AD_FORMAT_P216:
     case CU_AD_FORMAT_Y210:

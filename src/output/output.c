@@ -51,3 +51,8 @@ int vt_output_mark(const char *label)
 {
     return vt_output->before_mark() < 0 || vt_rec_mark(label) < 0 ? -1 : 0;
 }
+
+int vt_output_py_finalizing(void)
+{
+    return vt_output->before_mark() < 0 || vt_rec_py_finalizing() < 0 ? -1 : 0;
+}

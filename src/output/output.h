@@ -54,4 +54,8 @@ void vt_disable_locked(const char *why);
 /* A MARK with LABEL (lock held, dump open): 0 or -1. Async-signal-safe. */
 int vt_output_mark(const char *label);
 
+/* PY_FINALIZING, after what aggregate mode writes before a MARK (lock
+ * held, dump open): 0 or -1. */
+int vt_output_py_finalizing(void);
+
 #endif

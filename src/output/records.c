@@ -375,6 +375,15 @@ int vt_rec_mark(const char *label)
     return emit(VT_REC_MARK, &b);
 }
 
+int vt_rec_py_finalizing(void)
+{
+    uint8_t data[2 * VT_VARINT_MAX];
+    struct buf b = {data, 0, sizeof data, 0};
+    struct vt_rec_PY_FINALIZING rec = {.time_ns = vt_now_ns(), .tid = (uint64_t)vt_tid()};
+    vt_encode_PY_FINALIZING(&b, &rec, 1);
+    return emit(VT_REC_PY_FINALIZING, &b);
+}
+
 int vt_rec_end(unsigned reason, uint64_t live_allocations, int signal, int status)
 {
     uint8_t data[5 * VT_VARINT_MAX];

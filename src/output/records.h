@@ -75,6 +75,7 @@ struct vt_meminfo {
 int vt_rec_failed(uint64_t size, uint32_t stack, unsigned api, unsigned kind, int device, int error,
                   const struct vt_meminfo *mem);
 int vt_rec_mark(const char *label);
+int vt_rec_py_finalizing(void);
 /* Which GPU a device is (format.h, VT_REC_DEVICE). */
 struct vt_device_identity {
     int device;

@@ -6,6 +6,7 @@
 #include "pyline.h"
 #include "resolve.h"
 #include "warn.h"
+#include "elf_symbol.h"
 
 #include <dlfcn.h>
 #include <link.h>
@@ -28,6 +29,7 @@ struct python {
     const char *(*current_thread_state)(void); /* _PyThreadState_UncheckedGet, up to 3.11 */
     const void *code_type, *unicode_type, *bytes_type;
     struct vt_pylayout layout;
+    int is_main; /* the program is the interpreter (python, not a C program embedding it) */
 };
 
 enum { PY_ABSENT, PY_READY, PY_UNUSABLE };
@@ -79,6 +81,17 @@ static const char *choose_layout(vt_dlsym_fn lookup, int minor)
     return NULL;
 }
 
+/* Whether the executable is the interpreter's: it defines or imports
+ * Py_BytesMain (python3 linked with libpython or statically). A program
+ * that embeds Python calls Py_Initialize instead. */
+static int program_is_python(void)
+{
+    const struct link_map *program = _r_debug.r_map;
+    const char *version;
+    return program && (vt_elf_imports(program, "Py_BytesMain", &version) ||
+                       vt_elf_lookup_map(program, "Py_BytesMain", NULL));
+}
+
 /* Looks for an interpreter when modules were loaded since the last try.
  * One thread at a time (the looker). */
 static int look_up(void)
@@ -103,6 +116,7 @@ static int look_up(void)
     if (!py.is_initialized || !py.this_thread_state || !py.is_finalizing || !py.code_type ||
         !py.unicode_type || !py.bytes_type)
         return PY_ABSENT;
+    py.is_main = program_is_python();
     int minor = minor_version(lookup);
     const char *why = minor < 0 ? "not Python 3" : choose_layout(lookup, minor);
     if (why) {
@@ -175,6 +189,19 @@ static int python_ready(void)
     }
     __atomic_store_n(&looker, 0, __ATOMIC_RELEASE);
     return __atomic_load_n(&py_state, __ATOMIC_ACQUIRE) == PY_READY;
+}
+
+int vt_python_finalizing(void)
+{
+    static int seen_running;
+    if (__atomic_load_n(&py_state, __ATOMIC_ACQUIRE) != PY_READY || !py.is_main)
+        return 0;
+    if (!py.is_initialized()) /* finalized, or an embedded one not started yet */
+        return __atomic_load_n(&seen_running, __ATOMIC_RELAXED);
+    if (py.is_finalizing())
+        return 1;
+    __atomic_store_n(&seen_running, 1, __ATOMIC_RELAXED);
+    return 0;
 }
 
 void vt_pystack_after_fork(void)

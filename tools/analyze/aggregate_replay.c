@@ -25,7 +25,7 @@ static struct vt_site_state *find_site(struct vt_aggregate *g, const struct vt_s
     e->key = key;
     e->index = g->nsites;
     HASH_ADD(hh, g->index, key, sizeof e->key, e);
-    g->sites = vt_xrealloc(g->sites, g->nsites + 1, sizeof *g->sites);
+    g->sites = vt_xgrow(g->sites, g->nsites, sizeof *g->sites);
     g->sites[g->nsites] = (struct vt_site_state){
         .stack_id = s->stack_id, .api = s->api, .kind = s->kind, .device = s->device};
     return &g->sites[g->nsites++];

@@ -24,6 +24,12 @@ struct vt_failure_entry {
 
 static void remove_live(struct vt_analysis *a, struct vt_live_entry *e, uint64_t time_ns)
 {
+    if (e->held_at_script_end) { /* freed at shutdown: still the script's */
+        if ((a->nshutdown_freed & (a->nshutdown_freed + 1)) == 0) /* 0, 1, 3, 7...: full */
+            a->shutdown_freed = vt_xrealloc(a->shutdown_freed, 2 * (a->nshutdown_freed + 1),
+                                            sizeof *a->shutdown_freed);
+        a->shutdown_freed[a->nshutdown_freed++] = *e;
+    }
     if (vt_kind_counts_as_vram(e->kind))
         a->live_bytes -= e->size;
     vt_usage_change(&a->usage, time_ns, e->stack_id, e->api, e->kind, e->device, -(int64_t)e->size);
@@ -127,7 +133,7 @@ static void on_failed(void *ctx, const struct vt_failed_event *ev)
         e->key = key;
         e->index = a->nfailures;
         HASH_ADD(hh, a->failure_table, key, sizeof e->key, e);
-        a->failures = vt_xrealloc(a->failures, a->nfailures + 1, sizeof *a->failures);
+        a->failures = vt_xgrow(a->failures, a->nfailures, sizeof *a->failures);
         a->failures[a->nfailures++] = (struct vt_failure){.stack_id = stack_id,
                                                           .size = ev->size,
                                                           .error = ev->error,
@@ -147,6 +153,25 @@ static void on_mark(void *ctx, const struct vt_mark_event *ev)
         a->first_mark_live_bytes = a->live_bytes;
     a->last_mark_live_bytes = a->live_bytes;
     vt_usage_mark(&a->usage, ev->time_ns, ev->label);
+}
+
+/* The script ended: what is live now, it held to its end. */
+static void on_py_finalizing(void *ctx, const struct vt_py_finalizing_event *ev)
+{
+    struct vt_analysis *a = ctx;
+    if (a->script_ended)
+        return;
+    a->script_ended = true;
+    a->script_end_ns = ev->time_ns;
+    for (size_t i = 0; a->live.slots && i <= a->live.mask; i++)
+        if (a->live.slots[i].used)
+            a->live.slots[i].held_at_script_end = 1;
+    if (a->agg.nsites) {
+        a->nscript_end_sites = a->agg.nsites;
+        a->script_end_sites = vt_xcalloc(a->agg.nsites, sizeof *a->script_end_sites);
+        memcpy(a->script_end_sites, a->agg.sites, a->agg.nsites * sizeof *a->agg.sites);
+    }
+    vt_usage_advance(&a->usage, ev->time_ns);
 }
 
 /* The driver's view, beside what was traced live on the device then. */
@@ -188,9 +213,9 @@ static void on_totals(void *ctx, const struct vt_totals_event *ev)
     vt_aggregate_totals(&t, ev);
 }
 
-const struct vt_event_sink vt_analysis_sink = {on_alloc,  on_free,         on_failed,
-                                               on_mark,   on_sample,       on_sites,
-                                               on_totals, on_device_usage, on_bad_free};
+const struct vt_event_sink vt_analysis_sink = {
+    on_alloc, on_free,   on_failed,       on_mark,     on_sample,
+    on_sites, on_totals, on_device_usage, on_bad_free, on_py_finalizing};
 
 int64_t vt_analysis_growth(const struct vt_analysis *a)
 {
@@ -236,7 +261,7 @@ static struct leak_entry *add_to_group(struct vt_analysis *a, struct leak_entry 
         g->key = key;
         g->index = a->nleaks;
         HASH_ADD(hh, *groups, key, sizeof g->key, g);
-        a->leaks = vt_xrealloc(a->leaks, a->nleaks + 1, sizeof *a->leaks);
+        a->leaks = vt_xgrow(a->leaks, a->nleaks, sizeof *a->leaks);
         a->leaks[a->nleaks++] = (struct vt_leak){.stack_id = key.stack_id,
                                                  .api = (unsigned)key.api,
                                                  .kind = (unsigned)key.kind,
@@ -282,6 +307,48 @@ static void group_live_allocations(struct vt_analysis *a, struct leak_entry **gr
     }
 }
 
+/* What the script held at its end and the interpreter freed after. */
+static struct vt_leak *add_shutdown_freed(struct vt_analysis *a, struct leak_entry **groups,
+                                          const struct vt_site_key *key, uint64_t bytes,
+                                          uint64_t count)
+{
+    size_t index = add_to_group(a, groups, key, bytes, count)->index; /* moves a->leaks */
+    struct vt_leak *leak = &a->leaks[index];
+    leak->shutdown_freed_bytes += bytes;
+    leak->shutdown_freed_allocations += count;
+    if (vt_kind_counts_as_vram(key->kind)) {
+        a->summary.shutdown_freed_bytes += bytes;
+        a->summary.shutdown_freed_allocations += count;
+    }
+    return leak;
+}
+
+static void group_shutdown_freed(struct vt_analysis *a, struct leak_entry **groups)
+{
+    for (size_t i = 0; i < a->nshutdown_freed; i++) {
+        const struct vt_live_entry *l = &a->shutdown_freed[i];
+        struct vt_site_key key = vt_site_key(l->stack_id, l->api, l->kind, l->device);
+        count_thread(add_shutdown_freed(a, groups, &key, l->size, 1), l->tid);
+    }
+}
+
+/* Aggregate mode: what each site held when the script ended beyond what it
+ * holds at exit (sites keep their order: new ones are appended). */
+static void group_shutdown_sites(struct vt_analysis *a, struct leak_entry **groups)
+{
+    for (size_t i = 0; i < a->nscript_end_sites && i < a->agg.nsites; i++) {
+        const struct vt_site_state *then = &a->script_end_sites[i], *now = &a->agg.sites[i];
+        if (then->live_bytes <= now->live_bytes && then->live_count <= now->live_count)
+            continue;
+        struct vt_site_key key = vt_site_key(vt_analysis_site_stack(a, then->stack_id), then->api,
+                                             then->kind, then->device);
+        add_shutdown_freed(
+            a, groups, &key,
+            then->live_bytes > now->live_bytes ? then->live_bytes - now->live_bytes : 0,
+            then->live_count > now->live_count ? then->live_count - now->live_count : 0);
+    }
+}
+
 /* Aggregate mode: the sites' exit totals, or their last sample. */
 static void group_live_sites(struct vt_analysis *a, struct leak_entry **groups)
 {
@@ -318,6 +385,8 @@ void vt_analysis_finish(struct vt_analysis *a)
     struct leak_entry *groups = NULL, *g, *gtmp;
     group_live_allocations(a, &groups);
     group_live_sites(a, &groups);
+    group_shutdown_freed(a, &groups);
+    group_shutdown_sites(a, &groups);
     HASH_ITER(hh, groups, g, gtmp) {
         HASH_DEL(groups, g);
         free(g);
@@ -334,6 +403,8 @@ void vt_analysis_free(struct vt_analysis *a)
 {
     struct vt_failure_entry *f, *ftmp;
     vt_live_free(&a->live);
+    free(a->shutdown_freed);
+    free(a->script_end_sites);
     vt_usage_free(&a->usage);
     vt_aggregate_free(&a->agg);
     vt_device_view_free(&a->devices);

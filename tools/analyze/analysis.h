@@ -27,6 +27,9 @@ struct vt_leak {
     unsigned api, kind;
     int64_t device;
     uint64_t bytes, allocations;
+    /* of those, held when the Python script ended and freed by the
+     * interpreter's shutdown after */
+    uint64_t shutdown_freed_bytes, shutdown_freed_allocations;
     /* the threads that made them: the first VT_LEAK_THREADS seen, with
      * their counts (none in aggregate mode) */
     struct {
@@ -82,6 +85,15 @@ struct vt_analysis {
     struct vt_aggregate agg;
     /* the driver's view of each device over time */
     struct vt_device_view devices;
+    /* a Python program: where its script ended (PY_FINALIZING), what was
+     * held then and freed by the shutdown after (events mode), the sites'
+     * live state then (aggregate mode) */
+    bool script_ended;
+    uint64_t script_end_ns;
+    struct vt_live_entry *shutdown_freed;
+    size_t nshutdown_freed;
+    struct vt_site_state *script_end_sites;
+    size_t nscript_end_sites;
     /* where the refused frees came from (BAD_FREE records) */
     struct vt_invalid_frees bad_frees;
     /* set before the replay: the stack a call site is known by (NULL:

@@ -35,7 +35,7 @@ void vt_invalid_frees_add(struct vt_invalid_frees *f, const struct vt_bad_free_e
         e->key = key;
         e->index = f->n;
         HASH_ADD(hh, f->table, key, sizeof e->key, e);
-        f->list = vt_xrealloc(f->list, f->n + 1, sizeof *f->list);
+        f->list = vt_xgrow(f->list, f->n, sizeof *f->list);
         f->list[f->n++] = (struct vt_invalid_free){.first = *ev};
     }
     f->list[e->index].count++;

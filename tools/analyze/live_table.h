@@ -14,7 +14,8 @@ struct vt_live_entry {
     int64_t device;
     uint32_t tid; /* the allocating thread */
     uint8_t used;
-    uint8_t is_handle; /* a cuMemCreate handle, not an address */
+    uint8_t is_handle : 1;          /* a cuMemCreate handle, not an address */
+    uint8_t held_at_script_end : 1; /* live when the Python script ended */
     uint8_t api, kind;
 };
 

@@ -20,6 +20,9 @@ struct vt_summary {
     uint64_t failed_allocations, invalid_frees, untraced_frees;
     uint64_t teardown_freed_bytes, teardown_freed_allocations;
     uint64_t suppressed_bytes, suppressed_allocations; /* left out of the above */
+    /* device + managed held when the Python script ended and freed by the
+     * interpreter's shutdown after (counted as leaked: held to the end) */
+    uint64_t shutdown_freed_bytes, shutdown_freed_allocations;
     /* device + managed still allocated when the dump ends: the leaked
      * bytes when the process ended on its own (ending.h), else only live */
     uint64_t live_at_end_bytes, live_at_end_allocations;

@@ -19,16 +19,9 @@ struct vt_usage_site_entry {
     UT_hash_handle hh;
 };
 
-static bool is_pow2(size_t n)
-{
-    return (n & (n - 1)) == 0;
-}
-
-/* Capacity grows in powers of two, so a push reallocates only at 2^k. */
 static void push(struct vt_usage_samples *s, uint64_t v)
 {
-    if (is_pow2(s->n))
-        s->bytes = vt_xrealloc(s->bytes, s->n ? 2 * s->n : 1, sizeof *s->bytes);
+    s->bytes = vt_xgrow(s->bytes, s->n, sizeof *s->bytes);
     s->bytes[s->n++] = v;
 }
 
@@ -48,7 +41,7 @@ static struct vt_usage_device *find_device(struct vt_usage *u, int64_t device)
             return &u->devices[i];
         }
     u->last_device = u->ndevices;
-    u->devices = vt_xrealloc(u->devices, u->ndevices + 1, sizeof *u->devices);
+    u->devices = vt_xgrow(u->devices, u->ndevices, sizeof *u->devices);
     struct vt_usage_device *d = &u->devices[u->ndevices++];
     memset(d, 0, sizeof *d);
     d->device = device;
@@ -92,7 +85,7 @@ static struct vt_usage_site *find_site(struct vt_usage *u, uint64_t stack_id, un
     e->index = u->nsites;
     HASH_ADD(hh, u->index, key, sizeof e->key, e);
     u->last_site = e;
-    u->sites = vt_xrealloc(u->sites, u->nsites + 1, sizeof *u->sites);
+    u->sites = vt_xgrow(u->sites, u->nsites, sizeof *u->sites);
     struct vt_usage_site *s = &u->sites[u->nsites++];
     *s = (struct vt_usage_site){.stack_id = stack_id, .api = api, .kind = kind, .device = device};
     if (vt_kind_counts_as_vram(kind))
@@ -190,7 +183,7 @@ void vt_usage_mark(struct vt_usage *u, uint64_t time_ns, const char *label)
     vt_usage_advance(u, time_ns);
     for (size_t i = 0; i < u->nsites; i++)
         push(&u->sites[i].at_marks, u->sites[i].live_bytes);
-    u->marks = vt_xrealloc(u->marks, u->nmarks + 1, sizeof *u->marks);
+    u->marks = vt_xgrow(u->marks, u->nmarks, sizeof *u->marks);
     u->marks[u->nmarks].time_ns = time_ns;
     u->marks[u->nmarks].label = strdup(label);
     if (!u->marks[u->nmarks].label) {
@@ -246,6 +239,7 @@ static void judge_growth(const struct vt_usage *u, struct vt_usage_site *s)
     uint64_t last_ns =
         vt_usage_boundary_ns(u, first + n - 1) - vt_usage_boundary_ns(u, first + n - 2);
     s->bytes_per_interval = (int64_t)(v[n - 1] - v[n - 2]);
+    s->rate_interval_ns = last_ns;
     s->bytes_per_second = last_ns ? (double)s->bytes_per_interval * 1e9 / (double)last_ns : 0.0;
 }
 

@@ -30,6 +30,7 @@ struct followed {
     bool named;      /* on the command line: unreadable is an error */
     bool open, done; /* done: ended (metrics kept) or unreadable */
     bool readable;
+    bool listed; /* found by the last look */
     struct vt_dump_follow follow;
     struct vt_analysis analysis;
     struct vt_symbolizer *sym;
@@ -60,11 +61,45 @@ static void on_stop(int sig)
 static void add_dump(struct exporter *e, const char *path, bool named)
 {
     for (size_t i = 0; i < e->n; i++)
-        if (!strcmp(e->dumps[i].path, path))
+        if (!strcmp(e->dumps[i].path, path)) {
+            e->dumps[i].listed = true;
             return;
-    e->dumps = vt_xrealloc(e->dumps, e->n + 1, sizeof *e->dumps);
-    e->dumps[e->n++] =
-        (struct followed){.path = strcpy(vt_xcalloc(strlen(path) + 1, 1), path), .named = named};
+        }
+    e->dumps = vt_xgrow(e->dumps, e->n, sizeof *e->dumps);
+    e->dumps[e->n++] = (struct followed){
+        .path = strcpy(vt_xcalloc(strlen(path) + 1, 1), path), .named = named, .listed = true};
+}
+
+static void give_up(struct followed *d)
+{
+    vt_symbolizer_free(d->sym);
+    d->sym = NULL;
+    vt_analysis_free(&d->analysis);
+    vt_dump_follow_close(&d->follow);
+    d->open = false;
+    d->done = true;
+}
+
+static void forget(struct followed *d)
+{
+    if (!d->done)
+        give_up(d);
+    vt_metrics_free(&d->metrics);
+    free(d->job);
+    free(d->path);
+}
+
+/* Processes that have ended whose dumps are gone are left out from now on. */
+static void forget_removed(struct exporter *e)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < e->n; i++) {
+        if (e->dumps[i].done && !e->dumps[i].listed)
+            forget(&e->dumps[i]);
+        else
+            e->dumps[kept++] = e->dumps[i];
+    }
+    e->n = kept;
 }
 
 /* The dumps named and those in the directories named, now. */
@@ -72,6 +107,8 @@ static void find_dumps(struct exporter *e)
 {
     char **paths;
     size_t n;
+    for (size_t i = 0; i < e->n; i++)
+        e->dumps[i].listed = false;
     vt_find_dump_paths(e->targets, e->ntargets, true, &paths, &n);
     for (size_t i = 0; i < n; i++) {
         struct stat st;
@@ -83,6 +120,7 @@ static void find_dumps(struct exporter *e)
         free(paths[i]);
     }
     free(paths);
+    forget_removed(e);
 }
 
 static void refresh_symbolizer(struct followed *d)
@@ -114,16 +152,6 @@ static void finish(const struct exporter *e, struct followed *d, bool running, b
     memset(&d->follow.dump, 0, sizeof d->follow.dump);
     memset(&d->analysis, 0, sizeof d->analysis);
     d->sym = NULL;
-    vt_dump_follow_close(&d->follow);
-    d->open = false;
-    d->done = true;
-}
-
-static void give_up(struct followed *d)
-{
-    vt_symbolizer_free(d->sym);
-    d->sym = NULL;
-    vt_analysis_free(&d->analysis);
     vt_dump_follow_close(&d->follow);
     d->open = false;
     d->done = true;
@@ -325,13 +353,8 @@ int vt_watch_metrics(const struct vt_watch_metrics *o, char *const *targets, siz
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     int status = run(&e);
-    for (size_t i = 0; i < e.n; i++) {
-        if (!e.dumps[i].done)
-            give_up(&e.dumps[i]);
-        vt_metrics_free(&e.dumps[i].metrics);
-        free(e.dumps[i].job);
-        free(e.dumps[i].path);
-    }
+    for (size_t i = 0; i < e.n; i++)
+        forget(&e.dumps[i]);
     free(e.dumps);
     free(e.text);
     if (e.listen_fd >= 0)

@@ -276,6 +276,7 @@ static bool timed(unsigned type)
     case VT_REC_SITES:
     case VT_REC_TOTALS:
     case VT_REC_BAD_FREE:
+    case VT_REC_PY_FINALIZING:
         return true;
     default:
         return false;
@@ -694,6 +695,16 @@ static bool believe_mark(struct record_in *in, struct vt_mark_event *ev)
     return true;
 }
 
+static bool believe_py_finalizing(struct record_in *in, struct vt_py_finalizing_event *ev)
+{
+    struct vt_rec_PY_FINALIZING rec = {0};
+    struct vt_at_PY_FINALIZING at;
+    if (!vt_decode_PY_FINALIZING(in, &rec, &at))
+        return drop(in);
+    *ev = (struct vt_py_finalizing_event){.time_ns = rec.time_ns, .tid = rec.tid};
+    return true;
+}
+
 /* END: the process ended. A signal ending whose number cannot be one is
  * kept as an ending by an unknown signal. */
 static bool believe_end(struct record_in *in, struct vt_believed *out)
@@ -967,15 +978,25 @@ static bool believe_bad_free(struct record_in *in, struct vt_bad_free_event *ev)
 }
 
 static const char *const record_names[VT_REC_MAX_KNOWN + 1] = {
-    [VT_REC_PROCESS] = "PROCESS",   [VT_REC_MODULE] = "MODULE",
-    [VT_REC_STACK] = "STACK",       [VT_REC_ALLOC] = "ALLOC",
-    [VT_REC_FREE] = "FREE",         [VT_REC_FAILED] = "FAILED",
-    [VT_REC_MARK] = "MARK",         [VT_REC_END] = "END",
-    [VT_REC_PYFRAME] = "PYFRAME",   [VT_REC_PYSTACK] = "PYSTACK",
-    [VT_REC_SAMPLE] = "SAMPLE",     [VT_REC_SITES] = "SITES",
-    [VT_REC_TOTALS] = "TOTALS",     [VT_REC_THREAD] = "THREAD",
-    [VT_REC_DEVICE] = "DEVICE",     [VT_REC_DEVICE_USAGE] = "DEVICE_USAGE",
-    [VT_REC_BAD_FREE] = "BAD_FREE", [VT_REC_MODULE_UNLOAD] = "MODULE_UNLOAD",
+    [VT_REC_PROCESS] = "PROCESS",
+    [VT_REC_MODULE] = "MODULE",
+    [VT_REC_STACK] = "STACK",
+    [VT_REC_ALLOC] = "ALLOC",
+    [VT_REC_FREE] = "FREE",
+    [VT_REC_FAILED] = "FAILED",
+    [VT_REC_MARK] = "MARK",
+    [VT_REC_END] = "END",
+    [VT_REC_PYFRAME] = "PYFRAME",
+    [VT_REC_PYSTACK] = "PYSTACK",
+    [VT_REC_SAMPLE] = "SAMPLE",
+    [VT_REC_SITES] = "SITES",
+    [VT_REC_TOTALS] = "TOTALS",
+    [VT_REC_THREAD] = "THREAD",
+    [VT_REC_DEVICE] = "DEVICE",
+    [VT_REC_DEVICE_USAGE] = "DEVICE_USAGE",
+    [VT_REC_BAD_FREE] = "BAD_FREE",
+    [VT_REC_MODULE_UNLOAD] = "MODULE_UNLOAD",
+    [VT_REC_PY_FINALIZING] = "PY_FINALIZING",
 };
 
 static bool believe_type(struct record_in *in, struct vt_believed *out)
@@ -1017,6 +1038,8 @@ static bool believe_type(struct record_in *in, struct vt_believed *out)
         return believe_bad_free(in, &out->as.bad_free);
     case VT_REC_MODULE_UNLOAD:
         return believe_module_unload(in, &out->as.module_unload);
+    case VT_REC_PY_FINALIZING:
+        return believe_py_finalizing(in, &out->as.py_finalizing);
     default:
         return false;
     }

@@ -54,6 +54,7 @@ struct vt_believed {
         struct vt_device_info device;
         struct vt_device_usage_event device_usage;
         struct vt_bad_free_event bad_free;
+        struct vt_py_finalizing_event py_finalizing;
         size_t module_unload; /* the index in dump->modules of the module unloaded */
     } as;
 };

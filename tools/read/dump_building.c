@@ -18,7 +18,7 @@ static void build_process(struct vt_dump *d, struct vt_process *proc)
 
 static void build_module(struct vt_dump *d, struct vt_module *m)
 {
-    d->modules = vt_xrealloc(d->modules, d->nmodules + 1, sizeof *d->modules);
+    d->modules = vt_xgrow(d->modules, d->nmodules, sizeof *d->modules);
     d->modules[d->nmodules++] = *m;
     memset(m, 0, sizeof *m);
 }
@@ -135,6 +135,10 @@ static void build_event(const struct vt_event_sink *sink, void *ctx, const struc
     case VT_REC_BAD_FREE:
         if (sink->bad_free)
             sink->bad_free(ctx, &rec->as.bad_free);
+        break;
+    case VT_REC_PY_FINALIZING:
+        if (sink->py_finalizing)
+            sink->py_finalizing(ctx, &rec->as.py_finalizing);
         break;
     default:
         break;

@@ -125,6 +125,11 @@ struct vt_mark_event {
     const char *label; /* valid during the call */
 };
 
+/* PY_FINALIZING: the script ended; the interpreter shuts down from here. */
+struct vt_py_finalizing_event {
+    uint64_t time_ns, tid;
+};
+
 /* A free the driver refused (BAD_FREE): where, and what it tried to free. */
 struct vt_bad_free_event {
     uint64_t time_ns, address, tid, error, stack_id;
@@ -185,6 +190,8 @@ struct vt_event_sink {
     /* may be NULL */
     void (*device_usage)(void *ctx, const struct vt_device_usage_event *ev);
     void (*bad_free)(void *ctx, const struct vt_bad_free_event *ev); /* may be NULL */
+    /* may be NULL */
+    void (*py_finalizing)(void *ctx, const struct vt_py_finalizing_event *ev);
 };
 
 /* DEVICE: which GPU a device of the process is (a MIG device: which

@@ -38,6 +38,8 @@ static void take_out(struct vt_summary *s, const struct vt_leak *leak)
     if (vt_kind_counts_as_vram(leak->kind)) {
         s->leaked_bytes -= leak->bytes;
         s->leaked_allocations -= leak->allocations;
+        s->shutdown_freed_bytes -= leak->shutdown_freed_bytes;
+        s->shutdown_freed_allocations -= leak->shutdown_freed_allocations;
     } else {
         s->host_leaked_bytes -= leak->bytes;
         s->host_leaked_allocations -= leak->allocations;
@@ -185,9 +187,17 @@ static void tee_bad_free(void *ctx, const struct vt_bad_free_event *ev)
         t->tap->bad_free(t->tap_ctx, ev);
 }
 
-static const struct vt_event_sink tee_sink = {tee_alloc,  tee_free,         tee_failed,
-                                              tee_mark,   tee_sample,       tee_sites,
-                                              tee_totals, tee_device_usage, tee_bad_free};
+static void tee_py_finalizing(void *ctx, const struct vt_py_finalizing_event *ev)
+{
+    struct tee *t = ctx;
+    vt_analysis_sink.py_finalizing(t->analysis, ev);
+    if (t->tap->py_finalizing)
+        t->tap->py_finalizing(t->tap_ctx, ev);
+}
+
+static const struct vt_event_sink tee_sink = {
+    tee_alloc, tee_free,   tee_failed,       tee_mark,     tee_sample,
+    tee_sites, tee_totals, tee_device_usage, tee_bad_free, tee_py_finalizing};
 
 static int read_dump(const char *path, const struct vt_report_options *opts,
                      struct vt_loaded_report *l)
@@ -202,8 +212,8 @@ static int read_dump(const char *path, const struct vt_report_options *opts,
  * that moment, not leaked: the summary's leaked counts go to live_at_end. */
 static void judge_ending(struct vt_summary *s, bool live_not_leaked)
 {
-    s->live_at_end_bytes = s->leaked_bytes;
-    s->live_at_end_allocations = s->leaked_allocations;
+    s->live_at_end_bytes = s->leaked_bytes - s->shutdown_freed_bytes;
+    s->live_at_end_allocations = s->leaked_allocations - s->shutdown_freed_allocations;
     if (live_not_leaked)
         s->leaked_bytes = s->leaked_allocations = s->host_leaked_bytes =
             s->host_leaked_allocations = 0;

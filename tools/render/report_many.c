@@ -127,6 +127,8 @@ static void add_total(struct vt_summary *t, const struct vt_summary *s)
     t->suppressed_allocations += s->suppressed_allocations;
     t->live_at_end_bytes += s->live_at_end_bytes;
     t->live_at_end_allocations += s->live_at_end_allocations;
+    t->shutdown_freed_bytes += s->shutdown_freed_bytes;
+    t->shutdown_freed_allocations += s->shutdown_freed_allocations;
 }
 
 /* The physical GPU of a use: host and UUID, else host and device number. */

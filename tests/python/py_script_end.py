@@ -1,0 +1,45 @@
+# SPDX-License-Identifier: MIT
+"""A script that keeps KEPT_COUNT buffers of KEPT_BYTES in a global list (the
+interpreter frees them when it clears the module at shutdown), frees a
+TEMP_BYTES buffer every step and never frees one of NEVER_BYTES. Held when
+the script ended: the kept ones and the never-freed one. argv[1]: "exit"
+ends by sys.exit(EXIT_STATUS), "raise" by an uncaught exception."""
+import ctypes
+import os
+import sys
+
+KEPT_COUNT = 5
+KEPT_BYTES = 1048577
+TEMP_BYTES = 4099
+NEVER_BYTES = 3005
+EXIT_STATUS = 3
+
+lib = ctypes.CDLL("libcudart.so.13", mode=os.RTLD_NOW | os.RTLD_LOCAL)
+lib.cudaMalloc.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_size_t]
+lib.cudaFree.argtypes = [ctypes.c_void_p]
+
+
+class Buffer:
+    free = lib.cudaFree  # kept by the class: module globals may be gone at shutdown
+
+    def __init__(self, nbytes):
+        self.p = ctypes.c_void_p()
+        if lib.cudaMalloc(ctypes.byref(self.p), nbytes) != 0:  # LEAK:kept
+            os._exit(99)
+
+    def __del__(self):
+        self.free(self.p)
+
+
+kept = []
+for step in range(KEPT_COUNT):
+    kept.append(Buffer(KEPT_BYTES))  # CALL:keep
+    tmp = Buffer(TEMP_BYTES)
+    del tmp
+never = ctypes.c_void_p()
+if lib.cudaMalloc(ctypes.byref(never), NEVER_BYTES) != 0:  # LEAK:never
+    os._exit(99)
+if sys.argv[1:] == ["exit"]:
+    sys.exit(EXIT_STATUS)
+if sys.argv[1:] == ["raise"]:
+    raise RuntimeError("the script ends by an exception")
