@@ -489,6 +489,10 @@ def case_mig_split():
             H.expect_eq("MIG device %d: processes" % m["index"],
                         [(p["pid"], p["used_bytes"]) for p in m["processes"]],
                         [(h.pid, held + CONTEXT)])
+        metrics, _ = gpus("--openmetrics", extra_env=MIG)
+        line = ('vramtrace_gpu_other_processes_bytes{host="%s",gpu="0",gpu_uuid="%s"} %d\n' %
+                (socket.gethostname(), gpu0["uuid"], same + other + 2 * CONTEXT))
+        H.expect(line in metrics.stdout, "no line %r in:\n%s" % (line, metrics.stdout))
         text, _ = gpus(extra_env=MIG)
         H.expect("    MIG mode: 2 MIG devices\n  MIG device 0 of GPU 0  vramtrace stand-in GPU "
                  "MIG 1g.512mb  %s\n    memory: 512.0 MiB total, 66.0 MiB used, 446.0 MiB free; "

@@ -10,7 +10,8 @@ runtime, cuBLAS and driver are then the stand-ins (LD_LIBRARY_PATH), since no
 nvidia-cuda-runtime wheel is installed. The wheels are kept in
 BUILD_DIR/torch-wheels: once they are all there, nothing is downloaded again
 and the venv is made offline. Without them and without the network, the
-tests that need torch skip with one line. Made once under a lock: the tests
+tests that need torch skip with one line (the failure is remembered for ten
+minutes, so that a test run tries once). Made once under a lock: the tests
 that run in parallel wait for the first.
 """
 import fcntl
@@ -18,12 +19,16 @@ import glob
 import os
 import subprocess
 import sys
+import time
 
 # name==version of every wheel: torch and what its import needs
 WHEELS = ["torch==2.15.0", "nvidia-cusparselt-cu13==0.8.1", "nvidia-nvshmem-cu13==3.7.2",
           "nvidia-cufile==1.17.1.22", "nvidia-nccl-cu13==2.30.7", "filelock==4.3.2",
           "typing_extensions==4.16.0", "sympy==1.14.0", "mpmath==1.4.1", "networkx==3.6.1",
           "jinja2==3.1.6", "markupsafe==3.0.4", "fsspec==2026.9.0", "numpy==2.4.6"]
+
+
+RETRY_AFTER = 600  # seconds a failure to get the wheels is believed
 
 
 class Unavailable(Exception):
@@ -68,11 +73,19 @@ def venv_python(build_dir):
     done = os.path.join(venv, "made-from")
     wanted = "\n".join(WHEELS + [sys.version.split()[0]]) + "\n"
     os.makedirs(wheels_dir, exist_ok=True)
+    failed = os.path.join(build_dir, "torch-venv.failed")
     with open(os.path.join(build_dir, "torch-venv.lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not (os.path.isfile(done) and open(done).read() == wanted):
-            download(wheels_dir)
-            make_venv(venv, wheels_dir)
+            if os.path.isfile(failed) and time.time() - os.path.getmtime(failed) < RETRY_AFTER:
+                raise Unavailable(open(failed).read().strip())
+            try:
+                download(wheels_dir)
+                make_venv(venv, wheels_dir)
+            except Unavailable as e:
+                with open(failed, "w") as f:
+                    f.write(str(e) + "\n")
+                raise
             with open(done, "w") as f:
                 f.write(wanted)
     return os.path.join(venv, "bin", "python")

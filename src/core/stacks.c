@@ -185,9 +185,9 @@ void vt_stack_capture(struct vt_stack *stack)
     /* The outermost tracer frame: a runtime wrapper of ours may sit below
      * the runtime that called our driver wrapper. */
     int scanned = stack->dropped ? stack->cut_at : n; /* tracer frames are innermost */
+    uintptr_t span = end - start; /* one unsigned compare per frame, no branch */
     for (int i = 0; i < scanned; i++)
-        if (frames[i] >= start && frames[i] < end)
-            first = i + 1;
+        first = frames[i] - start < span ? i + 1 : first;
     stack->count = n > first ? n - first : 0;
     stack->cut_at = stack->cut_at > first ? stack->cut_at - first : 0;
     memmove(frames, frames + first, (size_t)stack->count * sizeof *frames);

@@ -4,14 +4,14 @@
 # modes (the caching allocator, --pytorch-tensors, PYTORCH_NO_CUDA_MEMORY_CACHING=1),
 # over the stand-in CUDA libraries with the torch venv of tests/torch_env.py:
 #     tests/bench/torch.sh BUILD_DIR [STEPS [ROUNDS]]
-# (default 200 steps, 3 rounds). Prints per mode the median milliseconds per
+# (default 2000 steps, 5 rounds). Prints per mode the median milliseconds per
 # step untraced and traced, and their ratio. The stand-ins run no kernels:
 # a step here is PyTorch's own work and the CUDA calls, so the ratio is the
 # tracer's cost against the least a step can cost (a real GPU's kernels
 # make it smaller).
 set -euo pipefail
 build_arg=${1:-build}
-steps=${2:-200} rounds=${3:-3}
+steps=${2:-2000} rounds=${3:-5}
 . "$(dirname "$0")/common.sh" "$build_arg"
 python=$(python3 tests/torch_env.py "$build")
 bench="$PWD/tests/bench/bench_torch.py"

@@ -46,6 +46,16 @@ EXPORT cublasStatus_t cublasDestroy_v2(cublasHandle_t handle)
     return CUBLAS_STATUS_SUCCESS;
 }
 
+/* 13.0.0, as CUBLAS_VERSION counts (major * 10000 + minor * 100 + patch). */
+EXPORT cublasStatus_t cublasGetVersion_v2(cublasHandle_t handle, int *version)
+{
+    (void)handle; /* may be NULL, as with the real library */
+    if (!version)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    *version = 130000;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
 EXPORT cublasStatus_t cublasSetStream_v2(cublasHandle_t handle, cudaStream_t streamId)
 {
     struct cublasContext *c = cublas_handle(handle);

@@ -6,7 +6,9 @@
 #include <string.h>
 
 static CUresult (*pci_bus_id)(char *, int, CUdevice);
+static CUresult (*can_access_peer)(int *, CUdevice, CUdevice);
 RT_DRIVER_FN(pci_bus_id, "cuDeviceGetPCIBusId", 4010)
+RT_DRIVER_FN(can_access_peer, "cuDeviceCanAccessPeer", 4000)
 
 static cudaError_t valid_device(int device)
 {
@@ -114,18 +116,14 @@ EXPORT cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int devi
     return cudaSuccess;
 }
 
-/* Every stand-in GPU reaches every other (one NVLink domain). */
 EXPORT cudaError_t cudaDeviceCanAccessPeer(int *canAccessPeer, int device, int peerDevice)
 {
-    if (!canAccessPeer)
-        return rt_error(cudaErrorInvalidValue);
-    cudaError_t e = valid_device(device);
-    if (e == cudaSuccess)
-        e = valid_device(peerDevice);
+    cudaError_t e = rt_init();
     if (e != cudaSuccess)
         return rt_error(e);
-    *canAccessPeer = device != peerDevice;
-    return cudaSuccess;
+    if (!can_access_peer)
+        return rt_error((cudaError_t)cudaErrorCallRequiresNewerDriver);
+    return rt_error(rt_map_error(can_access_peer(canAccessPeer, device, peerDevice)));
 }
 
 EXPORT cudaError_t cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags)

@@ -148,5 +148,19 @@ EXPORT CUresult cuDeviceGetAttribute(int *value, int attribute, CUdevice dev)
     return CUDA_SUCCESS;
 }
 
+/* Every stand-in GPU reaches every other (one NVLink domain). */
+EXPORT CUresult cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUdevice peerDev)
+{
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!canAccessPeer)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (dev < 0 || dev >= g_ndev || peerDev < 0 || peerDev >= g_ndev)
+        return CUDA_ERROR_INVALID_DEVICE;
+    *canAccessPeer = dev != peerDev;
+    return CUDA_SUCCESS;
+}
+
 /* The entry points cuGetProcAddress hands out (driver_proc.c). */
 PROC("cuDeviceGetAttribute", 2000, cuDeviceGetAttribute)
+PROC("cuDeviceCanAccessPeer", 4000, cuDeviceCanAccessPeer)

@@ -124,6 +124,10 @@ void teardown(struct sctx *c);
 /* The allocation that contains ADDRESS, lock held. */
 struct salloc *containing_locked(uintptr_t address);
 
+/* The device of the VMM mapping that holds ADDRESS: -1 for host memory,
+ * -2 when none holds it (driver_vmm.c). */
+int vmm_mapped_device(uintptr_t address);
+
 /* ---- cuGetProcAddress's table (driver_proc.c) ---- */
 
 /* An entry point cuGetProcAddress hands out for NAME from VERSION on (the

@@ -130,6 +130,24 @@ EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int
     return g ? graph_add_kernel(g, &node) : r;
 }
 
+/* CUlaunchConfig's fields before its attributes (which are not read). */
+struct launch_config {
+    unsigned int gridDimX, gridDimY, gridDimZ;
+    unsigned int blockDimX, blockDimY, blockDimZ;
+    unsigned int sharedMemBytes;
+    CUstream hStream;
+};
+
+EXPORT CUresult cuLaunchKernelEx(const struct launch_config *config, CUfunction f,
+                                 void **kernelParams, void **extra)
+{
+    if (!config)
+        return CUDA_ERROR_INVALID_VALUE;
+    return cuLaunchKernel(f, config->gridDimX, config->gridDimY, config->gridDimZ,
+                          config->blockDimX, config->blockDimY, config->blockDimZ,
+                          config->sharedMemBytes, config->hStream, kernelParams, extra);
+}
+
 EXPORT CUresult cuGetExportTable(const void **ppExportTable, const CUuuid *pExportTableId)
 {
     if (ppExportTable)
@@ -146,4 +164,5 @@ PROC("cuFuncGetAttribute", 2020, cuFuncGetAttribute)
 PROC("cuFuncSetAttribute", 9000, cuFuncSetAttribute)
 PROC("cuFuncSetCacheConfig", 3000, cuFuncSetCacheConfig)
 PROC("cuLaunchKernel", 4000, cuLaunchKernel)
+PROC("cuLaunchKernelEx", 11060, cuLaunchKernelEx)
 PROC("cuGetExportTable", 3000, cuGetExportTable)

@@ -292,6 +292,17 @@ static struct smap *mapping_locked(uintptr_t address)
     return NULL;
 }
 
+/* The device of the mapping that holds ADDRESS: -1 for host memory, -2
+ * when no mapping holds it. */
+int vmm_mapped_device(uintptr_t address)
+{
+    pthread_mutex_lock(&g_lock);
+    struct smap *m = mapping_locked(address);
+    int device = m ? m->h->device : -2;
+    pthread_mutex_unlock(&g_lock);
+    return device;
+}
+
 /* The handle mapped at ADDR, with a reference the caller releases. */
 EXPORT CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *handle, void *addr)
 {

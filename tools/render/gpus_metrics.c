@@ -39,9 +39,16 @@ struct gpu_split {
     uint64_t traced, untraced, others;
 };
 
+/* A GPU in MIG mode: the sum over its MIG devices, where its processes are. */
 static struct gpu_split split(const struct vt_gpu *gpu)
 {
     struct gpu_split s = {0};
+    for (size_t k = 0; k < gpu->nmigs; k++) {
+        struct gpu_split mig = split(&gpu->migs[k]);
+        s.traced += mig.traced;
+        s.untraced += mig.untraced;
+        s.others += mig.others;
+    }
     for (size_t i = 0; i < gpu->nprocesses; i++) {
         const struct vt_gpu_process *p = &gpu->processes[i];
         uint64_t live;

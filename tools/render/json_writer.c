@@ -2,7 +2,6 @@
 #include "json_writer.h"
 #include "utf8.h"
 
-#include <inttypes.h>
 #include <string.h>
 
 void vt_json_init(struct vt_json *j, FILE *out)
@@ -11,11 +10,42 @@ void vt_json_init(struct vt_json *j, FILE *out)
     j->out = out;
 }
 
+static void flush(struct vt_json *j)
+{
+    fwrite_unlocked(j->buf, 1, j->len, j->out);
+    j->len = 0;
+}
+
+static void put(struct vt_json *j, const void *data, size_t n)
+{
+    if (n > sizeof j->buf - j->len) {
+        flush(j);
+        if (n > sizeof j->buf) {
+            fwrite_unlocked(data, 1, n, j->out);
+            return;
+        }
+    }
+    memcpy(j->buf + j->len, data, n);
+    j->len += n;
+}
+
+static void put_char(struct vt_json *j, char c)
+{
+    if (j->len == sizeof j->buf)
+        flush(j);
+    j->buf[j->len++] = c;
+}
+
+static void put_text(struct vt_json *j, const char *s)
+{
+    put(j, s, strlen(s));
+}
+
 static void indent(struct vt_json *j)
 {
     static const char spaces[2 * VT_JSON_MAX_DEPTH + 1] = {[0 ... 2 * VT_JSON_MAX_DEPTH - 1] = ' '};
-    fputc_unlocked('\n', j->out);
-    fwrite_unlocked(spaces, 1, 2 * (size_t)j->depth, j->out);
+    put_char(j, '\n');
+    put(j, spaces, 2 * (size_t)j->depth);
 }
 
 /* Separates a new value from the previous one at this level. */
@@ -28,7 +58,7 @@ static void begin_value(struct vt_json *j)
     if (j->depth == 0)
         return;
     if (j->has_items[j->depth])
-        fputc_unlocked(',', j->out);
+        put_char(j, ',');
     j->has_items[j->depth] = true;
     indent(j);
 }
@@ -36,7 +66,7 @@ static void begin_value(struct vt_json *j)
 static void open_level(struct vt_json *j, char c)
 {
     begin_value(j);
-    fputc(c, j->out);
+    put_char(j, c);
     if (j->depth + 1 < VT_JSON_MAX_DEPTH)
         j->depth++;
     j->has_items[j->depth] = false;
@@ -48,9 +78,11 @@ static void close_level(struct vt_json *j, char c)
     j->depth--;
     if (had_items)
         indent(j);
-    fputc(c, j->out);
-    if (j->depth == 0)
-        fputc('\n', j->out);
+    put_char(j, c);
+    if (j->depth == 0) {
+        put_char(j, '\n');
+        flush(j);
+    }
 }
 
 void vt_json_begin_object(struct vt_json *j)
@@ -70,55 +102,67 @@ void vt_json_end_array(struct vt_json *j)
     close_level(j, ']');
 }
 
-/* Bytes at S that go out as they are: a printable ASCII character other
- * than '"' and '\\', or a whole valid UTF-8 sequence; 0 when S needs escaping. */
-static size_t plain_length(const unsigned char *s)
-{
-    if (*s >= 0x80)
-        return vt_utf8_sequence_length(s);
-    return *s >= 0x20 && *s != 0x7f && *s != '"' && *s != '\\';
-}
+/* Printable ASCII other than '"' and '\\': goes out as it is. */
+static const bool ascii_plain[256] = {
+    [0x20 ... 0x21] = true, [0x23 ... 0x5b] = true, [0x5d ... 0x7e] = true};
 
-static void write_escape(FILE *out, unsigned char c)
+static void write_escape(struct vt_json *j, unsigned char c)
 {
+    static const char hex[] = "0123456789abcdef";
+    char u[6] = {'\\', 'u', '0', '0', hex[c >> 4 & 0xf], hex[c & 0xf]};
     if (c >= 0x80) /* not valid UTF-8 */
-        fputs_unlocked("\\ufffd", out);
+        put_text(j, "\\ufffd");
     else if (c == '"' || c == '\\') {
-        fputc_unlocked('\\', out);
-        fputc_unlocked(c, out);
+        put_char(j, '\\');
+        put_char(j, (char)c);
     } else if (c == '\n')
-        fputs_unlocked("\\n", out);
+        put_text(j, "\\n");
     else if (c == '\t')
-        fputs_unlocked("\\t", out);
+        put_text(j, "\\t");
     else
-        fprintf(out, "\\u%04x", c);
+        put(j, u, sizeof u);
 }
 
 /* Reports run to gigabytes of JSON: runs of characters that need no
- * escaping go out in one write, and nothing here takes the stream's lock. */
-static void write_escaped(FILE *out, const char *str)
+ * escaping (printable ASCII, whole valid UTF-8 sequences) go out in one
+ * piece, ASCII found by a table. */
+static void write_escaped(struct vt_json *j, const char *str)
 {
     const unsigned char *s = (const unsigned char *)str, *run = s;
-    fputc_unlocked('"', out);
+    put_char(j, '"');
     while (*s) {
-        size_t len = plain_length(s);
+        while (ascii_plain[*s])
+            s++;
+        size_t len = *s >= 0x80 ? vt_utf8_sequence_length(s) : 0;
         if (len) {
             s += len;
             continue;
         }
-        fwrite_unlocked(run, 1, (size_t)(s - run), out);
-        write_escape(out, *s);
+        if (!*s)
+            break;
+        put(j, run, (size_t)(s - run));
+        write_escape(j, *s);
         run = ++s;
     }
-    fwrite_unlocked(run, 1, (size_t)(s - run), out);
-    fputc_unlocked('"', out);
+    put(j, run, (size_t)(s - run));
+    put_char(j, '"');
+}
+
+/* Decimal digits of V, without printf's parsing of a format. */
+static void write_digits(struct vt_json *j, uint64_t v)
+{
+    char buf[20], *p = buf + sizeof buf;
+    do
+        *--p = (char)('0' + v % 10);
+    while (v /= 10);
+    put(j, p, (size_t)(buf + sizeof buf - p));
 }
 
 void vt_json_key(struct vt_json *j, const char *key)
 {
     begin_value(j);
-    write_escaped(j->out, key);
-    fputs_unlocked(": ", j->out);
+    write_escaped(j, key);
+    put(j, ": ", 2);
     j->after_key = true;
 }
 
@@ -129,35 +173,41 @@ void vt_json_string(struct vt_json *j, const char *s)
         return;
     }
     begin_value(j);
-    write_escaped(j->out, s);
+    write_escaped(j, s);
 }
 
 void vt_json_uint(struct vt_json *j, uint64_t v)
 {
     begin_value(j);
-    fprintf(j->out, "%" PRIu64, v);
+    write_digits(j, v);
 }
 
 void vt_json_ns_as_us(struct vt_json *j, uint64_t ns)
 {
+    unsigned us_fraction = (unsigned)(ns % 1000);
+    char fraction[4] = {'.', (char)('0' + us_fraction / 100), (char)('0' + us_fraction / 10 % 10),
+                        (char)('0' + us_fraction % 10)};
     begin_value(j);
-    fprintf(j->out, "%" PRIu64 ".%03u", ns / 1000, (unsigned)(ns % 1000));
+    write_digits(j, ns / 1000);
+    put(j, fraction, sizeof fraction);
 }
 
 void vt_json_int(struct vt_json *j, int64_t v)
 {
     begin_value(j);
-    fprintf(j->out, "%" PRId64, v);
+    if (v < 0)
+        put_char(j, '-');
+    write_digits(j, v < 0 ? 0 - (uint64_t)v : (uint64_t)v);
 }
 
 void vt_json_bool(struct vt_json *j, bool v)
 {
     begin_value(j);
-    fputs(v ? "true" : "false", j->out);
+    put_text(j, v ? "true" : "false");
 }
 
 void vt_json_null(struct vt_json *j)
 {
     begin_value(j);
-    fputs("null", j->out);
+    put_text(j, "null");
 }

@@ -10,15 +10,22 @@
 #include <stdio.h>
 
 #define VT_JSON_MAX_DEPTH 32
+#define VT_JSON_BUFFER 16384
 
+/* Output is gathered here and written when full and when the outermost
+ * value is closed (a report writes gigabytes in small pieces: one stdio
+ * call per piece cost more than the rest of the writing). */
 struct vt_json {
     FILE *out;
+    size_t len;
+    char buf[VT_JSON_BUFFER];
     int depth;
     bool has_items[VT_JSON_MAX_DEPTH]; /* per level: a comma is due */
     bool after_key;
 };
 
 void vt_json_init(struct vt_json *j, FILE *out);
+/* Closing the outermost value writes the buffer out: nothing else needs to. */
 void vt_json_begin_object(struct vt_json *j);
 void vt_json_end_object(struct vt_json *j);
 void vt_json_begin_array(struct vt_json *j);

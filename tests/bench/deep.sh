@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The tracer's added cost per cudaMalloc/cudaFree pair where real programs
+# allocate: 57 frames of C++ templates in a shared library built -O2 without
+# frame pointers and stripped of debug information (libtorch's shape:
+# tests/bench/torchish.cpp), called from C and from under 10 Python frames
+# through ctypes with the GIL released.
+#     tests/bench/deep.sh [BUILD_DIR] [ROUNDS]     (default: build, 5 rounds)
+# Wall time: untraced and traced runs alternate, medians and minima of
+# ROUNDS each. With valgrind, instructions per pair (traced - untraced over
+# the difference of a PAIRS and a 2 x PAIRS run, which cancels start-up and
+# exit): on a loaded machine the figure to compare builds by.
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+rounds=${2:-5}
+
+# The library as libtorch is built (its unwind tables kept, as they are).
+c++ -O2 -fomit-frame-pointer -fPIC -shared -g0 -I tests/standin/include tests/bench/torchish.cpp \
+    -L "$build/tests/standin" -lcudart -o "$out/libtorchish.so"
+strip --strip-debug "$out/libtorchish.so"
+cc -O2 tests/bench/bench_torchish.c -L "$out" -ltorchish -Wl,-rpath,"$out" -o "$out/bench_torchish"
+python=$(python3 -c 'import sys; print(sys.executable)') # the interpreter, not pyenv's wrapper
+native=("$out/bench_torchish")
+from_python=("$python" tests/bench/bench_torchish.py "$out/libtorchish.so")
+
+# ns_per_pair traced|plain CMD...
+ns_per_pair() {
+    local mode=$1
+    shift
+    if [ "$mode" = traced ]; then
+        LD_PRELOAD="$lib" VRAMTRACE_OUTPUT="$out/bench.%p.vtr" "$@"
+        rm -f "$out"/bench.*.vtr
+    else
+        "$@"
+    fi | awk '/ns_per_pair/ {print $2}'
+}
+
+# wall LABEL CMD-BEFORE-PAIRS... -- CMD-AFTER-PAIRS... (PAIRS: $pairs)
+wall() {
+    local label=$1 plain=() traced=() before=() after=()
+    shift
+    while [ "$1" != -- ]; do before+=("$1"); shift; done
+    shift
+    after=("$@")
+    for ((i = 0; i < rounds; i++)); do
+        plain+=("$(ns_per_pair plain "${before[@]}" "$pairs" "${after[@]}")")
+        traced+=("$(ns_per_pair traced "${before[@]}" "$pairs" "${after[@]}")")
+    done
+    printf '%s\n' "${plain[@]}" | sort -n >"$out/plain"
+    printf '%s\n' "${traced[@]}" | sort -n >"$out/traced"
+    paste "$out/plain" "$out/traced" | awk -v l="$label" -v m=$(((rounds + 1) / 2)) '
+        { p[NR] = $1; t[NR] = $2 }
+        END { printf "%-34s untraced %7.1f ns  traced %7.1f ns  added %7.1f ns  ratio %.2fx  (minima: added %.1f ns)\n",
+                     l, p[m], t[m], t[m] - p[m], t[m] / p[m], t[1] - p[1] }'
+}
+
+# instructions traced|plain CMD...: instructions the whole run executed.
+instructions() {
+    local mode=$1 env=()
+    shift
+    [ "$mode" = traced ] && env=(LD_PRELOAD="$lib" VRAMTRACE_OUTPUT="$out/i.%p.vtr")
+    env "${env[@]}" valgrind --tool=callgrind --callgrind-out-file="$out/cg.%p" "$@" \
+        2>&1 >/dev/null | awk '/refs:/ { gsub(",", "", $NF); print $NF }'
+    rm -f "$out"/i.*.vtr "$out"/cg.*
+}
+
+# counted LABEL N CMD-BEFORE-PAIRS... -- CMD-AFTER-PAIRS...
+counted() {
+    local label=$1 n=$2 before=() after=()
+    shift 2
+    while [ "$1" != -- ]; do before+=("$1"); shift; done
+    shift
+    after=("$@")
+    local p1 p2 t1 t2
+    p1=$(instructions plain "${before[@]}" "$n" "${after[@]}")
+    p2=$(instructions plain "${before[@]}" $((2 * n)) "${after[@]}")
+    t1=$(instructions traced "${before[@]}" "$n" "${after[@]}")
+    t2=$(instructions traced "${before[@]}" $((2 * n)) "${after[@]}")
+    awk -v l="$label" -v n="$n" -v p1="$p1" -v p2="$p2" -v t1="$t1" -v t2="$t2" 'BEGIN {
+        printf "%-34s untraced %6.0f  traced %6.0f  added %6.0f instructions per pair\n",
+               l, (p2 - p1) / n, (t2 - t1) / n, ((t2 - t1) - (p2 - p1)) / n }'
+}
+
+echo "$(nproc) cores; per alloc/free pair (medians of $rounds runs, untraced and traced alternating):"
+pairs=100000
+wall "C++, 57 frames, no frame pointers" "${native[@]}" --
+wall "the same under 10 Python frames" "${from_python[@]}" -- 10
+if command -v valgrind >/dev/null; then
+    counted "C++, 57 frames, no frame pointers" 20000 "${native[@]}" --
+    counted "the same under 10 Python frames" 5000 "${from_python[@]}" -- 10
+else
+    echo "(no valgrind: no instruction counts)"
+fi
