@@ -119,6 +119,10 @@ def base_env(extra=None):
     env.setdefault("PYTHONDONTWRITEBYTECODE", "1")
     # the stand-in GPUs' usage registry: shared by this test's processes only
     env.setdefault("STANDIN_GPU_REGISTRY", gpu_registry())
+    # the line naming the dump at exit is tested by test_run.py's
+    # dump_named_at_exit (VRAMTRACE_QUIET=""); elsewhere stderr holds what
+    # each test checks
+    env["VRAMTRACE_QUIET"] = "1"
     if extra:
         env.update(extra)
     return env

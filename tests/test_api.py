@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 """The C API (include/vramtrace.h) from C, C++ and ctypes, its pkg-config
-file, and the pytest plugin (tools/pytest_vramtrace) on top of it."""
+file, the Python module (python/vramtrace.py) and the pytest plugin built on
+it (python/pytest_vramtrace.py)."""
 import os
 import re
 import shutil
@@ -17,6 +18,7 @@ D = H.c_defines(SRC)
 CTYPES_SRC = H.program_source("ctypes_api.py")
 SAMPLE = H.program_source("vram_pytest_sample.py")
 DEBIAN_PYTHON = "/usr/bin/python3"   # Debian's, with python3-pytest
+PYTHON_DIR = os.path.join(H.source_root(), "python")
 PLUGIN_LEAK_BYTES = H.c_defines(H.program_source("leakplugin.c"))["PLUGIN_LEAK_BYTES"]
 
 
@@ -175,7 +177,7 @@ def run_sample(traced, plugin_path=None, plugin_option=True):
     PLUGIN_PATH: where the plugin is (default: the source tree)."""
     need_debian_python("pytest")
     xml = os.path.join(H.tmpdir(), "results.xml")
-    env = {"PYTHONPATH": plugin_path or os.path.join(H.source_root(), "tools", "pytest_vramtrace"),
+    env = {"PYTHONPATH": plugin_path or PYTHON_DIR,
            "VT_LEAKPLUGIN": H.program("libleakplugin.so")}
     argv = [DEBIAN_PYTHON, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--junitxml", xml]
     argv += ["-p", "pytest_vramtrace", SAMPLE] if plugin_option else [SAMPLE]
@@ -211,7 +213,7 @@ def case_pytest_plugin(plugin_path=None, plugin_option=True):
     H.expect(at, "no test line in %r" % msg)   # (junit: the message, then the same text)
     i = at[0]
     H.expect(re.fullmatch(r"  in the test: test_leaks \(\S*vram_pytest_sample\.py:35\)", lines[i])
-             and re.fullmatch(r"  leaking call: plugin_leak \(\S*leakplugin\.c:%d\) via cudaMalloc"
+             and re.fullmatch(r"  leaking call: plugin_leak \S*leakplugin\.c:%d( <- .*)? via cudaMalloc"
                               % H.marker_line(H.program_source("leakplugin.c"), "plugin"),
                               lines[i + 1])
              and re.match(r"  dump: (\S+\.vtr) \(vramtrace report \1\)", lines[i + 2]),
@@ -233,11 +235,11 @@ def case_pytest_skip():
 
 
 def case_pytest_installed():
-    """`pip install tools/pytest_vramtrace` (offline, into a folder): pytest
-    then loads the plugin by its entry point, without -p."""
+    """`pip install ./python` (offline, into a folder): pytest then loads the
+    plugin by its entry point, without -p, and `import vramtrace` works."""
     need_debian_python("pip")
-    src = os.path.join(H.tmpdir(), "pytest_vramtrace")
-    shutil.copytree(os.path.join(H.source_root(), "tools", "pytest_vramtrace"), src,
+    src = os.path.join(H.tmpdir(), "python")
+    shutil.copytree(PYTHON_DIR, src,
                     ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
     target = H.tmpdir()
     p = subprocess.run([DEBIAN_PYTHON, "-m", "pip", "install", "-q", "--no-build-isolation",
@@ -245,6 +247,50 @@ def case_pytest_installed():
                        capture_output=True, text=True, timeout=300, cwd=src)
     H.expect(p.returncode == 0, "pip install failed:\n%s%s" % (p.stdout, p.stderr))
     case_pytest_plugin(plugin_path=target, plugin_option=False)
+
+
+def case_module():
+    """`import vramtrace` with the tracer: exact live bytes, checkpoint,
+    a marker in the dump, the dump's path; without it: no-ops, active()
+    False (where ctypes.CDLL(None).vramtrace_mark raises AttributeError)."""
+    prog = H.program_source("module_api.py")
+    size = py_constant(prog, "MODULE_API_BYTES")
+    env = {"PYTHONPATH": PYTHON_DIR}
+    r = H.run_traced([sys.executable, prog], mode="preload", extra_env=env)
+    H.expect_program_ok(r)
+    H.expect_eq("traced answers", r.stdout.split(),
+                ["active=True", "loaded=True", "delta=%d" % size, "leaked_since=%d" % size,
+                 "dump=%s" % r.dump, "after_free=0"])
+    rep = H.report(r.dump)
+    H.expect_eq("markers in the dump", rep["growth"]["marks"], 1)
+    r = H.run_plain([sys.executable, prog], extra_env=env)
+    H.expect_program_ok(r)
+    H.expect_eq("untraced answers", r.stdout.split(),
+                ["active=False", "loaded=False", "delta=0", "leaked_since=0", "dump=None",
+                 "after_free=0"])
+
+
+def case_pytest_vramtrace_option():
+    """`pytest --vramtrace` without the tracer re-runs the session under
+    `vramtrace run` with the same interpreter: the leaky test fails as under
+    the tracer, and a table lists what each test left live."""
+    need_debian_python("pytest")
+    build = os.path.dirname(H.vramtrace_exe())
+    env = {"PYTHONPATH": PYTHON_DIR, "VT_LEAKPLUGIN": H.program("libleakplugin.so"),
+           "PATH": build + ":" + os.environ.get("PATH", "")}
+    argv = [DEBIAN_PYTHON, "-m", "pytest", "-p", "no:cacheprovider", "-p", "pytest_vramtrace",
+            "--vramtrace", SAMPLE]
+    r = H.run_plain(argv, extra_env=env)
+    H.expect_eq("pytest status (a leaky test fails): " + r.describe(), r.status, 1)
+    H.expect(re.search(r"^FAILED \S*::test_leaks", r.stdout, re.M), r.describe())
+    H.expect(re.search(r"^=+ vramtrace: CUDA memory each test left live =+$", r.stdout, re.M),
+             r.describe())
+    rows = re.findall(r"^ +([\d.]+ [KMG]?i?B)  (\S+)$", r.stdout, re.M)
+    by_test = {nodeid.split("::")[-1]: size for size, nodeid in rows}
+    H.expect_eq("tests in the table", sorted(by_test), ["test_leaks", "test_no_warmup",
+                                                        "test_under_limit", "test_warmup"])
+    H.expect_eq("test_under_limit left", by_test["test_under_limit"], "1.2 MiB")
+    H.expect("vramtrace: dump written to" in r.stderr, "vramtrace run's report:\n" + r.describe())
 
 
 if __name__ == "__main__":

@@ -83,4 +83,79 @@ def case_readme_short():
         H.expect("](%s)" % name in text, "README.md does not point to %s" % name)
 
 
+
+# ---- one source of truth: the CLI's table (tools/cmd/cli_table.c) ----
+
+def vt_help(*args):
+    r = H._run([H.vramtrace_exe(), *args, "--help"], H.base_env(), H.tmpdir())
+    H.expect_eq("vramtrace %s --help status" % " ".join(args), r.status, 0)
+    return r.stdout
+
+
+def section(text, title):
+    """The rows of a help section (after the line TITLE, up to a blank line)."""
+    lines = text.split("\n" + title, 1)[1].split("\n\n", 1)[0].splitlines()
+    return [l for l in lines[1:]]
+
+
+def commands():
+    return re.findall(r"^  (\w+) ", "\n".join(section(vt_help(), "Commands:")), re.M)
+
+
+def man_section(man, name):
+    return man.split(".SH " + name, 1)[1].split("\n.SH ", 1)[0]
+
+
+def case_cli_reference():
+    """Every command, option, environment variable and exit status of the
+    help (printed from one table) is in the man page and docs/cli.md; every
+    option the parsers take is in the help; every variable the code reads
+    is in the help; `vramtrace --help` names watch and torch-snapshot."""
+    man, cli = read("tools/vramtrace.1"), read("docs/cli.md")
+    main = vt_help()
+    H.expect("  watch " in main and "torch-snapshot" in main, main)
+    names = commands()
+    H.expect_eq("commands", sorted(names),
+                ["check", "export", "gpus", "report", "run", "timeline", "watch"])
+    missing = []
+    helped = set()
+    for cmd in names:
+        H.expect("### vramtrace %s" % cmd in cli, "docs/cli.md has no section for %s" % cmd)
+        H.expect(".B vramtrace %s" % cmd in man, "the man page has no synopsis of %s" % cmd)
+        text = vt_help(cmd)
+        for option in re.findall(r"^  (?:-\w, )?(--[\w-]+)", "\n".join(section(text, "Options:")),
+                                 re.M):
+            helped.add(option)
+            if "`%s" % option not in cli:
+                missing.append("docs/cli.md: %s %s" % (cmd, option))
+            if option.replace("-", "\\-") not in man:
+                missing.append("man page: %s %s" % (cmd, option))
+        statuses = re.findall(r"^  (\S+)  ", "\n".join(section(text, "Exit status:")), re.M)
+        exit_man = man_section(man, "EXIT STATUS")
+        exit_cli = cli.split("## Exit statuses", 1)[1]
+        for status in statuses:
+            if not re.search(r"^\| %s \|" % re.escape(status), exit_cli, re.M):
+                missing.append("docs/cli.md exit statuses: %s %s" % (cmd, status))
+            if status.replace("-", "\\-") not in exit_man:
+                missing.append("man page EXIT STATUS: %s %s" % (cmd, status))
+    variables = re.findall(r"^  (VRAMTRACE_\w+)", "\n".join(section(main, "Environment:")), re.M)
+    for var in variables:
+        if "`%s" % var not in cli:
+            missing.append("docs/cli.md: %s" % var)
+        if ".B %s" % var not in man_section(man, "ENVIRONMENT"):
+            missing.append("man page ENVIRONMENT: %s" % var)
+    sources = [p for d in ("src", "tools") for p in glob.glob(os.path.join(root(), d, "**", "*.[ch]"),
+                                                          recursive=True)]
+    code = "".join(open(p, encoding="utf-8").read() for p in sources)
+    for var in sorted(set(re.findall(r'getenv\("(VRAMTRACE_\w+)"\)', code))):
+        if var not in variables:
+            missing.append("vramtrace --help Environment: %s (read by the code)" % var)
+    parsers = "".join(open(p, encoding="utf-8").read()
+                      for p in glob.glob(os.path.join(root(), "tools", "cmd", "*.[ch]")))
+    for name in sorted(set(re.findall(r'\{"([\w-]+)", (?:no|required|optional)_argument', parsers))):
+        if name != "help" and "--" + name not in helped:
+            missing.append("a command's --help: --%s (parsed, not in any help)" % name)
+    H.expect(not missing, "not documented:\n  " + "\n  ".join(missing))
+
+
 H.main(globals())

@@ -778,7 +778,8 @@ def check_html(data):
     H.expect(any("peak 22.0 MiB" in d for d, st in page.text if "svg" in st),
              "the chart does not label the peak")
     summaries = [d for d, st in page.text if "summary" in st and "details" in st]
-    H.expect("leak_step" in summaries, "no <details> stack summarized by leak_step")
+    H.expect(any(d.startswith("leak_step ") for d in summaries),
+             "no <details> stack summarized by leak_step's label")
     stack_text = [d for d, st in page.text if "ol" in st and "details" in st]
     H.expect("run_steps" in stack_text, "the expanded stack lacks run_steps")
     headings = [d for d, st in page.text if "h2" in st]

@@ -162,6 +162,32 @@ def case_once():
     check_against_report(exposition(st.dump), st.dump, st.p.pid, False, "")
 
 
+def case_job_label():
+    """job: SLURM_JOB_ID first, then POD_NAME, then HOSTNAME where
+    KUBERNETES_SERVICE_HOST is set (empty values count as unset), else
+    empty: from the process's own environment, not the watch's."""
+    cases = [
+        ({"SLURM_JOB_ID": "12", "POD_NAME": "p", "KUBERNETES_SERVICE_HOST": "10.0.0.1"}, "12"),
+        ({"POD_NAME": "train-0", "KUBERNETES_SERVICE_HOST": "10.0.0.1", "HOSTNAME": "h"},
+         "train-0"),
+        ({"KUBERNETES_SERVICE_HOST": "10.0.0.1", "HOSTNAME": "train-1-x7z"}, "train-1-x7z"),
+        ({"HOSTNAME": "not-a-pod"}, ""),
+    ]
+    scheduler = ("SLURM_JOB_ID", "POD_NAME", "KUBERNETES_SERVICE_HOST", "HOSTNAME")
+    for env, job in cases:
+        st = Stepper(dict({k: "" for k in scheduler}, **env))   # empty: unset (the CI's own)
+        try:
+            st.do("a a 4096")
+            watch_env = H.base_env({"SLURM_JOB_ID": "the watch's own"})
+            r = vt("watch", "--once", "--openmetrics", st.dump, env=watch_env)
+            H.expect_eq("exit status (stderr: %s)" % r.stderr, r.status, 0)
+            _, samples = parse(r.stdout)
+            H.expect_eq("job of %r" % env, {l["job"] for _, l, _ in samples}, {job})
+            st.quit()
+        finally:
+            st.kill()
+
+
 def case_top():
     """--top N: the N sites holding the most, most first."""
     st = Stepper()
@@ -207,12 +233,18 @@ def case_cardinality():
 def case_directory():
     """A directory: every traced process in it in one exposition, one that
     starts later found at a later refresh, one that ended kept with running 0
-    and its last values until its dump is removed; a file in it that is no
-    dump is said once and left out; SIGTERM ends the watch with status 0."""
+    and its last values until its dump is removed, one whose header is not
+    written yet found once it is; a file in it that is no dump is said once
+    and left out; SIGTERM ends the watch with status 0."""
     d = H.tmpdir()
     out = os.path.join(H.tmpdir(), "vram.prom")
     with open(os.path.join(d, "junk.vtr"), "w") as f:
         f.write("not a dump at all\n")
+    # a dump grown before its header is written (a process starting): not
+    # said, looked at again until its header is there
+    starting = os.path.join(d, "starting.vtr")
+    with open(starting, "wb") as f:
+        f.write(bytes(65536))
     first = Stepper({"SLURM_JOB_ID": "1"}, dump=os.path.join(d, "one.vtr"))
     second = None
     watch = subprocess.Popen([H.vramtrace_exe(), "watch", "--interval", "0.1",
@@ -235,24 +267,33 @@ def case_directory():
         second.do("a b %d" % (2 * MiB))
         p2 = str(second.p.pid)
         wait_for("both", lambda: live_by_pid() == {p1: (1, MiB), p2: (1, 2 * MiB)}, deadline)
+        sites = os.path.join(H.tmpdir(), "sites.vtr")
+        subprocess.run([os.environ["MKDUMP"], "sites", sites, "3"], check=True, timeout=H.TIMEOUT)
+        with open(sites, "rb") as f, open(starting, "r+b") as g:
+            g.write(f.read())   # in place, as its writer would
+        p0, p0_live = "4242", 4096 * (1 + 2 + 3)   # mkdump's process, ended
+        wait_for("the starting one", lambda: live_by_pid() == {
+            p0: (0, p0_live), p1: (1, MiB), p2: (1, 2 * MiB)}, deadline)
         first.do("a c %d" % MiB)
         first.quit()
-        wait_for("the first ended", lambda: live_by_pid() == {p1: (0, 2 * MiB),
-                                                               p2: (1, 2 * MiB)}, deadline)
+        wait_for("the first ended", lambda: live_by_pid() == {
+            p0: (0, p0_live), p1: (0, 2 * MiB), p2: (1, 2 * MiB)}, deadline)
         with open(out) as f:
             text = f.read()
         promtool_check(text)
         _, samples = parse(text)
         H.expect_eq("jobs", {l["pid"]: l["job"] for _, l, _ in samples},
-                    {p1: "1", p2: "2"})   # the first's read while it ran
+                    {p0: "", p1: "1", p2: "2"})   # the first's read while it ran
         os.remove(first.dump)
         wait_for("the removed dump's process left out",
-                 lambda: live_by_pid() == {p2: (1, 2 * MiB)}, deadline)
+                 lambda: live_by_pid() == {p0: (0, p0_live), p2: (1, 2 * MiB)}, deadline)
         second.quit()
         watch.send_signal(signal.SIGTERM)
         H.expect_eq("exit status after SIGTERM", watch.wait(timeout=H.TIMEOUT), 0)
         H.expect_eq("stderr", watch.stderr.read(),
-                    "vramtrace: %s: not a vramtrace dump\n" % os.path.join(d, "junk.vtr"))
+                    "vramtrace: %s: not a vramtrace dump\nvramtrace: warning: /nonexistent/"
+                    "libfoo.so: No such file or directory; its frames show as module+offset\n"
+                    % os.path.join(d, "junk.vtr"))
     finally:
         for st in (first, second):
             if st:

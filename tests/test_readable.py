@@ -104,7 +104,13 @@ def case_growth_recent():
                 D["RAMP_STEPS"] * D["RAMP_BYTES"])
     H.expect_eq("growth_start.mark", ramp[0]["growth_start"]["mark"], 0)
     text = text_report(dump)
-    H.expect(re.search(r"^Growing by 5\.0 MiB per marker interval \(the last; ", text, re.M), text)
+    H.expect(re.search(r"^Growing by 5\.0 MiB per marker interval \(the last\) since", text, re.M),
+             text)
+    # steps well under 100 ms apart: no rate per second (it would read as GiB/s)
+    H.expect(ramp[0]["rate_interval_ns"] < 100_000_000, "ramp steps %d ns apart"
+             % ramp[0]["rate_interval_ns"])
+    H.expect_eq("bytes_per_second over a short interval", ramp[0]["bytes_per_second"], None)
+    H.expect("/s" not in text, "a rate per second over a short interval:\n" + text)
 
 
 # ---- several dumps: the combined verdict first; a dump given twice counts once ----
@@ -260,7 +266,7 @@ def case_html_rows():
     text_report(dump, "--html", html)
     with open(html) as f:
         page = f.read()
-    H.expect('<summary><code class="fn">scratch_buffer</code> <span class="loc">%s:%d</span>'
+    H.expect('<summary><code class="site">scratch_buffer %s:%d</code>'
              % (SRC, H.marker_line(SRC, "scratch")) in page, "row summary without file:line")
     H.expect("&hellip; 3 runtime frames (--all-frames shows them)" in page, "html not folded")
     H.expect("__libc_start_call_main" not in page, "start-up frames in the html")
@@ -356,8 +362,8 @@ def case_pytest_venv():
         if H.run_plain([python, "-c", "import " + module]).status != 0:
             raise H.Skip("%s has no %s" % (python, module))
     work = H.tmpdir()
-    src = os.path.join(work, "pytest_vramtrace")   # a copy: pip builds in the source folder
-    shutil.copytree(os.path.join(H.source_root(), "tools", "pytest_vramtrace"), src,
+    src = os.path.join(work, "python")   # a copy: pip builds in the source folder
+    shutil.copytree(os.path.join(H.source_root(), "python"), src,
                     ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
     venv = os.path.join(work, "venv")
     r = H._run([python, "-m", "venv", "--system-site-packages", venv], H.base_env(), work)
@@ -379,6 +385,95 @@ def case_pytest_venv():
         outcomes[case.get("name")] = tags[0] if tags else "passed"
     H.expect_eq("outcomes", (outcomes.get("test_leaks"), outcomes.get("test_clean")),
                 ("failure", "passed"))
+
+
+# ---- verdicts that say only what the evidence tells ----
+
+def case_growth_unmarked():
+    """A leak in a loop of 10 steps without markers: time ticks cannot tell
+    growth, so never "nothing grows"; the repeated leak is named, with how
+    to add markers."""
+    dump = shapes_run("unmarked", "10").dump
+    line = text_report(dump).splitlines()[1]
+    H.expect("nothing grows" not in line, line)
+    H.expect(re.fullmatch(r"vramtrace: growth not judged reliably: no markers \(\d+ time ticks show "
+                          r"no call site growing, but 1 call site leaked again and again: 10 "
+                          r"allocations never freed\); mark each step with vramtrace_mark\(\) or "
+                          r"`kill -USR2 PID`", line), line)
+    g = H.report(dump)["growth"]
+    H.expect_eq("growth.reliable, growing_sites", (g["reliable"], g["growing_sites"]), (False, 0))
+    H.expect_eq("growth.verdict", "vramtrace: " + g["verdict"], line)
+
+
+def case_suppressed_not_freed():
+    """Leaks hidden by a suppression are suppressed, not freed."""
+    dump = shapes_run("c_leak").dump
+    supp = os.path.join(os.path.dirname(dump), "vram.supp")
+    with open(supp, "w") as f:
+        f.write("leak:^scratch_buffer$\n")
+    text = text_report(dump, "--suppressions", supp)
+    H.expect(text.startswith("vramtrace: no unsuppressed leaks (2.9 MiB suppressed in 1 "
+                             "allocation) (peak 2.9 MiB"), text)
+    H.expect("all device memory was freed" not in text, text)
+
+
+def case_gen_suppressions_apart():
+    """Two sites leaking through one helper get a line each (their callers):
+    with one line removed, check passes for one site and fails on the other."""
+    dump = shapes_run("two_callers").dump
+    r = H._run([H.vramtrace_exe(), "report", "--gen-suppressions", dump], H.base_env(),
+               os.path.dirname(dump))
+    H.expect_eq("gen status", (r.status, r.stderr), (0, ""))
+    lines = [l for l in r.stdout.splitlines() if l.startswith("leak:")]
+    H.expect_eq("generated lines", lines, ["leak:^prepare_batch$", "leak:^prepare_eval$"])
+    supp = os.path.join(os.path.dirname(dump), "vram.supp")
+    with open(supp, "w") as f:
+        f.write(r.stdout)
+    check = [H.vramtrace_exe(), "check", "--suppressions", supp, dump]
+    H.expect_eq("check with both lines", H._run(check, H.base_env(), H.tmpdir()).status, 0)
+    with open(supp, "w") as f:
+        f.write(r.stdout.replace("leak:^prepare_eval$\n", ""))
+    c = H._run(check, H.base_env(), H.tmpdir())
+    H.expect_eq("check with prepare_eval's line removed", c.status, 23)
+    H.expect("1.4 MiB" in c.stderr or "1500000" in c.stderr, c.describe())
+
+
+def case_one_label_everywhere():
+    """Two sites through one helper have one name each, the same in the text
+    report, the HTML page, watch, check and the JSON (which the pytest plugin
+    prints)."""
+    dump = shapes_run("two_callers").dump
+    src, line = "tests/programs/report_shapes.c", H.marker_line(SRC, "scratch")
+    want = ["scratch_buffer %s:%d <- %s %s:%d" % (src, line, caller, src, H.call_line(SRC, tag))
+            for caller, tag in (("prepare_batch", "prepare"), ("prepare_eval", "eval"))]
+    root = H.source_root()
+
+    def vt(*args):
+        r = H._run([H.vramtrace_exe(), *args], H.base_env(), root)
+        return r
+    text = vt("report", dump).stdout
+    for label in want:
+        H.expect(re.search(r"^ +[\d.]+ MiB  cudaMalloc  %s$" % re.escape(label), text, re.M),
+                 "text peak holder %r in\n%s" % (label, text))
+    page = os.path.join(os.path.dirname(dump), "two.html")
+    vt("report", "--html", page, dump)
+    with open(page) as f:
+        html_text = f.read()
+    for label in want:
+        cell = '<code class="site">%s</code>' % label.replace("<", "&lt;")
+        H.expect_eq("html rows labelled %r (leaks, peak)" % label, html_text.count(cell), 2)
+    watch = vt("watch", "--once", dump).stdout
+    for label in want:
+        H.expect(re.search(r"  %s$" % re.escape(label), watch, re.M),
+                 "watch row %r in\n%s" % (label, watch))
+    check = vt("check", "--max-leaked-per-site", "0", dump)
+    H.expect_eq("check status", check.status, 23)
+    over = [l.split("(0 B): ", 1)[1] for l in check.stderr.splitlines() if "at one call site" in l]
+    H.expect_eq("check's sites", sorted(over), sorted("%s via cudaMalloc" % l for l in want))
+    rep = json.loads(vt("report", "--json", dump).stdout)
+    H.expect_eq("json leak labels", sorted(l["label"] for l in rep["leaks"]), sorted(want))
+    H.expect_eq("json peak holder labels",
+                sorted(h["label"] for h in rep["peaks"][0]["holders"]), sorted(want))
 
 
 if __name__ == "__main__":

@@ -165,5 +165,30 @@ def case_pytorch_tensors():
     H.expect_eq("without --pytorch-tensors", r.stdout.split(), ["None", "None"])
 
 
+def case_dump_named_at_exit():
+    """Plain LD_PRELOAD: the last stderr line names the dump and the command
+    that reads it (once, by the process that wrote it); VRAMTRACE_QUIET=1
+    silences it; under `vramtrace run` only run names the dumps."""
+    loud = {"VRAMTRACE_QUIET": ""}
+    r = H.run_traced([H.program("exit_status")], mode="preload", extra_env=loud)
+    H.expect_program_ok(r, 7)
+    want = "vramtrace: dump written to %s; read it with: vramtrace report %s" % (r.dump, r.dump)
+    H.expect_eq("last stderr line", r.stderr.splitlines()[-1:], [want])
+    H.expect_eq("lines naming the dump", r.stderr.count("dump written to"), 1)
+    # a relative VRAMTRACE_OUTPUT is named absolute
+    q = H.run_traced([H.program("exit_status")], mode="preload", output=False,
+                     extra_env={"VRAMTRACE_OUTPUT": "rel.vtr", "VRAMTRACE_QUIET": ""})
+    path = os.path.join(q.cwd, "rel.vtr")
+    H.expect_eq("relative output named", q.stderr.splitlines()[-1:],
+                ["vramtrace: dump written to %s; read it with: vramtrace report %s" % (path, path)])
+    quiet = H.run_traced([H.program("exit_status")], mode="preload",
+                         extra_env={"VRAMTRACE_QUIET": "1"})
+    H.expect_program_ok(quiet, 7)
+    H.expect("dump written to" not in quiet.stderr, quiet.describe())
+    run = H.run_traced([H.program("exit_status")], extra_env=loud)
+    H.expect_eq("under run: lines naming the dump", run.stderr.count("dump written to"), 1)
+    H.expect("read it with" not in run.stderr, run.describe())
+
+
 if __name__ == "__main__":
     H.main(globals())

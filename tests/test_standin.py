@@ -241,5 +241,24 @@ def case_runtime_old_driver():
     H.expect_eq("results without cuMemAllocAsync", r.stdout.split(), ["36", "0"])
 
 
+def case_runtime_answers():
+    """The runtime's answers to what PyTorch and NVIDIA's samples call
+    (tests/programs/standin_runtime.c): properties of the stand-in H100,
+    every error named, events, stream priorities, copies and sets in stream
+    order, pointer attributes, 30,000 registered kernels."""
+    r = H.run_plain([H.program("standin_runtime")])
+    H.expect(r.status == 0, "the stand-in runtime answered otherwise:\n" + r.describe())
+
+
+def case_driver_answers():
+    """The driver's answers to what c10, JAX and the samples call
+    (tests/programs/standin_driver.c): H100 attributes, peers, events and
+    stream order, modules and launches, address ranges, cuMemMap'ped
+    pointers' attributes, handles retained, exported and imported,
+    cuGetExportTable exported and supporting no table."""
+    r = H.run_plain([H.program("standin_driver")])
+    H.expect(r.status == 0, "the stand-in driver answered otherwise:\n" + r.describe())
+
+
 if __name__ == "__main__":
     H.main(globals())

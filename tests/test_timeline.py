@@ -58,7 +58,11 @@ def check_steps(rep, marks, label):
     H.expect_eq("leak_step: live_bytes", leak["live_bytes"], STEPS * LEAK)
     H.expect_eq("leak_step: peak_live_bytes", leak["peak_live_bytes"], STEPS * LEAK)
     H.expect_eq("leak_step: api", leak["api"], "cudaMalloc")
-    H.expect(leak["bytes_per_second"] > 0, "leak_step: bytes_per_second must be positive")
+    # a rate per second only over 100 ms at least (steps here are milliseconds apart)
+    interval = leak["rate_interval_ns"]
+    H.expect(interval > 0, "leak_step: rate_interval_ns must be positive")
+    H.expect_eq("leak_step: bytes_per_second", leak["bytes_per_second"],
+                int(LEAK * 1e9 / interval) if interval >= 100_000_000 else None)
     H.expect_eq("leak_step: growth_start.mark", leak["growth_start"]["mark"], 0)
     H.expect_eq("leak_step: growth_start.label", leak["growth_start"]["label"], label)
     cache = site(rep, "make_cache")

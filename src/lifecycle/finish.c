@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "finish.h"
 
+#include "announce.h"
 #include "coverage.h"
 #include "format.h"
 #include "mark_signal.h"
@@ -64,6 +65,7 @@ void vt_finish_underscore_exit(int status)
         return;
     finish_locked(VT_END_UNDERSCORE_EXIT, 0, status);
     vt_unlock();
+    vt_announce_ending();
 }
 
 static size_t exec_mark;
@@ -102,5 +104,6 @@ void vt_finish_at_exit(void)
         vt_stacks_sync_modules(); /* the unloads since the last stack, in order before END */
     finish_locked(VT_END_EXIT, 0, 0);
     vt_unlock();
+    vt_announce_ending();
     errno = saved;
 }

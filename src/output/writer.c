@@ -4,6 +4,7 @@
 #include "config.h"
 #include "format.h"
 #include "manifest.h"
+#include "announce.h"
 #include "output_path.h"
 #include "proc_self.h"
 #include "warn.h"
@@ -232,6 +233,7 @@ int vt_writer_open(uint32_t flags)
     out.used = sizeof header;
     out.owner = getpid();
     vt_manifest_add(out.path);
+    vt_announce_opened(out.path);
     return 0;
 }
 

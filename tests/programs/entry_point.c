@@ -95,8 +95,8 @@ int main(int argc, char **argv)
     CHECK(cudaSetDevice(0)); /* the primary context, current on this thread */
     void *fn = NULL;
     enum cudaDriverEntryPointQueryResult st;
-    EXPECT(cudaGetDriverEntryPoint("cuNoSuchFunction", &fn, cudaEnableDefault, &st),
-           cudaErrorSymbolNotFound);
+    /* a symbol the driver lacks is an answer, not an error (13.0 header) */
+    EXPECT(cudaGetDriverEntryPoint("cuNoSuchFunction", &fn, cudaEnableDefault, &st), cudaSuccess);
     REQUIRE(st == cudaDriverEntryPointSymbolNotFound && fn == NULL);
 
     balanced_via_entry_point();

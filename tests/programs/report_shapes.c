@@ -8,6 +8,8 @@
  *   sites        SITES call sites, each leaking SITE_BYTES * (site + 1)
  *                per step over SITE_STEPS steps, a mark after each step
  *   steps N      a 1 MiB leak per step, N steps, a mark after each
+ *   unmarked N   a 1 MiB leak per step, N steps, no marker; then UNMARKED_IDLE_NS
+ *                idle and one balanced pair, so that the steps fill few ticks
  *   ramp         a leak that grows faster each step: RAMP_BYTES * (step + 1)
  *                in step 0 .. RAMP_STEPS - 1, a mark after each step
  *   cache        a cache that fills by CACHE_STEP_BYTES in each of the
@@ -17,6 +19,7 @@
 #include <cuda_runtime_api.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "check.h"
 #include "vramtrace.h"
@@ -28,6 +31,7 @@
 #define SITE_BYTES 4096
 #define SITE_STEPS 3
 #define STEP_LEAK_BYTES (1 << 20)
+#define UNMARKED_IDLE_NS 20000000
 #define RAMP_STEPS 5
 #define RAMP_BYTES (1 << 20)
 #define CACHE_STEPS 6
@@ -142,6 +146,17 @@ static void steps(int n)
     }
 }
 
+static void unmarked(int n)
+{
+    for (int i = 0; i < n; i++)
+        leak_step();
+    struct timespec idle = {0, UNMARKED_IDLE_NS};
+    nanosleep(&idle, NULL);
+    void *p;
+    CHECK(cudaMalloc(&p, STEP_LEAK_BYTES));
+    CHECK(cudaFree(p));
+}
+
 static NOINLINE void ramp_leak(size_t bytes)
 {
     void *p;
@@ -195,6 +210,8 @@ int main(int argc, char **argv)
         many_sites();
     else if (!strcmp(mode, "steps"))
         steps(argc > 2 ? atoi(argv[2]) : 5);
+    else if (!strcmp(mode, "unmarked"))
+        unmarked(argc > 2 ? atoi(argv[2]) : 10);
     else if (!strcmp(mode, "ramp"))
         ramp();
     else if (!strcmp(mode, "cache"))

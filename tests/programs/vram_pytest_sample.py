@@ -1,4 +1,4 @@
-"""Tests for the pytest plugin (tools/pytest_vramtrace), run by
+"""Tests for the pytest plugin (python/pytest_vramtrace.py), run by
 tests/test_api.py: under the tracer test_leaks and test_no_warmup must fail,
 the others pass; without it every test here must be skipped.
 

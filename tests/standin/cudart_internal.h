@@ -165,6 +165,9 @@ cudaError_t rt_init(void);
 cudaError_t rt_context(void);
 cudaError_t rt_map_error(CUresult r);
 
+/* Registers STUB as a launchable kernel, once (cudart_launch.c). */
+void rt_register_kernel(const void *stub);
+
 /* Records a failure as cudaGetLastError reports it; returns E
  * (cudart_errors.c). */
 cudaError_t rt_error(cudaError_t e);

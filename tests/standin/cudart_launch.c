@@ -1,27 +1,42 @@
+/* SPDX-License-Identifier: MIT */
 /* The stand-in runtime's entry points for the host code nvcc generates:
  * module and kernel registration (called from constructors before main)
  * and kernel launches (<<<>>>, cudaLaunchKernel). Registration keeps a table
  * of registered host stubs; a launch checks that its kernel is registered and
  * that a context can be made, as the real runtime does, and runs nothing:
- * the stand-in device has no processors. */
+ * the stand-in device has no processors; on a capturing stream it is a
+ * kernel node of the capture's graph. */
 #include "cudart_internal.h"
 
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
+#include <uthash.h>
 
 /* dim3 and uint3 as nvcc's host code passes them (by value: 12 bytes). */
 struct standin_dim3 {
     unsigned x, y, z;
 };
 
-#define MAX_KERNELS 4096
 #define MAX_PENDING_LAUNCHES 16
 #define FATBIN_MAGIC 0x466174u
 
+/* Every registered kernel, however many (libtorch registers some 24,000). */
+struct kernel {
+    const void *stub;
+    int max_dynamic_shared;
+    UT_hash_handle hh;
+};
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static const void *kernels[MAX_KERNELS];
-static unsigned nkernels;
+static struct kernel *kernels;
+
+static CUresult (*capture_info)(CUstream, CUstreamCaptureStatus *, cuuint64_t *, CUgraph *,
+                                const CUgraphNode **, const CUgraphEdgeData **, size_t *);
+static CUresult (*add_kernel_node)(CUgraphNode *, CUgraph, const CUgraphNode *, size_t,
+                                   const CUDA_KERNEL_NODE_PARAMS *);
+RT_DRIVER_FN(capture_info, "cuStreamGetCaptureInfo", 12030)
+RT_DRIVER_FN(add_kernel_node, "cuGraphAddKernelNode", 12000)
 
 struct fatbin_handle {
     unsigned magic;
@@ -64,10 +79,7 @@ EXPORT void __cudaRegisterFunction(void **fatCubinHandle, const char *hostFun,
 {
     (void)fatCubinHandle, (void)deviceFun, (void)deviceName, (void)thread_limit, (void)tid;
     (void)bid, (void)bDim, (void)gDim, (void)wSize;
-    pthread_mutex_lock(&lock);
-    if (nkernels < MAX_KERNELS)
-        kernels[nkernels++] = hostFun;
-    pthread_mutex_unlock(&lock);
+    rt_register_kernel(hostFun);
 }
 
 EXPORT void __cudaRegisterVar(void **fatCubinHandle, char *hostVar, char *deviceAddress,
@@ -86,14 +98,34 @@ EXPORT void __cudaRegisterManagedVar(void **fatCubinHandle, void **hostVarPtrAdd
     (void)ext, (void)size, (void)constant, (void)global;
 }
 
+/* Registers STUB as a kernel (once). */
+void rt_register_kernel(const void *stub)
+{
+    struct kernel *k;
+    pthread_mutex_lock(&lock);
+    HASH_FIND_PTR(kernels, &stub, k);
+    if (!k && (k = calloc(1, sizeof *k))) {
+        k->stub = stub;
+        k->max_dynamic_shared = 48 << 10;
+        HASH_ADD_PTR(kernels, stub, k);
+    }
+    pthread_mutex_unlock(&lock);
+    if (!k)
+        abort(); /* as the real one: a module that cannot register is fatal */
+}
+
+static struct kernel *kernel_of(const void *hostFun)
+{
+    struct kernel *k;
+    pthread_mutex_lock(&lock);
+    HASH_FIND_PTR(kernels, &hostFun, k);
+    pthread_mutex_unlock(&lock);
+    return k;
+}
+
 static int registered(const void *hostFun)
 {
-    int found = 0;
-    pthread_mutex_lock(&lock);
-    for (unsigned i = 0; i < nkernels && !found; i++)
-        found = kernels[i] == hostFun;
-    pthread_mutex_unlock(&lock);
-    return found;
+    return kernel_of(hostFun) != NULL;
 }
 
 /* <<<grid, block, shared, stream>>> pushes a configuration that the
@@ -142,24 +174,48 @@ EXPORT cudaError_t __cudaGetKernel(void **kernel, const void *hostFun)
     return cudaSuccess;
 }
 
-static cudaError_t launch(const void *kernel, struct standin_dim3 grid, struct standin_dim3 block)
+/* STREAM is capturing: the launch becomes a kernel node of its graph. */
+static cudaError_t capture_launch(const void *kernel, struct standin_dim3 grid,
+                                  struct standin_dim3 block, size_t shared, cudaStream_t stream)
+{
+    CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+    CUgraph graph = NULL;
+    if (!capture_info || !add_kernel_node ||
+        capture_info((CUstream)stream, &status, NULL, &graph, NULL, NULL, NULL) != CUDA_SUCCESS ||
+        status != CU_STREAM_CAPTURE_STATUS_ACTIVE)
+        return cudaSuccess;
+    CUDA_KERNEL_NODE_PARAMS params;
+    memset(&params, 0, sizeof params);
+    params.func = (CUfunction)(uintptr_t)kernel;
+    params.gridDimX = grid.x, params.gridDimY = grid.y, params.gridDimZ = grid.z;
+    params.blockDimX = block.x, params.blockDimY = block.y, params.blockDimZ = block.z;
+    params.sharedMemBytes = (unsigned)shared;
+    CUgraphNode node;
+    return rt_error(rt_map_error(add_kernel_node(&node, graph, NULL, 0, &params)));
+}
+
+static cudaError_t launch(const void *kernel, struct standin_dim3 grid, struct standin_dim3 block,
+                          size_t shared, cudaStream_t stream)
 {
     cudaError_t e;
-    if (!kernel || !registered(kernel))
+    struct kernel *k = kernel ? kernel_of(kernel) : NULL;
+    if (!k)
         return rt_error((cudaError_t)cudaErrorInvalidDeviceFunction);
     if (!grid.x || !grid.y || !grid.z || !block.x || !block.y || !block.z ||
-        (uint64_t)block.x * block.y * block.z > 1024)
+        (uint64_t)block.x * block.y * block.z > 1024 || shared > (size_t)k->max_dynamic_shared)
         return rt_error((cudaError_t)cudaErrorInvalidConfiguration);
     e = rt_context();
-    return e == cudaSuccess ? cudaSuccess : rt_error(e);
+    if (e != cudaSuccess)
+        return rt_error(e);
+    return capture_launch(kernel, grid, block, shared, stream);
 }
 
 EXPORT cudaError_t __cudaLaunchKernel(const void *kernel, struct standin_dim3 gridDim,
                                               struct standin_dim3 blockDim, void **args,
                                               size_t sharedMem, cudaStream_t stream)
 {
-    (void)args, (void)sharedMem, (void)stream;
-    return launch(kernel, gridDim, blockDim);
+    (void)args;
+    return launch(kernel, gridDim, blockDim, sharedMem, stream);
 }
 
 EXPORT cudaError_t __cudaLaunchKernel_ptsz(const void *kernel,
@@ -167,23 +223,108 @@ EXPORT cudaError_t __cudaLaunchKernel_ptsz(const void *kernel,
                                                    struct standin_dim3 blockDim, void **args,
                                                    size_t sharedMem, cudaStream_t stream)
 {
-    (void)args, (void)sharedMem, (void)stream;
-    return launch(kernel, gridDim, blockDim);
+    (void)args;
+    return launch(kernel, gridDim, blockDim, sharedMem, stream);
 }
 
 EXPORT cudaError_t cudaLaunchKernel(const void *func, struct standin_dim3 gridDim,
                                             struct standin_dim3 blockDim, void **args,
                                             size_t sharedMem, cudaStream_t stream)
 {
-    (void)args, (void)sharedMem, (void)stream;
-    return launch(func, gridDim, blockDim);
+    (void)args;
+    return launch(func, gridDim, blockDim, sharedMem, stream);
 }
 
 EXPORT cudaError_t cudaLaunchKernel_ptsz(const void *func, struct standin_dim3 gridDim,
                                                  struct standin_dim3 blockDim, void **args,
                                                  size_t sharedMem, cudaStream_t stream)
 {
-    (void)args, (void)sharedMem, (void)stream;
-    return launch(func, gridDim, blockDim);
+    (void)args;
+    return launch(func, gridDim, blockDim, sharedMem, stream);
 }
-/* SPDX-License-Identifier: MIT */
+
+EXPORT cudaError_t cudaLaunchCooperativeKernel(const void *func, struct standin_dim3 gridDim,
+                                               struct standin_dim3 blockDim, void **args,
+                                               size_t sharedMem, cudaStream_t stream)
+{
+    (void)args;
+    return launch(func, gridDim, blockDim, sharedMem, stream);
+}
+
+EXPORT cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func,
+                                       void **args)
+{
+    (void)args;
+    if (!config)
+        return rt_error(cudaErrorInvalidValue);
+    struct standin_dim3 grid = {config->gridDim.x, config->gridDim.y, config->gridDim.z};
+    struct standin_dim3 block = {config->blockDim.x, config->blockDim.y, config->blockDim.z};
+    return launch(func, grid, block, config->dynamicSmemBytes, config->stream);
+}
+
+/* A kernel's attributes: those of a small kernel on the stand-in GPU
+ * (compute capability 9.0), its dynamic shared memory limit as set. */
+EXPORT cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func)
+{
+    struct kernel *k = func ? kernel_of(func) : NULL;
+    if (!attr)
+        return rt_error(cudaErrorInvalidValue);
+    if (!k)
+        return rt_error((cudaError_t)cudaErrorInvalidDeviceFunction);
+    memset(attr, 0, sizeof *attr);
+    attr->maxThreadsPerBlock = 1024;
+    attr->numRegs = 32;
+    attr->ptxVersion = 90;
+    attr->binaryVersion = 90;
+    attr->maxDynamicSharedSizeBytes = k->max_dynamic_shared;
+    attr->preferredShmemCarveout = -1;
+    return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, int value)
+{
+    struct kernel *k = func ? kernel_of(func) : NULL;
+    if (!k)
+        return rt_error((cudaError_t)cudaErrorInvalidDeviceFunction);
+    if (attr == cudaFuncAttributeMaxDynamicSharedMemorySize) {
+        if (value < 0 || value > 232448) /* the opt-in limit (attribute 97) */
+            return rt_error(cudaErrorInvalidValue);
+        k->max_dynamic_shared = value;
+    }
+    return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaKernelSetAttributeForDevice(cudaKernel_t kernel, enum cudaFuncAttribute attr,
+                                                   int value, int device)
+{
+    if (device < 0 || device >= rt_ndev)
+        return rt_error(cudaErrorInvalidDevice);
+    return cudaFuncSetAttribute((const void *)kernel, attr, value);
+}
+
+/* Blocks of BLOCK threads that fit on one multiprocessor of the stand-in
+ * GPU (2048 threads, 32 blocks, 228 KiB of shared memory each). */
+EXPORT cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+    int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize, unsigned int flags)
+{
+    (void)flags;
+    if (!numBlocks || blockSize <= 0)
+        return rt_error(cudaErrorInvalidValue);
+    if (!func || !registered(func))
+        return rt_error((cudaError_t)cudaErrorInvalidDeviceFunction);
+    int by_threads = 2048 / blockSize, by_shared = 32;
+    if (dynamicSMemSize)
+        by_shared = (int)((size_t)233472 / (dynamicSMemSize + 1024));
+    *numBlocks = by_threads < by_shared ? by_threads : by_shared;
+    if (*numBlocks > 32)
+        *numBlocks = 32;
+    return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const void *func,
+                                                                 int blockSize,
+                                                                 size_t dynamicSMemSize)
+{
+    return cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize,
+                                                                  dynamicSMemSize, 0);
+}

@@ -117,4 +117,40 @@ EXPORT cudaError_t cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t minBytesToKee
     NEED(memPoolTrimTo);
     return rt_error(rt_map_error(rt_drv.memPoolTrimTo((CUmemoryPool)memPool, minBytesToKeep)));
 }
+/* Pool attributes: the reuse policies read as enabled and are accepted; the
+ * stand-in driver's pools keep nothing after a free (the threshold is
+ * accepted and kept nowhere), so the memory counters read 0. */
+EXPORT cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr,
+                                           void *value)
+{
+    if (!memPool || !value || attr < cudaMemPoolReuseFollowEventDependencies ||
+        attr > cudaMemPoolAttrUsedMemHigh)
+        return rt_error(cudaErrorInvalidValue);
+    CTX_OR_RETURN();
+    return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr,
+                                           void *value)
+{
+    if (!memPool || !value || attr < cudaMemPoolReuseFollowEventDependencies ||
+        attr > cudaMemPoolAttrUsedMemHigh)
+        return rt_error(cudaErrorInvalidValue);
+    CTX_OR_RETURN();
+    if (attr <= cudaMemPoolReuseAllowInternalDependencies)
+        *(int *)value = 1;
+    else
+        *(uint64_t *)value = 0;
+    return cudaSuccess;
+}
+
+/* Every device reaches every pool (cudaDeviceCanAccessPeer). */
+EXPORT cudaError_t cudaMemPoolSetAccess(cudaMemPool_t memPool, const struct cudaMemAccessDesc *descList,
+                                        size_t count)
+{
+    if (!memPool || (!descList && count))
+        return rt_error(cudaErrorInvalidValue);
+    CTX_OR_RETURN();
+    return cudaSuccess;
+}
 /* SPDX-License-Identifier: MIT */

@@ -122,26 +122,6 @@ EXPORT CUresult cuDeviceGetUuid(CUuuid *uuid, CUdevice dev)
     return cuDeviceGetUuid_v2(uuid, dev);
 }
 
-/* A few attributes with plausible values (compute capability 9.0, 132
- * multiprocessors); every other one reads as 0, as an unsupported feature. */
-EXPORT CUresult cuDeviceGetAttribute(int *value, int attribute, CUdevice dev)
-{
-    standin_log("cuDeviceGetAttribute %d %d", attribute, dev);
-    if (!initialized())
-        return CUDA_ERROR_NOT_INITIALIZED;
-    if (!value || attribute <= 0)
-        return CUDA_ERROR_INVALID_VALUE;
-    if (dev < 0 || dev >= g_ndev)
-        return CUDA_ERROR_INVALID_DEVICE;
-    switch (attribute) {
-    case 16: *value = 132; break;  /* CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT */
-    case 75: *value = 9; break;    /* CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR */
-    case 76: *value = 0; break;    /* CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR */
-    default: *value = 0; break;
-    }
-    return CUDA_SUCCESS;
-}
-
 /* The entry points cuGetProcAddress hands out (driver_proc.c). */
 PROC("cuInit", 2000, cuInit)
 PROC("cuDriverGetVersion", 2020, cuDriverGetVersion)
@@ -152,5 +132,4 @@ PROC("cuDeviceGetPCIBusId", 4010, cuDeviceGetPCIBusId)
 PROC("cuDeviceTotalMem", 3020, cuDeviceTotalMem_v2)
 PROC("cuDeviceGetUuid", 9020, cuDeviceGetUuid)
 PROC("cuDeviceGetUuid", 11040, cuDeviceGetUuid_v2)
-PROC("cuDeviceGetAttribute", 2000, cuDeviceGetAttribute)
 /* SPDX-License-Identifier: MIT */

@@ -414,6 +414,28 @@ EXPORT CUresult cuDeviceGetGraphMemAttribute(CUdevice device, CUgraphMem_attribu
     return CUDA_SUCCESS;
 }
 
+/* The graph's nodes in the order they were added; with NODES NULL, their
+ * count. Entries past the nodes are set to NULL. */
+EXPORT CUresult cuGraphGetNodes(CUgraph hGraph, CUgraphNode *nodes, size_t *numNodes)
+{
+    struct sgraph *g = (struct sgraph *)hGraph;
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!valid_graph(g) || !numNodes)
+        return CUDA_ERROR_INVALID_VALUE;
+    size_t n = 0;
+    pthread_mutex_lock(&g_lock);
+    for (struct snode *s = g->nodes; s; s = s->next, n++)
+        if (nodes && n < *numNodes)
+            nodes[n] = (CUgraphNode)s;
+    pthread_mutex_unlock(&g_lock);
+    for (size_t i = n; nodes && i < *numNodes; i++)
+        nodes[i] = NULL;
+    if (!nodes || n < *numNodes)
+        *numNodes = n;
+    return CUDA_SUCCESS;
+}
+
 /* The entry points cuGetProcAddress hands out (driver_proc.c). */
 PROC("cuGraphCreate", 10000, cuGraphCreate)
 PROC("cuGraphAddKernelNode", 12000, cuGraphAddKernelNode_v2)
@@ -424,5 +446,6 @@ PROC("cuGraphInstantiateWithFlags", 11040, cuGraphInstantiateWithFlags)
 PROC_PTSZ("cuGraphLaunch", 10000, cuGraphLaunch)
 PROC("cuGraphExecDestroy", 10000, cuGraphExecDestroy)
 PROC("cuGraphDestroy", 10000, cuGraphDestroy)
+PROC("cuGraphGetNodes", 10000, cuGraphGetNodes)
 PROC("cuDeviceGraphMemTrim", 11040, cuDeviceGraphMemTrim)
 PROC("cuDeviceGetGraphMemAttribute", 11040, cuDeviceGetGraphMemAttribute)

@@ -66,6 +66,8 @@ struct spool {
 struct sstream {
     unsigned magic;
     struct sctx *ctx;
+    unsigned flags;
+    int priority; /* 0 (lowest) to -5 (highest), as a Hopper GPU's */
 };
 
 enum akind { K_DEVICE = 1, K_MANAGED = 2, K_HOST = 4, K_ARRAY = 8, K_V1 = 16, K_MIPMAP = 32 };
@@ -122,6 +124,10 @@ void teardown(struct sctx *c);
 /* The allocation that contains ADDRESS, lock held. */
 struct salloc *containing_locked(uintptr_t address);
 
+/* The device of the VMM mapping that holds ADDRESS: -1 for host memory,
+ * -2 when none holds it (driver_vmm.c). */
+int vmm_mapped_device(uintptr_t address);
+
 /* ---- cuGetProcAddress's table (driver_proc.c) ---- */
 
 /* An entry point cuGetProcAddress hands out for NAME from VERSION on (the
@@ -166,6 +172,8 @@ void graph_destroy(struct sgraph *g);
 CUresult graph_add_alloc(struct sgraph *g, size_t bytes, int device, CUdeviceptr *dptr,
                          CUgraphNode *node);
 CUresult graph_add_free(struct sgraph *g, CUdeviceptr dptr, CUgraphNode *node);
+/* A kernel node in G. */
+CUresult graph_add_kernel(struct sgraph *g, CUgraphNode *node);
 /* A live graph allocation freed outside a graph; CUDA_ERROR_INVALID_VALUE
  * when ADDRESS is none. */
 CUresult graph_free(uintptr_t address);

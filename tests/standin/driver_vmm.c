@@ -3,7 +3,9 @@
 #include "driver_internal.h"
 
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 struct sreserve {
     uintptr_t base;
@@ -16,6 +18,7 @@ struct shandle { /* a cuMemCreate allocation */
     size_t bytes;
     int device;
     int released;
+    int refs; /* cuMemCreate's and each cuMemRetainAllocationHandle's */
     int maps;
     UT_hash_handle hh;
 };
@@ -75,6 +78,7 @@ EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size,
         h->key = (uintptr_t)h;
         h->bytes = size;
         h->device = device;
+        h->refs = 1;
         HASH_ADD(hh, g_handles, key, sizeof h->key, h);
     }
     pthread_mutex_unlock(&g_lock);
@@ -105,6 +109,10 @@ EXPORT CUresult cuMemRelease(CUmemGenericAllocationHandle handle)
     if (!h) {
         pthread_mutex_unlock(&g_lock);
         return CUDA_ERROR_INVALID_VALUE;
+    }
+    if (--h->refs > 0) { /* retained: another release lets it go */
+        pthread_mutex_unlock(&g_lock);
+        return CUDA_SUCCESS;
     }
     HASH_DEL(g_handles, h);
     h->released = 1;
@@ -273,6 +281,143 @@ EXPORT CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)
     return CUDA_SUCCESS;
 }
 
+/* The mapping that holds ADDRESS, lock held. */
+static struct smap *mapping_locked(uintptr_t address)
+{
+    struct smap *m, *mt;
+    HASH_ITER(hh, g_maps, m, mt) {
+        if (address >= m->va && address - m->va < m->size)
+            return m;
+    }
+    return NULL;
+}
+
+/* The device of the mapping that holds ADDRESS: -1 for host memory, -2
+ * when no mapping holds it. */
+int vmm_mapped_device(uintptr_t address)
+{
+    pthread_mutex_lock(&g_lock);
+    struct smap *m = mapping_locked(address);
+    int device = m ? m->h->device : -2;
+    pthread_mutex_unlock(&g_lock);
+    return device;
+}
+
+/* The handle mapped at ADDR, with a reference the caller releases. */
+EXPORT CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *handle, void *addr)
+{
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!handle)
+        return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&g_lock);
+    struct smap *m = mapping_locked((uintptr_t)addr);
+    if (m && m->h->released) { /* released but still mapped: handed out again */
+        m->h->released = 0;
+        HASH_ADD(hh, g_handles, key, sizeof m->h->key, m->h);
+    }
+    if (m) {
+        m->h->refs++;
+        *handle = (CUmemGenericAllocationHandle)m->h->key;
+    }
+    pthread_mutex_unlock(&g_lock);
+    return m ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+EXPORT CUresult cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *prop,
+                                                       CUmemGenericAllocationHandle handle)
+{
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    uintptr_t key = (uintptr_t)handle;
+    struct shandle *h;
+    pthread_mutex_lock(&g_lock);
+    HASH_FIND(hh, g_handles, &key, sizeof key, h);
+    if (h && prop) {
+        memset(prop, 0, sizeof *prop);
+        prop->type = CU_MEM_ALLOCATION_TYPE_PINNED;
+        prop->location.type = h->device >= 0 ? CU_MEM_LOCATION_TYPE_DEVICE : CU_MEM_LOCATION_TYPE_HOST;
+        prop->location.id = h->device >= 0 ? h->device : 0;
+        prop->requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+    }
+    pthread_mutex_unlock(&g_lock);
+    return h && prop ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+/* A POSIX file descriptor for HANDLE: a memory file naming the handle and
+ * the process that exported it. The stand-in GPUs' memory is each process's
+ * own, so only the exporting process can import it (others: not
+ * supported). */
+struct shareable {
+    uint64_t key;
+    int pid;
+};
+
+EXPORT CUresult cuMemExportToShareableHandle(void *shareableHandle,
+                                             CUmemGenericAllocationHandle handle,
+                                             CUmemAllocationHandleType handleType,
+                                             unsigned long long flags)
+{
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!shareableHandle || flags)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (handleType != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR)
+        return CUDA_ERROR_NOT_SUPPORTED;
+    uintptr_t key = (uintptr_t)handle;
+    struct shandle *h;
+    pthread_mutex_lock(&g_lock);
+    HASH_FIND(hh, g_handles, &key, sizeof key, h);
+    pthread_mutex_unlock(&g_lock);
+    if (!h)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct shareable sh = {key, getpid()};
+    int fd = memfd_create("standin-cuda-handle", MFD_CLOEXEC);
+    if (fd < 0)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    if (write(fd, &sh, sizeof sh) != (ssize_t)sizeof sh) {
+        close(fd);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    *(int *)shareableHandle = fd;
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *handle, void *osHandle,
+                                               CUmemAllocationHandleType shHandleType)
+{
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!handle)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (shHandleType != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR)
+        return CUDA_ERROR_NOT_SUPPORTED;
+    struct shareable sh;
+    if (pread((int)(intptr_t)osHandle, &sh, sizeof sh, 0) != (ssize_t)sizeof sh)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (sh.pid != getpid())
+        return CUDA_ERROR_NOT_SUPPORTED;
+    uintptr_t key = (uintptr_t)sh.key;
+    struct shandle *h;
+    pthread_mutex_lock(&g_lock);
+    HASH_FIND(hh, g_handles, &key, sizeof key, h);
+    if (h)
+        h->refs++;
+    pthread_mutex_unlock(&g_lock);
+    if (!h)
+        return CUDA_ERROR_INVALID_VALUE;
+    *handle = (CUmemGenericAllocationHandle)key;
+    return CUDA_SUCCESS;
+}
+
+/* Multicast objects: the stand-in GPUs have no NVLink switch
+ * (CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED is 0). */
+EXPORT CUresult cuMulticastCreate(CUmemGenericAllocationHandle *mcHandle, const void *prop)
+{
+    (void)mcHandle, (void)prop;
+    return CUDA_ERROR_NOT_SUPPORTED;
+}
+
 /* The entry points cuGetProcAddress hands out (driver_proc.c). */
 PROC("cuMemAddressReserve", 10020, cuMemAddressReserve)
 PROC("cuMemAddressFree", 10020, cuMemAddressFree)
@@ -282,4 +427,9 @@ PROC("cuMemMap", 10020, cuMemMap)
 PROC("cuMemUnmap", 10020, cuMemUnmap)
 PROC("cuMemSetAccess", 10020, cuMemSetAccess)
 PROC("cuMemGetAllocationGranularity", 10020, cuMemGetAllocationGranularity)
+PROC("cuMemRetainAllocationHandle", 11000, cuMemRetainAllocationHandle)
+PROC("cuMemGetAllocationPropertiesFromHandle", 10020, cuMemGetAllocationPropertiesFromHandle)
+PROC("cuMemExportToShareableHandle", 10020, cuMemExportToShareableHandle)
+PROC("cuMemImportFromShareableHandle", 10020, cuMemImportFromShareableHandle)
+PROC("cuMulticastCreate", 12010, cuMulticastCreate)
 /* SPDX-License-Identifier: MIT */

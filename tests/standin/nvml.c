@@ -378,4 +378,75 @@ EXPORT nvmlReturn_t nvmlDeviceGetDeviceHandleFromMigDeviceHandle(nvmlDevice_t mi
 #define STANDIN_SAME_SIGNATURE(name) \
     _Static_assert(__builtin_types_compatible_p(__typeof__(&name), name##_fn), #name);
 VT_NVML_FUNCTIONS(STANDIN_SAME_SIGNATURE)
+/* The first ABI of the process list (nvml.h's nvmlProcessInfo_v1_t), under
+ * the unversioned name that programs dlsym (PyTorch's out-of-memory
+ * message). */
+typedef struct {
+    unsigned int pid;
+    unsigned long long usedGpuMemory;
+} process_info_v1;
+
+EXPORT nvmlReturn_t nvmlDeviceGetComputeRunningProcesses(nvmlDevice_t device,
+                                                         unsigned int *infoCount,
+                                                         process_info_v1 *infos)
+{
+    static nvmlProcessInfo_t now[MAX_LISTED + 1];
+    unsigned n = infoCount && *infoCount <= MAX_LISTED ? *infoCount : MAX_LISTED;
+    if (!infoCount)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    nvmlReturn_t r = nvmlDeviceGetComputeRunningProcesses_v3(device, &n, infos ? now : NULL);
+    if (r == NVML_SUCCESS && infos)
+        for (unsigned i = 0; i < n; i++) {
+            infos[i].pid = now[i].pid;
+            infos[i].usedGpuMemory = now[i].usedGpuMemory;
+        }
+    *infoCount = n;
+    return r;
+}
+
+/* The CUDA version the driver supports, as cuDriverGetVersion gives it. */
+EXPORT nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int *cudaDriverVersion)
+{
+    if (!cudaDriverVersion)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    *cudaDriverVersion = 13000;
+    return NVML_SUCCESS;
+}
+
+/* The stand-in GPUs have no NVLink. */
+EXPORT nvmlReturn_t nvmlDeviceGetNvLinkRemoteDeviceType(nvmlDevice_t device, unsigned int link,
+                                                        int *pNvLinkDeviceType)
+{
+    (void)device, (void)link, (void)pNvLinkDeviceType;
+    return NVML_ERROR_NOT_SUPPORTED;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo_v2(nvmlDevice_t device, unsigned int link,
+                                                        nvmlPciInfo_t *pci)
+{
+    (void)device, (void)link, (void)pci;
+    return NVML_ERROR_NOT_SUPPORTED;
+}
+
+/* nvmlGpuFabricInfoV_t's first fields (every version has them): the state
+ * NVML_GPU_FABRIC_STATE_NOT_SUPPORTED, as for a GPU outside any fabric. */
+struct fabric_info_head {
+    unsigned int version;
+    unsigned char clusterUuid[16];
+    nvmlReturn_t status;
+    unsigned int cliqueId;
+    unsigned char state;
+};
+
+EXPORT nvmlReturn_t nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t device, void *gpuFabricInfo)
+{
+    struct fabric_info_head *info = gpuFabricInfo;
+    if (!device || !info)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    memset(info->clusterUuid, 0, sizeof info->clusterUuid);
+    info->status = NVML_ERROR_NOT_SUPPORTED;
+    info->cliqueId = 0;
+    info->state = 0;
+    return NVML_SUCCESS;
+}
 /* SPDX-License-Identifier: MIT */

@@ -239,6 +239,7 @@ static void judge_growth(const struct vt_usage *u, struct vt_usage_site *s)
     uint64_t last_ns =
         vt_usage_boundary_ns(u, first + n - 1) - vt_usage_boundary_ns(u, first + n - 2);
     s->bytes_per_interval = (int64_t)(v[n - 1] - v[n - 2]);
+    s->rate_interval_ns = last_ns;
     s->bytes_per_second = last_ns ? (double)s->bytes_per_interval * 1e9 / (double)last_ns : 0.0;
 }
 

@@ -43,6 +43,7 @@ struct vt_usage_site {
     uint64_t growth_start_ns;
     int64_t bytes_per_interval; /* growing: the rise over the last interval */
     double bytes_per_second;    /* ... over that interval's time */
+    uint64_t rate_interval_ns;  /* that interval's time */
     /* internal: lazy snapshot at the device peak */
     uint64_t peak_epoch_saved;
 };
@@ -101,6 +102,13 @@ static inline const struct vt_usage_samples *vt_usage_site_samples(const struct 
     return u->by_marks ? &s->at_marks : &s->at_ticks;
 }
 size_t vt_usage_boundaries(const struct vt_usage *u);
+/* A rate per second means something over this much time at least: steps
+ * microseconds apart would read as gigabytes per second. */
+#define VT_RATE_MIN_INTERVAL_NS 100000000ull
+static inline bool vt_usage_rate_shown(const struct vt_usage_site *s)
+{
+    return s->growing && s->rate_interval_ns >= VT_RATE_MIN_INTERVAL_NS;
+}
 /* Whether growth could be judged: three boundaries at least after the skip. */
 bool vt_usage_growth_judged(const struct vt_usage *u);
 size_t vt_usage_growing_sites(const struct vt_usage *u);

@@ -7,36 +7,20 @@
 #include <stdio.h>
 
 #include "cli.h"
+#include "cli_table.h"
 #include "cli_usage.h"
 #include "leak_limits.h"
 #include "report.h"
 #include "report_dump.h"
 
-static const char usage[] =
-    "Usage: vramtrace check [--max-leaked SIZE] [--max-leaked-per-site SIZE]\n"
-    "                       [--max-growth SIZE] [--max-invalid-frees N] [--skip N]\n"
-    "                       [--suppressions FILE] [--no-default-suppressions]\n"
-    "                       [--error-exitcode N] [--json] DUMP...|DIR\n"
+static const char about[] =
     "Report each dump (leaks matching a suppression left out, and tallied at the\n"
     "end), then check it against the limits; print on stderr each limit broken.\n"
     "A directory stands for its *.vtr files (the dumps of a `vramtrace run`).\n"
-    "\n"
-    "Options:\n" VT_LIMIT_OPTIONS_HELP VT_SUPPRESSION_OPTIONS_HELP
-    "      --json             print each report as JSON\n"
-    "  -h, --help             show this help\n"
-    "\n"
     "Leaks are judged only in a dump whose process ended on its own (exit,\n"
     "_exit, exec) after at least one successful allocation; what a crashed,\n"
     "killed or still running process holds is live, not leaked. Invalid frees\n"
-    "are judged in every dump.\n"
-    "\n"
-    "Exit status: 0 when every dump that could be judged is within the limits;\n"
-    "23 (or --error-exitcode N) when a limit is broken (as run --fail-on-leak);\n"
-    "24 when there is nothing to judge (no dump in DIR, no successful allocation,\n"
-    "or no process that ended on its own); 1 when a dump or suppressions file\n"
-    "cannot be read (this wins over 23), or when no limit is broken but records\n"
-    "of a dump were disbelieved (a damaged dump is no pass); 2 for a bad command\n"
-    "line.\n";
+    "are judged in every dump.\n";
 
 static int parse_options(int argc, char **argv, struct vt_check_options *check,
                          struct vt_report_options *report)
@@ -62,7 +46,7 @@ static int parse_options(int argc, char **argv, struct vt_check_options *check,
             report->json = true;
             break;
         case 'h':
-            fputs(usage, stdout);
+            vt_cli_help("check", about, stdout);
             return VT_EXIT_OK;
         default:
             if (optopt)

@@ -9,14 +9,13 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_table.h"
 #include "cli_usage.h"
 #include "export.h"
 #include "output_file.h"
 #include "xalloc.h"
 
-static const char usage[] =
-    "Usage: vramtrace export --format FORMAT [-o FILE] [--what WHAT] [--diff BASE]\n"
-    "       DUMP...\n"
+static const char about[] =
     "Write a dump's call sites or usage over time for other tools:\n"
     "  folded   folded stacks for flamegraph.pl, inferno, speedscope: one line\n"
     "           per stack, root first, the API called as the leaf, a space and\n"
@@ -35,22 +34,7 @@ static const char usage[] =
     "           https://pytorch.org/memory_viz (Active Memory Timeline, Allocator\n"
     "           State History): every allocation and free per device, with its\n"
     "           frames (native and Python), and what is held at the end\n"
-    "  html     one self-contained HTML page (as `vramtrace report --html`)\n"
-    "\n"
-    "Options:\n"
-    "      --format FORMAT  folded, pprof, chrome, json, torch-snapshot or html\n"
-    "  -o, --output FILE    write to FILE instead of standard output (put in place\n"
-    "                       once whole: a failure leaves what was there)\n"
-    "      --force          let -o replace a file that holds a vramtrace dump\n"
-    "      --what WHAT      folded: leaked (still allocated at exit, the default),\n"
-    "                       peak (held when its device peaked) or allocated\n"
-    "                       (all bytes allocated during the run)\n"
-    "      --diff BASE      folded: the differential form \"stack BASE_BYTES BYTES\"\n"
-    "                       against the dump BASE, for difffolded-style flamegraphs\n"
-    "  -h, --help           show this help\n"
-    "\n"
-    "Exit status: 0 on success; 1 when a dump cannot be read or the output not\n"
-    "written; 2 for a bad command line.\n";
+    "  html     one self-contained HTML page (as `vramtrace report --html`)\n";
 
 enum format {
     FORMAT_NONE,
@@ -131,7 +115,7 @@ static int parse_args(int argc, char **argv, struct export_args *a)
             a->force = true;
             break;
         case 'h':
-            fputs(usage, stdout);
+            vt_cli_help("export", about, stdout);
             return VT_EXIT_OK;
         case '?':
             if (optopt)

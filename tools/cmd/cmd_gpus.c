@@ -7,14 +7,13 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_table.h"
 #include "cli_usage.h"
 #include "gpus_render.h"
 #include "report.h"
 #include "size_arg.h"
 
-static const char usage[] =
-    "Usage: vramtrace gpus [--json|--openmetrics] [--device N] [--min-free SIZE]\n"
-    "                      [DUMP|DIR...]\n"
+static const char about[] =
     "Show the machine's GPUs now, from NVML (libnvidia-ml.so.1, from the NVIDIA\n"
     "driver): per GPU its name, UUID, memory and utilization; per process using\n"
     "it: pid, user, state (running, sleeping, stopped, uninterruptible, zombie;\n"
@@ -23,22 +22,7 @@ static const char usage[] =
     "gone) and whether it is traced (a dump of it among DUMP|DIR, by default in\n"
     "the working directory). Processes that hold GPU memory while running\n"
     "nothing (stopped, orphaned, zombies whose threads hold on) are flagged with\n"
-    "the command that ends them; nothing is killed.\n"
-    "\n"
-    "Options:\n"
-    "      --json            print one JSON object instead of text\n"
-    "      --openmetrics     print metrics for Prometheus instead: per GPU its total\n"
-    "                        and used memory, and the used split into traced (live\n"
-    "                        bytes of the traced processes' dumps), outside the\n"
-    "                        traced calls, and other processes (see docs/cluster.md)\n"
-    "      --device N        only GPU N (NVML's index, as nvidia-smi numbers them)\n"
-    "      --min-free SIZE   exit 3 when a GPU shown has less than SIZE free (a\n"
-    "                        pre-flight check; SIZE as 512MiB, 20GiB)\n"
-    "  -h, --help            show this help\n"
-    "\n"
-    "Exit status: 0; 3 when --min-free is not met; 1 when NVML fails to list\n"
-    "the GPUs; 2 for a bad command line or when NVML is not there (one line on\n"
-    "stderr says what is missing).\n";
+    "the command that ends them; nothing is killed.\n";
 
 #define VT_EXIT_LOW_MEMORY 3
 
@@ -137,7 +121,7 @@ int vt_cmd_gpus(int argc, char **argv)
             o.min_free_given = true;
             break;
         case 'h':
-            fputs(usage, stdout);
+            vt_cli_help("gpus", about, stdout);
             return VT_EXIT_OK;
         case '?':
             if (optopt)

@@ -9,17 +9,14 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "cli_table.h"
 #include "cli_usage.h"
 #include "frames.h"
 #include "leak_limits.h"
 #include "report.h"
 #include "report_dump.h"
 
-static const char usage[] =
-    "Usage: vramtrace report [--json] [--top N] [--skip N] [--python-internals]\n"
-    "                        [--all-frames] [--max-frames N] [--html FILE] [--gen-suppressions] "
-    "[--suppressions FILE]\n"
-    "                        [--no-default-suppressions] DUMP...|DIR\n"
+static const char about[] =
     "Report the call sites whose device memory grows through the run (per\n"
     "marker interval, or per time tick without markers), the memory still\n"
     "allocated when the traced process ended, grouped by call site (largest\n"
@@ -28,37 +25,9 @@ static const char usage[] =
     "a suppression are left out and tallied at the end. Per device: which GPU it\n"
     "was and what it had in use at the end, traced and not (context, library\n"
     "workspaces, other processes: from the driver and NVML).\n"
-    "With several dumps, or a directory (its *.vtr files), one report per\n"
-    "process, then the combined totals and which process used which GPU (by\n"
-    "host and UUID, with a warning where several processes shared one).\n"
-    "\n"
-    "Options:\n"
-    "      --json        print one JSON object instead of text\n"
-    "      --top N       show at most N call sites per list (0: all; default: the\n"
-    "                    text shows 10 per section and says how many more, the\n"
-    "                    JSON all)\n"
-    "      --skip N      leave the first N markers (warm-up) out of growth detection\n"
-    "      --python-internals\n"
-    "                    show the Python interpreter's own native frames beside\n"
-    "                    the Python frames (hidden by default)\n"
-    "      --all-frames  show every frame: the C library's start-up, the dynamic\n"
-    "                    loader, pytest/pluggy/unittest and the interpreter's own\n"
-    "                    Python code are folded into one '... N runtime frames'\n"
-    "                    line per stack by default (JSON has them all, marked)\n"
-    "      --max-frames N\n"
-    "                    show at most N frames per stack (beside the folded ones)\n"
-    "      --html FILE   also write the report as one self-contained HTML page\n"
-    "                    (usage chart per device; one dump only)\n"
-    "      --force       let --html replace a file that holds a vramtrace dump\n"
-    "      --gen-suppressions\n"
-    "                    instead of the report, print a suppressions file for the\n"
-    "                    leaks (one leak:^function$ line per call "
-    "site)\n" VT_SUPPRESSION_OPTIONS_HELP "  -h, --help        show this help\n"
-    "\n"
-    "Exit status: 0 for any readable dump, leaks or not (a partial dump says so; a\n"
-    "record the reader disbelieves costs that record, with a warning on stderr);\n"
-    "1 when a dump cannot be read at all (or DIR holds none); 2 for a bad command\n"
-    "line.\n";
+    "With several dumps, or a directory (its *.vtr files): the combined totals and\n"
+    "which process used which GPU (by host and UUID, with a warning where several\n"
+    "processes shared one), then one report per process.\n";
 
 static int gen_suppressions(char *const *paths, size_t npaths, const struct vt_report_options *opts)
 {
@@ -174,7 +143,7 @@ int vt_cmd_report(int argc, char **argv)
             opts.force = true;
             break;
         case 'h':
-            fputs(usage, stdout);
+            vt_cli_help("report", about, stdout);
             return VT_EXIT_OK;
         case '?':
             vt_check_options_free(&check);

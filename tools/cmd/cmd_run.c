@@ -19,6 +19,7 @@
 
 #include "alloc_conf.h"
 #include "cli.h"
+#include "cli_table.h"
 #include "cli_usage.h"
 #include "output_file.h"
 #include "frames.h"
@@ -35,75 +36,11 @@
 
 #define VT_LIBRARY_NAME "libvramtrace.so"
 
-static const char usage[] =
-    "Usage: vramtrace run [-o PATH] [--no-children] [--aggregate] [--free-stacks]\n"
-    "                     [--fail-on-leak] [--max-leaked SIZE] [--max-leaked-per-site SIZE]\n"
-    "                     [--max-growth SIZE] [--max-invalid-frees N] [--skip N]\n"
-    "                     [--error-exitcode N] [--suppressions FILE]\n"
-    "                     [--json] [--json-output FILE] [--log-file FILE]\n"
-    "                     [--python-internals] [--all-frames] [--max-frames N]\n"
-    "                     [--pytorch-tensors] [--] CMD [ARG...]\n"
-    "Run CMD with " VT_LIBRARY_NAME " preloaded, and every process it starts (exec'd\n"
+static const char about[] =
+    "Run CMD with libvramtrace.so preloaded, and every process it starts (exec'd\n"
     "programs, forked children, their children: the whole tree); wait for all of\n"
-    "them, then say which dumps were written and report each process that used\n"
-    "CUDA, then the combined totals, on stderr.\n"
-    "\n"
-    "Options:\n"
-    "  -o, --output PATH  the dumps' path (%p: the process id, %r: the rank, %e: the\n"
-    "                     program's name, %%: %); relative to the working directory\n"
-    "                     even for processes that change it. A directory, a symlink\n"
-    "                     or a missing directory is refused before CMD starts; an\n"
-    "                     existing file at a path without %-sequences is replaced.\n"
-    "                     With several processes, give %p (the first takes PATH, the\n"
-    "                     others a fresh name next to it). Default: VRAMTRACE_OUTPUT,\n"
-    "                     else vramtrace.%e.%p.vtr in the working directory\n"
-    "      --no-children  trace CMD's process only (its exec'd programs too)\n"
-    "      --aggregate    for long runs (VRAMTRACE_MODE=aggregate): a dump of bounded\n"
-    "                     size with counts per call site, live bytes per site at\n"
-    "                     intervals (VRAMTRACE_SAMPLE_INTERVAL_MS, default 100,\n"
-    "                     doubling every 512 samples) and before each marker, and\n"
-    "                     exact totals and peaks at exit. Leaks per site, peaks,\n"
-    "                     growth between markers, check and the folded and pprof\n"
-    "                     exports still work; it cannot tell individual allocations\n"
-    "                     (addresses, sizes, lifetimes, order), exactly who held\n"
-    "                     memory at a peak (it shows the fullest sample), nor\n"
-    "                     anything finer than the sample interval\n"
-    "      --free-stacks  record the stack of every free (VRAMTRACE_FREE_STACKS=1),\n"
-    "                     so that a double free shows where it was freed first\n"
-    "      --fail-on-leak exit with status 23 if a process of the tree leaked device\n"
-    "                     or managed memory or made an invalid free (each dump is held\n"
-    "                     to the limits below, as by vramtrace check); a limit implies it\n"
-    "      --json         print the report as JSON on stdout, after CMD's own output\n"
-    "                     (give --json-output when CMD prints on stdout)\n"
-    "      --json-output FILE\n"
-    "                     write the JSON report to FILE (the text report stays)\n"
-    "      --log-file FILE\n"
-    "                     write the text report to FILE instead of stderr\n"
-    "      --force        let --json-output and --log-file replace a file that\n"
-    "                     holds a vramtrace dump\n"
-    "      --python-internals\n"
-    "                     show the Python interpreter's own native frames\n"
-    "      --all-frames   show the runtime frames (C start-up, dynamic loader,\n"
-    "                     pytest/pluggy/unittest, the interpreter's own Python code)\n"
-    "                     that the report folds into one line per stack\n"
-    "      --max-frames N show at most N frames per stack\n"
-    "      --pytorch-tensors\n"
-    "                     PyTorch: add backend:cudaMallocAsync to PYTORCH_CUDA_ALLOC_CONF\n"
-    "                     (other settings kept), so each tensor is one traced\n"
-    "                     cudaMallocAsync/cudaFreeAsync at its own Python line, while\n"
-    "                     the driver's pool still caches memory\n"
-    "Limits and suppressions:\n" VT_LIMIT_OPTIONS_HELP VT_SUPPRESSION_OPTIONS_HELP
-    "  -h, --help         show this help\n"
-    "\n"
-    "Exit status: CMD's own when nothing is wrong (128+N when signal N killed it,\n"
-    "whatever leaked: a crash is never reported as a leak); with --fail-on-leak,\n"
-    "23 (or --error-exitcode N) when a process leaked or made an invalid free\n"
-    "beyond the limits, 24 when there is nothing to judge (no dump, or no process\n"
-    "that made a successful allocation and ended on its own), 1 when a dump cannot\n"
-    "be read, or is damaged (records disbelieved) and no limit is broken; 127 if\n"
-    "CMD could not be started; 1 if the library is missing or a\n"
-    "file cannot be written; 2 for a bad command line or -o, or when LD_PRELOAD\n"
-    "already holds the tracer.\n";
+    "them, then say which dumps were written, the combined totals, then the report\n"
+    "of each process that used CUDA, on stderr.\n";
 
 struct run_options {
     const char *output;
@@ -252,7 +189,7 @@ static int parse_options(int argc, char **argv, struct run_options *opts)
             break;
         }
         case 'h':
-            fputs(usage, stdout);
+            vt_cli_help("run", about, stdout);
             return VT_EXIT_OK;
         default:
             if (optopt == 'o')

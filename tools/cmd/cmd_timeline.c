@@ -5,21 +5,14 @@
 
 #include "analysis.h"
 #include "cli.h"
+#include "cli_table.h"
 #include "cli_usage.h"
 #include "timeline.h"
 
-static const char usage[] =
-    "Usage: vramtrace timeline [--json] DUMP\n"
+static const char about[] =
     "Chart the live device memory (device + managed) of each device over the\n"
     "run, in 80 columns: '^' marks the peak, '|' each marker (vramtrace_mark or\n"
-    "the marker signal).\n"
-    "\n"
-    "Options:\n"
-    "      --json        print the samples as one JSON object instead\n"
-    "  -h, --help        show this help\n"
-    "\n"
-    "Exit status: 0 for any readable dump; 1 when the dump cannot be read;\n"
-    "2 for a bad command line.\n";
+    "the marker signal).\n";
 
 int vt_cmd_timeline(int argc, char **argv)
 {
@@ -38,7 +31,7 @@ int vt_cmd_timeline(int argc, char **argv)
             json = true;
             break;
         case 'h':
-            fputs(usage, stdout);
+            vt_cli_help("timeline", about, stdout);
             return VT_EXIT_OK;
         case '?':
             return vt_usage_error("timeline", "unknown option '%s'", argv[optind - 1]);

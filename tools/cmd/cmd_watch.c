@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_table.h"
 #include "cli_usage.h"
 #include "dump_follow.h"
 #include "json_writer.h"
@@ -31,11 +32,7 @@
 #include "watch_view.h"
 #include "xalloc.h"
 
-static const char usage[] =
-    "Usage: vramtrace watch [--once] [--json] [--interval SECONDS] [--top N] [PID|DUMP]\n"
-    "       vramtrace watch [--once] [--openmetrics] [--openmetrics-file FILE]\n"
-    "                       [--listen ADDR:PORT] [--interval SECONDS] [--top N]\n"
-    "                       [PID|DUMP|DIR...]\n"
+static const char about[] =
     "Watch a traced process while it runs, from the dump it is writing (no signal,\n"
     "no ptrace: the process is not touched): live and peak device memory with a\n"
     "sparkline per device, the call sites holding the most now with their growth\n"
@@ -43,37 +40,10 @@ static const char usage[] =
     "terminal, one line per refresh otherwise; when the process ends, the final\n"
     "view and its verdict. PID: the dump that process writes; DUMP: a .vtr file\n"
     "(finished or not). Without an argument: the running traced processes whose\n"
-    "dumps are in the working directory or VRAMTRACE_OUTPUT's directory.\n"
-    "\n"
-    "Options:\n"
-    "      --once        print one snapshot and exit\n"
-    "      --json        print the snapshot as the object `vramtrace report --json`\n"
-    "                    prints for the dump so far, plus \"running\" and \"pid\"\n"
-    "                    (one object per refresh)\n"
-    "      --interval SECONDS\n"
-    "                    time between refreshes (default 1; fractions allowed)\n"
-    "      --top N       call sites shown (default 5; 0: all that fit); with the\n"
-    "                    metrics, call sites per process (default 20)\n"
-    "\n"
-    "Metrics for Prometheus (text exposition format, ended by \"# EOF\"): every\n"
-    "process of the dumps named and of the DIRs' *.vtr files (looked at again\n"
-    "each refresh; none named: the working directory's), in one exposition:\n"
-    "      --openmetrics print the exposition (each refresh, until every process\n"
-    "                    has ended; with --once, one)\n"
-    "      --openmetrics-file FILE\n"
-    "                    rewrite FILE each refresh, atomically (for node_exporter's\n"
-    "                    textfile collector: FILE in its directory, named *.prom)\n"
-    "      --listen ADDR:PORT\n"
-    "                    serve the exposition at http://ADDR:PORT/metrics (ADDR\n"
-    "                    left out, as in :9400 or 9400: 127.0.0.1)\n"
-    "                    With --openmetrics-file (without --once) or --listen it\n"
-    "                    runs until SIGINT or SIGTERM. See docs/cluster.md.\n"
-    "  -h, --help        show this help\n"
-    "\n"
-    "Exit status: 0 when the process has ended (or with --once; with the metrics,\n"
-    "when stopped by SIGINT or SIGTERM); 1 when a dump named cannot be read or found (none\n"
-    "listed without an argument), FILE cannot be written or ADDR:PORT listened\n"
-    "on; 2 for a bad command line.\n";
+    "dumps are in the working directory or VRAMTRACE_OUTPUT's directory. With the\n"
+    "metrics (--openmetrics, --openmetrics-file, --listen): every process of the\n"
+    "dumps named and of the DIRs' *.vtr files (looked at again each refresh; none\n"
+    "named: the working directory's), in one exposition (docs/cluster.md).\n";
 
 struct watch {
     struct vt_dump_follow follow;
@@ -330,7 +300,7 @@ int vt_cmd_watch(int argc, char **argv)
             m.listen = optarg;
             break;
         case 'h':
-            fputs(usage, stdout);
+            vt_cli_help("watch", about, stdout);
             return VT_EXIT_OK;
         case '?':
             if (optopt)

@@ -47,7 +47,8 @@ char *vt_job_label(pid_t pid)
     const char *job = lookup(env, len, "SLURM_JOB_ID");
     if (!job || !*job)
         job = lookup(env, len, "POD_NAME");
-    if ((!job || !*job) && lookup(env, len, "KUBERNETES_SERVICE_HOST"))
+    const char *kubernetes = lookup(env, len, "KUBERNETES_SERVICE_HOST");
+    if ((!job || !*job) && kubernetes && *kubernetes)
         job = lookup(env, len, "HOSTNAME");
     char *out = job && *job ? strcpy(vt_xcalloc(strlen(job) + 1, 1), job) : NULL;
     free(env);

@@ -7,9 +7,9 @@
 #include <sys/types.h>
 
 /* SLURM_JOB_ID, else POD_NAME, else HOSTNAME when KUBERNETES_SERVICE_HOST
- * is set (a pod's hostname is its name), from /proc/PID/environ: a new
- * string, or NULL when none is set or the environment cannot be read
- * (another user's process, one that has ended). */
+ * is set (a pod's hostname is its name), from /proc/PID/environ (empty
+ * values count as unset): a new string, or NULL when none is set or the
+ * environment cannot be read (another user's process, one that has ended). */
 char *vt_job_label(pid_t pid);
 
 #endif

@@ -8,7 +8,9 @@
 #include "cli.h"
 #include "cli_usage.h"
 #include "report.h"
+#include "site_label.h"
 #include "size_arg.h"
+#include "xalloc.h"
 
 static int set_limit(bool *has, uint64_t *max, const char *arg, const char *cmd, const char *name,
                      struct vt_check_options *o)
@@ -136,38 +138,35 @@ static void print_over(FILE *out, const char *path, uint64_t bytes, const char *
             vt_human_size(bytes, size), what, option, limit, vt_human_size(limit, max));
 }
 
-/* "make_scratch examples/leaky.cu:33", or what is known of the first frame. */
-static void print_site(const struct vt_report *r, const struct vt_leak *leak, FILE *out)
-{
-    struct vt_site site;
-    vt_site_frames(r->sym, r->dump, leak->stack_id, leak->api, &site);
-    if (site.nframes == 0) {
-        fputs(": (no stack recorded)", out);
-    } else {
-        const struct vt_frame *f = site.frames[0];
-        fprintf(out, ": %s", f->function ? f->function : "??");
-        if (f->file)
-            fprintf(out, " %s:%u", f->file, f->line);
-        else if (f->module)
-            fprintf(out, " (%s+0x%" PRIx64 ")", f->module, f->offset);
-    }
-    fprintf(out, " via %s\n", vt_api_label(site.api));
-    vt_site_free(&site);
-}
-
+/* The leaks over LIMIT at one site, each named by its label (told apart
+ * from the other sites over it): "...: scratch_buffer x.c:41 <- prepare_batch
+ * x.c:47 via cudaMalloc". */
 static size_t check_sites(const struct vt_report *r, uint64_t limit, FILE *out)
 {
-    size_t broken = 0;
-    for (size_t i = 0; i < r->analysis->nleaks; i++) {
-        const struct vt_leak *leak = &r->analysis->leaks[i];
-        if (!vt_kind_counts_as_vram(leak->kind) || leak->bytes <= limit)
-            continue;
-        print_over(out, r->path, leak->bytes, "leaked at one call site", "--max-leaked-per-site",
-                   limit);
-        print_site(r, leak, out);
-        broken++;
+    const struct vt_analysis *a = r->analysis;
+    size_t *over = vt_xcalloc(a->nleaks, sizeof *over), n = 0;
+    for (size_t i = 0; i < a->nleaks; i++)
+        if (vt_kind_counts_as_vram(a->leaks[i].kind) && a->leaks[i].bytes > limit)
+            over[n++] = i;
+    struct vt_site *sites = vt_xcalloc(n, sizeof *sites);
+    const struct vt_site **list = vt_xcalloc(n, sizeof *list);
+    for (size_t k = 0; k < n; k++) {
+        vt_site_frames(r->sym, r->dump, a->leaks[over[k]].stack_id, a->leaks[over[k]].api,
+                       &sites[k]);
+        list[k] = &sites[k];
     }
-    return broken;
+    char **labels = vt_site_labels(list, n);
+    for (size_t k = 0; k < n; k++) {
+        print_over(out, r->path, a->leaks[over[k]].bytes, "leaked at one call site",
+                   "--max-leaked-per-site", limit);
+        fprintf(out, ": %s via %s\n", labels[k], vt_api_label(sites[k].api));
+        vt_site_free(&sites[k]);
+    }
+    vt_site_labels_free(labels, n);
+    free(list);
+    free(sites);
+    free(over);
+    return n;
 }
 
 /* What --max-growth measured: from which marker, or the leaked bytes. */

@@ -54,30 +54,6 @@ enum {
         {"error-exitcode", required_argument, NULL, VT_OPT_ERROR_EXITCODE},       \
         {"skip", required_argument, NULL, VT_OPT_SKIP}, VT_SUPPRESSION_LONG_OPTIONS
 
-#define VT_LIMIT_OPTIONS_HELP                                                            \
-    "      --max-leaked SIZE  fail when more than SIZE of device and managed\n"          \
-    "                         memory leaked in total\n"                                  \
-    "      --max-leaked-per-site SIZE\n"                                                 \
-    "                         fail when one call site leaked more than SIZE\n"           \
-    "      --max-growth SIZE  fail when live memory grew by more than SIZE from\n"       \
-    "                         the first vramtrace_mark() to the last (one mark: to\n"    \
-    "                         the end; none: the leaked bytes)\n"                        \
-    "      --max-invalid-frees N\n"                                                      \
-    "                         fail when more than N frees were refused by the\n"         \
-    "                         driver (double frees, unknown pointers); default 0:\n"     \
-    "                         any invalid free fails, whatever the leak limits\n"        \
-    "                         Limits are inclusive. SIZE: 123, 512KiB, 1.5 MiB, 2GB\n"   \
-    "                         (B, KiB, MiB, GiB, TiB; KB, MB, GB, TB are binary too).\n" \
-    "                         Without a leak limit, --max-leaked 0 applies.\n"           \
-    "      --skip N           leave the first N markers (warm-up) out of growth\n"       \
-    "      --error-exitcode N the exit status for a broken limit (default 23)\n"
-#define VT_SUPPRESSION_OPTIONS_HELP                                                      \
-    "      --suppressions FILE  skip leaks matching FILE's 'leak:PATTERN' lines\n"       \
-    "                         (LeakSanitizer's format; also $" VT_SUPPRESSIONS_ENV ")\n" \
-    "      --no-default-suppressions\n"                                                  \
-    "                         do not skip the built-in list of CUDA libraries'\n"        \
-    "                         context-lifetime allocations\n"
-
 /* Handles option C of command CMD: 0 taken, -1 not one of these,
  * VT_EXIT_USAGE after printing why ARG is wrong. */
 int vt_check_option(struct vt_check_options *o, int c, const char *arg, const char *cmd);

@@ -78,6 +78,7 @@ static void give_up(struct followed *d)
     vt_dump_follow_close(&d->follow);
     d->open = false;
     d->done = true;
+    d->readable = false; /* nothing of it is exported */
 }
 
 static void forget(struct followed *d)
@@ -168,8 +169,10 @@ static int advance(const struct exporter *e, struct followed *d)
     }
     if (vt_dump_follow_poll(&d->follow, &vt_analysis_sink, &d->analysis) < 0)
         return -1;
-    if (d->follow.pos.offset == 0) { /* no header yet: a process just started */
-        if (!d->named && !d->follow.file_size)
+    if (d->follow.pos.offset == 0) {
+        /* no header yet: in a directory, a process that is starting (the
+         * file may be grown before its header is written); looked at again */
+        if (!d->named)
             return 0;
         fprintf(stderr, "vramtrace: %s: %s\n", d->path,
                 d->follow.file_size ? "not a vramtrace dump (no header written)" : "empty file");

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "site_label.h"
 #include "timeline.h"
 #include "xalloc.h"
 
@@ -126,30 +127,6 @@ static size_t top_sites(const struct vt_usage *u, size_t *out, size_t max)
     return n;
 }
 
-/* "leak_step (usage.c:50) <- main" */
-static void site_text(const struct vt_report *r, const struct vt_usage_site *s, char *buf,
-                      size_t size)
-{
-    struct vt_site site;
-    vt_site_frames(r->sym, r->dump, s->stack_id, s->api, &site);
-    if (!site.nframes) {
-        snprintf(buf, size, "%s (no stack)", vt_api_label(site.api));
-    } else {
-        const struct vt_frame *f = site.frames[0];
-        int n = f->file
-                    ? snprintf(buf, size, "%s (%s:%u)", f->function ? f->function : "??",
-                               base(f->file), f->line)
-                    : snprintf(buf, size, "%s (%s+0x%" PRIx64 ")", f->function ? f->function : "??",
-                               f->module ? base(f->module) : "?", f->offset);
-        if (site.nframes > 1 && n > 0 && (size_t)n < size)
-            n += snprintf(buf + n, size - (size_t)n, " <- %s",
-                          site.frames[1]->function ? site.frames[1]->function : "??");
-        if (s->kind == VT_KIND_HOST && n > 0 && (size_t)n < size)
-            snprintf(buf + n, size - (size_t)n, " [host]");
-    }
-    vt_site_free(&site);
-}
-
 static void signed_size(int64_t bytes, char *buf)
 {
     char h[32];
@@ -162,6 +139,15 @@ static void sites_table(struct lines *l, const struct vt_report *r, size_t max)
     const struct vt_usage *u = &r->analysis->usage;
     size_t *order = vt_xcalloc(max ? max : 1, sizeof *order);
     size_t n = top_sites(u, order, max);
+    /* labelled as every view labels them: apart from each other */
+    struct vt_site *sites = vt_xcalloc(n, sizeof *sites);
+    const struct vt_site **list = vt_xcalloc(n, sizeof *list);
+    for (size_t i = 0; i < n; i++) {
+        vt_site_frames(r->sym, r->dump, u->sites[order[i]].stack_id, u->sites[order[i]].api,
+                       &sites[i]);
+        list[i] = &sites[i];
+    }
+    char **labels = vt_site_labels(list, n);
     add(l, "top call sites by live bytes:");
     end_line(l);
     add(l, "  %12s  %12s  %12s  %s", "live", u->by_marks ? "per marker" : "", "per second",
@@ -169,19 +155,26 @@ static void sites_table(struct lines *l, const struct vt_report *r, size_t max)
     end_line(l);
     for (size_t i = 0; i < n; i++) {
         const struct vt_usage_site *s = &u->sites[order[i]];
-        char live[32], marker[32] = "", second[32], where[512];
+        char live[32], marker[32] = "", second[32] = "";
         if (u->by_marks)
             signed_size(s->bytes_per_interval, marker);
-        signed_size((int64_t)s->bytes_per_second, second);
-        site_text(r, s, where, sizeof where);
-        add(l, "  %12s  %12s  %10s/s  %s", vt_human_size(s->live_bytes, live), marker, second,
-            where);
+        if (vt_usage_rate_shown(s)) {
+            signed_size((int64_t)s->bytes_per_second, second);
+            strcat(second, "/s");
+        }
+        add(l, "  %12s  %12s  %12s  %s%s", vt_human_size(s->live_bytes, live), marker, second,
+            labels[i], s->kind == VT_KIND_HOST ? " [host]" : "");
         end_line(l);
     }
     if (!n) {
         add(l, "  (nothing allocated now)");
         end_line(l);
     }
+    vt_site_labels_free(labels, n);
+    for (size_t i = 0; i < n; i++)
+        vt_site_free(&sites[i]);
+    free(list);
+    free(sites);
     free(order);
 }
 
@@ -235,7 +228,7 @@ unsigned vt_watch_view(const struct vt_report *r, const struct vt_watch_look *lo
 void vt_watch_line(const struct vt_report *r, bool running, FILE *out)
 {
     const struct vt_usage *u = &r->analysis->usage;
-    char t[32], where[512];
+    char t[32], where[1024];
     size_t top;
     fprintf(out, "t=%s state=%s",
             vt_format_time(running ? running_for(r->dump) : r->dump->last_time_ns, t),
@@ -246,7 +239,10 @@ void vt_watch_line(const struct vt_report *r, bool running, FILE *out)
                 u->devices[i].peak_bytes);
     fprintf(out, " failed=%" PRIu64, r->analysis->summary.failed_allocations);
     if (top_sites(u, &top, 1)) {
-        site_text(r, &u->sites[top], where, sizeof where);
+        struct vt_site site;
+        vt_site_frames(r->sym, r->dump, u->sites[top].stack_id, u->sites[top].api, &site);
+        vt_site_label(&site, 1, where, sizeof where);
+        vt_site_free(&site);
         fprintf(out, " top_live=%" PRIu64 " top_site=\"%s\"", u->sites[top].live_bytes, where);
     }
     fputc('\n', out);

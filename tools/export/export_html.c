@@ -14,7 +14,10 @@
 #include "format.h"
 #include "output_file.h"
 #include "report.h"
+#include "site_label.h"
+#include "verdicts.h"
 #include "timeline.h"
+#include "xalloc.h"
 
 #define CHART_W 960
 #define CHART_H 220
@@ -318,16 +321,6 @@ static void put_frame(const struct vt_frame *f, FILE *out)
     fputs(f->inlined ? " (inlined)</span></li>\n" : "</span></li>\n", out);
 }
 
-/* "fn file:line" of a frame, for a row's one-line summary. */
-static void put_frame_summary(const struct vt_frame *f, FILE *out)
-{
-    fputs("<code class=\"fn\">", out);
-    put_text(f->function ? f->function : "??", out);
-    fputs("</code> <span class=\"loc\">", out);
-    put_location(f, out);
-    fputs("</span>", out);
-}
-
 static void put_folded(const struct vt_frames_view *v, FILE *out)
 {
     fprintf(out,
@@ -336,9 +329,9 @@ static void put_folded(const struct vt_frames_view *v, FILE *out)
             v->runtime, v->runtime == 1 ? "" : "s");
 }
 
-/* The first frame of the program's own (file:line) as the summary, the
+/* The site's label (LABEL, or its first own frame's) as the summary, the
  * stack when opened, runtime frames folded as in the text report. */
-static void put_stack(const struct vt_site *site, bool open, FILE *out)
+static void put_stack(const struct vt_site *site, const char *label, bool open, FILE *out)
 {
     struct vt_frames_view view;
     if (site->nframes == 0) {
@@ -346,8 +339,12 @@ static void put_stack(const struct vt_site *site, bool open, FILE *out)
         return;
     }
     vt_frames_view(site, &view);
-    fprintf(out, "<td><details%s><summary>", open ? " open" : "");
-    put_frame_summary(site->frames[vt_site_first_own_frame(site)], out);
+    char own[1024];
+    if (!label)
+        vt_site_label(site, 1, own, sizeof own);
+    fprintf(out, "<td><details%s><summary><code class=\"site\">", open ? " open" : "");
+    put_text(label ? label : own, out);
+    fputs("</code>", out);
     fprintf(out,
             " <span class=\"loc\">(%zu frames)</span></summary>\n<ol class=\"stack\" "
             "start=\"0\">\n",
@@ -421,6 +418,12 @@ static void leaks_table(const struct vt_report *r, FILE *out)
               out);
     else
         fputs("<h2 id=\"leaks\">Leaks at exit</h2>\n", out);
+    if (a->nleaks == 0 && a->summary.suppressed_bytes) { /* suppressed is not freed */
+        fputs("<p>No unsuppressed leaks (", out);
+        put_size(a->summary.suppressed_bytes, out);
+        fputs(" suppressed).</p>\n", out);
+        return;
+    }
     if (a->nleaks == 0) {
         fputs("<p>All memory was freed.</p>\n", out);
         return;
@@ -429,16 +432,22 @@ static void leaks_table(const struct vt_report *r, FILE *out)
           "<th>API</th><th>Kind</th><th class=\"num\">Device</th><th>Call site</th>"
           "<th>Threads</th></tr></thead><tbody>\n",
           out);
+    const struct vt_site **sites = vt_xcalloc(r->leaks_shown, sizeof *sites);
+    for (size_t i = 0; i < r->leaks_shown; i++)
+        sites[i] = &r->leak_sites[i];
+    char **labels = vt_site_labels(sites, r->leaks_shown);
     for (size_t i = 0; i < r->leaks_shown; i++) {
         const struct vt_leak *l = &a->leaks[i];
         fputs("<tr>", out);
         put_bytes_cell(l->bytes, out);
         fprintf(out, "<td class=\"num\">%" PRIu64 "</td>", l->allocations);
         put_where(r->leak_sites[i].api, l->kind, l->device, out);
-        put_stack(&r->leak_sites[i], i == 0, out);
+        put_stack(&r->leak_sites[i], labels[i], i == 0, out);
         put_threads(r, l, out);
         fputs("</tr>\n", out);
     }
+    vt_site_labels_free(labels, r->leaks_shown);
+    free(sites);
     fputs("</tbody></table>\n", out);
     if (a->nleaks > r->leaks_shown)
         fprintf(out, "<p>%zu more leaking call sites not shown.</p>\n", a->nleaks - r->leaks_shown);
@@ -473,14 +482,18 @@ static void growing_table(const struct vt_report *r, FILE *out)
         fprintf(out, "%s%s</td>", vt_format_time(s->growth_start_ns, time), u->by_marks ? ")" : "");
         put_bytes_cell(s->live_bytes, out);
         put_where(r->usage_sites[index].api, s->kind, s->device, out);
-        put_stack(&r->usage_sites[index], false, out);
+        put_stack(&r->usage_sites[index], NULL, false, out);
         fputs("</tr>\n", out);
     }
     if (any)
         fputs("</tbody></table>\n", out);
-    else
-        fprintf(out, "<p>No call site grows (judged on %zu %s).</p>\n", vt_usage_boundaries(u),
-                u->by_marks ? "markers" : "time ticks");
+    else {
+        char verdict[512];
+        vt_growth_verdict(r, verdict, sizeof verdict);
+        fputs("<p>", out);
+        put_text(verdict, out);
+        fputs("</p>\n", out);
+    }
 }
 
 static void peak_tables(const struct vt_report *r, FILE *out)
@@ -507,14 +520,20 @@ static void peak_tables(const struct vt_report *r, FILE *out)
         fputs("<table><thead><tr><th class=\"num\">Held</th><th>API</th><th>Kind</th>"
               "<th class=\"num\">Device</th><th>Call site</th></tr></thead><tbody>\n",
               out);
+        const struct vt_site **sites = vt_xcalloc(n, sizeof *sites);
+        for (size_t i = 0; i < n; i++)
+            sites[i] = &r->usage_sites[holders[i]];
+        char **labels = vt_site_labels(sites, n);
         for (size_t i = 0; i < n; i++) {
             const struct vt_usage_site *s = &u->sites[holders[i]];
             fputs("<tr>", out);
             put_bytes_cell(s->bytes_at_device_peak, out);
             put_where(r->usage_sites[holders[i]].api, s->kind, s->device, out);
-            put_stack(&r->usage_sites[holders[i]], false, out);
+            put_stack(&r->usage_sites[holders[i]], labels[i], false, out);
             fputs("</tr>\n", out);
         }
+        vt_site_labels_free(labels, n);
+        free(sites);
         free(holders);
         fputs("</tbody></table>\n", out);
     }
@@ -537,7 +556,7 @@ static void failures_table(const struct vt_report *r, FILE *out)
         fprintf(out, "<td class=\"num\">%" PRIu64 "</td><td class=\"num\">%s</td>", f->count,
                 vt_cuda_error_label(f->error, error));
         put_where(r->failure_sites[i].api, f->kind, f->device, out);
-        put_stack(&r->failure_sites[i], false, out);
+        put_stack(&r->failure_sites[i], NULL, false, out);
         fputs("</tr>\n", out);
     }
     fputs("</tbody></table>\n", out);
@@ -554,13 +573,13 @@ static void put_bad_free_target(const struct vt_report *r, size_t i, FILE *out)
         fputs("<td>no allocation the tracer saw, nor one freed lately</td><td></td>", out);
         return;
     }
-    put_stack(&sites[1], false, out);
+    put_stack(&sites[1], NULL, false, out);
     if (!(e->flags & VT_BAD_FREE_DOUBLE)) {
         fputs("<td>still allocated: the driver refused this free</td>", out);
         return;
     }
     if (e->first_free_stack_id) {
-        put_stack(&sites[2], false, out);
+        put_stack(&sites[2], NULL, false, out);
         return;
     }
     fprintf(out, "<td>at %s on thread %" PRIu64 " via ", vt_format_time(e->first_free_ns, time),
@@ -587,7 +606,7 @@ static void invalid_frees_table(const struct vt_report *r, FILE *out)
                 e->first.flags & VT_BAD_FREE_DOUBLE ? "double free" : "invalid free");
         put_text(vt_api_label(r->invalid_sites[3 * i].api), out);
         fputs("</td>", out);
-        put_stack(&r->invalid_sites[3 * i], i == 0, out);
+        put_stack(&r->invalid_sites[3 * i], NULL, i == 0, out);
         put_bad_free_target(r, i, out);
         fputs("</tr>\n", out);
     }

@@ -312,7 +312,8 @@ static bool is_runtime_python(const struct vt_frame *f)
     if (!file)
         return false;
     if (!strncmp(file, "<frozen ", 8) || base_is(file, "runpy.py") || base_is(file, "pytest") ||
-        base_is(file, "pytest-3") || base_is(file, "py.test"))
+        base_is(file, "pytest-3") || base_is(file, "py.test") ||
+        base_is(file, "pytest_vramtrace.py")) /* our plugin, folded as pytest is */
         return true;
     if (base_is(file, "threading.py"))
         return is_name(f->function, bootstrap, sizeof bootstrap / sizeof bootstrap[0]);

@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* realloc for N elements of SIZE (N may be 0). */
 static inline void *vt_xrealloc(void *p, size_t n, size_t size)
@@ -38,6 +39,13 @@ static inline void *vt_xcalloc(size_t n, size_t size)
         exit(1);
     }
     return p;
+}
+
+/* strdup of S. */
+static inline char *vt_xstrdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    return memcpy(vt_xcalloc(n, 1), s, n);
 }
 
 #endif

@@ -7,6 +7,9 @@
 #include "format.h"
 #include "json_writer.h"
 #include "report.h"
+#include "site_label.h"
+#include "verdicts.h"
+#include "xalloc.h"
 
 /* A stack deeper than the tracer's limit: how many frames were left out,
  * and where (the index in "frames" of the first outer frame kept). */
@@ -128,10 +131,16 @@ void vt_render_json_summary(struct vt_json *j, const struct vt_summary *s)
     vt_json_end_object(j);
 }
 
-/* What identifies a call site: api, kind, device, stack id and frames. */
-static void write_site_fields(struct vt_json *j, const struct vt_site *site, unsigned kind,
-                              int64_t device, uint64_t stack_id)
+/* What identifies a call site: api, kind, device, stack id, frames and its
+ * label (LABEL: told apart from the sites beside it; NULL: its first frame). */
+static void write_site_fields(struct vt_json *j, const struct vt_site *site, const char *label,
+                              unsigned kind, int64_t device, uint64_t stack_id)
 {
+    char own[1024];
+    if (!label)
+        vt_site_label(site, 1, own, sizeof own);
+    vt_json_key(j, "label");
+    vt_json_string(j, label ? label : own);
     vt_json_key(j, "api");
     vt_json_string(j, vt_api_label(site->api));
     vt_json_key(j, "kind");
@@ -165,19 +174,27 @@ static void write_threads(struct vt_json *j, const struct vt_report *r, const st
  * process ended on its own, else under "live_at_end" (the other one []). */
 static void write_leak_list(struct vt_json *j, const struct vt_report *r, bool these)
 {
+    size_t n = these ? r->leaks_shown : 0;
+    const struct vt_site **sites = vt_xcalloc(n, sizeof *sites);
+    for (size_t i = 0; i < n; i++)
+        sites[i] = &r->leak_sites[i];
+    char **labels = vt_site_labels(sites, n);
     vt_json_begin_array(j);
-    for (size_t i = 0; these && i < r->leaks_shown; i++) {
+    for (size_t i = 0; i < n; i++) {
         const struct vt_leak *leak = &r->analysis->leaks[i];
         vt_json_begin_object(j);
         write_uint_field(j, "bytes", leak->bytes);
         write_uint_field(j, "allocations", leak->allocations);
         write_uint_field(j, "shutdown_freed_bytes", leak->shutdown_freed_bytes);
         write_uint_field(j, "shutdown_freed_allocations", leak->shutdown_freed_allocations);
-        write_site_fields(j, &r->leak_sites[i], leak->kind, leak->device, leak->stack_id);
+        write_site_fields(j, &r->leak_sites[i], labels[i], leak->kind, leak->device,
+                          leak->stack_id);
         write_threads(j, r, leak);
         vt_json_end_object(j);
     }
     vt_json_end_array(j);
+    vt_site_labels_free(labels, n);
+    free(sites);
 }
 
 static void write_leaks(struct vt_json *j, const struct vt_report *r)
@@ -190,18 +207,32 @@ static void write_leaks(struct vt_json *j, const struct vt_report *r)
 }
 
 /* A site of analysis->usage: who it is and what it holds. */
-static void write_site_ref(struct vt_json *j, const struct vt_report *r, size_t index)
+static void write_site_ref(struct vt_json *j, const struct vt_report *r, size_t index,
+                           const char *label)
 {
     const struct vt_usage_site *s = &r->analysis->usage.sites[index];
-    write_site_fields(j, &r->usage_sites[index], s->kind, s->device, s->stack_id);
+    write_site_fields(j, &r->usage_sites[index], label, s->kind, s->device, s->stack_id);
 }
 
-static void write_holder(struct vt_json *j, const struct vt_report *r, size_t site, uint64_t bytes)
+/* N holders (indices into usage.sites) with the bytes each held, labelled
+ * apart from each other. */
+static void write_holders(struct vt_json *j, const struct vt_report *r, const size_t *holders,
+                          const uint64_t *bytes, size_t n)
 {
-    vt_json_begin_object(j);
-    write_uint_field(j, "bytes", bytes);
-    write_site_ref(j, r, site);
-    vt_json_end_object(j);
+    const struct vt_site **sites = vt_xcalloc(n, sizeof *sites);
+    for (size_t i = 0; i < n; i++)
+        sites[i] = &r->usage_sites[holders[i]];
+    char **labels = vt_site_labels(sites, n);
+    vt_json_begin_array(j);
+    for (size_t i = 0; i < n; i++) {
+        vt_json_begin_object(j);
+        write_uint_field(j, "bytes", bytes[i]);
+        write_site_ref(j, r, holders[i], labels[i]);
+        vt_json_end_object(j);
+    }
+    vt_json_end_array(j);
+    vt_site_labels_free(labels, n);
+    free(sites);
 }
 
 static void write_oom(struct vt_json *j, const struct vt_report *r, const struct vt_failure *f)
@@ -220,10 +251,13 @@ static void write_oom(struct vt_json *j, const struct vt_report *r, const struct
     vt_json_key(j, "driver_total_bytes");
     f->has_meminfo ? vt_json_uint(j, f->mem_total) : vt_json_null(j);
     vt_json_key(j, "holders");
-    vt_json_begin_array(j);
-    for (size_t i = 0; i < f->nholders; i++)
-        write_holder(j, r, f->holders[i].site, f->holders[i].bytes);
-    vt_json_end_array(j);
+    size_t sites[VT_OOM_HOLDERS];
+    uint64_t held[VT_OOM_HOLDERS];
+    for (size_t i = 0; i < f->nholders; i++) {
+        sites[i] = f->holders[i].site;
+        held[i] = f->holders[i].bytes;
+    }
+    write_holders(j, r, sites, held, f->nholders);
     vt_render_json_gpu_processes(f, j);
     vt_json_end_object(j);
 }
@@ -251,6 +285,10 @@ static void write_growth_start(struct vt_json *j, const struct vt_usage *u,
 static void write_sites(struct vt_json *j, const struct vt_report *r)
 {
     const struct vt_usage *u = &r->analysis->usage;
+    const struct vt_site **shown = vt_xcalloc(r->sites_shown, sizeof *shown);
+    for (size_t i = 0; i < r->sites_shown; i++)
+        shown[i] = &r->usage_sites[r->site_order[i]];
+    char **labels = vt_site_labels(shown, r->sites_shown);
     vt_json_key(j, "sites");
     vt_json_begin_array(j);
     for (size_t i = 0; i < r->sites_shown; i++) {
@@ -263,19 +301,26 @@ static void write_sites(struct vt_json *j, const struct vt_report *r)
         vt_json_bool(j, s->growing);
         vt_json_key(j, "bytes_per_interval");
         vt_json_int(j, s->bytes_per_interval);
-        vt_json_key(j, "bytes_per_second");
-        vt_json_int(j, (int64_t)s->bytes_per_second);
+        vt_json_key(j, "bytes_per_second"); /* over a long enough interval only */
+        vt_usage_rate_shown(s) ? vt_json_int(j, (int64_t)s->bytes_per_second) : vt_json_null(j);
+        vt_json_key(j, "rate_interval_ns");
+        s->growing ? vt_json_uint(j, s->rate_interval_ns) : vt_json_null(j);
         write_growth_start(j, u, s);
-        write_site_ref(j, r, r->site_order[i]);
+        write_site_ref(j, r, r->site_order[i], labels[i]);
         vt_json_end_object(j);
     }
     vt_json_end_array(j);
+    vt_site_labels_free(labels, r->sites_shown);
+    free(shown);
     write_uint_field(j, "sites_omitted", u->nsites - r->sites_shown);
 }
 
 /* How growth was judged: on which boundaries, after how much warm-up. */
-static void write_growth(struct vt_json *j, const struct vt_usage *u)
+static void write_growth(struct vt_json *j, const struct vt_report *r)
 {
+    const struct vt_usage *u = &r->analysis->usage;
+    char verdict[512];
+    vt_growth_verdict(r, verdict, sizeof verdict);
     vt_json_key(j, "growth");
     vt_json_begin_object(j);
     vt_json_key(j, "interval");
@@ -288,6 +333,10 @@ static void write_growth(struct vt_json *j, const struct vt_usage *u)
     vt_json_key(j, "judged");
     vt_json_bool(j, vt_usage_growth_judged(u));
     write_uint_field(j, "growing_sites", vt_usage_growing_sites(u));
+    vt_json_key(j, "reliable"); /* markers, enough of them */
+    vt_json_bool(j, u->by_marks && vt_usage_growth_judged(u));
+    vt_json_key(j, "verdict");
+    vt_json_string(j, verdict);
     vt_json_end_object(j);
 }
 
@@ -308,11 +357,12 @@ static void write_peaks(struct vt_json *j, const struct vt_report *r)
         vt_json_key(j, "holders_time_ns");
         dev->holders_approx ? vt_json_uint(j, dev->holders_time_ns) : vt_json_null(j);
         vt_json_key(j, "holders");
-        vt_json_begin_array(j);
+        uint64_t *held = vt_xcalloc(n, sizeof *held);
         for (size_t i = 0; i < n; i++)
-            write_holder(j, r, holders[i], u->sites[holders[i]].bytes_at_device_peak);
+            held[i] = u->sites[holders[i]].bytes_at_device_peak;
+        write_holders(j, r, holders, held, n);
+        free(held);
         free(holders);
-        vt_json_end_array(j);
         vt_json_end_object(j);
     }
     vt_json_end_array(j);
@@ -508,7 +558,7 @@ void vt_render_json_fields(const struct vt_report *r, struct vt_json *j)
     write_leaks(j, r);
     write_failures(j, r);
     write_invalid_frees(j, r);
-    write_growth(j, &r->analysis->usage);
+    write_growth(j, r);
     write_sites(j, r);
     write_peaks(j, r);
     vt_render_json_devices(r, j);

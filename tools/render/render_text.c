@@ -11,6 +11,9 @@
 #include "device_report.h"
 #include "format.h"
 #include "report.h"
+#include "site_label.h"
+#include "xalloc.h"
+#include "verdicts.h"
 
 static const char *plural(uint64_t n, const char *one, const char *many)
 {
@@ -21,18 +24,6 @@ static const char *basename_of(const char *path)
 {
     const char *slash = strrchr(path, '/');
     return slash ? slash + 1 : path;
-}
-
-/* Source paths under the working directory print relative to it. */
-static const char *display_path(const char *path)
-{
-    static char cwd[PATH_MAX];
-    static size_t cwd_len;
-    if (!cwd[0] && getcwd(cwd, sizeof cwd))
-        cwd_len = strlen(cwd);
-    if (cwd_len > 1 && !strncmp(path, cwd, cwd_len) && path[cwd_len] == '/')
-        return path + cwd_len + 1;
-    return path;
 }
 
 /* The frame lines are most of a large report's text: written piece by
@@ -56,7 +47,7 @@ static void print_location(const struct vt_frame *f, FILE *out)
 {
     if (f->file) {
         put_text(f->python ? " (" : " ", out);
-        put_text(display_path(f->file), out);
+        put_text(vt_display_path(f->file), out);
         fputc_unlocked(':', out);
         put_number(f->line, 10, out);
         if (f->python)
@@ -240,6 +231,7 @@ static void print_leak_headline(const struct vt_report *r, uint64_t bytes, uint6
 static void print_summary(const struct vt_report *r, FILE *out)
 {
     const struct vt_summary *s = &r->analysis->summary;
+    char suppressed[32];
     size_t device_sites = 0;
     uint64_t bytes = r->live_not_leaked ? s->live_at_end_bytes : s->leaked_bytes;
     uint64_t count = r->live_not_leaked ? s->live_at_end_allocations : s->leaked_allocations;
@@ -252,6 +244,10 @@ static void print_summary(const struct vt_report *r, FILE *out)
                 s->failed_allocations);
     else if (count)
         print_leak_headline(r, bytes, count, device_sites, out);
+    else if (s->suppressed_bytes) /* suppressed is not freed */
+        fprintf(out, "vramtrace: no unsuppressed leaks (%s suppressed in %" PRIu64 " %s)",
+                vt_human_size(s->suppressed_bytes, suppressed), s->suppressed_allocations,
+                plural(s->suppressed_allocations, "allocation", "allocations"));
     else
         fprintf(out, "vramtrace: no leaks: all device memory was freed%s",
                 r->live_not_leaked ? " (so far)" : "");
@@ -320,56 +316,24 @@ static void print_bytes(uint64_t bytes, FILE *out)
     fprintf(out, "%s (%" PRIu64 " bytes)", vt_human_size(bytes, size), bytes);
 }
 
-#define HOLDER_FRAMES 3
-
-/* "    4.0 MiB  cudaMalloc  fn file:line <- caller file:line": the first
- * frame of the program's own and its callers, DEPTH of them. */
-static void print_holder(const struct vt_report *r, size_t site, uint64_t bytes, size_t depth,
-                         FILE *out)
+/* "    4.0 MiB  cudaMalloc  fn file:line <- caller file:line", one line per
+ * holder, each labelled so that no two read alike. */
+static void print_holders(const struct vt_report *r, const size_t *sites, const uint64_t *bytes,
+                          size_t n, FILE *out)
 {
-    char size[32];
-    const struct vt_site *s = &r->usage_sites[site];
-    fprintf(out, "    %10s  %s", vt_human_size(bytes, size), vt_api_label(s->api));
-    for (size_t i = vt_site_first_own_frame(s), n = 0; i < s->nframes && n < depth; i++) {
-        const struct vt_frame *f = s->frames[i];
-        if (vt_frame_is_runtime(f))
-            continue;
-        fprintf(out, "%s%s", n++ ? " <- " : "  ", f->function ? f->function : "??");
-        print_location(f, out);
-    }
-    fputc('\n', out);
-}
-
-static bool same_frame(const struct vt_frame *a, const struct vt_frame *b)
-{
-    return a == b || (a->line == b->line &&
-                      !strcmp(a->function ? a->function : "", b->function ? b->function : "") &&
-                      !strcmp(a->file ? a->file : "", b->file ? b->file : ""));
-}
-
-/* Whether two sites look alike in their first DEPTH own frames. */
-static bool alike(const struct vt_site *a, const struct vt_site *b, size_t depth)
-{
-    size_t i = vt_site_first_own_frame(a), k = vt_site_first_own_frame(b);
-    for (size_t n = 0; n < depth; n++, i++, k++) {
-        if (i >= a->nframes || k >= b->nframes)
-            return i >= a->nframes && k >= b->nframes;
-        if (!same_frame(a->frames[i], b->frames[k]))
-            return false;
-    }
-    return true;
-}
-
-/* Frames per holder line: one, or as many as tell two holders apart. */
-static size_t holder_depth(const struct vt_report *r, const size_t *sites, size_t n)
-{
-    size_t depth = 1;
+    const struct vt_site **list = vt_xcalloc(n ? n : 1, sizeof *list);
+    size_t *depths = vt_xcalloc(n ? n : 1, sizeof *depths);
     for (size_t i = 0; i < n; i++)
-        for (size_t k = i + 1; k < n; k++)
-            while (depth < HOLDER_FRAMES &&
-                   alike(&r->usage_sites[sites[i]], &r->usage_sites[sites[k]], depth))
-                depth++;
-    return depth;
+        list[i] = &r->usage_sites[sites[i]];
+    vt_label_depths(list, n, depths);
+    for (size_t i = 0; i < n; i++) {
+        char size[32], label[1024];
+        vt_site_label(list[i], depths[i], label, sizeof label);
+        fprintf(out, "    %10s  %s  %s\n", vt_human_size(bytes[i], size),
+                vt_api_label(list[i]->api), label);
+    }
+    free(depths);
+    free(list);
 }
 
 static void print_growth_start(const struct vt_usage *u, const struct vt_usage_site *s, FILE *out)
@@ -385,32 +349,11 @@ static void print_growth_start(const struct vt_usage *u, const struct vt_usage_s
 
 /* What growth was judged on, always: "not growing" and "not judged" read
  * differently. */
-static void print_growth_verdict(const struct vt_usage *u, FILE *out)
+static void print_growth_verdict(const struct vt_report *r, FILE *out)
 {
-    size_t n = vt_usage_boundaries(u), growing = vt_usage_growing_sites(u);
-    const char *unit = u->by_marks ? "markers" : "time ticks";
-    if (!vt_usage_growth_judged(u) && !u->by_marks) {
-        fprintf(out,
-                "vramtrace: growth not judged: no markers, and fewer than 3 time ticks "
-                "(%zu)\n",
-                n);
-        return;
-    }
-    if (!vt_usage_growth_judged(u)) {
-        fprintf(out, "vramtrace: growth not judged: fewer than 3 %s", unit);
-        if (u->skip)
-            fprintf(out, " after the warm-up (%zu, %zu skipped)\n", n, u->skip);
-        else
-            fprintf(out, " (%zu)\n", n);
-        return;
-    }
-    fprintf(out, "vramtrace: growth judged on %zu %s", n, unit);
-    if (u->by_marks)
-        fprintf(out, " (%zu skipped as warm-up)", u->skip);
-    if (growing)
-        fprintf(out, ": %zu call %s growing\n", growing, plural(growing, "site", "sites"));
-    else
-        fputs(": nothing grows\n", out);
+    char verdict[512];
+    vt_growth_verdict(r, verdict, sizeof verdict);
+    fprintf(out, "vramtrace: %s\n", verdict);
 }
 
 /* A growing site's leak, in the same entry: "leaked at exit: N bytes (...) in
@@ -437,7 +380,7 @@ static size_t print_growing(const struct vt_report *r, FILE *out)
     const struct vt_usage *u = &r->analysis->usage;
     char size[32];
     if (r->analysis->summary.allocations)
-        print_growth_verdict(u, out);
+        print_growth_verdict(r, out);
     size_t printed = 0;
     for (size_t i = 0; i < r->sites_shown && room_for(r, printed); i++, printed++) {
         size_t index = r->site_order[i];
@@ -446,7 +389,10 @@ static size_t print_growing(const struct vt_report *r, FILE *out)
             break;
         fprintf(out, "\nGrowing by %s per %s", vt_human_size((uint64_t)s->bytes_per_interval, size),
                 u->by_marks ? "marker interval" : "tick");
-        fprintf(out, " (the last; %s/s)", vt_human_size((uint64_t)s->bytes_per_second, size));
+        if (vt_usage_rate_shown(s))
+            fprintf(out, " (the last; %s/s)", vt_human_size((uint64_t)s->bytes_per_second, size));
+        else /* a rate over a few milliseconds means nothing */
+            fputs(" (the last)", out);
         print_growth_start(u, s, out);
         print_growing_leak(r, s, out);
         fprintf(out, ", via %s", vt_api_label(r->usage_sites[index].api));
@@ -490,9 +436,11 @@ static size_t print_peaks(const struct vt_report *r, FILE *out)
             fputs(")", out);
         }
         fputs(n ? ", held by:\n" : "\n", out);
-        size_t depth = holder_depth(r, holders, n);
+        uint64_t *held = vt_xcalloc(n ? n : 1, sizeof *held);
         for (size_t i = 0; i < n; i++)
-            print_holder(r, holders[i], u->sites[holders[i]].bytes_at_device_peak, depth, out);
+            held[i] = u->sites[holders[i]].bytes_at_device_peak;
+        print_holders(r, holders, held, n, out);
+        free(held);
         free(holders);
     }
     return omitted;
@@ -514,11 +462,12 @@ static void print_oom(const struct vt_report *r, const struct vt_failure *f, FIL
     }
     fputs(f->nholders ? "; largest holders:\n" : "\n", out);
     size_t sites[VT_OOM_HOLDERS];
-    for (size_t i = 0; i < f->nholders; i++)
+    uint64_t held[VT_OOM_HOLDERS];
+    for (size_t i = 0; i < f->nholders; i++) {
         sites[i] = f->holders[i].site;
-    size_t depth = holder_depth(r, sites, f->nholders);
-    for (size_t i = 0; i < f->nholders; i++)
-        print_holder(r, f->holders[i].site, f->holders[i].bytes, depth, out);
+        held[i] = f->holders[i].bytes;
+    }
+    print_holders(r, sites, held, f->nholders, out);
     vt_render_text_gpu_processes(f, out);
 }
 

@@ -96,10 +96,12 @@ static int add_directory(char ***list, size_t *n, const char *dir, bool quiet)
         free(path);
     }
     closedir(d);
-    if (*n == first && !quiet) /* nothing to read: the caller says what that means */
-        fprintf(stderr, "vramtrace: %s: no .vtr dumps in this directory\n", dir);
-    else
+    if (*n == first) { /* nothing to read: the caller says what that means */
+        if (!quiet)
+            fprintf(stderr, "vramtrace: %s: no .vtr dumps in this directory\n", dir);
+    } else {
         qsort(*list + first, *n - first, sizeof **list, by_name);
+    }
     return 0;
 }
 

@@ -172,6 +172,81 @@ cudaError_t CUDARTAPI cudaStreamGetCaptureInfo_ptsz(cudaStream_t stream,
                                                     size_t *numDependencies_out);
 cudaError_t CUDARTAPI cudaGraphLaunch_ptsz(cudaGraphExec_t graphExec, cudaStream_t stream);
 
+/* Events, streams, asynchronous copies and sets, pointers, devices,
+ * kernels and libraries (tests/standin/cudart_event.c, cudart_stream.c,
+ * cudart_copy.c, cudart_pointer.c, cudart_properties.c, cudart_launch.c,
+ * cudart_library.c, cudart_graph_nodes.c). */
+cudaError_t CUDARTAPI cudaEventCreate(cudaEvent_t *event);
+cudaError_t CUDARTAPI cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags);
+cudaError_t CUDARTAPI cudaEventDestroy(cudaEvent_t event);
+cudaError_t CUDARTAPI cudaEventRecord(cudaEvent_t event, cudaStream_t stream);
+cudaError_t CUDARTAPI cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream,
+                                               unsigned int flags);
+cudaError_t CUDARTAPI cudaEventQuery(cudaEvent_t event);
+cudaError_t CUDARTAPI cudaEventSynchronize(cudaEvent_t event);
+cudaError_t CUDARTAPI cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end);
+cudaError_t CUDARTAPI cudaIpcGetEventHandle(cudaIpcEventHandle_t *handle, cudaEvent_t event);
+cudaError_t CUDARTAPI cudaIpcOpenEventHandle(cudaEvent_t *event, cudaIpcEventHandle_t handle);
+cudaError_t CUDARTAPI cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned int flags);
+cudaError_t CUDARTAPI cudaStreamCreateWithPriority(cudaStream_t *pStream, unsigned int flags,
+                                                   int priority);
+cudaError_t CUDARTAPI cudaStreamGetPriority(cudaStream_t hStream, int *priority);
+cudaError_t CUDARTAPI cudaStreamQuery(cudaStream_t stream);
+cudaError_t CUDARTAPI cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event,
+                                          unsigned int flags);
+cudaError_t CUDARTAPI cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData);
+cudaError_t CUDARTAPI cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback,
+                                            void *userData, unsigned int flags);
+cudaError_t CUDARTAPI cudaDeviceGetStreamPriorityRange(int *leastPriority, int *greatestPriority);
+cudaError_t CUDARTAPI cudaMemcpyAsync(void *dst, const void *src, size_t count,
+                                      enum cudaMemcpyKind kind, cudaStream_t stream);
+cudaError_t CUDARTAPI cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch,
+                                        size_t width, size_t height, enum cudaMemcpyKind kind,
+                                        cudaStream_t stream);
+cudaError_t CUDARTAPI cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src,
+                                          int srcDevice, size_t count, cudaStream_t stream);
+cudaError_t CUDARTAPI cudaMemsetAsync(void *devPtr, int value, size_t count, cudaStream_t stream);
+cudaError_t CUDARTAPI cudaGetSymbolAddress(void **devPtr, const void *symbol);
+cudaError_t CUDARTAPI cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count,
+                                         size_t offset, enum cudaMemcpyKind kind);
+cudaError_t CUDARTAPI cudaPointerGetAttributes(struct cudaPointerAttributes *attributes,
+                                               const void *ptr);
+cudaError_t CUDARTAPI cudaIpcGetMemHandle(cudaIpcMemHandle_t *handle, void *devPtr);
+cudaError_t CUDARTAPI cudaIpcOpenMemHandle(void **devPtr, cudaIpcMemHandle_t handle,
+                                           unsigned int flags);
+cudaError_t CUDARTAPI cudaIpcCloseMemHandle(void *devPtr);
+cudaError_t CUDARTAPI cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device);
+cudaError_t CUDARTAPI cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device);
+cudaError_t CUDARTAPI cudaDeviceCanAccessPeer(int *canAccessPeer, int device, int peerDevice);
+cudaError_t CUDARTAPI cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags);
+cudaError_t CUDARTAPI cudaDeviceGetPCIBusId(char *pciBusId, int len, int device);
+cudaError_t CUDARTAPI cudaProfilerStart(void);
+cudaError_t CUDARTAPI cudaProfilerStop(void);
+cudaError_t CUDARTAPI cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func);
+cudaError_t CUDARTAPI cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr,
+                                           int value);
+cudaError_t CUDARTAPI cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func,
+                                          void **args);
+cudaError_t CUDARTAPI cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks,
+                                                                    const void *func,
+                                                                    int blockSize,
+                                                                    size_t dynamicSMemSize);
+cudaError_t CUDARTAPI cudaMemPoolSetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr,
+                                              void *value);
+cudaError_t CUDARTAPI cudaMemPoolGetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr,
+                                              void *value);
+cudaError_t CUDARTAPI cudaMemPoolSetAccess(cudaMemPool_t memPool,
+                                           const struct cudaMemAccessDesc *descList, size_t count);
+cudaError_t CUDARTAPI cudaUserObjectCreate(cudaUserObject_t *object_out, void *ptr,
+                                           cudaHostFn_t destroy, unsigned int initialRefcount,
+                                           unsigned int flags);
+cudaError_t CUDARTAPI cudaUserObjectRelease(cudaUserObject_t object, unsigned int count);
+cudaError_t CUDARTAPI cudaGraphRetainUserObject(cudaGraph_t graph, cudaUserObject_t object,
+                                                unsigned int count, unsigned int flags);
+cudaError_t CUDARTAPI cudaDeviceSetGraphMemAttribute(int device,
+                                                     enum cudaGraphMemAttributeType attr,
+                                                     void *value);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,34 +1,40 @@
 # SPDX-License-Identifier: MIT
-"""pytest plugin for tests run under vramtrace (LD_PRELOAD=libvramtrace.so
-or `vramtrace run -- python -m pytest ...`): fail a test whose CUDA device
-memory outlives it.
+"""pytest plugin for tests run under vramtrace: fail a test whose CUDA device
+memory outlives it, and (pytest --vramtrace) a table of what each test left.
 
     @pytest.mark.vram_limit_leaks("1 MiB", warmups=1)
     def test_step(): ...
 
 runs the test WARMUPS times first (caches and lazy initialisation are
-allowed to keep memory there), then once more between vramtrace_checkpoint()
-and vramtrace_leaked_since(): more than the limit still live fails the test,
-naming the test's own line and the leaking call (from this process's dump,
-read by the vramtrace CLI) and the dump's path. Without the tracer the marked test is skipped, not
+allowed to keep memory there), then once more between vramtrace.checkpoint()
+and vramtrace.leaked_since(): more than the limit still live fails the test,
+naming the test's own line and the leaking call site (labelled as every view
+of vramtrace labels it, from this process's dump, read by the vramtrace CLI)
+and the dump's path. Without the tracer the marked test is skipped, not
 passed. The `vram` fixture gives the live traced bytes (vram.live_bytes).
 
-Pure Python: it calls the tracer's C API (include/vramtrace.h) through
-ctypes.CDLL(None), where the preloaded library's symbols are found.
+`pytest --vramtrace` runs the session under the tracer (`vramtrace run --
+PYTHON -m pytest ARGS`, with the interpreter pytest runs on) when it is not
+preloaded already, and ends with the tests that left the most CUDA memory.
+
+Built on the `vramtrace` module (python/vramtrace.py); its own frames are
+folded in reports as pytest's are.
 """
-import ctypes
 import json
 import os
 import re
 import shutil
 import subprocess
+import sys
 
 import pytest
 
+import vramtrace
+
 MARKER = "vram_limit_leaks"
+SUMMARY_TESTS = 10
 _UNITS = {"": 0, "b": 0, "k": 10, "kb": 10, "kib": 10, "m": 20, "mb": 20, "mib": 20,
           "g": 30, "gb": 30, "gib": 30, "t": 40, "tb": 40, "tib": 40}
-_SITES_BUFFER = 4096
 
 
 def parse_size(size):
@@ -42,87 +48,21 @@ def parse_size(size):
     return int(float(m.group(1)) * (1 << _UNITS[m.group(2).lower()]))
 
 
-class Tracer:
-    """The tracer's C API in this process, or `loaded` False."""
-
-    def __init__(self):
-        self._lib = None
-        try:
-            lib = ctypes.CDLL(None)
-            lib.vramtrace_active.restype = ctypes.c_int
-        except (OSError, AttributeError):
-            return
-        for name in ("vramtrace_live_bytes", "vramtrace_checkpoint"):
-            getattr(lib, name).restype = ctypes.c_uint64
-        lib.vramtrace_leaked_since.restype = ctypes.c_uint64
-        lib.vramtrace_leaked_since.argtypes = [ctypes.c_uint64]
-        lib.vramtrace_mark.argtypes = [ctypes.c_char_p]
-        lib.vramtrace_leak_sites_since.restype = ctypes.c_size_t
-        lib.vramtrace_leak_sites_since.argtypes = [ctypes.c_uint64, ctypes.c_char_p,
-                                                   ctypes.c_size_t]
-        self._lib = lib
-
-    @property
-    def loaded(self):
-        return self._lib is not None
-
-    @property
-    def active(self):
-        return bool(self._lib and self._lib.vramtrace_active())
-
-    @property
-    def live_bytes(self):
-        return self._lib.vramtrace_live_bytes() if self._lib else 0
-
-    def checkpoint(self):
-        return self._lib.vramtrace_checkpoint() if self._lib else 0
-
-    def leaked_since(self, token):
-        return self._lib.vramtrace_leaked_since(token) if self._lib else 0
-
-    def mark(self, label):
-        if self._lib:
-            self._lib.vramtrace_mark(str(label).encode())
-
-    def leak_sites_since(self, token):
-        if not self._lib:
-            return ""
-        buf = ctypes.create_string_buffer(_SITES_BUFFER)
-        self._lib.vramtrace_leak_sites_since(token, buf, len(buf))
-        return buf.value.decode(errors="replace")
-
-
-_tracer = None
-
-
-def tracer():
-    global _tracer
-    if _tracer is None:
-        _tracer = Tracer()
-    return _tracer
+def human_size(n):
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if n < 1024 or unit == "GiB":
+            return ("%d %s" if unit == "B" else "%.1f %s") % (n, unit)
+        n /= 1024.0
+    return "%d B" % n
 
 
 def why_not_tracing():
     """None when allocations are traced, else why not (a skip reason)."""
-    t = tracer()
-    if not t.loaded:
+    if not vramtrace.loaded():
         return ("vramtrace is not loaded: run pytest under `vramtrace run -- python -m pytest` "
                 "or with LD_PRELOAD=libvramtrace.so")
-    if not t.active:
+    if not vramtrace.active():
         return "vramtrace is loaded but not tracing (see its message on stderr)"
-    return None
-
-
-def _own_dump():
-    """The path of this process's dump: the tracer maps it (MAP_SHARED)."""
-    try:
-        with open("/proc/self/maps") as maps:
-            for line in maps:
-                path = line.split(None, 5)[-1].strip()
-                if path.endswith(".vtr") and os.path.isfile(path):
-                    return path
-    except OSError:
-        pass
     return None
 
 
@@ -180,19 +120,21 @@ def _test_leak(dump, path, name):
     return best
 
 
-def _failure_message(pyfuncitem, leaked, limit, t, token):
+def _failure_message(pyfuncitem, leaked, limit, token):
     """Three lines: what leaked, the test's own line, the leaking call; then
     the dump's path (the whole report)."""
     head = ("%d bytes of CUDA memory allocated by the test are still live, over the limit of "
             "%d bytes" % (leaked, limit))
-    dump = _own_dump()
+    dump = vramtrace.dump_path()
     found = dump and _test_leak(dump, os.path.abspath(str(pyfuncitem.path)),
                                 pyfuncitem.originalname)
     if not found:
-        return "%s; the largest call sites:\n%s" % (head, t.leak_sites_since(token))
+        return "%s; the largest call sites:\n%s" % (head, vramtrace.leak_sites_since(token))
     own, call, site = found
+    # the site's label, as every view of vramtrace names it
     return ("%s\n  in the test: %s\n  leaking call: %s via %s\n"
-            "  dump: %s (vramtrace report %s)" % (head, _where(own), _where(call),
+            "  dump: %s (vramtrace report %s)" % (head, _where(own),
+                                                  site.get("label") or _where(call),
                                                   site.get("api"), dump, dump))
 
 
@@ -231,12 +173,11 @@ def pytest_pyfunc_call(pyfuncitem):
     args = {name: pyfuncitem.funcargs[name] for name in pyfuncitem._fixtureinfo.argnames}
     for _ in range(warmups):
         func(**args)
-    t = tracer()
-    token = t.checkpoint()
+    token = vramtrace.checkpoint()
     func(**args)
-    leaked = t.leaked_since(token)
+    leaked = vramtrace.leaked_since(token)
     if leaked > limit:
-        pytest.fail(_failure_message(pyfuncitem, leaked, limit, t, token), pytrace=False)
+        pytest.fail(_failure_message(pyfuncitem, leaked, limit, token), pytrace=False)
     return True
 
 
@@ -246,16 +187,16 @@ class VRam:
     @property
     def live_bytes(self):
         """Live traced device + managed bytes now."""
-        return tracer().live_bytes
+        return vramtrace.live_bytes()
 
     def checkpoint(self):
-        return tracer().checkpoint()
+        return vramtrace.checkpoint()
 
     def leaked_since(self, token):
-        return tracer().leaked_since(token)
+        return vramtrace.leaked_since(token)
 
     def mark(self, label):
-        tracer().mark(label)
+        vramtrace.mark(label)
 
 
 @pytest.fixture
@@ -266,3 +207,56 @@ def vram():
     if reason:
         pytest.skip(reason)
     return VRam()
+
+
+# ---- pytest --vramtrace: the session under the tracer, a table at the end ----
+
+def pytest_addoption(parser):
+    parser.getgroup("vramtrace").addoption(
+        "--vramtrace", action="store_true", default=False,
+        help="run the session under the vramtrace tracer (vramtrace run) unless it is loaded "
+        "already, and list the tests that left the most CUDA memory live")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config):
+    """--vramtrace without the tracer: the same session again, under it."""
+    if not config.getoption("vramtrace") or vramtrace.loaded():
+        return None
+    cli = _vramtrace_cli()
+    if not cli:
+        raise pytest.UsageError("--vramtrace: the vramtrace command is not on PATH (install "
+                                "vramtrace, or run pytest under `vramtrace run --`)")
+    argv = [cli, "run", "--", sys.executable, "-m", "pytest", *config.invocation_params.args]
+    return subprocess.run(argv, cwd=str(config.invocation_params.dir)).returncode
+
+
+_left = []  # (bytes still live after the test, nodeid)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    if not (item.config.getoption("vramtrace") and vramtrace.active()):
+        yield
+        return
+    token = vramtrace.checkpoint()
+    yield
+    _left.append((vramtrace.leaked_since(token), item.nodeid))
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    if not (config.getoption("vramtrace") and vramtrace.active()):
+        return
+    tr = terminalreporter
+    tr.section("vramtrace: CUDA memory each test left live")
+    worst = sorted((t for t in _left if t[0]), key=lambda t: (-t[0], t[1]))[:SUMMARY_TESTS]
+    if not worst:
+        tr.write_line("no test left CUDA memory live (%d tests)" % len(_left))
+    for left, nodeid in worst:
+        tr.write_line("%12s  %s" % (human_size(left), nodeid))
+    more = sum(1 for t in _left if t[0]) - len(worst)
+    if more > 0:
+        tr.write_line("... %d more tests left some" % more)
+    dump = vramtrace.dump_path()
+    if dump:
+        tr.write_line("dump: %s (vramtrace report %s)" % (dump, dump))

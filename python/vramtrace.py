@@ -1,0 +1,114 @@
+# SPDX-License-Identifier: MIT
+"""vramtrace from Python: markers, checkpoints and live bytes of the CUDA
+device-memory tracer (libvramtrace.so) in this process.
+
+    import vramtrace
+    for step in range(steps):
+        train_step()
+        vramtrace.mark("step")          # growth is judged per marker
+
+    token = vramtrace.checkpoint()
+    run_once()
+    assert vramtrace.leaked_since(token) == 0
+
+Every function is safe without the tracer: active() is False, mark() does
+nothing, the counts are 0. Run the program under `vramtrace run -- python ...`
+or with LD_PRELOAD=libvramtrace.so to trace it. Pure Python: the tracer's C
+API (include/vramtrace.h) is called through ctypes where the preloaded library
+put its symbols.
+"""
+import ctypes
+import os
+
+__all__ = ["active", "mark", "checkpoint", "leaked_since", "live_bytes", "leak_sites_since",
+           "dump_path", "loaded"]
+
+_SITES_BUFFER = 4096
+_lib = None
+_looked = False
+
+
+def _tracer():
+    """The preloaded library's functions, or None (looked up once)."""
+    global _lib, _looked
+    if not _looked:
+        _looked = True
+        try:
+            lib = ctypes.CDLL(None)
+            lib.vramtrace_active.restype = ctypes.c_int
+        except (OSError, AttributeError):
+            return None
+        lib.vramtrace_live_bytes.restype = ctypes.c_uint64
+        lib.vramtrace_checkpoint.restype = ctypes.c_uint64
+        lib.vramtrace_leaked_since.restype = ctypes.c_uint64
+        lib.vramtrace_leaked_since.argtypes = [ctypes.c_uint64]
+        lib.vramtrace_mark.argtypes = [ctypes.c_char_p]
+        lib.vramtrace_leak_sites_since.restype = ctypes.c_size_t
+        lib.vramtrace_leak_sites_since.argtypes = [ctypes.c_uint64, ctypes.c_char_p,
+                                                   ctypes.c_size_t]
+        _lib = lib
+    return _lib
+
+
+def loaded():
+    """True when libvramtrace is loaded in this process (it may still not
+    be tracing: see active())."""
+    return _tracer() is not None
+
+
+def active():
+    """True when CUDA allocations of this process are being traced."""
+    lib = _tracer()
+    return bool(lib and lib.vramtrace_active())
+
+
+def mark(label="mark"):
+    """Records a named point in the dump (e.g. once per training step)."""
+    lib = _tracer()
+    if lib:
+        lib.vramtrace_mark(str(label).encode())
+
+
+def checkpoint():
+    """An opaque token for "now", for leaked_since(); 0 without the tracer."""
+    lib = _tracer()
+    return lib.vramtrace_checkpoint() if lib else 0
+
+
+def leaked_since(token):
+    """Device + managed bytes allocated after checkpoint TOKEN and still live."""
+    lib = _tracer()
+    return lib.vramtrace_leaked_since(token) if lib else 0
+
+
+def live_bytes():
+    """Live traced device + managed bytes now."""
+    lib = _tracer()
+    return lib.vramtrace_live_bytes() if lib else 0
+
+
+def leak_sites_since(token):
+    """The largest call sites of what leaked_since(TOKEN) counts, one line
+    each, as the tracer names them without symbols; "" without the tracer."""
+    lib = _tracer()
+    if not lib:
+        return ""
+    buf = ctypes.create_string_buffer(_SITES_BUFFER)
+    lib.vramtrace_leak_sites_since(token, buf, len(buf))
+    return buf.value.decode(errors="replace")
+
+
+def dump_path():
+    """The path of this process's dump (the tracer maps it), or None before
+    its first CUDA allocation or without the tracer."""
+    if not loaded():
+        return None
+    try:
+        with open("/proc/self/maps") as maps:
+            for line in maps:
+                path = line.split(None, 5)[-1].strip()
+                if path.endswith(".vtr") and os.path.isfile(path):
+                    return path
+    except OSError:
+        pass
+    return None

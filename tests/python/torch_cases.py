@@ -1,0 +1,100 @@
+# SPDX-License-Identifier: MIT
+"""PyTorch programs with exact ground truth for tests/test_torch.py, one per
+argument. Each ends with os._exit(0) after synchronizing, so the tensors it
+keeps are still allocated when the process ends and vramtrace reports them
+at the lines that made them (a normal exit would free them at interpreter
+teardown)."""
+import os
+import sys
+
+import torch
+
+IN, OUT, BATCH = 1024, 1024, 256
+
+
+def linear():
+    """nn.Linear forward and backward: the parameters, the input, the
+    gradients (4 MiB weight, 4 KiB bias), cuBLAS's workspace."""
+    model = torch.nn.Linear(IN, OUT).to("cuda")          # LEAK:model
+    x = torch.ones(BATCH, IN, device="cuda")              # LEAK:input
+    for _ in range(3):
+        loss = model(x).sum()                             # LEAK:forward
+        loss.backward()                                   # LEAK:backward
+    return model, x
+
+
+def expandable():
+    """expandable_segments:True: tensors in one growing segment of
+    cuMemCreate'd pages; the kept ones at their line."""
+    kept = [torch.empty(4 << 20, dtype=torch.uint8, device="cuda") for _ in range(5)]  # LEAK:expandable
+    return kept
+
+
+def oom():
+    """An allocation the 1 GiB stand-in GPU cannot hold: torch raises
+    OutOfMemoryError, and the program goes on."""
+    keep = torch.empty(512 << 20, dtype=torch.uint8, device="cuda")    # LEAK:before_oom
+    try:
+        torch.empty(768 << 20, dtype=torch.uint8, device="cuda")       # LEAK:oom
+    except torch.cuda.OutOfMemoryError:
+        print("out of memory")
+    return keep
+
+
+def graph():
+    """torch.cuda.graph capture and replay: the graph's private pool holds
+    its output."""
+    x = torch.ones(1 << 20, device="cuda")                # LEAK:static_input
+    g = torch.cuda.CUDAGraph()
+    s = torch.cuda.Stream()
+    with torch.cuda.stream(s):
+        y = x * 2                                         # warm-up on a side stream
+    torch.cuda.current_stream().wait_stream(s)
+    del y
+    with torch.cuda.graph(g):
+        out = x * 2                                       # LEAK:captured
+    for _ in range(3):
+        g.replay()
+    return g, x, out
+
+
+def pinned():
+    """Pinned host memory: pin_memory() and a non-blocking copy to the GPU."""
+    host = torch.ones(1 << 20).pin_memory()               # LEAK:pinned
+    dev = host.to("cuda", non_blocking=True)              # LEAK:copied
+    return host, dev
+
+
+def dataloader():
+    """A DataLoader with 2 worker processes and pinned batches: 4 batches of
+    64 x 1024 float32 (256 KiB) copied to the GPU and kept."""
+    data = torch.utils.data.TensorDataset(torch.ones(256, 1024))
+    loader = torch.utils.data.DataLoader(data, batch_size=64, num_workers=2, pin_memory=True)
+    kept = [batch.to("cuda", non_blocking=True) for (batch,) in loader]   # LEAK:batches
+    return kept
+
+
+def snapshot():
+    """The caching allocator recording its own history (torch's
+    _record_memory_history) while it grows, empties its cache and grows
+    again; torch's snapshot written to the file named second."""
+    torch.cuda.memory._record_memory_history(max_entries=100000)
+    kept = [torch.ones(1 << 20, device="cuda") for _ in range(8)]     # LEAK:history
+    del kept[2:]
+    torch.cuda.empty_cache()                                           # segments given back
+    kept += [torch.ones(256, device="cuda") for _ in range(3)]
+    torch.cuda.synchronize()
+    torch.cuda.memory._dump_snapshot(sys.argv[2])
+    return kept
+
+
+def main():
+    kept = globals()[sys.argv[1]]()
+    torch.cuda.synchronize()
+    print("done", sys.argv[1], kept is not None)
+    sys.stdout.flush()
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main()

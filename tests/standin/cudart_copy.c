@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: MIT */
+/* Asynchronous copies and sets, in stream order (the stand-in driver
+ * completes each when issued), and the symbols of registered variables. */
+#include "cudart_internal.h"
+
+static CUresult (*memcpy_async)(CUdeviceptr, CUdeviceptr, size_t, CUstream);
+static CUresult (*memset_async)(CUdeviceptr, unsigned char, size_t, CUstream);
+RT_DRIVER_FN(memcpy_async, "cuMemcpyAsync", 4000)
+RT_DRIVER_FN(memset_async, "cuMemsetD8Async", 3020)
+
+EXPORT cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count,
+                                   enum cudaMemcpyKind kind, cudaStream_t stream)
+{
+    if ((unsigned)kind > cudaMemcpyDefault)
+        return rt_error(cudaErrorInvalidValue);
+    CTX_OR_RETURN();
+    if (!memcpy_async)
+        return rt_error((cudaError_t)cudaErrorCallRequiresNewerDriver);
+    return rt_error(rt_map_error(memcpy_async((CUdeviceptr)(uintptr_t)dst,
+                                              (CUdeviceptr)(uintptr_t)src, count, (CUstream)stream)));
+}
+
+/* Row by row: HEIGHT rows of WIDTH bytes, each pitch apart. */
+EXPORT cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch,
+                                     size_t width, size_t height, enum cudaMemcpyKind kind,
+                                     cudaStream_t stream)
+{
+    if (width > dpitch || width > spitch)
+        return rt_error((cudaError_t)cudaErrorInvalidPitchValue);
+    for (size_t row = 0; row < height; row++) {
+        cudaError_t e = cudaMemcpyAsync((char *)dst + row * dpitch, (const char *)src + row * spitch,
+                                        width, kind, stream);
+        if (e != cudaSuccess)
+            return e;
+    }
+    return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src, int srcDevice,
+                                       size_t count, cudaStream_t stream)
+{
+    if (dstDevice < 0 || srcDevice < 0 || dstDevice >= rt_ndev || srcDevice >= rt_ndev)
+        return rt_error(cudaErrorInvalidDevice);
+    return cudaMemcpyAsync(dst, src, count, cudaMemcpyDeviceToDevice, stream);
+}
+
+EXPORT cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count, cudaStream_t stream)
+{
+    CTX_OR_RETURN();
+    if (!memset_async)
+        return rt_error((cudaError_t)cudaErrorCallRequiresNewerDriver);
+    return rt_error(rt_map_error(memset_async((CUdeviceptr)(uintptr_t)devPtr, (unsigned char)value,
+                                              count, (CUstream)stream)));
+}
+
+/* A registered variable's device copy is its host shadow (the stand-in's
+ * device memory is host memory). */
+EXPORT cudaError_t cudaGetSymbolAddress(void **devPtr, const void *symbol)
+{
+    if (!devPtr || !symbol)
+        return rt_error((cudaError_t)cudaErrorInvalidSymbol);
+    CTX_OR_RETURN();
+    *devPtr = (void *)symbol;
+    return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count,
+                                      size_t offset, enum cudaMemcpyKind kind)
+{
+    void *dst;
+    cudaError_t e = cudaGetSymbolAddress(&dst, symbol);
+    return e != cudaSuccess ? e : cudaMemcpy((char *)dst + offset, src, count, kind);
+}

@@ -1,0 +1,296 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Real PyTorch over the stand-in CUDA libraries: the torch wheel from the
+package index (tests/torch_env.py makes its venv in the build folder), its
+CUDA runtime the stand-in libcudart.so.13, traced in PyTorch's three
+allocator modes. Skipped (exit 77, one line) where torch cannot be had."""
+import os
+import pickle
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness as H  # noqa: E402
+import torch_env  # noqa: E402
+
+LOOP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "python", "torch_loop.py")
+STEPS = 6
+ACTIVATION = 1024 * 1024 * 4   # one float32 1024 x 1024 tensor
+LOSS = 4                       # one float32
+
+
+def torch_python():
+    build = H.env_path("VT_BUILD_ROOT", "dir")
+    try:
+        return torch_env.venv_python(build)
+    except torch_env.Unavailable as e:
+        raise H.Skip(str(e))
+
+
+def torch_lib(python):
+    site = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          stdout=subprocess.PIPE, universal_newlines=True, check=True).stdout.strip()
+    return os.path.join(site, "torch", "lib")
+
+
+def dynamic_symbols(path, undefined):
+    flag = "--undefined-only" if undefined else "--defined-only"
+    out = subprocess.run(["nm", "-D", flag, path], stdout=subprocess.PIPE,
+                         universal_newlines=True, check=True).stdout
+    return {line.split()[-1] for line in out.splitlines() if line.split()}
+
+
+def linked_from(lib, version):
+    """The functions libtorch's libraries link at VERSION (libcudart.so.13...)."""
+    wanted = set()
+    for name in sorted(os.listdir(lib)):
+        if ".so" in name:
+            wanted |= {s.split("@")[0] for s in dynamic_symbols(os.path.join(lib, name), True)
+                       if s.endswith("@" + version)}
+    return wanted
+
+
+def check_exports(version, least):
+    """Every function libtorch links from VERSION is exported by the stand-in
+    of that soname, at the same symbol version."""
+    wanted = linked_from(torch_lib(torch_python()), version)
+    H.expect(len(wanted) >= least, "libtorch links %d functions of %s, expected %d or more" %
+             (len(wanted), version, least))
+    have = {s.split("@")[0] for s in dynamic_symbols(os.path.join(H.standin_dir(), version), False)
+            if s.endswith("@@" + version)}
+    missing = sorted(wanted - have)
+    H.expect(not missing, "libtorch links %d functions of %s the stand-in lacks: %s" %
+             (len(missing), version, " ".join(missing)))
+
+
+def case_cudart_symbols():
+    check_exports("libcudart.so.13", 100)
+
+
+def case_cublas_symbols():
+    check_exports("libcublas.so.13", 150)
+    check_exports("libcublasLt.so.13", 15)
+
+
+def loop_sites(run_args=(), extra_env=None):
+    """The loop run traced: its report's sites at the loop's own lines."""
+    r = H.run_traced([torch_python(), LOOP, str(STEPS)], run_args=run_args, extra_env=extra_env)
+    H.expect_program_ok(r)
+    H.expect_dump(r)
+    H.expect_eq("the loop's output", r.stdout.strip(),
+                "kept %d activations, %d losses" % (STEPS, STEPS))
+    rep = H.report(r.dump)
+    H.expect_eq("growth judged at markers", (rep["growth"]["interval"], rep["growth"]["marks"]),
+                ("marker", STEPS))
+    return rep
+
+
+def loop_line(site):
+    """(function, line) of the site's innermost frame in the loop's source."""
+    for f in site.get("frames") or []:
+        if (f.get("file") or "").endswith("torch_loop.py"):
+            return f.get("function"), f.get("line")
+    return None
+
+
+def growing_at(rep, tag):
+    line = H.marker_line(LOOP, tag)
+    found = [s for s in rep["sites"] if loop_line(s) == ("step", line) and s.get("growing")]
+    H.expect(len(found) == 1, "one growing site at torch_loop.py:%d (%s), found %d: %r" % (
+        line, tag, len(found), [(loop_line(s), s.get("growing")) for s in rep["sites"]]))
+    return found[0]
+
+
+def check_per_tensor(rep, api):
+    """One allocation per tensor: the kept activation and loss grow by their
+    exact bytes each step, at their own lines."""
+    for tag, nbytes in (("activation", ACTIVATION), ("loss", LOSS)):
+        site = growing_at(rep, tag)
+        H.expect_eq("%s: api" % tag, site["api"], api)
+        H.expect_eq("%s: growth per step" % tag, site["bytes_per_interval"], nbytes)
+        H.expect_eq("%s: peak live" % tag, site["peak_live_bytes"], STEPS * nbytes)
+
+
+def case_loop_pytorch_tensors():
+    """--pytorch-tensors (backend:cudaMallocAsync): each kept tensor is one
+    cudaMallocAsync at its line."""
+    check_per_tensor(loop_sites(run_args=["--pytorch-tensors"]), "cudaMallocAsync")
+
+
+def case_loop_no_caching():
+    """PYTORCH_NO_CUDA_MEMORY_CACHING=1: each kept tensor is one cudaMalloc."""
+    check_per_tensor(loop_sites(extra_env={"PYTORCH_NO_CUDA_MEMORY_CACHING": "1"}), "cudaMalloc")
+
+
+def case_loop_caching_allocator():
+    """The default caching allocator: 20 MiB segments for tensors over 1 MiB
+    (kLargeBuffer), a 2 MiB one for the small losses (kSmallBuffer), each at
+    the line whose tensor grew the cache, kept to the end: the first by the
+    inputs, the second by the activations' temporaries, the small one by the
+    first loss."""
+    rep = loop_sites()
+    live = sorted((loop_line(s), s["live_bytes"]) for s in rep["sites"] if s["live_bytes"])
+    H.expect_eq("segments live at exit", live, sorted([
+        (("main", H.marker_line(LOOP, "inputs")), 20 << 20),
+        (("step", H.marker_line(LOOP, "loss")), 20 << 20),
+        (("step", H.marker_line(LOOP, "loss")), 2 << 20)]))
+    H.expect(all(s["api"] == "cudaMalloc" for s in rep["sites"]), "every segment by cudaMalloc")
+
+
+CASES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "python", "torch_cases.py")
+
+
+def cases_report(case, run_args=(), extra_env=None):
+    """tests/python/torch_cases.py CASE run traced; its report."""
+    r = H.run_traced([torch_python(), CASES, case], run_args=run_args, extra_env=extra_env)
+    H.expect_program_ok(r)
+    H.expect_dump(r)
+    H.expect("done %s True" % case in r.stdout, "the case did not finish:\n" + r.describe())
+    return H.report(r.dump), r
+
+
+def script_line(entry):
+    """The line of the case script in ENTRY's frames, or None."""
+    for f in entry.get("frames") or []:
+        if (f.get("file") or "").endswith("torch_cases.py"):
+            return f.get("line")
+    return None
+
+
+def leaks_by_line(rep):
+    """{line or None: [(bytes, allocations, api, kind)]} of the leaks."""
+    out = {}
+    for lk in H.leaks(rep):
+        out.setdefault(script_line(lk), []).append(
+            (lk["bytes"], lk["allocations"], lk["api"], lk["kind"]))
+    return {k: sorted(v) for k, v in out.items()}
+
+
+def case_linear_forward_backward():
+    """nn.Linear(1024, 1024), forward and backward, per tensor: the weight
+    and bias at the line that moved the model to the GPU, the input at its
+    line, their gradients (same sizes) made by autograd's device thread,
+    which runs no Python."""
+    rep, _ = cases_report("linear", run_args=["--pytorch-tensors"])
+    weight, bias = 1024 * 1024 * 4, 1024 * 4
+    H.expect_eq("leaks by line", leaks_by_line(rep), {
+        H.marker_line(CASES, "model"): [(weight + bias, 2, "cudaMallocAsync", "device")],
+        H.marker_line(CASES, "input"): [(256 * 1024 * 4, 1, "cudaMallocAsync", "device")],
+        None: [(bias, 1, "cudaMallocAsync", "device"), (weight, 1, "cudaMallocAsync", "device")]})
+
+
+def case_linear_cublas_workspace():
+    """With the caching allocator, the backward's matrix product takes
+    PyTorch's cuBLAS workspace (32 MiB on a compute capability 9.0 GPU) from
+    the cache: a segment of its own, at at::cuda::allocateCUDABlasWorkspace."""
+    rep, _ = cases_report("linear")
+    found = [lk for lk in H.leaks(rep) if any(
+        "allocateCUDABlasWorkspace" in (f.get("function") or "") for f in lk.get("frames") or [])]
+    H.expect_eq("the cuBLAS workspace", [(lk["bytes"], lk["api"]) for lk in found],
+                [(32 << 20, "cudaMalloc")])
+
+
+def case_expandable_segments():
+    """expandable_segments:True: the kept tensors (5 x 4 MiB) map 2 MiB
+    pages of one segment with cuMemCreate/cuMemMap, at the line that made
+    them: 20 MiB in all."""
+    rep, _ = cases_report("expandable",
+                          extra_env={"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True"})
+    H.expect_eq("leaks by line", leaks_by_line(rep), {
+        H.marker_line(CASES, "expandable"): [(20 << 20, 1, "cuMemCreate", "device")]})
+
+
+def case_out_of_memory():
+    """768 MiB asked of the 1 GiB stand-in GPU holding 512 MiB: PyTorch's
+    cudaMalloc fails twice (again after emptying its cache), torch raises
+    OutOfMemoryError; the autopsy names the 512 MiB holder's line."""
+    rep, r = cases_report("oom")
+    H.expect("out of memory" in r.stdout, "torch did not raise OutOfMemoryError")
+    failed = rep.get("failed") or []
+    H.expect_eq("failed allocations", [(f["bytes"], f["count"], f["api"], f["error_name"],
+                                        script_line(f)) for f in failed],
+                [(768 << 20, 2, "cudaMalloc", "CUDA_ERROR_OUT_OF_MEMORY",
+                  H.marker_line(CASES, "oom"))])
+    oom = failed[0]["oom"]
+    H.expect_eq("autopsy", (oom["requested_bytes"], oom["live_bytes"], oom["driver_free_bytes"]),
+                (768 << 20, 512 << 20, 512 << 20))
+    H.expect_eq("holders", [(h["bytes"], script_line(h)) for h in oom["holders"]],
+                [(512 << 20, H.marker_line(CASES, "before_oom"))])
+
+
+def case_cuda_graph():
+    """torch.cuda.graph capture and replay: the captured kernel is a node
+    of the graph (torch warns of an empty graph otherwise); the static
+    input's segment at its line, and the graph's private memory pool's
+    segment at the captured line (PyTorch gives each graph a pool of its
+    own)."""
+    rep, r = cases_report("graph")
+    H.expect("CUDA Graph is empty" not in r.stderr,
+             "torch found no node in the captured graph (its kernels):\n" + r.describe())
+    H.expect_eq("leaks by line", leaks_by_line(rep), {
+        H.marker_line(CASES, "static_input"): [(20 << 20, 1, "cudaMalloc", "device")],
+        H.marker_line(CASES, "captured"): [(20 << 20, 1, "cudaMalloc", "device")]})
+
+
+def case_pinned_memory():
+    """pin_memory(): 4 MiB of page-locked host memory (cudaHostAlloc) at its
+    line; the non-blocking copy to the GPU: a 20 MiB segment at its line."""
+    rep, _ = cases_report("pinned")
+    H.expect_eq("leaks by line", leaks_by_line(rep), {
+        H.marker_line(CASES, "pinned"): [(4 << 20, 1, "cudaHostAlloc", "host")],
+        H.marker_line(CASES, "copied"): [(20 << 20, 1, "cudaMalloc", "device")]})
+
+
+def segment_events(snapshot):
+    """(action, address, size, the case script's line) of each segment
+    event of device 0 in a torch snapshot; the line for allocations only
+    (vramtrace's frees carry the stack of the allocation they free)."""
+    out = []
+    for e in snapshot["device_traces"][0]:
+        if e["action"] in ("segment_alloc", "segment_free"):
+            lines = [f.get("line") for f in e.get("frames") or []
+                     if (f.get("filename") or "").endswith("torch_cases.py")]
+            out.append((e["action"], e["addr"], e["size"],
+                        lines[:1] if e["action"] == "segment_alloc" else None))
+    return out
+
+
+def case_snapshot_matches_torch():
+    """vramtrace's torch-snapshot export of a run and PyTorch's own
+    _record_memory_history snapshot of the same run hold the same segments,
+    event by event (address, size, the script's line), and the same
+    segments at the end: ground truth from PyTorch itself."""
+    ours = os.path.join(H.tmpdir(), "vramtrace.pickle")
+    theirs = os.path.join(H.tmpdir(), "torch.pickle")
+    r = H.run_traced([torch_python(), CASES, "snapshot", theirs])
+    H.expect_program_ok(r)
+    H.expect_dump(r)
+    p = subprocess.run([H.vramtrace_exe(), "export", "--format", "torch-snapshot", "-o", ours,
+                        r.dump], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       universal_newlines=True)
+    H.expect(p.returncode == 0, "vramtrace export failed: %s" % p.stderr)
+    with open(ours, "rb") as f:
+        mine = pickle.load(f)
+    with open(theirs, "rb") as f:
+        torchs = pickle.load(f)
+    events = segment_events(torchs)
+    H.expect(len(events) == 4 and events[2][0] == "segment_free",
+             "torch's history: two segments, one given back, one more; got %r" % events)
+    H.expect_eq("segment events", segment_events(mine), events)
+    H.expect_eq("segments at the end",
+                sorted((s["address"], s["total_size"]) for s in mine["segments"]),
+                sorted((s["address"], s["total_size"]) for s in torchs["segments"]))
+
+
+def case_dataloader_workers():
+    """A DataLoader with two worker processes (forked, no CUDA of their own)
+    and pinned batches: per tensor, the 4 batches of 256 KiB kept on the GPU
+    at the line that moved them, in this process's report."""
+    rep, _ = cases_report("dataloader", run_args=["--pytorch-tensors"])
+    device = {line: v for line, v in leaks_by_line(rep).items()
+              if any(kind == "device" for *_, kind in v)}
+    H.expect_eq("device leaks by line", device, {
+        H.marker_line(CASES, "batches"): [(4 * 64 * 1024 * 4, 4, "cudaMallocAsync", "device")]})
+
+
+H.main(globals())

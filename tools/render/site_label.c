@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: MIT */
+/* Labels that tell call sites apart: see site_label.h. */
+#include "site_label.h"
+
+#include <inttypes.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "xalloc.h"
+
+const char *vt_display_path(const char *path)
+{
+    static char cwd[PATH_MAX];
+    static size_t cwd_len;
+    if (!cwd[0] && getcwd(cwd, sizeof cwd))
+        cwd_len = strlen(cwd);
+    if (cwd_len > 1 && !strncmp(path, cwd, cwd_len) && path[cwd_len] == '/')
+        return path + cwd_len + 1;
+    return path;
+}
+
+/* The frames a label can name: the program's own, runtime frames left out. */
+struct own {
+    const struct vt_frame *f[VT_LABEL_MAX_FRAMES];
+    size_t n;
+};
+
+static void own_frames(const struct vt_site *s, struct own *o)
+{
+    o->n = 0;
+    for (size_t i = vt_site_first_own_frame(s); i < s->nframes && o->n < VT_LABEL_MAX_FRAMES; i++)
+        if (!vt_frame_is_runtime(s->frames[i]))
+            o->f[o->n++] = s->frames[i];
+}
+
+static int compare_text(const char *a, const char *b)
+{
+    return strcmp(a ? a : "", b ? b : "");
+}
+
+/* Frames are alike when a label would print them alike. */
+static int compare_frame(const struct vt_frame *a, const struct vt_frame *b)
+{
+    if (a == b)
+        return 0;
+    int c = compare_text(a->function, b->function);
+    if (!c)
+        c = compare_text(a->file, b->file);
+    if (!c)
+        c = a->line < b->line ? -1 : a->line > b->line;
+    if (!c && !a->file)
+        c = compare_text(a->module, b->module);
+    if (!c && !a->file)
+        c = a->offset < b->offset ? -1 : a->offset > b->offset;
+    return c;
+}
+
+/* Leading frames two sites share. */
+static size_t common(const struct own *a, const struct own *b)
+{
+    size_t n = 0;
+    while (n < a->n && n < b->n && !compare_frame(a->f[n], b->f[n]))
+        n++;
+    return n;
+}
+
+static const struct own *sorting; /* qsort has no context argument */
+
+static int by_frames(const void *pa, const void *pb)
+{
+    const struct own *a = &sorting[*(const size_t *)pa], *b = &sorting[*(const size_t *)pb];
+    size_t n = common(a, b);
+    if (n < a->n && n < b->n)
+        return compare_frame(a->f[n], b->f[n]);
+    return a->n < b->n ? -1 : a->n > b->n;
+}
+
+/* Sorted by their frames, a site shares the longest prefix with a neighbour:
+ * one frame more than that tells it apart. */
+void vt_label_depths(const struct vt_site *const *sites, size_t n, size_t *depths)
+{
+    struct own *own = vt_xcalloc(n ? n : 1, sizeof *own);
+    size_t *order = vt_xcalloc(n ? n : 1, sizeof *order);
+    for (size_t i = 0; i < n; i++) {
+        own_frames(sites[i], &own[i]);
+        order[i] = i;
+        depths[i] = 1;
+    }
+    sorting = own;
+    qsort(order, n, sizeof *order, by_frames);
+    for (size_t k = 0; k + 1 < n; k++) {
+        size_t a = order[k], b = order[k + 1], shared = common(&own[a], &own[b]) + 1;
+        if (shared > depths[a])
+            depths[a] = shared < own[a].n ? shared : own[a].n ? own[a].n : 1;
+        if (shared > depths[b])
+            depths[b] = shared < own[b].n ? shared : own[b].n ? own[b].n : 1;
+    }
+    free(order);
+    free(own);
+}
+
+static int location(const struct vt_frame *f, char *buf, size_t len)
+{
+    if (f->file)
+        return snprintf(buf, len, f->python ? " (%s:%u)" : " %s:%u", vt_display_path(f->file),
+                        f->line);
+    if (f->module) {
+        const char *slash = strrchr(f->module, '/');
+        return snprintf(buf, len, f->function ? " (%s+0x%" PRIx64 ")" : " %s+0x%" PRIx64,
+                        slash ? slash + 1 : f->module, f->offset);
+    }
+    return f->function ? 0 : snprintf(buf, len, " 0x%" PRIx64, f->address);
+}
+
+void vt_site_label(const struct vt_site *site, size_t depth, char *buf, size_t len)
+{
+    struct own o;
+    own_frames(site, &o);
+    size_t used = 0;
+    buf[0] = '\0';
+    if (!o.n) {
+        snprintf(buf, len, "(no stack recorded)");
+        return;
+    }
+    for (size_t i = 0; i < o.n && i < depth && used < len; i++) {
+        const struct vt_frame *f = o.f[i];
+        int n = snprintf(buf + used, len - used, "%s%s", i ? " <- " : "",
+                         f->function ? f->function : "??");
+        if (n > 0 && used + (size_t)n < len)
+            n += location(f, buf + used + (size_t)n, len - used - (size_t)n);
+        if (n < 0)
+            break;
+        used += (size_t)n;
+    }
+}
+
+char **vt_site_labels(const struct vt_site *const *sites, size_t n)
+{
+    size_t *depths = vt_xcalloc(n ? n : 1, sizeof *depths);
+    char **labels = vt_xcalloc(n ? n : 1, sizeof *labels);
+    vt_label_depths(sites, n, depths);
+    for (size_t i = 0; i < n; i++) {
+        char label[1024];
+        vt_site_label(sites[i], depths[i], label, sizeof label);
+        labels[i] = vt_xstrdup(label);
+    }
+    free(depths);
+    return labels;
+}
+
+void vt_site_labels_free(char **labels, size_t n)
+{
+    for (size_t i = 0; labels && i < n; i++)
+        free(labels[i]);
+    free(labels);
+}
