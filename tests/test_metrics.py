@@ -22,7 +22,7 @@ import urllib.request
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness as H  # noqa: E402
-from stepper import Stepper, line_of, vt  # noqa: E402
+from stepper import SRC, Stepper, line_of, vt  # noqa: E402
 
 MiB = 1 << 20
 FAMILIES = {  # name: type
@@ -39,6 +39,12 @@ FAMILIES = {  # name: type
 PROCESS_LABELS = ["host", "job", "process", "pid", "rank"]
 DEVICE_LABELS = PROCESS_LABELS + ["device", "gpu_uuid"]
 SITE_LABELS = DEVICE_LABELS + ["site", "api"]
+
+
+def site_name(tag):
+    """The site label of watch_steps.c's site_TAG: its function, file (as
+    every view shows it: absolute, the tests run elsewhere) and line."""
+    return "site_%s %s:%d" % (tag, os.path.normpath(SRC), line_of(tag))
 
 
 def tool(name):
@@ -130,8 +136,8 @@ def check_against_report(text, dump, pid, running, job=""):
     sites = series(samples, "vramtrace_site_live_bytes", **who)
     H.expect(sites, "no site series")
     H.expect_eq("top site", (sites[0][0]["site"], sites[0][0]["api"], sites[0][1]),
-                ("%s %s:%d" % (f["function"], os.path.basename(f["file"]), f["line"]),
-                 top["api"], top["bytes"]))
+                ("%s %s:%d" % (f["function"], f["file"], f["line"]), top["api"], top["bytes"]))
+    H.expect_eq("the report's label of the top site", top["label"], sites[0][0]["site"])
     H.expect_eq("site labels", sorted(sites[0][0]), sorted(SITE_LABELS))
     return samples
 
@@ -152,8 +158,7 @@ def case_once():
             H.expect_eq("rank", {labels["rank"] for _, labels, _ in samples}, {"3"})
             H.expect_eq("sites", [(l["site"], v) for l, v in
                                   series(samples, "vramtrace_site_live_bytes")],
-                        [("site_a watch_steps.c:%d" % line_of("a"), 4 * MiB),
-                         ("site_b watch_steps.c:%d" % line_of("b"), MiB // 4)])
+                        [(site_name("a"), 4 * MiB), (site_name("b"), MiB // 4)])
             H.expect_eq("failed", the_value(samples, "vramtrace_failed_allocations_total"), 1)
         st.quit()
     finally:
@@ -416,7 +421,7 @@ def case_prometheus():
         servers.start([prometheus, "--config.file=" + cfg, "--web.listen-address=127.0.0.1:%d"
                        % prom_port, "--storage.tsdb.path=" + os.path.join(textdir, "tsdb")],
                       cwd=textdir)
-        site = "site_a watch_steps.c:%d" % line_of("a")
+        site = site_name("a")
         expr = 'vramtrace_site_live_bytes{site="%s", job="777"}' % site
         deadline = time.monotonic() + H.TIMEOUT
         found = wait_for("both scrapes of the leaking site", lambda: (

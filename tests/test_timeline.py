@@ -172,8 +172,9 @@ def case_signal_spellings():
 
 
 def case_signal_before_cuda():
-    """Signals before the first CUDA call (no dump yet) are markers too,
-    written once the dump is made, before the steps' markers."""
+    """Signals after the first CUDA call but before the first allocation (no
+    dump yet) are markers too, written once the dump is made, before the
+    steps' markers."""
     rep = H.report(usage_run("early").dump)
     H.expect_eq("markers", rep["growth"]["marks"], D["EARLY_MARKS"] + STEPS)
 

@@ -64,7 +64,8 @@ void vt_on_alloc(CUresult result, struct vt_alloc_info info)
     int saved = errno;
     vt_event_call_ended();
     info.api = called_api(info.api);
-    vt_owner_fill(&info);
+    if (info.device != VT_DEVICE_UNKNOWN)
+        vt_owner_fill(&info);
     record_alloc(result, &info);
     vt_thread_state.call_ns = 0;
     vt_leave();
@@ -280,12 +281,14 @@ void vt_on_teardown(int torn_down, void *ctx, int device, unsigned api)
 }
 
 /* A failure the driver never saw (no driver loaded, a bad argument) is
- * recorded too: a run where every allocation failed has nothing to judge. */
+ * recorded too: a run where every allocation failed has nothing to judge.
+ * It holds no memory, so its owner is not asked of a driver that may be
+ * gone (NVIDIA's runtime unloads a driver it refuses). */
 void vt_on_unseen_runtime_alloc(cudaError_t result, struct vt_alloc_info info)
 {
     int saved = errno;
     if ((result != cudaSuccess || info.key) && vt_enter()) {
-        info.device = VT_DEVICE_OF_CONTEXT;
+        info.device = result == cudaSuccess ? VT_DEVICE_OF_CONTEXT : VT_DEVICE_UNKNOWN;
         vt_on_alloc((CUresult)result, info);
     }
     errno = saved;

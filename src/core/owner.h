@@ -11,6 +11,8 @@
  * the context of info.stream (the current one for a default stream). */
 #define VT_DEVICE_OF_CONTEXT (-2)
 #define VT_DEVICE_OF_STREAM (-3)
+/* Not known, and not to be asked (a failure that holds no memory). */
+#define VT_DEVICE_UNKNOWN (-1)
 
 /* Sets INFO's context (the current one, or its stream's) and, where
  * INFO->device asks for it, the device of that context. */

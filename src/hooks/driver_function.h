@@ -12,4 +12,8 @@ void *vt_driver_function(const char *name);
  * call it at any time (the slot is read and published atomically). */
 void *vt_driver_function_cached(void **slot, const char *name);
 
+/* After a dlclose: the remembered functions whose library is gone are
+ * forgotten (found again on next use, if it comes back). */
+void vt_driver_functions_forget_unloaded(void);
+
 #endif

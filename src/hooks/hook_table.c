@@ -21,7 +21,7 @@ struct hook {
 #define NO_NEXT ((void *)1)
 
 static struct hook hooks[VT_HOOK_COUNT] = {
-#define VT_HOOK_ENTRY(n) [VT_HOOK_##n] = {#n, NULL, NULL, {{{0, 0, NULL}}, 0}, {{{0, 0, NULL}}, 0}},
+#define VT_HOOK_ENTRY(n) [VT_HOOK_##n] = {.name = #n},
     VT_DRIVER_HOOKS(VT_HOOK_ENTRY)
 #undef VT_HOOK_ENTRY
 };
@@ -93,6 +93,24 @@ void *vt_hook_real_for(enum vt_hook_id id, const void *caller)
     return real == VT_BY_POINTER ? vt_hook_real(id) : real;
 }
 
+/* The library behind P was unloaded (dladdr finds no object there). */
+static int unloaded(const void *p)
+{
+    Dl_info info;
+    return p && p != NO_NEXT && !dladdr(p, &info);
+}
+
+void vt_hook_table_forget_unloaded(void)
+{
+    for (int i = 0; i < VT_HOOK_COUNT; i++) {
+        void *seen = __atomic_load_n(&hooks[i].seen, __ATOMIC_ACQUIRE);
+        __atomic_store_n(&hooks[i].next, NULL, __ATOMIC_RELEASE); /* the chain may have changed */
+        if (unloaded(seen))
+            __atomic_compare_exchange_n(&hooks[i].seen, &seen, NULL, 0, __ATOMIC_ACQ_REL,
+                                        __ATOMIC_ACQUIRE);
+    }
+}
+
 void vt_hook_note_chained(const char *name, const void *caller)
 {
     struct hook *h = hook_named(name);
@@ -109,15 +127,25 @@ static void *wrapper_of(const struct hook *h)
     return NULL;
 }
 
+static void (*when_used)(void);
+
+void vt_hook_table_when_used(void (*fn)(void))
+{
+    __atomic_store_n(&when_used, fn, __ATOMIC_RELEASE);
+}
+
 /* A hook always has its wrapper (VT_HOOK_REGISTER fails to compile
  * otherwise); were one missing, the lookup keeps what it found rather than
  * hand a caller NULL. */
 static void *wrap(struct hook *h, void *found)
 {
     void *wrapper = h ? wrapper_of(h) : NULL;
+    void (*first_use)(void) = __atomic_load_n(&when_used, __ATOMIC_ACQUIRE);
     if (!wrapper)
         return found;
     remember_seen(h, found);
+    if (first_use)
+        first_use();
     return wrapper;
 }
 
@@ -200,13 +228,12 @@ static struct hook *hook_requested(const char *symbol, int version, uint64_t fla
                           : best->variant);
 }
 
+/* The request decides, not what dladdr names the pointer: aliases at one
+ * address would name an unhooked function, or the other stream variant. */
 void *vt_hook_substitute_requested(void *found, const char *symbol, int version, uint64_t flags)
 {
-    Dl_info info;
     /* Ours already, or a wrapper ahead of us, which forwards to us itself. */
     if (!found || vt_is_own_address(found) || vt_loaded_before_us(found))
         return found;
-    if (dladdr(found, &info) && info.dli_sname && info.dli_saddr == found)
-        return wrap(hook_named(info.dli_sname), found); /* the exact name decides */
     return wrap(hook_requested(symbol, version, flags), found);
 }

@@ -100,6 +100,15 @@ void *vt_hook_real_for(enum vt_hook_id id, const void *caller);
 /* The real function if one was already seen or found, without searching. */
 void *vt_hook_real_if_known(enum vt_hook_id id);
 
+/* FN is called each time a lookup hands out one of our wrappers: the
+ * process uses CUDA (FN does its work once). */
+void vt_hook_table_when_used(void (*fn)(void));
+
+/* After a dlclose: the real functions that lay in an unloaded library are
+ * forgotten (found again on next use, if it comes back), and the next
+ * definitions looked up again. The callers' caches are vt_caller_caches_forget's. */
+void vt_hook_table_forget_unloaded(void);
+
 /* CALLER's dlsym(RTLD_NEXT, NAME) returned our wrapper of NAME (when NAME is
  * hooked): its calls go on to the definition after it. */
 void vt_hook_note_chained(const char *name, const void *caller);
@@ -110,9 +119,9 @@ void vt_hook_note_chained(const char *name, const void *caller);
 void *vt_hook_substitute(void *found, const char *name);
 
 /* FOUND is what cuGetProcAddress (or cudaGetDriverEntryPoint) returned for
- * SYMBOL at VERSION with FLAGS: our wrapper for the hooked function that
- * dladdr names it exactly, or, where dladdr cannot name it (a driver's
- * internal entry point), for the variant that the request asks for. */
+ * SYMBOL at VERSION with FLAGS: our wrapper for the variant (ABI version,
+ * per-thread or legacy stream) that the request asks for, FOUND kept as that
+ * variant's real function. */
 void *vt_hook_substitute_requested(void *found, const char *symbol, int version, uint64_t flags);
 
 #endif

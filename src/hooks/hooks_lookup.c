@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* The lookups through which programs and CUDA libraries obtain driver
  * functions: dlsym/dlvsym on any handle, the driver's cuGetProcAddress and
- * the runtime's cudaGetDriverEntryPoint. Each calls the real lookup first and
- * swaps in our wrapper only for the exact hooked function it returned. */
+ * the runtime's cudaGetDriverEntryPoint. Each calls the next lookup in the
+ * chain (another interposer's, else the real one) first and swaps in our
+ * wrapper only for a hooked function it returned. */
 #include "cuda_abi.h"
 #include "elf_symbol.h"
 #include "hook_table.h"
@@ -37,28 +38,29 @@ static void *next_after(const void *caller, const char *name, const char *versio
     return NULL;
 }
 
+/* Any other handle: the lookup goes on to the dlsym the caller would have
+ * reached without us (a sharing layer's, preloaded after us, which hands out
+ * its own driver functions; else glibc's), and what it returns is wrapped. */
 VT_EXPORT void *dlsym(void *handle, const char *name)
 {
-    vt_dlsym_fn real = vt_real_dlsym();
-    void *found;
-    if (!real)
-        return NULL;
+    static struct vt_caller_cache cache;
+    const void *caller = __builtin_return_address(0);
+    vt_dlsym_fn next;
     if (handle == RTLD_NEXT)
-        return next_after(__builtin_return_address(0), name, NULL);
-    found = real(handle, name);
-    return vt_hook_substitute(found, name);
+        return next_after(caller, name, NULL);
+    next = (vt_dlsym_fn)vt_real_for_caller("dlsym", caller, &cache);
+    return next ? vt_hook_substitute(next(handle, name), name) : NULL;
 }
 
 VT_EXPORT void *dlvsym(void *handle, const char *name, const char *version)
 {
-    vt_dlvsym_fn real = vt_real_dlvsym();
-    void *found;
-    if (!real)
-        return NULL;
+    static struct vt_caller_cache cache;
+    const void *caller = __builtin_return_address(0);
+    vt_dlvsym_fn next;
     if (handle == RTLD_NEXT)
-        return next_after(__builtin_return_address(0), name, version);
-    found = real(handle, name, version);
-    return vt_hook_substitute(found, name);
+        return next_after(caller, name, version);
+    next = (vt_dlvsym_fn)vt_real_for_caller("dlvsym", caller, &cache);
+    return next ? vt_hook_substitute(next(handle, name, version), name) : NULL;
 }
 
 /* "cuGetProcAddress" itself resolves to our wrapper of the same ABI (4 or 5

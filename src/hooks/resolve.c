@@ -9,6 +9,7 @@
 
 static vt_dlsym_fn real_dlsym;
 static vt_dlvsym_fn real_dlvsym;
+static vt_dlclose_fn real_dlclose;
 
 static void *libc_function(const char *name)
 {
@@ -32,6 +33,16 @@ vt_dlvsym_fn vt_real_dlvsym(void)
     if (!f) {
         f = (vt_dlvsym_fn)libc_function("dlvsym");
         __atomic_store_n(&real_dlvsym, f, __ATOMIC_RELEASE);
+    }
+    return f;
+}
+
+vt_dlclose_fn vt_real_dlclose(void)
+{
+    vt_dlclose_fn f = __atomic_load_n(&real_dlclose, __ATOMIC_ACQUIRE);
+    if (!f) {
+        f = (vt_dlclose_fn)libc_function("dlclose");
+        __atomic_store_n(&real_dlclose, f, __ATOMIC_RELEASE);
     }
     return f;
 }
@@ -106,28 +117,21 @@ void *vt_find_real(const char *name)
     return p ? p : find_in_loaded_objects(name, NULL);
 }
 
-/* Caches REAL for the object loaded at BASE (its ELF header) with load bias
- * BIAS: its extent comes from its program headers in memory. */
-static void remember(struct vt_caller_cache *cache, const void *base, uintptr_t bias, void *real)
+/* Caches REAL, resolved at EPOCH, for the object loaded at BASE (its ELF
+ * header) with load bias BIAS: its extent comes from its program headers. */
+static void remember(struct vt_caller_cache *cache, const void *base, uintptr_t bias, void *real,
+                     unsigned epoch)
 {
     const ElfW(Ehdr) *elf = base;
     const ElfW(Phdr) *ph = (const ElfW(Phdr) *)((const char *)elf + elf->e_phoff);
     uintptr_t start = UINTPTR_MAX, end = 0;
-    unsigned slot;
     for (unsigned i = 0; i < elf->e_phnum; i++)
         if (ph[i].p_type == PT_LOAD) {
             uintptr_t lo = bias + ph[i].p_vaddr, hi = lo + ph[i].p_memsz;
             start = lo < start ? lo : start;
             end = hi > end ? hi : end;
         }
-    slot = __atomic_load_n(&cache->used, __ATOMIC_ACQUIRE);
-    if (start >= end || slot >= VT_CALLER_CACHE_SIZE ||
-        !__atomic_compare_exchange_n(&cache->used, &slot, slot + 1, 0, __ATOMIC_ACQ_REL,
-                                     __ATOMIC_ACQUIRE))
-        return; /* full, or another thread took the slot: just don't cache */
-    cache->entries[slot].start = start;
-    cache->entries[slot].real = real;
-    __atomic_store_n(&cache->entries[slot].end, end, __ATOMIC_RELEASE);
+    vt_caller_cache_put(cache, start, end, real, epoch);
 }
 
 /* NAME (of VERSION) as OBJECT's own dependencies see it: its local scope,
@@ -139,14 +143,15 @@ static void *local_scope_lookup(struct link_map *object, const char *file, const
 {
     vt_dlsym_fn lookup = vt_real_dlsym();
     vt_dlvsym_fn vlookup = vt_real_dlvsym();
+    vt_dlclose_fn close = vt_real_dlclose();
     void *handle, *p;
-    if (!lookup || !vlookup || !object->l_prev) /* the main program's scope is the global one */
+    if (!lookup || !vlookup || !close || !object->l_prev) /* the main's scope is the global one */
         return NULL;
     handle = dlopen(file, RTLD_LAZY | RTLD_NOLOAD);
     if (!handle)
         return NULL;
     p = version ? vlookup(handle, name, version) : lookup(handle, name);
-    dlclose(handle);
+    close(handle); /* not ours: nothing was unloaded */
     return p && !vt_is_own_address(p) ? p : NULL;
 }
 
@@ -194,6 +199,7 @@ static void *resolve_for(const char *name, const void *caller, struct vt_caller_
     struct link_map *object = NULL;
     const char *version;
     void *real, *own;
+    unsigned epoch = vt_caller_caches_epoch();
     if (vt_caller_cache_find(cache, caller, &real))
         return real;
     if (!dladdr1(caller, &info, (void **)&object, RTLD_DL_LINKMAP) || !object)
@@ -206,7 +212,7 @@ static void *resolve_for(const char *name, const void *caller, struct vt_caller_
     else
         real = as_bound_by(object, info.dli_fname, name);
     if (real && info.dli_fbase)
-        remember(cache, info.dli_fbase, object->l_addr, real);
+        remember(cache, info.dli_fbase, object->l_addr, real, epoch);
     return real;
 }
 
@@ -225,6 +231,7 @@ void vt_note_chained(const char *name, const void *caller, struct vt_caller_cach
     Dl_info info;
     struct link_map *object = NULL;
     void *real, *own;
+    unsigned epoch = vt_caller_caches_epoch();
     if (vt_caller_cache_find(cache, caller, &real) ||
         !dladdr1(caller, &info, (void **)&object, RTLD_DL_LINKMAP) || !object ||
         object == own_map() || !info.dli_fbase)
@@ -232,7 +239,7 @@ void vt_note_chained(const char *name, const void *caller, struct vt_caller_cach
     own = vt_elf_lookup_map(object, name, NULL);
     real = after_wrapper(object, own, name);
     if (real)
-        remember(cache, info.dli_fbase, object->l_addr, real);
+        remember(cache, info.dli_fbase, object->l_addr, real, epoch);
 }
 
 int vt_loaded_before_us(const void *p)

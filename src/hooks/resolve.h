@@ -3,15 +3,19 @@
 #ifndef VRAMTRACE_RESOLVE_H
 #define VRAMTRACE_RESOLVE_H
 
+#include "caller_cache.h"
+
 #include <stdint.h>
 
 typedef void *(*vt_dlsym_fn)(void *handle, const char *name);
 typedef void *(*vt_dlvsym_fn)(void *handle, const char *name, const char *version);
+typedef int (*vt_dlclose_fn)(void *handle);
 
 /* glibc's own dlsym / dlvsym (read from libc's symbol table: calling
  * dlsym by name would reach our interposer). */
 vt_dlsym_fn vt_real_dlsym(void);
 vt_dlvsym_fn vt_real_dlvsym(void);
+vt_dlclose_fn vt_real_dlclose(void);
 
 /* The definition of NAME that ours hides: the next one after the tracer in
  * the global scope, else one in any loaded object (a CUDA library loaded
@@ -35,31 +39,7 @@ int vt_is_own_address(const void *p);
  *   scope after us, then its own dependencies (a library loaded with
  *   RTLD_LOCAL), of the symbol version it requires, so that a process with
  *   several CUDA runtimes sends each call to its caller's. */
-#define VT_CALLER_CACHE_SIZE 16
-struct vt_caller_cache {
-    struct {
-        uintptr_t start, end; /* the calling object's address range */
-        void *real;
-    } entries[VT_CALLER_CACHE_SIZE];
-    unsigned used;
-};
 void *vt_real_for_caller(const char *name, const void *caller, struct vt_caller_cache *cache);
-
-/* 1 and *REAL when CACHE holds CALLER's object (by address range, without
- * dladdr: this runs on every hooked call). */
-static inline int vt_caller_cache_find(struct vt_caller_cache *cache, const void *caller,
-                                       void **real)
-{
-    unsigned used = __atomic_load_n(&cache->used, __ATOMIC_ACQUIRE);
-    uintptr_t at = (uintptr_t)caller;
-    for (unsigned i = 0; i < used && i < VT_CALLER_CACHE_SIZE; i++)
-        if (at >= cache->entries[i].start &&
-            at < __atomic_load_n(&cache->entries[i].end, __ATOMIC_ACQUIRE)) {
-            *real = cache->entries[i].real;
-            return 1;
-        }
-    return 0;
-}
 
 /* For the driver hooks, which are also handed out as pointers (by lookups
  * we answer with a wrapper): the next definition for a CALLER that wraps

@@ -94,22 +94,32 @@ static void set_label(int sig)
 
 void vt_mark_signal_install(void)
 {
+    static int tried;
     const char *spec = getenv("VRAMTRACE_MARK_SIGNAL");
     struct sigaction old, sa;
-    int sig = spec && *spec ? parse_signal(spec) : SIGUSR2;
+    int sig;
+    if (__atomic_exchange_n(&tried, 1, __ATOMIC_ACQ_REL))
+        return;
+    sig = spec && *spec ? parse_signal(spec) : SIGUSR2;
     if (sig < 0) {
         vt_warn("VRAMTRACE_MARK_SIGNAL=%s names no signal; no marker signal", spec);
         return;
     }
-    /* the program's own handler, or an inherited "ignore", stays */
-    if (sig == 0 || sigaction(sig, NULL, &old) != 0 || (old.sa_flags & SA_SIGINFO) ||
-        old.sa_handler != SIG_DFL)
+    if (sig == 0 || sigaction(sig, NULL, &old) != 0)
         return;
+    set_label(sig);
+    /* the program's own handler stays, and so does an inherited "ignore" */
+    if ((old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL) {
+        if ((old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_IGN)
+            vt_warn("%s has the program's own handler: left to it, no marker signal "
+                    "(VRAMTRACE_MARK_SIGNAL chooses another)",
+                    label);
+        return;
+    }
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_mark_signal;
     sa.sa_flags = SA_RESTART;
     sigemptyset(&sa.sa_mask);
-    set_label(sig);
     if (sigaction(sig, &sa, NULL) != 0)
         vt_warn("cannot install the marker signal %d: %s", sig, strerror(errno));
 }

@@ -5,7 +5,10 @@
 
 /* Installs the handler for the signal VRAMTRACE_MARK_SIGNAL names (a number
  * or a name such as USR1 / SIGUSR1; 0 or off: none; default SIGUSR2), unless
- * the signal is already handled or ignored. Called once at start-up. */
+ * the signal is already handled (said once on stderr) or ignored. Called when
+ * the process first uses CUDA (a lookup hands out a wrapper, or the first
+ * event): a process that never does keeps every signal's default action.
+ * Only the first call does anything. */
 void vt_mark_signal_install(void);
 
 /* With the tracer lock held and the dump open: writes the marks whose

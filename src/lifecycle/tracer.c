@@ -8,6 +8,7 @@
 #include "events.h"
 #include "finish.h"
 #include "graphs.h"
+#include "hook_table.h"
 #include "mark_signal.h"
 #include "modules.h"
 #include "output.h"
@@ -69,11 +70,21 @@ static void after_fork_child(void)
 }
 
 /* Each time an event finds the dump open (lock held): the fatal-signal
- * handlers once it exists, and the marks whose signal found the lock busy. */
+ * handlers once it exists, the marker signal's if no lookup installed it,
+ * and the marks whose signal found the lock busy. */
 static void dump_ready(void)
 {
     vt_crash_install();
+    vt_mark_signal_install();
     vt_mark_signal_flush();
+}
+
+/* A lookup handed out a wrapper: the process uses CUDA, and from now on the
+ * marker signal is ours (tracer.h). */
+static void cuda_used(void)
+{
+    if (vt_tracing_get() == VT_TRACING_READY)
+        vt_mark_signal_install();
 }
 
 static void initialize(void)
@@ -88,7 +99,7 @@ static void initialize(void)
         vt_output_when_ready(dump_ready);
         vt_tracing_set(off ? VT_TRACING_OFF : VT_TRACING_READY);
         if (!off)
-            vt_mark_signal_install();
+            vt_hook_table_when_used(cuda_used);
     }
     pthread_mutex_unlock(&init_lock);
 }

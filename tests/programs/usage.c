@@ -5,7 +5,8 @@
  *           by USAGE_SIGNAL's number) instead of vramtrace_mark
  *   handled the program handles SIGUSR2 itself: the handler must run once
  *           per step and the tracer must not mark
- *   early   EARLY_MARKS signals before the first CUDA call, then "signal"
+ *   early   EARLY_MARKS signals after the first CUDA call, which allocates
+ *           nothing (no dump yet), then "signal"
  *   busy    a thread allocates and frees in a loop while main sends it
  *           BUSY_MARKS of the (queued, real-time) signal USAGE_SIGNAL, so
  *           that some arrive while the tracer is busy on that thread
@@ -208,6 +209,8 @@ int main(int argc, char **argv)
         return 0;
     }
     if (!strcmp(mode, "early")) {
+        int devices;
+        CHECK(cudaGetDeviceCount(&devices));
         for (int i = 0; i < EARLY_MARKS; i++)
             raise(SIGUSR2);
         return run_steps(SIGUSR2);

@@ -6,6 +6,7 @@
 
 #include <dlfcn.h>
 #include <stdlib.h>
+#include <string.h>
 
 struct rt_driver rt_drv;
 
@@ -169,6 +170,9 @@ static void load_driver(void)
         !rt_drv.deviceTotalMem || !rt_drv.deviceGetAttribute || !rt_drv.ctxGetCurrent ||
         !rt_drv.ctxSetCurrent || !rt_drv.primaryCtxRetain || !rt_drv.ctxGetDevice_v2 ||
         rt_drv.driverGetVersion(&version) != CUDA_SUCCESS || version < CUDART_VERSION) {
+        /* NVIDIA's runtime unloads a driver it refuses */
+        memset(&rt_drv, 0, sizeof rt_drv);
+        dlclose(h);
         g_init_error = cudaErrorInsufficientDriver;
         return;
     }

@@ -152,6 +152,10 @@ struct proc {
 #define PROC(name, ver, fn) PROC_ENTRY(name, ver, fn, NULL)
 #define PROC_PTSZ(name, ver, fn) PROC_ENTRY(name, ver, fn, fn##_ptsz)
 
+/* FN, or the other name it has under STANDIN_CUDA_ALIASED_ENTRY_POINTS=1
+ * (driver_aliases.c). */
+void *standin_aliased_entry_point(void *fn);
+
 /* ---- memory locations (driver_location.c) ---- */
 
 /* The device whose memory LOCATION is: its id for a device; -1 for the

@@ -1,5 +1,6 @@
 /* cuGetProcAddress: the exported versioned entry points, by name and the
- * version asked for; STANDIN_CUDA_HIDE and STANDIN_CUDA_HIDDEN_ENTRY_POINTS. */
+ * version asked for; STANDIN_CUDA_HIDE, STANDIN_CUDA_HIDDEN_ENTRY_POINTS and
+ * STANDIN_CUDA_ALIASED_ENTRY_POINTS (driver_aliases.c). */
 #include "driver_internal.h"
 
 #include <pthread.h>
@@ -126,6 +127,7 @@ static CUresult get_proc_address(const char *symbol, void **pfn, int cudaVersion
     *pfn = (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) && best->fn_ptsz
                ? best->fn_ptsz
                : best->fn;
+    *pfn = standin_aliased_entry_point(*pfn);
     if (hidden_entry_points())
         *pfn = hidden_entry_point(*pfn);
     if (status)

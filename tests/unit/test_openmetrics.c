@@ -16,8 +16,15 @@ static char *printed(void (*write)(FILE *out, const void *arg), const void *arg)
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
+    if (!f) {
+        perror("open_memstream");
+        exit(1);
+    }
     write(f, arg);
-    fclose(f);
+    if (fclose(f) != 0 || !text) {
+        perror("open_memstream");
+        exit(1);
+    }
     return text;
 }
 

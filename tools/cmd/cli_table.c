@@ -130,6 +130,9 @@ static const struct option options[] = {
      "$VRAMTRACE_SUPPRESSIONS)"},
     {SUPPRESSION_COMMANDS, "--no-default-suppressions",
      "do not skip the built-in list of CUDA libraries' context-lifetime allocations"},
+    {"run report check timeline export watch", "--debuginfod",
+     "fetch missing debug information from the servers DEBUGINFOD_URLS names (also "
+     "VRAMTRACE_DEBUGINFOD=1); without it, no server is asked"},
     {"timeline", "--json", "print the samples as one JSON object instead"},
     {"export", "--format FORMAT", "folded, pprof, chrome, json, torch-snapshot or html"},
     {"export", "-o, --output FILE",
@@ -178,12 +181,15 @@ static const struct variable variables[] = {
     {"VRAMTRACE_SAMPLE_INTERVAL_MS", "aggregate mode: the first sample interval (default 100)"},
     {"VRAMTRACE_FREE_STACKS", "1: record the stack of every free"},
     {"VRAMTRACE_MAX_FRAMES", "native frames kept per stack, 16 to 1024 (default 512)"},
-    {"VRAMTRACE_MARK_SIGNAL", "the signal that writes a marker (default USR2; 0 or off: none)"},
+    {"VRAMTRACE_MARK_SIGNAL",
+     "the signal that writes a marker, once the process uses CUDA (default USR2; 0 or off: "
+     "none)"},
     {"VRAMTRACE_QUIET", "1: no line on stderr at exit naming the dump"},
     {"VRAMTRACE_NVML", "0: the traced process does not load NVML"},
     {"VRAMTRACE_MANIFEST", "set by run: the file each process appends the path of its dumps to"},
     {"VRAMTRACE_ONLY_PID", "set by run --no-children: only that process is traced"},
     {"VRAMTRACE_SUPPRESSIONS", "a suppressions file read by report, check and run"},
+    {"VRAMTRACE_DEBUGINFOD", "1: as --debuginfod (otherwise DEBUGINFOD_URLS is ignored)"},
     {"VRAMTRACE_PROGRESS_DELAY",
      "seconds before reading a dump shows progress on a terminal (default 1)"},
 };

@@ -9,4 +9,12 @@ long vt_parse_count(const char *s);
 /* "vramtrace CMD: unknown option '-x' (see vramtrace CMD --help)", exit status 2. */
 int vt_usage_error(const char *cmd, const char *fmt, const char *arg);
 
+/* --debuginfod, of every command that names call sites: the symbol servers
+ * DEBUGINFOD_URLS names are asked only then (symbolize.h). */
+#define VT_OPT_DEBUGINFOD 1024
+#define VT_DEBUGINFOD_LONG_OPTION                          \
+    {                                                      \
+        "debuginfod", no_argument, NULL, VT_OPT_DEBUGINFOD \
+    }
+
 #endif

@@ -12,6 +12,7 @@
 #include "leak_limits.h"
 #include "report.h"
 #include "report_dump.h"
+#include "symbolize.h"
 
 static const char about[] =
     "Report each dump (leaks matching a suppression left out, and tallied at the\n"
@@ -29,6 +30,7 @@ static int parse_options(int argc, char **argv, struct vt_check_options *check,
     static const struct option options[] = {
         VT_LIMIT_LONG_OPTIONS,
         {"json", no_argument, NULL, OPT_JSON},
+        VT_DEBUGINFOD_LONG_OPTION,
         {"help", no_argument, NULL, 'h'},
         {0},
     };
@@ -44,6 +46,9 @@ static int parse_options(int argc, char **argv, struct vt_check_options *check,
         switch (c) {
         case OPT_JSON:
             report->json = true;
+            break;
+        case VT_OPT_DEBUGINFOD:
+            vt_symbolize_allow_debuginfod();
             break;
         case 'h':
             vt_cli_help("check", about, stdout);

@@ -13,6 +13,7 @@
 #include "cli_usage.h"
 #include "export.h"
 #include "output_file.h"
+#include "symbolize.h"
 #include "xalloc.h"
 
 static const char about[] =
@@ -88,6 +89,7 @@ static int parse_args(int argc, char **argv, struct export_args *a)
         {"what", required_argument, NULL, OPT_WHAT},
         {"diff", required_argument, NULL, OPT_DIFF},
         {"force", no_argument, NULL, OPT_FORCE},
+        VT_DEBUGINFOD_LONG_OPTION,
         {"help", no_argument, NULL, 'h'},
         {0},
     };
@@ -116,6 +118,9 @@ static int parse_args(int argc, char **argv, struct export_args *a)
             break;
         case OPT_FORCE:
             a->force = true;
+            break;
+        case VT_OPT_DEBUGINFOD:
+            vt_symbolize_allow_debuginfod();
             break;
         case 'h':
             vt_cli_help("export", about, stdout);

@@ -15,6 +15,7 @@
 #include "leak_limits.h"
 #include "report.h"
 #include "report_dump.h"
+#include "symbolize.h"
 
 static const char about[] =
     "Report the call sites whose device memory grows through the run (per\n"
@@ -90,6 +91,7 @@ int vt_cmd_report(int argc, char **argv)
         {"html", required_argument, NULL, OPT_HTML},
         {"force", no_argument, NULL, OPT_FORCE},
         {"gen-suppressions", no_argument, NULL, OPT_GEN},
+        VT_DEBUGINFOD_LONG_OPTION,
         {"help", no_argument, NULL, 'h'},
         {0},
     };
@@ -141,6 +143,9 @@ int vt_cmd_report(int argc, char **argv)
             break;
         case OPT_FORCE:
             opts.force = true;
+            break;
+        case VT_OPT_DEBUGINFOD:
+            vt_symbolize_allow_debuginfod();
             break;
         case 'h':
             vt_cli_help("report", about, stdout);

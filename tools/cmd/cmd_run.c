@@ -29,6 +29,7 @@
 #include "run_manifest.h"
 #include "run_output.h"
 #include "size_arg.h"
+#include "symbolize.h"
 
 #ifndef VT_LIBDIR_FROM_BINDIR
 #define VT_LIBDIR_FROM_BINDIR "../lib"
@@ -132,6 +133,7 @@ static int parse_options(int argc, char **argv, struct run_options *opts)
         {"all-frames", no_argument, NULL, OPT_ALL_FRAMES},
         {"max-frames", required_argument, NULL, OPT_MAX_FRAMES},
         VT_LIMIT_LONG_OPTIONS,
+        VT_DEBUGINFOD_LONG_OPTION,
         {"help", no_argument, NULL, 'h'},
         {0},
     };
@@ -188,6 +190,9 @@ static int parse_options(int argc, char **argv, struct run_options *opts)
             vt_frames_set_display(vt_frames_all(), (size_t)max);
             break;
         }
+        case VT_OPT_DEBUGINFOD:
+            vt_symbolize_allow_debuginfod();
+            break;
         case 'h':
             vt_cli_help("run", about, stdout);
             return VT_EXIT_OK;

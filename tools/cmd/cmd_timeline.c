@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "cli_table.h"
 #include "cli_usage.h"
+#include "symbolize.h"
 #include "timeline.h"
 
 static const char about[] =
@@ -19,6 +20,7 @@ int vt_cmd_timeline(int argc, char **argv)
     enum { OPT_JSON = 256 };
     static const struct option options[] = {
         {"json", no_argument, NULL, OPT_JSON},
+        VT_DEBUGINFOD_LONG_OPTION,
         {"help", no_argument, NULL, 'h'},
         {0},
     };
@@ -29,6 +31,9 @@ int vt_cmd_timeline(int argc, char **argv)
         switch (c) {
         case OPT_JSON:
             json = true;
+            break;
+        case VT_OPT_DEBUGINFOD:
+            vt_symbolize_allow_debuginfod();
             break;
         case 'h':
             vt_cli_help("timeline", about, stdout);

@@ -256,6 +256,7 @@ int vt_cmd_watch(int argc, char **argv)
         {"listen", required_argument, NULL, OPT_LISTEN},
         {"interval", required_argument, NULL, OPT_INTERVAL},
         {"top", required_argument, NULL, OPT_TOP},
+        VT_DEBUGINFOD_LONG_OPTION,
         {"help", no_argument, NULL, 'h'},
         {0},
     };
@@ -298,6 +299,9 @@ int vt_cmd_watch(int argc, char **argv)
                 return vt_usage_error("watch", "--listen needs ADDR:PORT or PORT, not '%s'",
                                       optarg);
             m.listen = optarg;
+            break;
+        case VT_OPT_DEBUGINFOD:
+            vt_symbolize_allow_debuginfod();
             break;
         case 'h':
             vt_cli_help("watch", about, stdout);

@@ -178,6 +178,8 @@ static int advance(const struct exporter *e, struct followed *d)
                 d->follow.file_size ? "not a vramtrace dump (no header written)" : "empty file");
         return -1;
     }
+    if (!d->named && !d->follow.dump.process.pid)
+        return 0; /* the header without the process's record yet: not judged ended */
     d->readable = true;
     bool running = still_running(&d->follow.dump);
     if (running && !d->job)

@@ -1,11 +1,37 @@
 /* SPDX-License-Identifier: MIT */
 #include "shown_stacks.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <uthash.h>
+
+/* The table's keys are kilobytes (every frame's names and paths): hashed
+ * eight bytes at a step, not uthash's default byte by byte (dump_model.h
+ * has included uthash already; its macros use HASH_FUNCTION where they
+ * are expanded). */
+static inline unsigned shown_hash(const void *key, size_t len)
+{
+    const unsigned char *p = key;
+    uint64_t h = 0x9E3779B97F4A7C15u ^ len, w;
+    for (; len >= 8; p += 8, len -= 8) {
+        memcpy(&w, p, 8);
+        h = (h ^ w) * 0xBF58476D1CE4E5B9u;
+        h ^= h >> 29;
+    }
+    if (len) {
+        w = 0;
+        memcpy(&w, p, len);
+        h = (h ^ w) * 0xBF58476D1CE4E5B9u;
+        h ^= h >> 29;
+    }
+    h = (h ^ (h >> 32)) * 0x94D049BB133111EBu;
+    return (unsigned)(h ^ (h >> 31));
+}
+#undef HASH_FUNCTION
+#define HASH_FUNCTION(keyptr, keylen, hashv) ((hashv) = shown_hash((keyptr), (keylen)))
 
 #include "format.h"
 #include "frames.h"

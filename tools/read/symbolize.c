@@ -75,9 +75,28 @@ static void *xcalloc(size_t n, size_t size)
     return p;
 }
 
+static bool debuginfod_allowed;
+
+void vt_symbolize_allow_debuginfod(void)
+{
+    debuginfod_allowed = true;
+}
+
+/* libdw asks every server DEBUGINFOD_URLS names (many distributions set it
+ * for everyone) about each module without local debug information: a round
+ * trip, or a timeout on a firewalled machine, per module. Unset in this
+ * process only, once whatever it runs has been started with it. */
+static void keep_debuginfod_unless_asked(void)
+{
+    const char *asked = getenv("VRAMTRACE_DEBUGINFOD");
+    if (!debuginfod_allowed && !(asked && !strcmp(asked, "1")))
+        unsetenv("DEBUGINFOD_URLS");
+}
+
 struct vt_symbolizer *vt_symbolizer_new(const struct vt_dump *dump)
 {
     struct vt_symbolizer *s = xcalloc(1, sizeof *s);
+    keep_debuginfod_unless_asked();
     s->dump = dump;
     s->modules = xcalloc(dump->nmodules, sizeof *s->modules);
     s->nmodules = dump->nmodules;

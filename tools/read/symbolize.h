@@ -24,6 +24,11 @@ struct vt_frame {
 
 struct vt_symbolizer;
 
+/* Symbol servers (debuginfod) are asked for debug information only after
+ * this (--debuginfod) or with VRAMTRACE_DEBUGINFOD=1; otherwise the first
+ * symbolizer ignores DEBUGINFOD_URLS: nothing leaves the machine. */
+void vt_symbolize_allow_debuginfod(void);
+
 struct vt_symbolizer *vt_symbolizer_new(const struct vt_dump *dump);
 void vt_symbolizer_free(struct vt_symbolizer *s);
 

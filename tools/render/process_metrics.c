@@ -7,6 +7,7 @@
 
 #include <uthash.h>
 
+#include "site_label.h"
 #include "xalloc.h"
 
 static char *copy(const char *s)
@@ -33,23 +34,15 @@ static void device_of(const struct vt_dump *d, int64_t device, struct vt_metrics
             break;
 }
 
-/* "function file:line" of the first frame the report shows (the first
- * frame of the program's own), into a new string. */
+/* "function file:line" of the site's first own frame, as every view names
+ * it (site_label.c), into a new string. */
 static char *site_label(const struct vt_report *r, const struct vt_usage_site *s, unsigned *api)
 {
     struct vt_site site;
     char buf[1024];
     vt_site_frames(r->sym, r->dump, s->stack_id, s->api, &site);
     *api = site.api;
-    const struct vt_frame *f = site.nframes ? site.frames[0] : NULL;
-    const char *function = f && f->function ? f->function : "??";
-    if (!f)
-        snprintf(buf, sizeof buf, "(no stack)");
-    else if (f->file)
-        snprintf(buf, sizeof buf, "%s %s:%u", function, base(f->file), f->line);
-    else
-        snprintf(buf, sizeof buf, "%s %s+0x%" PRIx64, function, f->module ? base(f->module) : "?",
-                 f->offset);
+    vt_site_label(&site, 1, buf, sizeof buf);
     vt_site_free(&site);
     return copy(buf);
 }
