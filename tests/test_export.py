@@ -640,6 +640,25 @@ def case_torch_snapshot():
                 sum(lk["bytes"] for lk in leaked))
 
 
+def case_torch_snapshot_mode():
+    """The snapshot holds the program's paths as its dump does: a new file is
+    0600 like the dump, whatever the umask; folded stacks keep fopen's mode."""
+    dump = usage_dump()
+    d = H.tmpdir()
+    snap, folded = os.path.join(d, "s.pickle"), os.path.join(d, "s.folded")
+    old = os.umask(0o022)
+    try:
+        r1 = vramtrace("export", "--format", "torch-snapshot", "-o", snap, dump)
+        r2 = vramtrace("export", "--format", "folded", "-o", folded, dump)
+    finally:
+        os.umask(old)
+    H.expect_eq("exit statuses (stderr %r %r)" % (r1.stderr, r2.stderr),
+                (r1.status, r2.status), (0, 0))
+    H.expect_eq("dump's mode", stat.S_IMODE(os.stat(dump).st_mode), 0o600)
+    H.expect_eq("snapshot's mode", stat.S_IMODE(os.stat(snap).st_mode), 0o600)
+    H.expect_eq("folded stacks' mode", stat.S_IMODE(os.stat(folded).st_mode), 0o644)
+
+
 def case_torch_snapshot_python():
     """Python frames (py_frames.py) as memory_viz shows them: file, line, function."""
     src = H.program_source("py_frames.py")

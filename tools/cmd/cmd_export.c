@@ -198,6 +198,15 @@ static int write_chrome(const struct export_args *a, FILE *out)
     return status;
 }
 
+/* A torch snapshot holds the program's paths and stacks as its dump does,
+ * and is written 0600 as the dump is. */
+static int open_output(const struct export_args *a, struct vt_output_file *file)
+{
+    if (a->format == FORMAT_TORCH)
+        return vt_output_file_open_private(file, a->output, a->force, "vramtrace");
+    return vt_output_file_open(file, a->output, a->force, "vramtrace");
+}
+
 int vt_cmd_export(int argc, char **argv)
 {
     struct export_args a = {0};
@@ -209,7 +218,7 @@ int vt_cmd_export(int argc, char **argv)
         return vt_usage_error("export", "%s output is binary: give -o FILE",
                               a.format == FORMAT_PPROF ? "pprof" : "torch-snapshot");
     struct vt_output_file file = {.f = stdout};
-    if (a.output && vt_output_file_open(&file, a.output, a.force, "vramtrace") != 0)
+    if (a.output && open_output(&a, &file) != 0)
         return VT_EXIT_ERROR;
     FILE *out = file.f;
     if (a.format == FORMAT_CHROME)

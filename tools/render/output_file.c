@@ -38,11 +38,14 @@ static char *temporary_name(const char *path)
     return name;
 }
 
-/* The mode fopen would have given a new file, or the old file's own. */
-static mode_t file_mode(const struct stat *old, bool existed)
+/* The old file's own mode; for a new one, 0600 when PRIVATE (it holds the
+ * traced program's paths, as a dump does), else the mode fopen would give. */
+static mode_t file_mode(const struct stat *old, bool existed, bool private_file)
 {
     if (existed)
         return old->st_mode & 07777;
+    if (private_file)
+        return 0600;
     mode_t mask = umask(0);
     umask(mask);
     return 0666 & ~mask;
@@ -54,7 +57,8 @@ static int fail(const char *who, const char *path, const char *why)
     return -1;
 }
 
-int vt_output_file_open(struct vt_output_file *o, const char *path, bool force, const char *who)
+static int open_file(struct vt_output_file *o, const char *path, bool force, const char *who,
+                     bool private_file)
 {
     struct stat st;
     bool existed = stat(path, &st) == 0;
@@ -71,7 +75,7 @@ int vt_output_file_open(struct vt_output_file *o, const char *path, bool force, 
                     "--force)");
     o->temporary = temporary_name(path);
     int fd = mkostemp(o->temporary, O_CLOEXEC);
-    if (fd < 0 || fchmod(fd, file_mode(&st, existed)) != 0 || !(o->f = fdopen(fd, "w"))) {
+    if (fd < 0 || fchmod(fd, file_mode(&st, existed, private_file)) != 0 || !(o->f = fdopen(fd, "w"))) {
         int err = errno;
         if (fd >= 0) {
             close(fd);
@@ -82,6 +86,17 @@ int vt_output_file_open(struct vt_output_file *o, const char *path, bool force, 
         return fail(who, path, strerror(err));
     }
     return 0;
+}
+
+int vt_output_file_open(struct vt_output_file *o, const char *path, bool force, const char *who)
+{
+    return open_file(o, path, force, who, false);
+}
+
+int vt_output_file_open_private(struct vt_output_file *o, const char *path, bool force,
+                                const char *who)
+{
+    return open_file(o, path, force, who, true);
 }
 
 int vt_output_file_close(struct vt_output_file *o, bool ok)
