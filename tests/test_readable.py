@@ -499,5 +499,24 @@ def case_newcomer_smalls():
                                               "vramtrace export --help)\n"))
 
 
+def case_devices_in_order():
+    """Devices are listed 0 before 1 when the program used 1 first."""
+    dump = shapes_run("device1_first").dump
+    text = text_report(dump)
+    devices = [l.split()[1].rstrip(",:") for l in text.splitlines() if l.startswith("Device ")]
+    H.expect_eq("devices listed (%s)" % text, devices, ["0", "1"])
+    H.expect_eq("JSON devices", [d["device"] for d in H.report(dump)["devices"]], [0, 1])
+
+
+def case_one_byte():
+    """One byte is "1 byte", in the headline and the leak's line."""
+    text = text_report(shapes_run("one_byte").dump)
+    H.expect(text.startswith("vramtrace: 1 B (1 byte) of device memory leaked in 1 allocation "
+                             "at 1 call site"), text)
+    H.expect_eq("leak line", line_starting(text, "Leak of "),
+                "Leak of 1 byte (1 B) in 1 allocation via cudaMalloc on device 0 [device]")
+    H.expect("1 bytes" not in text, text)
+
+
 if __name__ == "__main__":
     H.main(globals())

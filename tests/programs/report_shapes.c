@@ -15,7 +15,10 @@
  *   cache        a cache that fills by CACHE_STEP_BYTES in each of the
  *                first CACHE_FILL steps of CACHE_STEPS, then stays (freed
  *                at the end), a mark after each step
- *   oom          a request the device cannot satisfy (STANDIN_CUDA_MEMORY) */
+ *   oom          a request the device cannot satisfy (STANDIN_CUDA_MEMORY)
+ *   one_byte     one leak of 1 byte through scratch_buffer
+ *   device1_first  device 1 holds TWO_DEV1_BYTES, then device 0 TWO_DEV0_BYTES;
+ *                both freed */
 #include <cuda_runtime_api.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +74,12 @@ static void two_devices(void)
     CHECK(cudaFree(b));
     CHECK(cudaSetDevice(0));
     CHECK(cudaFree(a));
+}
+
+static void device1_first(void)
+{
+    CHECK(cudaFree(on_device(1, TWO_DEV1_BYTES)));
+    CHECK(cudaFree(on_device(0, TWO_DEV0_BYTES)));
 }
 
 /* One call of cudaMalloc per site, each on its own line: SITES stacks. */
@@ -218,6 +227,10 @@ int main(int argc, char **argv)
         cache();
     else if (!strcmp(mode, "oom"))
         request_too_much();
+    else if (!strcmp(mode, "device1_first"))
+        device1_first();
+    else if (!strcmp(mode, "one_byte"))
+        scratch_buffer(1);
     else
         return 2;
     return 0;

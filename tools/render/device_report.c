@@ -4,14 +4,22 @@
  * this process, what this process held outside the traced calls (context,
  * library workspaces) and what other processes held. Text and JSON. */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "device_report.h"
 #include "json_writer.h"
 #include "proc_status.h"
 
-/* The devices to describe: those with a DEVICE record, then those that had
- * allocations but no record (older dumps). Returns how many; at most MAX. */
+static int by_number(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The devices to describe: those with a DEVICE record and those that had
+ * allocations but no record (older dumps), in the devices' order (0 before
+ * 1, not the order of first use). Returns how many; at most MAX. */
 static size_t devices_used(const struct vt_report *r, int64_t *out, size_t max)
 {
     const struct vt_dump *d = r->dump;
@@ -22,6 +30,7 @@ static size_t devices_used(const struct vt_report *r, int64_t *out, size_t max)
     for (size_t i = 0; i < u->ndevices && n < max; i++)
         if (u->devices[i].device >= 0 && !vt_dump_device(d, u->devices[i].device))
             out[n++] = u->devices[i].device;
+    qsort(out, n, sizeof *out, by_number);
     return n;
 }
 

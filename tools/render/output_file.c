@@ -75,7 +75,8 @@ static int open_file(struct vt_output_file *o, const char *path, bool force, con
                     "--force)");
     o->temporary = temporary_name(path);
     int fd = mkostemp(o->temporary, O_CLOEXEC);
-    if (fd < 0 || fchmod(fd, file_mode(&st, existed, private_file)) != 0 || !(o->f = fdopen(fd, "w"))) {
+    if (fd < 0 || fchmod(fd, file_mode(&st, existed, private_file)) != 0 ||
+        !(o->f = fdopen(fd, "w"))) {
         int err = errno;
         if (fd >= 0) {
             close(fd);

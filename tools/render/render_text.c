@@ -20,6 +20,9 @@ static const char *plural(uint64_t n, const char *one, const char *many)
     return n == 1 ? one : many;
 }
 
+/* "1 byte", "2 bytes" */
+#define BYTES(n) plural((n), "byte", "bytes")
+
 static const char *basename_of(const char *path)
 {
     const char *slash = strrchr(path, '/');
@@ -170,15 +173,15 @@ static void print_leak(const struct vt_report *r, const struct vt_leak *leak,
     char size[32];
     bool host = !vt_kind_counts_as_vram(leak->kind);
     if (r->live_not_leaked)
-        fprintf(out, "\n%s %s: %" PRIu64 " bytes (%s) in %" PRIu64 " %s via %s",
-                host ? "Host memory live" : "Live", live_when(r), leak->bytes,
+        fprintf(out, "\n%s %s: %" PRIu64 " %s (%s) in %" PRIu64 " %s via %s",
+                host ? "Host memory live" : "Live", live_when(r), leak->bytes, BYTES(leak->bytes),
                 vt_human_size(leak->bytes, size), leak->allocations,
                 plural(leak->allocations, "allocation", "allocations"), vt_api_label(site->api));
     else
-        fprintf(out, "\n%s of %" PRIu64 " bytes (%s) in %" PRIu64 " %s via %s",
-                host ? "Host leak" : "Leak", leak->bytes, vt_human_size(leak->bytes, size),
-                leak->allocations, plural(leak->allocations, "allocation", "allocations"),
-                vt_api_label(site->api));
+        fprintf(out, "\n%s of %" PRIu64 " %s (%s) in %" PRIu64 " %s via %s",
+                host ? "Host leak" : "Leak", leak->bytes, BYTES(leak->bytes),
+                vt_human_size(leak->bytes, size), leak->allocations,
+                plural(leak->allocations, "allocation", "allocations"), vt_api_label(site->api));
     if (!host)
         print_device(leak->device, out);
     fprintf(out, " [%s]\n", vt_kind_name(leak->kind));
@@ -218,11 +221,11 @@ static void print_leak_headline(const struct vt_report *r, uint64_t bytes, uint6
 {
     const struct vt_summary *s = &r->analysis->summary;
     char size[32];
-    fprintf(
-        out,
-        "vramtrace: %s (%" PRIu64 " bytes) of device memory %s in %" PRIu64 " %s at %zu call %s",
-        vt_human_size(bytes, size), bytes, r->live_not_leaked ? "still allocated" : "leaked", count,
-        plural(count, "allocation", "allocations"), sites, plural(sites, "site", "sites"));
+    fprintf(out,
+            "vramtrace: %s (%" PRIu64 " %s) of device memory %s in %" PRIu64 " %s at %zu call %s",
+            vt_human_size(bytes, size), bytes, BYTES(bytes),
+            r->live_not_leaked ? "still allocated" : "leaked", count,
+            plural(count, "allocation", "allocations"), sites, plural(sites, "site", "sites"));
     if (!r->live_not_leaked && s->shutdown_freed_bytes)
         fprintf(out, " when the script ended, %s of it freed by the interpreter at shutdown",
                 vt_human_size(s->shutdown_freed_bytes, size));
@@ -263,10 +266,10 @@ static void print_host_summary(const struct vt_report *r, FILE *out)
             bytes += r->analysis->leaks[i].bytes;
             count += r->analysis->leaks[i].allocations;
         }
-    fprintf(out,
-            "vramtrace: %s (%" PRIu64 " bytes) of page-locked host memory %s in %" PRIu64 " %s\n",
-            vt_human_size(bytes, size), bytes, r->live_not_leaked ? "still allocated" : "leaked",
-            count, plural(count, "allocation", "allocations"));
+    fprintf(out, "vramtrace: %s (%" PRIu64 " %s) of page-locked host memory %s in %" PRIu64 " %s\n",
+            vt_human_size(bytes, size), bytes, BYTES(bytes),
+            r->live_not_leaked ? "still allocated" : "leaked", count,
+            plural(count, "allocation", "allocations"));
 }
 
 static bool has_host_leaks(const struct vt_report *r)
@@ -313,7 +316,7 @@ static size_t print_leaks(const struct vt_report *r, bool host, FILE *out)
 static void print_bytes(uint64_t bytes, FILE *out)
 {
     char size[32];
-    fprintf(out, "%s (%" PRIu64 " bytes)", vt_human_size(bytes, size), bytes);
+    fprintf(out, "%s (%" PRIu64 " %s)", vt_human_size(bytes, size), bytes, BYTES(bytes));
 }
 
 /* "    4.0 MiB  cudaMalloc  fn file:line <- caller file:line", one line per
@@ -365,8 +368,8 @@ static void print_growing_leak(const struct vt_report *r, const struct vt_usage_
         const struct vt_leak *l = &r->analysis->leaks[i];
         if (l->stack_id == s->stack_id && l->api == s->api && l->kind == s->kind &&
             l->device == s->device) {
-            fprintf(out, "; leaked at exit: %" PRIu64 " bytes (%s) in %" PRIu64 " %s", l->bytes,
-                    vt_human_size(l->bytes, size), l->allocations,
+            fprintf(out, "; leaked at exit: %" PRIu64 " %s (%s) in %" PRIu64 " %s", l->bytes,
+                    BYTES(l->bytes), vt_human_size(l->bytes, size), l->allocations,
                     plural(l->allocations, "allocation", "allocations"));
             return;
         }
@@ -512,7 +515,7 @@ static void print_failures(const struct vt_report *r, FILE *out)
     char size[32], error[VT_CUDA_ERROR_LABEL];
     for (size_t i = 0; i < r->failures_shown; i++) {
         const struct vt_failure *f = &r->analysis->failures[i];
-        fprintf(out, "\nFailed allocation of %" PRIu64 " bytes (%s) via %s", f->size,
+        fprintf(out, "\nFailed allocation of %" PRIu64 " %s (%s) via %s", f->size, BYTES(f->size),
                 vt_human_size(f->size, size), vt_api_label(r->failure_sites[i].api));
         print_device(f->device, out);
         fprintf(out, " [%s]: %s, %" PRIu64 " %s\n", vt_kind_name(f->kind),
@@ -565,10 +568,10 @@ static void print_notes(const struct vt_report *r, const struct omitted *o, FILE
                 failures_omitted, plural(failures_omitted, "site", "sites"), r->top);
     if (s->teardown_freed_allocations)
         fprintf(out,
-                "vramtrace: note: %" PRIu64 " bytes (%s) in %" PRIu64 " %s freed by context "
+                "vramtrace: note: %" PRIu64 " %s (%s) in %" PRIu64 " %s freed by context "
                 "teardown without a free call (not counted as leaked)\n",
-                s->teardown_freed_bytes, vt_human_size(s->teardown_freed_bytes, size),
-                s->teardown_freed_allocations,
+                s->teardown_freed_bytes, BYTES(s->teardown_freed_bytes),
+                vt_human_size(s->teardown_freed_bytes, size), s->teardown_freed_allocations,
                 plural(s->teardown_freed_allocations, "allocation was", "allocations were"));
     if (s->untraced_frees)
         fprintf(out, "vramtrace: note: %" PRIu64 " %s of memory the tracer never saw allocated\n",
@@ -627,8 +630,8 @@ static void print_invalid_free(const struct vt_report *r, size_t i, FILE *out)
                 e->address);
         return;
     }
-    fprintf(out, "  Address 0x%" PRIx64 " is %" PRIu64 " bytes (%s) %s via %s", e->address,
-            e->alloc_size, vt_human_size(e->alloc_size, size),
+    fprintf(out, "  Address 0x%" PRIx64 " is %" PRIu64 " %s (%s) %s via %s", e->address,
+            e->alloc_size, BYTES(e->alloc_size), vt_human_size(e->alloc_size, size),
             dbl ? "allocated" : "still allocated (the driver refused this free)",
             vt_api_label(sites[1].api));
     print_device(e->alloc_device, out);
