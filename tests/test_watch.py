@@ -9,6 +9,7 @@ import re
 import select
 import subprocess
 import sys
+import threading
 import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
@@ -187,6 +188,39 @@ def case_partial_record():
         same_as_report(w, cut, False, st.p.pid)
         H.expect_eq("live bytes", w["summary"]["live_at_end_bytes"], live)
         H.expect_eq("end", (w["end"], w["complete"]), (ending, False))
+
+
+def write_over(path, data):
+    """DATA written from the start of PATH in place (as a writer fills the
+    file it mapped: never shorter than it was)."""
+    with open(path, "r+b") as f:
+        f.write(data)
+
+
+def case_starting_dump():
+    """A dump found before its writer wrote the header (an empty file), or
+    the header without the process's record: looked at again, then read
+    as report reads it (was: 'empty file', or an ended process)."""
+    st = Stepper()
+    try:
+        st.do("a a %d" % MiB)
+        st.quit()
+    finally:
+        st.kill()
+    data, records = H.dump_records(st.dump)
+    header_only = data[:records[0][0]] + bytes(4096)
+    for first in (b"", header_only):
+        path = os.path.join(os.path.dirname(st.dump), "starting.vtr")
+        with open(path, "wb") as f:
+            f.write(first)
+        later = threading.Timer(0.3, write_over, (path, data))
+        later.start()
+        try:
+            w = watch_json(path)
+        finally:
+            later.join()
+        same_as_report(w, path, False, st.p.pid)
+        H.expect_eq("live bytes", w["summary"]["live_at_end_bytes"], MiB)
 
 
 # ---- refreshing ----

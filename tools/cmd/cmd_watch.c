@@ -162,12 +162,29 @@ static void pause_for(double seconds)
         ;
 }
 
+/* A dump found as its process starts may hold no header yet, or the header
+ * without the PROCESS record: looked at again for up to START_WAIT_S before
+ * it is judged (neither is a dump that ended). */
+#define START_WAIT_S 2.0
+#define START_POLL_S 0.05
+
+static bool starting(const struct watch *w)
+{
+    return w->follow.pos.offset == 0 || w->follow.dump.process.pid == 0;
+}
+
 /* Refreshes until the process ends (or once). */
 static int follow(struct watch *w, const char *path)
 {
+    double waited = 0;
     for (;;) {
         if (vt_dump_follow_poll(&w->follow, &vt_analysis_sink, &w->analysis) < 0)
             return VT_EXIT_ERROR;
+        if (starting(w) && waited < START_WAIT_S) {
+            pause_for(START_POLL_S);
+            waited += START_POLL_S;
+            continue;
+        }
         if (w->follow.pos.offset == 0) {
             fprintf(stderr, "vramtrace: %s: %s\n", path,
                     w->follow.file_size ? "not a vramtrace dump (no header written)"
