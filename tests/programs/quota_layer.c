@@ -30,7 +30,7 @@ static struct {
     free_fn free;
     info_fn info;
 } next;
-static pthread_once_t once = PTHREAD_ONCE_INIT;
+static pthread_once_t dlsym_once = PTHREAD_ONCE_INIT, driver_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static size_t used;
 static struct {
@@ -38,14 +38,23 @@ static struct {
     size_t size;
 } live[MAX_LIVE];
 
-/* As HAMi-core: the dlsym after this one, then the driver through it. */
-static void find_next(void)
+/* As HAMi-core: the dlsym after this one (a preloaded sanitizer runtime
+ * calls dlsym while it starts, before dlopen works: only dlvsym here)... */
+static void find_next_dlsym(void)
 {
-    void *driver;
     next.dlsym = (dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
     if (!next.dlsym)
         next.dlsym = (dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
-    driver = next.dlsym ? dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL) : NULL;
+    if (!next.dlsym)
+        abort();
+}
+
+/* ...then, at the first CUDA call, the driver through it. */
+static void find_driver(void)
+{
+    void *driver;
+    pthread_once(&dlsym_once, find_next_dlsym);
+    driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!driver)
         abort();
     next.get_proc = (get_proc_fn)next.dlsym(driver, "cuGetProcAddress_v2");
@@ -65,7 +74,7 @@ static size_t quota(void)
 EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *ptr, size_t size)
 {
     CUresult r = CUDA_ERROR_OUT_OF_MEMORY;
-    pthread_once(&once, find_next);
+    pthread_once(&driver_once, find_driver);
     pthread_mutex_lock(&lock);
     for (int i = 0; i < MAX_LIVE && used + size <= quota(); i++)
         if (!live[i].ptr) {
@@ -84,7 +93,7 @@ EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *ptr, size_t size)
 EXPORT CUresult cuMemFree_v2(CUdeviceptr ptr)
 {
     CUresult r;
-    pthread_once(&once, find_next);
+    pthread_once(&driver_once, find_driver);
     r = next.free(ptr);
     pthread_mutex_lock(&lock);
     for (int i = 0; r == CUDA_SUCCESS && ptr && i < MAX_LIVE; i++)
@@ -99,7 +108,7 @@ EXPORT CUresult cuMemFree_v2(CUdeviceptr ptr)
 
 EXPORT CUresult cuMemGetInfo_v2(size_t *free_bytes, size_t *total)
 {
-    pthread_once(&once, find_next);
+    pthread_once(&driver_once, find_driver);
     pthread_mutex_lock(&lock);
     *total = quota();
     *free_bytes = *total - used;
@@ -126,7 +135,7 @@ EXPORT CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int version,
                                     CUdriverProcAddressQueryResult *status)
 {
     CUresult r;
-    pthread_once(&once, find_next);
+    pthread_once(&driver_once, find_driver);
     r = next.get_proc(symbol, pfn, version, flags, status);
     if (r == CUDA_SUCCESS && pfn && *pfn && own(symbol))
         *pfn = own(symbol);
@@ -137,7 +146,7 @@ EXPORT CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int version,
 
 EXPORT void *dlsym(void *handle, const char *name)
 {
-    pthread_once(&once, find_next);
+    pthread_once(&dlsym_once, find_next_dlsym);
     if (!strcmp(name, "cuGetProcAddress_v2"))
         return (void *)cuGetProcAddress_v2;
     if (own(name))
