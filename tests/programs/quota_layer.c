@@ -116,6 +116,15 @@ EXPORT CUresult cuMemGetInfo_v2(size_t *free_bytes, size_t *total)
     return CUDA_SUCCESS;
 }
 
+/* strcmp(a, b) == 0 calling nothing: a sanitizer runtime starting up calls
+ * dlsym before its own strcmp interceptor can. */
+static int same(const char *a, const char *b)
+{
+    while (*a && *a == *b)
+        a++, b++;
+    return *a == *b;
+}
+
 /* This layer's own functions for the names it holds to the quota. */
 static void *own(const char *name)
 {
@@ -126,7 +135,7 @@ static void *own(const char *name)
                 {"cuMemFree", (void *)cuMemFree_v2},       {"cuMemFree_v2", (void *)cuMemFree_v2},
                 {"cuMemGetInfo", (void *)cuMemGetInfo_v2}, {"cuMemGetInfo_v2", (void *)cuMemGetInfo_v2}};
     for (size_t i = 0; i < sizeof held / sizeof held[0]; i++)
-        if (!strcmp(held[i].name, name))
+        if (same(held[i].name, name))
             return held[i].fn;
     return NULL;
 }
@@ -147,7 +156,7 @@ EXPORT CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int version,
 EXPORT void *dlsym(void *handle, const char *name)
 {
     pthread_once(&dlsym_once, find_next_dlsym);
-    if (!strcmp(name, "cuGetProcAddress_v2"))
+    if (same(name, "cuGetProcAddress_v2"))
         return (void *)cuGetProcAddress_v2;
     if (own(name))
         return own(name);
