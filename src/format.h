@@ -151,12 +151,16 @@ enum vt_record_type {
      * be loaded at its addresses); stacks before it with it. Absent in
      * dumps written before it was added (no module unloads). */
     VT_REC_MODULE_UNLOAD = 20,
-    /* The Python interpreter of this process began to finalize (the main
-     * module returned, raised or called sys.exit, and the atexit handlers
-     * ran): what is live here is what the script held when it ended; what
-     * is freed after, the interpreter freed at shutdown. Written once, at
-     * the first event that finds it finalizing, after a SAMPLE in
-     * aggregate mode (as before a MARK). Absent in older dumps. */
+    /* The Python script of this process ended: its main module returned,
+     * raised or called sys.exit, before threading's shutdown joined the
+     * non-daemon threads and before the atexit handlers ran (the name
+     * is older: dumps written before that point was read marked the
+     * interpreter's finalizing flag, set after those handlers). What is
+     * live here is what the script held when it ended; what is freed
+     * after, the interpreter (its handlers, threads and module clearing)
+     * freed at shutdown. Written once, at the first event that finds the
+     * script ended, after a SAMPLE in aggregate mode (as before a MARK);
+     * only when the program is the interpreter. Absent in older dumps. */
     VT_REC_PY_FINALIZING = 21,
     VT_REC_MAX_KNOWN = 21,
 };

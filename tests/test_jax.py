@@ -51,8 +51,8 @@ def device_leaks_at_kept(rep):
             sorted({lk["api"] for lk in found}))
 
 
-def traced(extra_env):
-    argv = jax_argv()
+def traced(extra_env, args=()):
+    argv = jax_argv() + list(args)
     plain = H.run_plain(argv, extra_env=extra_env)
     H.expect_eq("untraced: exit status", H.run_status(plain), 0)
     H.expect_eq("untraced: output", plain.stdout.strip(), OUTPUT)
@@ -73,6 +73,19 @@ def case_platform_allocator():
     others = [(lk["bytes"], script_line(lk)) for lk in H.leaks(rep)
               if lk["kind"] == "device" and script_line(lk) != H.marker_line(CASES, "kept")]
     H.expect_eq("other device leaks", others, [])
+
+
+def case_script_end():
+    """The script returns: JAX's atexit handler frees the kept arrays before
+    the interpreter finalizes, yet the script held them when it ended."""
+    rep = traced({"XLA_PYTHON_CLIENT_ALLOCATOR": "platform"}, ["return"])
+    H.expect_eq("device leaks at the kept line", device_leaks_at_kept(rep),
+                (3 * ARRAY, 3, ["cuMemCreate"]))
+    line = H.marker_line(CASES, "kept")
+    kept = [lk for lk in H.leaks(rep) if lk["kind"] == "device" and script_line(lk) == line]
+    H.expect_eq("freed at shutdown, of the kept", sum(lk["shutdown_freed_bytes"] for lk in kept),
+                3 * ARRAY)
+    H.expect(isinstance(rep.get("script_end_ns"), int), "script_end_ns %r" % rep.get("script_end_ns"))
 
 
 def case_preallocation():

@@ -25,6 +25,7 @@ def constants(source):
 
 
 SIZES = {k: v for k, v in constants(SRC).items() if k.endswith("_BYTES")}
+SCRIPT_END = os.path.join(H.source_root(), "tests", "python", "py_script_end.py")
 
 
 def python_frames(leak):
@@ -91,6 +92,46 @@ def case_no_gil():
                              ("without_gil", H.marker_line(SRC, "nogil")),
                              ("main", H.call_line(SRC, "without_gil")),
                              ("<module>", H.call_line(SRC, "main"))])
+
+
+def check_script_end(rep, init_name="Buffer.__init__"):
+    """tests/python/py_script_end.py's kept buffers were held when the
+    script ended and freed at shutdown; the never-freed one is live at the
+    end: to the byte."""
+    c = constants(SCRIPT_END)
+    kept = c["KEPT_COUNT"] * c["KEPT_BYTES"]
+    H.check_summary(rep, leaked_bytes=kept + c["NEVER_BYTES"],
+                    leaked_allocations=c["KEPT_COUNT"] + 1, shutdown_freed_bytes=kept,
+                    shutdown_freed_allocations=c["KEPT_COUNT"],
+                    live_at_end_bytes=c["NEVER_BYTES"], live_at_end_allocations=1)
+    H.expect(isinstance(rep.get("script_end_ns"), int) and
+             0 < rep["script_end_ns"] <= rep["duration_ns"],
+             "script_end_ns %r (duration %r)" % (rep.get("script_end_ns"), rep.get("duration_ns")))
+    lk = H.leak_by_bytes(rep, kept)
+    H.expect_eq("the kept buffers: freed at shutdown",
+                (lk.get("shutdown_freed_bytes"), lk.get("shutdown_freed_allocations")),
+                (kept, c["KEPT_COUNT"]))
+    got = [(f.get("function"), f.get("file"), f.get("line")) for f in python_frames(lk)]
+    expected = [(init_name, SCRIPT_END, H.marker_line(SCRIPT_END, "kept")),
+                ("<module>", SCRIPT_END, H.call_line(SCRIPT_END, "keep"))]
+    H.expect(got[:2] == expected, "kept: Python frames: expected %r first, got %r" % (expected, got))
+    never = H.leak_by_bytes(rep, c["NEVER_BYTES"])
+    H.expect_eq("the never-freed buffer", never.get("shutdown_freed_bytes"), 0)
+
+
+def case_script_end_atexit_module():
+    """python -m (runpy's _run_module_as_main outermost): an atexit handler
+    frees the kept buffers after the script ended."""
+    rep, _ = H.traced_report([sys.executable, "-m", "py_script_end", "atexit"],
+                             extra_env={"PYTHONPATH": os.path.dirname(SCRIPT_END)})
+    check_script_end(rep)
+
+
+def case_script_end_atexit_command():
+    """python -c: its <module> is the script."""
+    code = "import sys; p = sys.argv[0] = %r; exec(compile(open(p).read(), p, 'exec'))" % SCRIPT_END
+    rep, _ = H.traced_report([sys.executable, "-c", code, "atexit"])
+    check_script_end(rep)
 
 
 def case_debian_python():

@@ -24,12 +24,13 @@ unsigned vt_event_api(unsigned driver_api)
     return called_api(driver_api);
 }
 
-/* The first event that finds Python finalizing marks where the script
- * ended (once per process: a forked child starts its own dump). */
-static void note_py_finalizing(void)
+/* The first event that finds the Python script ended marks where (once per
+ * process: a forked child starts its own dump); every event that changes
+ * what is live looks (the memory of cuMemCreate goes by unmap and release). */
+static void note_script_end(void)
 {
     static int noted;
-    if (__atomic_load_n(&noted, __ATOMIC_RELAXED) || !vt_python_finalizing())
+    if (__atomic_load_n(&noted, __ATOMIC_RELAXED) || !vt_python_script_ended())
         return;
     vt_lock();
     if (!__atomic_load_n(&noted, __ATOMIC_RELAXED)) {
@@ -45,7 +46,7 @@ static void record_alloc(CUresult result, struct vt_alloc_info *info)
 {
     struct vt_stack stack;
     struct vt_meminfo mem;
-    note_py_finalizing();
+    note_script_end();
     vt_stack_capture(&stack);
     if (result == CUDA_SUCCESS) {
         vt_track_alloc(info, &stack);
@@ -95,7 +96,7 @@ void vt_on_free_begin(struct vt_free_call *call, uint64_t key, enum vt_space spa
     call->api = called_api(api);
     call->stream = stream;
     call->stack = NULL;
-    note_py_finalizing();
+    note_script_end();
     if (vt_free_stacks_enabled()) {
         vt_stack_capture(&call->stack_buffer);
         call->stack = &call->stack_buffer;
@@ -130,6 +131,7 @@ void vt_on_free(CUresult result, struct vt_free_call *call)
 void vt_on_vmm_map(CUresult result, uint64_t va, uint64_t size, uint64_t handle)
 {
     int saved = errno;
+    note_script_end();
     if (result == CUDA_SUCCESS)
         vt_track_vmm_map(va, size, handle);
     vt_leave();
@@ -139,6 +141,7 @@ void vt_on_vmm_map(CUresult result, uint64_t va, uint64_t size, uint64_t handle)
 void vt_on_vmm_unmap(CUresult result, uint64_t va, uint64_t size)
 {
     int saved = errno;
+    note_script_end();
     if (result == CUDA_SUCCESS)
         vt_track_vmm_unmap(va, size);
     vt_leave();
@@ -213,6 +216,7 @@ void vt_on_graph_launch(CUresult result, CUgraphExec exec, unsigned api)
 {
     int saved = errno;
     struct vt_stack stack;
+    note_script_end();
     api = called_api(api);
     if (result == CUDA_SUCCESS) {
         vt_stack_capture(&stack);
@@ -244,6 +248,7 @@ void vt_on_graph_mem_trim(CUresult result, int device, unsigned api)
 {
     int saved = errno;
     struct vt_stack stack;
+    note_script_end();
     api = called_api(api);
     if (result == CUDA_SUCCESS) {
         vt_stack_capture(&stack);
@@ -256,6 +261,7 @@ void vt_on_graph_mem_trim(CUresult result, int device, unsigned api)
 void vt_on_vmm_release(CUresult result, uint64_t handle)
 {
     int saved = errno;
+    note_script_end();
     if (result == CUDA_SUCCESS)
         vt_track_vmm_release(handle);
     vt_leave();
@@ -272,6 +278,7 @@ void vt_on_teardown_begin(void *ctx, int device)
 void vt_on_teardown(int torn_down, void *ctx, int device, unsigned api)
 {
     int saved = errno;
+    note_script_end();
     if (torn_down) {
         vt_devices_context_gone(ctx);
         vt_track_teardown(ctx, device, called_api(api));

@@ -11,11 +11,11 @@
 /* Fields common to 3.8-3.10 (PyFrameObject frames) and the string and
  * bytes layouts of 3.8-3.11. */
 #define FRAME_OBJECT_LAYOUT                                                                        \
-    .ts_thread_id = 176, .ts_frame = 24, .cframe_current = -1, .frame_code = 32, .frame_back = 24, \
-    .frame_owner = -1, .owner_generator = -1, .owner_cstack = -1, .code_filename = 104,            \
-    .code_name = 112, .code_qualname = -1, .code_firstlineno = 40, .code_linetable = 120,          \
-    .code_bytecode = -1, .code_firsttraceable = -1, .entry = VT_PY_ENTRY_EACH_FRAME,               \
-    .frame_is_entry = -1, NO_THREAD_LOCAL_BYTECODE
+    .interp_running_main = -1, .ts_thread_id = 176, .ts_frame = 24, .cframe_current = -1,          \
+    .frame_code = 32, .frame_back = 24, .frame_owner = -1, .owner_generator = -1,                  \
+    .owner_cstack = -1, .code_filename = 104, .code_name = 112, .code_qualname = -1,               \
+    .code_firstlineno = 40, .code_linetable = 120, .code_bytecode = -1, .code_firsttraceable = -1, \
+    .entry = VT_PY_ENTRY_EACH_FRAME, .frame_is_entry = -1, NO_THREAD_LOCAL_BYTECODE
 #define NO_THREAD_LOCAL_BYTECODE .frame_tlbc_index = -1, .code_tlbc = -1
 #define OBJECTS_LAYOUT                                                               \
     .ob_type = 8, .var_size = 16, .str_length = 16, .str_hash = 24, .str_state = 32, \
@@ -47,6 +47,7 @@ static const struct vt_pylayout builtin[] = {
     {.minor = 11,
      .instr = VT_PY_INSTR_POINTER,
      .lines = VT_PY_LOCATIONS,
+     .interp_running_main = -1,
      .ts_thread_id = 152,
      .ts_frame = 56,
      .cframe_current = 8,
@@ -71,6 +72,7 @@ static const struct vt_pylayout builtin[] = {
     {.minor = 12,
      .instr = VT_PY_INSTR_POINTER,
      .lines = VT_PY_LOCATIONS,
+     .interp_running_main = 383248, /* threads_main */
      .ts_thread_id = 136,
      .ts_frame = 56,
      .cframe_current = 0,
@@ -108,6 +110,7 @@ const struct vt_pylayout *vt_pylayout_builtin(int minor)
  * its structure. */
 struct published {
     uint64_t minor, free_threaded;
+    uint64_t interp_size, interp_running_main;
     uint64_t ts_size, ts_current_frame, ts_thread_id;
     uint64_t frame_size, frame_previous, frame_executable, frame_instr_ptr, frame_owner,
         frame_tlbc_index;
@@ -119,8 +122,8 @@ struct published {
 };
 
 #define COMMON_313_314(d)                                                                     \
-    .free_threaded = (d)->free_threaded, .ts_size = (d)->thread_state.size,                   \
-    .ts_current_frame = (d)->thread_state.current_frame,                                      \
+    .free_threaded = (d)->free_threaded, .interp_size = (d)->interpreter_state.size,          \
+    .ts_size = (d)->thread_state.size, .ts_current_frame = (d)->thread_state.current_frame,   \
     .ts_thread_id = (d)->thread_state.thread_id, .frame_size = (d)->interpreter_frame.size,   \
     .frame_previous = (d)->interpreter_frame.previous,                                        \
     .frame_executable = (d)->interpreter_frame.executable,                                    \
@@ -138,7 +141,10 @@ struct published {
 
 static struct published from_313(const struct vt_py_debug_offsets_313 *d)
 {
-    return (struct published){.minor = 13, COMMON_313_314(d)};
+    /* threads.main follows threads.head in 3.13 (not published until 3.14) */
+    return (struct published){.minor = 13,
+                              COMMON_313_314(d),
+                              .interp_running_main = d->interpreter_state.threads_head + 8};
 }
 
 /* Thread-local bytecode: its offsets are 0 in builds with the GIL. */
@@ -146,6 +152,7 @@ static struct published from_314(const struct vt_py_debug_offsets_314 *d)
 {
     return (struct published){.minor = 14,
                               COMMON_313_314(d),
+                              .interp_running_main = d->interpreter_state.threads_main,
                               .frame_tlbc_index = d->interpreter_frame.tlbc_index,
                               .code_tlbc = d->code_object.co_tlbc};
 }
@@ -165,6 +172,7 @@ static const char *misplaced(const struct published *p)
         uint64_t offset, width, size;
         const char *name;
     } fields[] = {
+        {1, p->interp_running_main, 8, p->interp_size, "interpreter_state.threads_main"},
         {1, p->ts_current_frame, 8, p->ts_size, "thread_state.current_frame"},
         {1, p->ts_thread_id, 8, p->ts_size, "thread_state.thread_id"},
         {1, p->frame_previous, 8, p->frame_size, "interpreter_frame.previous"},
@@ -209,6 +217,7 @@ static void derive(const struct published *p, struct vt_pylayout *out)
         .instr = VT_PY_INSTR_POINTER,
         .lines = VT_PY_LOCATIONS,
         .entry = VT_PY_ENTRY_SHIM,
+        .interp_running_main = (long)p->interp_running_main,
         .ts_thread_id = (long)p->ts_thread_id,
         .ts_frame = (long)p->ts_current_frame,
         .cframe_current = -1,

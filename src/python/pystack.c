@@ -5,6 +5,7 @@
 #include "pylayout.h"
 #include "pyline.h"
 #include "resolve.h"
+#include "tracing.h"
 #include "warn.h"
 #include "elf_symbol.h"
 
@@ -18,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 /* What we use of the interpreter: functions that only read a flag or a
  * thread-local (no GIL needed), the addresses of three type objects, and
@@ -27,6 +29,7 @@ struct python {
     int (*is_finalizing)(void);
     const char *(*this_thread_state)(void);    /* PyGILState_GetThisThreadState */
     const char *(*current_thread_state)(void); /* _PyThreadState_UncheckedGet, up to 3.11 */
+    const char *(*main_interpreter)(void);     /* PyInterpreterState_Main */
     const void *code_type, *unicode_type, *bytes_type;
     struct vt_pylayout layout;
     int is_main; /* the program is the interpreter (python, not a C program embedding it) */
@@ -37,6 +40,8 @@ enum { PY_ABSENT, PY_READY, PY_UNUSABLE };
 static struct python py;
 static int py_state = PY_ABSENT;
 static unsigned long long modules_seen;
+
+static void script_end_after_fork(void);
 
 /* How long a thread waits for another one looking for the interpreter. */
 #define LOOKER_WAIT_NS 50000000L
@@ -106,6 +111,7 @@ static int look_up(void)
     FIND(is_initialized, "Py_IsInitialized");
     FIND(this_thread_state, "PyGILState_GetThisThreadState");
     FIND(current_thread_state, "_PyThreadState_UncheckedGet");
+    FIND(main_interpreter, "PyInterpreterState_Main");
     FIND(is_finalizing, "Py_IsFinalizing"); /* 3.13+ */
     if (!py.is_finalizing)
         FIND(is_finalizing, "_Py_IsFinalizing");
@@ -114,7 +120,7 @@ static int look_up(void)
     FIND(bytes_type, "PyBytes_Type");
 #undef FIND
     if (!py.is_initialized || !py.this_thread_state || !py.is_finalizing || !py.code_type ||
-        !py.unicode_type || !py.bytes_type)
+        !py.unicode_type || !py.bytes_type || !py.main_interpreter)
         return PY_ABSENT;
     py.is_main = program_is_python();
     int minor = minor_version(lookup);
@@ -191,22 +197,10 @@ static int python_ready(void)
     return __atomic_load_n(&py_state, __ATOMIC_ACQUIRE) == PY_READY;
 }
 
-int vt_python_finalizing(void)
-{
-    static int seen_running;
-    if (__atomic_load_n(&py_state, __ATOMIC_ACQUIRE) != PY_READY || !py.is_main)
-        return 0;
-    if (!py.is_initialized()) /* finalized, or an embedded one not started yet */
-        return __atomic_load_n(&seen_running, __ATOMIC_RELAXED);
-    if (py.is_finalizing())
-        return 1;
-    __atomic_store_n(&seen_running, 1, __ATOMIC_RELAXED);
-    return 0;
-}
-
 void vt_pystack_after_fork(void)
 {
     __atomic_store_n(&looker, 0, __ATOMIC_RELAXED);
+    script_end_after_fork();
 }
 
 /* ---- reading the interpreter's memory (plain loads, no calls) ---- */
@@ -491,4 +485,169 @@ void vt_pystack_capture(struct vt_pystack *stack)
     }
     if (stack->count > entry_first) /* a chain cut short, or one without an end */
         end_entry(stack, &entry_first);
+}
+
+/* ---- the end of the script ----
+ *
+ * Py_FinalizeEx runs threading._shutdown (joining the non-daemon threads)
+ * and the atexit handlers before it sets the finalizing flag, and what they
+ * free (JAX's clean_up frees every live array) the script still held when
+ * it ended. So the end is read from the main thread instead:
+ * - 3.12+: the interpreter's running-main thread state (threads.main), set
+ *   by Py_RunMain just before it runs __main__ (after site) and cleared
+ *   right after it returns, before Py_FinalizeEx; 3.13+ clear it in Py_Exit
+ *   (sys.exit) too, 3.12 does not.
+ * - up to 3.12: the main thread's outermost Python frame, once it was seen
+ *   running the main module (<module> of a script or -c, runpy's
+ *   _run_module_as_main for -m): on the main thread itself any other
+ *   outermost frame (an atexit handler, threading._shutdown) or none ends
+ *   the script; another thread sees only whether the main thread has any
+ *   Python frame left (another thread's frames are never read).
+ * Plain loads of the interpreter's memory; no lock, no GIL, no call into
+ * Python. Not in a forked child of another thread than the main one (its
+ * main thread never ran the script). */
+
+static const char *main_tstate;   /* the main thread's state, once known */
+static const char *main_code;     /* its outermost code while the main module ran */
+static const char *not_main_code; /* the last outermost code found not the main module's */
+static int running_main_seen;     /* threads.main was seen set */
+static int script_end_off;        /* a child forked by another thread */
+static pid_t process_id;
+
+static const char *load_atomic_ptr(const char *base, long offset)
+{
+    return __atomic_load_n((const char *const *)(base + offset), __ATOMIC_RELAXED);
+}
+
+/* 3.12+: whether threads.main was seen set and is clear now. */
+static int running_main_ended(void)
+{
+    if (py.layout.interp_running_main < 0)
+        return 0;
+    const char *interp = py.main_interpreter();
+    if (!interp)
+        return 0;
+    if (load_atomic_ptr(interp, py.layout.interp_running_main)) {
+        __atomic_store_n(&running_main_seen, 1, __ATOMIC_RELAXED);
+        return 0;
+    }
+    return __atomic_load_n(&running_main_seen, __ATOMIC_RELAXED);
+}
+
+/* The main thread's state, learned on the main thread itself (its first
+ * thread state: the gilstate's). */
+static const char *main_thread_state(void)
+{
+    const char *known = __atomic_load_n(&main_tstate, __ATOMIC_RELAXED);
+    if (known)
+        return known;
+    pid_t pid = __atomic_load_n(&process_id, __ATOMIC_RELAXED);
+    if (!pid) {
+        pid = getpid();
+        __atomic_store_n(&process_id, pid, __ATOMIC_RELAXED);
+    }
+    if (vt_tid() != pid)
+        return NULL;
+    known = py.this_thread_state();
+    __atomic_store_n(&main_tstate, known, __ATOMIC_RELAXED);
+    return known;
+}
+
+#define OUTERMOST_STEPS (1 << 16)
+
+/* The code of TSTATE's outermost Python frame (NULL: none); -1 when the
+ * chain is longer than we walk. TSTATE is the calling thread's own. */
+static int outermost_code(const char *tstate, const char **code)
+{
+    const char *frame = innermost_frame(tstate);
+    *code = NULL;
+    for (int steps = 0; frame; frame = load_ptr(frame, py.layout.frame_back), steps++) {
+        long offset;
+        const char *running = code_of_python_frame(frame, &offset);
+        if (steps == OUTERMOST_STEPS)
+            return -1;
+        if (running)
+            *code = running;
+    }
+    return 0;
+}
+
+/* Whether CODE, outermost on the main thread, is its main module's: a
+ * script's or -c's <module> (not a frozen bootstrap module's, not the
+ * interactive prompt's), or runpy's _run_module_as_main. */
+static int is_main_module(const char *code)
+{
+    char name[TEXT_BYTES], file[TEXT_BYTES];
+    const struct vt_pylayout *L = &py.layout;
+    long name_len = read_text(load_ptr(code, L->code_name), name);
+    long file_len = read_text(load_ptr(code, L->code_filename), file);
+    if (name_len < 0 || file_len < 0)
+        return 0;
+    if (name_len == 19 && memcmp(name, "_run_module_as_main", 19) == 0)
+        return 1;
+    return name_len == 8 && memcmp(name, "<module>", 8) == 0 &&
+           !(file_len >= 7 && memcmp(file, "<frozen", 7) == 0) &&
+           !(file_len == 7 && memcmp(file, "<stdin>", 7) == 0);
+}
+
+/* On the main thread (MINE its state): whether its outermost frame left
+ * the main module it was seen running; learns that module's code first. */
+static int main_thread_left_script(const char *mine)
+{
+    const char *outer, *script = __atomic_load_n(&main_code, __ATOMIC_RELAXED);
+    if (outermost_code(mine, &outer) < 0)
+        return 0;
+    if (script)
+        return outer != script;
+    if (outer && outer != __atomic_load_n(&not_main_code, __ATOMIC_RELAXED)) {
+        if (is_main_module(outer))
+            __atomic_store_n(&main_code, outer, __ATOMIC_RELAXED);
+        else
+            __atomic_store_n(&not_main_code, outer, __ATOMIC_RELAXED);
+    }
+    return 0;
+}
+
+/* Up to 3.12: the main thread's frames say the script ended. */
+static int main_frames_ended(void)
+{
+    if (py.layout.minor > 12)
+        return 0;
+    const char *main = main_thread_state();
+    if (!main)
+        return 0;
+    if (this_thread() == main)
+        return main_thread_left_script(main);
+    return __atomic_load_n(&main_code, __ATOMIC_RELAXED) && !innermost_frame(main);
+}
+
+int vt_python_script_ended(void)
+{
+    static int seen_running;
+    if (__atomic_load_n(&py_state, __ATOMIC_ACQUIRE) != PY_READY || !py.is_main)
+        return 0;
+    if (!py.is_initialized()) /* finalized, or an embedded one not started yet */
+        return __atomic_load_n(&seen_running, __ATOMIC_RELAXED);
+    if (py.is_finalizing())
+        return 1;
+    __atomic_store_n(&seen_running, 1, __ATOMIC_RELAXED);
+    if (__atomic_load_n(&script_end_off, __ATOMIC_RELAXED))
+        return 0;
+    return running_main_ended() || main_frames_ended();
+}
+
+/* The forking thread's state is the child's only one: if it is not the
+ * main thread's, the child never ran the script. */
+static void script_end_after_fork(void)
+{
+    const char *main = __atomic_load_n(&main_tstate, __ATOMIC_RELAXED);
+    __atomic_store_n(&process_id, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&running_main_seen, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&not_main_code, NULL, __ATOMIC_RELAXED);
+    if (main && (__atomic_load_n(&py_state, __ATOMIC_ACQUIRE) != PY_READY ||
+                 py.this_thread_state() != main)) {
+        __atomic_store_n(&main_tstate, NULL, __ATOMIC_RELAXED);
+        __atomic_store_n(&main_code, NULL, __ATOMIC_RELAXED);
+        __atomic_store_n(&script_end_off, 1, __ATOMIC_RELAXED);
+    }
 }

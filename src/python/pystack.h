@@ -26,11 +26,13 @@ struct vt_pystack {
  * interpreter is unknown, starting up or finalizing). */
 void vt_pystack_capture(struct vt_pystack *stack);
 
-/* Whether the interpreter began to finalize (or finished) after it was seen
- * running, in a program that is the interpreter (python itself: the end of
- * its script; never in a program embedding Python). Reads two flags of the
- * interpreter. */
-int vt_python_finalizing(void);
+/* Whether the script ended (its main module returned, raised or called
+ * sys.exit: before threading's shutdown and the atexit handlers run), or
+ * the interpreter began to finalize (or finished) after it was seen
+ * running, in a program that is the interpreter (python itself; never in a
+ * program embedding Python). Plain loads of the interpreter's state and of
+ * the main thread's frames: see pystack.c. */
+int vt_python_script_ended(void);
 
 /* In a forked child: no thread of it is looking for the interpreter. */
 void vt_pystack_after_fork(void);

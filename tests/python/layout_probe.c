@@ -11,6 +11,9 @@
 #if PY_VERSION_HEX >= 0x030B0000
 #include "internal/pycore_frame.h"
 #endif
+#if PY_VERSION_HEX >= 0x030C0000
+#include "internal/pycore_interp.h"
+#endif
 #if PY_VERSION_HEX >= 0x030E0000
 #include "internal/pycore_interpframe.h"
 #include "internal/pycore_runtime.h"
@@ -32,6 +35,13 @@
 
 static void thread_and_frame(void)
 {
+#if PY_VERSION_HEX >= 0x030D0000
+    FIELD("interp_running_main", offsetof(PyInterpreterState, threads.main));
+#elif PY_VERSION_HEX >= 0x030C0000
+    FIELD("interp_running_main", offsetof(PyInterpreterState, threads_main));
+#else
+    ABSENT("interp_running_main");
+#endif
     FIELD("ts_thread_id", offsetof(PyThreadState, thread_id));
     FIELD("free_threaded", FREE_THREADED);
 #if PY_VERSION_HEX < 0x030B0000

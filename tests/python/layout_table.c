@@ -29,6 +29,7 @@ int main(int argc, char **argv)
         return 1;
     }
     printf("version 3.%d\n", L->minor);
+    FIELD(interp_running_main);
     FIELD(ts_thread_id);
     printf("free_threaded %d\n", L->free_threaded);
     printf("entry %d\n", (int)L->entry);

@@ -2,11 +2,16 @@
 """A script that keeps KEPT_COUNT buffers of KEPT_BYTES in a global list (the
 interpreter frees them when it clears the module at shutdown), frees a
 TEMP_BYTES buffer every step and never frees one of NEVER_BYTES. Held when
-the script ended: the kept ones and the never-freed one. argv[1]: "exit"
-ends by sys.exit(EXIT_STATUS), "raise" by an uncaught exception."""
+the script ended: the kept ones and the never-freed one. Arguments: "exit"
+ends by sys.exit(EXIT_STATUS), "raise" by an uncaught exception; "atexit"
+frees the kept ones in an atexit handler registered after they were made
+(before the interpreter finalizes, as JAX's clean_up does), "thread" from a
+non-daemon thread when threading's shutdown joins it."""
+import atexit
 import ctypes
 import os
 import sys
+import threading
 
 KEPT_COUNT = 5
 KEPT_BYTES = 1048577
@@ -39,7 +44,11 @@ for step in range(KEPT_COUNT):
 never = ctypes.c_void_p()
 if lib.cudaMalloc(ctypes.byref(never), NEVER_BYTES) != 0:  # LEAK:never
     os._exit(99)
-if sys.argv[1:] == ["exit"]:
+if "atexit" in sys.argv:
+    atexit.register(kept.clear)
+if "thread" in sys.argv:
+    threading.Thread(target=lambda: threading.main_thread().join() or kept.clear()).start()
+if "exit" in sys.argv:
     sys.exit(EXIT_STATUS)
-if sys.argv[1:] == ["raise"]:
+if "raise" in sys.argv:
     raise RuntimeError("the script ends by an exception")
