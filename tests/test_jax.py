@@ -75,6 +75,15 @@ def case_platform_allocator():
     H.expect_eq("other device leaks", others, [])
 
 
+def case_platform_allocator_no_vmm():
+    """The same with XLA's virtual memory management off
+    (--xla_gpu_experimental_vmm_disabled): each array is a cuMemAlloc."""
+    rep = traced({"XLA_PYTHON_CLIENT_ALLOCATOR": "platform",
+                  "XLA_FLAGS": "--xla_gpu_experimental_vmm_disabled=true"})
+    H.expect_eq("device leaks at the kept line", device_leaks_at_kept(rep),
+                (3 * ARRAY, 3, ["cuMemAlloc"]))
+
+
 def case_preallocation():
     """JAX's default: XLA's BFC allocator takes 75 % of the device's memory at
     the first array, one cuMemCreate at the line that made it, and carves
