@@ -7,12 +7,12 @@
 #include <string.h>
 
 #define CUBLAS_WORKSPACE "PyTorch's cuBLAS workspace"
-#define CUBLAS_NOTE                                                                                \
+#define CUBLAS_NOTE                                                                               \
     "PyTorch keeps a cuBLAS workspace per handle and stream until exit (CUBLAS_WORKSPACE_CONFIG " \
     "sets its size)"
 #define TORCH_CACHE "PyTorch's cache"
-#define TORCH_CACHE_NOTE                                                                           \
-    "segments PyTorch's caching allocator reserved and keeps for reuse; which tensors live in "   \
+#define TORCH_CACHE_NOTE                                                                        \
+    "segments PyTorch's caching allocator reserved and keeps for reuse; which tensors live in " \
     "them is not traced (vramtrace run --pytorch-tensors traces each tensor)"
 
 static const struct {
@@ -79,8 +79,8 @@ int vt_known_load(struct vt_suppressions *k, const char *path)
         if (!*text)
             continue;
         if (strncmp(text, "known:", 6) || !text[6] || text[6] == ' ' || text[6] == '\t') {
-            fprintf(stderr, "vramtrace: %s:%zu: expected 'known:PATTERN [LABEL]', got '%s'\n",
-                    path, lineno, text);
+            fprintf(stderr, "vramtrace: %s:%zu: expected 'known:PATTERN [LABEL]', got '%s'\n", path,
+                    lineno, text);
             result = -1;
             break;
         }
