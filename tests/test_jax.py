@@ -75,6 +75,15 @@ def case_platform_allocator():
     H.expect_eq("other device leaks", others, [])
 
 
+def case_platform_allocator_no_vmm():
+    """The same with XLA's virtual memory management off
+    (--xla_gpu_experimental_vmm_disabled): each array is a cuMemAlloc."""
+    rep = traced({"XLA_PYTHON_CLIENT_ALLOCATOR": "platform",
+                  "XLA_FLAGS": "--xla_gpu_experimental_vmm_disabled=true"})
+    H.expect_eq("device leaks at the kept line", device_leaks_at_kept(rep),
+                (3 * ARRAY, 3, ["cuMemAlloc"]))
+
+
 def case_script_end():
     """The script returns: JAX's atexit handler frees the kept arrays before
     the interpreter finalizes, yet the script held them when it ended."""
@@ -91,11 +100,18 @@ def case_script_end():
 def case_preallocation():
     """JAX's default: XLA's BFC allocator takes 75 % of the device's memory at
     the first array, one cuMemCreate at the line that made it, and carves
-    the arrays out of it."""
+    the arrays out of it: known framework memory, not a leak."""
     rep = traced({})
-    H.expect_eq("device leaks at the kept line", device_leaks_at_kept(rep),
+    H.expect_eq("device held at the kept line", device_leaks_at_kept(rep),
                 (STANDIN_GPU * 3 // 4, 1, ["cuMemCreate"]))
-    H.expect_eq("device leaked in all", H.summary(rep)["leaked_bytes"], STANDIN_GPU * 3 // 4)
+    H.expect_eq("all labelled XLA's: the device pool, and the host memory its host BFC "
+                "allocator pins", [(lk["kind"], lk["bytes"], (lk["known"] or {}).get("label"))
+                                   for lk in H.leaks(rep)],
+                [("device", STANDIN_GPU * 3 // 4, "XLA's BFC allocator"),
+                 ("host", 4 << 20, "XLA's BFC allocator"), ("host", 2 << 20, "XLA's BFC allocator")])
+    H.expect_eq("leaked, known in all", (H.summary(rep)["leaked_bytes"],
+                                         H.summary(rep)["known_bytes"]),
+                (0, STANDIN_GPU * 3 // 4 + (6 << 20)))
 
 
 H.main(globals())
