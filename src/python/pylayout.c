@@ -10,12 +10,13 @@
 
 /* Fields common to 3.8-3.10 (PyFrameObject frames) and the string and
  * bytes layouts of 3.8-3.11. */
-#define FRAME_OBJECT_LAYOUT                                                                        \
-    .interp_running_main = -1, .ts_thread_id = 176, .ts_frame = 24, .cframe_current = -1,          \
-    .frame_code = 32, .frame_back = 24, .frame_owner = -1, .owner_generator = -1,                  \
-    .owner_cstack = -1, .code_filename = 104, .code_name = 112, .code_qualname = -1,               \
-    .code_firstlineno = 40, .code_linetable = 120, .code_bytecode = -1, .code_firsttraceable = -1, \
-    .entry = VT_PY_ENTRY_EACH_FRAME, .frame_is_entry = -1, NO_THREAD_LOCAL_BYTECODE
+#define FRAME_OBJECT_LAYOUT                                                               \
+    .interp_running_main = -1, .ts_interp = 16, .ts_thread_id = 176, .ts_frame = 24,      \
+    .cframe_current = -1, .ts_root_cframe = -1, .frame_code = 32, .frame_back = 24,       \
+    .frame_owner = -1, .owner_generator = -1, .owner_cstack = -1, .code_filename = 104,   \
+    .code_name = 112, .code_qualname = -1, .code_firstlineno = 40, .code_linetable = 120, \
+    .code_bytecode = -1, .code_firsttraceable = -1, .entry = VT_PY_ENTRY_EACH_FRAME,      \
+    .frame_is_entry = -1, NO_THREAD_LOCAL_BYTECODE
 #define NO_THREAD_LOCAL_BYTECODE .frame_tlbc_index = -1, .code_tlbc = -1
 #define OBJECTS_LAYOUT                                                               \
     .ob_type = 8, .var_size = 16, .str_length = 16, .str_hash = 24, .str_state = 32, \
@@ -48,9 +49,11 @@ static const struct vt_pylayout builtin[] = {
      .instr = VT_PY_INSTR_POINTER,
      .lines = VT_PY_LOCATIONS,
      .interp_running_main = -1,
+     .ts_interp = 16,
      .ts_thread_id = 152,
      .ts_frame = 56,
      .cframe_current = 8,
+     .ts_root_cframe = 336,
      .frame_code = 32,
      .frame_back = 48,
      .frame_instr = 56,
@@ -73,9 +76,11 @@ static const struct vt_pylayout builtin[] = {
      .instr = VT_PY_INSTR_POINTER,
      .lines = VT_PY_LOCATIONS,
      .interp_running_main = 383248, /* threads_main */
+     .ts_interp = 16,
      .ts_thread_id = 136,
      .ts_frame = 56,
      .cframe_current = 0,
+     .ts_root_cframe = 272,
      .frame_code = 0,
      .frame_back = 8,
      .frame_instr = 56,
@@ -111,7 +116,7 @@ const struct vt_pylayout *vt_pylayout_builtin(int minor)
 struct published {
     uint64_t minor, free_threaded;
     uint64_t interp_size, interp_running_main;
-    uint64_t ts_size, ts_current_frame, ts_thread_id;
+    uint64_t ts_size, ts_interp, ts_current_frame, ts_thread_id;
     uint64_t frame_size, frame_previous, frame_executable, frame_instr_ptr, frame_owner,
         frame_tlbc_index;
     uint64_t code_size, code_filename, code_name, code_qualname, code_linetable, code_firstlineno,
@@ -123,7 +128,8 @@ struct published {
 
 #define COMMON_313_314(d)                                                                     \
     .free_threaded = (d)->free_threaded, .interp_size = (d)->interpreter_state.size,          \
-    .ts_size = (d)->thread_state.size, .ts_current_frame = (d)->thread_state.current_frame,   \
+    .ts_size = (d)->thread_state.size, .ts_interp = (d)->thread_state.interp,                 \
+    .ts_current_frame = (d)->thread_state.current_frame,                                      \
     .ts_thread_id = (d)->thread_state.thread_id, .frame_size = (d)->interpreter_frame.size,   \
     .frame_previous = (d)->interpreter_frame.previous,                                        \
     .frame_executable = (d)->interpreter_frame.executable,                                    \
@@ -173,6 +179,7 @@ static const char *misplaced(const struct published *p)
         const char *name;
     } fields[] = {
         {1, p->interp_running_main, 8, p->interp_size, "interpreter_state.threads_main"},
+        {1, p->ts_interp, 8, p->ts_size, "thread_state.interp"},
         {1, p->ts_current_frame, 8, p->ts_size, "thread_state.current_frame"},
         {1, p->ts_thread_id, 8, p->ts_size, "thread_state.thread_id"},
         {1, p->frame_previous, 8, p->frame_size, "interpreter_frame.previous"},
@@ -218,9 +225,11 @@ static void derive(const struct published *p, struct vt_pylayout *out)
         .lines = VT_PY_LOCATIONS,
         .entry = VT_PY_ENTRY_SHIM,
         .interp_running_main = (long)p->interp_running_main,
+        .ts_interp = (long)p->ts_interp,
         .ts_thread_id = (long)p->ts_thread_id,
         .ts_frame = (long)p->ts_current_frame,
         .cframe_current = -1,
+        .ts_root_cframe = -1,
         .frame_code = (long)p->frame_executable,
         .frame_back = (long)p->frame_previous,
         .frame_instr = (long)p->frame_instr_ptr,

@@ -40,9 +40,11 @@ struct vt_pylayout {
     enum vt_py_lines lines;
     enum vt_py_entry entry;
     long interp_running_main; /* the thread state running __main__ in PyInterpreterState (3.12+) */
+    long ts_interp;           /* PyThreadState.interp */
     long ts_thread_id;        /* PyThreadState.thread_id (pthread_self of its thread) */
     long ts_frame;            /* the innermost frame (3.11, 3.12: the _PyCFrame) */
     long cframe_current;      /* _PyCFrame.current_frame (3.11, 3.12) */
+    long ts_root_cframe; /* the _PyCFrame in PyThreadState: no evaluation loop runs (3.11, 3.12) */
     long frame_code;
     long frame_back;
     long frame_instr;

@@ -534,8 +534,9 @@ static int running_main_ended(void)
     return __atomic_load_n(&running_main_seen, __ATOMIC_RELAXED);
 }
 
-/* The main thread's state, learned on the main thread itself (its first
- * thread state: the gilstate's). */
+/* The main thread's state, learned on the main thread itself: its state in
+ * the main interpreter (3.12 moves the gilstate to a subinterpreter's
+ * state while the thread runs one, and frees that state after). */
 static const char *main_thread_state(void)
 {
     const char *known = __atomic_load_n(&main_tstate, __ATOMIC_RELAXED);
@@ -549,6 +550,8 @@ static const char *main_thread_state(void)
     if (vt_tid() != pid)
         return NULL;
     known = py.this_thread_state();
+    if (!known || load_ptr(known, py.layout.ts_interp) != py.main_interpreter())
+        return NULL;
     __atomic_store_n(&main_tstate, known, __ATOMIC_RELAXED);
     return known;
 }
@@ -608,6 +611,18 @@ static int main_thread_left_script(const char *mine)
     return 0;
 }
 
+/* Whether another thread (TSTATE) has a Python frame: one load, never
+ * following its frames, and no value seen halfway (3.11 and 3.12 point the
+ * thread state at a new _PyCFrame before they fill it in: only their
+ * root _PyCFrame says that no evaluation loop runs). */
+static int runs_python(const char *tstate)
+{
+    const char *frame = load_atomic_ptr(tstate, py.layout.ts_frame);
+    if (py.layout.ts_root_cframe >= 0)
+        return frame != tstate + py.layout.ts_root_cframe;
+    return frame != NULL;
+}
+
 /* Up to 3.12: the main thread's frames say the script ended. */
 static int main_frames_ended(void)
 {
@@ -618,7 +633,7 @@ static int main_frames_ended(void)
         return 0;
     if (this_thread() == main)
         return main_thread_left_script(main);
-    return __atomic_load_n(&main_code, __ATOMIC_RELAXED) && !innermost_frame(main);
+    return __atomic_load_n(&main_code, __ATOMIC_RELAXED) && !runs_python(main);
 }
 
 int vt_python_script_ended(void)

@@ -42,6 +42,7 @@ static void thread_and_frame(void)
 #else
     ABSENT("interp_running_main");
 #endif
+    FIELD("ts_interp", offsetof(PyThreadState, interp));
     FIELD("ts_thread_id", offsetof(PyThreadState, thread_id));
     FIELD("free_threaded", FREE_THREADED);
 #if PY_VERSION_HEX < 0x030B0000
@@ -49,6 +50,7 @@ static void thread_and_frame(void)
     ABSENT("frame_is_entry");
     FIELD("ts_frame", offsetof(PyThreadState, frame));
     ABSENT("cframe_current");
+    ABSENT("ts_root_cframe");
     FIELD("frame_code", offsetof(PyFrameObject, f_code));
     FIELD("frame_back", offsetof(PyFrameObject, f_back));
     FIELD("frame_instr", offsetof(PyFrameObject, f_lasti));
@@ -66,11 +68,13 @@ static void thread_and_frame(void)
 #if PY_VERSION_HEX < 0x030D0000
     FIELD("ts_frame", offsetof(PyThreadState, cframe));
     FIELD("cframe_current", offsetof(_PyCFrame, current_frame));
+    FIELD("ts_root_cframe", offsetof(PyThreadState, root_cframe));
     FIELD("frame_code", offsetof(_PyInterpreterFrame, f_code));
     FIELD("frame_instr", offsetof(_PyInterpreterFrame, prev_instr));
 #else
     FIELD("ts_frame", offsetof(PyThreadState, current_frame));
     ABSENT("cframe_current");
+    ABSENT("ts_root_cframe");
     FIELD("frame_code", offsetof(_PyInterpreterFrame, f_executable));
     FIELD("frame_instr", offsetof(_PyInterpreterFrame, instr_ptr));
 #endif

@@ -30,6 +30,7 @@ int main(int argc, char **argv)
     }
     printf("version 3.%d\n", L->minor);
     FIELD(interp_running_main);
+    FIELD(ts_interp);
     FIELD(ts_thread_id);
     printf("free_threaded %d\n", L->free_threaded);
     printf("entry %d\n", (int)L->entry);
@@ -39,6 +40,7 @@ int main(int argc, char **argv)
     FIELD(code_tlbc);
     FIELD(ts_frame);
     FIELD(cframe_current);
+    FIELD(ts_root_cframe);
     FIELD(frame_code);
     FIELD(frame_back);
     FIELD(frame_instr);
