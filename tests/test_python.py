@@ -5,6 +5,7 @@ innermost first, whether it holds the GIL or not; the interpreter's own native
 frames are hidden unless asked for."""
 import ast
 import os
+import re
 import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
@@ -117,6 +118,55 @@ def check_script_end(rep, init_name="Buffer.__init__"):
     H.expect(got[:2] == expected, "kept: Python frames: expected %r first, got %r" % (expected, got))
     never = H.leak_by_bytes(rep, c["NEVER_BYTES"])
     H.expect_eq("the never-freed buffer", never.get("shutdown_freed_bytes"), 0)
+
+
+def script_end_fork(python, init_name="Buffer.__init__"):
+    """A child forked by a thread other than the main one never ran the
+    script: its dump has no script end (its parent's main module was seen
+    running); the parent's is judged as ever."""
+    d = H.tmpdir()
+    r = H.run_traced([python, SCRIPT_END, "fork", "atexit"], mode="preload", output=False,
+                     extra_env={"VRAMTRACE_OUTPUT": os.path.join(d, "f.%p.vtr")})
+    H.expect_program_ok(r, 0)
+    m = re.search(r"child (\d+)", r.stdout)
+    H.expect(m, "no child pid printed:\n" + r.describe())
+    check_script_end(H.report(os.path.join(d, "f.%d.vtr" % r.pid)), init_name)
+    child = H.report(os.path.join(d, "f.%s.vtr" % m.group(1)))
+    H.expect_eq("the child: script end", child.get("script_end_ns"), None)
+    H.check_summary(child, allocations=1, leaked_bytes=constants(SCRIPT_END)["CHILD_BYTES"],
+                    shutdown_freed_bytes=0)
+
+
+def case_script_end_fork():
+    script_end_fork(sys.executable)
+
+
+SITECUSTOMIZE = """
+import ctypes, os, threading
+lib = ctypes.CDLL("libcudart.so.13", mode=os.RTLD_NOW | os.RTLD_LOCAL)
+lib.cudaMalloc.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_size_t]
+lib.cudaFree.argtypes = [ctypes.c_void_p]
+def pair():
+    p = ctypes.c_void_p()
+    lib.cudaMalloc(ctypes.byref(p), 4096)
+    lib.cudaFree(p)
+def pairs():
+    for _ in range(200):
+        pair()
+pair()
+threading.Thread(target=pairs).start()
+"""
+
+
+def case_script_end_site():
+    """CUDA while site imports sitecustomize, on the main thread and on a
+    thread it starts (running on while the main module starts): the script
+    has not ended yet."""
+    d = H.tmpdir()
+    with open(os.path.join(d, "sitecustomize.py"), "w", encoding="utf-8") as f:
+        f.write(SITECUSTOMIZE)
+    rep, _ = H.traced_report([sys.executable, SCRIPT_END, "atexit"], extra_env={"PYTHONPATH": d})
+    check_script_end(rep)
 
 
 def case_script_end_atexit_module():

@@ -22,7 +22,7 @@ import sys
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness as H  # noqa: E402
-from test_python import check_script_end, constants  # noqa: E402
+from test_python import check_script_end, constants, script_end_fork  # noqa: E402
 
 DEBIAN_PYTHON = "/usr/bin/python3"
 PYENV_ROOT = os.environ.get("PYENV_ROOT", os.path.expanduser("~/.pyenv"))
@@ -206,6 +206,12 @@ def case_script_end_exit_atexit():
     tell)."""
     for tag in ("3.11", "3.12"):
         script_end(tag, ["atexit", "exit"], constants(SCRIPT_END)["EXIT_STATUS"])
+
+
+def case_script_end_fork_3_13():
+    """3.13 clears its running-main state in a child forked by another
+    thread: no script end there either."""
+    script_end_fork(interpreter("3.13"))
 
 
 def case_script_end_embedded():

@@ -559,19 +559,23 @@ static const char *main_thread_state(void)
 #define OUTERMOST_STEPS (1 << 16)
 
 /* The code of TSTATE's outermost Python frame (NULL: none); -1 when the
- * chain is longer than we walk. TSTATE is the calling thread's own. */
+ * chain is longer than we walk. TSTATE is the calling thread's own. Only
+ * the links are followed (the outermost frame of an entry from C is a
+ * complete one). */
 static int outermost_code(const char *tstate, const char **code)
 {
-    const char *frame = innermost_frame(tstate);
-    *code = NULL;
-    for (int steps = 0; frame; frame = load_ptr(frame, py.layout.frame_back), steps++) {
-        long offset;
-        const char *running = code_of_python_frame(frame, &offset);
-        if (steps == OUTERMOST_STEPS)
+    const char *outer = NULL;
+    int steps = 0;
+    for (const char *frame = innermost_frame(tstate); frame;
+         frame = load_ptr(frame, py.layout.frame_back)) {
+        if (++steps > OUTERMOST_STEPS)
             return -1;
-        if (running)
-            *code = running;
+        if (!is_shim(frame))
+            outer = frame;
     }
+    *code = outer ? executable_of(outer) : NULL;
+    if (*code && !is_a(*code, py.code_type))
+        *code = NULL;
     return 0;
 }
 
