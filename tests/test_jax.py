@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Real JAX over the stand-in CUDA libraries: the jax wheels with their CUDA 13
+plugin from the package index (tests/jax_env.py makes the venv in the build
+folder), in a mount namespace with a stand-in /dev/nvidiactl
+(tests/python/nvidiactl_ns.sh: JAX looks for the device node before it
+loads its CUDA plugin). Skipped (exit 77, one line) where JAX, Python 3.12 or
+a private mount namespace cannot be had."""
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness as H  # noqa: E402
+import jax_env  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CASES = os.path.join(HERE, "python", "jax_cases.py")
+NAMESPACE = os.path.join(HERE, "python", "nvidiactl_ns.sh")
+ARRAY = 1024 * 1024 * 4          # one kept float32 1024 x 1024 array
+STANDIN_GPU = 1 << 30            # the stand-in device's memory
+OUTPUT = "kept 3 arrays on gpu copied float32 (1024, 1024)"
+
+
+def jax_argv():
+    """The command that runs the cases in the namespace, or Skip."""
+    if subprocess.run(["unshare", "-m", "true"], stdout=subprocess.DEVNULL,
+                      stderr=subprocess.DEVNULL).returncode != 0:
+        raise H.Skip("jax: no private mount namespace here (unshare -m needs root) for the "
+                     "stand-in /dev/nvidiactl")
+    try:
+        python = jax_env.venv_python(H.env_path("VT_BUILD_ROOT", "dir"))
+    except jax_env.Unavailable as e:
+        raise H.Skip(str(e))
+    return ["unshare", "-m", "sh", NAMESPACE, python, CASES]
+
+
+def script_line(entry):
+    """The line of the case script in ENTRY's frames, or None."""
+    for f in entry.get("frames") or []:
+        if (f.get("file") or "").endswith("jax_cases.py"):
+            return f.get("line")
+    return None
+
+
+def device_leaks_at_kept(rep):
+    """(bytes, allocations, apis) of the device leaks at the kept line."""
+    line = H.marker_line(CASES, "kept")
+    found = [lk for lk in H.leaks(rep) if lk["kind"] == "device" and script_line(lk) == line]
+    return (sum(lk["bytes"] for lk in found), sum(lk["allocations"] for lk in found),
+            sorted({lk["api"] for lk in found}))
+
+
+def traced(extra_env):
+    argv = jax_argv()
+    plain = H.run_plain(argv, extra_env=extra_env)
+    H.expect_eq("untraced: exit status", H.run_status(plain), 0)
+    H.expect_eq("untraced: output", plain.stdout.strip(), OUTPUT)
+    r = H.run_traced(argv, extra_env=extra_env)
+    H.expect_program_ok(r)
+    H.expect_eq("traced: output (as untraced)", r.stdout.strip(), OUTPUT)
+    H.expect_dump(r)
+    return H.report(r.dump)
+
+
+def case_platform_allocator():
+    """XLA_PYTHON_CLIENT_ALLOCATOR=platform: each array is its own cuMemCreate;
+    the three kept ones are the only device memory left at the line that
+    made them, 4 MiB each."""
+    rep = traced({"XLA_PYTHON_CLIENT_ALLOCATOR": "platform"})
+    H.expect_eq("device leaks at the kept line", device_leaks_at_kept(rep),
+                (3 * ARRAY, 3, ["cuMemCreate"]))
+    others = [(lk["bytes"], script_line(lk)) for lk in H.leaks(rep)
+              if lk["kind"] == "device" and script_line(lk) != H.marker_line(CASES, "kept")]
+    H.expect_eq("other device leaks", others, [])
+
+
+def case_platform_allocator_no_vmm():
+    """The same with XLA's virtual memory management off
+    (--xla_gpu_experimental_vmm_disabled): each array is a cuMemAlloc."""
+    rep = traced({"XLA_PYTHON_CLIENT_ALLOCATOR": "platform",
+                  "XLA_FLAGS": "--xla_gpu_experimental_vmm_disabled=true"})
+    H.expect_eq("device leaks at the kept line", device_leaks_at_kept(rep),
+                (3 * ARRAY, 3, ["cuMemAlloc"]))
+
+
+def case_preallocation():
+    """JAX's default: XLA's BFC allocator takes 75 % of the device's memory at
+    the first array, one cuMemCreate at the line that made it, and carves
+    the arrays out of it."""
+    rep = traced({})
+    H.expect_eq("device leaks at the kept line", device_leaks_at_kept(rep),
+                (STANDIN_GPU * 3 // 4, 1, ["cuMemCreate"]))
+    H.expect_eq("device leaked in all", H.summary(rep)["leaked_bytes"], STANDIN_GPU * 3 // 4)
+
+
+H.main(globals())
