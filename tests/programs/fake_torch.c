@@ -2,7 +2,7 @@
 /* Built as libtorch_standin.so: a library named like PyTorch's (libtorch_*),
  * so reports fold its frames as PyTorch's. Three frames of its own stand
  * between its caller and cudaMalloc, as PyTorch's dispatcher and caching
- * allocator do (tests/test_frameworks.py). */
+ * allocator do (tests/test_folding.py). */
 #include <cuda_runtime_api.h>
 #include "check.h"
 

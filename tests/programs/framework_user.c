@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* A program whose allocations all go through a framework's library (the
  * PyTorch-named tests/programs/fake_torch.c): what each leaks, at its own
- * line, is the ground truth of tests/test_frameworks.py. Two tensors made on
+ * line, is the ground truth of tests/test_folding.py. Two tensors made on
  * one line by two framework calls tell apart only by those calls. */
 #include <stddef.h>
 #include "check.h"

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 """A script whose allocations all go through the stand-in torch package
 (tests/python/site-packages/torch): what it keeps, at its own lines, is the
-ground truth of tests/test_frameworks.py."""
+ground truth of tests/test_folding.py."""
 import torch
 
 WEIGHTS_BYTES = 3000017
