@@ -6,6 +6,7 @@ CUDA runtime the stand-in libcudart.so.13, traced in PyTorch's three
 allocator modes. Skipped (exit 77, one line) where torch cannot be had."""
 import os
 import pickle
+import re
 import subprocess
 import sys
 
@@ -135,6 +136,105 @@ def case_loop_caching_allocator():
         (("step", H.marker_line(LOOP, "loss")), 20 << 20),
         (("step", H.marker_line(LOOP, "loss")), 2 << 20)]))
     H.expect(all(s["api"] == "cudaMalloc" for s in rep["sites"]), "every segment by cudaMalloc")
+    H.expect_eq("the segments: known, not leaked",
+                (rep["summary"]["leaked_bytes"], rep["summary"]["known_bytes"],
+                 sorted({lk["known"]["label"] for lk in H.leaks(rep)})),
+                (0, 42 << 20, ["PyTorch's cache"]))
+
+
+def loop_dump(run_args=(), extra_env=None):
+    r = H.run_traced([torch_python(), LOOP, str(STEPS)], run_args=run_args, extra_env=extra_env)
+    H.expect_program_ok(r)
+    H.expect_dump(r)
+    return r.dump
+
+
+def loop_text(dump, *args):
+    import test_readable as R
+    return R.text_report(dump, *args, cwd=H.source_root())
+
+
+def first_printed_frames(text):
+    """The first frame line printed in each entry (leak, growing site,
+    failure) of a text report: {header: first frame line}."""
+    out, header = {}, None
+    for line in text.splitlines():
+        if re.match(r"(Leak|Growing|Failed|Live) ", line):
+            header = line
+        elif header and re.match(r"    #\d+ ", line):
+            out[header], header = line.strip(), None
+    return out
+
+
+def holder_labels(text):
+    return re.findall(r"^ +\S+ \S+  cudaMalloc(?:Async)?  (.*)$", text, re.M)
+
+
+def check_users_lines_first(text):
+    """PyTorch's frames folded: each entry's first printed frame and each
+    peak holder is the loop's own line."""
+    first = first_printed_frames(text)
+    H.expect(first, "no entries in\n" + text)
+    for header, line in first.items():
+        H.expect(re.match(r"#\d+ (step|main) \(tests/python/torch_loop\.py:\d+\)$", line),
+                 "the first printed frame of %r is %r, not the loop's line:\n%s" % (
+                     header, line, text))
+    for label in holder_labels(text):
+        H.expect(re.match(r"(step|main) \(tests/python/torch_loop\.py:\d+\)", label),
+                 "a peak holder does not open with the loop's line: %r\n%s" % (label, text))
+
+
+def loop_golden(name, run_args=(), extra_env=None):
+    import test_golden as G
+    text = loop_text(loop_dump(run_args, extra_env))
+    check_users_lines_first(text)
+    # whether a rate per second is shown depends on how fast the steps ran
+    G.compare(name, re.sub(r"\(the last; [^)]*\)", "(the last)", text))
+
+
+def case_loop_report_pytorch_tensors():
+    """The text report of the loop with --pytorch-tensors (golden)."""
+    loop_golden("torch_loop_pytorch_tensors", run_args=["--pytorch-tensors"])
+
+
+def case_loop_report_no_caching():
+    """The text report of the loop without PyTorch's cache (golden)."""
+    loop_golden("torch_loop_no_caching", extra_env={"PYTORCH_NO_CUDA_MEMORY_CACHING": "1"})
+
+
+def case_loop_report_caching_allocator():
+    """The text report of the loop with the caching allocator (golden)."""
+    loop_golden("torch_loop_caching_allocator")
+
+
+def entry_lines(text, header_start):
+    """The indented lines of the one entry whose header starts so."""
+    found, lines = 0, []
+    for line in text.splitlines():
+        if line.startswith(header_start):
+            found += 1
+            lines = []
+        elif line.startswith("    ") and found and lines is not None:
+            lines.append(line.strip())
+        elif found:
+            break
+    H.expect_eq("entries starting %r in\n%s" % (header_start, text), found, 1)
+    return lines
+
+
+def case_loop_max_frames():
+    """--max-frames 3 keeps the loop's three frames of each growing site,
+    after PyTorch's folded ones."""
+    text = loop_text(loop_dump(run_args=["--pytorch-tensors"]), "--max-frames", "3")
+    check_users_lines_first(text)
+    for tag, grows in (("activation", "4.0 MiB"), ("loss", "4 B")):
+        lines = entry_lines(text, "Growing by %s per marker interval" % grows)
+        H.expect(len(lines) == 4 and re.fullmatch(r"\u2026 \d+ PyTorch frames in .*", lines[0]),
+                 "%s: PyTorch's frames folded into one line, then three: %r" % (tag, lines))
+        H.expect_eq("%s: the frames shown" % tag, [re.sub(r"^#\d+ ", "", l) for l in lines[1:]], [
+            "step (tests/python/torch_loop.py:%d)" % H.marker_line(LOOP, tag),
+            "main (tests/python/torch_loop.py:%d)" % H.call_line(LOOP, "step"),
+            "<module> (tests/python/torch_loop.py:%d)" % H.call_line(LOOP, "main")])
 
 
 CASES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "python", "torch_cases.py")
@@ -186,8 +286,36 @@ def case_linear_cublas_workspace():
     rep, _ = cases_report("linear")
     found = [lk for lk in H.leaks(rep) if any(
         "allocateCUDABlasWorkspace" in (f.get("function") or "") for f in lk.get("frames") or [])]
-    H.expect_eq("the cuBLAS workspace", [(lk["bytes"], lk["api"]) for lk in found],
-                [(32 << 20, "cudaMalloc")])
+    H.expect_eq("the cuBLAS workspace", [(lk["bytes"], lk["api"], lk["known"]["label"])
+                                         for lk in found],
+                [(32 << 20, "cudaMalloc", "PyTorch's cuBLAS workspace")])
+    H.expect_eq("labelled known, the rest PyTorch's cache: nothing leaked",
+                (rep["summary"]["leaked_bytes"],
+                 sorted({lk["known"]["label"] for lk in H.leaks(rep)})),
+                (0, ["PyTorch's cache", "PyTorch's cuBLAS workspace"]))
+
+
+def case_backward_growth():
+    """The default caching allocator grows on autograd's device thread,
+    which runs no Python: a 2 MiB segment every other step is 1 MiB per
+    step, and the report says what grew: PyTorch's cache, during backward."""
+    rep, r = cases_report("backward_growth")
+    grow = [s for s in rep["sites"] if s["growing"]]
+    H.expect_eq("one growing site: its rate, what it is", [
+        (s["bytes_per_interval"], s["rate_intervals"], s["live_bytes"], s["known"]["label"],
+         s["known"]["during"]) for s in grow],
+        [(1 << 20, 2, 6 << 20, "PyTorch's cache", "during backward")])
+    held = [lk for lk in H.leaks(rep) if lk["stack_id"] == grow[0]["stack_id"]][0]
+    H.expect_eq("made on autograd's thread", [t["name"] for t in held["threads"]],
+                ["pt_autograd_0"])
+    H.expect_eq("nothing leaked", (rep["summary"]["leaked_bytes"], rep["summary"]["known_bytes"]),
+                (0, 8 << 20))
+    text = subprocess.run([H.vramtrace_exe(), "report", r.dump], env=H.base_env(),
+                          stdout=subprocess.PIPE, universal_newlines=True, check=True).stdout
+    H.expect("\nGrowing by 1.0 MiB per marker interval (2.0 MiB over the last 2) since marker 0 "
+             "\"start\"" in text, text)
+    H.expect("\n    PyTorch's cache grew during backward (on thread pt_autograd_0, which runs no "
+             "Python) [known:DeviceCachingAllocator::alloc_block, built in]\n" in text, text)
 
 
 def case_expandable_segments():
