@@ -496,7 +496,8 @@ void vt_pystack_capture(struct vt_pystack *stack)
  * - 3.12+: the interpreter's running-main thread state (threads.main), set
  *   by Py_RunMain just before it runs __main__ (after site) and cleared
  *   right after it returns, before Py_FinalizeEx; 3.13+ clear it in Py_Exit
- *   (sys.exit) too, 3.12 does not.
+ *   (sys.exit) too, 3.12 does not. 3.12's offset is built in: a value there
+ *   other than the main thread's state turns this reading off.
  * - up to 3.12: the main thread's outermost Python frame, once it was seen
  *   running the main module (<module> of a script or -c, runpy's
  *   _run_module_as_main for -m): on the main thread itself any other
@@ -511,6 +512,7 @@ static const char *main_tstate;   /* the main thread's state, once known */
 static const char *main_code;     /* its outermost code while the main module ran */
 static const char *not_main_code; /* the last outermost code found not the main module's */
 static int running_main_seen;     /* threads.main was seen set */
+static int running_main_wrong;    /* 3.12: it held another state than the main thread's */
 static int script_end_off;        /* a child forked by another thread */
 static pid_t process_id;
 
@@ -522,12 +524,16 @@ static const char *load_atomic_ptr(const char *base, long offset)
 /* 3.12+: whether threads.main was seen set and is clear now. */
 static int running_main_ended(void)
 {
-    if (py.layout.interp_running_main < 0)
+    if (py.layout.interp_running_main < 0 || __atomic_load_n(&running_main_wrong, __ATOMIC_RELAXED))
         return 0;
     const char *interp = py.main_interpreter();
     if (!interp)
         return 0;
-    if (load_atomic_ptr(interp, py.layout.interp_running_main)) {
+    const char *running = load_atomic_ptr(interp, py.layout.interp_running_main);
+    if (running) {
+        const char *main = __atomic_load_n(&main_tstate, __ATOMIC_RELAXED);
+        if (main && running != main) /* not the main thread's: not the field we meant */
+            __atomic_store_n(&running_main_wrong, 1, __ATOMIC_RELAXED);
         __atomic_store_n(&running_main_seen, 1, __ATOMIC_RELAXED);
         return 0;
     }
