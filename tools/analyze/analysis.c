@@ -381,6 +381,8 @@ static void summary_peak(struct vt_analysis *a)
             a->summary.peak_device = d->device;
         }
     }
+    a->summary.host_peak_bytes = u->host_peak_bytes;
+    a->summary.host_peak_time_ns = u->host_peak_time_ns;
 }
 
 void vt_analysis_finish(struct vt_analysis *a)
@@ -407,6 +409,7 @@ void vt_analysis_free(struct vt_analysis *a)
     struct vt_failure_entry *f, *ftmp;
     vt_live_free(&a->live);
     free(a->shutdown_freed);
+    free(a->known_leaks);
     free(a->script_end_sites);
     vt_usage_free(&a->usage);
     vt_aggregate_free(&a->agg);

@@ -120,6 +120,10 @@ static void add_total(struct vt_summary *t, const struct vt_summary *s)
     }
     t->leaked_bytes += s->leaked_bytes;
     t->leaked_allocations += s->leaked_allocations;
+    if (s->host_peak_bytes > t->host_peak_bytes) {
+        t->host_peak_bytes = s->host_peak_bytes;
+        t->host_peak_time_ns = s->host_peak_time_ns;
+    }
     t->host_leaked_bytes += s->host_leaked_bytes;
     t->host_leaked_allocations += s->host_leaked_allocations;
     t->failed_allocations += s->failed_allocations;
@@ -129,6 +133,8 @@ static void add_total(struct vt_summary *t, const struct vt_summary *s)
     t->teardown_freed_allocations += s->teardown_freed_allocations;
     t->suppressed_bytes += s->suppressed_bytes;
     t->suppressed_allocations += s->suppressed_allocations;
+    t->known_bytes += s->known_bytes;
+    t->known_allocations += s->known_allocations;
     t->live_at_end_bytes += s->live_at_end_bytes;
     t->live_at_end_allocations += s->live_at_end_allocations;
     t->shutdown_freed_bytes += s->shutdown_freed_bytes;
