@@ -98,6 +98,20 @@ def case_no_leaks_headline():
                 "vramtrace: no leaks; known framework memory held at the end: " + LIST)
 
 
+def case_html():
+    """report --html says what known memory is held, never "All memory was
+    freed"."""
+    dump = traced("known-only").dump
+    page = os.path.join(H.tmpdir(), "report.html")
+    r = cli("report", "--html", page, dump)
+    H.expect_eq("status", r.returncode, 0)
+    with open(page) as f:
+        html = f.read()
+    H.expect("<p>Known framework memory held at the end, not counted as leaked: 72.0 MiB "
+             "(<code>vramtrace report</code> says what it is).</p>" in html, html[-3000:])
+    H.expect("All memory was freed" not in html, "the page says all memory was freed")
+
+
 def case_check_exit_status():
     """check and run --fail-on-leak pass on known memory alone; without the
     built-in list (--no-default-known) it is leaked."""

@@ -109,6 +109,7 @@ def check_per_tensor(rep, api):
         H.expect_eq("%s: api" % tag, site["api"], api)
         H.expect_eq("%s: growth per step" % tag, site["bytes_per_interval"], nbytes)
         H.expect_eq("%s: peak live" % tag, site["peak_live_bytes"], STEPS * nbytes)
+        H.expect_eq("%s: a tensor, not known framework memory" % tag, site["known"], None)
 
 
 def case_loop_pytorch_tensors():
