@@ -98,6 +98,18 @@ def case_no_leaks_headline():
                 "vramtrace: no leaks; known framework memory held at the end: " + LIST)
 
 
+def case_several_dumps():
+    """The combined view of several dumps says the known memory of all."""
+    a, b = traced("known-only").dump, traced().dump
+    lines = cli("report", a, b).stdout.splitlines()
+    combined = lines.index("== combined: 2 processes ==")
+    H.expect_eq("combined", lines[combined + 1:combined + 3], [
+        "vramtrace: 4.0 MiB (4194304 bytes) of device memory leaked in 2 allocations, 0 failed "
+        "allocations, 0 invalid frees, over all processes",
+        "vramtrace: 144.0 MiB (150994944 bytes) of known framework memory held at the end (not "
+        "counted as leaked), over all processes"])
+
+
 def case_html():
     """report --html says what known memory is held, never "All memory was
     freed"."""
