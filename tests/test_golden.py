@@ -47,6 +47,10 @@ def shapes_report(args, *report_args):
     return R.text_report(dump, *report_args, cwd=H.source_root())
 
 
+def sample_report(*args):
+    return R.text_report(R.sample_run(*args).dump, cwd=H.source_root())
+
+
 def case_c_leak():
     compare("c_leak", shapes_report(["c_leak"]))
 
@@ -57,6 +61,14 @@ def case_sites40():
 
 def case_two_devices():
     compare("two_devices", shapes_report(["two_devices"]))
+
+
+def case_pinned_only():
+    compare("pinned_only", sample_report("pinned_only"))
+
+
+def case_device1_released():
+    compare("device1_released", sample_report("device1_released"))
 
 
 def case_growth_judged():

@@ -24,6 +24,16 @@ def shapes_run(*args, extra_env=None, status=0):
     return r
 
 
+SAMPLE = H.c_defines(H.program_source("sample_shapes.c"))
+
+
+def sample_run(*args):
+    r = H.run_traced([H.program("sample_shapes"), *args])
+    H.expect_program_ok(r, 0)
+    H.expect_dump(r)
+    return r
+
+
 def text_report(dump, *args, cwd=None):
     r = H._run([H.vramtrace_exe(), "report", *args, dump], H.base_env(),
                cwd or os.path.dirname(dump))
@@ -516,6 +526,57 @@ def case_one_byte():
     H.expect_eq("leak line", line_starting(text, "Leak of "),
                 "Leak of 1 byte (1 B) in 1 allocation via cudaMalloc on device 0 [device]")
     H.expect("1 bytes" not in text, text)
+
+
+def case_pinned_only():
+    """Only mapped page-locked host memory (NVIDIA's simpleZeroCopy): the
+    headline says no device memory was allocated and names the pinned peak."""
+    n, size = SAMPLE["PINNED_BUFFERS"], SAMPLE["PINNED_BYTES"]
+    dump = sample_run("pinned_only").dump
+    s = H.report(dump)["summary"]
+    H.expect_eq("summary", (s["peak_bytes"], s["host_peak_bytes"], s["host_leaked_bytes"],
+                            s["allocations"], s["frees"]), (0, n * size, 0, n, n))
+    H.expect_eq("headline", text_report(dump).splitlines()[0],
+                "vramtrace: no device memory was allocated, only page-locked host memory "
+                "(3 allocations, 3 frees, 0 failed, 0 invalid frees); page-locked host memory: "
+                "peak 12.0 MiB, all freed")
+
+
+def case_pinned_leak_headline():
+    """A pinned leak is in the headline too, with the pinned peak."""
+    n, size = SAMPLE["PINNED_BUFFERS"], SAMPLE["PINNED_BYTES"]
+    dump = sample_run("pinned_only", "1").dump
+    s = H.report(dump)["summary"]
+    H.expect_eq("summary", (s["host_peak_bytes"], s["host_leaked_bytes"],
+                            s["host_leaked_allocations"]), (n * size, size, 1))
+    H.expect(s["host_peak_time_ns"] > 0, s)
+    H.expect_eq("headline", text_report(dump).splitlines()[0],
+                "vramtrace: no device memory was allocated, only page-locked host memory "
+                "(3 allocations, 2 frees, 0 failed, 0 invalid frees); page-locked host memory: "
+                "peak 12.0 MiB, 4.0 MiB (4194304 bytes) leaked in 1 allocation")
+
+
+def case_device_line_at_end():
+    """Device 1's context is destroyed by the release of its primary context:
+    its last sample is the first allocation's, and the line says what was
+    traced live at the end (0 B), not only what it held then."""
+    dump = sample_run("device1_released").dump
+    text = text_report(dump)
+    lines = text.splitlines()
+    first = [i for i, l in enumerate(lines) if l.startswith("Device 1 ")]
+    H.expect_eq("Device 1 lines (%s)" % text, len(first), 1)
+    H.expect(", at its first allocation (" in lines[first[0]], text)
+    H.expect(lines[first[0] + 1].startswith("    2.0 MiB used on the device = 2.0 MiB traced live"),
+             text)
+    H.expect_eq("line after", lines[first[0] + 2],
+                "    at the end of the dump: 0 B traced live in this process (the driver's view "
+                "of the device was not read again)")
+    usage = {u["device"]: u for u in H.report(dump)["device_usage"]}
+    H.expect_eq("device 1 JSON", (usage[1]["reason"], usage[1]["traced_live_bytes"],
+                                  usage[1]["traced_live_at_end_bytes"]),
+                ("start", SAMPLE["DEV1_BYTES"], 0))
+    H.expect_eq("device 0 JSON", (usage[0]["reason"], usage[0]["traced_live_at_end_bytes"]),
+                ("exit", 0))
 
 
 if __name__ == "__main__":

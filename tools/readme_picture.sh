@@ -14,10 +14,15 @@ meson compile -C "$build" >/dev/null
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-# run from the source root so the report's paths are short (examples/leaky.cu)
+# No path of this machine in the picture: the export runs from the source root
+# (the sources read examples/leaky.cu), and the program and its dump lie in
+# the temporary directory, whose name is taken out (leaky, leaky.vtr), as is
+# the source root's from the stacks' full paths.
+cp "$build/examples/leaky" "$work/leaky"
 LD_LIBRARY_PATH="$PWD/$build/tests/standin" \
-    "$build/vramtrace" run -o "$work/leaky.vtr" -- "$build/examples/leaky" >/dev/null 2>&1
-(cd "$work" && "$OLDPWD/$build/vramtrace" export --format html -o leaky.html leaky.vtr)
+    "$build/vramtrace" run -o "$work/leaky.vtr" -- "$work/leaky" >/dev/null 2>&1
+"$build/vramtrace" export --format html -o "$work/leaky.html" "$work/leaky.vtr"
+sed -i -e "s|$work/||g" -e "s|$PWD/||g" "$work/leaky.html"
 screenshot() {   # PAGE PNG WIDTH,HEIGHT
     chromium --headless --no-sandbox --disable-gpu --disable-background-networking \
         --disable-component-update --disable-sync --no-first-run --hide-scrollbars \
@@ -26,15 +31,16 @@ screenshot() {   # PAGE PNG WIDTH,HEIGHT
 screenshot "$work/leaky.html" "$PWD/examples/leaky-report.png" 1200,900
 echo "wrote examples/leaky-report.png"
 
-# the watch: the view halfway through the run (the dump named as in the README)
+# the watch: the view halfway through the run (the dump named as in the README),
+# from the source root as the export
 session=vramtrace-readme-$$
 tmux new-session -d -s "$session" -x 100 -y 10 \
     "cd '$work' && LD_LIBRARY_PATH='$PWD/$build/tests/standin' '$PWD/$build/vramtrace' run \
      -o leaky.vtr -- '$PWD/$build/examples/leaky' 40 250 >/dev/null 2>&1 & sleep 0.3;
-     cd '$work' && '$PWD/$build/vramtrace' watch --interval 0.5 leaky.vtr; sleep 60"
+     cd '$PWD' && '$build/vramtrace' watch --interval 0.5 '$work/leaky.vtr'; sleep 60"
 sleep 5.2
-tmux capture-pane -p -t "$session" | sed -e 's/ *$//' -e :a -e '/^\n*$/{$d;N;ba' -e '}' \
-    > examples/watch-terminal.txt
+tmux capture-pane -p -t "$session" | sed -e "s|$work/||g" -e 's/ *$//' -e :a -e '/^\n*$/{$d;N;ba' \
+    -e '}' > examples/watch-terminal.txt
 tmux kill-session -t "$session"
 {
     echo '<!DOCTYPE html><meta charset="utf-8"><body style="margin:0;background:#1e1e1e">'

@@ -180,8 +180,9 @@ def case_basic_text():
     lines = out.splitlines()
     check(lines[0] == "vramtrace: 15.0 MiB (15728640 bytes) of device memory leaked in 4 "
           "allocations at 3 call sites (peak 21.0 MiB on device 0, the highest of 2 devices, "
-          "8 allocations, 2 frees, 3 failed, "
-          "2 invalid frees)", "summary line %r" % lines[0])
+          "8 allocations, 2 frees, 3 failed, 2 invalid frees); page-locked host memory: "
+          "peak 2.0 MiB, 2.0 MiB (2097152 bytes) leaked in 1 allocation",
+          "summary line %r" % lines[0])
     leaks = [l for l in lines if l.startswith("Leak of")]
     check(leaks == [
         "Leak of 8388608 bytes (8.0 MiB) in 1 allocation via cuMemAlloc on device 1 [device]",

@@ -381,6 +381,8 @@ static void summary_peak(struct vt_analysis *a)
             a->summary.peak_device = d->device;
         }
     }
+    a->summary.host_peak_bytes = u->host_peak_bytes;
+    a->summary.host_peak_time_ns = u->host_peak_time_ns;
 }
 
 void vt_analysis_finish(struct vt_analysis *a)

@@ -17,6 +17,7 @@ struct vt_summary {
     size_t peak_devices;                       /* devices that held memory */
     uint64_t leaked_bytes, leaked_allocations; /* device + managed */
     uint64_t host_leaked_bytes, host_leaked_allocations;
+    uint64_t host_peak_bytes, host_peak_time_ns; /* page-locked host memory */
     uint64_t failed_allocations, invalid_frees, untraced_frees;
     uint64_t teardown_freed_bytes, teardown_freed_allocations;
     uint64_t suppressed_bytes, suppressed_allocations; /* left out of the above */

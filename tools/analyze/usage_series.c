@@ -155,6 +155,15 @@ static void save_at_peak(struct vt_usage_site *s, const struct vt_usage_device *
     }
 }
 
+static void host_change(struct vt_usage *u, uint64_t time_ns, int64_t delta)
+{
+    u->host_live_bytes += (uint64_t)delta;
+    if (u->host_live_bytes > u->host_peak_bytes) {
+        u->host_peak_bytes = u->host_live_bytes;
+        u->host_peak_time_ns = time_ns;
+    }
+}
+
 void vt_usage_change(struct vt_usage *u, uint64_t time_ns, uint64_t stack_id, unsigned api,
                      unsigned kind, int64_t device, int64_t delta)
 {
@@ -166,6 +175,8 @@ void vt_usage_change(struct vt_usage *u, uint64_t time_ns, uint64_t stack_id, un
     s->live_bytes += (uint64_t)delta;
     if (s->live_bytes > s->peak_live_bytes)
         s->peak_live_bytes = s->live_bytes;
+    if (kind == VT_KIND_HOST)
+        host_change(u, time_ns, delta);
     if (!d)
         return;
     d->live_bytes += (uint64_t)delta;

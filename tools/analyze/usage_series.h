@@ -82,6 +82,8 @@ struct vt_usage {
     struct vt_usage_site *sites; /* in order of first appearance */
     size_t nsites;
     uint64_t end_ns;
+    /* page-locked host memory, which counts towards no device */
+    uint64_t host_live_bytes, host_peak_bytes, host_peak_time_ns;
     /* set by vt_usage_finish */
     bool by_marks; /* boundaries are markers, else time ticks */
     size_t skip;   /* warm-up boundaries left out of growth */

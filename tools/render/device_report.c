@@ -117,6 +117,23 @@ static void print_split(const struct vt_device_sample *s, FILE *out)
     fputc('\n', out);
 }
 
+/* The last sample is not the end when the driver could not be asked then
+ * (the device's context was gone, the process killed): what was traced live
+ * at the end is said apart, so that the line is not read as the end's. */
+static void print_live_at_end(const struct vt_report *r, const struct vt_device_sample *s,
+                              int64_t device, FILE *out)
+{
+    const struct vt_usage_device *u = vt_usage_device(&r->analysis->usage, device);
+    uint64_t live = u ? u->live_bytes : 0;
+    char size[32];
+    if (s->reason == VT_USAGE_EXIT || live == s->traced_live)
+        return;
+    fprintf(out,
+            "    at the end of the dump: %s traced live in this process (the driver's view of "
+            "the device was not read again)\n",
+            vt_human_size(live, size));
+}
+
 void vt_render_text_devices(const struct vt_report *r, FILE *out)
 {
     int64_t devices[64];
@@ -135,6 +152,7 @@ void vt_render_text_devices(const struct vt_report *r, FILE *out)
         vt_print_time(s->time_ns, out);
         fputs("):\n", out);
         print_split(s, out);
+        print_live_at_end(r, s, devices[i], out);
     }
 }
 
@@ -209,6 +227,7 @@ static void write_usage(struct vt_json *j, const struct vt_report *r, int64_t de
     vt_json_int(j, device);
     json_uuid(j, vt_dump_device(r->dump, device));
     write_split(j, vt_device_view_last(v, device), u ? u->live_bytes : 0);
+    json_uint(j, "traced_live_at_end_bytes", u ? u->live_bytes : 0);
     vt_json_key(j, "samples");
     vt_json_begin_array(j);
     for (size_t i = 0; i < v->n; i++)

@@ -117,6 +117,8 @@ void vt_render_json_summary(struct vt_json *j, const struct vt_summary *s)
     write_uint_field(j, "leaked_allocations", s->leaked_allocations);
     write_uint_field(j, "host_leaked_bytes", s->host_leaked_bytes);
     write_uint_field(j, "host_leaked_allocations", s->host_leaked_allocations);
+    write_uint_field(j, "host_peak_bytes", s->host_peak_bytes);
+    write_uint_field(j, "host_peak_time_ns", s->host_peak_time_ns);
     write_uint_field(j, "failed_allocations", s->failed_allocations);
     write_uint_field(j, "invalid_frees", s->invalid_frees);
     write_uint_field(j, "untraced_frees", s->untraced_frees);

@@ -262,14 +262,50 @@ static void print_peak(const struct vt_summary *s, FILE *out)
         fprintf(out, ", the highest of %zu devices", s->peak_devices);
 }
 
-static void print_totals(const struct vt_summary *s, FILE *out)
+/* "(peak 6.0 MiB on device 0, 3 allocations, ...)"; without the device
+ * peak where only page-locked host memory was allocated */
+static void print_totals(const struct vt_summary *s, bool device_peak, FILE *out)
 {
     fputs(" (", out);
-    print_peak(s, out);
-    fprintf(out, ", %" PRIu64 " %s, %" PRIu64 " %s, %" PRIu64 " failed, %" PRIu64 " invalid %s)\n",
+    if (device_peak) {
+        print_peak(s, out);
+        fputs(", ", out);
+    }
+    fprintf(out, "%" PRIu64 " %s, %" PRIu64 " %s, %" PRIu64 " failed, %" PRIu64 " invalid %s)",
             s->allocations, plural(s->allocations, "allocation", "allocations"), s->frees,
             plural(s->frees, "free", "frees"), s->failed_allocations, s->invalid_frees,
             plural(s->invalid_frees, "free", "frees"));
+}
+
+/* Page-locked host memory the leaks list: its bytes and allocations. */
+static uint64_t host_left(const struct vt_report *r, uint64_t *count)
+{
+    uint64_t bytes = 0;
+    *count = 0;
+    for (size_t i = 0; i < r->analysis->nleaks; i++)
+        if (!vt_kind_counts_as_vram(r->analysis->leaks[i].kind)) {
+            bytes += r->analysis->leaks[i].bytes;
+            *count += r->analysis->leaks[i].allocations;
+        }
+    return bytes;
+}
+
+static void print_host_summary(const struct vt_report *r, FILE *out)
+{
+    char size[32];
+    uint64_t count, bytes = host_left(r, &count);
+    fprintf(out, "vramtrace: %s (%" PRIu64 " %s) of page-locked host memory %s in %" PRIu64 " %s\n",
+            vt_human_size(bytes, size), bytes, BYTES(bytes),
+            r->live_not_leaked ? "still allocated" : "leaked", count,
+            plural(count, "allocation", "allocations"));
+}
+
+static bool has_host_leaks(const struct vt_report *r)
+{
+    for (size_t i = 0; i < r->analysis->nleaks; i++)
+        if (!vt_kind_counts_as_vram(r->analysis->leaks[i].kind))
+            return true;
+    return false;
 }
 
 /* "N of device memory leaked in N allocations at N call sites", and for a
@@ -289,6 +325,23 @@ static void print_leak_headline(const struct vt_report *r, uint64_t bytes, uint6
                 vt_human_size(s->shutdown_freed_bytes, size));
 }
 
+/* "; page-locked host memory: peak 12.0 MiB, 4.0 MiB (4194304 bytes) leaked":
+ * pinned memory counts towards no device, but the summary names it. */
+static void print_host_totals(const struct vt_report *r, FILE *out)
+{
+    char size[32];
+    uint64_t count, bytes = host_left(r, &count);
+    fprintf(out, "; page-locked host memory: peak %s",
+            vt_human_size(r->analysis->summary.host_peak_bytes, size));
+    if (!bytes) {
+        fputs(", all freed", out);
+        return;
+    }
+    fprintf(out, ", %s (%" PRIu64 " %s) %s in %" PRIu64 " %s", vt_human_size(bytes, size), bytes,
+            BYTES(bytes), r->live_not_leaked ? "still allocated" : "leaked", count,
+            plural(count, "allocation", "allocations"));
+}
+
 static void print_summary(const struct vt_report *r, FILE *out)
 {
     const struct vt_summary *s = &r->analysis->summary;
@@ -298,6 +351,7 @@ static void print_summary(const struct vt_report *r, FILE *out)
     uint64_t count = r->live_not_leaked ? s->live_at_end_allocations : s->leaked_allocations;
     for (size_t i = 0; i < r->analysis->nleaks; i++)
         device_sites += vt_kind_counts_as_vram(r->analysis->leaks[i].kind);
+    bool host_only = s->peak_bytes == 0 && s->host_peak_bytes && !count;
     if (s->allocations == 0)
         fprintf(out,
                 "vramtrace: nothing to judge: no CUDA allocation succeeded in this process "
@@ -308,43 +362,25 @@ static void print_summary(const struct vt_report *r, FILE *out)
     else if (s->known_bytes) {
         fputs("vramtrace: no leaks; known framework memory held at the end: ", out);
         print_known_list(r, out);
-    } else if (s->suppressed_bytes) /* suppressed is not freed */
+    } else if (host_only)
+        fputs("vramtrace: no device memory was allocated, only page-locked host memory", out);
+    else if (s->suppressed_bytes) /* suppressed is not freed */
         fprintf(out, "vramtrace: no unsuppressed leaks (%s suppressed in %" PRIu64 " %s)",
                 vt_human_size(s->suppressed_bytes, suppressed), s->suppressed_allocations,
                 plural(s->suppressed_allocations, "allocation", "allocations"));
     else
         fprintf(out, "vramtrace: no leaks: all device memory was freed%s",
                 r->live_not_leaked ? " (so far)" : "");
-    print_totals(s, out);
+    print_totals(s, !host_only, out);
+    if (s->host_peak_bytes)
+        print_host_totals(r, out);
+    fputc('\n', out);
     if (count && s->known_bytes) {
         fputs("vramtrace: also held at the end, known framework memory (not counted as leaked): ",
               out);
         print_known_list(r, out);
         fputc('\n', out);
     }
-}
-
-static void print_host_summary(const struct vt_report *r, FILE *out)
-{
-    char size[32];
-    uint64_t bytes = 0, count = 0;
-    for (size_t i = 0; i < r->analysis->nleaks; i++)
-        if (!vt_kind_counts_as_vram(r->analysis->leaks[i].kind)) {
-            bytes += r->analysis->leaks[i].bytes;
-            count += r->analysis->leaks[i].allocations;
-        }
-    fprintf(out, "vramtrace: %s (%" PRIu64 " %s) of page-locked host memory %s in %" PRIu64 " %s\n",
-            vt_human_size(bytes, size), bytes, BYTES(bytes),
-            r->live_not_leaked ? "still allocated" : "leaked", count,
-            plural(count, "allocation", "allocations"));
-}
-
-static bool has_host_leaks(const struct vt_report *r)
-{
-    for (size_t i = 0; i < r->analysis->nleaks; i++)
-        if (!vt_kind_counts_as_vram(r->analysis->leaks[i].kind))
-            return true;
-    return false;
 }
 
 /* Whether a leak's site is growing: it is listed once, among the growing. */

@@ -120,6 +120,10 @@ static void add_total(struct vt_summary *t, const struct vt_summary *s)
     }
     t->leaked_bytes += s->leaked_bytes;
     t->leaked_allocations += s->leaked_allocations;
+    if (s->host_peak_bytes > t->host_peak_bytes) {
+        t->host_peak_bytes = s->host_peak_bytes;
+        t->host_peak_time_ns = s->host_peak_time_ns;
+    }
     t->host_leaked_bytes += s->host_leaked_bytes;
     t->host_leaked_allocations += s->host_leaked_allocations;
     t->failed_allocations += s->failed_allocations;
