@@ -87,11 +87,18 @@ def case_platform_allocator_no_vmm():
 def case_preallocation():
     """JAX's default: XLA's BFC allocator takes 75 % of the device's memory at
     the first array, one cuMemCreate at the line that made it, and carves
-    the arrays out of it."""
+    the arrays out of it: known framework memory, not a leak."""
     rep = traced({})
-    H.expect_eq("device leaks at the kept line", device_leaks_at_kept(rep),
+    H.expect_eq("device held at the kept line", device_leaks_at_kept(rep),
                 (STANDIN_GPU * 3 // 4, 1, ["cuMemCreate"]))
-    H.expect_eq("device leaked in all", H.summary(rep)["leaked_bytes"], STANDIN_GPU * 3 // 4)
+    H.expect_eq("all labelled XLA's: the device pool, and the host memory its host BFC "
+                "allocator pins", [(lk["kind"], lk["bytes"], (lk["known"] or {}).get("label"))
+                                   for lk in H.leaks(rep)],
+                [("device", STANDIN_GPU * 3 // 4, "XLA's BFC allocator"),
+                 ("host", 4 << 20, "XLA's BFC allocator"), ("host", 2 << 20, "XLA's BFC allocator")])
+    H.expect_eq("leaked, known in all", (H.summary(rep)["leaked_bytes"],
+                                         H.summary(rep)["known_bytes"]),
+                (0, STANDIN_GPU * 3 // 4 + (6 << 20)))
 
 
 H.main(globals())

@@ -135,6 +135,10 @@ def case_loop_caching_allocator():
         (("step", H.marker_line(LOOP, "loss")), 20 << 20),
         (("step", H.marker_line(LOOP, "loss")), 2 << 20)]))
     H.expect(all(s["api"] == "cudaMalloc" for s in rep["sites"]), "every segment by cudaMalloc")
+    H.expect_eq("the segments: known, not leaked",
+                (rep["summary"]["leaked_bytes"], rep["summary"]["known_bytes"],
+                 sorted({lk["known"]["label"] for lk in H.leaks(rep)})),
+                (0, 42 << 20, ["PyTorch's cache"]))
 
 
 CASES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "python", "torch_cases.py")
@@ -186,8 +190,36 @@ def case_linear_cublas_workspace():
     rep, _ = cases_report("linear")
     found = [lk for lk in H.leaks(rep) if any(
         "allocateCUDABlasWorkspace" in (f.get("function") or "") for f in lk.get("frames") or [])]
-    H.expect_eq("the cuBLAS workspace", [(lk["bytes"], lk["api"]) for lk in found],
-                [(32 << 20, "cudaMalloc")])
+    H.expect_eq("the cuBLAS workspace", [(lk["bytes"], lk["api"], lk["known"]["label"])
+                                         for lk in found],
+                [(32 << 20, "cudaMalloc", "PyTorch's cuBLAS workspace")])
+    H.expect_eq("labelled known, the rest PyTorch's cache: nothing leaked",
+                (rep["summary"]["leaked_bytes"],
+                 sorted({lk["known"]["label"] for lk in H.leaks(rep)})),
+                (0, ["PyTorch's cache", "PyTorch's cuBLAS workspace"]))
+
+
+def case_backward_growth():
+    """The default caching allocator grows on autograd's device thread,
+    which runs no Python: a 2 MiB segment every other step is 1 MiB per
+    step, and the report says what grew: PyTorch's cache, during backward."""
+    rep, r = cases_report("backward_growth")
+    grow = [s for s in rep["sites"] if s["growing"]]
+    H.expect_eq("one growing site: its rate, what it is", [
+        (s["bytes_per_interval"], s["rate_intervals"], s["live_bytes"], s["known"]["label"],
+         s["known"]["during"]) for s in grow],
+        [(1 << 20, 2, 6 << 20, "PyTorch's cache", "during backward")])
+    held = [lk for lk in H.leaks(rep) if lk["stack_id"] == grow[0]["stack_id"]][0]
+    H.expect_eq("made on autograd's thread", [t["name"] for t in held["threads"]],
+                ["pt_autograd_0"])
+    H.expect_eq("nothing leaked", (rep["summary"]["leaked_bytes"], rep["summary"]["known_bytes"]),
+                (0, 8 << 20))
+    text = subprocess.run([H.vramtrace_exe(), "report", r.dump], env=H.base_env(),
+                          stdout=subprocess.PIPE, universal_newlines=True, check=True).stdout
+    H.expect("\nGrowing by 1.0 MiB per marker interval (2.0 MiB over the last 2) since marker 0 "
+             "\"start\"" in text, text)
+    H.expect("\n    PyTorch's cache grew during backward (on thread pt_autograd_0, which runs no "
+             "Python) [known:DeviceCachingAllocator::alloc_block, built in]\n" in text, text)
 
 
 def case_expandable_segments():

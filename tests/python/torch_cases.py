@@ -4,6 +4,7 @@ argument. Each ends with os._exit(0) after synchronizing, so the tensors it
 keeps are still allocated when the process ends and vramtrace reports them
 at the lines that made them (a normal exit would free them at interpreter
 teardown)."""
+import ctypes
 import os
 import sys
 
@@ -86,6 +87,25 @@ def snapshot():
     torch.cuda.synchronize()
     torch.cuda.memory._dump_snapshot(sys.argv[2])
     return kept
+
+
+def backward_growth():
+    """A marker, then five steps with a marker after each: each backward of
+    w.sum() makes w's gradient (512 x 512 float32: 1 MiB) on autograd's
+    device thread, which runs no Python, and the loop keeps it. The caching
+    allocator puts tensors of 1 MiB or less in 2 MiB segments: one for w
+    (and the small scalars), then a new one every other step for the
+    gradients, reserved on that thread."""
+    mark = ctypes.CDLL(None).vramtrace_mark
+    w = torch.ones(512, 512, device="cuda", requires_grad=True)
+    grads = []
+    mark(b"start")
+    for step in range(5):
+        w.sum().backward()                                # LEAK:backward_growth
+        grads.append(w.grad)
+        w.grad = None
+        mark(b"step %d" % step)
+    return grads
 
 
 def main():

@@ -16,8 +16,7 @@ EXPORT struct cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, i
     return d;
 }
 
-/* The driver's format and channel count for a runtime channel descriptor. */
-static int channel_format(const struct cudaChannelFormatDesc *desc, CUarray_format *fmt,
+int rt_channel_format(const struct cudaChannelFormatDesc *desc, CUarray_format *fmt,
                           unsigned *channels)
 {
     int bits = desc->x;
@@ -46,7 +45,7 @@ static int array3d_descriptor(const struct cudaChannelFormatDesc *desc, struct c
     ad->Width = extent.width;
     ad->Height = extent.height;
     ad->Depth = extent.depth;
-    return channel_format(desc, &ad->Format, &ad->NumChannels);
+    return rt_channel_format(desc, &ad->Format, &ad->NumChannels);
 }
 
 EXPORT cudaError_t cudaMallocArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc,
@@ -54,7 +53,7 @@ EXPORT cudaError_t cudaMallocArray(cudaArray_t *array, const struct cudaChannelF
 {
     CUarray_format fmt;
     unsigned channels;
-    if (!array || !desc || width == 0 || flags != 0 || channel_format(desc, &fmt, &channels) < 0)
+    if (!array || !desc || width == 0 || flags != 0 || rt_channel_format(desc, &fmt, &channels) < 0)
         return rt_error(cudaErrorInvalidValue);
     CTX_OR_RETURN();
     NEED(arrayCreate);

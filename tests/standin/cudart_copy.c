@@ -20,22 +20,6 @@ EXPORT cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count,
                                               (CUdeviceptr)(uintptr_t)src, count, (CUstream)stream)));
 }
 
-/* Row by row: HEIGHT rows of WIDTH bytes, each pitch apart. */
-EXPORT cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch,
-                                     size_t width, size_t height, enum cudaMemcpyKind kind,
-                                     cudaStream_t stream)
-{
-    if (width > dpitch || width > spitch)
-        return rt_error((cudaError_t)cudaErrorInvalidPitchValue);
-    for (size_t row = 0; row < height; row++) {
-        cudaError_t e = cudaMemcpyAsync((char *)dst + row * dpitch, (const char *)src + row * spitch,
-                                        width, kind, stream);
-        if (e != cudaSuccess)
-            return e;
-    }
-    return cudaSuccess;
-}
-
 EXPORT cudaError_t cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src, int srcDevice,
                                        size_t count, cudaStream_t stream)
 {

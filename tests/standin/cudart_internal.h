@@ -168,6 +168,11 @@ cudaError_t rt_map_error(CUresult r);
 /* Registers STUB as a launchable kernel, once (cudart_launch.c). */
 void rt_register_kernel(const void *stub);
 
+/* The driver's format and channel count for a runtime channel descriptor;
+ * -1 for one the driver has no format for (cudart_array.c). */
+int rt_channel_format(const struct cudaChannelFormatDesc *desc, CUarray_format *fmt,
+                      unsigned *channels);
+
 /* Records a failure as cudaGetLastError reports it; returns E
  * (cudart_errors.c). */
 cudaError_t rt_error(cudaError_t e);

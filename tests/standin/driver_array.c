@@ -3,7 +3,7 @@
  * formats by blocks of 4x4 texels, NV12 as its two planes. */
 #include "driver_internal.h"
 
-static size_t format_size(CUarray_format f)
+size_t format_bytes(CUarray_format f)
 {
     switch (f) {
     case CU_AD_FORMAT_UNSIGNED_INT8: case CU_AD_FORMAT_SIGNED_INT8: return 1;
@@ -44,7 +44,7 @@ static size_t array_bytes(size_t w, size_t h, size_t d, CUarray_format f, unsign
         return channels == 3 && h % 2 == 0 ? w * h * d * 3 / 2 : 0;
     if (channels != 1 && channels != 2 && channels != 4)
         return 0;
-    return w * h * d * channels * format_size(f);
+    return w * h * d * channels * format_bytes(f);
 }
 
 static CUresult array_create(CUarray *pHandle, size_t w, size_t h, size_t d, CUarray_format f,
@@ -57,8 +57,13 @@ static CUresult array_create(CUarray *pHandle, size_t w, size_t h, size_t d, CUa
         return CUDA_ERROR_INVALID_VALUE;
     uintptr_t p;
     CUresult r = ctx_alloc(&p, bytes, K_ARRAY);
-    if (r == CUDA_SUCCESS)
-        *pHandle = (CUarray)p;
+    if (r != CUDA_SUCCESS)
+        return r;
+    /* for 2D copies into and out of it (driver_copy2d.c): plain formats only */
+    pthread_mutex_lock(&g_lock);
+    containing_locked(p)->row_bytes = w * channels * format_bytes(f);
+    pthread_mutex_unlock(&g_lock);
+    *pHandle = (CUarray)p;
     return r;
 }
 
@@ -91,7 +96,7 @@ EXPORT CUresult cuMipmappedArrayCreate(CUmipmappedArray *pHandle,
 {
     if (!initialized())
         return CUDA_ERROR_NOT_INITIALIZED;
-    size_t es = desc ? format_size(desc->Format) : 0;
+    size_t es = desc ? format_bytes(desc->Format) : 0;
     if (!pHandle || !desc || desc->Width == 0 || es == 0 || levels == 0 ||
         (desc->NumChannels != 1 && desc->NumChannels != 2 && desc->NumChannels != 4))
         return CUDA_ERROR_INVALID_VALUE;

@@ -78,6 +78,7 @@ struct salloc {
     int kind;
     int device;
     struct sctx *ctx; /* owner: freed when it is torn down */
+    size_t row_bytes; /* an array's: the bytes of one row of texels */
     UT_hash_handle hh;
 };
 
@@ -123,6 +124,10 @@ CUresult do_free(uintptr_t key, int kinds);
 void teardown(struct sctx *c);
 /* The allocation that contains ADDRESS, lock held. */
 struct salloc *containing_locked(uintptr_t address);
+
+/* The bytes of one element of an array format's channel (0: a format of
+ * blocks or planes, driver_array.c). */
+size_t format_bytes(CUarray_format f);
 
 /* The device of the VMM mapping that holds ADDRESS: -1 for host memory,
  * -2 when none holds it (driver_vmm.c). */

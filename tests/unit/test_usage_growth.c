@@ -139,11 +139,32 @@ static void growth_from_the_lowest_point(void)
     vt_usage_free(&u);
 }
 
+/* A 2 MiB step every other marker (0 2 2 4 4 6 MiB): growing by 1 MiB per
+ * interval, measured over the two intervals since the rise before. */
+static void growth_every_other_step(void)
+{
+    struct vt_usage u = {0};
+    for (uint64_t k = 0; k < 6; k++) {
+        if (k % 2)
+            change(&u, k * 1000 + 10, GROWING, 0, 2 << 20);
+        vt_usage_mark(&u, (k + 1) * 1000, "step");
+    }
+    vt_usage_finish(&u, 7000, 0);
+    const struct vt_usage_site *g = site(&u, GROWING);
+    CHECK("grows", g->growing);
+    CHECK_EQ("bytes per interval", g->bytes_per_interval, 1 << 20);
+    CHECK_EQ("measured over", g->rate_intervals, 2);
+    CHECK_EQ("over that time", g->rate_interval_ns, 2000);
+    CHECK_EQ("bytes per second", (long long)g->bytes_per_second, 1000000LL << 20);
+    vt_usage_free(&u);
+}
+
 int main(void)
 {
     growth_at_markers();
     growth_after_warm_up();
     growth_from_the_lowest_point();
+    growth_every_other_step();
     return unit_result("usage_growth");
 }
 /* SPDX-License-Identifier: MIT */

@@ -409,6 +409,7 @@ void vt_analysis_free(struct vt_analysis *a)
     struct vt_failure_entry *f, *ftmp;
     vt_live_free(&a->live);
     free(a->shutdown_freed);
+    free(a->known_leaks);
     free(a->script_end_sites);
     vt_usage_free(&a->usage);
     vt_aggregate_free(&a->agg);

@@ -21,6 +21,8 @@
 
 #define VT_LEAK_THREADS 8
 
+struct vt_suppression;
+
 /* Allocations still live at the end, from one call site. */
 struct vt_leak {
     uint64_t stack_id;
@@ -36,6 +38,8 @@ struct vt_leak {
         uint64_t tid, allocations;
     } threads[VT_LEAK_THREADS];
     size_t nthreads, other_threads;
+    /* known framework memory (known_memory.h): the pattern that matched */
+    const struct vt_suppression *known;
 };
 
 /* A site holding memory at an out-of-memory failure (index into usage.sites). */
@@ -69,6 +73,10 @@ struct vt_analysis {
     struct vt_summary summary;
     struct vt_leak *leaks; /* by bytes, then allocations, descending */
     size_t nleaks;
+    /* what known framework memory held at the end, taken out of the leaks
+     * (in the same order) by the report */
+    struct vt_leak *known_leaks;
+    size_t nknown;
     struct vt_failure *failures; /* in order of first occurrence */
     size_t nfailures;
     /* replay state */

@@ -40,25 +40,33 @@ static void *xrealloc(void *p, size_t size)
     return p;
 }
 
-static void add(struct vt_suppressions *s, const char *pattern, size_t len, const char *origin,
-                size_t line)
+static char *copy_of(const char *text, size_t len)
+{
+    char *copy = xrealloc(NULL, len + 1);
+    memcpy(copy, text, len);
+    copy[len] = '\0';
+    return copy;
+}
+
+void vt_suppressions_add(struct vt_suppressions *s, const char *pattern, size_t len,
+                         const char *label, const char *origin, size_t line)
 {
     s->list = xrealloc(s->list, (s->n + 1) * sizeof *s->list);
-    char *copy = xrealloc(NULL, len + 1);
-    memcpy(copy, pattern, len);
-    copy[len] = '\0';
-    s->list[s->n++] = (struct vt_suppression){.pattern = copy, .origin = origin, .line = line};
+    s->list[s->n++] = (struct vt_suppression){.pattern = copy_of(pattern, len),
+                                              .label = label ? copy_of(label, strlen(label)) : NULL,
+                                              .origin = origin,
+                                              .line = line};
 }
 
 void vt_suppressions_add_defaults(struct vt_suppressions *s)
 {
     for (size_t i = 0; i < sizeof default_patterns / sizeof default_patterns[0]; i++)
-        add(s, default_patterns[i], strlen(default_patterns[i]), "default", 0);
+        vt_suppressions_add(s, default_patterns[i], strlen(default_patterns[i]), NULL, "default",
+                            0);
 }
 
-/* The text of a line without its comment ('#' to the end: patterns hold
- * no '#') and surrounding blanks. */
-static char *trim(char *line)
+/* Patterns hold no '#'. */
+char *vt_pattern_line_text(char *line)
 {
     line[strcspn(line, "#\r\n")] = '\0';
     while (*line == ' ' || *line == '\t')
@@ -80,7 +88,7 @@ int vt_suppressions_load(struct vt_suppressions *s, const char *path)
         return -1;
     }
     while (getline(&line, &cap, f) > 0) {
-        char *text = trim(line);
+        char *text = vt_pattern_line_text(line);
         lineno++;
         if (!*text)
             continue;
@@ -90,7 +98,7 @@ int vt_suppressions_load(struct vt_suppressions *s, const char *path)
             result = -1;
             break;
         }
-        add(s, text + 5, strlen(text + 5), path, lineno);
+        vt_suppressions_add(s, text + 5, strlen(text + 5), NULL, path, lineno);
     }
     free(line);
     fclose(f);
@@ -190,8 +198,10 @@ void vt_suppressions_reset_counts(struct vt_suppressions *s)
 void vt_suppressions_free(struct vt_suppressions *s)
 {
     forget_memo(s);
-    for (size_t i = 0; i < s->n; i++)
+    for (size_t i = 0; i < s->n; i++) {
         free(s->list[i].pattern);
+        free(s->list[i].label);
+    }
     free(s->list);
     s->list = NULL;
     s->n = 0;

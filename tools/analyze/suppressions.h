@@ -16,6 +16,10 @@
 
 struct vt_suppression {
     char *pattern;
+    /* known framework memory (known_memory.h): what it is, and a sentence
+     * on it or NULL; NULL for a suppression */
+    char *label;
+    const char *note;
     const char *origin;    /* the file it came from, or "default" */
     size_t line;           /* its line in that file (0: built in) */
     uint64_t count, bytes; /* allocations it suppressed, in the current dump */
@@ -35,6 +39,12 @@ struct vt_suppressions {
 
 /* The built-in list: context-lifetime allocations of CUDA's own libraries. */
 void vt_suppressions_add_defaults(struct vt_suppressions *s);
+/* Adds PATTERN (LEN bytes), from ORIGIN's LINE, labelled LABEL (copied; or NULL). */
+void vt_suppressions_add(struct vt_suppressions *s, const char *pattern, size_t len,
+                         const char *label, const char *origin, size_t line);
+/* The text of a pattern file's LINE without its comment ('#' to the end)
+ * and surrounding blanks (LINE is cut short). */
+char *vt_pattern_line_text(char *line);
 /* Adds every pattern of PATH. Returns 0, or -1 after one line on stderr
  * naming the file (and the line, for a line that is not "leak:PATTERN"). */
 int vt_suppressions_load(struct vt_suppressions *s, const char *path);

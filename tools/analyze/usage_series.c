@@ -233,8 +233,20 @@ uint64_t vt_usage_boundary_ns(const struct vt_usage *u, size_t i)
  * second half, ends at its highest and rose in the last interval (one that
  * levelled off, a cache that filled, has stopped growing). A plateau rises
  * once; temporaries fall back. Growth starts at the last boundary where it
- * stood lowest; its figure is the last interval's rise (the present rate,
- * not an average since the start). */
+ * stood lowest; its figure is the present rate, not an average since the
+ * start: the last rise over the intervals since the rise before it (see
+ * rate_from). */
+/* Where the rate is measured from, among the N samples V whose lowest
+ * after the growth started is LOW: where the rise before the last ended
+ * (2 MiB every other step: 1 MiB per step), else LOW. */
+static size_t rate_from(const uint64_t *v, size_t n, size_t low)
+{
+    for (size_t i = n - 2; i > low; i--)
+        if (v[i] > v[i - 1])
+            return i;
+    return low;
+}
+
 static void judge_growth(const struct vt_usage *u, struct vt_usage_site *s)
 {
     const struct vt_usage_samples *all = vt_usage_site_samples(u, s);
@@ -261,11 +273,14 @@ static void judge_growth(const struct vt_usage *u, struct vt_usage_site *s)
         return;
     s->growth_start = first + low;
     s->growth_start_ns = vt_usage_boundary_ns(u, first + low);
-    uint64_t last_ns =
-        vt_usage_boundary_ns(u, first + n - 1) - vt_usage_boundary_ns(u, first + n - 2);
-    s->bytes_per_interval = (int64_t)(v[n - 1] - v[n - 2]);
-    s->rate_interval_ns = last_ns;
-    s->bytes_per_second = last_ns ? (double)s->bytes_per_interval * 1e9 / (double)last_ns : 0.0;
+    size_t from = rate_from(v, n, low);
+    uint64_t rise = v[n - 1] - v[from];
+    uint64_t rate_ns =
+        vt_usage_boundary_ns(u, first + n - 1) - vt_usage_boundary_ns(u, first + from);
+    s->rate_intervals = n - 1 - from;
+    s->bytes_per_interval = (int64_t)(rise / s->rate_intervals);
+    s->rate_interval_ns = rate_ns;
+    s->bytes_per_second = rate_ns ? (double)rise * 1e9 / (double)rate_ns : 0.0;
 }
 
 bool vt_usage_growth_judged(const struct vt_usage *u)

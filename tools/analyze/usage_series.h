@@ -41,9 +41,13 @@ struct vt_usage_site {
     bool growing;
     size_t growth_start; /* boundary index the growth started from */
     uint64_t growth_start_ns;
-    int64_t bytes_per_interval; /* growing: the rise over the last interval */
-    double bytes_per_second;    /* ... over that interval's time */
-    uint64_t rate_interval_ns;  /* that interval's time */
+    /* growing: the rise per interval since the previous rise (the last
+     * interval's, when it rose too): the present rate, with steps that come
+     * every other interval counted as half a step per interval */
+    int64_t bytes_per_interval;
+    double bytes_per_second;   /* ... over those intervals' time */
+    uint64_t rate_interval_ns; /* those intervals' time */
+    size_t rate_intervals;     /* how many */
     /* churn: allocations of this site freed again during the run (each an
      * allocate/free pair), and the time spent inside this site's real
      * allocate and free calls (0 in dumps that do not measure it) */

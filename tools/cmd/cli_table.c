@@ -28,7 +28,7 @@ static const struct command commands[] = {
      "run [-o PATH] [--no-children] [--aggregate] [--free-stacks] [--fail-on-leak] "
      "[--max-leaked SIZE] [--max-leaked-per-site SIZE] [--max-growth SIZE] "
      "[--max-invalid-frees N] [--skip N] [--error-exitcode N] [--suppressions FILE] "
-     "[--no-default-suppressions] [--json] "
+     "[--no-default-suppressions] [--known FILE] [--no-default-known] [--json] "
      "[--json-output FILE] [--log-file FILE] [--force] [--python-internals] [--all-frames] "
      "[--max-frames N] [--pytorch-tensors] [--] CMD [ARG...]",
      "run CMD and every process it starts with libvramtrace.so preloaded, wait for them all, "
@@ -36,12 +36,13 @@ static const struct command commands[] = {
     {"report",
      "report [--json] [--top N] [--skip N] [--python-internals] [--all-frames] [--max-frames N] "
      "[--html FILE] [--force] [--gen-suppressions] [--suppressions FILE] "
-     "[--no-default-suppressions] DUMP...|DIR",
+     "[--no-default-suppressions] [--known FILE] [--no-default-known] DUMP...|DIR | "
+     "report --show-known [--known FILE] [--no-default-known]",
      "report growth, leaks, peaks, failures and invalid frees recorded in .vtr dumps"},
     {"check",
      "check [--max-leaked SIZE] [--max-leaked-per-site SIZE] [--max-growth SIZE] "
      "[--max-invalid-frees N] [--skip N] [--error-exitcode N] [--suppressions FILE] "
-     "[--no-default-suppressions] [--json] DUMP...|DIR",
+     "[--no-default-suppressions] [--known FILE] [--no-default-known] [--json] DUMP...|DIR",
      "fail (status 23) when a dump leaked more than allowed"},
     {"timeline", "timeline [--json] DUMP", "chart live device memory over time, per device"},
     {"export",
@@ -130,6 +131,15 @@ static const struct option options[] = {
      "$VRAMTRACE_SUPPRESSIONS)"},
     {SUPPRESSION_COMMANDS, "--no-default-suppressions",
      "do not skip the built-in list of CUDA libraries' context-lifetime allocations"},
+    {SUPPRESSION_COMMANDS, "--known FILE",
+     "label leaks matching FILE's 'known:PATTERN [LABEL]' lines as known framework memory, "
+     "listed but not counted as leaked nor by any limit (repeatable; also $VRAMTRACE_KNOWN)"},
+    {SUPPRESSION_COMMANDS, "--no-default-known",
+     "do not label the built-in known framework memory (PyTorch's cache and cuBLAS workspace, "
+     "CuPy's memory pool, XLA's BFC allocator): count it as leaked"},
+    {"report", "--show-known",
+     "print the patterns of known framework memory in force (built in, $VRAMTRACE_KNOWN, "
+     "--known) and exit"},
     {"run report check timeline export watch", "--debuginfod",
      "fetch missing debug information from the servers DEBUGINFOD_URLS names (also "
      "VRAMTRACE_DEBUGINFOD=1); without it, no server is asked"},
@@ -189,6 +199,7 @@ static const struct variable variables[] = {
     {"VRAMTRACE_MANIFEST", "set by run: the file each process appends the path of its dumps to"},
     {"VRAMTRACE_ONLY_PID", "set by run --no-children: only that process is traced"},
     {"VRAMTRACE_SUPPRESSIONS", "a suppressions file read by report, check and run"},
+    {"VRAMTRACE_KNOWN", "a file of known framework memory patterns read by report, check and run"},
     {"VRAMTRACE_DEBUGINFOD", "1: as --debuginfod (otherwise DEBUGINFOD_URLS is ignored)"},
     {"VRAMTRACE_PROGRESS_DELAY",
      "seconds before reading a dump shows progress on a terminal (default 1)"},
@@ -206,7 +217,8 @@ static const struct status statuses[] = {
     {"run check", "24",
      "nothing to judge: no dump, no successful allocation, or no process that ended on its own"},
     {"run report check timeline export watch gpus", "1",
-     "a dump or suppressions file cannot be read, or is damaged and no limit is broken; an "
+     "a dump, suppressions or known-patterns file cannot be read, or is damaged and no limit is "
+     "broken; an "
      "output file cannot be written; run: the library is missing; watch: no dump found, the "
      "metrics file cannot be written or the port listened on; gpus: NVML cannot list the GPUs "
      "or --device names none"},

@@ -93,6 +93,7 @@ int vt_cmd_check(int argc, char **argv)
     }
     struct vt_limits limits = vt_check_effective_limits(&check);
     report.suppressions = &check.suppressions;
+    report.known = &check.known;
     report.limits = &limits;
     report.skip = check.skip;
     char **dumps;

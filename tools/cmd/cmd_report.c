@@ -2,7 +2,8 @@
 /* vramtrace report [--json] [--top N] [--skip N] [--python-internals] [--all-frames]
  *                  [--max-frames N] [--html FILE]
  *                  [--gen-suppressions] [--suppressions FILE] [--no-default-suppressions]
- *                  DUMP...|DIR */
+ *                  [--known FILE] [--no-default-known] DUMP...|DIR
+ * vramtrace report --show-known [--known FILE] [--no-default-known] */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +24,9 @@ static const char about[] =
     "allocated when the traced process ended, grouped by call site (largest\n"
     "first), the peak per device and who held it, failed allocations (with what\n"
     "held the device at an out-of-memory error) and invalid frees. Leaks matching\n"
-    "a suppression are left out and tallied at the end. Per device: which GPU it\n"
+    "a suppression are left out and tallied at the end; known framework memory\n"
+    "(PyTorch's cache and cuBLAS workspace, CuPy's pool, XLA's allocator: see\n"
+    "--show-known) is labelled and not counted as leaked. Per device: which GPU it\n"
     "was and what it had in use at the end, traced and not (context, library\n"
     "workspaces, other processes: from the driver and NVML).\n"
     "With several dumps, or a directory (its *.vtr files): the combined totals and\n"
@@ -43,6 +46,27 @@ static int gen_suppressions(char *const *paths, size_t npaths, const struct vt_r
     return status == 0 ? VT_EXIT_OK : VT_EXIT_ERROR;
 }
 
+/* --show-known: the patterns of known framework memory in force. */
+static int show_known(struct vt_check_options *check)
+{
+    int status = vt_check_options_load(check);
+    const struct vt_suppressions *k = &check->known;
+    if (status == 0) {
+        fputs("Known framework memory: a leak with a frame (function, file or module) that a\n"
+              "pattern matches is labelled and not counted as leaked; the first pattern wins.\n",
+              stdout);
+        for (size_t i = 0; i < k->n; i++) {
+            printf("  known:%-40s %s", k->list[i].pattern, k->list[i].label);
+            if (k->list[i].line)
+                printf("  (%s:%zu)\n", k->list[i].origin, k->list[i].line);
+            else
+                printf("  (%s)\n", k->list[i].origin);
+        }
+    }
+    vt_check_options_free(check);
+    return status;
+}
+
 /* One dump, or several (or a directory) with per-process and combined views. */
 static int report(char *const *paths, size_t npaths, struct vt_report_options *opts,
                   struct vt_check_options *check, bool gen)
@@ -55,6 +79,7 @@ static int report(char *const *paths, size_t npaths, struct vt_report_options *o
         return vt_usage_error("report", "%s", "--html takes one dump");
     }
     opts->suppressions = &check->suppressions;
+    opts->known = &check->known;
     if (status == 0 && gen)
         status = gen_suppressions(paths, npaths, opts);
     else if (status == 0 && one_file)
@@ -78,7 +103,8 @@ int vt_cmd_report(int argc, char **argv)
         OPT_GEN,
         OPT_ALL_FRAMES,
         OPT_MAX_FRAMES,
-        OPT_FORCE
+        OPT_FORCE,
+        OPT_SHOW_KNOWN
     };
     static const struct option options[] = {
         {"json", no_argument, NULL, OPT_JSON},
@@ -91,13 +117,14 @@ int vt_cmd_report(int argc, char **argv)
         {"html", required_argument, NULL, OPT_HTML},
         {"force", no_argument, NULL, OPT_FORCE},
         {"gen-suppressions", no_argument, NULL, OPT_GEN},
+        {"show-known", no_argument, NULL, OPT_SHOW_KNOWN},
         VT_DEBUGINFOD_LONG_OPTION,
         {"help", no_argument, NULL, 'h'},
         {0},
     };
     struct vt_report_options opts = {.out = stdout};
     struct vt_check_options check = {0};
-    bool gen = false, all_frames = false;
+    bool gen = false, all_frames = false, known = false;
     long max_frames = 0;
     int c;
     opterr = 0;
@@ -141,6 +168,9 @@ int vt_cmd_report(int argc, char **argv)
         case OPT_GEN:
             gen = true;
             break;
+        case OPT_SHOW_KNOWN:
+            known = true;
+            break;
         case OPT_FORCE:
             opts.force = true;
             break;
@@ -156,6 +186,12 @@ int vt_cmd_report(int argc, char **argv)
                 return vt_usage_error("report", "%s needs a value", argv[optind - 1]);
             return vt_usage_error("report", "unknown option '%s'", argv[optind - 1]);
         }
+    }
+    if (known && optind == argc)
+        return show_known(&check);
+    if (known) {
+        vt_check_options_free(&check);
+        return vt_usage_error("report", "%s", "--show-known reads no dump");
     }
     if (optind == argc) {
         vt_check_options_free(&check);

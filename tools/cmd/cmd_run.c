@@ -406,6 +406,7 @@ static enum vt_verdict report_dumps(char **dumps, size_t n, struct run_options *
         .json = !o->text,
         .out = primary,
         .suppressions = &opts->check.suppressions,
+        .known = &opts->check.known,
         .limits = opts->fail_on_leak ? limits : NULL,
         .skip = opts->check.skip,
         .json_out = o->text ? (o->json_stdout ? o->json_stdout : o->json_file) : NULL,
@@ -424,6 +425,7 @@ static enum vt_verdict report_dumps(char **dumps, size_t n, struct run_options *
         ropts = (struct vt_report_options){.json = true,
                                            .out = o->json_file,
                                            .suppressions = ropts.suppressions,
+                                           .known = ropts.known,
                                            .skip = ropts.skip};
         n == 1 ? (void)vt_report_dump(dumps[0], &ropts) : (void)vt_report_many(dumps, n, &ropts);
     }

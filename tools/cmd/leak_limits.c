@@ -27,15 +27,14 @@ static int set_limit(bool *has, uint64_t *max, const char *arg, const char *cmd,
     return 0;
 }
 
-static void add_file(struct vt_check_options *o, const char *path)
+static void add_file(const char ***files, size_t *n, const char *path)
 {
-    o->suppression_files =
-        realloc(o->suppression_files, (o->nfiles + 1) * sizeof *o->suppression_files);
-    if (!o->suppression_files) {
+    *files = realloc(*files, (*n + 1) * sizeof **files);
+    if (!*files) {
         fputs("vramtrace: out of memory\n", stderr);
         exit(VT_EXIT_ERROR);
     }
-    o->suppression_files[o->nfiles++] = path;
+    (*files)[(*n)++] = path;
 }
 
 /* A count option: a non-negative number no larger than MAX. */
@@ -85,13 +84,32 @@ int vt_check_option(struct vt_check_options *o, int c, const char *arg, const ch
     case VT_OPT_MAX_GROWTH:
         return set_limit(&l->has_growth, &l->max_growth, arg, cmd, "--max-growth", o);
     case VT_OPT_SUPPRESSIONS:
-        add_file(o, arg);
+        add_file(&o->suppression_files, &o->nfiles, arg);
         return 0;
     case VT_OPT_NO_DEFAULT_SUPPRESSIONS:
         o->no_default_suppressions = true;
         return 0;
+    case VT_OPT_KNOWN:
+        add_file(&o->known_files, &o->nknown_files, arg);
+        return 0;
+    case VT_OPT_NO_DEFAULT_KNOWN:
+        o->no_default_known = true;
+        return 0;
     }
     return -1;
+}
+
+static int load_known(struct vt_check_options *o)
+{
+    const char *env = getenv(VT_KNOWN_ENV);
+    if (!o->no_default_known)
+        vt_known_add_defaults(&o->known);
+    if (env && *env && vt_known_load(&o->known, env) != 0)
+        return VT_EXIT_ERROR;
+    for (size_t i = 0; i < o->nknown_files; i++)
+        if (vt_known_load(&o->known, o->known_files[i]) != 0)
+            return VT_EXIT_ERROR;
+    return 0;
 }
 
 int vt_check_options_load(struct vt_check_options *o)
@@ -104,7 +122,7 @@ int vt_check_options_load(struct vt_check_options *o)
     for (size_t i = 0; i < o->nfiles; i++)
         if (vt_suppressions_load(&o->suppressions, o->suppression_files[i]) != 0)
             return VT_EXIT_ERROR;
-    return 0;
+    return load_known(o);
 }
 
 struct vt_limits vt_check_effective_limits(const struct vt_check_options *o)
@@ -128,6 +146,10 @@ void vt_check_options_free(struct vt_check_options *o)
     free(o->suppression_files);
     o->suppression_files = NULL;
     o->nfiles = 0;
+    vt_suppressions_free(&o->known);
+    free(o->known_files);
+    o->known_files = NULL;
+    o->nknown_files = 0;
 }
 
 static void print_over(FILE *out, const char *path, uint64_t bytes, const char *what,

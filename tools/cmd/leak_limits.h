@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "known_memory.h"
 #include "suppressions.h"
 
 struct vt_limits {
@@ -28,6 +29,10 @@ struct vt_check_options {
     const char **suppression_files;
     size_t nfiles;
     struct vt_suppressions suppressions; /* built by vt_check_options_load */
+    bool no_default_known;
+    const char **known_files;
+    size_t nknown_files;
+    struct vt_suppressions known; /* known framework memory: the same */
 };
 
 enum {
@@ -39,12 +44,16 @@ enum {
     VT_OPT_MAX_INVALID_FREES,
     VT_OPT_ERROR_EXITCODE,
     VT_OPT_SKIP,
+    VT_OPT_KNOWN,
+    VT_OPT_NO_DEFAULT_KNOWN,
 };
 
-#define VT_SUPPRESSION_LONG_OPTIONS                                                  \
-    {"suppressions", required_argument, NULL, VT_OPT_SUPPRESSIONS},                  \
-    {                                                                                \
-        "no-default-suppressions", no_argument, NULL, VT_OPT_NO_DEFAULT_SUPPRESSIONS \
+#define VT_SUPPRESSION_LONG_OPTIONS                                                     \
+    {"suppressions", required_argument, NULL, VT_OPT_SUPPRESSIONS},                     \
+        {"no-default-suppressions", no_argument, NULL, VT_OPT_NO_DEFAULT_SUPPRESSIONS}, \
+        {"known", required_argument, NULL, VT_OPT_KNOWN},                               \
+    {                                                                                   \
+        "no-default-known", no_argument, NULL, VT_OPT_NO_DEFAULT_KNOWN                  \
     }
 #define VT_LIMIT_LONG_OPTIONS                                                     \
     {"max-leaked", required_argument, NULL, VT_OPT_MAX_LEAKED},                   \
@@ -58,7 +67,8 @@ enum {
  * VT_EXIT_USAGE after printing why ARG is wrong. */
 int vt_check_option(struct vt_check_options *o, int c, const char *arg, const char *cmd);
 /* Builds the suppressions: the default list, $VRAMTRACE_SUPPRESSIONS, the
- * --suppressions files. 0, or VT_EXIT_ERROR after one line on stderr. */
+ * --suppressions files; and the known framework memory the same way
+ * ($VRAMTRACE_KNOWN, --known). 0, or VT_EXIT_ERROR after one line on stderr. */
 int vt_check_options_load(struct vt_check_options *o);
 /* The limits in force: those given, else --max-leaked 0. */
 struct vt_limits vt_check_effective_limits(const struct vt_check_options *o);

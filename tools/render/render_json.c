@@ -126,6 +126,8 @@ void vt_render_json_summary(struct vt_json *j, const struct vt_summary *s)
     write_uint_field(j, "teardown_freed_allocations", s->teardown_freed_allocations);
     write_uint_field(j, "suppressed_bytes", s->suppressed_bytes);
     write_uint_field(j, "suppressed_allocations", s->suppressed_allocations);
+    write_uint_field(j, "known_bytes", s->known_bytes);
+    write_uint_field(j, "known_allocations", s->known_allocations);
     write_uint_field(j, "live_at_end_bytes", s->live_at_end_bytes);
     write_uint_field(j, "live_at_end_allocations", s->live_at_end_allocations);
     write_uint_field(j, "shutdown_freed_bytes", s->shutdown_freed_bytes);
@@ -172,26 +174,51 @@ static void write_threads(struct vt_json *j, const struct vt_report *r, const st
     write_uint_field(j, "other_threads_allocations", leak->other_threads);
 }
 
+/* "known": what known framework memory it is (known_memory.h), or null. */
+static void write_known(struct vt_json *j, const struct vt_suppression *k, const char *during)
+{
+    vt_json_key(j, "known");
+    if (!k) {
+        vt_json_null(j);
+        return;
+    }
+    vt_json_begin_object(j);
+    vt_json_key(j, "label");
+    vt_json_string(j, k->label);
+    vt_json_key(j, "note");
+    vt_json_string(j, k->note);
+    vt_json_key(j, "pattern");
+    vt_json_string(j, k->pattern);
+    vt_json_key(j, "origin");
+    vt_json_string(j, k->origin);
+    write_uint_field(j, "line", k->line);
+    vt_json_key(j, "during");
+    vt_json_string(j, during);
+    vt_json_end_object(j);
+}
+
 /* What was still allocated at the end, per site: under "leaks" when the
- * process ended on its own, else under "live_at_end" (the other one []). */
+ * process ended on its own, else under "live_at_end" (the other one []);
+ * the leaks shown, then the known framework memory (its "known" set). */
 static void write_leak_list(struct vt_json *j, const struct vt_report *r, bool these)
 {
-    size_t n = these ? r->leaks_shown : 0;
-    const struct vt_site **sites = vt_xcalloc(n, sizeof *sites);
+    size_t shown = these ? r->leaks_shown : 0, n = shown + (these ? r->analysis->nknown : 0);
+    const struct vt_site **sites = vt_xcalloc(n ? n : 1, sizeof *sites);
     for (size_t i = 0; i < n; i++)
-        sites[i] = &r->leak_sites[i];
+        sites[i] = i < shown ? &r->leak_sites[i] : &r->known_sites[i - shown];
     char **labels = vt_site_labels(sites, n);
     vt_json_begin_array(j);
     for (size_t i = 0; i < n; i++) {
-        const struct vt_leak *leak = &r->analysis->leaks[i];
+        const struct vt_leak *leak =
+            i < shown ? &r->analysis->leaks[i] : &r->analysis->known_leaks[i - shown];
         vt_json_begin_object(j);
         write_uint_field(j, "bytes", leak->bytes);
         write_uint_field(j, "allocations", leak->allocations);
         write_uint_field(j, "shutdown_freed_bytes", leak->shutdown_freed_bytes);
         write_uint_field(j, "shutdown_freed_allocations", leak->shutdown_freed_allocations);
-        write_site_fields(j, &r->leak_sites[i], labels[i], leak->kind, leak->device,
-                          leak->stack_id);
+        write_site_fields(j, sites[i], labels[i], leak->kind, leak->device, leak->stack_id);
         write_threads(j, r, leak);
+        write_known(j, leak->known, NULL);
         vt_json_end_object(j);
     }
     vt_json_end_array(j);
@@ -307,10 +334,14 @@ static void write_sites(struct vt_json *j, const struct vt_report *r)
         vt_usage_rate_shown(s) ? vt_json_int(j, (int64_t)s->bytes_per_second) : vt_json_null(j);
         vt_json_key(j, "rate_interval_ns");
         s->growing ? vt_json_uint(j, s->rate_interval_ns) : vt_json_null(j);
+        vt_json_key(j, "rate_intervals");
+        s->growing ? vt_json_uint(j, s->rate_intervals) : vt_json_null(j);
         write_uint_field(j, "pairs", s->pairs);
         write_uint_field(j, "call_ns", s->call_ns);
         write_growth_start(j, u, s);
         write_site_ref(j, r, r->site_order[i], labels[i]);
+        write_known(j, r->site_known[r->site_order[i]].known,
+                    r->site_known[r->site_order[i]].during);
         vt_json_end_object(j);
     }
     vt_json_end_array(j);

@@ -193,6 +193,64 @@ static void print_leak(const struct vt_report *r, const struct vt_leak *leak,
     print_threads(r, leak, out);
 }
 
+/* Where a known pattern came from: "built in", or "FILE:LINE". */
+static void print_known_origin(const struct vt_suppression *k, FILE *out)
+{
+    if (k->line)
+        fprintf(out, "known:%s, %s:%zu", k->pattern, k->origin, k->line);
+    else
+        fprintf(out, "known:%s, %s", k->pattern, k->origin);
+}
+
+/* Known framework memory held at the end: labelled, not a leak. */
+static void print_known_entry(const struct vt_report *r, const struct vt_leak *leak,
+                              const struct vt_site *site, FILE *out)
+{
+    char size[32];
+    fprintf(out, "\nKnown framework memory, %s: %" PRIu64 " %s (%s) in %" PRIu64 " %s via %s",
+            leak->known->label, leak->bytes, BYTES(leak->bytes), vt_human_size(leak->bytes, size),
+            leak->allocations, plural(leak->allocations, "allocation", "allocations"),
+            vt_api_label(site->api));
+    if (vt_kind_counts_as_vram(leak->kind))
+        print_device(leak->device, out);
+    fprintf(out, " [%s]\n    not counted as leaked: %s [", vt_kind_name(leak->kind),
+            leak->known->note ? leak->known->note : "a pattern of known memory");
+    print_known_origin(leak->known, out);
+    fputs("]\n", out);
+    print_frames(site, out);
+    print_threads(r, leak, out);
+}
+
+/* "32.0 MiB by PyTorch's cuBLAS workspace, 22.0 MiB by PyTorch's cache":
+ * the known memory held at the end, per label, the most first. */
+static void print_known_list(const struct vt_report *r, FILE *out)
+{
+    const struct vt_analysis *a = r->analysis;
+    const char **labels = vt_xcalloc(a->nknown ? a->nknown : 1, sizeof *labels);
+    uint64_t *bytes = vt_xcalloc(a->nknown ? a->nknown : 1, sizeof *bytes);
+    size_t n = 0;
+    for (size_t i = 0; i < a->nknown; i++) {
+        size_t k = 0;
+        while (k < n && strcmp(labels[k], a->known_leaks[i].known->label) != 0)
+            k++;
+        if (k == n)
+            labels[n++] = a->known_leaks[i].known->label;
+        bytes[k] += a->known_leaks[i].bytes;
+    }
+    for (size_t done = 0; done < n; done++) {
+        size_t most = 0;
+        for (size_t k = 1; k < n; k++)
+            if (labels[k] && (!labels[most] || bytes[k] > bytes[most]))
+                most = k;
+        char size[32];
+        fprintf(out, "%s%s by %s", done ? ", " : "", vt_human_size(bytes[most], size),
+                labels[most]);
+        labels[most] = NULL;
+    }
+    free(bytes);
+    free(labels);
+}
+
 /* "peak 6.0 MiB on device 0": one device's own peak, never a sum */
 static void print_peak(const struct vt_summary *s, FILE *out)
 {
@@ -301,7 +359,10 @@ static void print_summary(const struct vt_report *r, FILE *out)
                 s->failed_allocations);
     else if (count)
         print_leak_headline(r, bytes, count, device_sites, out);
-    else if (host_only)
+    else if (s->known_bytes) {
+        fputs("vramtrace: no leaks; known framework memory held at the end: ", out);
+        print_known_list(r, out);
+    } else if (host_only)
         fputs("vramtrace: no device memory was allocated, only page-locked host memory", out);
     else if (s->suppressed_bytes) /* suppressed is not freed */
         fprintf(out, "vramtrace: no unsuppressed leaks (%s suppressed in %" PRIu64 " %s)",
@@ -314,6 +375,12 @@ static void print_summary(const struct vt_report *r, FILE *out)
     if (s->host_peak_bytes)
         print_host_totals(r, out);
     fputc('\n', out);
+    if (count && s->known_bytes) {
+        fputs("vramtrace: also held at the end, known framework memory (not counted as leaked): ",
+              out);
+        print_known_list(r, out);
+        fputc('\n', out);
+    }
 }
 
 /* Whether a leak's site is growing: it is listed once, among the growing. */
@@ -322,6 +389,14 @@ static bool leak_is_growing(const struct vt_report *r, const struct vt_leak *lea
     const struct vt_usage_site *s = vt_usage_find_site(&r->analysis->usage, leak->stack_id,
                                                        leak->api, leak->kind, leak->device);
     return s && s->growing;
+}
+
+/* Known framework memory at the end, those of growing sites listed there. */
+static void print_known_entries(const struct vt_report *r, FILE *out)
+{
+    for (size_t i = 0; i < r->analysis->nknown; i++)
+        if (!leak_is_growing(r, &r->analysis->known_leaks[i]))
+            print_known_entry(r, &r->analysis->known_leaks[i], &r->known_sites[i], out);
 }
 
 /* What the text lists: the first text_top (0: all) of those symbolized. */
@@ -410,7 +485,72 @@ static void print_growing_leak(const struct vt_report *r, const struct vt_usage_
             return;
         }
     }
+    for (size_t i = 0; !r->live_not_leaked && i < r->analysis->nknown; i++) {
+        const struct vt_leak *l = &r->analysis->known_leaks[i];
+        if (l->stack_id == s->stack_id && l->api == s->api && l->kind == s->kind &&
+            l->device == s->device) {
+            fprintf(out, "; held at exit by %s (known): %" PRIu64 " %s (%s) in %" PRIu64 " %s",
+                    l->known->label, l->bytes, BYTES(l->bytes), vt_human_size(l->bytes, size),
+                    l->allocations, plural(l->allocations, "allocation", "allocations"));
+            return;
+        }
+    }
     fprintf(out, ", %s live at the end", vt_human_size(s->live_bytes, size));
+}
+
+/* The thread a known leak of site S was made on, when not the main one. */
+static const char *known_site_thread(const struct vt_report *r, const struct vt_usage_site *s)
+{
+    for (size_t i = 0; i < r->analysis->nknown; i++) {
+        const struct vt_leak *l = &r->analysis->known_leaks[i];
+        if (l->stack_id == s->stack_id && l->api == s->api && l->kind == s->kind &&
+            l->device == s->device && l->nthreads == 1 && l->threads[0].tid != r->dump->process.pid)
+            return vt_dump_thread_name(r->dump, l->threads[0].tid);
+    }
+    return NULL;
+}
+
+static bool has_python_frame(const struct vt_site *site)
+{
+    for (size_t i = 0; i < site->nframes; i++)
+        if (site->frames[i]->python)
+            return true;
+    return false;
+}
+
+/* What a growing site of known framework memory is: "PyTorch's cache grew
+ * during backward (on thread pt_autograd_0, which runs no Python)". */
+static void print_growing_known(const struct vt_report *r, size_t index, FILE *out)
+{
+    const struct vt_site_known *k = &r->site_known[index];
+    if (!k->known)
+        return;
+    const char *thread = known_site_thread(r, &r->analysis->usage.sites[index]);
+    fprintf(out, "    %s grew%s%s", k->known->label, k->during ? " " : "",
+            k->during ? k->during : "");
+    if (thread && !has_python_frame(&r->usage_sites[index]))
+        fprintf(out, " (on thread %s, which runs no Python)", thread);
+    else if (thread)
+        fprintf(out, " (on thread %s)", thread);
+    fputs(" [", out);
+    print_known_origin(k->known, out);
+    fputs("]\n", out);
+}
+
+/* "(the last; 1.0 MiB/s)", or "(2.0 MiB over the last 2)" when the rise
+ * came every other interval. */
+static void print_rate_window(const struct vt_usage_site *s, FILE *out)
+{
+    char size[32];
+    if (s->rate_intervals > 1)
+        fprintf(out, " (%s over the last %zu",
+                vt_human_size((uint64_t)s->bytes_per_interval * s->rate_intervals, size),
+                s->rate_intervals);
+    else
+        fputs(" (the last", out);
+    if (vt_usage_rate_shown(s)) /* a rate over a few milliseconds means nothing */
+        fprintf(out, "; %s/s", vt_human_size((uint64_t)s->bytes_per_second, size));
+    fputc(')', out);
 }
 
 /* Returns how many growing sites were left out. */
@@ -428,15 +568,13 @@ static size_t print_growing(const struct vt_report *r, FILE *out)
             break;
         fprintf(out, "\nGrowing by %s per %s", vt_human_size((uint64_t)s->bytes_per_interval, size),
                 u->by_marks ? "marker interval" : "tick");
-        if (vt_usage_rate_shown(s))
-            fprintf(out, " (the last; %s/s)", vt_human_size((uint64_t)s->bytes_per_second, size));
-        else /* a rate over a few milliseconds means nothing */
-            fputs(" (the last)", out);
+        print_rate_window(s, out);
         print_growth_start(u, s, out);
         print_growing_leak(r, s, out);
         fprintf(out, ", via %s", vt_api_label(r->usage_sites[index].api));
         print_device(s->device, out);
         fprintf(out, " [%s]\n", vt_kind_name(s->kind));
+        print_growing_known(r, index, out);
         print_frames(&r->usage_sites[index], out);
     }
     return vt_usage_growing_sites(u) - printed;
@@ -745,6 +883,7 @@ void vt_render_text(const struct vt_report *r, FILE *out)
     struct omitted omitted = {0};
     omitted.growing = print_growing(r, out);
     omitted.leaks = print_leaks(r, false, out);
+    print_known_entries(r, out);
     if (has_host_leaks(r)) {
         fputc('\n', out);
         print_host_summary(r, out);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "format.h"
+#include "known_memory.h"
 #include "symbolize.h"
 #include "xalloc.h"
 
@@ -33,7 +34,9 @@ static void free_sites(struct vt_site *sites, size_t n)
     free(sites);
 }
 
-static void take_out(struct vt_summary *s, const struct vt_leak *leak)
+/* Takes LEAK out of the leaked counts, into *BYTES and *ALLOCATIONS. */
+static void take_out(struct vt_summary *s, const struct vt_leak *leak, uint64_t *bytes,
+                     uint64_t *allocations)
 {
     if (vt_kind_counts_as_vram(leak->kind)) {
         s->leaked_bytes -= leak->bytes;
@@ -44,8 +47,24 @@ static void take_out(struct vt_summary *s, const struct vt_leak *leak)
         s->host_leaked_bytes -= leak->bytes;
         s->host_leaked_allocations -= leak->allocations;
     }
-    s->suppressed_bytes += leak->bytes;
-    s->suppressed_allocations += leak->allocations;
+    *bytes += leak->bytes;
+    *allocations += leak->allocations;
+}
+
+/* The first pattern of LIST that one of LEAK's frames (all of them) matches. */
+static struct vt_suppression *matching(struct vt_suppressions *list, const struct vt_leak *leak,
+                                       struct vt_symbolizer *sym, const struct vt_dump *dump)
+{
+    struct vt_site all;
+    vt_site_all_frames(sym, dump, leak->stack_id, &all);
+    struct vt_suppression *match = vt_suppressions_match(list, all.frames, all.nframes);
+    vt_site_free(&all);
+    if (match) {
+        match->count += leak->allocations;
+        match->total_count += leak->allocations;
+        match->bytes += leak->bytes;
+    }
+    return match;
 }
 
 /* Leaves out the leaks that a suppression matches, tallying them there. */
@@ -53,22 +72,53 @@ static void suppress_leaks(struct vt_analysis *a, struct vt_symbolizer *sym,
                            const struct vt_dump *dump, struct vt_suppressions *sups)
 {
     size_t kept = 0;
+    struct vt_summary *s = &a->summary;
     vt_suppressions_reset_counts(sups);
     for (size_t i = 0; i < a->nleaks; i++) {
-        struct vt_site all;
-        vt_site_all_frames(sym, dump, a->leaks[i].stack_id, &all);
-        struct vt_suppression *match = vt_suppressions_match(sups, all.frames, all.nframes);
-        vt_site_free(&all);
+        if (!matching(sups, &a->leaks[i], sym, dump))
+            a->leaks[kept++] = a->leaks[i];
+        else
+            take_out(s, &a->leaks[i], &s->suppressed_bytes, &s->suppressed_allocations);
+    }
+    a->nleaks = kept;
+}
+
+/* Moves the leaks of known framework memory to known_leaks, labelled. */
+static void sort_out_known(struct vt_analysis *a, struct vt_symbolizer *sym,
+                           const struct vt_dump *dump, struct vt_suppressions *known)
+{
+    size_t kept = 0;
+    struct vt_summary *s = &a->summary;
+    vt_suppressions_reset_counts(known);
+    a->known_leaks = vt_xcalloc(a->nleaks ? a->nleaks : 1, sizeof *a->known_leaks);
+    for (size_t i = 0; i < a->nleaks; i++) {
+        struct vt_suppression *match = matching(known, &a->leaks[i], sym, dump);
         if (!match) {
             a->leaks[kept++] = a->leaks[i];
             continue;
         }
-        match->count += a->leaks[i].allocations;
-        match->total_count += a->leaks[i].allocations;
-        match->bytes += a->leaks[i].bytes;
-        take_out(&a->summary, &a->leaks[i]);
+        a->leaks[i].known = match;
+        take_out(s, &a->leaks[i], &s->known_bytes, &s->known_allocations);
+        a->known_leaks[a->nknown++] = a->leaks[i];
     }
     a->nleaks = kept;
+}
+
+/* What known framework memory the shown usage sites are, and what the
+ * framework was doing when they allocated. */
+static struct vt_site_known *sites_known(const struct vt_report *r, struct vt_suppressions *known)
+{
+    const struct vt_usage *u = &r->analysis->usage;
+    struct vt_site_known *out = vt_xcalloc(u->nsites ? u->nsites : 1, sizeof *out);
+    for (size_t i = 0; known && i < r->sites_shown; i++) {
+        struct vt_site all;
+        size_t index = r->site_order[i];
+        vt_site_all_frames(r->sym, r->dump, u->sites[index].stack_id, &all);
+        out[index].known = vt_suppressions_match(known, all.frames, all.nframes);
+        out[index].during = vt_known_during(all.frames, all.nframes);
+        vt_site_free(&all);
+    }
+    return out;
 }
 
 /* Symbolizes the usage sites a report shows: the first SHOWN in ORDER, the
@@ -323,6 +373,8 @@ void vt_report_build(const char *path, const struct vt_report_options *opts,
         l->sym = vt_symbolizer_new(&l->dump);
     if (opts->suppressions)
         suppress_leaks(&l->analysis, l->sym, &l->dump, opts->suppressions);
+    if (opts->known)
+        sort_out_known(&l->analysis, l->sym, &l->dump, opts->known);
     struct vt_ending ending = vt_dump_ending(&l->dump);
     bool live_not_leaked = !vt_ending_judges_leaks(&ending);
     judge_ending(&l->analysis.summary, live_not_leaked);
@@ -343,6 +395,7 @@ void vt_report_build(const char *path, const struct vt_report_options *opts,
                        : opts->top      ? opts->top
                                         : SIZE_MAX,
         .suppressions = opts->suppressions,
+        .known = opts->known,
         .leaks_shown = leaks_shown,
         .failures_shown = shown(a->nfailures, top),
         .sites_shown = shown(a->usage.nsites, top),
@@ -365,6 +418,13 @@ void vt_report_build(const char *path, const struct vt_report_options *opts,
     l->usage_sites =
         usage_sites(l->sym, &l->dump, &l->report, l->site_order, l->report.sites_shown);
     l->report.usage_sites = l->usage_sites;
+    l->known_sites = new_sites(a->nknown);
+    for (size_t i = 0; i < a->nknown; i++)
+        vt_site_frames(l->sym, &l->dump, a->known_leaks[i].stack_id, a->known_leaks[i].api,
+                       &l->known_sites[i]);
+    l->report.known_sites = l->known_sites;
+    l->site_known = sites_known(&l->report, opts->known);
+    l->report.site_known = l->site_known;
 }
 
 void vt_report_unload(struct vt_loaded_report *l)
@@ -373,6 +433,8 @@ void vt_report_unload(struct vt_loaded_report *l)
     free_sites(l->failure_sites, l->report.failures_shown);
     free_sites(l->usage_sites, l->analysis.usage.nsites);
     free_sites(l->invalid_sites, 3 * l->report.invalid_shown);
+    free_sites(l->known_sites, l->analysis.nknown);
+    free(l->site_known);
     free(l->site_order);
     vt_symbolizer_free(l->sym);
     vt_shown_stacks_free(l->shown);

@@ -26,6 +26,7 @@ struct vt_report_options {
     FILE *out;      /* the report: text, or JSON with json */
     FILE *json_out; /* or NULL: the JSON report here too (beside a text one) */
     struct vt_suppressions *suppressions; /* or NULL; counts are per dump */
+    struct vt_suppressions *known;        /* known framework memory (known_memory.h), or NULL */
     const struct vt_limits *limits;       /* or NULL: report only */
     const char *html;                     /* also write the HTML report to this file */
     bool force;                           /* which may hold a dump */
@@ -33,6 +34,13 @@ struct vt_report_options {
     /* events also go to TAP (exports count allocations per site) */
     const struct vt_event_sink *tap;
     void *tap_ctx;
+};
+
+/* What known framework memory a usage site is (NULL: none), and what the
+ * framework was doing when it allocated ("during backward", or NULL). */
+struct vt_site_known {
+    const struct vt_suppression *known;
+    const char *during;
 };
 
 /* Everything a renderer needs. Sites are symbolized for the shown ones. */
@@ -53,6 +61,10 @@ struct vt_report {
     size_t holders_max; /* peak holders listed per device */
     struct vt_symbolizer *sym;
     const struct vt_suppressions *suppressions; /* or NULL */
+    const struct vt_suppressions *known;        /* or NULL */
+    const struct vt_site *known_sites;          /* parallel to analysis->known_leaks */
+    /* parallel to usage.sites, set for the first sites_shown of site_order */
+    const struct vt_site_known *site_known;
     /* how the process ended; without an ending of its own (a signal, still
      * running, no footer) what is still allocated is live, not leaked:
      * analysis->leaks then lists it, and the summary's leaked counts are 0 */
@@ -87,7 +99,8 @@ struct vt_loaded_report {
     struct vt_analysis analysis;
     struct vt_shown_stacks *shown; /* call sites by the frames shown */
     struct vt_symbolizer *sym;
-    struct vt_site *leak_sites, *failure_sites, *usage_sites, *invalid_sites;
+    struct vt_site *leak_sites, *failure_sites, *usage_sites, *invalid_sites, *known_sites;
+    struct vt_site_known *site_known;
     size_t *site_order;
     struct vt_report report;
 };

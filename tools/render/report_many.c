@@ -133,6 +133,8 @@ static void add_total(struct vt_summary *t, const struct vt_summary *s)
     t->teardown_freed_allocations += s->teardown_freed_allocations;
     t->suppressed_bytes += s->suppressed_bytes;
     t->suppressed_allocations += s->suppressed_allocations;
+    t->known_bytes += s->known_bytes;
+    t->known_allocations += s->known_allocations;
     t->live_at_end_bytes += s->live_at_end_bytes;
     t->live_at_end_allocations += s->live_at_end_allocations;
     t->shutdown_freed_bytes += s->shutdown_freed_bytes;

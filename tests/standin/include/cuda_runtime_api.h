@@ -206,6 +206,28 @@ cudaError_t CUDARTAPI cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *sr
 cudaError_t CUDARTAPI cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src,
                                           int srcDevice, size_t count, cudaStream_t stream);
 cudaError_t CUDARTAPI cudaMemsetAsync(void *devPtr, int value, size_t count, cudaStream_t stream);
+cudaError_t CUDARTAPI cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch,
+                                   size_t width, size_t height, enum cudaMemcpyKind kind);
+cudaError_t CUDARTAPI cudaMemcpy2DToArray(cudaArray_t dst, size_t wOffset, size_t hOffset,
+                                          const void *src, size_t spitch, size_t width,
+                                          size_t height, enum cudaMemcpyKind kind);
+cudaError_t CUDARTAPI cudaMemcpy2DFromArray(void *dst, size_t dpitch, cudaArray_const_t src,
+                                            size_t wOffset, size_t hOffset, size_t width,
+                                            size_t height, enum cudaMemcpyKind kind);
+cudaError_t CUDARTAPI cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width,
+                                   size_t height);
+cudaError_t CUDARTAPI cudaCreateTextureObject(cudaTextureObject_t *pTexObject,
+                                              const struct cudaResourceDesc *pResDesc,
+                                              const struct cudaTextureDesc *pTexDesc,
+                                              const struct cudaResourceViewDesc *pResViewDesc);
+cudaError_t CUDARTAPI cudaDestroyTextureObject(cudaTextureObject_t texObject);
+cudaError_t CUDARTAPI cudaStreamAttachMemAsync(cudaStream_t stream, void *devPtr, size_t length,
+                                               unsigned int flags);
+cudaError_t CUDARTAPI cudaMemPrefetchAsync(const void *devPtr, size_t count,
+                                           struct cudaMemLocation location, unsigned int flags,
+                                           cudaStream_t stream);
+cudaError_t CUDARTAPI cudaMemAdvise(const void *devPtr, size_t count,
+                                    enum cudaMemoryAdvise advice, struct cudaMemLocation location);
 cudaError_t CUDARTAPI cudaGetSymbolAddress(void **devPtr, const void *symbol);
 cudaError_t CUDARTAPI cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count,
                                          size_t offset, enum cudaMemcpyKind kind);

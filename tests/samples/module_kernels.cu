@@ -1,0 +1,9 @@
+// SPDX-License-Identifier: MIT
+// The kernel driver_module.cu loads, built on its own into a fatbinary
+// (nvcc -fatbin), as vectorAddDrv's kernel is.
+extern "C" __global__ void vector_add(const float *a, const float *b, float *c, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        c[i] = a[i] + b[i];
+}

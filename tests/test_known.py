@@ -1,0 +1,164 @@
+# SPDX-License-Identifier: MIT
+"""Known framework memory (tools/analyze/known_memory.c): what PyTorch's
+caching allocator and cuBLAS workspace, CuPy's pool and XLA's BFC allocator
+keep is labelled, listed and not counted as leaked, by report, check and
+run --fail-on-leak; a user's file of known:PATTERN lines extends the list.
+The frameworks are stand-ins: tests/cxx/frameworks.cpp, functions named as
+theirs (PyTorch's own, over the stand-in CUDA: tests/test_torch.py)."""
+import os
+import subprocess
+import sys
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness as H  # noqa: E402
+
+MIB = 1 << 20
+# (bytes, label, pattern) of each framework's allocation, most first
+KNOWN = [(32 * MIB, "PyTorch's cuBLAS workspace", "allocateCUDABlasWorkspace"),
+         (20 * MIB, "PyTorch's cache", "DeviceCachingAllocator::alloc_block"),
+         (12 * MIB, "CuPy's memory pool", "SingleDeviceMemoryPool"),
+         (8 * MIB, "XLA's BFC allocator", "BFCAllocator::Extend")]
+KNOWN_BYTES = sum(k[0] for k in KNOWN)
+ARENA, USER = 3 * MIB, 1 * MIB
+LIST = ("32.0 MiB by PyTorch's cuBLAS workspace, 20.0 MiB by PyTorch's cache, "
+        "12.0 MiB by CuPy's memory pool, 8.0 MiB by XLA's BFC allocator")
+BUILT_IN = [
+    "  known:allocateCUDABlasWorkspace                PyTorch's cuBLAS workspace  (built in)",
+    "  known:getCUDABlasLtWorkspace                   PyTorch's cuBLAS workspace  (built in)",
+    "  known:setWorkspaceForHandle                    PyTorch's cuBLAS workspace  (built in)",
+    "  known:getCurrentCUDABlasHandle                 PyTorch's cuBLAS workspace  (built in)",
+    "  known:DeviceCachingAllocator::alloc_block      PyTorch's cache  (built in)",
+    "  known:ExpandableSegment::map                   PyTorch's cache  (built in)",
+    "  known:SingleDeviceMemoryPool                   CuPy's memory pool  (built in)",
+    "  known:BFCAllocator::Extend                     XLA's BFC allocator  (built in)"]
+
+
+def program():
+    out = H.tmpdir()
+    prog = os.path.join(out, "frameworks")
+    src = os.path.join(H.source_root(), "tests", "cxx")
+    r = subprocess.run(["g++", "-g", "-O0", "-fno-omit-frame-pointer", "-I", src,
+                        os.path.join(src, "frameworks.cpp"), "-L", H.standin_dir(), "-lcudart",
+                        "-o", prog], capture_output=True, text=True)
+    if r.returncode != 0:
+        H.fail("g++ frameworks.cpp failed:\n" + r.stderr[-3000:])
+    return prog
+
+
+def traced(*args, run_args=()):
+    r = H.run_traced([program()] + list(args), run_args=run_args)
+    H.expect_program_ok(r)
+    return r
+
+
+def cli(*args):
+    return subprocess.run([H.vramtrace_exe()] + list(args), env=H.base_env(),
+                          capture_output=True, text=True)
+
+
+def known_file(text):
+    path = os.path.join(H.tmpdir(), "known.txt")
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def function_of(entry):
+    return H.frames(entry)[1]["function"]
+
+
+def case_builtin_labels():
+    """Each framework's allocation is listed with its label, in the JSON and
+    the text; only the program's own count as leaked."""
+    dump = traced().dump
+    rep = H.report(dump)
+    s = rep["summary"]
+    H.expect_eq("leaked", (s["leaked_bytes"], s["leaked_allocations"]), (ARENA + USER, 2))
+    H.expect_eq("known", (s["known_bytes"], s["known_allocations"]), (KNOWN_BYTES, 4))
+    got = [(lk["bytes"], (lk["known"] or {}).get("label"), (lk["known"] or {}).get("pattern"))
+           for lk in H.leaks(rep)]
+    H.expect_eq("leaks, then known memory", got,
+                [(ARENA, None, None), (USER, None, None)] + KNOWN)
+    text = cli("report", dump).stdout.splitlines()
+    H.expect_eq("the known line", text[1],
+                "vramtrace: also held at the end, known framework memory (not counted as "
+                "leaked): " + LIST)
+    H.expect_eq("the first known entry", [line for line in text if "Known" in line][0],
+                "Known framework memory, PyTorch's cuBLAS workspace: 33554432 bytes (32.0 MiB) "
+                "in 1 allocation via cudaMalloc on device 0 [device]")
+
+
+def case_no_leaks_headline():
+    """Only known memory held at exit: the headline says no leaks, and what
+    the frameworks hold."""
+    dump = traced("known-only").dump
+    first = cli("report", dump).stdout.splitlines()[0]
+    H.expect_eq("headline", first.split(" (peak")[0],
+                "vramtrace: no leaks; known framework memory held at the end: " + LIST)
+
+
+def case_check_exit_status():
+    """check and run --fail-on-leak pass on known memory alone; without the
+    built-in list (--no-default-known) it is leaked."""
+    dump = traced("known-only").dump
+    r = cli("check", dump)
+    H.expect_eq("check, known only", r.returncode, 0)
+    r = cli("check", "--no-default-known", dump)
+    H.expect_eq("check --no-default-known", r.returncode, 23)
+    run = H.run_traced([program(), "known-only"], run_args=["--fail-on-leak"])
+    H.expect_eq("run --fail-on-leak, known only", H.run_status(run), 0)
+    run = H.run_traced([program()], run_args=["--fail-on-leak"])
+    H.expect_eq("run --fail-on-leak, a leak of its own", H.run_status(run), 23)
+
+
+def case_user_pattern_file():
+    """known:PATTERN LABEL in a file given with --known (or $VRAMTRACE_KNOWN)
+    labels the program's arena: only the 1 MiB leak is left."""
+    dump = traced().dump
+    path = known_file("# our allocator keeps its arena\nknown:my_arena_grow our arena\n")
+    for rep in (H.report(dump, "--known", path),):
+        H.expect_eq("leaked", rep["summary"]["leaked_bytes"], USER)
+        arena = [lk for lk in H.leaks(rep) if lk["bytes"] == ARENA][0]
+        H.expect_eq("the arena's label", (arena["known"]["label"], arena["known"]["origin"],
+                                          arena["known"]["line"]), ("our arena", path, 2))
+    r = cli("check", "--max-leaked", str(USER), "--known", path, dump)
+    H.expect_eq("check with the file", r.returncode, 0)
+    r = cli("check", "--max-leaked", str(USER), dump)
+    H.expect_eq("check without it", r.returncode, 23)
+
+
+def case_show_known():
+    """--show-known lists the built-in patterns, then a file's with where
+    they came from."""
+    r = cli("report", "--show-known")
+    H.expect_eq("status", r.returncode, 0)
+    H.expect_eq("built in", r.stdout.splitlines()[2:], BUILT_IN)
+    path = known_file("known:my_arena_grow our arena\nknown:other\n")
+    r = cli("report", "--show-known", "--no-default-known", "--known", path)
+    H.expect_eq("from the file", r.stdout.splitlines()[2:], [
+        "  known:my_arena_grow                            our arena  (%s:1)" % path,
+        "  known:other                                    known:other  (%s:2)" % path])
+
+
+def case_bad_known_file():
+    """A line that is not known:PATTERN, or a missing file: one line naming
+    it, status 1, no report."""
+    dump = traced("known-only").dump
+    path = known_file("known:fine\nleak:wrong_kind\n")
+    for cmd in (["report"], ["check"]):
+        r = cli(*cmd, "--known", path, dump)
+        H.expect_eq("%s: status" % cmd[0], r.returncode, 1)
+        H.expect_eq("%s: stderr" % cmd[0], r.stderr,
+                    "vramtrace: %s:2: expected 'known:PATTERN [LABEL]', got 'leak:wrong_kind'\n"
+                    % path)
+        H.expect_eq("%s: stdout" % cmd[0], r.stdout, "")
+    missing = os.path.join(H.tmpdir(), "missing.txt")
+    r = cli("report", "--show-known", "--known", missing)
+    H.expect_eq("missing: status", r.returncode, 1)
+    H.expect_eq("missing: stderr", r.stderr,
+                "vramtrace: %s: cannot read known patterns: No such file or directory\n" % missing)
+
+
+if __name__ == "__main__":
+    H.main(globals())

@@ -1,0 +1,213 @@
+# SPDX-License-Identifier: MIT
+"""Programs of our own in the shapes of NVIDIA's CUDA samples
+(tests/samples/*.cu): real CUDA C++ built by nvcc (-cudart shared), run
+over the stand-in CUDA libraries, traced. Each leaks known bytes at lines
+marked LEAK:<tag> and frees the rest; the report must name exactly those
+bytes, allocations, APIs, devices and lines, and nothing else (a texture
+object, a graph's freed memory, a released VMM handle are no leaks).
+Skipped where nvcc was not found when the build was configured."""
+import os
+import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness as H  # noqa: E402
+
+OUTPUTS = {
+    "streams_events": "streams: 4, chunk 3145728 bytes\n",
+    "graph_memory": "graphs launched 3 times\n",
+    "pitched_texture": None,  # the pitches the runtime chose
+    "managed_streams": "tasks: 3\n",
+    "omp_devices": "devices: 2\n",
+    "vmm_devices": None,  # the granularity
+    "driver_module": "elements: 50000\n",
+}
+
+
+def sample(name):
+    path = os.path.join(os.environ.get("SAMPLES_DIR", ""), name)
+    if not os.path.isfile(path):
+        raise H.Skip("%s was not built (no nvcc at configure time)" % name)
+    return path
+
+
+def source(name):
+    return os.path.join(H.source_root(), "tests", "samples", name + ".cu")
+
+
+def argv_of(name):
+    if name == "driver_module":
+        return [sample(name), sample("module_kernels.fatbin")]
+    return [sample(name)]
+
+
+def traced(name):
+    """The report of NAME traced, its output checked; (report, stdout,
+    the source's #defines)."""
+    rep, r = H.traced_report(argv_of(name))
+    if OUTPUTS[name] is not None:
+        H.expect_eq(name + " output", r.stdout, OUTPUTS[name])
+    H.check_frame_shape(rep)
+    return rep, r.stdout, H.c_defines(source(name))
+
+
+def printed(stdout, label):
+    """The number a program printed after LABEL ("pitch 512")."""
+    for line in stdout.splitlines():
+        if line.startswith(label + " ") and line[len(label) + 1:].isdigit():
+            return int(line[len(label) + 1:])
+    H.fail("no %r line in the output:\n%s" % (label, stdout))
+
+
+def clean(rep, **summary):
+    H.check_summary(rep, failed_allocations=0, invalid_frees=0, untraced_frees=0, **summary)
+    H.check_complete(rep)
+
+
+def case_untraced():
+    """Every sample runs over the stand-ins untraced (as over a real GPU)."""
+    for name in OUTPUTS:
+        r = H.run_plain(argv_of(name))
+        H.expect(r.status == 0, "%s failed over the stand-ins:\n%s" % (name, r.describe()))
+        if OUTPUTS[name] is not None:
+            H.expect_eq(name + " output", r.stdout, OUTPUTS[name])
+
+
+def case_streams_events():
+    """Streams and events: the last stream's chunk (cudaMalloc) and one
+    stream-ordered scratch buffer (cudaMallocAsync) leak; the other chunks,
+    scratch buffers and the pinned buffer were freed."""
+    rep, _, D = traced("streams_events")
+    src = source("streams_events")
+    H.check_leak(rep, function="stream_chunk()", source=src, tag="stream_chunk",
+                 nbytes=D["CHUNK_BYTES"], api="cudaMalloc", kind="device")
+    H.check_leak(rep, function="stream_scratch(CUstream_st*)", source=src, tag="stream_scratch",
+                 nbytes=D["SCRATCH_BYTES"], api="cudaMallocAsync", kind="device")
+    H.expect_eq("leak entries", len(H.leaks(rep)), 2)
+    streams = D["STREAMS"]
+    clean(rep, allocations=2 * streams + 1, frees=2 * streams - 1,
+          leaked_bytes=D["CHUNK_BYTES"] + D["SCRATCH_BYTES"], leaked_allocations=2,
+          host_leaked_bytes=0)
+
+
+def case_graph_memory():
+    """Graphs with memory nodes: the captured and the built graph free what
+    they allocate at each launch, the pool is trimmed; the allocation node
+    with no free node leaks at its line, under cudaGraphAddMemAllocNode."""
+    rep, _, D = traced("graph_memory")
+    src = source("graph_memory")
+    H.check_leak(rep, function="build_kept(void**)", source=src, tag="graph_kept",
+                 nbytes=D["KEPT_BYTES"], api="cudaGraphAddMemAllocNode", kind="device")
+    H.expect_eq("leak entries", len(H.leaks(rep)), 1)
+    for api, tag, nbytes in (("cudaMallocAsync", "captured", D["CAPTURED_BYTES"]),
+                             ("cudaGraphAddMemAllocNode", "built", D["BUILT_BYTES"])):
+        s = [x for x in rep["sites"] if x.get("api") == api and x.get("peak_live_bytes") == nbytes]
+        H.expect_eq(tag + ": sites", len(s), 1)
+        H.expect_eq(tag + ": line, live at exit", (s[0]["frames"][0].get("line"),
+                                                   s[0].get("live_bytes")),
+                    (H.call_line(src, tag), 0))
+    launches = D["LAUNCHES"]
+    clean(rep, allocations=2 * launches + 2, frees=2 * launches + 1,
+          leaked_bytes=D["KEPT_BYTES"], leaked_allocations=1, host_leaked_bytes=0)
+
+
+def case_pitched_texture():
+    """Pitched memory and textures: the pitched image is pitch x height
+    bytes (the pitch the runtime chose), the volume pitch x height x depth,
+    the array width x height x 4; the texture object never destroyed holds
+    no memory and is no leak."""
+    rep, out, D = traced("pitched_texture")
+    src = source("pitched_texture")
+    pitch, volume_pitch = printed(out, "pitch"), printed(out, "volume pitch")
+    H.expect(pitch >= D["WIDTH"] * 4 and volume_pitch >= D["WIDTH"] * 4,
+             "pitches narrower than a row: %d, %d" % (pitch, volume_pitch))
+    H.check_leak(rep, function="pitched_image(unsigned long*)", source=src, tag="pitched",
+                 nbytes=pitch * D["HEIGHT"], api="cudaMallocPitch", kind="device")
+    H.check_leak(rep, function="array_image(cudaChannelFormatDesc const*)", source=src,
+                 tag="array", nbytes=D["WIDTH"] * D["HEIGHT"] * 4, api="cudaMallocArray",
+                 kind="device")
+    H.check_leak(rep, function="volume()", source=src, tag="volume",
+                 nbytes=volume_pitch * D["HEIGHT"] * D["DEPTH"], api="cudaMalloc3D",
+                 kind="device")
+    H.expect_eq("leak entries (a texture is none)", len(H.leaks(rep)), 3)
+    leaked = (pitch + D["WIDTH"] * 4 + volume_pitch * D["DEPTH"]) * D["HEIGHT"]
+    clean(rep, allocations=4, frees=1, leaked_bytes=leaked, leaked_allocations=3,
+          host_leaked_bytes=0)
+
+
+def case_managed_streams():
+    """Managed memory attached to streams, advised and prefetched: the last
+    task's data leaks (managed, cudaMallocManaged), called from run_task."""
+    rep, _, D = traced("managed_streams")
+    nbytes = D["TASK_BYTES"] + (D["TASKS"] - 1) * D["STEP_BYTES"]
+    H.check_leak(rep, function="task_data(unsigned long)", source=source("managed_streams"),
+                 tag="task_data", nbytes=nbytes, api="cudaMallocManaged", kind="managed",
+                 caller="run_task(int, CUstream_st*)")
+    H.expect_eq("leak entries", len(H.leaks(rep)), 1)
+    clean(rep, allocations=D["TASKS"], frees=D["TASKS"] - 1, leaked_bytes=nbytes,
+          leaked_allocations=1, host_leaked_bytes=0)
+
+
+def case_omp_devices():
+    """OpenMP over two devices: each thread's kept buffer leaks on its own
+    device, (device + 1) x KEEP_BYTES, at the same line; each was made by
+    a different thread."""
+    rep, _, D = traced("omp_devices")
+    src = source("omp_devices")
+    line = H.marker_line(src, "kept_per_device")
+    threads = set()
+    for device in range(D["DEVICES"]):
+        lk = H.leak_by_bytes(rep, (device + 1) * D["KEEP_BYTES"])
+        H.expect_eq("device %d leak: api, kind, device, allocations" % device,
+                    (lk.get("api"), lk.get("kind"), lk.get("device"), lk.get("allocations")),
+                    ("cudaMalloc", "device", device, 1))
+        fr = H.frames(lk)
+        H.expect_eq("device %d leak: where" % device,
+                    [(f.get("function"), os.path.basename(f.get("file") or ""), f.get("line"))
+                     for f in fr[:2]],
+                    [("keep_on(int)", "omp_devices.cu", line),
+                     ("work_on(int, int*)", "omp_devices.cu", H.call_line(src, "keep"))])
+        threads.update(t.get("tid") for t in lk.get("threads") or [])
+    H.expect_eq("threads that leaked", len(threads), D["DEVICES"])
+    H.expect_eq("leak entries", len(H.leaks(rep)), D["DEVICES"])
+    keep = D["KEEP_BYTES"] * D["DEVICES"] * (D["DEVICES"] + 1) // 2
+    clean(rep, allocations=2 * D["DEVICES"], frees=D["DEVICES"], leaked_bytes=keep,
+          leaked_allocations=D["DEVICES"], host_leaked_bytes=0)
+
+
+def case_vmm_devices():
+    """VMM over two devices: the chunks of the shared range, released once
+    mapped, are freed at the unmap; the kept range's memory on device 1
+    leaks at its cuMemCreate (KEPT_CHUNKS chunks of the granularity)."""
+    rep, out, D = traced("vmm_devices")
+    src = source("vmm_devices")
+    chunk = printed(out, "granularity")
+    H.check_leak(rep, function="kept_on(int, unsigned long)", source=src, tag="vmm_kept",
+                 nbytes=D["KEPT_CHUNKS"] * chunk, api="cuMemCreate", kind="device", device=1)
+    H.expect_eq("leak entries", len(H.leaks(rep)), 1)
+    spread = [x for x in rep["sites"] if x["frames"][0].get("line") == H.call_line(src, "spread")]
+    H.expect_eq("the shared range's chunks: (device, bytes, live at exit)",
+                sorted((x.get("device"), x.get("peak_live_bytes"), x.get("live_bytes"))
+                       for x in spread),
+                [(0, chunk, 0), (1, chunk, 0)])
+    clean(rep, allocations=D["DEVICES"] + 1, frees=D["DEVICES"],
+          leaked_bytes=D["KEPT_CHUNKS"] * chunk, leaked_allocations=1, host_leaked_bytes=0)
+
+
+def case_driver_module():
+    """The driver API with a module and a launch: the result buffer
+    (cuMemAlloc) and the page-locked staging buffer (cuMemAllocHost) leak;
+    the two input buffers were freed."""
+    rep, _, D = traced("driver_module")
+    src = source("driver_module")
+    H.check_leak(rep, function="result_buffer(unsigned long)", source=src, tag="drv_result",
+                 nbytes=D["ELEMENTS"] * 4, api="cuMemAlloc", kind="device")
+    H.check_leak(rep, function="staging()", source=src, tag="drv_staging",
+                 nbytes=D["STAGING_BYTES"], api="cuMemAllocHost", kind="host")
+    H.expect_eq("leak entries", len(H.leaks(rep)), 2)
+    clean(rep, allocations=4, frees=2, leaked_bytes=D["ELEMENTS"] * 4, leaked_allocations=1,
+          host_leaked_bytes=D["STAGING_BYTES"])
+
+
+if __name__ == "__main__":
+    H.main(globals())

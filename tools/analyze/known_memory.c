@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: MIT */
+#include "known_memory.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CUBLAS_WORKSPACE "PyTorch's cuBLAS workspace"
+#define CUBLAS_NOTE                                                                               \
+    "PyTorch keeps a cuBLAS workspace per handle and stream until exit (CUBLAS_WORKSPACE_CONFIG " \
+    "sets its size)"
+#define TORCH_CACHE "PyTorch's cache"
+#define TORCH_CACHE_NOTE                                                                        \
+    "segments PyTorch's caching allocator reserved and keeps for reuse; which tensors live in " \
+    "them is not traced (vramtrace run --pytorch-tensors traces each tensor)"
+
+static const struct {
+    const char *pattern, *label, *note;
+} defaults[] = {
+    /* the workspace comes from the cache too: matched before it */
+    {"allocateCUDABlasWorkspace", CUBLAS_WORKSPACE, CUBLAS_NOTE},
+    {"getCUDABlasLtWorkspace", CUBLAS_WORKSPACE, CUBLAS_NOTE},
+    {"setWorkspaceForHandle", CUBLAS_WORKSPACE, CUBLAS_NOTE},
+    {"getCurrentCUDABlasHandle", CUBLAS_WORKSPACE, CUBLAS_NOTE},
+    {"DeviceCachingAllocator::alloc_block", TORCH_CACHE, TORCH_CACHE_NOTE},
+    {"ExpandableSegment::map", TORCH_CACHE, TORCH_CACHE_NOTE},
+    {"SingleDeviceMemoryPool", "CuPy's memory pool",
+     "memory CuPy's pool keeps for reuse; which arrays live in it is not traced "
+     "(cupy.cuda.set_allocator(None) allocates each array by itself)"},
+    {"BFCAllocator::Extend", "XLA's BFC allocator",
+     "memory XLA's allocator reserved (JAX preallocates 75% of the GPU at its first use; "
+     "XLA_PYTHON_CLIENT_PREALLOCATE=false reserves on demand); which arrays live in it is not "
+     "traced"},
+};
+
+/* Frames that say what a framework was doing when it allocated. */
+static const struct {
+    const char *function, *during;
+} contexts[] = {
+    {"torch::autograd::Engine::", "during backward"},
+};
+
+void vt_known_add_defaults(struct vt_suppressions *k)
+{
+    for (size_t i = 0; i < sizeof defaults / sizeof defaults[0]; i++) {
+        vt_suppressions_add(k, defaults[i].pattern, strlen(defaults[i].pattern), defaults[i].label,
+                            "built in", 0);
+        k->list[k->n - 1].note = defaults[i].note;
+    }
+}
+
+/* "PATTERN LABEL": the label after the first blank, else the pattern. */
+static void add_line(struct vt_suppressions *k, char *text, const char *path, size_t line)
+{
+    size_t len = strcspn(text, " \t");
+    const char *label = text + len + strspn(text + len, " \t");
+    char own[64];
+    if (!*label) {
+        snprintf(own, sizeof own, "known:%.*s", (int)(sizeof own - 7), text);
+        label = own;
+    }
+    vt_suppressions_add(k, text, len, label, path, line);
+}
+
+int vt_known_load(struct vt_suppressions *k, const char *path)
+{
+    FILE *f = fopen(path, "r");
+    char *line = NULL;
+    size_t cap = 0, lineno = 0;
+    int result = 0;
+    if (!f) {
+        fprintf(stderr, "vramtrace: %s: cannot read known patterns: %s\n", path, strerror(errno));
+        return -1;
+    }
+    while (getline(&line, &cap, f) > 0) {
+        char *text = vt_pattern_line_text(line);
+        lineno++;
+        if (!*text)
+            continue;
+        if (strncmp(text, "known:", 6) || !text[6] || text[6] == ' ' || text[6] == '\t') {
+            fprintf(stderr, "vramtrace: %s:%zu: expected 'known:PATTERN [LABEL]', got '%s'\n", path,
+                    lineno, text);
+            result = -1;
+            break;
+        }
+        add_line(k, text + 6, path, lineno);
+    }
+    free(line);
+    fclose(f);
+    return result;
+}
+
+const char *vt_known_during(const struct vt_frame *const *frames, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        for (size_t c = 0; c < sizeof contexts / sizeof contexts[0]; c++)
+            if (frames[i]->function && strstr(frames[i]->function, contexts[c].function))
+                return contexts[c].during;
+    return NULL;
+}

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: MIT */
+/* Known framework memory: what a framework allocates on purpose and keeps
+ * (PyTorch's caching allocator and cuBLAS workspace, CuPy's memory pool,
+ * XLA's BFC allocator). A leak one of these patterns matches is labelled with
+ * what it is and not counted as leaked. The list is a vt_suppressions whose
+ * patterns carry a label; a file adds "known:PATTERN [LABEL]" lines (the
+ * pattern as in a suppressions file: no blanks, '*' matches any run). */
+#ifndef VT_KNOWN_MEMORY_H
+#define VT_KNOWN_MEMORY_H
+
+#include <stddef.h>
+
+#include "suppressions.h"
+#include "symbolize.h"
+
+#define VT_KNOWN_ENV "VRAMTRACE_KNOWN"
+
+/* The built-in list, most specific first (the first match wins). */
+void vt_known_add_defaults(struct vt_suppressions *k);
+/* Adds every pattern of PATH. Returns 0, or -1 after one line on stderr
+ * naming the file (and the line, for a line that is not "known:PATTERN"). */
+int vt_known_load(struct vt_suppressions *k, const char *path);
+/* What a framework was doing when FRAMES allocated ("during backward"), or NULL. */
+const char *vt_known_during(const struct vt_frame *const *frames, size_t n);
+
+#endif
