@@ -540,6 +540,12 @@ def case_pinned_only():
                 "vramtrace: no device memory was allocated, only page-locked host memory "
                 "(3 allocations, 3 frees, 0 failed, 0 invalid frees); page-locked host memory: "
                 "peak 12.0 MiB, all freed")
+    html = os.path.join(H.tmpdir(), "pinned.html")
+    r = H._run([H.vramtrace_exe(), "export", "--format", "html", "-o", html, dump], H.base_env(),
+               H.tmpdir())
+    H.expect_eq("export status", r.status, 0)
+    with open(html) as f:
+        H.expect("12.0 MiB</b>pinned host memory peak</div>" in f.read(), "no pinned peak card")
 
 
 def case_pinned_leak_headline():
