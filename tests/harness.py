@@ -24,7 +24,7 @@ TIMEOUT = 120
 FRAME_KEYS = {"function", "file", "line", "module"}
 # Extra per-frame keys the CLI may add (and nothing else): the return
 # address, the offset in its module, whether the frame is an inlined one.
-FRAME_EXTRA_KEYS = {"address", "offset", "inlined", "runtime"}
+FRAME_EXTRA_KEYS = {"address", "offset", "inlined", "runtime", "framework"}
 SUMMARY_KEYS = ("allocations", "frees", "peak_bytes", "leaked_bytes", "leaked_allocations",
                 "host_leaked_bytes", "failed_allocations", "invalid_frees")
 

@@ -12,6 +12,7 @@ import sys
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness as H  # noqa: E402
+import test_cxx  # noqa: E402
 import test_readable as R  # noqa: E402
 
 GOLDEN = os.path.join(H.source_root(), "tests", "golden")
@@ -87,9 +88,24 @@ def case_growth_stopped():
     compare("growth_stopped", shapes_report(["cache"]))
 
 
+def case_cxx_signatures():
+    """Long C++ names: default template arguments left out of the frames,
+    parameter lists shortened to (...) in the one-line labels."""
+    prog = os.path.join(H.tmpdir(), "signatures")
+    test_cxx.cxx(["-g", "-O0", "-fno-omit-frame-pointer", "-I", test_cxx.CXX_DIR] +
+                 H.library_include_args() +
+                 ["-I", os.path.join(H.source_root(), "tests", "standin", "include"),
+                  os.path.join(test_cxx.CXX_DIR, "signatures.cpp"), "-L", H.standin_dir(),
+                  "-lcudart", "-o", prog], "signatures")
+    r = H.run_traced([prog])
+    H.expect_program_ok(r)
+    compare("cxx_signatures", R.text_report(r.dump, cwd=H.source_root()))
+
+
 def case_pytest_leak():
     dump = R.pytest_leak_dump()
     compare("pytest_leak", R.text_report(dump))
 
 
-H.main(globals())
+if __name__ == "__main__":
+    H.main(globals())

@@ -21,6 +21,7 @@ OUTPUTS = {
     "omp_devices": "devices: 2\n",
     "vmm_devices": None,  # the granularity
     "driver_module": "elements: 50000\n",
+    "ipc_processes": "child: opened 3145728 bytes\nparent: saw the child's bytes\n",
 }
 
 
@@ -207,6 +208,35 @@ def case_driver_module():
     H.expect_eq("leak entries", len(H.leaks(rep)), 2)
     clean(rep, allocations=4, frees=2, leaked_bytes=D["ELEMENTS"] * 4, leaked_allocations=1,
           host_leaked_bytes=D["STAGING_BYTES"])
+
+
+def case_ipc_processes():
+    """IPC between two processes: the parent's exported buffer leaks in the
+    parent's dump; the child's mapping of it (cudaIpcOpenMemHandle, closed
+    with cudaIpcCloseMemHandle) is neither an allocation nor a free of the
+    child, whose dump holds only its own buffer."""
+    name = "ipc_processes"
+    src = source(name)
+    D = H.c_defines(src)
+    where = H.tmpdir()
+    r = H.run_traced(argv_of(name), mode="preload", output=False,
+                     extra_env={"VRAMTRACE_OUTPUT": os.path.join(where, "trace.%p.vtr")})
+    H.expect_program_ok(r)
+    H.expect_eq(name + " output", r.stdout, OUTPUTS[name])
+    dumps = sorted(os.path.join(where, f) for f in os.listdir(where) if f.endswith(".vtr"))
+    H.expect_eq("dumps (parent and child)", len(dumps), 2)
+    reports = [H.report(d) for d in dumps]
+    parent = [x for x in reports if any(lk.get("bytes") == D["IPC_BYTES"] for lk in H.leaks(x))]
+    H.expect_eq("dumps with the exported buffer's leak", len(parent), 1)
+    child = [x for x in reports if x is not parent[0]][0]
+    for rep, function, tag, nbytes in ((parent[0], "exported()", "ipc_exported", D["IPC_BYTES"]),
+                                       (child, "child_own()", "ipc_child_own", D["CHILD_BYTES"])):
+        H.check_frame_shape(rep)
+        H.check_leak(rep, function=function, source=src, tag=tag, nbytes=nbytes,
+                     api="cudaMalloc", kind="device", caller=None)
+        H.expect_eq(tag + ": leak entries", len(H.leaks(rep)), 1)
+        clean(rep, allocations=1, frees=0, leaked_bytes=nbytes, leaked_allocations=1,
+              host_leaked_bytes=0)
 
 
 if __name__ == "__main__":

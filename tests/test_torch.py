@@ -6,6 +6,7 @@ CUDA runtime the stand-in libcudart.so.13, traced in PyTorch's three
 allocator modes. Skipped (exit 77, one line) where torch cannot be had."""
 import os
 import pickle
+import re
 import subprocess
 import sys
 
@@ -139,6 +140,101 @@ def case_loop_caching_allocator():
                 (rep["summary"]["leaked_bytes"], rep["summary"]["known_bytes"],
                  sorted({lk["known"]["label"] for lk in H.leaks(rep)})),
                 (0, 42 << 20, ["PyTorch's cache"]))
+
+
+def loop_dump(run_args=(), extra_env=None):
+    r = H.run_traced([torch_python(), LOOP, str(STEPS)], run_args=run_args, extra_env=extra_env)
+    H.expect_program_ok(r)
+    H.expect_dump(r)
+    return r.dump
+
+
+def loop_text(dump, *args):
+    import test_readable as R
+    return R.text_report(dump, *args, cwd=H.source_root())
+
+
+def first_printed_frames(text):
+    """The first frame line printed in each entry (leak, growing site,
+    failure) of a text report: {header: first frame line}."""
+    out, header = {}, None
+    for line in text.splitlines():
+        if re.match(r"(Leak|Growing|Failed|Live|Known framework memory,) ", line):
+            header = line
+        elif header and re.match(r"    #\d+ ", line):
+            out[header], header = line.strip(), None
+    return out
+
+
+def holder_labels(text):
+    return re.findall(r"^ +\S+ \S+  cudaMalloc(?:Async)?  (.*)$", text, re.M)
+
+
+def check_users_lines_first(text):
+    """PyTorch's frames folded: each entry's first printed frame and each
+    peak holder is the loop's own line."""
+    first = first_printed_frames(text)
+    H.expect(first, "no entries in\n" + text)
+    for header, line in first.items():
+        H.expect(re.match(r"#\d+ (step|main) \(tests/python/torch_loop\.py:\d+\)$", line),
+                 "the first printed frame of %r is %r, not the loop's line:\n%s" % (
+                     header, line, text))
+    for label in holder_labels(text):
+        H.expect(re.match(r"(step|main) \(tests/python/torch_loop\.py:\d+\)", label),
+                 "a peak holder does not open with the loop's line: %r\n%s" % (label, text))
+
+
+def loop_golden(name, run_args=(), extra_env=None):
+    import test_golden as G
+    text = loop_text(loop_dump(run_args, extra_env))
+    check_users_lines_first(text)
+    # whether a rate per second is shown depends on how fast the steps ran
+    G.compare(name, re.sub(r"\(the last; [^)]*\)", "(the last)", text))
+
+
+def case_loop_report_pytorch_tensors():
+    """The text report of the loop with --pytorch-tensors (golden)."""
+    loop_golden("torch_loop_pytorch_tensors", run_args=["--pytorch-tensors"])
+
+
+def case_loop_report_no_caching():
+    """The text report of the loop without PyTorch's cache (golden)."""
+    loop_golden("torch_loop_no_caching", extra_env={"PYTORCH_NO_CUDA_MEMORY_CACHING": "1"})
+
+
+def case_loop_report_caching_allocator():
+    """The text report of the loop with the caching allocator (golden)."""
+    loop_golden("torch_loop_caching_allocator")
+
+
+def entry_lines(text, header_start):
+    """The indented lines of the one entry whose header starts so."""
+    found, lines = 0, []
+    for line in text.splitlines():
+        if line.startswith(header_start):
+            found += 1
+            lines = []
+        elif line.startswith("    ") and found and lines is not None:
+            lines.append(line.strip())
+        elif found:
+            break
+    H.expect_eq("entries starting %r in\n%s" % (header_start, text), found, 1)
+    return lines
+
+
+def case_loop_max_frames():
+    """--max-frames 3 keeps the loop's three frames of each growing site,
+    after PyTorch's folded ones."""
+    text = loop_text(loop_dump(run_args=["--pytorch-tensors"]), "--max-frames", "3")
+    check_users_lines_first(text)
+    for tag, grows in (("activation", "4.0 MiB"), ("loss", "4 B")):
+        lines = entry_lines(text, "Growing by %s per marker interval" % grows)
+        H.expect(len(lines) == 4 and re.fullmatch(r"\u2026 \d+ PyTorch frames in .*", lines[0]),
+                 "%s: PyTorch's frames folded into one line, then three: %r" % (tag, lines))
+        H.expect_eq("%s: the frames shown" % tag, [re.sub(r"^#\d+ ", "", l) for l in lines[1:]], [
+            "step (tests/python/torch_loop.py:%d)" % H.marker_line(LOOP, tag),
+            "main (tests/python/torch_loop.py:%d)" % H.call_line(LOOP, "step"),
+            "<module> (tests/python/torch_loop.py:%d)" % H.call_line(LOOP, "main")])
 
 
 CASES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "python", "torch_cases.py")

@@ -25,7 +25,7 @@ def main():
     x = torch.ones(1024, 1024, device="cuda")                # LEAK:inputs
     w = torch.full((1024, 1024), 0.5, device="cuda")
     for i in range(STEPS):
-        step(x, w)
+        step(x, w)                                           # CALL:step
         if mark:
             mark(b"step %d" % i)
     torch.cuda.synchronize()
@@ -33,4 +33,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    main()                                                       # CALL:main

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* What a pointer is (the driver's pointer attributes), and IPC handles of
- * allocations: the stand-in GPUs' memory is each process's own, so a handle
- * opens in no other process (not supported). */
+ * allocations, which open in other processes of the machine (through the
+ * driver's cuIpc* functions, driver_ipc.c). */
 #include "cudart_internal.h"
 
 #include <string.h>
@@ -39,31 +39,50 @@ EXPORT cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attrib
     return cudaSuccess;
 }
 
-struct ipc_mem {
-    void *base;
-    int pid;
-};
+static CUresult (*ipc_get)(CUipcMemHandle *, CUdeviceptr);
+static CUresult (*ipc_open)(CUdeviceptr *, CUipcMemHandle, unsigned int);
+static CUresult (*ipc_close)(CUdeviceptr);
+RT_DRIVER_FN(ipc_get, "cuIpcGetMemHandle", 4010)
+RT_DRIVER_FN(ipc_open, "cuIpcOpenMemHandle", 11000)
+RT_DRIVER_FN(ipc_close, "cuIpcCloseMemHandle", 4010)
 
 EXPORT cudaError_t cudaIpcGetMemHandle(cudaIpcMemHandle_t *handle, void *devPtr)
 {
     if (!handle || !devPtr)
         return rt_error(cudaErrorInvalidValue);
     CTX_OR_RETURN();
-    struct ipc_mem m = {devPtr, 0};
-    memset(handle, 0, sizeof *handle);
-    memcpy(handle->reserved, &m, sizeof m);
+    if (!ipc_get)
+        return rt_error((cudaError_t)cudaErrorCallRequiresNewerDriver);
+    CUipcMemHandle h;
+    CUresult r = ipc_get(&h, (CUdeviceptr)(uintptr_t)devPtr);
+    if (r != CUDA_SUCCESS)
+        return rt_error(rt_map_error(r));
+    memcpy(handle->reserved, h.reserved, sizeof h.reserved);
     return cudaSuccess;
 }
 
 EXPORT cudaError_t cudaIpcOpenMemHandle(void **devPtr, cudaIpcMemHandle_t handle,
                                         unsigned int flags)
 {
-    (void)devPtr, (void)handle, (void)flags;
-    return rt_error(cudaErrorNotSupported);
+    if (!devPtr)
+        return rt_error(cudaErrorInvalidValue);
+    CTX_OR_RETURN();
+    if (!ipc_open)
+        return rt_error((cudaError_t)cudaErrorCallRequiresNewerDriver);
+    CUipcMemHandle h;
+    CUdeviceptr p;
+    memcpy(h.reserved, handle.reserved, sizeof h.reserved);
+    CUresult r = ipc_open(&p, h, flags);
+    if (r != CUDA_SUCCESS)
+        return rt_error(rt_map_error(r));
+    *devPtr = (void *)(uintptr_t)p;
+    return cudaSuccess;
 }
 
 EXPORT cudaError_t cudaIpcCloseMemHandle(void *devPtr)
 {
-    (void)devPtr;
-    return rt_error(cudaErrorInvalidValue);
+    CTX_OR_RETURN();
+    if (!ipc_close)
+        return rt_error((cudaError_t)cudaErrorCallRequiresNewerDriver);
+    return rt_error(rt_map_error(ipc_close((CUdeviceptr)(uintptr_t)devPtr)));
 }

@@ -5,6 +5,7 @@
 
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 struct salloc *g_allocs;
 
@@ -24,6 +25,19 @@ void return_capacity_locked(int device, size_t bytes)
 static int counts_capacity(int kind)
 {
     return kind != K_HOST;
+}
+
+/* Device memory takes whole pages, so that an IPC handle can map shared
+ * memory over it in place (driver_ipc.c); the rest is 512-byte aligned. */
+static size_t alignment(int kind)
+{
+    return kind == K_DEVICE ? (size_t)sysconf(_SC_PAGESIZE) : 512;
+}
+
+static size_t whole_pages(int kind, size_t bytes)
+{
+    size_t a = alignment(kind);
+    return kind == K_DEVICE ? (bytes + a - 1) / a * a : bytes;
 }
 
 /* Allocates `bytes` of host memory standing for `kind` memory of `device`,
@@ -50,7 +64,7 @@ CUresult do_alloc(uintptr_t *key, size_t bytes, int kind, int device, struct sct
             mem = NULL;
         }
 #endif
-    } else if (posix_memalign(&mem, 512, bytes) != 0) {
+    } else if (posix_memalign(&mem, alignment(kind), whole_pages(kind, bytes)) != 0) {
         mem = NULL;
     }
     struct salloc *a = mem ? calloc(1, sizeof *a) : NULL;
@@ -85,6 +99,8 @@ static void release_locked(struct salloc *a)
 
 static void release_memory(struct salloc *a)
 {
+    if (a->ipc_fd)
+        ipc_unshare(a->key, whole_pages(a->kind, a->bytes), a->ipc_fd - 1);
     if (a->kind == K_V1)
         munmap((void *)a->key, a->bytes);
     else

@@ -79,6 +79,7 @@ struct salloc {
     int device;
     struct sctx *ctx; /* owner: freed when it is torn down */
     size_t row_bytes; /* an array's: the bytes of one row of texels */
+    int ipc_fd;       /* exported by an IPC handle: its shared memory's descriptor + 1 */
     UT_hash_handle hh;
 };
 
@@ -124,6 +125,11 @@ CUresult do_free(uintptr_t key, int kinds);
 void teardown(struct sctx *c);
 /* The allocation that contains ADDRESS, lock held. */
 struct salloc *containing_locked(uintptr_t address);
+
+/* Makes the exported memory at ADDRESS (BYTES, whole pages) private again
+ * and closes its shared memory FD, before the allocation is freed
+ * (driver_ipc.c). */
+void ipc_unshare(uintptr_t address, size_t bytes, int fd);
 
 /* The bytes of one element of an array format's channel (0: a format of
  * blocks or planes, driver_array.c). */

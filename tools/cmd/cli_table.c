@@ -110,8 +110,11 @@ static const struct option options[] = {
     {FRAMES_COMMANDS, "--all-frames",
      "show the runtime frames (C start-up, dynamic loader, pytest/pluggy/unittest, the "
      "interpreter's own Python code) that reports fold into one '... N runtime frames' line per "
-     "stack (JSON has them all, marked)"},
-    {FRAMES_COMMANDS, "--max-frames N", "show at most N frames per stack (beside the folded ones)"},
+     "stack, and the frameworks' own frames (PyTorch, CuPy, JAX/XLA, Triton, NumPy) folded into "
+     "one '... N PyTorch frames in CALL' line per run where the program has frames of its own "
+     "(JSON has them all, marked)"},
+    {FRAMES_COMMANDS, "--max-frames N",
+     "show at most N frames per stack (beside the folded ones: the program's own come first)"},
     {LIMIT_COMMANDS, "--max-leaked SIZE",
      "fail when more than SIZE of device and managed memory leaked in total (limits are "
      "inclusive; SIZE: 123, 512KiB, 1.5 MiB, 2GB, all binary; without a leak limit, --max-leaked "

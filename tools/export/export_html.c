@@ -342,6 +342,21 @@ static void put_folded(const struct vt_frames_view *v, FILE *out)
             v->runtime, v->runtime == 1 ? "" : "s");
 }
 
+static void put_framework_run(const struct vt_site *site, const struct vt_frames_view *v, size_t i,
+                              FILE *out)
+{
+    enum vt_framework fw;
+    size_t n = vt_frames_view_run(site, v, i, &fw);
+    char call[1024];
+    if (!n)
+        return;
+    vt_frame_call_name(site->frames[i + n - 1], call, sizeof call);
+    fprintf(out, "<li class=\"dropped\"><span class=\"loc\">&hellip; %zu %s frame%s in ", n,
+            vt_framework_name(fw), n == 1 ? "" : "s");
+    put_text(call, out);
+    fputs(" (folded)</span></li>\n", out);
+}
+
 /* The site's label (LABEL, or its first own frame's) as the summary, the
  * stack when opened, runtime frames folded as in the text report. */
 static void put_stack(const struct vt_site *site, const char *label, bool open, FILE *out)
@@ -380,6 +395,7 @@ static void put_stack(const struct vt_site *site, const char *label, bool open, 
         }
         if (view.runtime && i == view.fold_at)
             put_folded(&view, out);
+        put_framework_run(site, &view, i, out);
         if (!vt_frames_view_shows(site, &view, i))
             continue;
         fprintf(out, "<li value=\"%zu\">", i);

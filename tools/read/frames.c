@@ -333,8 +333,11 @@ static bool is_runtime_native(const struct vt_frame *f)
     if (f->module && (has_prefix(f->module, "ld-linux") || has_prefix(f->module, "ld.so") ||
                       has_prefix(f->module, "ld64.so")))
         return true;
+    /* the C library names its exported functions: one it does not name is
+     * its start-up code (__libc_start_call_main, start_thread, clone3) */
     return f->module && has_prefix(f->module, "libc.so") &&
-           is_name(f->function, thread_start, sizeof thread_start / sizeof thread_start[0]);
+           (!f->function ||
+            is_name(f->function, thread_start, sizeof thread_start / sizeof thread_start[0]));
 }
 
 bool vt_frame_is_runtime(const struct vt_frame *f)
@@ -369,25 +372,44 @@ size_t vt_site_first_own_frame(const struct vt_site *site)
     return 0;
 }
 
-/* Folding only where something of the program's own stays in view. */
+bool vt_frame_is_users(const struct vt_frame *f)
+{
+    return !vt_frame_is_runtime(f) && !vt_frame_framework(f);
+}
+
+static bool framework_folded(const struct vt_frames_view *view, const struct vt_frame *f)
+{
+    return view->frameworks && vt_frame_framework(f);
+}
+
+static bool folded(const struct vt_frames_view *view, const struct vt_frame *f)
+{
+    return (view->runtime && vt_frame_is_runtime(f)) || framework_folded(view, f);
+}
+
+/* Folding only where something of the program's own stays in view: runtime
+ * frames where any other frame is, a framework's where one of the
+ * program's own is. */
 void vt_frames_view(const struct vt_site *site, struct vt_frames_view *view)
 {
     size_t own = 0;
     memset(view, 0, sizeof *view);
     view->fold_at = view->cut_at = site->nframes;
     view->max_frames = max_own_frames;
-    for (size_t i = 0; !show_all_frames && i < site->nframes; i++)
+    for (size_t i = 0; !show_all_frames && i < site->nframes; i++) {
         if (vt_frame_is_runtime(site->frames[i])) {
             if (!view->runtime++)
                 view->fold_at = i;
+        } else if (!vt_frame_framework(site->frames[i])) {
+            view->frameworks = true;
         }
+    }
     if (view->runtime == site->nframes) {
         view->runtime = 0;
         view->fold_at = site->nframes;
     }
     for (size_t i = 0; i < site->nframes; i++) {
-        bool folded = view->runtime && vt_frame_is_runtime(site->frames[i]);
-        if (folded)
+        if (folded(view, site->frames[i]))
             continue;
         if (max_own_frames && own == max_own_frames && view->cut_at == site->nframes)
             view->cut_at = i;
@@ -399,9 +421,20 @@ void vt_frames_view(const struct vt_site *site, struct vt_frames_view *view)
 
 bool vt_frames_view_shows(const struct vt_site *site, const struct vt_frames_view *view, size_t i)
 {
-    if (i >= view->cut_at)
-        return false;
-    return !(view->runtime && vt_frame_is_runtime(site->frames[i]));
+    return i < view->cut_at && !folded(view, site->frames[i]);
+}
+
+size_t vt_frames_view_run(const struct vt_site *site, const struct vt_frames_view *view, size_t i,
+                          enum vt_framework *fw)
+{
+    *fw = framework_folded(view, site->frames[i]) ? vt_frame_framework(site->frames[i])
+                                                  : VT_FRAMEWORK_NONE;
+    if (!*fw || (i > 0 && vt_frame_framework(site->frames[i - 1]) == *fw))
+        return 0;
+    size_t n = 1;
+    while (i + n < site->nframes && vt_frame_framework(site->frames[i + n]) == *fw)
+        n++;
+    return n;
 }
 
 void vt_site_free(struct vt_site *site)

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "dump_reader.h"
+#include "frameworks.h"
 #include "symbolize.h"
 
 struct vt_site {
@@ -45,7 +46,8 @@ void vt_frames_show_interpreter(bool show);
 bool vt_frame_is_runtime(const struct vt_frame *f);
 
 /* How text and HTML show stacks (JSON always has every frame, marked):
- * runtime frames folded into one "... N runtime frames" line unless
+ * runtime frames folded into one "... N runtime frames" line and each run of
+ * a framework's frames into one "... N PyTorch frames" line unless
  * ALL_FRAMES, and at most MAX_FRAMES frames of the program's own (0: all). */
 void vt_frames_set_display(bool all_frames, size_t max_frames);
 bool vt_frames_all(void);
@@ -56,15 +58,22 @@ size_t vt_frames_max(void);
 struct vt_frames_view {
     size_t runtime;    /* runtime frames folded (0: none folded) */
     size_t fold_at;    /* the "... N runtime frames" line goes before this frame */
+    bool frameworks;   /* framework frames folded (the program has frames of its own) */
     size_t cut_at;     /* frames from here on are not shown (nframes: none cut) */
     size_t cut_hidden; /* how many of those would have been shown */
     size_t max_frames; /* the limit that cut them */
 };
 void vt_frames_view(const struct vt_site *site, struct vt_frames_view *view);
 bool vt_frames_view_shows(const struct vt_site *site, const struct vt_frames_view *view, size_t i);
+/* The folded frames of one framework that start at frame I: how many (0:
+ * no folded run starts there), their framework into *FW. */
+size_t vt_frames_view_run(const struct vt_site *site, const struct vt_frames_view *view, size_t i,
+                          enum vt_framework *fw);
 
 /* The first frame that is not a runtime frame (0 when all are): the frame
  * that names a call site in one line. */
 size_t vt_site_first_own_frame(const struct vt_site *site);
+/* A frame of the program's own: neither a runtime frame nor a framework's. */
+bool vt_frame_is_users(const struct vt_frame *f);
 
 #endif

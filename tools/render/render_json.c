@@ -57,6 +57,8 @@ static void write_frames_as(struct vt_json *j, const char *key, const struct vt_
         vt_json_bool(j, f->inlined);
         vt_json_key(j, "runtime"); /* what text and HTML fold */
         vt_json_bool(j, vt_frame_is_runtime(f));
+        vt_json_key(j, "framework"); /* what text and HTML fold where the program has frames */
+        vt_json_string(j, vt_framework_id(vt_frame_framework(f)));
         vt_json_end_object(j);
     }
     vt_json_end_array(j);

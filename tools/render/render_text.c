@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cuda_errors.h"
+#include "cxx_names.h"
 #include "device_report.h"
 #include "format.h"
 #include "report.h"
@@ -82,6 +83,21 @@ static void print_folded(const struct vt_frames_view *v, FILE *out)
             plural(v->runtime, "frame", "frames"));
 }
 
+/* "… 20 PyTorch frames in torch::autograd::THPVariable_relu(...)" (the
+ * outermost of them) before the first frame of the run folded. */
+static void print_framework_run(const struct vt_site *site, const struct vt_frames_view *v,
+                                size_t i, FILE *out)
+{
+    enum vt_framework fw;
+    size_t n = vt_frames_view_run(site, v, i, &fw);
+    char call[1024];
+    if (!n)
+        return;
+    vt_frame_call_name(site->frames[i + n - 1], call, sizeof call);
+    fprintf(out, "    \u2026 %zu %s %s in %s\n", n, vt_framework_name(fw),
+            plural(n, "frame", "frames"), call);
+}
+
 static void print_cut(const struct vt_frames_view *v, FILE *out)
 {
     fprintf(out, "    \u2026 %zu more %s (--max-frames %zu)\n", v->cut_hidden,
@@ -106,13 +122,15 @@ static void print_frames(const struct vt_site *site, FILE *out)
         }
         if (view.runtime && i == view.fold_at)
             print_folded(&view, out);
+        print_framework_run(site, &view, i, out);
         if (!vt_frames_view_shows(site, &view, i))
             continue;
         put_text("    #", out);
         put_number(i, 10, out);
         if (f->function) {
+            char name[VT_SHORT_NAME_MAX];
             fputc_unlocked(' ', out);
-            put_text(f->function, out);
+            put_text(vt_short_name(f->function, false, name, sizeof name), out);
         }
         print_location(f, out);
         put_text(f->inlined ? " (inlined)\n" : "\n", out);

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cxx_names.h"
 #include "xalloc.h"
 
 const char *vt_display_path(const char *path)
@@ -23,18 +24,42 @@ const char *vt_display_path(const char *path)
     return path;
 }
 
-/* The frames a label can name: the program's own, runtime frames left out. */
+/* The frames a label can name: the program's own, then the framework's
+ * call it made (the framework frame it called) as the second, to tell two
+ * sites at one line apart; without frames of the program's own, every frame
+ * but the runtime's. */
 struct own {
-    const struct vt_frame *f[VT_LABEL_MAX_FRAMES];
+    const struct vt_frame *f[VT_LABEL_MAX_FRAMES + 1];
     size_t n;
+    size_t call; /* f[call] is the framework's call (0: there is none) */
 };
+
+static size_t first_users_frame(const struct vt_site *s)
+{
+    for (size_t i = 0; i < s->nframes; i++)
+        if (vt_frame_is_users(s->frames[i]))
+            return i;
+    return s->nframes;
+}
 
 static void own_frames(const struct vt_site *s, struct own *o)
 {
-    o->n = 0;
-    for (size_t i = vt_site_first_own_frame(s); i < s->nframes && o->n < VT_LABEL_MAX_FRAMES; i++)
-        if (!vt_frame_is_runtime(s->frames[i]))
-            o->f[o->n++] = s->frames[i];
+    size_t first = first_users_frame(s);
+    o->n = o->call = 0;
+    if (first == s->nframes) {
+        for (size_t i = vt_site_first_own_frame(s); i < s->nframes && o->n < VT_LABEL_MAX_FRAMES;
+             i++)
+            if (!vt_frame_is_runtime(s->frames[i]))
+                o->f[o->n++] = s->frames[i];
+        return;
+    }
+    for (size_t i = first; i < s->nframes && o->n < VT_LABEL_MAX_FRAMES + (o->call > 0); i++) {
+        if (!vt_frame_is_users(s->frames[i]))
+            continue;
+        o->f[o->n++] = s->frames[i];
+        if (o->n == 1 && first > 0 && vt_frame_framework(s->frames[first - 1]))
+            o->f[o->call = o->n++] = s->frames[first - 1];
+    }
 }
 
 static int compare_text(const char *a, const char *b)
@@ -116,6 +141,19 @@ static int location(const struct vt_frame *f, char *buf, size_t len)
     return f->function ? 0 : snprintf(buf, len, " 0x%" PRIx64, f->address);
 }
 
+void vt_frame_call_name(const struct vt_frame *f, char *buf, size_t len)
+{
+    char name[VT_SHORT_NAME_MAX];
+    int n = snprintf(buf, len, "%s",
+                     f->function ? vt_short_name(f->function, true, name, sizeof name) : "??");
+    if (n < 0 || (size_t)n >= len)
+        return;
+    if (f->python && f->file)
+        snprintf(buf + n, len - (size_t)n, " (%s:%u)", vt_package_path(f->file), f->line);
+    else if (!f->function)
+        location(f, buf + n, len - (size_t)n);
+}
+
 void vt_site_label(const struct vt_site *site, size_t depth, char *buf, size_t len)
 {
     struct own o;
@@ -128,8 +166,18 @@ void vt_site_label(const struct vt_site *site, size_t depth, char *buf, size_t l
     }
     for (size_t i = 0; i < o.n && i < depth && used < len; i++) {
         const struct vt_frame *f = o.f[i];
+        char name[VT_SHORT_NAME_MAX];
+        if (o.call && i == o.call) {
+            int n = snprintf(buf + used, len - used, " via ");
+            if (n < 0 || used + (size_t)n >= len)
+                break;
+            used += (size_t)n;
+            vt_frame_call_name(f, buf + used, len - used);
+            used += strlen(buf + used);
+            continue;
+        }
         int n = snprintf(buf + used, len - used, "%s%s", i ? " <- " : "",
-                         f->function ? f->function : "??");
+                         f->function ? vt_short_name(f->function, true, name, sizeof name) : "??");
         if (n > 0 && used + (size_t)n < len)
             n += location(f, buf + used + (size_t)n, len - used - (size_t)n);
         if (n < 0)

@@ -20,6 +20,11 @@ void vt_label_depths(const struct vt_site *const *sites, size_t n, size_t *depth
 /* SITE's label of DEPTH frames into BUF (always terminated). */
 void vt_site_label(const struct vt_site *site, size_t depth, char *buf, size_t len);
 
+/* A framework's frame as the call the program made ("via" in labels, the
+ * fold line of text): its name shortened, and where for a Python frame,
+ * under its package ("linear (torch/nn/functional.py:1693)"). */
+void vt_frame_call_name(const struct vt_frame *f, char *buf, size_t len);
+
 /* The labels of N sites, each told apart from the others (free with
  * vt_site_labels_free). */
 char **vt_site_labels(const struct vt_site *const *sites, size_t n);

@@ -353,6 +353,13 @@ typedef enum CUmem_advise_enum {
     CU_MEM_ADVISE_UNSET_ACCESSED_BY = 6
 } CUmem_advise;
 
+/* IPC handles of device memory between processes. */
+#define CU_IPC_HANDLE_SIZE 64
+typedef struct CUipcMemHandle_st {
+    char reserved[CU_IPC_HANDLE_SIZE];
+} CUipcMemHandle;
+typedef enum CUipcMem_flags_enum { CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS = 0x1 } CUipcMem_flags;
+
 #define CU_STREAM_LEGACY ((CUstream)0x1)
 #define CU_STREAM_PER_THREAD ((CUstream)0x2)
 
@@ -420,6 +427,7 @@ typedef struct CUctxCreateParams_st {
 #define cuMemsetD8 cuMemsetD8_v2
 #define cuArrayCreate cuArrayCreate_v2
 #define cuMemcpy2D cuMemcpy2D_v2
+#define cuIpcOpenMemHandle cuIpcOpenMemHandle_v2
 #define cuMemcpy2DAsync cuMemcpy2DAsync_v2
 #define cuMemAdvise cuMemAdvise_v2
 #define cuMemPrefetchAsync cuMemPrefetchAsync_v2
@@ -530,6 +538,10 @@ CUresult CUDAAPI cuMipmappedArrayCreate(CUmipmappedArray *pHandle,
                                         unsigned int numMipmapLevels);
 CUresult CUDAAPI cuMipmappedArrayDestroy(CUmipmappedArray hMipmappedArray);
 CUresult CUDAAPI cuMemcpy2D_v2(const CUDA_MEMCPY2D *pCopy);
+CUresult CUDAAPI cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdeviceptr dptr);
+CUresult CUDAAPI cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle handle,
+                                       unsigned int Flags);
+CUresult CUDAAPI cuIpcCloseMemHandle(CUdeviceptr dptr);
 CUresult CUDAAPI cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *pCopy, CUstream hStream);
 CUresult CUDAAPI cuTexObjectCreate(CUtexObject *pTexObject, const CUDA_RESOURCE_DESC *pResDesc,
                                    const CUDA_TEXTURE_DESC *pTexDesc,
