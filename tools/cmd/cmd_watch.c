@@ -363,8 +363,8 @@ int vt_cmd_watch(int argc, char **argv)
         return vt_watch_list(stdout) ? VT_EXIT_OK : VT_EXIT_ERROR;
     char **paths = NULL, *path;
     size_t npaths = 0;
-    if (target_paths(argv[optind], false, &paths, &npaths) != 0)
-        return VT_EXIT_ERROR;
+    if (target_paths(argv[optind], false, &paths, &npaths) != 0 || !paths)
+        return VT_EXIT_ERROR; /* (a path is found whenever it returns 0) */
     path = paths[0];
     free(paths);
     w.terminal = !w.json && !w.once && isatty(STDOUT_FILENO);
