@@ -100,6 +100,10 @@ def case_cxx_signatures():
     r = H.run_traced([prog])
     H.expect_program_ok(r)
     compare("cxx_signatures", R.text_report(r.dump, cwd=H.source_root()))
+    pad = H.frames(H.leak_by_bytes(H.report(r.dump), 1000008))[0]["function"]
+    H.expect(pad.startswith("shapes::pad_batch(std::vector<int, std::allocator<int> > const&, "
+                            "std::vector<int, std::allocator<int> > const&, std::map<"),
+             "JSON keeps the whole name: %s" % pad)
 
 
 def case_pytest_leak():
