@@ -55,6 +55,24 @@ static inline uint64_t vramtrace_leaked_since(uint64_t checkpoint)
     return f ? f(checkpoint) : 0;
 }
 
+/* What vramtrace_peak_since() answers for a checkpoint whose peak is not
+ * followed: more than VRAMTRACE_PEAK_CHECKPOINTS checkpoints were taken
+ * after it, or it was taken in a signal handler that interrupted the tracer. */
+#define VRAMTRACE_PEAK_UNKNOWN UINT64_MAX
+#define VRAMTRACE_PEAK_CHECKPOINTS 16
+
+/* The highest value vramtrace_leaked_since(CHECKPOINT) reached since the
+ * checkpoint was taken: the peak of the device + managed bytes allocated
+ * after it, live at once (as pytest-memray's limit_memory, for device
+ * memory). The VRAMTRACE_PEAK_CHECKPOINTS most recent checkpoints are
+ * followed; an older one reads VRAMTRACE_PEAK_UNKNOWN. 0 without the tracer
+ * (and 0 from a tracer older than this function). */
+static inline uint64_t vramtrace_peak_since(uint64_t checkpoint)
+{
+    uint64_t (*f)(uint64_t) = (uint64_t (*)(uint64_t))vramtrace__lookup("vramtrace_peak_since");
+    return f ? f(checkpoint) : 0;
+}
+
 /* Records a named point in the dump (e.g. once per training step). */
 static inline void vramtrace_mark(const char *label)
 {

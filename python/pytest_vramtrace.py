@@ -5,13 +5,19 @@ memory outlives it, and (pytest --vramtrace) a table of what each test left.
     @pytest.mark.vram_limit_leaks("1 MiB", warmups=1)
     def test_step(): ...
 
-runs the test WARMUPS times first (caches and lazy initialisation are
-allowed to keep memory there), then once more between vramtrace.checkpoint()
-and vramtrace.leaked_since(): more than the limit still live fails the test,
-naming the test's own line and the leaking call site (labelled as every view
-of vramtrace labels it, from this process's dump, read by the vramtrace CLI)
-and the dump's path. Without the tracer the marked test is skipped, not
-passed. The `vram` fixture gives the live traced bytes (vram.live_bytes).
+    @pytest.mark.vram_limit_peak("2 GiB")
+    def test_forward(): ...
+
+vram_limit_leaks runs the test WARMUPS times first (caches and lazy
+initialisation are allowed to keep memory there), then once more between
+vramtrace.checkpoint() and vramtrace.leaked_since(): more than the limit still
+live fails the test, naming the test's own line and the leaking call site
+(labelled as every view of vramtrace labels it, from this process's dump,
+read by the vramtrace CLI) and the dump's path. vram_limit_peak fails the test
+when the CUDA memory it allocated peaked above the limit (live at once, as
+pytest-memray's limit_memory; vramtrace.peak_since()). Without the tracer a
+marked test is skipped, not passed. The `vram` fixture gives the live traced
+bytes (vram.live_bytes).
 
 `pytest --vramtrace` runs the session under the tracer (`vramtrace run --
 PYTHON -m pytest ARGS`, with the interpreter pytest runs on) when it is not
@@ -32,6 +38,7 @@ import pytest
 import vramtrace
 
 MARKER = "vram_limit_leaks"
+PEAK_MARKER = "vram_limit_peak"
 SUMMARY_TESTS = 10
 _UNITS = {"": 0, "b": 0, "k": 10, "kb": 10, "kib": 10, "m": 20, "mb": 20, "mib": 20,
           "g": 30, "gb": 30, "gib": 30, "t": 40, "tb": 40, "tib": 40}
@@ -142,6 +149,9 @@ def pytest_configure(config):
     config.addinivalue_line(
         "markers", MARKER + "(limit, warmups=0): fail when more than LIMIT (bytes or '1 MiB') "
         "of CUDA memory allocated by the test is still live after it; skip without vramtrace")
+    config.addinivalue_line(
+        "markers", PEAK_MARKER + "(limit): fail when the CUDA memory the test allocated peaked "
+        "above LIMIT (bytes or '2 GiB'), live at once; skip without vramtrace")
 
 
 def _limit_of(marker):
@@ -153,30 +163,53 @@ def _limit_of(marker):
     return parse_size(marker.args[0]), warmups
 
 
+def _peak_limit_of(marker):
+    if len(marker.args) != 1 or marker.kwargs:
+        raise pytest.UsageError("%s takes one limit, e.g. %s('2 GiB')" % (PEAK_MARKER,
+                                                                          PEAK_MARKER))
+    return parse_size(marker.args[0])
+
+
 def pytest_runtest_setup(item):
-    marker = item.get_closest_marker(MARKER)
-    if marker is None:
+    marker, peak = item.get_closest_marker(MARKER), item.get_closest_marker(PEAK_MARKER)
+    if marker is None and peak is None:
         return
-    _limit_of(marker)
+    if marker is not None:
+        _limit_of(marker)
+    if peak is not None:
+        _peak_limit_of(peak)
     reason = why_not_tracing()
     if reason:
         pytest.skip(reason)
 
 
+def _peak_failure(peak, limit):
+    if peak == vramtrace.PEAK_UNKNOWN:
+        return ("the peak of the test's CUDA memory is not known: it took more than 16 "
+                "vramtrace checkpoints of its own")
+    return ("the CUDA memory allocated by the test peaked at %d bytes (%s) live at once, over "
+            "the limit of %d bytes (%s)" % (peak, human_size(peak), limit, human_size(limit)))
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_pyfunc_call(pyfuncitem):
-    marker = pyfuncitem.get_closest_marker(MARKER)
-    if marker is None:
+    marker, peak_marker = (pyfuncitem.get_closest_marker(MARKER),
+                           pyfuncitem.get_closest_marker(PEAK_MARKER))
+    if marker is None and peak_marker is None:
         return None
-    limit, warmups = _limit_of(marker)
+    limit, warmups = _limit_of(marker) if marker is not None else (None, 0)
+    peak_limit = _peak_limit_of(peak_marker) if peak_marker is not None else None
     func = pyfuncitem.obj
     args = {name: pyfuncitem.funcargs[name] for name in pyfuncitem._fixtureinfo.argnames}
     for _ in range(warmups):
         func(**args)
     token = vramtrace.checkpoint()
     func(**args)
+    peak = vramtrace.peak_since(token)
     leaked = vramtrace.leaked_since(token)
-    if leaked > limit:
+    if peak_limit is not None and peak > peak_limit:
+        pytest.fail(_peak_failure(peak, peak_limit), pytrace=False)
+    if limit is not None and leaked > limit:
         pytest.fail(_failure_message(pyfuncitem, leaked, limit, token), pytrace=False)
     return True
 
@@ -194,6 +227,9 @@ class VRam:
 
     def leaked_since(self, token):
         return vramtrace.leaked_since(token)
+
+    def peak_since(self, token):
+        return vramtrace.peak_since(token)
 
     def mark(self, label):
         vramtrace.mark(label)

@@ -10,6 +10,7 @@ device-memory tracer (libvramtrace.so) in this process.
     token = vramtrace.checkpoint()
     run_once()
     assert vramtrace.leaked_since(token) == 0
+    assert vramtrace.peak_since(token) <= 2 << 30   # at most 2 GiB at once
 
 Every function is safe without the tracer: active() is False, mark() does
 nothing, the counts are 0. Run the program under `vramtrace run -- python ...`
@@ -20,10 +21,12 @@ put its symbols.
 import ctypes
 import os
 
-__all__ = ["active", "mark", "checkpoint", "leaked_since", "live_bytes", "leak_sites_since",
-           "dump_path", "loaded"]
+__all__ = ["active", "mark", "checkpoint", "leaked_since", "peak_since", "PEAK_UNKNOWN",
+           "live_bytes", "leak_sites_since", "dump_path", "loaded"]
 
 _SITES_BUFFER = 4096
+# peak_since() of a checkpoint the tracer no longer follows (VRAMTRACE_PEAK_UNKNOWN)
+PEAK_UNKNOWN = (1 << 64) - 1
 _lib = None
 _looked = False
 
@@ -43,6 +46,11 @@ def _tracer():
         lib.vramtrace_leaked_since.restype = ctypes.c_uint64
         lib.vramtrace_leaked_since.argtypes = [ctypes.c_uint64]
         lib.vramtrace_mark.argtypes = [ctypes.c_char_p]
+        try:
+            lib.vramtrace_peak_since.restype = ctypes.c_uint64
+            lib.vramtrace_peak_since.argtypes = [ctypes.c_uint64]
+        except AttributeError:  # a tracer older than vramtrace_peak_since
+            pass
         lib.vramtrace_leak_sites_since.restype = ctypes.c_size_t
         lib.vramtrace_leak_sites_since.argtypes = [ctypes.c_uint64, ctypes.c_char_p,
                                                    ctypes.c_size_t]
@@ -79,6 +87,16 @@ def leaked_since(token):
     """Device + managed bytes allocated after checkpoint TOKEN and still live."""
     lib = _tracer()
     return lib.vramtrace_leaked_since(token) if lib else 0
+
+
+def peak_since(token):
+    """The most device + managed bytes allocated after checkpoint TOKEN that
+    were live at once (the peak of leaked_since(TOKEN) since then). The 16
+    most recent checkpoints are followed; an older one gives PEAK_UNKNOWN.
+    0 without the tracer, or with a tracer older than this function."""
+    lib = _tracer()
+    f = getattr(lib, "vramtrace_peak_since", None) if lib else None
+    return f(token) if f else 0
 
 
 def live_bytes():

@@ -59,6 +59,26 @@ def case_traced():
         H.expect_eq(key, got.get(key), val)
 
 
+def case_peak_since():
+    """vramtrace_peak_since: the most bytes allocated after the checkpoint
+    live at once; a checkpoint with 16 newer ones is no longer followed."""
+    r = H.run_traced([H.program("api_check"), "peaks"], mode="preload")
+    H.expect_program_ok(r)
+    got = answers(r)
+    want = {
+        "peak_first": D["PEAK_A_BYTES"] + D["PEAK_B_BYTES"],
+        "peak_second": D["PEAK_C_BYTES"],
+        "leaked_first": 0,
+        "peak_first_forgotten": (1 << 64) - 1,  # VRAMTRACE_PEAK_UNKNOWN
+        "peak_last": 1,
+    }
+    for key, val in want.items():
+        H.expect_eq(key, got.get(key), val)
+    r = H.run_plain([H.program("api_check"), "peaks"])
+    H.expect_program_ok(r)
+    H.expect_eq("without the tracer", answers(r), dict.fromkeys(want, 0))
+
+
 def case_leak_sites():
     """vramtrace_leak_sites_since: one line per call site, largest first,
     named by dladdr; its length as snprintf returns it, cut to the buffer."""
@@ -109,7 +129,8 @@ def compile_header(compiler, lang, *extra):
     src = ("#include <vramtrace.h>\nint main(void) {\n  char b[64];\n"
            "  uint64_t t = vramtrace_checkpoint();\n  vramtrace_mark(\"x\");\n"
            "  return (int)(vramtrace_active() + vramtrace_live_bytes() +\n"
-           "               vramtrace_leaked_since(t) + vramtrace_leak_sites_since(t, b, sizeof b));\n}\n")
+           "               vramtrace_leaked_since(t) + vramtrace_peak_since(t) +\n"
+           "               vramtrace_leak_sites_since(t, b, sizeof b));\n}\n")
     argv = [cc, "-x", lang, "-Wall", "-Wextra", "-Werror", *extra, "-"]
     try:
         p = subprocess.run(argv, input=src, capture_output=True, text=True, timeout=120)
@@ -201,7 +222,8 @@ def case_pytest_plugin(plugin_path=None, plugin_option=True):
     warm-ups are not counted; the vram fixture gives exact live bytes."""
     results, r = run_sample(True, plugin_path, plugin_option)
     want = {"test_leaks": "failure", "test_clean": "passed", "test_under_limit": "passed",
-            "test_warmup": "passed", "test_no_warmup": "failure", "test_fixture": "passed"}
+            "test_warmup": "passed", "test_no_warmup": "failure", "test_fixture": "passed",
+            "test_peak_over": "failure", "test_peak_under": "passed"}
     H.expect_eq("outcomes", {k: v[0] for k, v in results.items()}, want)
     H.expect_eq("pytest exit status", r.status, 1)
     msg = results["test_leaks"][1]
@@ -212,7 +234,10 @@ def case_pytest_plugin(plugin_path=None, plugin_option=True):
     at = [i for i, l in enumerate(lines) if l.startswith("  in the test: ")]
     H.expect(at, "no test line in %r" % msg)   # (junit: the message, then the same text)
     i = at[0]
-    H.expect(re.fullmatch(r"  in the test: test_leaks \(\S*vram_pytest_sample\.py:35\)", lines[i])
+    with open(SAMPLE) as f:
+        leak_line = f.read().splitlines().index("def test_leaks():") + 2
+    H.expect(re.fullmatch(r"  in the test: test_leaks \(\S*vram_pytest_sample\.py:%d\)" % leak_line,
+                          lines[i])
              and re.fullmatch(r"  leaking call: plugin_leak \S*leakplugin\.c:%d( <- .*)? via cudaMalloc"
                               % H.marker_line(H.program_source("leakplugin.c"), "plugin"),
                               lines[i + 1])
@@ -221,6 +246,11 @@ def case_pytest_plugin(plugin_path=None, plugin_option=True):
     msg = results["test_no_warmup"][1]
     H.expect("2097169 bytes" in msg and "over the limit of 0 bytes" in msg,
              "test_no_warmup message: %r" % msg)
+    part = py_constant(SAMPLE, "PEAK_PART_BYTES")
+    msg = results["test_peak_over"][1]
+    H.expect("the CUDA memory allocated by the test peaked at %d bytes (3.0 MiB) live at once, "
+             "over the limit of 2097152 bytes (2.0 MiB)" % (2 * part) in msg,
+             "test_peak_over message: %r" % msg)
 
 
 def case_pytest_skip():
@@ -228,7 +258,8 @@ def case_pytest_skip():
     results, r = run_sample(traced=False)
     H.expect_eq("pytest exit status", r.status, 0)
     H.expect_eq("tests", sorted(results), sorted(["test_leaks", "test_clean", "test_under_limit",
-                                                  "test_warmup", "test_no_warmup", "test_fixture"]))
+                                                  "test_warmup", "test_no_warmup", "test_fixture",
+                                                  "test_peak_over", "test_peak_under"]))
     for name, (outcome, msg) in results.items():
         H.expect_eq(name + " outcome", outcome, "skipped")
         H.expect("vramtrace is not loaded" in msg, "%s: skip reason %r" % (name, msg))
@@ -260,14 +291,14 @@ def case_module():
     H.expect_program_ok(r)
     H.expect_eq("traced answers", r.stdout.split(),
                 ["active=True", "loaded=True", "delta=%d" % size, "leaked_since=%d" % size,
-                 "dump=%s" % r.dump, "after_free=0"])
+                 "dump=%s" % r.dump, "after_free=0", "peak_since=%d" % size])
     rep = H.report(r.dump)
     H.expect_eq("markers in the dump", rep["growth"]["marks"], 1)
     r = H.run_plain([sys.executable, prog], extra_env=env)
     H.expect_program_ok(r)
     H.expect_eq("untraced answers", r.stdout.split(),
                 ["active=False", "loaded=False", "delta=0", "leaked_since=0", "dump=None",
-                 "after_free=0"])
+                 "after_free=0", "peak_since=0"])
 
 
 def case_pytest_vramtrace_option():

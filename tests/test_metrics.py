@@ -240,7 +240,7 @@ def case_directory():
     starts later found at a later refresh, one that ended kept with running 0
     and its last values until its dump is removed, one whose header is not
     written yet found once it is; a file in it that is no dump is said once
-    and left out; SIGTERM ends the watch with status 0."""
+    and left out (one line for the damaged ones); SIGTERM ends the watch with status 0."""
     d = H.tmpdir()
     out = os.path.join(H.tmpdir(), "vram.prom")
     with open(os.path.join(d, "junk.vtr"), "w") as f:
@@ -296,9 +296,10 @@ def case_directory():
         watch.send_signal(signal.SIGTERM)
         H.expect_eq("exit status after SIGTERM", watch.wait(timeout=H.TIMEOUT), 0)
         H.expect_eq("stderr", watch.stderr.read(),
-                    "vramtrace: %s: not a vramtrace dump\nvramtrace: warning: /nonexistent/"
-                    "libfoo.so: No such file or directory; its frames show as module+offset\n"
-                    % os.path.join(d, "junk.vtr"))
+                    "vramtrace watch: 1 damaged dump in the directories watched, left out or "
+                    "read in part: %s (vramtrace report DUMP says what is wrong)\n"
+                    "vramtrace: warning: /nonexistent/libfoo.so: No such file or directory; its "
+                    "frames show as module+offset\n" % os.path.join(d, "junk.vtr"))
     finally:
         for st in (first, second):
             if st:

@@ -27,9 +27,9 @@ def shapes_run(*args, extra_env=None, status=0):
 SAMPLE = H.c_defines(H.program_source("sample_shapes.c"))
 
 
-def sample_run(*args):
+def sample_run(*args, status=0):
     r = H.run_traced([H.program("sample_shapes"), *args])
-    H.expect_program_ok(r, 0)
+    H.expect_program_ok(r, status)
     H.expect_dump(r)
     return r
 
@@ -540,6 +540,12 @@ def case_pinned_only():
                 "vramtrace: no device memory was allocated, only page-locked host memory "
                 "(3 allocations, 3 frees, 0 failed, 0 invalid frees); page-locked host memory: "
                 "peak 12.0 MiB, all freed")
+    html = os.path.join(H.tmpdir(), "pinned.html")
+    r = H._run([H.vramtrace_exe(), "export", "--format", "html", "-o", html, dump], H.base_env(),
+               H.tmpdir())
+    H.expect_eq("export status", r.status, 0)
+    with open(html) as f:
+        H.expect("12.0 MiB</b>pinned host memory peak</div>" in f.read(), "no pinned peak card")
 
 
 def case_pinned_leak_headline():
@@ -557,26 +563,38 @@ def case_pinned_leak_headline():
 
 
 def case_device_line_at_end():
-    """Device 1's context is destroyed by the release of its primary context:
-    its last sample is the first allocation's, and the line says what was
-    traced live at the end (0 B), not only what it held then."""
-    dump = sample_run("device1_released").dump
+    """A process killed after freeing on two devices: each device's last
+    sample is its first allocation's, and its line says what was traced
+    live at the end (0 B), not only what it held then."""
+    dump = sample_run("killed", status=128 + 9).dump
     text = text_report(dump)
     lines = text.splitlines()
-    first = [i for i, l in enumerate(lines) if l.startswith("Device 1 ")]
-    H.expect_eq("Device 1 lines (%s)" % text, len(first), 1)
-    H.expect(", at its first allocation (" in lines[first[0]], text)
-    H.expect(lines[first[0] + 1].startswith("    2.0 MiB used on the device = 2.0 MiB traced live"),
-             text)
-    H.expect_eq("line after", lines[first[0] + 2],
-                "    at the end of the dump: 0 B traced live in this process (the driver's view "
-                "of the device was not read again)")
+    for device, held in ((0, "35.0 MiB"), (1, "2.0 MiB")):
+        at = [i for i, l in enumerate(lines) if l.startswith("Device %d " % device)]
+        H.expect_eq("Device %d lines (%s)" % (device, text), len(at), 1)
+        H.expect(", at its first allocation (" in lines[at[0]], text)
+        H.expect(lines[at[0] + 1].startswith("    %s used on the device = %s traced live"
+                                             % (held, held)), text)
+        H.expect_eq("line after", lines[at[0] + 2],
+                    "    at the end of the dump: 0 B traced live in this process (the driver's "
+                    "view of the device was not read again)")
     usage = {u["device"]: u for u in H.report(dump)["device_usage"]}
-    H.expect_eq("device 1 JSON", (usage[1]["reason"], usage[1]["traced_live_bytes"],
-                                  usage[1]["traced_live_at_end_bytes"]),
-                ("start", SAMPLE["DEV1_BYTES"], 0))
-    H.expect_eq("device 0 JSON", (usage[0]["reason"], usage[0]["traced_live_at_end_bytes"]),
-                ("exit", 0))
+    H.expect_eq("JSON", [(usage[d]["reason"], usage[d]["traced_live_bytes"],
+                          usage[d]["traced_live_at_end_bytes"]) for d in (0, 1)],
+                [("start", SAMPLE["DEV0_BYTES"], 0), ("start", SAMPLE["DEV1_BYTES"], 0)])
+
+
+def case_device_released():
+    """Device 1's primary context, retained and released through the driver
+    API, is destroyed by the release: the tracer asked the driver before it
+    (its line: before its context was torn down, 0 B), not the first
+    allocation's 2.0 MiB as the device's last word."""
+    dump = sample_run("device1_released").dump
+    usage = {u["device"]: u for u in H.report(dump)["device_usage"]}
+    H.expect_eq("device 1's samples", [(s["reason"], s["traced_live_bytes"], s["driver_used_bytes"])
+                                       for s in usage[1]["samples"]],
+                [("start", SAMPLE["DEV1_BYTES"], SAMPLE["DEV1_BYTES"]), ("teardown", 0, 0)])
+    H.expect_eq("device 0's last", usage[0]["reason"], "exit")
 
 
 if __name__ == "__main__":

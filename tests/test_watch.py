@@ -374,6 +374,72 @@ def case_list():
     H.expect_eq("stderr", r.stderr, "vramtrace watch: no running traced process has a dump in .\n")
 
 
+class RunStepper(Stepper):
+    """watch_steps under the `vramtrace run` wrapper (self.p), into DIR/t.PID.vtr."""
+
+    def __init__(self):
+        self.dir = H.tmpdir()
+        self.err = open(os.path.join(self.dir, "run.err"), "w")
+        self.p = subprocess.Popen([H.vramtrace_exe(), "run", "-o", "t.%p.vtr", "--",
+                                   H.program("watch_steps")], stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, stderr=self.err, cwd=self.dir,
+                                  env=H.base_env(), universal_newlines=True)
+
+
+def case_run_wrapper():
+    """watch PID of a `vramtrace run` wrapper (which writes no dump) follows
+    the traced process it runs, saying so; the metrics follow every one."""
+    st = RunStepper()
+    try:
+        st.do("a a 4096")
+        w = watch_json(st.p.pid, cwd=st.dir)
+        child = w["pid"]
+        H.expect(child != st.p.pid, "watch followed the wrapper itself: %r" % child)
+        H.expect_eq("the dump", os.path.basename(w["dump"]), "t.%d.vtr" % child)
+        check_live(w, 4096, 1, ("site_a", 4096))
+        r = vt("watch", "--once", str(st.p.pid), cwd=st.dir)
+        H.expect_eq("watch PID: exit status", r.status, 0)
+        H.expect_eq("watch PID: stderr", r.stderr,
+                    "vramtrace watch: process %d writes no dump itself: following its "
+                    "descendant %d, the nearest traced one\n" % (st.p.pid, child))
+        r = vt("watch", "--once", "--openmetrics", str(st.p.pid), cwd=st.dir)
+        H.expect_eq("watch --openmetrics PID: exit status", r.status, 0)
+        H.expect_eq("watch --openmetrics PID: stderr", r.stderr,
+                    "vramtrace watch: process %d writes no dump itself: following the dumps of "
+                    "its 1 traced descendant\n" % st.p.pid)
+        H.expect('pid="%d"' % child in r.stdout, r.stdout)
+        st.quit()
+    finally:
+        st.kill()
+        st.err.close()
+
+
+def case_damaged_dir():
+    """Old dumps that cannot be read (here: of a newer format version) in the
+    directory watched cost one line together, not a warning each."""
+    st = Stepper()
+    try:
+        st.do("a a 4096")
+        for i in range(10):
+            with open(os.path.join(st.dir, "old%d.vtr" % i), "wb") as f:
+                f.write(b"VRAMTRC\0" + (99).to_bytes(4, "little") + bytes(4) + bytes(64))
+        r = vt("watch", cwd=st.dir)
+        H.expect_eq("exit status", r.status, 0)
+        H.expect_eq("listed", [l.split()[0] for l in r.stdout.splitlines()[1:]], [str(st.p.pid)])
+        H.expect_eq("stderr", r.stderr, "vramtrace watch: 10 damaged dumps in . left out or read "
+                    "in part: ./old0.vtr and 9 more (vramtrace report DUMP says what is wrong)\n")
+        r = vt("watch", "--once", "--openmetrics", ".", cwd=st.dir)
+        H.expect_eq("--openmetrics exit status", r.status, 0)
+        H.expect_eq("--openmetrics stderr", r.stderr,
+                    "vramtrace watch: 10 damaged dumps in the directories watched, left out or "
+                    "read in part: ./old0.vtr and 9 more (vramtrace report DUMP says what is "
+                    "wrong)\n")
+        H.expect('pid="%d"' % st.p.pid in r.stdout, r.stdout)
+        st.quit()
+    finally:
+        st.kill()
+
+
 def case_cli_errors():
     d = H.tmpdir()
     junk = os.path.join(d, "junk.vtr")
@@ -395,8 +461,8 @@ def case_cli_errors():
         ([empty], 1, "vramtrace: %s: empty file\n" % empty),
         (["999999999"], 1, "vramtrace watch: no process 999999999 is running\n"),
         ([str(os.getpid())], 1, "vramtrace watch: process %d writes no dump that can be found "
-         "(not among its open files, nor in .): is it traced, and has it made a CUDA call yet?\n"
-         % os.getpid()),
+         "(not among its open files or its descendants', nor in .): is it traced, and has it "
+         "made a CUDA call yet?\n" % os.getpid()),
     ]
     for args, status, err in cases:
         r = vt("watch", "--once", *args, cwd=d)

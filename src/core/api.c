@@ -6,10 +6,12 @@
 #include "output.h"
 #include "records.h"
 #include "tracer.h"
+#include "peaks.h"
 #include "track.h"
 
 #include <dlfcn.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -28,9 +30,30 @@ VT_EXPORT uint64_t vramtrace_live_bytes(void)
     return vt_tracing() ? vt_track_live_bytes() : 0;
 }
 
+/* The checkpoint's peak is followed from now on (vramtrace_peak_since),
+ * unless called from a signal handler that interrupted the tracer on this
+ * thread: the lock cannot be taken there. */
 VT_EXPORT uint64_t vramtrace_checkpoint(void)
 {
-    return vt_tracing() ? vt_track_checkpoint() : 0;
+    uint64_t seq;
+    if (!vt_tracing())
+        return 0;
+    if (!vt_enter())
+        return vt_track_checkpoint();
+    seq = vt_track_checkpoint_followed();
+    vt_leave();
+    return seq;
+}
+
+VT_EXPORT uint64_t vramtrace_peak_since(uint64_t checkpoint)
+{
+    uint64_t peak = 0;
+    bool followed;
+    if (!vt_enter())
+        return vt_tracing_started() ? VT_PEAK_UNKNOWN : 0;
+    followed = vt_track_peak_since(checkpoint, &peak);
+    vt_leave();
+    return followed ? peak : VT_PEAK_UNKNOWN;
 }
 
 /* Walks the table under the lock: not from a signal handler that

@@ -275,6 +275,21 @@ void vt_on_teardown_begin(void *ctx, int device)
     errno = saved;
 }
 
+int vt_on_release_begin(int device, int exiting, struct vt_usage_sample *s)
+{
+    int saved = errno;
+    int got = exiting ? -1 : vt_devices_before_release(device, s);
+    errno = saved;
+    return got;
+}
+
+void vt_on_release_sampled(struct vt_usage_sample *s)
+{
+    int saved = errno;
+    vt_devices_released(s);
+    errno = saved;
+}
+
 void vt_on_teardown(int torn_down, void *ctx, int device, unsigned api)
 {
     int saved = errno;

@@ -70,6 +70,13 @@ void vt_on_vmm_release(CUresult result, uint64_t handle);
  * TORN_DOWN, what the context held is freed (by API). */
 void vt_on_teardown_begin(void *ctx, int device);
 void vt_on_teardown(int torn_down, void *ctx, int device, unsigned api);
+/* Around a release of DEVICE's primary context, which tears it down only
+ * when it drops the last reference: the devices' view before it, into *S
+ * (-1: none taken), written by vt_on_release_sampled when it did; the
+ * program's own releases only (the runtime's at exit come after the exit
+ * sample). Call before vt_on_teardown. */
+int vt_on_release_begin(int device, int exiting, struct vt_usage_sample *s);
+void vt_on_release_sampled(struct vt_usage_sample *s);
 
 /* ---- CUDA graphs (graphs.h) and stream capture ----
  * Each ends a traced event begun by vt_event_begin, after the real call

@@ -5,6 +5,7 @@
 #include "format.h"
 #include "freed.h"
 #include "output.h"
+#include "peaks.h"
 #include "records.h"
 #include "thread_names.h"
 #include "tracing.h"
@@ -96,16 +97,20 @@ static struct live *find(enum vt_space space, uint64_t key)
 static void insert(struct live *e)
 {
     HASH_ADD(hh, table.by_space[e->info.space], info.key, sizeof e->info.key, e);
-    if (vt_kind_counts_as_vram(e->info.kind))
+    if (vt_kind_counts_as_vram(e->info.kind)) {
         __atomic_fetch_add(&table.live_bytes, e->info.size, __ATOMIC_RELAXED);
+        vt_peaks_change(e->seq, (int64_t)e->info.size);
+    }
     vt_output->insert(&e->info, e->stack);
 }
 
 static void discard(struct live *e)
 {
     HASH_DELETE(hh, table.by_space[e->info.space], e);
-    if (vt_kind_counts_as_vram(e->info.kind))
+    if (vt_kind_counts_as_vram(e->info.kind)) {
         __atomic_fetch_sub(&table.live_bytes, e->info.size, __ATOMIC_RELAXED);
+        vt_peaks_change(e->seq, -(int64_t)e->info.size);
+    }
     vt_output->discard(&e->info, e->stack);
     vt_entry_put(&table.lives, e);
 }
@@ -456,6 +461,23 @@ uint64_t vt_track_checkpoint(void)
     return __atomic_load_n(&table.seq, __ATOMIC_RELAXED);
 }
 
+uint64_t vt_track_checkpoint_followed(void)
+{
+    vt_lock();
+    uint64_t seq = table.seq;
+    vt_peaks_follow(seq);
+    vt_unlock();
+    return seq;
+}
+
+bool vt_track_peak_since(uint64_t checkpoint, uint64_t *peak)
+{
+    vt_lock();
+    bool followed = vt_peaks_since(checkpoint, peak);
+    vt_unlock();
+    return followed;
+}
+
 uint64_t vt_track_bytes_since(uint64_t checkpoint)
 {
     struct live *e, *tmp;
@@ -528,6 +550,7 @@ void vt_track_reset(void)
     HASH_ITER(hh, table.mappings, m, mtmp)
         forget_mapping(m);
     table.seq = 0;
+    vt_peaks_reset();
     vt_freed_reset();
     for (int d = 0; d < MAX_DEVICES; d++)
         table.primary[d] = NULL;

@@ -8,6 +8,7 @@
 #include "records.h"
 #include "stacks.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -58,6 +59,10 @@ void *vt_track_primary_context(int device);
 uint64_t vt_track_live_bytes(void);
 uint64_t vt_track_checkpoint(void);
 uint64_t vt_track_bytes_since(uint64_t checkpoint);
+/* A checkpoint whose peak is followed (peaks.h), and that peak: false
+ * when the checkpoint is not followed (VT_PEAK_CHECKPOINTS newer ones). */
+uint64_t vt_track_checkpoint_followed(void);
+bool vt_track_peak_since(uint64_t checkpoint, uint64_t *peak);
 uint64_t vt_track_live_count(void);
 
 /* Live device+managed memory allocated after a checkpoint, from one stack. */

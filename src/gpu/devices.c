@@ -105,21 +105,35 @@ static void write_locked_or_stop(int result)
         vt_disable_locked(NULL); /* the writer said why */
 }
 
-static void sample_device(int device, unsigned reason)
+/* The driver's and NVML's view of DEVICE now, into *S; -1 when there is
+ * no live context on it (nothing the driver can say). */
+static int read_sample(int device, unsigned reason, struct vt_usage_sample *s)
 {
-    struct vt_usage_sample s = {.time_ns = vt_now_ns(), .reason = reason, .device = device};
     size_t free_bytes, total_bytes;
+    *s = (struct vt_usage_sample){.time_ns = vt_now_ns(), .reason = reason, .device = device};
     if (memory_info(device, &free_bytes, &total_bytes) != 0)
-        return; /* no live context on it: nothing the driver can say */
-    s.free_bytes = free_bytes;
-    s.total_bytes = total_bytes;
-    vt_gpu_view_usage(&devices[device].id, &s);
+        return -1;
+    s->free_bytes = free_bytes;
+    s->total_bytes = total_bytes;
+    vt_gpu_view_usage(&devices[device].id, s);
+    return 0;
+}
+
+static void write_sample(struct vt_usage_sample *s)
+{
     vt_lock();
     /* aggregate mode: the dump's samples are older; the live bytes of now */
-    s.traced_plus1 = vt_output->device_traced_plus1(device);
+    s->traced_plus1 = vt_output->device_traced_plus1(s->device);
     if (vt_output_ready() == 0)
-        write_locked_or_stop(vt_rec_device_usage(&s));
+        write_locked_or_stop(vt_rec_device_usage(s));
     vt_unlock();
+}
+
+static void sample_device(int device, unsigned reason)
+{
+    struct vt_usage_sample s;
+    if (read_sample(device, reason, &s) == 0)
+        write_sample(&s);
 }
 
 void vt_devices_sample(unsigned reason)
@@ -198,6 +212,19 @@ void vt_devices_before_teardown(void *ctx, int device)
     if (device >= 0 && device < MAX_DEVICES &&
         __atomic_load_n(&devices[device].state, __ATOMIC_ACQUIRE) == DEVICE_KNOWN)
         sample_device(device, VT_USAGE_TEARDOWN);
+}
+
+int vt_devices_before_release(int device, struct vt_usage_sample *s)
+{
+    if (device < 0 || device >= MAX_DEVICES ||
+        __atomic_load_n(&devices[device].state, __ATOMIC_ACQUIRE) != DEVICE_KNOWN)
+        return -1;
+    return read_sample(device, VT_USAGE_TEARDOWN, s);
+}
+
+void vt_devices_released(struct vt_usage_sample *s)
+{
+    write_sample(s);
 }
 
 void vt_devices_context_gone(void *ctx)

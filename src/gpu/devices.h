@@ -39,6 +39,12 @@ static inline void vt_devices_flush(void)
 void vt_devices_before_teardown(void *ctx, int device);
 void vt_devices_context_gone(void *ctx);
 
+/* Around a release of DEVICE's primary context, which destroys it only
+ * when it drops the last reference (guard held, lock free): the sample
+ * read before into *S (-1: none), written after if it did. */
+int vt_devices_before_release(int device, struct vt_usage_sample *s);
+void vt_devices_released(struct vt_usage_sample *s);
+
 /* At an out-of-memory error on DEVICE in context CTX (guard held, lock
  * free): NVML's view of the GPU added to MEM (this process's use, the
  * others'). */

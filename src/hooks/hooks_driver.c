@@ -606,7 +606,9 @@ VT_EXPORT CUresult cuDevicePrimaryCtxReset_v2(CUdevice device)
 
 /* Releasing the last reference destroys the primary context. The runtime
  * releases its primary contexts at process exit: what they still hold then
- * was never freed, and stays a leak. */
+ * was never freed, and stays a leak. The driver cannot be asked about the
+ * device once its context is gone: a sample taken before is written when
+ * the release destroyed it. */
 VT_EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice device)
 {
     static void *get_state_slot;
@@ -614,10 +616,12 @@ VT_EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice device)
         REAL(cuDevicePrimaryCtxRelease_v2_fn, cuDevicePrimaryCtxRelease_v2);
     unsigned flags = 0;
     int active = 1;
+    struct vt_usage_sample before;
     if (!real)
         return CUDA_ERROR_NOT_INITIALIZED;
     if (!vt_event_begin())
         return vt_owners_changed(real(device));
+    int sampled = vt_on_release_begin(device, vt_process_exiting(), &before) == 0;
     CUresult r = vt_owners_changed(real(device));
     cuDevicePrimaryCtxGetState_fn get_state =
         (cuDevicePrimaryCtxGetState_fn)vt_driver_function_cached(&get_state_slot,
@@ -625,6 +629,8 @@ VT_EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice device)
     int destroyed = r == CUDA_SUCCESS && get_state &&
                     get_state(device, &flags, &active) == CUDA_SUCCESS && !active &&
                     !vt_process_exiting();
+    if (destroyed && sampled)
+        vt_on_release_sampled(&before);
     vt_on_teardown(destroyed, vt_track_primary_context(device), device,
                    VT_API_cuDevicePrimaryCtxRelease);
     return r;

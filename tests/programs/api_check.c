@@ -1,6 +1,7 @@
 /* The C API of include/vramtrace.h against known allocations.
  *
  *   api_check          prints what the API answered (one "key=value" a line)
+ *   api_check peaks    the same for vramtrace_peak_since (see peaks())
  *
  * BASE is live before the checkpoint; between the "step-start" and
  * "step-end" markers LEAK (kept to the end) and STEP (freed after the end
@@ -21,6 +22,10 @@
 #define API_EXTRA_BYTES 1048576       /* 1 MiB */
 #define API_GROWTH_BYTES (API_LEAK_BYTES + API_STEP_BYTES)
 #define API_LEAKED_BYTES (API_LEAK_BYTES + API_EXTRA_BYTES)
+#define PEAK_A_BYTES 1048583
+#define PEAK_B_BYTES 2097169
+#define PEAK_C_BYTES 524309
+#define PEAK_NEWER_CHECKPOINTS 16 /* VRAMTRACE_PEAK_CHECKPOINTS */
 
 NOINLINE void *leak_after_checkpoint(void)
 {
@@ -50,8 +55,45 @@ NOINLINE void *leak_after_last_mark(void)
     return p;
 }
 
-int main(void)
+static NOINLINE void *allocate(size_t bytes)
 {
+    void *p = NULL;
+    CHECK(cudaMalloc(&p, bytes));
+    return p;
+}
+
+/* BASE is live before checkpoint FIRST; then A and B live at once (the
+ * peak since FIRST: A + B), A freed, checkpoint SECOND, C allocated (since
+ * FIRST: B + C, less than A + B; since SECOND: C), all freed; then
+ * PEAK_NEWER_CHECKPOINTS checkpoints with a one-byte allocation after each:
+ * FIRST and SECOND are no longer followed, the last one's peak is 1. */
+static int peaks(void)
+{
+    void *base = allocate(API_BASE_BYTES);
+    uint64_t first = vramtrace_checkpoint(), second, last = 0;
+    void *a = allocate(PEAK_A_BYTES), *b = allocate(PEAK_B_BYTES);
+    CHECK(cudaFree(a));
+    second = vramtrace_checkpoint();
+    void *c = allocate(PEAK_C_BYTES);
+    CHECK(cudaFree(b));
+    CHECK(cudaFree(c));
+    printf("peak_first=%" PRIu64 "\n", vramtrace_peak_since(first));
+    printf("peak_second=%" PRIu64 "\n", vramtrace_peak_since(second));
+    printf("leaked_first=%" PRIu64 "\n", vramtrace_leaked_since(first));
+    for (int i = 0; i < PEAK_NEWER_CHECKPOINTS; i++) {
+        last = vramtrace_checkpoint();
+        CHECK(cudaFree(allocate(1)));
+    }
+    printf("peak_first_forgotten=%" PRIu64 "\n", vramtrace_peak_since(first));
+    printf("peak_last=%" PRIu64 "\n", vramtrace_peak_since(last));
+    CHECK(cudaFree(base));
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && !strcmp(argv[1], "peaks"))
+        return peaks();
     void *base = NULL, *step, *leak;
     char sites[1024];
     printf("active=%d\n", vramtrace_active());

@@ -28,6 +28,7 @@ def main():
     print("dump=%s" % vramtrace.dump_path())
     cudart.cudaFree(p)
     print("after_free=%d" % (vramtrace.leaked_since(token)))
+    print("peak_since=%d" % vramtrace.peak_since(token))
     return 0
 
 

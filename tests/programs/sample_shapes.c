@@ -8,9 +8,12 @@
  *                device 1's primary context, retained through the driver
  *                API, holds and frees DEV1_BYTES, and its release destroys
  *                the context: the driver cannot be asked about device 1
- *                at exit */
+ *                at exit (the tracer asks it before the release)
+ *   killed       device 0 holds and frees DEV0_BYTES, device 1 DEV1_BYTES,
+ *                then the process is killed (SIGKILL): no exit sample */
 #include <cuda.h>
 #include <cuda_runtime_api.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,6 +56,18 @@ static void device1_released(void)
     CHECK(cuDevicePrimaryCtxRelease(1));
 }
 
+static void killed(void)
+{
+    void *p;
+    CHECK(cudaSetDevice(0));
+    CHECK(cudaMalloc(&p, DEV0_BYTES));
+    CHECK(cudaFree(p));
+    CHECK(cudaSetDevice(1));
+    CHECK(cudaMalloc(&p, DEV1_BYTES));
+    CHECK(cudaFree(p));
+    raise(SIGKILL);
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "pinned_only";
@@ -60,6 +75,8 @@ int main(int argc, char **argv)
         pinned_only(argc > 2 ? atoi(argv[2]) : 0);
     else if (!strcmp(mode, "device1_released"))
         device1_released();
+    else if (!strcmp(mode, "killed"))
+        killed();
     else
         return 2;
     return 0;

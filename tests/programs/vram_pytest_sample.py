@@ -1,6 +1,7 @@
 """Tests for the pytest plugin (python/pytest_vramtrace.py), run by
-tests/test_api.py: under the tracer test_leaks and test_no_warmup must fail,
-the others pass; without it every test here must be skipped.
+tests/test_api.py: under the tracer test_leaks, test_no_warmup and
+test_peak_over must fail, the others pass; without it every test here must
+be skipped.
 
 VT_LEAKPLUGIN is libleakplugin.so (tests/programs/leakplugin.c): plugin_leak
 leaks 1300021 bytes, plugin_balanced frees what it allocates."""
@@ -15,6 +16,7 @@ CUDART.cudaMalloc.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_size_t]
 CUDART.cudaFree.argtypes = [ctypes.c_void_p]
 CACHE_BYTES = 2097169
 FIXTURE_BYTES = 777781
+PEAK_PART_BYTES = 1572869
 _cache = []
 
 
@@ -62,4 +64,18 @@ def test_fixture(vram):
     assert vram.live_bytes == before + FIXTURE_BYTES
     assert CUDART.cudaFree(p) == 0
     assert vram.live_bytes == before
+
+
+@pytest.mark.vram_limit_peak("2 MiB")
+def test_peak_over():
+    """Two parts live at once: 3.0 MiB, over; nothing left live."""
+    a, b = cuda_malloc(PEAK_PART_BYTES), cuda_malloc(PEAK_PART_BYTES)
+    assert CUDART.cudaFree(a) == 0 and CUDART.cudaFree(b) == 0
+
+
+@pytest.mark.vram_limit_peak("2 MiB")
+def test_peak_under():
+    """The same bytes one part at a time: 1.5 MiB at once, within."""
+    for _ in range(2):
+        assert CUDART.cudaFree(cuda_malloc(PEAK_PART_BYTES)) == 0
 # SPDX-License-Identifier: MIT

@@ -38,12 +38,14 @@ static const char about[] =
     "sparkline per device, the call sites holding the most now with their growth\n"
     "per marker and per second, failed allocations so far. Refreshed in place on a\n"
     "terminal, one line per refresh otherwise; when the process ends, the final\n"
-    "view and its verdict. PID: the dump that process writes; DUMP: a .vtr file\n"
-    "(finished or not). Without an argument: the running traced processes whose\n"
-    "dumps are in the working directory or VRAMTRACE_OUTPUT's directory. With the\n"
-    "metrics (--openmetrics, --openmetrics-file, --listen): every process of the\n"
-    "dumps named and of the DIRs' *.vtr files (looked at again each refresh; none\n"
-    "named: the working directory's), in one exposition (docs/cluster.md).\n";
+    "view and its verdict. PID: the dump that process writes (one that writes none,\n"
+    "as the `vramtrace run` wrapper: its nearest traced descendant's; with the\n"
+    "metrics, every traced descendant's); DUMP: a .vtr file (finished or not).\n"
+    "Without an argument: the running traced processes whose dumps are in the\n"
+    "working directory or VRAMTRACE_OUTPUT's directory. With the metrics\n"
+    "(--openmetrics, --openmetrics-file, --listen): every process of the dumps\n"
+    "named and of the DIRs' *.vtr files (looked at again each refresh; none named:\n"
+    "the working directory's), in one exposition (docs/cluster.md).\n";
 
 struct watch {
     struct vt_dump_follow follow;
@@ -219,17 +221,28 @@ static int watch(struct watch *w, const char *path)
     return status;
 }
 
-/* PID (digits, not a file) or DUMP: the dump's path, or NULL (said why). */
-static char *target_path(const char *arg)
+/* PID (digits, not a file) or DUMP: the dumps' paths, appended to *PATHS
+ * (*N of them); ALL: every dump of PID's descendants when it writes none
+ * itself, else the nearest. -1 when none (said why). */
+static int target_paths(const char *arg, bool all, char ***paths, size_t *n)
 {
     struct stat st;
-    char *end, *path = NULL;
+    char *end, **found;
+    size_t nfound;
     long pid = strtol(arg, &end, 10);
     if (stat(arg, &st) == 0 || *end || end == arg || pid <= 0) {
-        path = malloc(strlen(arg) + 1);
-        return path ? strcpy(path, arg) : NULL;
+        *paths = vt_xgrow(*paths, *n, sizeof **paths);
+        (*paths)[(*n)++] = strcpy(vt_xcalloc(strlen(arg) + 1, 1), arg);
+        return 0;
     }
-    return vt_watch_find_pid((pid_t)pid, &path) == 0 ? path : NULL;
+    if (vt_watch_find_pid((pid_t)pid, all, &found, &nfound) != 0)
+        return -1;
+    for (size_t i = 0; i < nfound; i++) {
+        *paths = vt_xgrow(*paths, *n, sizeof **paths);
+        (*paths)[(*n)++] = found[i];
+    }
+    free(found);
+    return 0;
 }
 
 static int parse_interval(const char *s, double *out)
@@ -246,17 +259,18 @@ static int parse_interval(const char *s, double *out)
 /* The metrics of the processes of ARGS (PIDs, dumps, directories). */
 static int export_metrics(struct vt_watch_metrics *m, const struct watch *w, char **args, size_t n)
 {
-    char **paths = vt_xcalloc(n, sizeof *paths);
+    char **paths = NULL;
+    size_t npaths = 0;
     int status = VT_EXIT_OK;
     for (size_t i = 0; i < n && status == VT_EXIT_OK; i++)
-        if (!(paths[i] = target_path(args[i])))
+        if (target_paths(args[i], true, &paths, &npaths) != 0)
             status = VT_EXIT_ERROR;
     m->interval = w->interval;
     m->once = w->once;
     m->skip = w->opts.skip;
     if (status == VT_EXIT_OK)
-        status = vt_watch_metrics(m, paths, n);
-    for (size_t i = 0; i < n; i++)
+        status = vt_watch_metrics(m, paths, npaths);
+    for (size_t i = 0; i < npaths; i++)
         free(paths[i]);
     free(paths);
     return status;
@@ -347,9 +361,12 @@ int vt_cmd_watch(int argc, char **argv)
         return vt_usage_error("watch", "one PID or DUMP at a time, not '%s' too", argv[optind + 1]);
     if (optind == argc)
         return vt_watch_list(stdout) ? VT_EXIT_OK : VT_EXIT_ERROR;
-    char *path = target_path(argv[optind]);
-    if (!path)
-        return VT_EXIT_ERROR;
+    char **paths = NULL, *path;
+    size_t npaths = 0;
+    if (target_paths(argv[optind], false, &paths, &npaths) != 0 || !paths)
+        return VT_EXIT_ERROR; /* (a path is found whenever it returns 0) */
+    path = paths[0];
+    free(paths);
     w.terminal = !w.json && !w.once && isatty(STDOUT_FILENO);
     w.opts.out = stdout;
     /* the views show a few sites: the report symbolizes no more (JSON: all, as report --json) */

@@ -33,8 +33,14 @@ static void ignore_failed(void *ctx, const struct vt_failed_event *ev)
 static const struct vt_event_sink ignore_events = {
     .alloc = ignore_alloc, .free = ignore_free, .failed = ignore_failed};
 
+/* Dumps of a directory whose start could not be read whole (damaged, or
+ * written by another vramtrace): counted, then named in one line, not a
+ * warning each (a directory of old dumps would fill the terminal). */
+static size_t damaged;
+static char first_damaged[PATH_MAX * 2];
+
 /* Reads the PROCESS record of the dump at PATH; false when it has none
- * (yet) or is not a dump (a corrupt one is named on stderr). */
+ * (yet) or is not a dump. */
 static bool read_process(const char *path, struct vt_dump *dump)
 {
     static uint8_t head[HEAD_BYTES];
@@ -46,7 +52,10 @@ static bool read_process(const char *path, struct vt_dump *dump)
         close(fd);
     if (n < VT_HEADER_LEN || memcmp(head, VT_MAGIC, VT_MAGIC_LEN) != 0)
         return false;
-    int got = vt_dump_read_appended(path, head, 0, (size_t)n, &pos, &ignore_events, NULL, dump);
+    int got =
+        vt_dump_read_appended(path, head, 0, (size_t)n, &pos, &ignore_events, NULL, dump, NULL);
+    if ((got < 0 || dump->disbelieved || dump->unreadable_at) && !damaged++)
+        snprintf(first_damaged, sizeof first_damaged, "%s", path);
     return got >= 0 && dump->process.present;
 }
 
@@ -104,6 +113,18 @@ static char *dirs_text(char dirs[2][PATH_MAX], size_t n)
     return text;
 }
 
+static void say_damaged(const char *dir)
+{
+    if (damaged) {
+        fprintf(stderr, "vramtrace watch: %zu damaged %s in %s left out or read in part: %s",
+                damaged, damaged == 1 ? "dump" : "dumps", dir, first_damaged);
+        if (damaged > 1)
+            fprintf(stderr, " and %zu more", damaged - 1);
+        fputs(" (vramtrace report DUMP says what is wrong)\n", stderr);
+    }
+    damaged = 0;
+}
+
 /* Calls FOUND for each dump in the search directories whose writer runs
  * (PID: that process only; 0: any). Returns how many. */
 static size_t each_live_dump(pid_t pid,
@@ -115,6 +136,7 @@ static size_t each_live_dump(pid_t pid,
     for (size_t d = 0; d < ndirs; d++) {
         struct dirent **names;
         int n = scandir(dirs[d], &names, NULL, alphasort);
+        damaged = 0; /* counted by the dumps of this directory only */
         for (int i = 0; i < n; i++) {
             struct vt_dump dump;
             snprintf(path, sizeof path, "%s/%s", dirs[d], names[i]->d_name);
@@ -128,6 +150,7 @@ static size_t each_live_dump(pid_t pid,
         }
         if (n >= 0)
             free(names);
+        say_damaged(dirs[d]);
     }
     return count;
 }
@@ -166,24 +189,122 @@ static char *open_dump_of(pid_t pid)
     return found;
 }
 
-int vt_watch_find_pid(pid_t pid, char **path)
+/* Each process's parent, as /proc says now. */
+struct family {
+    struct {
+        pid_t pid, ppid;
+    } * list;
+    size_t n;
+};
+
+static pid_t parent_of(long pid)
 {
-    char proc[64], dirs[2][PATH_MAX];
+    char path[64], line[512];
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    FILE *f = fopen(path, "re");
+    bool got = f && fgets(line, sizeof line, f);
+    if (f)
+        fclose(f);
+    const char *after = got ? strrchr(line, ')') : NULL; /* the name may hold spaces */
+    int ppid;
+    return after && sscanf(after, ") %*c %d", &ppid) == 1 ? (pid_t)ppid : -1;
+}
+
+static void read_family(struct family *fam)
+{
+    DIR *proc = opendir("/proc");
+    struct dirent *e;
+    fam->list = NULL;
+    fam->n = 0;
+    while (proc && (e = readdir(proc))) {
+        char *end;
+        long pid = strtol(e->d_name, &end, 10);
+        pid_t ppid = *end || end == e->d_name ? -1 : parent_of(pid);
+        if (ppid <= 0)
+            continue;
+        fam->list = vt_xgrow(fam->list, fam->n, sizeof *fam->list);
+        fam->list[fam->n].pid = (pid_t)pid;
+        fam->list[fam->n++].ppid = ppid;
+    }
+    if (proc)
+        closedir(proc);
+}
+
+/* The dumps PID's descendants write, nearest first (breadth first), into
+ * PATHS (at most MAX); how many. *FIRST: the process of the first. */
+static size_t descendant_dumps(pid_t pid, char **paths, size_t max, pid_t *first)
+{
+    struct family fam;
+    read_family(&fam);
+    pid_t *queue = vt_xcalloc(fam.n + 1, sizeof *queue);
+    size_t head = 0, tail = 0, found = 0;
+    queue[tail++] = pid;
+    while (head < tail && found < max) {
+        pid_t p = queue[head++];
+        char *path = p == pid ? NULL : open_dump_of(p);
+        if (path && !found)
+            *first = p;
+        if (path)
+            paths[found++] = path;
+        for (size_t i = 0; i < fam.n; i++)
+            if (fam.list[i].ppid == p && tail <= fam.n)
+                queue[tail++] = fam.list[i].pid;
+    }
+    free(queue);
+    free(fam.list);
+    return found;
+}
+
+#define MAX_FOLLOWED 64
+
+/* PID writes no dump itself: its descendants' (a `vramtrace run` wrapper's
+ * children). Returns how many were found. */
+static size_t follow_descendants(pid_t pid, bool all, char ***paths)
+{
+    pid_t first = 0;
+    *paths = vt_xcalloc(MAX_FOLLOWED, sizeof **paths);
+    size_t n = descendant_dumps(pid, *paths, all ? MAX_FOLLOWED : 1, &first);
+    if (n && all)
+        fprintf(stderr,
+                "vramtrace watch: process %d writes no dump itself: following the dumps of its "
+                "%zu traced %s\n",
+                (int)pid, n, n == 1 ? "descendant" : "descendants");
+    else if (n)
+        fprintf(stderr,
+                "vramtrace watch: process %d writes no dump itself: following its descendant %d, "
+                "the nearest traced one\n",
+                (int)pid, (int)first);
+    return n;
+}
+
+int vt_watch_find_pid(pid_t pid, bool all, char ***paths, size_t *n)
+{
+    char proc[64], dirs[2][PATH_MAX], *path = NULL;
     snprintf(proc, sizeof proc, "/proc/%d", (int)pid);
-    *path = NULL;
+    *paths = NULL;
+    *n = 0;
     if (access(proc, F_OK) != 0) {
         fprintf(stderr, "vramtrace watch: no process %d is running\n", (int)pid);
         return -1;
     }
-    *path = open_dump_of(pid);
-    if (!*path)
-        each_live_dump(pid, keep_first, path);
-    if (*path)
+    path = open_dump_of(pid);
+    if (!path)
+        each_live_dump(pid, keep_first, &path);
+    if (path) {
+        *paths = vt_xcalloc(1, sizeof **paths);
+        (*paths)[(*n)++] = path;
         return 0;
+    }
+    *n = follow_descendants(pid, all, paths);
+    if (*n)
+        return 0;
+    free(*paths);
+    *paths = NULL;
     char *where = dirs_text(dirs, search_dirs(dirs));
     fprintf(stderr,
             "vramtrace watch: process %d writes no dump that can be found (not among "
-            "its open files, nor in %s): is it traced, and has it made a CUDA call yet?\n",
+            "its open files or its descendants', nor in %s): is it traced, and has it made a "
+            "CUDA call yet?\n",
             (int)pid, where);
     free(where);
     return -1;

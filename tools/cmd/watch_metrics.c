@@ -31,6 +31,9 @@ struct followed {
     bool open, done; /* done: ended (metrics kept) or unreadable */
     bool readable;
     bool listed; /* found by the last look */
+    /* found in a directory, and damaged: its warnings are left out, and
+     * one line names how many such dumps (told: counted in it already) */
+    bool damaged, told;
     struct vt_dump_follow follow;
     struct vt_analysis analysis;
     struct vt_symbolizer *sym;
@@ -164,6 +167,8 @@ static int advance(const struct exporter *e, struct followed *d)
     if (!d->open) {
         if (vt_dump_follow_open(&d->follow, d->path) != 0)
             return -1;
+        if (!d->named)
+            d->follow.warnings = NULL;
         d->open = true;
         d->analysis.skip = e->o->skip;
     }
@@ -186,6 +191,7 @@ static int advance(const struct exporter *e, struct followed *d)
         d->job = vt_job_label((pid_t)d->follow.dump.process.pid);
     if (!running && vt_dump_follow_poll(&d->follow, &vt_analysis_sink, &d->analysis) < 0)
         return -1;
+    d->damaged |= !d->named && (d->follow.dump.disbelieved || d->follow.dump.unreadable_at);
     refresh_symbolizer(d);
     if (!running || e->o->once) {
         vt_dump_follow_settle(&d->follow);
@@ -288,6 +294,28 @@ static int write_file(const char *path, const char *text, size_t len)
     return -1;
 }
 
+/* One line for the damaged dumps of the directories found since the last. */
+static void say_damaged(struct exporter *e)
+{
+    size_t n = 0;
+    const char *first = NULL;
+    for (size_t i = 0; i < e->n; i++) {
+        struct followed *d = &e->dumps[i];
+        if (d->damaged && !d->told && !n++)
+            first = d->path;
+        d->told |= d->damaged;
+    }
+    if (!n)
+        return;
+    fprintf(stderr,
+            "vramtrace watch: %zu damaged %s in the directories watched, left out or read in "
+            "part: %s",
+            n, n == 1 ? "dump" : "dumps", first);
+    if (n > 1)
+        fprintf(stderr, " and %zu more", n - 1);
+    fputs(" (vramtrace report DUMP says what is wrong)\n", stderr);
+}
+
 /* One refresh: read, render, hand out. FIRST: a named dump that cannot be
  * read ends it. */
 static int refresh(struct exporter *e, bool first, bool *running)
@@ -299,12 +327,14 @@ static int refresh(struct exporter *e, bool first, bool *running)
         if (d->done)
             continue;
         if (advance(e, d) != 0) {
+            d->damaged |= !d->named && d->open; /* opened, not readable */
             give_up(d);
             if (first && d->named)
                 return -1;
         }
         any_running |= d->open && d->readable;
     }
+    say_damaged(e);
     *running = any_running;
     if ((any_running ? render_forked(e) : render_here(e)) != 0)
         return -1;

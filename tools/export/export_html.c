@@ -745,6 +745,8 @@ static void header(const struct vt_report *r, FILE *out)
     count_card("invalid frees", s->invalid_frees, s->invalid_frees > 0, out);
     if (s->host_leaked_allocations)
         card("pinned host memory leaked", s->host_leaked_bytes, false, out);
+    if (s->host_peak_bytes)
+        card("pinned host memory peak", s->host_peak_bytes, false, out);
     fputs("</div>\n", out);
 }
 

@@ -18,6 +18,7 @@ int vt_dump_follow_open(struct vt_dump_follow *f, const char *path)
     memset(f, 0, sizeof *f);
     f->path = path;
     f->window = FOLLOW_WINDOW;
+    f->warnings = stderr;
     f->fd = open(path, O_RDONLY | O_CLOEXEC);
     if (f->fd < 0 || fstat(f->fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         int err = f->fd < 0 ? errno : S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
@@ -44,7 +45,8 @@ static int read_window(struct vt_dump_follow *f, size_t size, const struct vt_ev
         return -1;
     }
     /* only these pages are read, once: no need to keep them */
-    int got = vt_dump_read_appended(f->path, m, start, len, &f->pos, sink, ctx, &f->dump);
+    int got =
+        vt_dump_read_appended(f->path, m, start, len, &f->pos, sink, ctx, &f->dump, f->warnings);
     munmap(m, len);
     *end = start + len;
     return got;

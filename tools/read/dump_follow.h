@@ -7,6 +7,7 @@
 #define VT_DUMP_FOLLOW_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "dump_reader.h"
 
@@ -18,6 +19,7 @@ struct vt_dump_follow {
     size_t window;       /* bytes mapped at a time */
     size_t file_size;    /* at the last poll */
     bool cut;            /* the last poll stopped at an unfinished record */
+    FILE *warnings;      /* the records disbelieved, named (stderr; NULL: only counted) */
 };
 
 /* Opens PATH; -1 after one line on stderr. */

@@ -72,22 +72,26 @@ static enum vt_frame_status read_records(struct vt_belief *b, struct vt_framer *
     return status;
 }
 
-static void print_header_error(const char *path, const char *error, size_t offset)
+static void print_header_error(const char *path, const char *error, size_t offset, FILE *out)
 {
+    if (!out)
+        return;
     if (offset)
-        fprintf(stderr, "vramtrace: %s: %s at offset %zu\n", path, error, offset);
+        fprintf(out, "vramtrace: %s: %s at offset %zu\n", path, error, offset);
     else
-        fprintf(stderr, "vramtrace: %s: %s\n", path, error);
+        fprintf(out, "vramtrace: %s: %s\n", path, error);
 }
 
-/* The header, into DUMP; -1 after saying why there are no records. */
-static int read_header(const char *path, const uint8_t *data, size_t size, struct vt_dump *dump)
+/* The header, into DUMP; -1 after saying on ERRORS (NULL: nowhere) why
+ * there are no records. */
+static int read_header(const char *path, const uint8_t *data, size_t size, struct vt_dump *dump,
+                       FILE *errors)
 {
     struct vt_header header;
     char error[160];
     size_t offset;
     if (vt_frame_header(data, size, &header, error, sizeof error, &offset) != 0) {
-        print_header_error(path, error, offset);
+        print_header_error(path, error, offset, errors);
         return -1;
     }
     dump->version = header.version;
@@ -105,7 +109,7 @@ static int read_memory(const char *path, const uint8_t *data, size_t size,
     memset(dump, 0, sizeof *dump);
     dump->path = path;
     data = data ? data : empty;
-    if (read_header(path, data, size, dump) != 0)
+    if (read_header(path, data, size, dump, stderr) != 0)
         return -1;
     struct vt_framer f = {.base = data, .p = data + VT_HEADER_LEN, .end = data + size};
     struct vt_belief b = {.path = path, .dump = dump, .warnings = warnings};
@@ -196,14 +200,14 @@ static bool header_written(const uint8_t *data, size_t size)
 
 int vt_dump_read_appended(const char *path, const uint8_t *data, size_t start, size_t size,
                           struct vt_dump_position *pos, const struct vt_event_sink *sink, void *ctx,
-                          struct vt_dump *dump)
+                          struct vt_dump *dump, FILE *warnings)
 {
     size_t stopped_at = 0;
     dump->path = path;
     if (pos->offset == 0) {
         if (start != 0 || !header_written(data, size))
             return 0;
-        if (read_header(path, data, size, dump) != 0)
+        if (read_header(path, data, size, dump, warnings) != 0)
             return -1;
         pos->offset = VT_HEADER_LEN;
     }
@@ -218,7 +222,7 @@ int vt_dump_read_appended(const char *path, const uint8_t *data, size_t start, s
                           .live = true};
     struct vt_belief b = {.path = path,
                           .dump = dump,
-                          .warnings = stderr,
+                          .warnings = warnings,
                           .time_ns = pos->time_ns,
                           .prev_address = pos->prev_address};
     enum vt_frame_status status = read_records(&b, &f, sink, ctx, NULL, &stopped_at);

@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "dump_model.h"
 
@@ -41,9 +42,10 @@ struct vt_dump_position {
  * written yet; a record length that is no varint ends the reading for
  * good (dump->unreadable_at). Returns 1 when it stopped at a record cut off
  * by the end of DATA, 0 otherwise, -1 after printing the error line as
- * vt_dump_read (no header). */
+ * vt_dump_read (no header). The warnings and that line go to WARNINGS
+ * (NULL: nowhere; dump->disbelieved still counts the records). */
 int vt_dump_read_appended(const char *path, const uint8_t *data, size_t start, size_t size,
                           struct vt_dump_position *pos, const struct vt_event_sink *sink, void *ctx,
-                          struct vt_dump *dump);
+                          struct vt_dump *dump, FILE *warnings);
 
 #endif
