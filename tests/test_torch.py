@@ -159,7 +159,7 @@ def first_printed_frames(text):
     failure) of a text report: {header: first frame line}."""
     out, header = {}, None
     for line in text.splitlines():
-        if re.match(r"(Leak|Growing|Failed|Live) ", line):
+        if re.match(r"(Leak|Growing|Failed|Live|Known framework memory,) ", line):
             header = line
         elif header and re.match(r"    #\d+ ", line):
             out[header], header = line.strip(), None
