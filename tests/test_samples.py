@@ -22,6 +22,7 @@ OUTPUTS = {
     "vmm_devices": None,  # the granularity
     "driver_module": "elements: 50000\n",
     "ipc_processes": "child: opened 3145728 bytes\nparent: saw the child's bytes\n",
+    "zerocopy_p2p": "zero copy and peers done\n",
 }
 
 
@@ -208,6 +209,23 @@ def case_driver_module():
     H.expect_eq("leak entries", len(H.leaks(rep)), 2)
     clean(rep, allocations=4, frees=2, leaked_bytes=D["ELEMENTS"] * 4, leaked_allocations=1,
           host_leaked_bytes=D["STAGING_BYTES"])
+
+
+def case_zerocopy_p2p():
+    """Mapped page-locked memory and peers: the mapped buffer leaks as host
+    memory (cudaHostAlloc), device 1's buffer, filled by cudaMemcpyPeer,
+    on device 1; the registration (a host range the tracer follows) was
+    undone and device 0's buffer freed."""
+    rep, _, D = traced("zerocopy_p2p")
+    src = source("zerocopy_p2p")
+    H.check_leak(rep, function="mapped_buffer()", source=src, tag="mapped",
+                 nbytes=D["MAPPED_BYTES"], api="cudaHostAlloc", kind="host",
+                 caller="zero_copy()")
+    H.check_leak(rep, function="peer_buffer()", source=src, tag="peer", nbytes=D["PEER_BYTES"],
+                 api="cudaMalloc", kind="device", device=1, caller="peer_to_peer()")
+    H.expect_eq("leak entries", len(H.leaks(rep)), 2)
+    clean(rep, allocations=4, frees=2, leaked_bytes=D["PEER_BYTES"], leaked_allocations=1,
+          host_leaked_bytes=D["MAPPED_BYTES"])
 
 
 def case_ipc_processes():
