@@ -98,6 +98,32 @@ def case_no_leaks_headline():
                 "vramtrace: no leaks; known framework memory held at the end: " + LIST)
 
 
+def case_several_dumps():
+    """The combined view of several dumps says the known memory of all."""
+    a, b = traced("known-only").dump, traced().dump
+    lines = cli("report", a, b).stdout.splitlines()
+    combined = lines.index("== combined: 2 processes ==")
+    H.expect_eq("combined", lines[combined + 1:combined + 3], [
+        "vramtrace: 4.0 MiB (4194304 bytes) of device memory leaked in 2 allocations, 0 failed "
+        "allocations, 0 invalid frees, over all processes",
+        "vramtrace: 144.0 MiB (150994944 bytes) of known framework memory held at the end (not "
+        "counted as leaked), over all processes"])
+
+
+def case_html():
+    """report --html says what known memory is held, never "All memory was
+    freed"."""
+    dump = traced("known-only").dump
+    page = os.path.join(H.tmpdir(), "report.html")
+    r = cli("report", "--html", page, dump)
+    H.expect_eq("status", r.returncode, 0)
+    with open(page) as f:
+        html = f.read()
+    H.expect("<p>Known framework memory held at the end, not counted as leaked: 72.0 MiB "
+             "(<code>vramtrace report</code> says what it is).</p>" in html, html[-3000:])
+    H.expect("All memory was freed" not in html, "the page says all memory was freed")
+
+
 def case_check_exit_status():
     """check and run --fail-on-leak pass on known memory alone; without the
     built-in list (--no-default-known) it is leaked."""

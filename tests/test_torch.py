@@ -110,6 +110,7 @@ def check_per_tensor(rep, api):
         H.expect_eq("%s: api" % tag, site["api"], api)
         H.expect_eq("%s: growth per step" % tag, site["bytes_per_interval"], nbytes)
         H.expect_eq("%s: peak live" % tag, site["peak_live_bytes"], STEPS * nbytes)
+        H.expect_eq("%s: a tensor, not known framework memory" % tag, site["known"], None)
 
 
 def case_loop_pytorch_tensors():
@@ -159,7 +160,7 @@ def first_printed_frames(text):
     failure) of a text report: {header: first frame line}."""
     out, header = {}, None
     for line in text.splitlines():
-        if re.match(r"(Leak|Growing|Failed|Live|Known framework memory,) ", line):
+        if re.match(r"(Leak|Growing|Failed|Live|Known) ", line):
             header = line
         elif header and re.match(r"    #\d+ ", line):
             out[header], header = line.strip(), None
@@ -303,7 +304,7 @@ def case_backward_growth():
     grow = [s for s in rep["sites"] if s["growing"]]
     H.expect_eq("one growing site: its rate, what it is", [
         (s["bytes_per_interval"], s["rate_intervals"], s["live_bytes"], s["known"]["label"],
-         s["known"]["during"]) for s in grow],
+         s["during"]) for s in grow],
         [(1 << 20, 2, 6 << 20, "PyTorch's cache", "during backward")])
     held = [lk for lk in H.leaks(rep) if lk["stack_id"] == grow[0]["stack_id"]][0]
     H.expect_eq("made on autograd's thread", [t["name"] for t in held["threads"]],
@@ -316,6 +317,21 @@ def case_backward_growth():
              "\"start\"" in text, text)
     H.expect("\n    PyTorch's cache grew during backward (on thread pt_autograd_0, which runs no "
              "Python) [known:DeviceCachingAllocator::alloc_block, built in]\n" in text, text)
+
+
+def case_backward_growth_per_tensor():
+    """The same loop with --pytorch-tensors: each kept gradient is one
+    cudaMallocAsync of 1 MiB a step on autograd's thread: not known memory,
+    and the report says when and where it was made."""
+    rep, r = cases_report("backward_growth", run_args=["--pytorch-tensors"])
+    grow = [s for s in rep["sites"] if s["growing"]]
+    H.expect_eq("one growing site", [
+        (s["bytes_per_interval"], s["rate_intervals"], s["live_bytes"], s["known"], s["during"])
+        for s in grow], [(1 << 20, 1, 5 << 20, None, "during backward")])
+    text = subprocess.run([H.vramtrace_exe(), "report", r.dump], env=H.base_env(),
+                          stdout=subprocess.PIPE, universal_newlines=True, check=True).stdout
+    H.expect("\n    allocated during backward (on thread pt_autograd_0, which runs no Python)\n"
+             in text, text)
 
 
 def case_expandable_segments():
@@ -344,6 +360,12 @@ def case_out_of_memory():
                 (768 << 20, 512 << 20, 512 << 20))
     H.expect_eq("holders", [(h["bytes"], script_line(h)) for h in oom["holders"]],
                 [(512 << 20, H.marker_line(CASES, "before_oom"))])
+    text = loop_text(r.dump)
+    H.expect_eq("the first printed frames", sorted(first_printed_frames(text).values()), [
+        "#14 oom (tests/python/torch_cases.py:%d)" % H.marker_line(CASES, "before_oom"),
+        "#14 oom (tests/python/torch_cases.py:%d)" % H.marker_line(CASES, "oom")])
+    H.expect_eq("the holders at the peak and at the out-of-memory, in text", holder_labels(text),
+                2 * ["oom (tests/python/torch_cases.py:%d)" % H.marker_line(CASES, "before_oom")])
 
 
 def case_cuda_graph():

@@ -448,6 +448,13 @@ static void leaks_table(const struct vt_report *r, FILE *out)
               out);
     else
         fputs("<h2 id=\"leaks\">Leaks at exit</h2>\n", out);
+    if (a->summary.known_bytes) { /* known framework memory is not freed either */
+        fputs("<p>Known framework memory held at the end, not counted as leaked: ", out);
+        put_size(a->summary.known_bytes, out);
+        fputs(" (<code>vramtrace report</code> says what it is).</p>\n", out);
+        if (a->nleaks == 0)
+            return;
+    }
     if (a->nleaks == 0 && a->summary.suppressed_bytes) { /* suppressed is not freed */
         fputs("<p>No unsuppressed leaks (", out);
         put_size(a->summary.suppressed_bytes, out);

@@ -177,7 +177,7 @@ static void write_threads(struct vt_json *j, const struct vt_report *r, const st
 }
 
 /* "known": what known framework memory it is (known_memory.h), or null. */
-static void write_known(struct vt_json *j, const struct vt_suppression *k, const char *during)
+static void write_known(struct vt_json *j, const struct vt_suppression *k)
 {
     vt_json_key(j, "known");
     if (!k) {
@@ -194,8 +194,6 @@ static void write_known(struct vt_json *j, const struct vt_suppression *k, const
     vt_json_key(j, "origin");
     vt_json_string(j, k->origin);
     write_uint_field(j, "line", k->line);
-    vt_json_key(j, "during");
-    vt_json_string(j, during);
     vt_json_end_object(j);
 }
 
@@ -220,7 +218,7 @@ static void write_leak_list(struct vt_json *j, const struct vt_report *r, bool t
         write_uint_field(j, "shutdown_freed_allocations", leak->shutdown_freed_allocations);
         write_site_fields(j, sites[i], labels[i], leak->kind, leak->device, leak->stack_id);
         write_threads(j, r, leak);
-        write_known(j, leak->known, NULL);
+        write_known(j, leak->known);
         vt_json_end_object(j);
     }
     vt_json_end_array(j);
@@ -342,8 +340,9 @@ static void write_sites(struct vt_json *j, const struct vt_report *r)
         write_uint_field(j, "call_ns", s->call_ns);
         write_growth_start(j, u, s);
         write_site_ref(j, r, r->site_order[i], labels[i]);
-        write_known(j, r->site_known[r->site_order[i]].known,
-                    r->site_known[r->site_order[i]].during);
+        write_known(j, r->site_known[r->site_order[i]].known);
+        vt_json_key(j, "during"); /* what a framework was doing: "during backward" */
+        vt_json_string(j, r->site_known[r->site_order[i]].during);
         vt_json_end_object(j);
     }
     vt_json_end_array(j);

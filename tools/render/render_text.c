@@ -516,11 +516,13 @@ static void print_growing_leak(const struct vt_report *r, const struct vt_usage_
     fprintf(out, ", %s live at the end", vt_human_size(s->live_bytes, size));
 }
 
-/* The thread a known leak of site S was made on, when not the main one. */
-static const char *known_site_thread(const struct vt_report *r, const struct vt_usage_site *s)
+/* The thread that made what site S held at the end (a leak or known
+ * memory), when that is one thread and not the main one. */
+static const char *site_thread(const struct vt_report *r, const struct vt_usage_site *s)
 {
-    for (size_t i = 0; i < r->analysis->nknown; i++) {
-        const struct vt_leak *l = &r->analysis->known_leaks[i];
+    const struct vt_analysis *a = r->analysis;
+    for (size_t i = 0; i < a->nleaks + a->nknown; i++) {
+        const struct vt_leak *l = i < a->nleaks ? &a->leaks[i] : &a->known_leaks[i - a->nleaks];
         if (l->stack_id == s->stack_id && l->api == s->api && l->kind == s->kind &&
             l->device == s->device && l->nthreads == 1 && l->threads[0].tid != r->dump->process.pid)
             return vt_dump_thread_name(r->dump, l->threads[0].tid);
@@ -536,23 +538,31 @@ static bool has_python_frame(const struct vt_site *site)
     return false;
 }
 
-/* What a growing site of known framework memory is: "PyTorch's cache grew
- * during backward (on thread pt_autograd_0, which runs no Python)". */
-static void print_growing_known(const struct vt_report *r, size_t index, FILE *out)
+/* What a growing site is, where its stack says: "PyTorch's cache grew
+ * during backward (on thread pt_autograd_0, which runs no Python)" for
+ * known framework memory, "allocated during backward (...)" else. */
+static void print_growing_what(const struct vt_report *r, size_t index, FILE *out)
 {
     const struct vt_site_known *k = &r->site_known[index];
-    if (!k->known)
+    if (!k->known && !k->during)
         return;
-    const char *thread = known_site_thread(r, &r->analysis->usage.sites[index]);
-    fprintf(out, "    %s grew%s%s", k->known->label, k->during ? " " : "",
-            k->during ? k->during : "");
+    const char *thread = site_thread(r, &r->analysis->usage.sites[index]);
+    if (k->known)
+        fprintf(out, "    %s grew", k->known->label);
+    else
+        fputs("    allocated", out);
+    if (k->during)
+        fprintf(out, " %s", k->during);
     if (thread && !has_python_frame(&r->usage_sites[index]))
         fprintf(out, " (on thread %s, which runs no Python)", thread);
     else if (thread)
         fprintf(out, " (on thread %s)", thread);
-    fputs(" [", out);
-    print_known_origin(k->known, out);
-    fputs("]\n", out);
+    if (k->known) {
+        fputs(" [", out);
+        print_known_origin(k->known, out);
+        fputc(']', out);
+    }
+    fputc('\n', out);
 }
 
 /* "(the last; 1.0 MiB/s)", or "(2.0 MiB over the last 2)" when the rise
@@ -592,7 +602,7 @@ static size_t print_growing(const struct vt_report *r, FILE *out)
         fprintf(out, ", via %s", vt_api_label(r->usage_sites[index].api));
         print_device(s->device, out);
         fprintf(out, " [%s]\n", vt_kind_name(s->kind));
-        print_growing_known(r, index, out);
+        print_growing_what(r, index, out);
         print_frames(&r->usage_sites[index], out);
     }
     return vt_usage_growing_sites(u) - printed;

@@ -312,6 +312,11 @@ static void print_combined(const struct combined *c, FILE *out)
             "processes\n",
             vt_human_size(c->total.leaked_bytes, size), c->total.leaked_bytes,
             c->total.leaked_allocations, c->total.failed_allocations, c->total.invalid_frees);
+    if (c->total.known_bytes)
+        fprintf(out,
+                "vramtrace: %s (%" PRIu64 " bytes) of known framework memory held at the end "
+                "(not counted as leaked), over all processes\n",
+                vt_human_size(c->total.known_bytes, size), c->total.known_bytes);
     print_processes(c, out);
     for (size_t i = 0; i < c->nuses; i += device_run(c, i)) {
         size_t n = device_run(c, i);
