@@ -22,6 +22,7 @@ OUTPUTS = {
     "vmm_devices": None,  # the granularity
     "driver_module": "elements: 50000\n",
     "ipc_processes": "child: opened 3145728 bytes\nparent: saw the child's bytes\n",
+    "zerocopy_p2p": "zero copy and peers done\n",
 }
 
 
@@ -210,11 +211,29 @@ def case_driver_module():
           host_leaked_bytes=D["STAGING_BYTES"])
 
 
+def case_zerocopy_p2p():
+    """Mapped page-locked memory and peers: the mapped buffer leaks as host
+    memory (cudaHostAlloc), device 1's buffer, filled by cudaMemcpyPeer,
+    on device 1; the registration (a host range the tracer follows) was
+    undone and device 0's buffer freed."""
+    rep, _, D = traced("zerocopy_p2p")
+    src = source("zerocopy_p2p")
+    H.check_leak(rep, function="mapped_buffer()", source=src, tag="mapped",
+                 nbytes=D["MAPPED_BYTES"], api="cudaHostAlloc", kind="host",
+                 caller="zero_copy()")
+    H.check_leak(rep, function="peer_buffer()", source=src, tag="peer", nbytes=D["PEER_BYTES"],
+                 api="cudaMalloc", kind="device", device=1, caller="peer_to_peer()")
+    H.expect_eq("leak entries", len(H.leaks(rep)), 2)
+    clean(rep, allocations=4, frees=2, leaked_bytes=D["PEER_BYTES"], leaked_allocations=1,
+          host_leaked_bytes=D["MAPPED_BYTES"])
+
+
 def case_ipc_processes():
     """IPC between two processes: the parent's exported buffer leaks in the
-    parent's dump; the child's mapping of it (cudaIpcOpenMemHandle, closed
-    with cudaIpcCloseMemHandle) is neither an allocation nor a free of the
-    child, whose dump holds only its own buffer."""
+    parent's dump, the second one it exported and freed does not; the
+    child's mappings of them (cudaIpcOpenMemHandle, closed with
+    cudaIpcCloseMemHandle) are neither allocations nor frees of the child,
+    whose dump holds only its own buffer."""
     name = "ipc_processes"
     src = source(name)
     D = H.c_defines(src)
@@ -229,14 +248,20 @@ def case_ipc_processes():
     parent = [x for x in reports if any(lk.get("bytes") == D["IPC_BYTES"] for lk in H.leaks(x))]
     H.expect_eq("dumps with the exported buffer's leak", len(parent), 1)
     child = [x for x in reports if x is not parent[0]][0]
-    for rep, function, tag, nbytes in ((parent[0], "exported()", "ipc_exported", D["IPC_BYTES"]),
-                                       (child, "child_own()", "ipc_child_own", D["CHILD_BYTES"])):
+    for rep, function, tag, nbytes, pairs in (
+            (parent[0], "exported()", "ipc_exported", D["IPC_BYTES"], 1),
+            (child, "child_own()", "ipc_child_own", D["CHILD_BYTES"], 0)):
         H.check_frame_shape(rep)
         H.check_leak(rep, function=function, source=src, tag=tag, nbytes=nbytes,
                      api="cudaMalloc", kind="device", caller=None)
         H.expect_eq(tag + ": leak entries", len(H.leaks(rep)), 1)
-        clean(rep, allocations=1, frees=0, leaked_bytes=nbytes, leaked_allocations=1,
+        clean(rep, allocations=1 + pairs, frees=pairs, leaked_bytes=nbytes, leaked_allocations=1,
               host_leaked_bytes=0)
+    freed_line = H.call_line(src, "ipc_freed")
+    freed = [x for x in parent[0]["sites"] if x["frames"][0].get("line") == freed_line]
+    H.expect_eq("the second exported buffer, freed by the parent: (bytes, live at exit)",
+                [(x.get("peak_live_bytes"), x.get("live_bytes")) for x in freed],
+                [(D["FREED_BYTES"], 0)])
 
 
 if __name__ == "__main__":

@@ -28,6 +28,17 @@ EXPORT cudaError_t cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src
     return cudaMemcpyAsync(dst, src, count, cudaMemcpyDeviceToDevice, stream);
 }
 
+EXPORT cudaError_t cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDevice,
+                                  size_t count)
+{
+    cudaError_t e = rt_init();
+    if (e != cudaSuccess)
+        return rt_error(e);
+    if (dstDevice < 0 || srcDevice < 0 || dstDevice >= rt_ndev || srcDevice >= rt_ndev)
+        return rt_error(cudaErrorInvalidDevice);
+    return cudaMemcpy(dst, src, count, cudaMemcpyDeviceToDevice);
+}
+
 EXPORT cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count, cudaStream_t stream)
 {
     CTX_OR_RETURN();

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* cudaHostRegister / cudaHostUnregister: the driver's, through
- * cuGetProcAddress as the real runtime reaches them. */
+/* cudaHostRegister / cudaHostUnregister, and the device's address of
+ * page-locked memory: the driver's, through cuGetProcAddress as the real
+ * runtime reaches them. */
 #include "cudart_internal.h"
 
 typedef CUresult (*register_fn)(void *, size_t, unsigned int);
@@ -10,6 +11,8 @@ static register_fn host_register;
 static unregister_fn host_unregister;
 RT_DRIVER_FN(host_register, "cuMemHostRegister", 6050)
 RT_DRIVER_FN(host_unregister, "cuMemHostUnregister", 4000)
+static CUresult (*device_pointer)(CUdeviceptr *, void *, unsigned int);
+RT_DRIVER_FN(device_pointer, "cuMemHostGetDevicePointer", 3020)
 
 EXPORT cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags)
 {
@@ -27,4 +30,19 @@ EXPORT cudaError_t cudaHostUnregister(void *ptr)
         return rt_error((cudaError_t)cudaErrorCallRequiresNewerDriver);
     CUresult r = host_unregister(ptr);
     return r == CUDA_SUCCESS ? cudaSuccess : rt_error(rt_map_error(r));
+}
+
+EXPORT cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost, unsigned int flags)
+{
+    if (!pDevice)
+        return rt_error(cudaErrorInvalidValue);
+    CTX_OR_RETURN();
+    if (!device_pointer)
+        return rt_error((cudaError_t)cudaErrorCallRequiresNewerDriver);
+    CUdeviceptr d;
+    CUresult r = device_pointer(&d, pHost, flags);
+    if (r != CUDA_SUCCESS)
+        return rt_error(rt_map_error(r));
+    *pDevice = (void *)(uintptr_t)d;
+    return cudaSuccess;
 }

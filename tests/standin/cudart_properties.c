@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Devices' attributes and properties, from the driver's attributes as the
- * real runtime reads them; peers, PCI bus ids, the profiler. */
+ * real runtime reads them; peers and their access, the devices' flags, PCI
+ * bus ids, the profiler. */
 #include "cudart_internal.h"
 
 #include <string.h>
@@ -126,15 +127,76 @@ EXPORT cudaError_t cudaDeviceCanAccessPeer(int *canAccessPeer, int device, int p
     return rt_error(rt_map_error(can_access_peer(canAccessPeer, device, peerDevice)));
 }
 
+/* Which peers each device's context may reach (bit p: device p), and the
+ * flags cudaSetDeviceFlags gave each device's primary context. */
+static unsigned peer_access[MAX_DEVICES];
+static unsigned device_flags[MAX_DEVICES];
+
+static cudaError_t peer_of_current(int peerDevice, int *device)
+{
+    cudaError_t e = rt_context();
+    if (e == cudaSuccess)
+        e = valid_device(peerDevice);
+    if (e == cudaSuccess && peerDevice == rt_device)
+        e = cudaErrorInvalidDevice;
+    *device = rt_device;
+    return e;
+}
+
 EXPORT cudaError_t cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags)
 {
+    int device;
     if (flags)
         return rt_error(cudaErrorInvalidValue);
-    CTX_OR_RETURN();
-    cudaError_t e = valid_device(peerDevice);
+    cudaError_t e = peer_of_current(peerDevice, &device);
     if (e != cudaSuccess)
         return rt_error(e);
-    return peerDevice == rt_device ? rt_error(cudaErrorInvalidDevice) : cudaSuccess;
+    unsigned bit = 1u << peerDevice;
+    unsigned before = __atomic_fetch_or(&peer_access[device], bit, __ATOMIC_ACQ_REL);
+    return before & bit ? rt_error(cudaErrorPeerAccessAlreadyEnabled) : cudaSuccess;
+}
+
+EXPORT cudaError_t cudaDeviceDisablePeerAccess(int peerDevice)
+{
+    int device;
+    cudaError_t e = peer_of_current(peerDevice, &device);
+    if (e != cudaSuccess)
+        return rt_error(e);
+    unsigned bit = 1u << peerDevice;
+    unsigned before = __atomic_fetch_and(&peer_access[device], ~bit, __ATOMIC_ACQ_REL);
+    return before & bit ? cudaSuccess : rt_error(cudaErrorPeerAccessNotEnabled);
+}
+
+/* The scheduling policy (one of them), cudaDeviceMapHost,
+ * cudaDeviceLmemResizeToMax, cudaDeviceSyncMemops. */
+#define DEVICE_FLAGS_VALID 0x9fu
+
+EXPORT cudaError_t cudaSetDeviceFlags(unsigned int flags)
+{
+    unsigned schedule = flags & 0x07u;
+    if ((flags & ~DEVICE_FLAGS_VALID) || (schedule && schedule != 1 && schedule != 2 &&
+                                          schedule != 4))
+        return rt_error(cudaErrorInvalidValue);
+    int device = rt_device < 0 ? 0 : rt_device;
+    cudaError_t e = valid_device(device);
+    if (e != cudaSuccess)
+        return rt_error(e);
+    __atomic_store_n(&device_flags[device], flags, __ATOMIC_RELEASE);
+    return cudaSuccess;
+}
+
+/* Host memory is always mapped (unified addressing), as the real runtime
+ * reports. */
+EXPORT cudaError_t cudaGetDeviceFlags(unsigned int *flags)
+{
+    if (!flags)
+        return rt_error(cudaErrorInvalidValue);
+    int device = rt_device < 0 ? 0 : rt_device;
+    cudaError_t e = valid_device(device);
+    if (e != cudaSuccess)
+        return rt_error(e);
+    *flags = __atomic_load_n(&device_flags[device], __ATOMIC_ACQUIRE) | cudaDeviceMapHost;
+    return cudaSuccess;
 }
 
 EXPORT cudaError_t cudaDeviceGetPCIBusId(char *pciBusId, int len, int device)

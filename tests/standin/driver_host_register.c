@@ -70,6 +70,25 @@ EXPORT CUresult cuMemHostUnregister(void *p)
     return CUDA_SUCCESS;
 }
 
+/* Page-locked memory (allocated or registered) has one address for host
+ * and device (unified addressing); other memory has none on the device. */
+EXPORT CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p, unsigned int Flags)
+{
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!pdptr || !p || Flags != 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&g_lock);
+    struct salloc *a = containing_locked((uintptr_t)p);
+    int locked = (a && a->kind == K_HOST) || overlaps_locked((uintptr_t)p, 1);
+    pthread_mutex_unlock(&g_lock);
+    if (!locked)
+        return CUDA_ERROR_INVALID_VALUE;
+    *pdptr = (CUdeviceptr)(uintptr_t)p;
+    return CUDA_SUCCESS;
+}
+
 /* The entry points cuGetProcAddress hands out (driver_proc.c). */
 PROC("cuMemHostRegister", 6050, cuMemHostRegister_v2)
 PROC("cuMemHostUnregister", 4000, cuMemHostUnregister)
+PROC("cuMemHostGetDevicePointer", 3020, cuMemHostGetDevicePointer_v2)

@@ -427,6 +427,7 @@ typedef struct CUctxCreateParams_st {
 #define cuMemsetD8 cuMemsetD8_v2
 #define cuArrayCreate cuArrayCreate_v2
 #define cuMemcpy2D cuMemcpy2D_v2
+#define cuMemHostGetDevicePointer cuMemHostGetDevicePointer_v2
 #define cuIpcOpenMemHandle cuIpcOpenMemHandle_v2
 #define cuMemcpy2DAsync cuMemcpy2DAsync_v2
 #define cuMemAdvise cuMemAdvise_v2
@@ -538,6 +539,7 @@ CUresult CUDAAPI cuMipmappedArrayCreate(CUmipmappedArray *pHandle,
                                         unsigned int numMipmapLevels);
 CUresult CUDAAPI cuMipmappedArrayDestroy(CUmipmappedArray hMipmappedArray);
 CUresult CUDAAPI cuMemcpy2D_v2(const CUDA_MEMCPY2D *pCopy);
+CUresult CUDAAPI cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p, unsigned int Flags);
 CUresult CUDAAPI cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdeviceptr dptr);
 CUresult CUDAAPI cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle handle,
                                        unsigned int Flags);

@@ -563,6 +563,13 @@ enum cudaFuncAttribute {
 #define cudaHostAllocWriteCombined 0x04
 #define cudaMemAttachGlobal 0x01
 #define cudaMemAttachHost 0x02
+#define cudaDeviceScheduleAuto 0x00
+#define cudaDeviceScheduleSpin 0x01
+#define cudaDeviceScheduleYield 0x02
+#define cudaDeviceScheduleBlockingSync 0x04
+#define cudaDeviceMapHost 0x08
+#define cudaDeviceLmemResizeToMax 0x10
+#define cudaDeviceSyncMemops 0x80
 #define cudaMemAttachSingle 0x04
 #define cudaArrayDefault 0x00
 #define cudaStreamDefault 0x00
