@@ -98,6 +98,25 @@ def case_no_leaks_headline():
                 "vramtrace: no leaks; known framework memory held at the end: " + LIST)
 
 
+def case_host_memory_apart():
+    """XLA's BFC allocators of device and of page-locked host memory: the
+    device headline names only the device's 8 MiB, the host's 2 MiB are
+    said with the host memory, never summed with it (a real JAX run on an
+    H200 read "128.0 MiB by XLA's BFC allocator" beside a device peak of
+    126 MiB)."""
+    dump = traced("xla-host").dump
+    s = H.report(dump)["summary"]
+    H.expect_eq("known device, host", (s["known_bytes"], s["known_allocations"],
+                                       s["host_known_bytes"], s["host_known_allocations"]),
+                (8 * MIB, 1, 2 * MIB, 1))
+    H.expect_eq("leaked device, host", (s["leaked_bytes"], s["host_leaked_bytes"]), (0, 0))
+    H.expect_eq("headline", cli("report", dump).stdout.splitlines()[0],
+                "vramtrace: no leaks; known framework memory held at the end: 8.0 MiB by XLA's "
+                "BFC allocator (peak 8.0 MiB on device 0, 2 allocations, 0 frees, 0 failed, "
+                "0 invalid frees); page-locked host memory: peak 2.0 MiB, known framework memory "
+                "held at the end: 2.0 MiB by XLA's BFC allocator")
+
+
 def case_several_dumps():
     """The combined view of several dumps says the known memory of all."""
     a, b = traced("known-only").dump, traced().dump

@@ -3,7 +3,8 @@
 // (tools/analyze/known_memory.c): functions named as in PyTorch, CuPy and
 // XLA, each allocating what its namesake keeps on purpose, beside a leak of
 // the program's own and an arena of its own (labelled by a user's pattern
-// file in tests/test_known.py). With "known-only", only the frameworks'.
+// file in tests/test_known.py). With "known-only", only the frameworks';
+// with "xla-host", XLA's device and page-locked host pools alone.
 #include <cstring>
 
 #include "cuda_malloc.h"
@@ -40,7 +41,12 @@ __pyx_f_4cupy_4cuda_6memory_22SingleDeviceMemoryPool__alloc(std::size_t size)
 
 namespace tsl {
 struct BFCAllocator {
-    __attribute__((noinline)) bool Extend(std::size_t size) { return device(size) != nullptr; }
+    bool host; // XLA keeps a BFC allocator of page-locked host memory too
+    __attribute__((noinline)) bool Extend(std::size_t size)
+    {
+        void *p = nullptr;
+        return host ? cudaHostAlloc(&p, size, 0) == 0 : device(size) != nullptr;
+    }
 };
 } // namespace tsl
 
@@ -50,7 +56,9 @@ __attribute__((noinline)) static void *user_leak(std::size_t size) { return devi
 int main(int argc, char **argv)
 {
     c10::cuda::CUDACachingAllocator::Native::DeviceCachingAllocator cache;
-    tsl::BFCAllocator bfc;
+    tsl::BFCAllocator bfc{false}, host_bfc{true};
+    if (argc > 1 && std::strcmp(argv[1], "xla-host") == 0) /* JAX's two pools */
+        return bfc.Extend(8 * MIB) && host_bfc.Extend(2 * MIB) ? 0 : 99;
     bool known_only = argc > 1 && std::strcmp(argv[1], "known-only") == 0;
     if (!at::cuda::allocateCUDABlasWorkspace() || !cache.alloc_block(20 * MIB) ||
         !__pyx_f_4cupy_4cuda_6memory_22SingleDeviceMemoryPool__alloc(12 * MIB) ||

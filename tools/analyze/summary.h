@@ -22,6 +22,7 @@ struct vt_summary {
     uint64_t teardown_freed_bytes, teardown_freed_allocations;
     uint64_t suppressed_bytes, suppressed_allocations; /* left out of the above */
     uint64_t known_bytes, known_allocations;           /* known framework memory: left out too */
+    uint64_t host_known_bytes, host_known_allocations; /* page-locked host memory of those */
     /* device + managed held when the Python script ended and freed by the
      * interpreter's shutdown after (counted as leaked: held to the end) */
     uint64_t shutdown_freed_bytes, shutdown_freed_allocations;

@@ -130,6 +130,8 @@ void vt_render_json_summary(struct vt_json *j, const struct vt_summary *s)
     write_uint_field(j, "suppressed_allocations", s->suppressed_allocations);
     write_uint_field(j, "known_bytes", s->known_bytes);
     write_uint_field(j, "known_allocations", s->known_allocations);
+    write_uint_field(j, "host_known_bytes", s->host_known_bytes);
+    write_uint_field(j, "host_known_allocations", s->host_known_allocations);
     write_uint_field(j, "live_at_end_bytes", s->live_at_end_bytes);
     write_uint_field(j, "live_at_end_allocations", s->live_at_end_allocations);
     write_uint_field(j, "shutdown_freed_bytes", s->shutdown_freed_bytes);

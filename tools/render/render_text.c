@@ -240,8 +240,9 @@ static void print_known_entry(const struct vt_report *r, const struct vt_leak *l
 }
 
 /* "32.0 MiB by PyTorch's cuBLAS workspace, 22.0 MiB by PyTorch's cache":
- * the known memory held at the end, per label, the most first. */
-static void print_known_list(const struct vt_report *r, FILE *out)
+ * the known memory held at the end, per label, the most first; device (and
+ * managed) memory, or page-locked host memory, never the two summed. */
+static void print_known_list(const struct vt_report *r, bool device, FILE *out)
 {
     const struct vt_analysis *a = r->analysis;
     const char **labels = vt_xcalloc(a->nknown ? a->nknown : 1, sizeof *labels);
@@ -249,6 +250,8 @@ static void print_known_list(const struct vt_report *r, FILE *out)
     size_t n = 0;
     for (size_t i = 0; i < a->nknown; i++) {
         size_t k = 0;
+        if (vt_kind_counts_as_vram(a->known_leaks[i].kind) != device)
+            continue;
         while (k < n && strcmp(labels[k], a->known_leaks[i].known->label) != 0)
             k++;
         if (k == n)
@@ -349,15 +352,19 @@ static void print_host_totals(const struct vt_report *r, FILE *out)
 {
     char size[32];
     uint64_t count, bytes = host_left(r, &count);
+    uint64_t known = r->analysis->summary.host_known_bytes;
     fprintf(out, "; page-locked host memory: peak %s",
             vt_human_size(r->analysis->summary.host_peak_bytes, size));
-    if (!bytes) {
+    if (!bytes && !known)
         fputs(", all freed", out);
-        return;
+    if (bytes)
+        fprintf(out, ", %s (%" PRIu64 " %s) %s in %" PRIu64 " %s", vt_human_size(bytes, size),
+                bytes, BYTES(bytes), r->live_not_leaked ? "still allocated" : "leaked", count,
+                plural(count, "allocation", "allocations"));
+    if (known) {
+        fputs(", known framework memory held at the end: ", out);
+        print_known_list(r, false, out);
     }
-    fprintf(out, ", %s (%" PRIu64 " %s) %s in %" PRIu64 " %s", vt_human_size(bytes, size), bytes,
-            BYTES(bytes), r->live_not_leaked ? "still allocated" : "leaked", count,
-            plural(count, "allocation", "allocations"));
 }
 
 static void print_summary(const struct vt_report *r, FILE *out)
@@ -379,7 +386,7 @@ static void print_summary(const struct vt_report *r, FILE *out)
         print_leak_headline(r, bytes, count, device_sites, out);
     else if (s->known_bytes) {
         fputs("vramtrace: no leaks; known framework memory held at the end: ", out);
-        print_known_list(r, out);
+        print_known_list(r, true, out);
     } else if (host_only)
         fputs("vramtrace: no device memory was allocated, only page-locked host memory", out);
     else if (s->suppressed_bytes) /* suppressed is not freed */
@@ -396,7 +403,7 @@ static void print_summary(const struct vt_report *r, FILE *out)
     if (count && s->known_bytes) {
         fputs("vramtrace: also held at the end, known framework memory (not counted as leaked): ",
               out);
-        print_known_list(r, out);
+        print_known_list(r, true, out);
         fputc('\n', out);
     }
 }

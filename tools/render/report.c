@@ -98,7 +98,10 @@ static void sort_out_known(struct vt_analysis *a, struct vt_symbolizer *sym,
             continue;
         }
         a->leaks[i].known = match;
-        take_out(s, &a->leaks[i], &s->known_bytes, &s->known_allocations);
+        if (vt_kind_counts_as_vram(a->leaks[i].kind))
+            take_out(s, &a->leaks[i], &s->known_bytes, &s->known_allocations);
+        else
+            take_out(s, &a->leaks[i], &s->host_known_bytes, &s->host_known_allocations);
         a->known_leaks[a->nknown++] = a->leaks[i];
     }
     a->nleaks = kept;

@@ -135,6 +135,8 @@ static void add_total(struct vt_summary *t, const struct vt_summary *s)
     t->suppressed_allocations += s->suppressed_allocations;
     t->known_bytes += s->known_bytes;
     t->known_allocations += s->known_allocations;
+    t->host_known_bytes += s->host_known_bytes;
+    t->host_known_allocations += s->host_known_allocations;
     t->live_at_end_bytes += s->live_at_end_bytes;
     t->live_at_end_allocations += s->live_at_end_allocations;
     t->shutdown_freed_bytes += s->shutdown_freed_bytes;
