@@ -160,7 +160,7 @@ def first_printed_frames(text):
     failure) of a text report: {header: first frame line}."""
     out, header = {}, None
     for line in text.splitlines():
-        if re.match(r"(Leak|Growing|Failed|Live|Known framework memory,) ", line):
+        if re.match(r"(Leak|Growing|Failed|Live|Known) ", line):
             header = line
         elif header and re.match(r"    #\d+ ", line):
             out[header], header = line.strip(), None
@@ -360,6 +360,12 @@ def case_out_of_memory():
                 (768 << 20, 512 << 20, 512 << 20))
     H.expect_eq("holders", [(h["bytes"], script_line(h)) for h in oom["holders"]],
                 [(512 << 20, H.marker_line(CASES, "before_oom"))])
+    text = loop_text(r.dump)
+    H.expect_eq("the first printed frames", sorted(first_printed_frames(text).values()), [
+        "#14 oom (tests/python/torch_cases.py:%d)" % H.marker_line(CASES, "before_oom"),
+        "#14 oom (tests/python/torch_cases.py:%d)" % H.marker_line(CASES, "oom")])
+    H.expect_eq("the holders at the peak and at the out-of-memory, in text", holder_labels(text),
+                2 * ["oom (tests/python/torch_cases.py:%d)" % H.marker_line(CASES, "before_oom")])
 
 
 def case_cuda_graph():

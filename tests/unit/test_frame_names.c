@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cxx_names.h"
+#include "frames.h"
 #include "frameworks.h"
 #include "unit_check.h"
 
@@ -63,6 +64,20 @@ static void check_frameworks(void)
     CHECK("none's id", !vt_framework_id(VT_FRAMEWORK_NONE));
 }
 
+/* Start-up code the C and C++ libraries do not name is a runtime frame. */
+static void check_runtime(void)
+{
+    struct vt_frame libc = {.module = "/lib/x86_64-linux-gnu/libc.so.6", .offset = 0x2a1ca};
+    struct vt_frame libstdcxx = {.module = "/lib/x86_64-linux-gnu/libstdc++.so.6"};
+    struct vt_frame named = {.function = "operator new(unsigned long)",
+                             .module = "/lib/x86_64-linux-gnu/libstdc++.so.6"};
+    struct vt_frame qsort = {.function = "qsort", .module = "/lib/x86_64-linux-gnu/libc.so.6"};
+    CHECK("unnamed libc frame", vt_frame_is_runtime(&libc));
+    CHECK("unnamed libstdc++ frame", vt_frame_is_runtime(&libstdcxx));
+    CHECK("operator new", !vt_frame_is_runtime(&named));
+    CHECK("qsort", !vt_frame_is_runtime(&qsort));
+}
+
 static void check_short(const char *name, bool params, const char *want)
 {
     char buf[VT_SHORT_NAME_MAX];
@@ -109,6 +124,7 @@ static void check_short_names(void)
 int main(void)
 {
     check_frameworks();
+    check_runtime();
     check_short_names();
     return unit_result("frame_names");
 }

@@ -333,8 +333,11 @@ static bool is_runtime_native(const struct vt_frame *f)
     if (f->module && (has_prefix(f->module, "ld-linux") || has_prefix(f->module, "ld.so") ||
                       has_prefix(f->module, "ld64.so")))
         return true;
-    /* the C library names its exported functions: one it does not name is
-     * its start-up code (__libc_start_call_main, start_thread, clone3) */
+    /* the C and C++ libraries name their exported functions: one they do not
+     * name is their start-up code (__libc_start_call_main, start_thread,
+     * clone3, std::thread's execute_native_thread_routine) */
+    if (f->module && has_prefix(f->module, "libstdc++.so"))
+        return !f->function || !strcmp(f->function, "execute_native_thread_routine");
     return f->module && has_prefix(f->module, "libc.so") &&
            (!f->function ||
             is_name(f->function, thread_start, sizeof thread_start / sizeof thread_start[0]));

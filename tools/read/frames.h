@@ -39,10 +39,11 @@ void vt_site_free(struct vt_site *site);
 void vt_frames_show_interpreter(bool show);
 
 /* A frame of the machinery around the program rather than of the program or
- * its libraries: the C library's process and thread start-up, the dynamic
- * loader, pytest/pluggy/unittest (and xdist/execnet), and the interpreter's
- * own Python code (runpy, importlib, threading's bootstrap, asyncio's loop,
- * concurrent.futures and multiprocessing workers). */
+ * its libraries: the C library's process and thread start-up (std::thread's
+ * too), the dynamic loader, pytest/pluggy/unittest (and xdist/execnet), and
+ * the interpreter's own Python code (runpy, importlib, threading's
+ * bootstrap, asyncio's loop, concurrent.futures and multiprocessing
+ * workers). */
 bool vt_frame_is_runtime(const struct vt_frame *f);
 
 /* How text and HTML show stacks (JSON always has every frame, marked):
