@@ -51,73 +51,66 @@ static void take_out(struct vt_summary *s, const struct vt_leak *leak, uint64_t 
     *allocations += leak->allocations;
 }
 
-/* The first pattern of LIST that one of LEAK's frames (all of them) matches. */
-static struct vt_suppression *matching(struct vt_suppressions *list, const struct vt_leak *leak,
-                                       struct vt_symbolizer *sym, const struct vt_dump *dump)
+/* Tallies LEAK at the pattern it matched. */
+static void tally(struct vt_suppression *match, const struct vt_leak *leak)
 {
-    struct vt_site all;
-    vt_site_all_frames(sym, dump, leak->stack_id, &all);
-    struct vt_suppression *match = vt_suppressions_match(list, all.frames, all.nframes);
-    vt_site_free(&all);
-    if (match) {
-        match->count += leak->allocations;
-        match->total_count += leak->allocations;
-        match->bytes += leak->bytes;
-    }
-    return match;
+    match->count += leak->allocations;
+    match->total_count += leak->allocations;
+    match->bytes += leak->bytes;
 }
 
-/* Leaves out the leaks that a suppression matches, tallying them there. */
-static void suppress_leaks(struct vt_analysis *a, struct vt_symbolizer *sym,
-                           const struct vt_dump *dump, struct vt_suppressions *sups)
+/* Leaves out the leaks that a suppression matches, tallying them there, and
+ * moves those of known framework memory to known_leaks, labelled (either
+ * list may be NULL). One pass: a leak's whole stack is made once. */
+static void sort_leaks(struct vt_analysis *a, struct vt_symbolizer *sym, const struct vt_dump *dump,
+                       struct vt_suppressions *sups, struct vt_suppressions *known)
 {
     size_t kept = 0;
     struct vt_summary *s = &a->summary;
-    vt_suppressions_reset_counts(sups);
-    for (size_t i = 0; i < a->nleaks; i++) {
-        if (!matching(sups, &a->leaks[i], sym, dump))
-            a->leaks[kept++] = a->leaks[i];
-        else
-            take_out(s, &a->leaks[i], &s->suppressed_bytes, &s->suppressed_allocations);
-    }
-    a->nleaks = kept;
-}
-
-/* Moves the leaks of known framework memory to known_leaks, labelled. */
-static void sort_out_known(struct vt_analysis *a, struct vt_symbolizer *sym,
-                           const struct vt_dump *dump, struct vt_suppressions *known)
-{
-    size_t kept = 0;
-    struct vt_summary *s = &a->summary;
-    vt_suppressions_reset_counts(known);
+    if (sups)
+        vt_suppressions_reset_counts(sups);
+    if (known)
+        vt_suppressions_reset_counts(known);
     a->known_leaks = vt_xcalloc(a->nleaks ? a->nleaks : 1, sizeof *a->known_leaks);
     for (size_t i = 0; i < a->nleaks; i++) {
-        struct vt_suppression *match = matching(known, &a->leaks[i], sym, dump);
-        if (!match) {
-            a->leaks[kept++] = a->leaks[i];
-            continue;
+        struct vt_leak *leak = &a->leaks[i];
+        struct vt_site all;
+        vt_site_all_frames(sym, dump, leak->stack_id, &all);
+        struct vt_suppression *suppressed =
+            sups ? vt_suppressions_match(sups, all.frames, all.nframes) : NULL;
+        struct vt_suppression *k =
+            !suppressed && known ? vt_suppressions_match(known, all.frames, all.nframes) : NULL;
+        vt_site_free(&all);
+        leak->known = k;
+        if (suppressed) {
+            tally(suppressed, leak);
+            take_out(s, leak, &s->suppressed_bytes, &s->suppressed_allocations);
+        } else if (k) {
+            tally(k, leak);
+            if (vt_kind_counts_as_vram(leak->kind))
+                take_out(s, leak, &s->known_bytes, &s->known_allocations);
+            else
+                take_out(s, leak, &s->host_known_bytes, &s->host_known_allocations);
+            a->known_leaks[a->nknown++] = *leak;
+        } else {
+            a->leaks[kept++] = *leak;
         }
-        a->leaks[i].known = match;
-        if (vt_kind_counts_as_vram(a->leaks[i].kind))
-            take_out(s, &a->leaks[i], &s->known_bytes, &s->known_allocations);
-        else
-            take_out(s, &a->leaks[i], &s->host_known_bytes, &s->host_known_allocations);
-        a->known_leaks[a->nknown++] = a->leaks[i];
     }
     a->nleaks = kept;
 }
 
-/* What known framework memory the shown usage sites are, and what the
- * framework was doing when they allocated. */
+/* What known framework memory the shown growing sites are, and what the
+ * framework was doing when they allocated (what the growth entries say;
+ * growing sites come first in site_order). */
 static struct vt_site_known *sites_known(const struct vt_report *r, struct vt_suppressions *known)
 {
     const struct vt_usage *u = &r->analysis->usage;
     struct vt_site_known *out = vt_xcalloc(u->nsites ? u->nsites : 1, sizeof *out);
-    for (size_t i = 0; known && i < r->sites_shown; i++) {
+    for (size_t i = 0; i < r->sites_shown && u->sites[r->site_order[i]].growing; i++) {
         struct vt_site all;
         size_t index = r->site_order[i];
         vt_site_all_frames(r->sym, r->dump, u->sites[index].stack_id, &all);
-        out[index].known = vt_suppressions_match(known, all.frames, all.nframes);
+        out[index].known = known ? vt_suppressions_match(known, all.frames, all.nframes) : NULL;
         out[index].during = vt_known_during(all.frames, all.nframes);
         vt_site_free(&all);
     }
@@ -374,10 +367,8 @@ void vt_report_build(const char *path, const struct vt_report_options *opts,
     vt_analysis_finish(&l->analysis);
     if (!l->sym)
         l->sym = vt_symbolizer_new(&l->dump);
-    if (opts->suppressions)
-        suppress_leaks(&l->analysis, l->sym, &l->dump, opts->suppressions);
-    if (opts->known)
-        sort_out_known(&l->analysis, l->sym, &l->dump, opts->known);
+    if (opts->suppressions || opts->known)
+        sort_leaks(&l->analysis, l->sym, &l->dump, opts->suppressions, opts->known);
     struct vt_ending ending = vt_dump_ending(&l->dump);
     bool live_not_leaked = !vt_ending_judges_leaks(&ending);
     judge_ending(&l->analysis.summary, live_not_leaked);
