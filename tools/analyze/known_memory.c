@@ -1,9 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "known_memory.h"
 
-#include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #define CUBLAS_WORKSPACE "PyTorch's cuBLAS workspace"
@@ -65,30 +63,9 @@ static void add_line(struct vt_suppressions *k, char *text, const char *path, si
 
 int vt_known_load(struct vt_suppressions *k, const char *path)
 {
-    FILE *f = fopen(path, "r");
-    char *line = NULL;
-    size_t cap = 0, lineno = 0;
-    int result = 0;
-    if (!f) {
-        fprintf(stderr, "vramtrace: %s: cannot read known patterns: %s\n", path, strerror(errno));
-        return -1;
-    }
-    while (getline(&line, &cap, f) > 0) {
-        char *text = vt_pattern_line_text(line);
-        lineno++;
-        if (!*text)
-            continue;
-        if (strncmp(text, "known:", 6) || !text[6] || text[6] == ' ' || text[6] == '\t') {
-            fprintf(stderr, "vramtrace: %s:%zu: expected 'known:PATTERN [LABEL]', got '%s'\n", path,
-                    lineno, text);
-            result = -1;
-            break;
-        }
-        add_line(k, text + 6, path, lineno);
-    }
-    free(line);
-    fclose(f);
-    return result;
+    static const struct vt_pattern_file known = {"known patterns",
+                                                 "known:", "known:PATTERN [LABEL]", add_line};
+    return vt_pattern_file_load(k, &known, path);
 }
 
 const char *vt_known_during(const struct vt_frame *const *frames, size_t n)

@@ -66,7 +66,7 @@ void vt_suppressions_add_defaults(struct vt_suppressions *s)
 }
 
 /* Patterns hold no '#'. */
-char *vt_pattern_line_text(char *line)
+static char *pattern_line_text(char *line)
 {
     line[strcspn(line, "#\r\n")] = '\0';
     while (*line == ' ' || *line == '\t')
@@ -77,32 +77,46 @@ char *vt_pattern_line_text(char *line)
     return line;
 }
 
-int vt_suppressions_load(struct vt_suppressions *s, const char *path)
+int vt_pattern_file_load(struct vt_suppressions *s, const struct vt_pattern_file *kind,
+                         const char *path)
 {
     FILE *f = fopen(path, "r");
     char *line = NULL;
-    size_t cap = 0, lineno = 0;
+    size_t cap = 0, lineno = 0, prefix = strlen(kind->prefix);
     int result = 0;
     if (!f) {
-        fprintf(stderr, "vramtrace: %s: cannot read suppressions: %s\n", path, strerror(errno));
+        fprintf(stderr, "vramtrace: %s: cannot read %s: %s\n", path, kind->what, strerror(errno));
         return -1;
     }
     while (getline(&line, &cap, f) > 0) {
-        char *text = vt_pattern_line_text(line);
+        char *text = pattern_line_text(line);
         lineno++;
         if (!*text)
             continue;
-        if (strncmp(text, "leak:", 5) || !text[5]) {
-            fprintf(stderr, "vramtrace: %s:%zu: expected 'leak:PATTERN', got '%s'\n", path, lineno,
-                    text);
+        if (strncmp(text, kind->prefix, prefix) || !text[prefix] || text[prefix] == ' ' ||
+            text[prefix] == '\t') {
+            fprintf(stderr, "vramtrace: %s:%zu: expected '%s', got '%s'\n", path, lineno,
+                    kind->expected, text);
             result = -1;
             break;
         }
-        vt_suppressions_add(s, text + 5, strlen(text + 5), NULL, path, lineno);
+        kind->add(s, text + prefix, path, lineno);
     }
     free(line);
     fclose(f);
     return result;
+}
+
+static void add_suppression(struct vt_suppressions *s, char *text, const char *path, size_t line)
+{
+    vt_suppressions_add(s, text, strlen(text), NULL, path, line);
+}
+
+int vt_suppressions_load(struct vt_suppressions *s, const char *path)
+{
+    static const struct vt_pattern_file suppressions = {"suppressions", "leak:", "leak:PATTERN",
+                                                        add_suppression};
+    return vt_pattern_file_load(s, &suppressions, path);
 }
 
 /* Does [p, pend), with '*' globs, match the text from T on: all of it up

@@ -42,9 +42,18 @@ void vt_suppressions_add_defaults(struct vt_suppressions *s);
 /* Adds PATTERN (LEN bytes), from ORIGIN's LINE, labelled LABEL (copied; or NULL). */
 void vt_suppressions_add(struct vt_suppressions *s, const char *pattern, size_t len,
                          const char *label, const char *origin, size_t line);
-/* The text of a pattern file's LINE without its comment ('#' to the end)
- * and surrounding blanks (LINE is cut short). */
-char *vt_pattern_line_text(char *line);
+/* A kind of pattern file: lines "PREFIX..." (a '#' starts a comment),
+ * each added to a list by ADD with the text after PREFIX. */
+struct vt_pattern_file {
+    const char *what;     /* "suppressions": for the error line */
+    const char *prefix;   /* "leak:" */
+    const char *expected; /* "leak:PATTERN": what a line must look like */
+    void (*add)(struct vt_suppressions *s, char *text, const char *path, size_t line);
+};
+/* Adds every line of PATH, a file of KIND. Returns 0, or -1 after one line
+ * on stderr naming the file (and the line, for a line not of KIND). */
+int vt_pattern_file_load(struct vt_suppressions *s, const struct vt_pattern_file *kind,
+                         const char *path);
 /* Adds every pattern of PATH. Returns 0, or -1 after one line on stderr
  * naming the file (and the line, for a line that is not "leak:PATTERN"). */
 int vt_suppressions_load(struct vt_suppressions *s, const char *path);
