@@ -11,3 +11,37 @@ lib="$PWD/$build/libvramtrace.so"
 export VRAMTRACE_QUIET=1 # the traced runs' line naming their dump is not the benchmark's output
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
+
+# instructions plain|traced|LIBRARY CMD...: instructions the whole run
+# executed (callgrind, with the options in callgrind_args); traced preloads
+# this build's tracer, LIBRARY another one.
+callgrind_args=()
+instructions() {
+    local what=$1 env=()
+    shift
+    [ "$what" = traced ] && what=$lib
+    [ "$what" != plain ] && env=(LD_PRELOAD="$what" VRAMTRACE_OUTPUT="$out/i.%p.vtr")
+    env "${env[@]}" valgrind --tool=callgrind "${callgrind_args[@]}" \
+        --callgrind-out-file="$out/cg.%p" "$@" 2>&1 >/dev/null |
+        awk '/refs:/ { gsub(",", "", $NF); print $NF }'
+    rm -f "$out"/i.*.vtr "$out"/cg.*
+}
+
+# instructions_per_pair LABEL N CMD-BEFORE-PAIRS... -- CMD-AFTER-PAIRS...:
+# instructions per alloc/free pair untraced, traced and added, from runs of
+# N and 2N pairs (the difference leaves start-up and exit out).
+instructions_per_pair() {
+    local label=$1 n=$2 before=() after=()
+    shift 2
+    while [ "$1" != -- ]; do before+=("$1"); shift; done
+    shift
+    after=("$@")
+    local p1 p2 t1 t2
+    p1=$(instructions plain "${before[@]}" "$n" "${after[@]}")
+    p2=$(instructions plain "${before[@]}" $((2 * n)) "${after[@]}")
+    t1=$(instructions traced "${before[@]}" "$n" "${after[@]}")
+    t2=$(instructions traced "${before[@]}" $((2 * n)) "${after[@]}")
+    awk -v l="$label" -v n="$n" -v p1="$p1" -v p2="$p2" -v t1="$t1" -v t2="$t2" 'BEGIN {
+        printf "%-34s untraced %6.0f  traced %6.0f  added %6.0f instructions per pair\n",
+               l, (p2 - p1) / n, (t2 - t1) / n, ((t2 - t1) - (p2 - p1)) / n }'
+}

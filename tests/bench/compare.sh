@@ -47,26 +47,20 @@ stats() {
         awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)], v[1] }'
 }
 
-# instructions LIB|plain N: the whole run's instructions
-instructions() {
-    local env=()
-    [ "$1" != plain ] && env=(LD_PRELOAD="$1" VRAMTRACE_OUTPUT="$out/i.%p.vtr")
-    env "${env[@]}" valgrind --tool=callgrind --callgrind-out-file="$out/cg.%p" \
-        "$bench" "$2" "$depth" 1 2>&1 >/dev/null | awk '/refs:/ { gsub(",", "", $NF); print $NF }'
-    rm -f "$out"/i.*.vtr "$out"/cg.*
-}
+# pair_instructions plain|LIBRARY PAIRS: the benchmark's instructions (common.sh)
+pair_instructions() { instructions "$1" "$bench" "$2" "$depth" 1; }
 
 read -r plain_median plain_min <<<"$(stats plain)"
 echo "$(nproc) cores; depth $depth, $threads thread(s), $rounds rounds; untraced $plain_median ns per pair (median)"
 if command -v valgrind >/dev/null; then
-    p=$(($(instructions plain 40000) - $(instructions plain 20000)))
+    p=$(($(pair_instructions plain 40000) - $(pair_instructions plain 20000)))
 fi
 for l in "${libs[@]}"; do
     read -r median min <<<"$(stats "$l")"
     line=$(awk -v l="$l" -v m="$median" -v n="$min" -v pm="$plain_median" -v pn="$plain_min" 'BEGIN {
         printf "%s\n    added %.1f ns (median), %.1f ns (minima), ratio %.2fx", l, m - pm, n - pn, m / pm }')
     if [ -n "${p:-}" ]; then
-        t=$(($(instructions "$l" 40000) - $(instructions "$l" 20000)))
+        t=$(($(pair_instructions "$l" 40000) - $(pair_instructions "$l" 20000)))
         line="$line, $(((t - p) / 20000)) instructions"
     fi
     echo "$line"

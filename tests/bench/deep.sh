@@ -54,40 +54,13 @@ wall() {
                      l, p[m], t[m], t[m] - p[m], t[m] / p[m], t[1] - p[1] }'
 }
 
-# instructions traced|plain CMD...: instructions the whole run executed.
-instructions() {
-    local mode=$1 env=()
-    shift
-    [ "$mode" = traced ] && env=(LD_PRELOAD="$lib" VRAMTRACE_OUTPUT="$out/i.%p.vtr")
-    env "${env[@]}" valgrind --tool=callgrind --callgrind-out-file="$out/cg.%p" "$@" \
-        2>&1 >/dev/null | awk '/refs:/ { gsub(",", "", $NF); print $NF }'
-    rm -f "$out"/i.*.vtr "$out"/cg.*
-}
-
-# counted LABEL N CMD-BEFORE-PAIRS... -- CMD-AFTER-PAIRS...
-counted() {
-    local label=$1 n=$2 before=() after=()
-    shift 2
-    while [ "$1" != -- ]; do before+=("$1"); shift; done
-    shift
-    after=("$@")
-    local p1 p2 t1 t2
-    p1=$(instructions plain "${before[@]}" "$n" "${after[@]}")
-    p2=$(instructions plain "${before[@]}" $((2 * n)) "${after[@]}")
-    t1=$(instructions traced "${before[@]}" "$n" "${after[@]}")
-    t2=$(instructions traced "${before[@]}" $((2 * n)) "${after[@]}")
-    awk -v l="$label" -v n="$n" -v p1="$p1" -v p2="$p2" -v t1="$t1" -v t2="$t2" 'BEGIN {
-        printf "%-34s untraced %6.0f  traced %6.0f  added %6.0f instructions per pair\n",
-               l, (p2 - p1) / n, (t2 - t1) / n, ((t2 - t1) - (p2 - p1)) / n }'
-}
-
 echo "$(nproc) cores; per alloc/free pair (medians of $rounds runs, untraced and traced alternating):"
 pairs=100000
 wall "C++, 57 frames, no frame pointers" "${native[@]}" --
 wall "the same under 10 Python frames" "${from_python[@]}" -- 10
 if command -v valgrind >/dev/null; then
-    counted "C++, 57 frames, no frame pointers" 20000 "${native[@]}" --
-    counted "the same under 10 Python frames" 5000 "${from_python[@]}" -- 10
+    instructions_per_pair "C++, 57 frames, no frame pointers" 20000 "${native[@]}" --
+    instructions_per_pair "the same under 10 Python frames" 5000 "${from_python[@]}" -- 10
 else
     echo "(no valgrind: no instruction counts)"
 fi

@@ -52,13 +52,8 @@ median() {
 echo "$pages pages, $rounds rounds (medians)"
 pu=$(median plain ns_per_unmap) pm=$(median plain ns_per_map)
 printf 'untraced: %.0f ns per unmap+release, %.0f ns per create+map\n' "$pu" "$pm"
-# instructions LIB: those of the whole run spent in vt_track_vmm_unmap
-instructions() {
-    LD_PRELOAD="$1" VRAMTRACE_OUTPUT="$out/i.%p.vtr" valgrind --tool=callgrind \
-        --callgrind-out-file="$out/cg.%p" --toggle-collect=vt_track_vmm_unmap "$bench" "$pages" \
-        2>&1 >/dev/null | awk '/refs:/ { gsub(",", "", $NF); print $NF }'
-    rm -f "$out"/i.*.vtr "$out"/cg.*
-}
+# instructions (common.sh) counts only those spent in vt_track_vmm_unmap
+callgrind_args=(--toggle-collect=vt_track_vmm_unmap)
 
 for l in "${libs[@]}"; do
     awk -v l="$l" -v u="$(median "$l" ns_per_unmap)" -v m="$(median "$l" ns_per_map)" \
@@ -66,6 +61,6 @@ for l in "${libs[@]}"; do
         printf "%s\n    unmap+release %.0f ns (added %.0f ns, ratio %.2fx); create+map %.0f ns (added %.0f ns)\n",
                l, u, u - pu, u / pu, m, m - pm }'
     if command -v valgrind >/dev/null; then
-        echo "    $(($(instructions "$l") / pages)) instructions per unmap in vt_track_vmm_unmap"
+        echo "    $(($(instructions "$l" "$bench" "$pages") / pages)) instructions per unmap in vt_track_vmm_unmap"
     fi
 done

@@ -18,17 +18,9 @@ RT_DRIVER_FN(event_query, "cuEventQuery", 2000)
 RT_DRIVER_FN(event_synchronize, "cuEventSynchronize", 2000)
 RT_DRIVER_FN(event_elapsed, "cuEventElapsedTime", 12080)
 
-#define CALL(slot, ...)                                                       \
-    do {                                                                      \
-        CTX_OR_RETURN();                                                      \
-        if (!(slot))                                                          \
-            return rt_error((cudaError_t)cudaErrorCallRequiresNewerDriver);   \
-        return rt_error(rt_map_error((slot)(__VA_ARGS__)));                   \
-    } while (0)
-
 EXPORT cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)
 {
-    CALL(event_create, (CUevent *)event, flags);
+    RT_CALL_DRIVER(event_create, (CUevent *)event, flags);
 }
 
 EXPORT cudaError_t cudaEventCreate(cudaEvent_t *event)
@@ -38,13 +30,13 @@ EXPORT cudaError_t cudaEventCreate(cudaEvent_t *event)
 
 EXPORT cudaError_t cudaEventDestroy(cudaEvent_t event)
 {
-    CALL(event_destroy, (CUevent)event);
+    RT_CALL_DRIVER(event_destroy, (CUevent)event);
 }
 
 EXPORT cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream,
                                             unsigned int flags)
 {
-    CALL(event_record, (CUevent)event, (CUstream)stream, flags);
+    RT_CALL_DRIVER(event_record, (CUevent)event, (CUstream)stream, flags);
 }
 
 EXPORT cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
@@ -54,17 +46,17 @@ EXPORT cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
 
 EXPORT cudaError_t cudaEventQuery(cudaEvent_t event)
 {
-    CALL(event_query, (CUevent)event);
+    RT_CALL_DRIVER(event_query, (CUevent)event);
 }
 
 EXPORT cudaError_t cudaEventSynchronize(cudaEvent_t event)
 {
-    CALL(event_synchronize, (CUevent)event);
+    RT_CALL_DRIVER(event_synchronize, (CUevent)event);
 }
 
 EXPORT cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
 {
-    CALL(event_elapsed, ms, (CUevent)start, (CUevent)end);
+    RT_CALL_DRIVER(event_elapsed, ms, (CUevent)start, (CUevent)end);
 }
 
 EXPORT cudaError_t cudaIpcGetEventHandle(cudaIpcEventHandle_t *handle, cudaEvent_t event)

@@ -191,5 +191,15 @@ cudaError_t rt_error(cudaError_t e);
             return rt_error(e_);         \
     } while (0)
 
+/* Returns what the driver's SLOT answers to the arguments, as the runtime's
+ * error (a driver without it: cudaErrorCallRequiresNewerDriver). */
+#define RT_CALL_DRIVER(slot, ...)                                           \
+    do {                                                                    \
+        CTX_OR_RETURN();                                                    \
+        if (!(slot))                                                        \
+            return rt_error((cudaError_t)cudaErrorCallRequiresNewerDriver); \
+        return rt_error(rt_map_error((slot)(__VA_ARGS__)));                 \
+    } while (0)
+
 #endif
 /* SPDX-License-Identifier: MIT */

@@ -44,20 +44,12 @@ RT_DRIVER_FN(stream_wait_event, "cuStreamWaitEvent", 3020)
 RT_DRIVER_FN(launch_host_func, "cuLaunchHostFunc", 10000)
 RT_DRIVER_FN(priority_range, "cuCtxGetStreamPriorityRange", 5050)
 
-#define CALL(slot, ...)                                                       \
-    do {                                                                      \
-        CTX_OR_RETURN();                                                      \
-        if (!(slot))                                                          \
-            return rt_error((cudaError_t)cudaErrorCallRequiresNewerDriver);   \
-        return rt_error(rt_map_error((slot)(__VA_ARGS__)));                   \
-    } while (0)
-
 EXPORT cudaError_t cudaStreamCreateWithPriority(cudaStream_t *pStream, unsigned int flags,
                                                 int priority)
 {
     if (!pStream)
         return rt_error(cudaErrorInvalidValue);
-    CALL(stream_create_prio, (CUstream *)pStream, flags, priority);
+    RT_CALL_DRIVER(stream_create_prio, (CUstream *)pStream, flags, priority);
 }
 
 EXPORT cudaError_t cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned int flags)
@@ -67,22 +59,22 @@ EXPORT cudaError_t cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned int
 
 EXPORT cudaError_t cudaStreamGetPriority(cudaStream_t hStream, int *priority)
 {
-    CALL(stream_get_priority, (CUstream)hStream, priority);
+    RT_CALL_DRIVER(stream_get_priority, (CUstream)hStream, priority);
 }
 
 EXPORT cudaError_t cudaStreamQuery(cudaStream_t stream)
 {
-    CALL(stream_query, (CUstream)stream);
+    RT_CALL_DRIVER(stream_query, (CUstream)stream);
 }
 
 EXPORT cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags)
 {
-    CALL(stream_wait_event, (CUstream)stream, (CUevent)event, flags);
+    RT_CALL_DRIVER(stream_wait_event, (CUstream)stream, (CUevent)event, flags);
 }
 
 EXPORT cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData)
 {
-    CALL(launch_host_func, (CUstream)stream, fn, userData);
+    RT_CALL_DRIVER(launch_host_func, (CUstream)stream, fn, userData);
 }
 
 /* The callback runs in stream order (now), told the stream's status. */
@@ -99,5 +91,5 @@ EXPORT cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback
 
 EXPORT cudaError_t cudaDeviceGetStreamPriorityRange(int *leastPriority, int *greatestPriority)
 {
-    CALL(priority_range, leastPriority, greatestPriority);
+    RT_CALL_DRIVER(priority_range, leastPriority, greatestPriority);
 }
