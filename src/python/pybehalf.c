@@ -58,15 +58,15 @@ static long extent(const struct field *fields, size_t n)
 
 static long thread_bytes(const struct vt_pylayout *L)
 {
-    const struct field f[] = {{L->ts_next, 8}, {L->ts_interp, 8}, {L->ts_thread_id, 8},
-                              {L->ts_frame, 8}};
+    const struct field f[] = {
+        {L->ts_next, 8}, {L->ts_interp, 8}, {L->ts_thread_id, 8}, {L->ts_frame, 8}};
     return extent(f, sizeof f / sizeof f[0]);
 }
 
 static long frame_bytes(const struct vt_pylayout *L)
 {
-    const struct field f[] = {{L->frame_code, 8}, {L->frame_back, 8}, {L->frame_instr, 8},
-                              {L->frame_owner, 1}};
+    const struct field f[] = {
+        {L->frame_code, 8}, {L->frame_back, 8}, {L->frame_instr, 8}, {L->frame_owner, 1}};
     return extent(f, sizeof f / sizeof f[0]);
 }
 
@@ -354,8 +354,8 @@ static int still_waiting(const struct caller *c)
     const struct vt_pylayout *L = &vt_py.layout;
     struct copy state, again;
     long size = frame_bytes(L);
-    return take(c->tstate, thread_bytes(L), &state) == 0 &&
-           innermost(&state) == c->entry.self.at && take(c->entry.self.at, size, &again) == 0 &&
+    return take(c->tstate, thread_bytes(L), &state) == 0 && innermost(&state) == c->entry.self.at &&
+           take(c->entry.self.at, size, &again) == 0 &&
            memcmp(again.bytes, c->entry.self.bytes, (size_t)size) == 0;
 }
 
