@@ -305,7 +305,7 @@ def dump_records(path):
     return data, out
 
 
-VT_REC_DEVICE, VT_REC_DEVICE_USAGE = 18, 19  # format.h's record types
+VT_REC_PYSTACK, VT_REC_DEVICE, VT_REC_DEVICE_USAGE = 10, 18, 19  # format.h's record types
 
 
 def record_offset(path, rtype, index=0):
