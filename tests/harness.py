@@ -258,8 +258,10 @@ def expect_dump(r):
 
 
 def report(dump, *args):
-    """`vramtrace report --json DUMP` as a dict."""
-    cmd = [vramtrace_exe(), "report", "--json"] + list(args) + [dump]
+    """`vramtrace report --json DUMP` as a dict: every call site (--top 0)
+    unless ARGS give --top: the ground truth is in all of them."""
+    top = [] if "--top" in args else ["--top", "0"]
+    cmd = [vramtrace_exe(), "report", "--json"] + top + list(args) + [dump]
     r = _run(cmd, base_env(), os.path.dirname(dump) or ".")
     if r.status != 0:
         fail("vramtrace report failed:\n" + r.describe())
