@@ -310,6 +310,14 @@ def case_check_json():
              path])
     check(p.returncode == 0 and json.loads(p.stdout.decode())["summary"]["leaked_bytes"] ==
           BASIC_SUMMARY["leaked_bytes"], "within the limit: status %d" % p.returncode)
+    # --top: the JSON lists as many sites as the text; the verdict counts all
+    p = run([VRAMTRACE, "check", "--json", "--top", "1", path])
+    r = json.loads(p.stdout.decode())
+    check(p.returncode == 23 and len(r["leaks"]) == 1 and r["leaks_omitted"] == 3 and
+          r["summary"]["leaked_bytes"] == BASIC_SUMMARY["leaked_bytes"], "--top 1: %r" % r)
+    p = run([VRAMTRACE, "check", "--top", "-1", path])
+    check(p.returncode == 2 and b"vramtrace check: --top needs a number, not '-1'" in p.stderr,
+          p.stderr)
 
 
 def usage_error(args, fragment):
@@ -729,6 +737,19 @@ def case_run_json():
     check(p.returncode == 0, "status %d" % p.returncode)
     r = json.loads(p.stdout.decode())
     check(r["summary"]["leaked_bytes"] == 15 * MiB and r["dump"] == out, r["summary"])
+    check(len(r["leaks"]) == 4 and r["leaks_omitted"] == 0, "leaks %r" % r["leaks"])
+    # --top: as many sites in the JSON (stdout and --json-output) as in the text
+    listing = os.path.join(WORK, "j.json")
+    p = run([VRAMTRACE, "run", "--json", "--json-output", listing, "--top", "1", "-o", out, "--",
+             MKDUMP, "--atomic", "basic", out], env=run_env())
+    with open(listing) as f:
+        written = json.load(f)
+    for r in (json.loads(p.stdout.decode()), written):
+        check(p.returncode == 0 and len(r["leaks"]) == 1 and r["leaks_omitted"] == 3 and
+              r["summary"]["leaked_bytes"] == 15 * MiB, "--top 1: %r" % r["leaks"])
+    p = run([VRAMTRACE, "run", "--top", "x", "--", "true"])
+    check(p.returncode == 2 and b"vramtrace run: --top needs a number, not 'x'" in p.stderr,
+          p.stderr)
 
 
 def case_run_default_name():

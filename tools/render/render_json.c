@@ -456,6 +456,7 @@ static void write_peaks(struct vt_json *j, const struct vt_report *r)
         for (size_t i = 0; i < n; i++)
             held[i] = u->sites[holders[i]].bytes_at_device_peak;
         write_holders(j, r, holders, held, n);
+        write_uint_field(j, "holders_omitted", vt_report_holders_at_peak(u, dev->device) - n);
         free(held);
         free(holders);
         vt_json_end_object(j);

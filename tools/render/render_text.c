@@ -636,16 +636,6 @@ static size_t print_growing(const struct vt_report *r, FILE *out)
     return vt_usage_growing_sites(u) - printed;
 }
 
-/* The sites holding memory on DEVICE at its peak. */
-static size_t holders_at_peak(const struct vt_usage *u, int64_t device)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < u->nsites; i++)
-        n += u->sites[i].device == device && vt_kind_counts_as_vram(u->sites[i].kind) &&
-             u->sites[i].bytes_at_device_peak;
-    return n;
-}
-
 /* Returns how many holders were left out, over all devices. */
 static size_t print_peaks(const struct vt_report *r, FILE *out)
 {
@@ -654,7 +644,7 @@ static size_t print_peaks(const struct vt_report *r, FILE *out)
     for (size_t d = 0; d < u->ndevices; d++) {
         const struct vt_usage_device *dev = &u->devices[d];
         size_t *holders, n = vt_report_peak_holders(r, dev->device, &holders);
-        omitted += holders_at_peak(u, dev->device) - n;
+        omitted += vt_report_holders_at_peak(u, dev->device) - n;
         fputs("\nPeak", out);
         print_device(dev->device, out);
         fputs(": ", out);
