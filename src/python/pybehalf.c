@@ -118,20 +118,16 @@ static struct memo *own_memo(void)
 }
 
 /* Copies M's N pieces, each on its own where a batch stops at one that
- * cannot be read (that one marked failed); whether all were copied. */
-static bool peek_pieces(struct memo *m, size_t n)
+ * cannot be read (that one marked failed). */
+static void peek_pieces(struct memo *m, size_t n)
 {
     size_t done = 0;
-    bool all = true;
     memset(m->failed, 0, n * sizeof *m->failed);
     while (done < n) {
         done += vt_peek_many(m->pieces + done, n - done);
-        if (done < n) {
+        if (done < n)
             m->failed[done++] = true;
-            all = false;
-        }
     }
-    return all;
 }
 
 /* ---- the thread that called backward() ---- */
@@ -179,54 +175,63 @@ static int read_states(struct memo *m, const char *interp)
     return 0;
 }
 
-/* Each other thread's innermost frame into M->inner, with its code object:
- * one system call per level for all threads. */
-static void read_innermost(struct memo *m)
+/* Into AT: where each other thread's innermost frame lies (NULL: this
+ * thread's state, no frame, or one that could not be read); 3.11 and 3.12
+ * through the thread's _PyCFrame, one system call for all threads. */
+static void innermost_frames(struct memo *m, const char **at)
 {
     const struct vt_pylayout *L = &vt_py.layout;
-    const char *at[MAX_STATES];
     unsigned long self = (unsigned long)pthread_self();
     size_t n = 0;
     for (int i = 0; i < m->nstates; i++) {
         bool mine = (unsigned long)vt_pycopy_long(&m->state[i], L->ts_thread_id) == self;
         m->cframe[i] = at[i] = mine ? NULL : vt_pycopy_ptr(&m->state[i], L->ts_frame);
-        m->inner[i].python = 0;
     }
-    if (L->cframe_current >= 0) { /* 3.11, 3.12: through the thread's _PyCFrame */
-        for (int i = 0; i < m->nstates; i++)
-            if (at[i]) {
-                m->pieces[n] =
-                    (struct vt_peek_piece){at[i] + L->cframe_current, &at[i], sizeof at[i]};
-                m->owner[n++] = i;
-            }
-        peek_pieces(m, n);
-        for (size_t k = 0; k < n; k++)
-            if (m->failed[k])
-                at[m->owner[k]] = NULL;
-    }
-    n = 0;
+    if (L->cframe_current < 0)
+        return;
     for (int i = 0; i < m->nstates; i++)
         if (at[i]) {
-            m->inner[i].self.at = at[i];
-            m->pieces[n] = (struct vt_peek_piece){at[i], m->inner[i].self.bytes,
-                                                  (size_t)vt_pycopy_frame_bytes(L)};
+            m->pieces[n] = (struct vt_peek_piece){at[i] + L->cframe_current, &at[i], sizeof at[i]};
             m->owner[n++] = i;
         }
     peek_pieces(m, n);
-    size_t frames = n;
-    n = 0;
-    int framed[MAX_STATES];
-    for (size_t k = 0; k < frames; k++)
-        framed[k] = m->failed[k] ? -1 : m->owner[k];
-    for (size_t k = 0; k < frames; k++) {
-        int i = framed[k];
-        const char *code = i >= 0 ? vt_pyframe_code_address(&m->inner[i]) : NULL;
-        if (code) {
-            m->inner[i].code.at = code;
-            m->pieces[n] = (struct vt_peek_piece){code, m->inner[i].code.bytes,
-                                                  (size_t)vt_pycopy_code_bytes(L)};
-            m->owner[n++] = i;
-        }
+    for (size_t k = 0; k < n; k++)
+        if (m->failed[k])
+            at[m->owner[k]] = NULL;
+}
+
+/* The frames at AT into M->inner (self.at NULL where none was copied), one
+ * system call for all. */
+static void copy_frames(struct memo *m, const char *const *at)
+{
+    size_t n = 0;
+    for (int i = 0; i < m->nstates; i++) {
+        m->inner[i].self.at = NULL;
+        m->inner[i].python = 0;
+        if (!at[i])
+            continue;
+        m->pieces[n] = (struct vt_peek_piece){at[i], m->inner[i].self.bytes,
+                                              (size_t)vt_pycopy_frame_bytes(&vt_py.layout)};
+        m->owner[n++] = i;
+    }
+    peek_pieces(m, n);
+    for (size_t k = 0; k < n; k++)
+        m->inner[m->owner[k]].self.at = m->failed[k] ? NULL : at[m->owner[k]];
+}
+
+/* The code objects of the frames in M->inner, one system call for all;
+ * each frame then judged. */
+static void copy_codes(struct memo *m)
+{
+    size_t n = 0;
+    for (int i = 0; i < m->nstates; i++) {
+        const char *code = m->inner[i].self.at ? vt_pyframe_code_address(&m->inner[i]) : NULL;
+        if (!code)
+            continue;
+        m->inner[i].code.at = code;
+        m->pieces[n] = (struct vt_peek_piece){code, m->inner[i].code.bytes,
+                                              (size_t)vt_pycopy_code_bytes(&vt_py.layout)};
+        m->owner[n++] = i;
     }
     peek_pieces(m, n);
     for (size_t k = 0; k < n; k++)
@@ -261,9 +266,12 @@ static int find_caller(struct memo *m, struct caller *out)
 {
     const char *interp = vt_py.main_interpreter();
     int found = -1;
+    const char *at[MAX_STATES];
     if (!interp || read_states(m, interp) < 0)
         return -1;
-    read_innermost(m);
+    innermost_frames(m, at);
+    copy_frames(m, at);
+    copy_codes(m);
     for (int i = 0; i < m->nstates; i++) {
         if (!m->inner[i].python || !entry_verdict(m, &m->inner[i].code))
             continue;
