@@ -313,7 +313,21 @@ def case_bounded_sites():
                 (2, "vramtrace: not shown: %d more growing call sites, %d more peak holders "
                     "(2 per section; vramtrace report --top N shows N, --top 0 all)"
                  % (sites - 2, sites - 2)))
-    H.expect_eq("json lists all", len(H.report(dump)["leaks"]), sites)
+    # the JSON holds what the text shows, and says how many more
+    shown = H.report(dump, "--top", "10")
+    default = json.loads(H._run([H.vramtrace_exe(), "report", "--json", dump], H.base_env(),
+                                H.tmpdir()).stdout)
+    H.expect_eq("json by default as --top 10", default, shown)
+    H.expect_eq("json lists 10 of each, says how many more",
+                (len(shown["leaks"]), shown["leaks_omitted"], len(shown["sites"]),
+                 shown["sites_omitted"], len(shown["peaks"][0]["holders"]),
+                 shown["peaks"][0]["holders_omitted"], shown["summary"]["leaked_allocations"]),
+                (10, sites - 10, 10, sites - 10, 10, sites - 10, sites * steps))
+    everything = H.report(dump, "--top", "0")
+    H.expect_eq("json --top 0 lists all",
+                (len(everything["leaks"]), everything["leaks_omitted"], len(everything["sites"]),
+                 everything["sites_omitted"], everything["peaks"][0]["holders_omitted"]),
+                (sites, 0, sites, 0, 0))
 
 
 def case_holders_apart():

@@ -2,6 +2,7 @@
 #include "stacks.h"
 
 #include "modules.h"
+#include "pybehalf.h"
 #include "records.h"
 #include "warn.h"
 
@@ -105,9 +106,12 @@ static void tracer_range(uintptr_t *start, uintptr_t *end)
 /* With Python frames, the key goes on after the native frames with a
  * separator (one value for a whole Python stack, another for a cut one),
  * the locations' addresses (they live as long as the process) and the
- * frames of each interpreter entry. */
+ * frames of each interpreter entry; with another thread's (only without
+ * frames of its own), after separators of their own, their locations. */
 #define PYTHON_FOLLOWS UINTPTR_MAX
 #define CUT_PYTHON_FOLLOWS (UINTPTR_MAX - 1)
+#define BEHALF_FOLLOWS (UINTPTR_MAX - 2)
+#define CUT_BEHALF_FOLLOWS (UINTPTR_MAX - 3)
 
 static unsigned frame_limit;
 
@@ -223,18 +227,22 @@ static uint64_t hash_cut(const uintptr_t *frames, int n, int cut_at, int *first)
 }
 
 /* The key's Python part, written at TAIL (after the native frames): its
- * length, 0 without Python frames. */
+ * length, 0 without Python frames of this thread or the one it works for. */
 static int python_key(const struct vt_stack *stack, uintptr_t *tail)
 {
-    const struct vt_pystack *py = &stack->python;
+    const struct vt_pystack *py = &stack->python, *behalf = &stack->behalf;
     int len = 0;
-    if (!py->count)
-        return 0;
-    tail[len++] = py->truncated ? CUT_PYTHON_FOLLOWS : PYTHON_FOLLOWS;
-    for (int i = 0; i < py->count; i++)
-        tail[len++] = (uintptr_t)py->frames[i];
-    for (int i = 0; i < py->entries; i++) /* small numbers: never an address */
-        tail[len++] = py->entry_frames[i];
+    if (py->count) {
+        tail[len++] = py->truncated ? CUT_PYTHON_FOLLOWS : PYTHON_FOLLOWS;
+        for (int i = 0; i < py->count; i++)
+            tail[len++] = (uintptr_t)py->frames[i];
+        for (int i = 0; i < py->entries; i++) /* small numbers: never an address */
+            tail[len++] = py->entry_frames[i];
+    } else if (behalf->count) {
+        tail[len++] = behalf->truncated ? CUT_BEHALF_FOLLOWS : BEHALF_FOLLOWS;
+        for (int i = 0; i < behalf->count; i++)
+            tail[len++] = (uintptr_t)behalf->frames[i];
+    }
     return len;
 }
 
@@ -259,6 +267,9 @@ void vt_stack_capture(struct vt_stack *stack)
     stack->count = n - first;
     stack->key_len = stack->count;
     vt_pystack_capture(&stack->python);
+    stack->behalf.count = 0;
+    if (!stack->python.count)
+        vt_pybehalf_capture(&stack->behalf);
     int tail = python_key(stack, frames + n);
     if (tail) {
         hash = mix(hash, stack_hash(frames + n, (size_t)tail * sizeof *frames));
@@ -281,16 +292,19 @@ static uint32_t pyframe_id(struct vt_pyloc *loc)
 
 static int write_stack(const struct known_stack *known, const struct vt_stack *stack)
 {
-    uintptr_t ids[VT_PY_MAX];
+    uintptr_t ids[VT_PY_MAX], behalf_ids[VT_PY_MAX];
     struct vt_stack_cut cut = {stack->dropped, (unsigned)stack->cut_at};
-    const struct vt_pystack *py = &stack->python;
-    if (py->count == 0)
+    const struct vt_pystack *py = &stack->python, *behalf = &stack->behalf;
+    if (py->count == 0 && behalf->count == 0)
         return vt_rec_stack(known->id, known->key, (unsigned)known->native, &cut);
     for (int i = 0; i < py->count; i++)
         ids[i] = pyframe_id(py->frames[i]);
+    for (int i = 0; i < behalf->count; i++)
+        behalf_ids[i] = pyframe_id(behalf->frames[i]);
     struct vt_python_part part = {ids, (unsigned)py->count, py->truncated, py->entry_frames,
                                   (unsigned)py->entries};
-    return vt_rec_pystack(known->id, known->key, (unsigned)known->native, &part, &cut);
+    struct vt_python_part other = {behalf_ids, (unsigned)behalf->count, behalf->truncated, NULL, 0};
+    return vt_rec_pystack(known->id, known->key, (unsigned)known->native, &part, &other, &cut);
 }
 
 uint32_t vt_stack_intern(const struct vt_stack *stack)

@@ -30,7 +30,7 @@ static const struct command commands[] = {
      "[--max-invalid-frees N] [--skip N] [--error-exitcode N] [--suppressions FILE] "
      "[--no-default-suppressions] [--known FILE] [--no-default-known] [--json] "
      "[--json-output FILE] [--log-file FILE] [--force] [--python-internals] [--all-frames] "
-     "[--max-frames N] [--pytorch-tensors] [--] CMD [ARG...]",
+     "[--max-frames N] [--top N] [--pytorch-tensors] [--] CMD [ARG...]",
      "run CMD and every process it starts with libvramtrace.so preloaded, wait for them all, "
      "then report each one"},
     {"report",
@@ -42,7 +42,8 @@ static const struct command commands[] = {
     {"check",
      "check [--max-leaked SIZE] [--max-leaked-per-site SIZE] [--max-growth SIZE] "
      "[--max-invalid-frees N] [--skip N] [--error-exitcode N] [--suppressions FILE] "
-     "[--no-default-suppressions] [--known FILE] [--no-default-known] [--json] DUMP...|DIR",
+     "[--no-default-suppressions] [--known FILE] [--no-default-known] [--json] [--top N] "
+     "DUMP...|DIR",
      "fail (status 23) when a dump leaked more than allowed"},
     {"timeline", "timeline [--json] DUMP", "chart live device memory over time, per device"},
     {"export",
@@ -94,9 +95,9 @@ static const struct option options[] = {
      "PyTorch: add backend:cudaMallocAsync to PYTORCH_CUDA_ALLOC_CONF (other settings kept), so "
      "each tensor is one traced cudaMallocAsync/cudaFreeAsync at its own Python line"},
     {"report check", "--json", "print one JSON object per dump instead of text"},
-    {"report", "--top N",
-     "show at most N call sites per list (0: all; default: the text shows 10 per section and "
-     "says how many more, the JSON all)"},
+    {"report check run", "--top N",
+     "show at most N call sites per list, in text and JSON alike (default 10; 0: all); the "
+     "report says how many more (JSON: the *_omitted counts), the totals count all"},
     {"report", "--html FILE",
      "also write the report as one self-contained HTML page (usage chart per device; one dump "
      "only)"},
@@ -164,8 +165,8 @@ static const struct option options[] = {
      "plus \"running\" and \"pid\" (one object per refresh)"},
     {"watch", "--interval SECONDS", "time between refreshes (default 1; fractions allowed)"},
     {"watch", "--top N",
-     "call sites shown (default 5; 0: all that fit); with the metrics, call sites per process "
-     "(default 20)"},
+     "call sites shown (default 5; 0: all that fit); with --json, per list (default 10; 0: all); "
+     "with the metrics, call sites per process (default 20)"},
     {"watch", "--openmetrics",
      "print the metrics for Prometheus (text exposition format, ended by \"# EOF\") of every "
      "process of the dumps named and of the DIRs' *.vtr files, each refresh until every process "

@@ -25,3 +25,13 @@ int vt_usage_error(const char *cmd, const char *fmt, const char *arg)
     fprintf(stderr, " (see vramtrace%s%s --help)\n", cmd ? " " : "", cmd ? cmd : "");
     return VT_EXIT_USAGE;
 }
+
+int vt_top_option(const char *cmd, const char *arg, size_t *top, bool *given)
+{
+    long n = vt_parse_count(arg);
+    if (n < 0)
+        return vt_usage_error(cmd, "--top needs a number, not '%s'", arg);
+    *top = (size_t)n;
+    *given = true;
+    return 0;
+}

@@ -3,6 +3,9 @@
 #ifndef VT_CLI_USAGE_H
 #define VT_CLI_USAGE_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 /* Parses a --top value; returns -1 if it is not a non-negative number. */
 long vt_parse_count(const char *s);
 
@@ -16,5 +19,10 @@ int vt_usage_error(const char *cmd, const char *fmt, const char *arg);
     {                                                      \
         "debuginfod", no_argument, NULL, VT_OPT_DEBUGINFOD \
     }
+
+/* --top N of report, check and run: the call sites listed per section (0: all). */
+#define VT_OPT_TOP 1025
+/* --top's value into *TOP, *GIVEN set; returns 0, or the usage error's exit status. */
+int vt_top_option(const char *cmd, const char *arg, size_t *top, bool *given);
 
 #endif

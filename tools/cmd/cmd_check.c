@@ -30,6 +30,7 @@ static int parse_options(int argc, char **argv, struct vt_check_options *check,
     static const struct option options[] = {
         VT_LIMIT_LONG_OPTIONS,
         {"json", no_argument, NULL, OPT_JSON},
+        {"top", required_argument, NULL, VT_OPT_TOP},
         VT_DEBUGINFOD_LONG_OPTION,
         {"help", no_argument, NULL, 'h'},
         {0},
@@ -46,6 +47,10 @@ static int parse_options(int argc, char **argv, struct vt_check_options *check,
         switch (c) {
         case OPT_JSON:
             report->json = true;
+            break;
+        case VT_OPT_TOP:
+            if (vt_top_option("check", optarg, &report->top, &report->top_given))
+                return VT_EXIT_USAGE;
             break;
         case VT_OPT_DEBUGINFOD:
             vt_symbolize_allow_debuginfod();

@@ -96,7 +96,6 @@ int vt_cmd_report(int argc, char **argv)
 {
     enum {
         OPT_JSON = 256,
-        OPT_TOP,
         OPT_SKIP,
         OPT_PYTHON_INTERNALS,
         OPT_HTML,
@@ -108,7 +107,7 @@ int vt_cmd_report(int argc, char **argv)
     };
     static const struct option options[] = {
         {"json", no_argument, NULL, OPT_JSON},
-        {"top", required_argument, NULL, OPT_TOP},
+        {"top", required_argument, NULL, VT_OPT_TOP},
         {"skip", required_argument, NULL, OPT_SKIP},
         {"python-internals", no_argument, NULL, OPT_PYTHON_INTERNALS},
         {"all-frames", no_argument, NULL, OPT_ALL_FRAMES},
@@ -135,14 +134,10 @@ int vt_cmd_report(int argc, char **argv)
         case OPT_JSON:
             opts.json = true;
             break;
-        case OPT_TOP: {
-            long top = vt_parse_count(optarg);
-            if (top < 0)
-                return vt_usage_error("report", "--top needs a number, not '%s'", optarg);
-            opts.top = (size_t)top;
-            opts.top_given = true;
+        case VT_OPT_TOP:
+            if (vt_top_option("report", optarg, &opts.top, &opts.top_given))
+                return VT_EXIT_USAGE;
             break;
-        }
         case OPT_SKIP: {
             long skip = vt_parse_count(optarg);
             if (skip < 0)

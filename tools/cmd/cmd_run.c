@@ -51,6 +51,8 @@ struct run_options {
     const char *json_output, *log_file;
     bool force; /* --log-file and --json-output may overwrite a dump */
     bool pytorch_tensors;
+    size_t top; /* --top: call sites per section of the reports */
+    bool top_given;
     struct vt_check_options check;
 };
 
@@ -132,6 +134,7 @@ static int parse_options(int argc, char **argv, struct run_options *opts)
         {"pytorch-tensors", no_argument, NULL, OPT_PYTORCH_TENSORS},
         {"all-frames", no_argument, NULL, OPT_ALL_FRAMES},
         {"max-frames", required_argument, NULL, OPT_MAX_FRAMES},
+        {"top", required_argument, NULL, VT_OPT_TOP},
         VT_LIMIT_LONG_OPTIONS,
         VT_DEBUGINFOD_LONG_OPTION,
         {"help", no_argument, NULL, 'h'},
@@ -190,6 +193,10 @@ static int parse_options(int argc, char **argv, struct run_options *opts)
             vt_frames_set_display(vt_frames_all(), (size_t)max);
             break;
         }
+        case VT_OPT_TOP:
+            if (vt_top_option("run", optarg, &opts->top, &opts->top_given))
+                return VT_EXIT_USAGE;
+            break;
         case VT_OPT_DEBUGINFOD:
             vt_symbolize_allow_debuginfod();
             break;
@@ -409,6 +416,8 @@ static enum vt_verdict report_dumps(char **dumps, size_t n, struct run_options *
         .known = &opts->check.known,
         .limits = opts->fail_on_leak ? limits : NULL,
         .skip = opts->check.skip,
+        .top = opts->top,
+        .top_given = opts->top_given,
         .json_out = o->text ? (o->json_stdout ? o->json_stdout : o->json_file) : NULL,
     };
     if (o->text && n)
@@ -426,7 +435,9 @@ static enum vt_verdict report_dumps(char **dumps, size_t n, struct run_options *
                                            .out = o->json_file,
                                            .suppressions = ropts.suppressions,
                                            .known = ropts.known,
-                                           .skip = ropts.skip};
+                                           .skip = ropts.skip,
+                                           .top = ropts.top,
+                                           .top_given = ropts.top_given};
         n == 1 ? (void)vt_report_dump(dumps[0], &ropts) : (void)vt_report_many(dumps, n, &ropts);
     }
     return verdict;

@@ -369,8 +369,10 @@ int vt_cmd_watch(int argc, char **argv)
     free(paths);
     w.terminal = !w.json && !w.once && isatty(STDOUT_FILENO);
     w.opts.out = stdout;
-    /* the views show a few sites: the report symbolizes no more (JSON: all, as report --json) */
-    w.opts.top = w.json ? 0 : w.top ? w.top : 64;
+    /* the views show a few sites: the report symbolizes no more; the JSON lists
+     * --top's many, or VT_TEXT_TOP as report --json */
+    w.opts.top = w.json ? (top_given ? w.top : VT_TEXT_TOP) : w.top ? w.top : 64;
+    w.opts.top_given = w.json;
     signal(SIGPIPE, SIG_DFL);
     int status = watch(&w, path);
     free(path);

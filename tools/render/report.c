@@ -127,6 +127,15 @@ size_t vt_report_peak_holders(const struct vt_report *r, int64_t device, size_t 
     return vt_usage_holders(u, device, true, *out, max);
 }
 
+size_t vt_report_holders_at_peak(const struct vt_usage *u, int64_t device)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < u->nsites; i++)
+        n += u->sites[i].device == device && vt_kind_counts_as_vram(u->sites[i].kind) &&
+             u->sites[i].bytes_at_device_peak;
+    return n;
+}
+
 static const struct vt_usage *churn_sorting; /* qsort has no context argument */
 
 static int by_churn(const void *pa, const void *pb)
@@ -322,13 +331,11 @@ static struct vt_site *invalid_free_sites(struct vt_symbolizer *sym, const struc
     return sites;
 }
 
-/* Sites listed per section: with --top N, N; else the JSON lists all and
- * the text VT_TEXT_TOP. */
+/* Sites listed per section, in text and JSON alike: with --top N, N; else
+ * VT_TEXT_TOP (the JSON holds what the text shows). */
 static size_t list_top(const struct vt_report_options *opts)
 {
-    if (opts->top_given || opts->json || opts->json_out)
-        return opts->top;
-    return VT_TEXT_TOP;
+    return opts->top_given ? opts->top : VT_TEXT_TOP;
 }
 
 /* Leaks to symbolize: TOP, and as many more as there are growing sites (the
@@ -373,8 +380,10 @@ void vt_report_build(const char *path, const struct vt_report_options *opts,
     bool live_not_leaked = !vt_ending_judges_leaks(&ending);
     judge_ending(&l->analysis.summary, live_not_leaked);
     size_t top = list_top(opts);
-    size_t leaks_shown = opts->top_given || opts->json || opts->json_out ? shown(a->nleaks, top)
-                                                                         : leaks_to_show(a, top);
+    /* the text lists growing leaks with their sites, TOP others after; the
+     * JSON's leaks, TOP of them (its sites hold the growing ones) */
+    size_t leaks_shown =
+        opts->top_given || opts->json ? shown(a->nleaks, top) : leaks_to_show(a, top);
     l->leak_sites = new_sites(leaks_shown);
     l->failure_sites = new_sites(shown(a->nfailures, top));
     l->site_order = vt_xcalloc(a->usage.nsites, sizeof *l->site_order);

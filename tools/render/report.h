@@ -21,7 +21,7 @@ struct vt_limits;
 struct vt_report_options {
     bool json;
     size_t top;     /* sites shown per list; 0 = all */
-    bool top_given; /* without --top, the text shows VT_TEXT_TOP per list (JSON all) */
+    bool top_given; /* without --top, text and JSON show VT_TEXT_TOP per list */
     size_t skip;    /* warm-up markers left out of growth detection */
     FILE *out;      /* the report: text, or JSON with json */
     FILE *json_out; /* or NULL: the JSON report here too (beside a text one) */
@@ -149,6 +149,8 @@ void vt_render_json_unused_suppressions(struct vt_json *j, const struct vt_suppr
 /* The sites holding the most at DEVICE's peak, most first, at most
  * r->holders_max: *OUT (free it). Returns how many. */
 size_t vt_report_peak_holders(const struct vt_report *r, int64_t device, size_t **out);
+/* How many sites held memory on DEVICE at its peak (all, listed or not). */
+size_t vt_report_holders_at_peak(const struct vt_usage *u, int64_t device);
 
 /* Churn: the sites with allocate/free pairs, the most pairs first (then in
  * order of appearance), at most r->holders_max: *OUT (free it). Returns how many. */
