@@ -13,10 +13,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "symbol_table.h"
+
 struct module_state {
     bool tried; /* opened (or failed to) already */
     Dwfl *dwfl; /* NULL when the module cannot be used */
     Dwfl_Module *mod;
+    bool symbols_read;               /* SYMBOLS read (or found missing) already */
+    struct vt_symbol_table *symbols; /* or NULL */
 };
 
 struct address_key {
@@ -131,9 +135,11 @@ void vt_symbolizer_free(struct vt_symbolizer *s)
         free(p->path);
         free(p);
     }
-    for (size_t i = 0; i < s->nmodules; i++)
+    for (size_t i = 0; i < s->nmodules; i++) {
+        vt_symbol_table_free(s->modules[i].symbols);
         if (s->modules[i].dwfl)
             dwfl_end(s->modules[i].dwfl);
+    }
     free(s->modules);
     free(s);
 }
@@ -195,12 +201,22 @@ static void open_module(struct module_state *st, const struct vt_module *m)
     st->mod = mod;
 }
 
-static Dwfl_Module *usable_module(struct vt_symbolizer *s, const struct vt_module *m)
+static struct module_state *usable_module(struct vt_symbolizer *s, const struct vt_module *m)
 {
     struct module_state *st = &s->modules[m - s->dump->modules];
     if (!st->tried)
         open_module(st, m);
-    return st->mod;
+    return st->mod ? st : NULL;
+}
+
+/* The symbol PC is in: its module's symbols are read at the first. */
+static const char *symbol_at(struct module_state *st, Dwarf_Addr pc)
+{
+    if (!st->symbols_read) {
+        st->symbols = vt_symbol_table_read(st->mod);
+        st->symbols_read = true;
+    }
+    return st->symbols ? vt_symbol_table_find(st->symbols, pc) : NULL;
 }
 
 /* Removes "." and "dir/.." components in place, as the compiler meant
@@ -463,22 +479,19 @@ static void resolve(struct vt_symbolizer *s, uint64_t address, uint64_t epoch, s
 {
     const struct vt_module *m = vt_dump_module_at(s->dump, address - 1, epoch);
     struct vt_frame proto = {.address = address, .loaded = m};
-    Dwfl_Module *mod;
+    struct module_state *st;
     if (m) {
         proto.module = m->path;
         proto.offset = address - m->bias;
     }
-    if (!m || !(mod = usable_module(s, m))) {
+    if (!m || !(st = usable_module(s, m))) {
         push_frame(l, &proto);
         return;
     }
     Dwarf_Addr pc = address - 1; /* the call, not the instruction after it */
     Dwarf_Addr bias;
-    GElf_Off sym_offset;
-    GElf_Sym sym;
-    const char *symbol =
-        demangled(s, dwfl_module_addrinfo(mod, pc, &sym_offset, &sym, NULL, NULL, NULL));
-    Dwarf_Die *cu = find_cu(mod, pc, &bias);
+    const char *symbol = demangled(s, symbol_at(st, pc));
+    Dwarf_Die *cu = find_cu(st->mod, pc, &bias);
     Dwarf_Line *line = cu ? dwarf_getsrc_die(cu, pc - bias) : NULL;
     int lineno = 0;
     if (line && dwarf_lineno(line, &lineno) == 0 && lineno > 0) {
