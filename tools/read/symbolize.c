@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "symbol_cache.h"
 #include "symbol_table.h"
 
 struct module_state {
@@ -21,6 +22,8 @@ struct module_state {
     Dwfl_Module *mod;
     bool symbols_read;               /* SYMBOLS read (or found missing) already */
     struct vt_symbol_table *symbols; /* or NULL */
+    bool cache_opened;
+    struct vt_symbol_cache *cache; /* frames symbolized before, or NULL */
 };
 
 struct address_key {
@@ -112,6 +115,8 @@ void vt_symbolizer_free(struct vt_symbolizer *s)
     struct address_entry *e, *tmp;
     if (!s)
         return;
+    for (size_t i = 0; i < s->nmodules; i++) /* before the frames it keeps */
+        vt_symbol_cache_close(s->modules[i].cache);
     HASH_ITER(hh, s->cache, e, tmp) {
         HASH_DEL(s->cache, e);
         free(e->frames);
@@ -207,6 +212,22 @@ static struct module_state *usable_module(struct vt_symbolizer *s, const struct 
     if (!st->tried)
         open_module(st, m);
     return st->mod ? st : NULL;
+}
+
+/* The module's cache, keyed by its build id and where its debug
+ * information was found (none, its own file, a separate one). */
+static struct vt_symbol_cache *module_cache(struct module_state *st, const struct vt_module *m)
+{
+    if (!st->cache_opened && m->build_id_len) {
+        Dwarf_Addr bias;
+        const char *debug_file = NULL;
+        dwfl_module_getdwarf(st->mod, &bias);
+        dwfl_module_info(st->mod, NULL, NULL, NULL, NULL, NULL, NULL, &debug_file);
+        st->cache =
+            vt_symbol_cache_open(m->build_id, m->build_id_len, debug_file ? debug_file : "");
+    }
+    st->cache_opened = true;
+    return st->cache;
 }
 
 /* The symbol PC is in: its module's symbols are read at the first. */
@@ -475,7 +496,24 @@ static void add_dwarf_frames(struct vt_symbolizer *s, struct frame_list *l, Dwar
     free(scopes);
 }
 
-static void resolve(struct vt_symbolizer *s, uint64_t address, uint64_t epoch, struct frame_list *l)
+/* The frames cached for PROTO's address, with PROTO's module fields. */
+static bool from_cache(struct vt_symbol_cache *c, struct frame_list *l, struct vt_frame proto)
+{
+    const struct vt_cached_frame *cached;
+    size_t n = vt_symbol_cache_find(c, proto.offset, &cached);
+    for (size_t i = 0; i < n; i++) {
+        proto.function = cached[i].function;
+        proto.file = cached[i].file;
+        proto.line = cached[i].line;
+        proto.inlined = cached[i].inlined;
+        push_frame(l, &proto);
+    }
+    return n > 0;
+}
+
+/* The frames of ADDRESS into L; *KEEP: the cache to keep them in, if any. */
+static void resolve(struct vt_symbolizer *s, uint64_t address, uint64_t epoch, struct frame_list *l,
+                    struct vt_symbol_cache **keep)
 {
     const struct vt_module *m = vt_dump_module_at(s->dump, address - 1, epoch);
     struct vt_frame proto = {.address = address, .loaded = m};
@@ -488,6 +526,10 @@ static void resolve(struct vt_symbolizer *s, uint64_t address, uint64_t epoch, s
         push_frame(l, &proto);
         return;
     }
+    struct vt_symbol_cache *cache = module_cache(st, m);
+    if (cache && from_cache(cache, l, proto))
+        return;
+    *keep = cache;
     Dwarf_Addr pc = address - 1; /* the call, not the instruction after it */
     Dwarf_Addr bias;
     const char *symbol = demangled(s, symbol_at(st, pc));
@@ -507,6 +549,16 @@ static void resolve(struct vt_symbolizer *s, uint64_t address, uint64_t epoch, s
     }
 }
 
+/* L's frames into the cache, for the next report. */
+static void keep_frames(struct vt_symbol_cache *c, const struct frame_list *l)
+{
+    struct vt_cached_frame *kept = xcalloc(l->n, sizeof *kept);
+    for (size_t i = 0; i < l->n; i++)
+        kept[i] =
+            (struct vt_cached_frame){l->v[i].function, l->v[i].file, l->v[i].line, l->v[i].inlined};
+    vt_symbol_cache_add(c, l->v[0].offset, kept, l->n);
+}
+
 size_t vt_symbolize(struct vt_symbolizer *s, uint64_t address, uint64_t epoch,
                     const struct vt_frame **frames)
 {
@@ -515,12 +567,15 @@ size_t vt_symbolize(struct vt_symbolizer *s, uint64_t address, uint64_t epoch,
     HASH_FIND(hh, s->cache, &key, sizeof key, e);
     if (!e) {
         struct frame_list l = {0};
-        resolve(s, address, epoch, &l);
+        struct vt_symbol_cache *keep = NULL;
+        resolve(s, address, epoch, &l, &keep);
         e = xcalloc(1, sizeof *e);
         e->key = key;
         e->frames = l.v;
         e->nframes = l.n;
         HASH_ADD(hh, s->cache, key, sizeof e->key, e);
+        if (keep)
+            keep_frames(keep, &l);
     }
     *frames = e->frames;
     return e->nframes;
