@@ -97,7 +97,12 @@ enum vt_record_type {
      * whose frames were not recorded). An entry is one call of the
      * evaluation loop from C: the CLI puts each entry's frames where its
      * evaluation frame stands in the native stack (without entries, all of
-     * them at the innermost one). */
+     * them at the innermost one). Then (absent in older dumps, and when no
+     * other thread's frames were read) the Python frames of the thread this
+     * one worked for, innermost first, with their flags
+     * (VT_PYSTACK_TRUNCATED): a thread that runs no Python of its own
+     * (PyTorch's autograd engine) allocating while the one thread that
+     * called backward() waits for it. The entries are written (0) then. */
     VT_REC_PYSTACK = 10,
     /* Aggregate mode: live memory now. Allocations and frees so far (both
      * as the summary counts them), each device's live bytes (device +
@@ -185,7 +190,8 @@ enum vt_record_type {
  *   PROCESS  PROCESS, argc x PROCESS_ARG, PROCESS_TAIL
  *   STACK    STACK, frames x STACK_FRAME, STACK_CUT
  *   PYSTACK  STACK, frames x STACK_FRAME, PYSTACK_PYTHON, count x PYSTACK_PYFRAME,
- *            PYSTACK_TAIL, STACK_CUT, PYSTACK_ENTRIES, entries x PYSTACK_ENTRY
+ *            PYSTACK_TAIL, STACK_CUT, PYSTACK_ENTRIES, entries x PYSTACK_ENTRY,
+ *            PYSTACK_BEHALF, behalf x PYSTACK_BEHALF_FRAME
  *   FAILED   FAILED (its appended fields end in the count), others x FAILED_PROCESS
  *   SAMPLE   SAMPLE, devices x SAMPLE_DEVICE, SAMPLE_SITES, sites x SAMPLE_SITE
  *   SITES    SITES, sites x SITES_SITE
@@ -251,6 +257,11 @@ enum vt_record_type {
 #define VT_REC_PYSTACK_ENTRIES_APPENDED(F) F(COUNT, entries, "interpreter entry count")
 #define VT_REC_PYSTACK_ENTRY_FIELDS(F) F(VARINT, frames, "Python frames of an entry")
 #define VT_REC_PYSTACK_ENTRY_APPENDED(F)
+#define VT_REC_PYSTACK_BEHALF_FIELDS(F)
+#define VT_REC_PYSTACK_BEHALF_APPENDED(F) \
+    F(VARINT, flags, "on-behalf stack flags") F(COUNT, behalf, "on-behalf Python frame count")
+#define VT_REC_PYSTACK_BEHALF_FRAME_FIELDS(F) F(VARINT, id, "on-behalf Python frame id")
+#define VT_REC_PYSTACK_BEHALF_FRAME_APPENDED(F)
 #define VT_SITE_KEY_FIELDS(F) \
     F(VARINT, stack_id, "stack id") F(U8, api, "api") F(U8, kind, "kind") F(SVARINT, device, "device")
 #define VT_REC_SAMPLE_FIELDS(F) \
@@ -311,7 +322,8 @@ enum vt_record_type {
 #define VT_RECORD_LAYOUTS(X) \
     X(PROCESS) X(PROCESS_ARG) X(PROCESS_TAIL) X(MODULE) X(STACK) X(STACK_FRAME) X(STACK_CUT) \
     X(ALLOC) X(FREE) X(FAILED) X(FAILED_PROCESS) X(MARK) X(END) X(PYFRAME) X(PYSTACK_PYTHON) \
-    X(PYSTACK_PYFRAME) X(PYSTACK_TAIL) X(PYSTACK_ENTRIES) X(PYSTACK_ENTRY) X(SAMPLE) \
+    X(PYSTACK_PYFRAME) X(PYSTACK_TAIL) X(PYSTACK_ENTRIES) X(PYSTACK_ENTRY) X(PYSTACK_BEHALF) \
+    X(PYSTACK_BEHALF_FRAME) X(SAMPLE) \
     X(SAMPLE_DEVICE) X(SAMPLE_SITES) X(SAMPLE_SITE) X(SITES) X(SITES_SITE) X(TOTALS) \
     X(TOTALS_DEVICE) X(THREAD) X(DEVICE) X(MODULE_UNLOAD) X(DEVICE_USAGE) X(BAD_FREE) \
     X(PY_FINALIZING)

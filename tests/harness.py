@@ -10,6 +10,11 @@ Environment (set by tests/meson.build):
   STANDIN_DIR    the stand-in libcuda.so.1 / libcudart.so.13
   PROGRAMS_DIR   the built test programs  SOURCE_ROOT    the source tree
 Set VT_TEST_KEEP=1 to keep every temporary directory (failures keep theirs).
+Set VRAMTRACE_TEST_REAL_CUDA=1 to run the programs over the machine's CUDA
+(a GPU's driver, the toolkit's runtime on LD_LIBRARY_PATH) instead of
+putting the stand-ins first: for the programs that do not link the
+stand-ins themselves, the nvcc-built samples (tests/test_samples.py,
+tests/gpu/README.md).
 """
 import json
 import os
@@ -107,6 +112,11 @@ def program_source(name):
     return os.path.join(source_root(), "tests", "programs", name)
 
 
+def real_cuda():
+    """VRAMTRACE_TEST_REAL_CUDA=1: programs run over the machine's CUDA."""
+    return os.environ.get("VRAMTRACE_TEST_REAL_CUDA") == "1"
+
+
 def base_env(extra=None):
     env = dict(os.environ)
     for k in ("LD_PRELOAD", "VRAMTRACE_OUTPUT"):
@@ -114,8 +124,10 @@ def base_env(extra=None):
     # Sanitized builds: the sanitizer runtime must be loaded first.
     if os.environ.get("VT_TEST_PRELOAD"):
         env["LD_PRELOAD"] = os.environ["VT_TEST_PRELOAD"]
-    old = env.get("LD_LIBRARY_PATH")
-    env["LD_LIBRARY_PATH"] = standin_dir() + (":" + old if old else "")
+    # meson puts the folders of the libraries it built on the path too
+    path = [d for d in env.get("LD_LIBRARY_PATH", "").split(":")
+            if d and os.path.realpath(d) != os.path.realpath(standin_dir())]
+    env["LD_LIBRARY_PATH"] = ":".join(path if real_cuda() else [standin_dir()] + path)
     env.setdefault("PYTHONDONTWRITEBYTECODE", "1")
     # the stand-in GPUs' usage registry: shared by this test's processes only
     env.setdefault("STANDIN_GPU_REGISTRY", gpu_registry())
@@ -234,8 +246,8 @@ def run_status(r):
 def expect_program_ok(r, status=0):
     """The traced program must have run as it does untraced."""
     if run_status(r) == 99:
-        fail("the stand-in CUDA libraries misbehaved under the tracer "
-             "(a program check failed):\n" + r.describe())
+        fail("the %s CUDA libraries misbehaved under the tracer (a program check failed):\n%s"
+             % ("machine's" if real_cuda() else "stand-in", r.describe()))
     if run_status(r) != status:
         fail("exit status: expected %d, got %d\n%s" % (status, run_status(r), r.describe()))
 
@@ -295,7 +307,7 @@ def dump_records(path):
     return data, out
 
 
-VT_REC_DEVICE, VT_REC_DEVICE_USAGE = 18, 19  # format.h's record types
+VT_REC_PYSTACK, VT_REC_DEVICE, VT_REC_DEVICE_USAGE = 10, 18, 19  # format.h's record types
 
 
 def record_offset(path, rtype, index=0):

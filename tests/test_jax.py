@@ -20,6 +20,7 @@ NAMESPACE = os.path.join(HERE, "python", "nvidiactl_ns.sh")
 ARRAY = 1024 * 1024 * 4          # one kept float32 1024 x 1024 array
 STANDIN_GPU = 1 << 30            # the stand-in device's memory
 OUTPUT = "kept 3 arrays on gpu copied float32 (1024, 1024)"
+COMPUTE_OUTPUT = "kept 3 products on gpu summed float32 ()"
 
 
 def jax_argv():
@@ -43,22 +44,23 @@ def script_line(entry):
     return None
 
 
-def device_leaks_at_kept(rep):
-    """(bytes, allocations, apis) of the device leaks at the kept line."""
-    line = H.marker_line(CASES, "kept")
+def device_leaks_at_kept(rep, tag="kept"):
+    """(bytes, allocations, apis) of the device leaks at the line marked
+    LEAK:TAG."""
+    line = H.marker_line(CASES, tag)
     found = [lk for lk in H.leaks(rep) if lk["kind"] == "device" and script_line(lk) == line]
     return (sum(lk["bytes"] for lk in found), sum(lk["allocations"] for lk in found),
             sorted({lk["api"] for lk in found}))
 
 
-def traced(extra_env, args=()):
+def traced(extra_env, args=(), output=OUTPUT):
     argv = jax_argv() + list(args)
     plain = H.run_plain(argv, extra_env=extra_env)
     H.expect_eq("untraced: exit status", H.run_status(plain), 0)
-    H.expect_eq("untraced: output", plain.stdout.strip(), OUTPUT)
+    H.expect_eq("untraced: output", plain.stdout.strip(), output)
     r = H.run_traced(argv, extra_env=extra_env)
     H.expect_program_ok(r)
-    H.expect_eq("traced: output (as untraced)", r.stdout.strip(), OUTPUT)
+    H.expect_eq("traced: output (as untraced)", r.stdout.strip(), output)
     H.expect_dump(r)
     return H.report(r.dump)
 
@@ -82,6 +84,20 @@ def case_platform_allocator_no_vmm():
                   "XLA_FLAGS": "--xla_gpu_experimental_vmm_disabled=true"})
     H.expect_eq("device leaks at the kept line", device_leaks_at_kept(rep),
                 (3 * ARRAY, 3, ["cuMemAlloc"]))
+
+
+def case_compute():
+    """A matrix product (jnp.dot, through cuBLASLt) and a reduction
+    (jnp.sum), which XLA autotunes (its kernels found with
+    cudaGetFuncBySymbol, cuBLASLt's descriptors read back): the three kept
+    products are the only device memory left, 4 MiB each at the line that
+    made them; each step's input was freed."""
+    rep = traced({"XLA_PYTHON_CLIENT_ALLOCATOR": "platform"}, ["compute"], COMPUTE_OUTPUT)
+    H.expect_eq("device leaks at the product line", device_leaks_at_kept(rep, "product"),
+                (3 * ARRAY, 3, ["cuMemCreate"]))
+    others = [(lk["bytes"], script_line(lk)) for lk in H.leaks(rep)
+              if lk["kind"] == "device" and script_line(lk) != H.marker_line(CASES, "product")]
+    H.expect_eq("other device leaks", others, [])
 
 
 def case_script_end():

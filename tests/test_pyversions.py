@@ -7,7 +7,8 @@ are absent), Debian's python3 (interpreter linked into the executable) and
 Python embedded in a C program.
 Per interpreter: a leak through ctypes.CDLL (GIL released), ctypes.PyDLL (GIL
 held) and a C extension built for that version that releases the GIL
-(routes_*); coroutines in a worker thread's event loop, a generator, a named
+(routes_*); a C thread named like PyTorch's autograd thread allocating for the
+Python thread waiting for it in torch's backward entry (behalf_*); coroutines in a worker thread's event loop, a generator, a named
 C thread that never ran Python, 1,000-deep recursion, a subinterpreter and an
 allocation at interpreter shutdown (scenarios_*); one line allocating in a
 loop (specialized after its first calls) as one leak, and Python called back
@@ -39,6 +40,7 @@ ROUTES = python_source("py_routes.py")
 CALLBACK = python_source("py_callback.py")
 SCRIPT_END = python_source("py_script_end.py")
 SCENARIOS = python_source("py_scenarios.py")
+BEHALF = python_source("py_behalf.py")
 EXTENSION = python_source("cuda_ext.c")
 
 
@@ -173,6 +175,37 @@ def callback(tag):
     got = [f for f in shown if f[0] not in ("alloc_nogil", "call_back")]
     H.expect_eq("Python -> C -> Python -> C -> Python: the extension's and Python's frames",
                 got, expected)
+
+
+def behalf(tag):
+    """A thread that runs no Python, named like PyTorch's autograd thread,
+    allocating while one other thread waits for it in torch's backward entry:
+    that thread's Python frames, exactly, as the allocation's on-behalf
+    frames; none when two threads wait there, none waits, or the allocating
+    thread is named otherwise. Free-threaded builds are not read (none)."""
+    python = interpreter(tag)
+    rep, _ = H.traced_report([python, BEHALF, build_extension(python)])
+    c = constants(BEHALF)
+    S = BEHALF
+    C = lambda tag: H.call_line(S, tag)  # noqa: E731
+    expected = [("_engine_run_backward", c["ENGINE_FILE"], c["ENGINE_LINE"]),
+                ("backward_alone", S, C("alone")), ("main", S, C("main_alone")),
+                ("<module>", S, C("module"))]
+    none = [c["TWO_BYTES"], c["NOT_WAITING_BYTES"], c["OTHER_NAME_BYTES"]]
+    if tag.endswith("t"):
+        expected, none = None, none + [c["ALONE_BYTES"]]
+    else:
+        lk = H.leak_by_bytes(rep, c["ALONE_BYTES"])
+        got = [(f.get("function"), f.get("file"), f.get("line"))
+               for f in (lk.get("on_behalf") or {}).get("frames", [])]
+        H.expect_eq("one thread waiting: its frames on behalf", got, expected)
+        H.expect_eq("one thread waiting: frames of its own", python_frames(lk), [])
+    # Beside another waiting thread, with none waiting, from a thread named
+    # otherwise: the same stack without on-behalf frames, one call site.
+    lk = H.leak_by_bytes(rep, sum(none))
+    H.expect_eq("no single waiting thread: allocations, on behalf",
+                (lk.get("allocations"), lk.get("on_behalf")), (len(none), None))
+    H.check_complete(rep)
 
 
 def script_end(tag, how=(), status=0, mode=None, python=None):
@@ -312,6 +345,7 @@ for _tag in ["3.%d" % m for m in MINORS] + list(BUILT) + ["debian"]:
     globals()["case_routes_" + _tag] = (lambda t: lambda: routes(t))(_tag)
     globals()["case_scenarios_" + _tag] = (lambda t: lambda: scenarios(t))(_tag)
     globals()["case_callback_" + _tag] = (lambda t: lambda: callback(t))(_tag)
+    globals()["case_behalf_" + _tag] = (lambda t: lambda: behalf(t))(_tag)
     globals()["case_script_end_" + _tag] = (lambda t: lambda: script_end(t))(_tag)
     globals()["case_script_end_atexit_" + _tag] = (lambda t: lambda: script_end(t, ["atexit"]))(_tag)
 # A thread that frees while threading's shutdown joins it: up to 3.11 only

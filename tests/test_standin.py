@@ -250,6 +250,25 @@ def case_runtime_answers():
     H.expect(r.status == 0, "the stand-in runtime answered otherwise:\n" + r.describe())
 
 
+def case_runtime_copies():
+    """Copies and sets of two and three dimensions as the CUDA 13.0 headers
+    document them (tests/programs/standin_copies.c): cudaMemcpy3D(Async)
+    between pitched memory and arrays, cudaMemset3D(Async),
+    cudaMemset2DAsync, cudaMemcpyToArray/FromArray through an array's rows,
+    copies to and from symbols; every byte and every refusal."""
+    r = H.run_plain([H.program("standin_copies")])
+    H.expect(r.status == 0, "the stand-in runtime copied otherwise:\n" + r.describe())
+
+
+def case_cublaslt_answers():
+    """cuBLAS's and cuBLASLt's answers to what XLA asks before a matrix
+    product (tests/programs/standin_cublaslt.c): statuses named and
+    described, cuBLASLt handles, descriptors keeping each attribute at its
+    documented size and default."""
+    r = H.run_plain([H.program("standin_cublaslt")])
+    H.expect(r.status == 0, "the stand-in cuBLASLt answered otherwise:\n" + r.describe())
+
+
 def case_driver_answers():
     """The driver's answers to what c10, JAX and the samples call
     (tests/programs/standin_driver.c): H100 attributes, peers, events and

@@ -13,6 +13,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness as H  # noqa: E402
 import torch_env  # noqa: E402
+from test_python import constants  # noqa: E402
 
 LOOP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "python", "torch_loop.py")
 STEPS = 6
@@ -315,8 +316,31 @@ def case_backward_growth():
                           stdout=subprocess.PIPE, universal_newlines=True, check=True).stdout
     H.expect("\nGrowing by 1.0 MiB per marker interval (2.0 MiB over the last 2) since marker 0 "
              "\"start\"" in text, text)
-    H.expect("\n    PyTorch's cache grew during backward (on thread pt_autograd_0, which runs no "
-             "Python) [known:DeviceCachingAllocator::alloc_block, built in]\n" in text, text)
+    line = H.marker_line(CASES, "backward_growth")
+    expect_on_behalf(grow[0], "backward_growth", line)
+    H.expect(re.search(r"\n    PyTorch's cache grew during backward \(on thread pt_autograd_0\), on "
+                       r"behalf of backward_growth \(\S*torch_cases.py:%d\) "
+                       r"\[known:DeviceCachingAllocator::alloc_block, built in\]\n" % line, text),
+             text)
+    H.expect(re.search(r"\n    on behalf of the thread that called backward\(\) and waited for it:\n"
+                       r"    \u2026 3 PyTorch frames in Tensor.backward \(torch/_tensor.py:\d+\)\n"
+                       r"    #3 backward_growth \(\S*torch_cases.py:%d\)\n" % line, text), text)
+
+
+def expect_on_behalf(site, function, line):
+    """SITE (a site or leak of the JSON report) was allocated on behalf of the
+    thread that called backward(): torch's entry innermost, then FUNCTION of
+    the case script at LINE, the first frame of the script's own."""
+    behalf = site.get("on_behalf") or {}
+    frames = [(f.get("function"), os.path.basename(f.get("file") or ""), f.get("framework"))
+              for f in behalf.get("frames", [])]
+    H.expect_eq("innermost on-behalf frame", frames[:1],
+                [("_engine_run_backward", "graph.py", "pytorch")])
+    H.expect_eq("the script's first on-behalf frame",
+                [(f["function"], f["line"]) for f in behalf.get("frames", [])
+                 if (f.get("file") or "").endswith("torch_cases.py")][:1], [(function, line)])
+    H.expect(re.fullmatch(r"%s \(\S*torch_cases.py:%d\)" % (function, line),
+                          behalf.get("label") or ""), "on-behalf label: %r" % behalf.get("label"))
 
 
 def case_backward_growth_per_tensor():
@@ -330,8 +354,32 @@ def case_backward_growth_per_tensor():
         for s in grow], [(1 << 20, 1, 5 << 20, None, "during backward")])
     text = subprocess.run([H.vramtrace_exe(), "report", r.dump], env=H.base_env(),
                           stdout=subprocess.PIPE, universal_newlines=True, check=True).stdout
-    H.expect("\n    allocated during backward (on thread pt_autograd_0, which runs no Python)\n"
-             in text, text)
+    line = H.marker_line(CASES, "backward_growth")
+    expect_on_behalf(grow[0], "backward_growth", line)
+    H.expect(re.search(r"\n    allocated during backward \(on thread pt_autograd_0\), on behalf of "
+                       r"backward_growth \(\S*torch_cases.py:%d\)\n" % line, text), text)
+
+
+def case_backward_two_threads():
+    """Two threads in backward() at once (--pytorch-tensors): the gradient
+    made while both wait has no on-behalf frames; the other thread's, made
+    for it while the first may still be returning, has none or its own,
+    never the first thread's."""
+    rep, _ = cases_report("backward_two_threads", run_args=["--pytorch-tensors"])
+    c = constants(CASES)
+    main_bytes, other_bytes = (c["TWO_THREADS_MAIN_ELEMENTS"] * 4,
+                               c["TWO_THREADS_OTHER_ELEMENTS"] * 4)
+    grads = sorted(((lk["bytes"], lk["allocations"], (lk.get("on_behalf") or {}).get("label"))
+                    for lk in H.leaks(rep)
+                    if [t["name"] for t in lk["threads"]] == ["pt_autograd_0"]),
+                   key=lambda g: g[0])
+    other = [lk for lk in H.leaks(rep) if lk["bytes"] == other_bytes and lk.get("on_behalf")]
+    if other:
+        expect_on_behalf(other[0], "other_backward", H.marker_line(CASES, "other_backward"))
+        H.expect_eq("the gradients", [g for g in grads if g[0] == main_bytes],
+                    [(main_bytes, 1, None)])
+    else:
+        H.expect_eq("the gradients, one call site", grads, [(main_bytes + other_bytes, 2, None)])
 
 
 def case_expandable_segments():

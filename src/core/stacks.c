@@ -2,6 +2,7 @@
 #include "stacks.h"
 
 #include "modules.h"
+#include "pybehalf.h"
 #include "records.h"
 #include "warn.h"
 
@@ -105,9 +106,12 @@ static void tracer_range(uintptr_t *start, uintptr_t *end)
 /* With Python frames, the key goes on after the native frames with a
  * separator (one value for a whole Python stack, another for a cut one),
  * the locations' addresses (they live as long as the process) and the
- * frames of each interpreter entry. */
+ * frames of each interpreter entry; with another thread's (only without
+ * frames of its own), after separators of their own, their locations. */
 #define PYTHON_FOLLOWS UINTPTR_MAX
 #define CUT_PYTHON_FOLLOWS (UINTPTR_MAX - 1)
+#define BEHALF_FOLLOWS (UINTPTR_MAX - 2)
+#define CUT_BEHALF_FOLLOWS (UINTPTR_MAX - 3)
 
 static unsigned frame_limit;
 
@@ -192,6 +196,9 @@ void vt_stack_capture(struct vt_stack *stack)
     stack->cut_at = stack->cut_at > first ? stack->cut_at - first : 0;
     memmove(frames, frames + first, (size_t)stack->count * sizeof *frames);
     vt_pystack_capture(&stack->python);
+    stack->behalf.count = 0;
+    if (!stack->python.count)
+        vt_pybehalf_capture(&stack->behalf);
     stack->key_len = stack->count;
     if (stack->python.count) {
         frames[stack->key_len++] = stack->python.truncated ? CUT_PYTHON_FOLLOWS : PYTHON_FOLLOWS;
@@ -199,6 +206,10 @@ void vt_stack_capture(struct vt_stack *stack)
             frames[stack->key_len++] = (uintptr_t)stack->python.frames[i];
         for (int i = 0; i < stack->python.entries; i++) /* small numbers: never an address */
             frames[stack->key_len++] = stack->python.entry_frames[i];
+    } else if (stack->behalf.count) {
+        frames[stack->key_len++] = stack->behalf.truncated ? CUT_BEHALF_FOLLOWS : BEHALF_FOLLOWS;
+        for (int i = 0; i < stack->behalf.count; i++)
+            frames[stack->key_len++] = (uintptr_t)stack->behalf.frames[i];
     }
     stack->hash = stack_hash(frames, (size_t)stack->key_len * sizeof *frames);
 }
@@ -217,16 +228,19 @@ static uint32_t pyframe_id(struct vt_pyloc *loc)
 
 static int write_stack(const struct known_stack *known, const struct vt_stack *stack)
 {
-    uintptr_t ids[VT_PY_MAX];
+    uintptr_t ids[VT_PY_MAX], behalf_ids[VT_PY_MAX];
     struct vt_stack_cut cut = {stack->dropped, (unsigned)stack->cut_at};
-    const struct vt_pystack *py = &stack->python;
-    if (py->count == 0)
+    const struct vt_pystack *py = &stack->python, *behalf = &stack->behalf;
+    if (py->count == 0 && behalf->count == 0)
         return vt_rec_stack(known->id, known->key, (unsigned)known->native, &cut);
     for (int i = 0; i < py->count; i++)
         ids[i] = pyframe_id(py->frames[i]);
+    for (int i = 0; i < behalf->count; i++)
+        behalf_ids[i] = pyframe_id(behalf->frames[i]);
     struct vt_python_part part = {ids, (unsigned)py->count, py->truncated, py->entry_frames,
                                   (unsigned)py->entries};
-    return vt_rec_pystack(known->id, known->key, (unsigned)known->native, &part, &cut);
+    struct vt_python_part other = {behalf_ids, (unsigned)behalf->count, behalf->truncated, NULL, 0};
+    return vt_rec_pystack(known->id, known->key, (unsigned)known->native, &part, &other, &cut);
 }
 
 uint32_t vt_stack_intern(const struct vt_stack *stack)

@@ -11,7 +11,8 @@
 
 struct vt_stack {
     /* The de-duplication key: the native frames (count of them), then, with
-     * Python frames, a separator, their locations and their entries. */
+     * Python frames, a separator, their locations and their entries; or,
+     * with another thread's, another separator and their locations. */
     uintptr_t key[VT_STACK_MAX + 1 + 2 * VT_PY_MAX];
     int count;
     unsigned dropped; /* frames left out of a deeper stack */
@@ -19,6 +20,9 @@ struct vt_stack {
     int key_len;
     unsigned hash;            /* of the key: taken before the lock */
     struct vt_pystack python; /* empty when the thread is not running Python */
+    /* Without Python frames of its own: those of the thread it works for
+     * (pybehalf.h); empty when there is none. */
+    struct vt_pystack behalf;
 };
 
 /* Captures the calling thread's stack, starting at the caller of the

@@ -277,13 +277,27 @@ int vt_rec_pyframe(uint32_t id, const char *function, const char *file, int line
     return emit(VT_REC_PYFRAME, &b);
 }
 
-int vt_rec_pystack(uint32_t id, const uintptr_t *frames, unsigned n,
-                   const struct vt_python_part *python, const struct vt_stack_cut *cut)
+/* The Python frames of the thread this one worked for, after the entries. */
+static void put_behalf(struct buf *b, const struct vt_python_part *behalf)
 {
-    uint8_t data[8 * VT_VARINT_MAX + (VT_STACK_MAX + 2 * VT_PY_MAX) * VT_VARINT_MAX];
+    unsigned count = behalf->count > VT_PY_MAX ? VT_PY_MAX : behalf->count;
+    struct vt_rec_PYSTACK_BEHALF head = {.flags = behalf->truncated ? VT_PYSTACK_TRUNCATED : 0,
+                                         .behalf = count};
+    vt_encode_PYSTACK_BEHALF(b, &head, 1);
+    for (unsigned i = 0; i < count; i++)
+        vt_encode_PYSTACK_BEHALF_FRAME(
+            b, &(struct vt_rec_PYSTACK_BEHALF_FRAME){.id = behalf->ids[i]}, 1);
+}
+
+int vt_rec_pystack(uint32_t id, const uintptr_t *frames, unsigned n,
+                   const struct vt_python_part *python, const struct vt_python_part *behalf,
+                   const struct vt_stack_cut *cut)
+{
+    uint8_t data[10 * VT_VARINT_MAX + (VT_STACK_MAX + 3 * VT_PY_MAX) * VT_VARINT_MAX];
     struct buf b = {data, 0, sizeof data, 0};
     unsigned count = python->count > VT_PY_MAX ? VT_PY_MAX : python->count;
     unsigned entries = python->entries > VT_PY_MAX ? VT_PY_MAX : python->entries;
+    int with_behalf = behalf && behalf->count;
     put_native_frames(&b, id, frames, n);
     vt_encode_PYSTACK_PYTHON(&b, &(struct vt_rec_PYSTACK_PYTHON){.count = count}, 1);
     for (unsigned i = 0; i < count; i++)
@@ -292,7 +306,7 @@ int vt_rec_pystack(uint32_t id, const uintptr_t *frames, unsigned n,
     vt_encode_PYSTACK_TAIL(&b, &tail, 1);
     /* The cut stands before the entries, written (0: not cut) when they follow. */
     struct vt_stack_cut none = {0, 0};
-    if (!entries) {
+    if (!entries && !with_behalf) {
         put_cut(&b, cut);
         return emit(VT_REC_PYSTACK, &b);
     }
@@ -303,6 +317,8 @@ int vt_rec_pystack(uint32_t id, const uintptr_t *frames, unsigned n,
     for (unsigned i = 0; i < entries; i++)
         vt_encode_PYSTACK_ENTRY(
             &b, &(struct vt_rec_PYSTACK_ENTRY){.frames = python->entry_frames[i]}, 1);
+    if (with_behalf)
+        put_behalf(&b, behalf);
     return emit(VT_REC_PYSTACK, &b);
 }
 

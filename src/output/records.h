@@ -46,8 +46,11 @@ struct vt_python_part {
     const unsigned short *entry_frames;
     unsigned entries;
 };
+/* BEHALF (NULL or none: not written): the Python frames of the thread this
+ * one worked for (its entries are not written). */
 int vt_rec_pystack(uint32_t id, const uintptr_t *frames, unsigned n,
-                   const struct vt_python_part *python, const struct vt_stack_cut *cut);
+                   const struct vt_python_part *python, const struct vt_python_part *behalf,
+                   const struct vt_stack_cut *cut);
 int vt_rec_thread(pid_t tid, const char *name);
 /* E->time_ns: vt_now_ns(), read before the lock; E->tid is set here. */
 int vt_rec_alloc(struct vt_rec_ALLOC *e);

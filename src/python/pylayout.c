@@ -10,13 +10,13 @@
 
 /* Fields common to 3.8-3.10 (PyFrameObject frames) and the string and
  * bytes layouts of 3.8-3.11. */
-#define FRAME_OBJECT_LAYOUT                                                               \
-    .interp_running_main = -1, .ts_interp = 16, .ts_thread_id = 176, .ts_frame = 24,      \
-    .cframe_current = -1, .ts_root_cframe = -1, .frame_code = 32, .frame_back = 24,       \
-    .frame_owner = -1, .owner_generator = -1, .owner_cstack = -1, .code_filename = 104,   \
-    .code_name = 112, .code_qualname = -1, .code_firstlineno = 40, .code_linetable = 120, \
-    .code_bytecode = -1, .code_firsttraceable = -1, .entry = VT_PY_ENTRY_EACH_FRAME,      \
-    .frame_is_entry = -1, NO_THREAD_LOCAL_BYTECODE
+#define FRAME_OBJECT_LAYOUT                                                                        \
+    .interp_running_main = -1, .interp_threads_head = 8, .ts_next = 8, .ts_interp = 16,            \
+    .ts_thread_id = 176, .ts_frame = 24, .cframe_current = -1, .ts_root_cframe = -1,               \
+    .frame_code = 32, .frame_back = 24, .frame_owner = -1, .owner_generator = -1,                  \
+    .owner_cstack = -1, .code_filename = 104, .code_name = 112, .code_qualname = -1,               \
+    .code_firstlineno = 40, .code_linetable = 120, .code_bytecode = -1, .code_firsttraceable = -1, \
+    .entry = VT_PY_ENTRY_EACH_FRAME, .frame_is_entry = -1, NO_THREAD_LOCAL_BYTECODE
 #define NO_THREAD_LOCAL_BYTECODE .frame_tlbc_index = -1, .code_tlbc = -1
 #define OBJECTS_LAYOUT                                                               \
     .ob_type = 8, .var_size = 16, .str_length = 16, .str_hash = 24, .str_state = 32, \
@@ -49,6 +49,8 @@ static const struct vt_pylayout builtin[] = {
      .instr = VT_PY_INSTR_POINTER,
      .lines = VT_PY_LOCATIONS,
      .interp_running_main = -1,
+     .interp_threads_head = 16,
+     .ts_next = 8,
      .ts_interp = 16,
      .ts_thread_id = 152,
      .ts_frame = 56,
@@ -76,6 +78,8 @@ static const struct vt_pylayout builtin[] = {
      .instr = VT_PY_INSTR_POINTER,
      .lines = VT_PY_LOCATIONS,
      .interp_running_main = 383248, /* threads_main */
+     .interp_threads_head = 72,
+     .ts_next = 8,
      .ts_interp = 16,
      .ts_thread_id = 136,
      .ts_frame = 56,
@@ -115,8 +119,8 @@ const struct vt_pylayout *vt_pylayout_builtin(int minor)
  * its structure. */
 struct published {
     uint64_t minor, free_threaded;
-    uint64_t interp_size, interp_running_main;
-    uint64_t ts_size, ts_interp, ts_current_frame, ts_thread_id;
+    uint64_t interp_size, interp_running_main, interp_threads_head;
+    uint64_t ts_size, ts_next, ts_interp, ts_current_frame, ts_thread_id;
     uint64_t frame_size, frame_previous, frame_executable, frame_instr_ptr, frame_owner,
         frame_tlbc_index;
     uint64_t code_size, code_filename, code_name, code_qualname, code_linetable, code_firstlineno,
@@ -126,23 +130,24 @@ struct published {
     uint64_t str_size, str_state, str_length, str_ascii_size;
 };
 
-#define COMMON_313_314(d)                                                                     \
-    .free_threaded = (d)->free_threaded, .interp_size = (d)->interpreter_state.size,          \
-    .ts_size = (d)->thread_state.size, .ts_interp = (d)->thread_state.interp,                 \
-    .ts_current_frame = (d)->thread_state.current_frame,                                      \
-    .ts_thread_id = (d)->thread_state.thread_id, .frame_size = (d)->interpreter_frame.size,   \
-    .frame_previous = (d)->interpreter_frame.previous,                                        \
-    .frame_executable = (d)->interpreter_frame.executable,                                    \
-    .frame_instr_ptr = (d)->interpreter_frame.instr_ptr,                                      \
-    .frame_owner = (d)->interpreter_frame.owner, .code_size = (d)->code_object.size,          \
-    .code_filename = (d)->code_object.filename, .code_name = (d)->code_object.name,           \
-    .code_qualname = (d)->code_object.qualname, .code_linetable = (d)->code_object.linetable, \
-    .code_firstlineno = (d)->code_object.firstlineno,                                         \
-    .code_adaptive = (d)->code_object.co_code_adaptive, .object_size = (d)->pyobject.size,    \
-    .ob_type = (d)->pyobject.ob_type, .bytes_size = (d)->bytes_object.size,                   \
-    .bytes_ob_size = (d)->bytes_object.ob_size, .bytes_ob_sval = (d)->bytes_object.ob_sval,   \
-    .str_size = (d)->unicode_object.size, .str_state = (d)->unicode_object.state,             \
-    .str_length = (d)->unicode_object.length,                                                 \
+#define COMMON_313_314(d)                                                                          \
+    .free_threaded = (d)->free_threaded, .interp_size = (d)->interpreter_state.size,               \
+    .interp_threads_head = (d)->interpreter_state.threads_head, .ts_size = (d)->thread_state.size, \
+    .ts_next = (d)->thread_state.next, .ts_interp = (d)->thread_state.interp,                      \
+    .ts_current_frame = (d)->thread_state.current_frame,                                           \
+    .ts_thread_id = (d)->thread_state.thread_id, .frame_size = (d)->interpreter_frame.size,        \
+    .frame_previous = (d)->interpreter_frame.previous,                                             \
+    .frame_executable = (d)->interpreter_frame.executable,                                         \
+    .frame_instr_ptr = (d)->interpreter_frame.instr_ptr,                                           \
+    .frame_owner = (d)->interpreter_frame.owner, .code_size = (d)->code_object.size,               \
+    .code_filename = (d)->code_object.filename, .code_name = (d)->code_object.name,                \
+    .code_qualname = (d)->code_object.qualname, .code_linetable = (d)->code_object.linetable,      \
+    .code_firstlineno = (d)->code_object.firstlineno,                                              \
+    .code_adaptive = (d)->code_object.co_code_adaptive, .object_size = (d)->pyobject.size,         \
+    .ob_type = (d)->pyobject.ob_type, .bytes_size = (d)->bytes_object.size,                        \
+    .bytes_ob_size = (d)->bytes_object.ob_size, .bytes_ob_sval = (d)->bytes_object.ob_sval,        \
+    .str_size = (d)->unicode_object.size, .str_state = (d)->unicode_object.state,                  \
+    .str_length = (d)->unicode_object.length,                                                      \
     .str_ascii_size = (d)->unicode_object.asciiobject_size
 
 static struct published from_313(const struct vt_py_debug_offsets_313 *d)
@@ -179,6 +184,8 @@ static const char *misplaced(const struct published *p)
         const char *name;
     } fields[] = {
         {1, p->interp_running_main, 8, p->interp_size, "interpreter_state.threads_main"},
+        {1, p->interp_threads_head, 8, p->interp_size, "interpreter_state.threads_head"},
+        {1, p->ts_next, 8, p->ts_size, "thread_state.next"},
         {1, p->ts_interp, 8, p->ts_size, "thread_state.interp"},
         {1, p->ts_current_frame, 8, p->ts_size, "thread_state.current_frame"},
         {1, p->ts_thread_id, 8, p->ts_size, "thread_state.thread_id"},
@@ -225,6 +232,8 @@ static void derive(const struct published *p, struct vt_pylayout *out)
         .lines = VT_PY_LOCATIONS,
         .entry = VT_PY_ENTRY_SHIM,
         .interp_running_main = (long)p->interp_running_main,
+        .interp_threads_head = (long)p->interp_threads_head,
+        .ts_next = (long)p->ts_next,
         .ts_interp = (long)p->ts_interp,
         .ts_thread_id = (long)p->ts_thread_id,
         .ts_frame = (long)p->ts_current_frame,

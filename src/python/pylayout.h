@@ -40,6 +40,8 @@ struct vt_pylayout {
     enum vt_py_lines lines;
     enum vt_py_entry entry;
     long interp_running_main; /* the thread state running __main__ in PyInterpreterState (3.12+) */
+    long interp_threads_head; /* the first of its thread states in PyInterpreterState */
+    long ts_next;             /* PyThreadState.next: the next state of its interpreter */
     long ts_interp;           /* PyThreadState.interp */
     long ts_thread_id;        /* PyThreadState.thread_id (pthread_self of its thread) */
     long ts_frame;            /* the innermost frame (3.11, 3.12: the _PyCFrame) */

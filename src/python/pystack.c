@@ -2,7 +2,7 @@
 #include "pystack.h"
 
 #include "pycode_cache.h"
-#include "pylayout.h"
+#include "pyinterp.h"
 #include "pyline.h"
 #include "resolve.h"
 #include "tracing.h"
@@ -21,23 +21,9 @@
 #include <time.h>
 #include <unistd.h>
 
-/* What we use of the interpreter: functions that only read a flag or a
- * thread-local (no GIL needed), the addresses of three type objects, and
- * the layout of its structures. */
-struct python {
-    int (*is_initialized)(void);
-    int (*is_finalizing)(void);
-    const char *(*this_thread_state)(void);    /* PyGILState_GetThisThreadState */
-    const char *(*current_thread_state)(void); /* _PyThreadState_UncheckedGet, up to 3.11 */
-    const char *(*main_interpreter)(void);     /* PyInterpreterState_Main */
-    const void *code_type, *unicode_type, *bytes_type;
-    struct vt_pylayout layout;
-    int is_main; /* the program is the interpreter (python, not a C program embedding it) */
-};
-
 enum { PY_ABSENT, PY_READY, PY_UNUSABLE };
 
-static struct python py;
+struct vt_python vt_py;
 static int py_state = PY_ABSENT;
 static unsigned long long modules_seen;
 
@@ -66,7 +52,7 @@ static int minor_version(vt_dlsym_fn lookup)
     return -1;
 }
 
-/* Fills py.layout for 3.MINOR; NULL, or why it cannot be read. */
+/* Fills vt_py.layout for 3.MINOR; NULL, or why it cannot be read. */
 static const char *choose_layout(vt_dlsym_fn lookup, int minor)
 {
     const char *why = NULL;
@@ -74,15 +60,15 @@ static const char *choose_layout(vt_dlsym_fn lookup, int minor)
     if (lookup(RTLD_DEFAULT, "_Py_NegativeRefcount") || lookup(RTLD_DEFAULT, "_Py_PrintReferences"))
         return "a debug build";
     if (minor >= 13) {
-        if (vt_pylayout_from_debug_offsets(lookup(RTLD_DEFAULT, "_PyRuntime"), &py.layout, &why) <
-            0)
+        if (vt_pylayout_from_debug_offsets(lookup(RTLD_DEFAULT, "_PyRuntime"), &vt_py.layout,
+                                           &why) < 0)
             return why;
-        return py.layout.minor == minor ? NULL : "debug offsets of another version";
+        return vt_py.layout.minor == minor ? NULL : "debug offsets of another version";
     }
     const struct vt_pylayout *builtin = vt_pylayout_builtin(minor);
     if (!builtin)
         return "no layout known for it";
-    py.layout = *builtin;
+    vt_py.layout = *builtin;
     return NULL;
 }
 
@@ -107,30 +93,30 @@ static int look_up(void)
     if (adds == modules_seen || !lookup)
         return PY_ABSENT;
     modules_seen = adds;
-#define FIND(field, symbol) *(void **)&py.field = lookup(RTLD_DEFAULT, symbol)
+#define FIND(field, symbol) *(void **)&vt_py.field = lookup(RTLD_DEFAULT, symbol)
     FIND(is_initialized, "Py_IsInitialized");
     FIND(this_thread_state, "PyGILState_GetThisThreadState");
     FIND(current_thread_state, "_PyThreadState_UncheckedGet");
     FIND(main_interpreter, "PyInterpreterState_Main");
     FIND(is_finalizing, "Py_IsFinalizing"); /* 3.13+ */
-    if (!py.is_finalizing)
+    if (!vt_py.is_finalizing)
         FIND(is_finalizing, "_Py_IsFinalizing");
     FIND(code_type, "PyCode_Type");
     FIND(unicode_type, "PyUnicode_Type");
     FIND(bytes_type, "PyBytes_Type");
 #undef FIND
-    if (!py.is_initialized || !py.this_thread_state || !py.is_finalizing || !py.code_type ||
-        !py.unicode_type || !py.bytes_type || !py.main_interpreter)
+    if (!vt_py.is_initialized || !vt_py.this_thread_state || !vt_py.is_finalizing ||
+        !vt_py.code_type || !vt_py.unicode_type || !vt_py.bytes_type || !vt_py.main_interpreter)
         return PY_ABSENT;
-    py.is_main = program_is_python();
+    vt_py.is_main = program_is_python();
     int minor = minor_version(lookup);
     const char *why = minor < 0 ? "not Python 3" : choose_layout(lookup, minor);
     if (why) {
         vt_warn("Python 3.%d in this process (%s): stacks show native frames only", minor, why);
         return PY_UNUSABLE;
     }
-    if (py.layout.minor > 11)
-        py.current_thread_state = NULL; /* the gilstate follows the thread's current state */
+    if (vt_py.layout.minor > 11)
+        vt_py.current_thread_state = NULL; /* the gilstate follows the thread's current state */
     return PY_READY;
 }
 
@@ -173,7 +159,7 @@ static int wait_for_looker(void)
  * would stay held in a forked child; vt_pystack_after_fork clears the
  * flag). The looker claims the flag before it stamps the tick, so a thread
  * that sees this tick's stamp also sees the looker or its answer. */
-static int python_ready(void)
+int vt_python_ready(void)
 {
     int state = __atomic_load_n(&py_state, __ATOMIC_ACQUIRE);
     if (state != PY_ABSENT)
@@ -228,12 +214,14 @@ static inline int load_int(const char *base, long offset)
 
 static inline int is_a(const char *object, const void *type)
 {
-    return object && load_ptr(object, py.layout.ob_type) == type;
+    return object && load_ptr(object, vt_py.layout.ob_type) == type;
 }
 
 static inline int load_owner(const char *frame)
 {
-    return py.layout.frame_owner >= 0 ? *(const unsigned char *)(frame + py.layout.frame_owner) : 0;
+    return vt_py.layout.frame_owner >= 0
+               ? *(const unsigned char *)(frame + vt_py.layout.frame_owner)
+               : 0;
 }
 
 /* This thread's Python thread state. Up to 3.11 the gilstate stays with the
@@ -241,20 +229,20 @@ static inline int load_owner(const char *frame)
  * told by the current one (whose thread id is ours). */
 static const char *this_thread(void)
 {
-    if (py.current_thread_state) {
-        const char *current = py.current_thread_state();
-        if (current && (unsigned long)load_long(current, py.layout.ts_thread_id) ==
+    if (vt_py.current_thread_state) {
+        const char *current = vt_py.current_thread_state();
+        if (current && (unsigned long)load_long(current, vt_py.layout.ts_thread_id) ==
                            (unsigned long)pthread_self())
             return current;
     }
-    return py.this_thread_state();
+    return vt_py.this_thread_state();
 }
 
 static const char *innermost_frame(const char *tstate)
 {
-    const char *frame = load_ptr(tstate, py.layout.ts_frame);
-    if (frame && py.layout.cframe_current >= 0)
-        frame = load_ptr(frame, py.layout.cframe_current);
+    const char *frame = load_ptr(tstate, vt_py.layout.ts_frame);
+    if (frame && vt_py.layout.cframe_current >= 0)
+        frame = load_ptr(frame, vt_py.layout.cframe_current);
     return frame;
 }
 
@@ -262,7 +250,7 @@ static const char *innermost_frame(const char *tstate)
  * copy of its thread (entry 0 of the copies is the code's own). */
 static const char *bytecode_of(const char *frame, const char *code)
 {
-    const struct vt_pylayout *L = &py.layout;
+    const struct vt_pylayout *L = &vt_py.layout;
     if (L->code_tlbc >= 0) {
         int index = load_int(frame, L->frame_tlbc_index);
         const char *copies = load_ptr(code, L->code_tlbc);
@@ -275,7 +263,7 @@ static const char *bytecode_of(const char *frame, const char *code)
 /* Byte offset of FRAME's current instruction in CODE. */
 static long instruction_offset(const char *frame, const char *code)
 {
-    const struct vt_pylayout *L = &py.layout;
+    const struct vt_pylayout *L = &vt_py.layout;
     switch (L->instr) {
     case VT_PY_LASTI_BYTES:
         return load_int(frame, L->frame_instr);
@@ -290,8 +278,8 @@ static long instruction_offset(const char *frame, const char *code)
 /* The code FRAME runs, or NULL; 3.14+ keeps it as a tagged reference. */
 static const char *executable_of(const char *frame)
 {
-    uintptr_t ref = (uintptr_t)load_ptr(frame, py.layout.frame_code);
-    if (py.layout.executable_tagged) {
+    uintptr_t ref = (uintptr_t)load_ptr(frame, vt_py.layout.frame_code);
+    if (vt_py.layout.executable_tagged) {
         if ((ref & 3) == 3) /* a tagged integer, not an object */
             return NULL;
         ref &= ~(uintptr_t)3;
@@ -303,18 +291,18 @@ static const char *executable_of(const char *frame)
  * with (3.12+): owned by the C stack, it ends an interpreter entry. */
 static int is_shim(const char *frame)
 {
-    return py.layout.owner_cstack >= 0 && load_owner(frame) >= py.layout.owner_cstack;
+    return vt_py.layout.owner_cstack >= 0 && load_owner(frame) >= vt_py.layout.owner_cstack;
 }
 
 /* Whether the evaluation loop was entered from C with FRAME (3.8-3.11: the
  * outermost frame of an entry; 3.12+: the shim after it). */
 static int ends_entry(const char *frame)
 {
-    switch (py.layout.entry) {
+    switch (vt_py.layout.entry) {
     case VT_PY_ENTRY_EACH_FRAME:
         return 1;
     case VT_PY_ENTRY_FLAG:
-        return *(const unsigned char *)(frame + py.layout.frame_is_entry) != 0;
+        return *(const unsigned char *)(frame + vt_py.layout.frame_is_entry) != 0;
     case VT_PY_ENTRY_SHIM:
         return is_shim(frame);
     }
@@ -325,12 +313,12 @@ static int ends_entry(const char *frame)
  * stack, not one whose code has not started yet): its code object. */
 static const char *code_of_python_frame(const char *frame, long *offset)
 {
-    const struct vt_pylayout *L = &py.layout;
+    const struct vt_pylayout *L = &vt_py.layout;
     if (is_shim(frame))
         return NULL;
     const char *code = executable_of(frame);
     int owner = load_owner(frame);
-    if (!is_a(code, py.code_type))
+    if (!is_a(code, vt_py.code_type))
         return NULL;
     *offset = instruction_offset(frame, code);
     if (L->code_firsttraceable >= 0) {
@@ -344,9 +332,6 @@ static const char *code_of_python_frame(const char *frame, long *offset)
 }
 
 /* ---- a location, decoded on a cache miss ---- */
-
-#define TEXT_CHARS 1000 /* longer names are cut */
-#define TEXT_BYTES (4 * TEXT_CHARS)
 
 static size_t put_utf8(char *out, uint32_t c)
 {
@@ -374,46 +359,58 @@ static size_t put_utf8(char *out, uint32_t c)
     return 4;
 }
 
-/* A compact str's text as UTF-8 into OUT (TEXT_BYTES); its length, or -1.
- * Its cached UTF-8 copy is not read: another thread may be filling it. */
-static long read_text(const char *str, char *out)
+int vt_pytext_shape(const char *header, struct vt_pytext_shape *shape)
 {
-    const struct vt_pylayout *L = &py.layout;
-    if (!is_a(str, py.unicode_type))
-        return -1;
-    unsigned state = (unsigned)load_int(str, L->str_state) >> L->str_kind_bit;
+    const struct vt_pylayout *L = &vt_py.layout;
+    unsigned state = (unsigned)load_int(header, L->str_state) >> L->str_kind_bit;
     unsigned kind = state & 7, compact = (state >> 3) & 1, ascii = (state >> 4) & 1;
-    long length = load_long(str, L->str_length), n = 0;
+    long length = load_long(header, L->str_length);
     if (!compact || (kind != 1 && kind != 2 && kind != 4) || length < 0)
         return -1;
-    if (length > TEXT_CHARS)
-        length = TEXT_CHARS;
-    const unsigned char *data =
-        (const unsigned char *)str + (ascii ? L->str_ascii_size : L->str_compact_size);
-    for (long i = 0; i < length; i++) {
-        uint32_t c = kind == 1   ? data[i]
-                     : kind == 2 ? ((const uint16_t *)data)[i]
-                                 : ((const uint32_t *)data)[i];
+    shape->offset = ascii ? L->str_ascii_size : L->str_compact_size;
+    shape->length = length > VT_PY_TEXT_CHARS ? VT_PY_TEXT_CHARS : length;
+    shape->kind = kind;
+    return 0;
+}
+
+long vt_pytext_utf8(const struct vt_pytext_shape *shape, const unsigned char *data, char *out)
+{
+    long n = 0;
+    for (long i = 0; i < shape->length; i++) {
+        uint32_t c = shape->kind == 1   ? data[i]
+                     : shape->kind == 2 ? ((const uint16_t *)data)[i]
+                                        : ((const uint32_t *)data)[i];
         n += (long)put_utf8(out + n, c);
     }
     return n;
 }
 
+/* A compact str's text as UTF-8 into OUT (VT_PY_TEXT_BYTES); its length,
+ * or -1. Its cached UTF-8 copy is not read: another thread may be filling
+ * it. */
+static long read_text(const char *str, char *out)
+{
+    struct vt_pytext_shape shape;
+    if (!is_a(str, vt_py.unicode_type) || vt_pytext_shape(str, &shape) < 0)
+        return -1;
+    return vt_pytext_utf8(&shape, (const unsigned char *)str + shape.offset, out);
+}
+
 static struct vt_pyloc *decode(const struct vt_pycode_key *key)
 {
-    char function[TEXT_BYTES], file[TEXT_BYTES];
+    char function[VT_PY_TEXT_BYTES], file[VT_PY_TEXT_BYTES];
     long function_len = read_text((const char *)key->name, function);
     long file_len = read_text((const char *)key->file, file);
     if (function_len < 0 || file_len < 0 || key->table_len < 0)
         return NULL;
-    const uint8_t *table = (const uint8_t *)key->table + py.layout.bytes_data;
-    int line = vt_pyline(py.layout.lines, table, key->table_len, key->firstlineno, key->offset);
+    const uint8_t *table = (const uint8_t *)key->table + vt_py.layout.bytes_data;
+    int line = vt_pyline(vt_py.layout.lines, table, key->table_len, key->firstlineno, key->offset);
     return vt_pyloc_intern(function, (size_t)function_len, file, (size_t)file_len, line);
 }
 
 static void code_key(const char *code, long offset, struct vt_pycode_key *key)
 {
-    const struct vt_pylayout *L = &py.layout;
+    const struct vt_pylayout *L = &vt_py.layout;
     const char *name = load_ptr(code, L->code_qualname >= 0 ? L->code_qualname : L->code_name);
     const char *file = load_ptr(code, L->code_filename);
     const char *table = load_ptr(code, L->code_linetable);
@@ -422,9 +419,9 @@ static void code_key(const char *code, long offset, struct vt_pycode_key *key)
     key->name = (uintptr_t)name;
     key->file = (uintptr_t)file;
     key->table = (uintptr_t)table;
-    key->name_hash = is_a(name, py.unicode_type) ? load_long(name, L->str_hash) : 0;
-    key->file_hash = is_a(file, py.unicode_type) ? load_long(file, L->str_hash) : 0;
-    key->table_len = is_a(table, py.bytes_type) ? load_long(table, L->bytes_size) : -1;
+    key->name_hash = is_a(name, vt_py.unicode_type) ? load_long(name, L->str_hash) : 0;
+    key->file_hash = is_a(file, vt_py.unicode_type) ? load_long(file, L->str_hash) : 0;
+    key->table_len = is_a(table, vt_py.bytes_type) ? load_long(table, L->bytes_size) : -1;
     key->firstlineno = load_int(code, L->code_firstlineno);
 }
 
@@ -435,7 +432,7 @@ static struct vt_pyloc *location(const char *code, long offset)
     struct vt_pyloc *loc = vt_pycode_find(&key);
     if (loc)
         return loc;
-    if (py.is_finalizing()) /* the slow path reads more: look again */
+    if (vt_py.is_finalizing()) /* the slow path reads more: look again */
         return NULL;
     loc = decode(&key);
     if (loc)
@@ -462,7 +459,7 @@ void vt_pystack_capture(struct vt_pystack *stack)
     stack->count = 0;
     stack->truncated = 0;
     stack->entries = 0;
-    if (!python_ready() || !py.is_initialized() || py.is_finalizing())
+    if (!vt_python_ready() || !vt_py.is_initialized() || vt_py.is_finalizing())
         return;
     const char *tstate = this_thread();
     if (!tstate)
@@ -470,7 +467,7 @@ void vt_pystack_capture(struct vt_pystack *stack)
     /* Bounded also through skipped frames: a chain is never walked forever. */
     int steps = 0, entry_first = 0;
     for (const char *frame = innermost_frame(tstate); frame && steps < MAX_STEPS;
-         frame = load_ptr(frame, py.layout.frame_back), steps++) {
+         frame = load_ptr(frame, vt_py.layout.frame_back), steps++) {
         long offset;
         const char *code = code_of_python_frame(frame, &offset);
         if (code && stack->count == VT_PY_MAX) {
@@ -524,12 +521,13 @@ static const char *load_atomic_ptr(const char *base, long offset)
 /* 3.12+: whether threads.main was seen set and is clear now. */
 static int running_main_ended(void)
 {
-    if (py.layout.interp_running_main < 0 || __atomic_load_n(&running_main_wrong, __ATOMIC_RELAXED))
+    if (vt_py.layout.interp_running_main < 0 ||
+        __atomic_load_n(&running_main_wrong, __ATOMIC_RELAXED))
         return 0;
-    const char *interp = py.main_interpreter();
+    const char *interp = vt_py.main_interpreter();
     if (!interp)
         return 0;
-    const char *running = load_atomic_ptr(interp, py.layout.interp_running_main);
+    const char *running = load_atomic_ptr(interp, vt_py.layout.interp_running_main);
     if (running) {
         const char *main = __atomic_load_n(&main_tstate, __ATOMIC_RELAXED);
         if (main && running != main) /* not the main thread's: not the field we meant */
@@ -555,8 +553,8 @@ static const char *main_thread_state(void)
     }
     if (vt_tid() != pid)
         return NULL;
-    known = py.this_thread_state();
-    if (!known || load_ptr(known, py.layout.ts_interp) != py.main_interpreter())
+    known = vt_py.this_thread_state();
+    if (!known || load_ptr(known, vt_py.layout.ts_interp) != vt_py.main_interpreter())
         return NULL;
     __atomic_store_n(&main_tstate, known, __ATOMIC_RELAXED);
     return known;
@@ -573,14 +571,14 @@ static int outermost_code(const char *tstate, const char **code)
     const char *outer = NULL;
     int steps = 0;
     for (const char *frame = innermost_frame(tstate); frame;
-         frame = load_ptr(frame, py.layout.frame_back)) {
+         frame = load_ptr(frame, vt_py.layout.frame_back)) {
         if (++steps > OUTERMOST_STEPS)
             return -1;
         if (!is_shim(frame))
             outer = frame;
     }
     *code = outer ? executable_of(outer) : NULL;
-    if (*code && !is_a(*code, py.code_type))
+    if (*code && !is_a(*code, vt_py.code_type))
         *code = NULL;
     return 0;
 }
@@ -590,8 +588,8 @@ static int outermost_code(const char *tstate, const char **code)
  * interactive prompt's), or runpy's _run_module_as_main. */
 static int is_main_module(const char *code)
 {
-    char name[TEXT_BYTES], file[TEXT_BYTES];
-    const struct vt_pylayout *L = &py.layout;
+    char name[VT_PY_TEXT_BYTES], file[VT_PY_TEXT_BYTES];
+    const struct vt_pylayout *L = &vt_py.layout;
     long name_len = read_text(load_ptr(code, L->code_name), name);
     long file_len = read_text(load_ptr(code, L->code_filename), file);
     if (name_len < 0 || file_len < 0)
@@ -627,16 +625,16 @@ static int main_thread_left_script(const char *mine)
  * root _PyCFrame says that no evaluation loop runs). */
 static int runs_python(const char *tstate)
 {
-    const char *frame = load_atomic_ptr(tstate, py.layout.ts_frame);
-    if (py.layout.ts_root_cframe >= 0)
-        return frame != tstate + py.layout.ts_root_cframe;
+    const char *frame = load_atomic_ptr(tstate, vt_py.layout.ts_frame);
+    if (vt_py.layout.ts_root_cframe >= 0)
+        return frame != tstate + vt_py.layout.ts_root_cframe;
     return frame != NULL;
 }
 
 /* Up to 3.12: the main thread's frames say the script ended. */
 static int main_frames_ended(void)
 {
-    if (py.layout.minor > 12)
+    if (vt_py.layout.minor > 12)
         return 0;
     const char *main = main_thread_state();
     if (!main)
@@ -649,11 +647,11 @@ static int main_frames_ended(void)
 int vt_python_script_ended(void)
 {
     static int seen_running;
-    if (__atomic_load_n(&py_state, __ATOMIC_ACQUIRE) != PY_READY || !py.is_main)
+    if (__atomic_load_n(&py_state, __ATOMIC_ACQUIRE) != PY_READY || !vt_py.is_main)
         return 0;
-    if (!py.is_initialized()) /* finalized, or an embedded one not started yet */
+    if (!vt_py.is_initialized()) /* finalized, or an embedded one not started yet */
         return __atomic_load_n(&seen_running, __ATOMIC_RELAXED);
-    if (py.is_finalizing())
+    if (vt_py.is_finalizing())
         return 1;
     __atomic_store_n(&seen_running, 1, __ATOMIC_RELAXED);
     if (__atomic_load_n(&script_end_off, __ATOMIC_RELAXED))
@@ -670,7 +668,7 @@ static void script_end_after_fork(void)
     __atomic_store_n(&running_main_seen, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&not_main_code, NULL, __ATOMIC_RELAXED);
     if (main && (__atomic_load_n(&py_state, __ATOMIC_ACQUIRE) != PY_READY ||
-                 py.this_thread_state() != main)) {
+                 vt_py.this_thread_state() != main)) {
         __atomic_store_n(&main_tstate, NULL, __ATOMIC_RELAXED);
         __atomic_store_n(&main_code, NULL, __ATOMIC_RELAXED);
         __atomic_store_n(&script_end_off, 1, __ATOMIC_RELAXED);

@@ -546,6 +546,52 @@ def check_damaged(path, what):
     return None
 
 
+def case_behalf():
+    """A thread without Python frames of its own allocating for another
+    thread (PyTorch's autograd engine for the thread that called
+    backward()): that thread's frames in JSON (on_behalf) and text; the
+    same native stack without them is another call site. A frame id never
+    defined costs that frame, a list shorter than it says costs the list:
+    one warning each, the stack and its leak kept. Cut anywhere, the dump
+    reads up to its last whole record. (A reader from before on-behalf
+    frames skips them: appended fields, like any it does not know.)"""
+    path, _ = mkdump("behalf")
+    r, _ = report_json(path)
+    leaks = {lk["bytes"]: lk for lk in r["leaks"]}
+    frames = [("train_step", "train.py", 22), ("<module>", "train.py", 30)]
+    behalf = leaks[1 << 20]["on_behalf"]
+    check(behalf["label"] == "train_step (train.py:22)", behalf)
+    check([(f["function"], f["file"], f["line"]) for f in behalf["frames"]] == frames, behalf)
+    check(behalf["python_frames_truncated"] is False, behalf)
+    check(leaks[2 << 20]["on_behalf"] is None, leaks[2 << 20])
+    text, _ = report_text(path)
+    check("    on behalf of the thread that called backward() and waited for it:\n"
+          "    #0 train_step (train.py:22)\n    #1 <module> (train.py:30)\n" in text, text)
+    html_path = os.path.join(WORK, "behalf.html")
+    run([VRAMTRACE, "report", "--html", html_path, path])
+    html = open(html_path, encoding="utf-8").read()
+    check('<span class="loc">on behalf of</span> <code class="site">train_step (train.py:22)'
+          "</code>" in html and "on behalf of the thread that called backward()" in html, html)
+    path, _ = mkdump("behalf-undefined")
+    r = expect_warned(path, "PYSTACK record at offset %d: Python frame 9 is not defined"
+                      "; that Python frame left out" % H.record_offset(path, H.VT_REC_PYSTACK))
+    behalf = {lk["bytes"]: lk for lk in r["leaks"]}[1 << 20]["on_behalf"]
+    check([(f["function"], f["file"], f["line"]) for f in behalf["frames"]] == frames[:1], behalf)
+    path, _ = mkdump("behalf-short")
+    r = expect_warned(path, "PYSTACK record at offset %d: on-behalf Python frame count 3 exceeds "
+                      "the record; kept without the frames of the thread it worked for"
+                      % H.record_offset(path, H.VT_REC_PYSTACK))
+    # without its on-behalf frames, stack 1 shows what stack 2 does: one call site
+    check([(lk["bytes"], lk["allocations"], lk["on_behalf"]) for lk in r["leaks"]]
+          == [(3 << 20, 2, None)], r["leaks"])
+    data = open(path, "rb").read()
+    cut = os.path.join(WORK, "cut.vtr")
+    for n in range(16, len(data)):
+        with open(cut, "wb") as f:
+            f.write(data[:n])
+        check_damaged(cut, "cut at %d" % n)
+
+
 def case_truncated_every_offset():
     path, _ = mkdump("basic")
     data = open(path, "rb").read()

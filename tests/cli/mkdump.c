@@ -254,6 +254,41 @@ static void stack_record(struct writer *w, uint64_t id, size_t n, const uintptr_
     record(w, VT_REC_STACK, &p);
 }
 
+static void pyframe_record(struct writer *w, uint64_t id, const char *function, const char *file,
+                           uint64_t line)
+{
+    struct buf p = {0};
+    struct vt_rec_PYFRAME rec = {.id = id, .function = function, .file = file, .line = line};
+    vt_encode_PYFRAME(&(struct field_out){w, &p}, &rec, 1);
+    record(w, VT_REC_PYFRAME, &p);
+}
+
+/* A stack of a thread without Python frames of its own, with the N Python
+ * frames (PYFRAME ids) of the thread it allocated for, DECLARED of them. */
+static void behalf_stack_record(struct writer *w, uint64_t id, size_t nframes,
+                                const uintptr_t *frames, size_t n, size_t declared,
+                                const uint64_t *ids)
+{
+    struct buf p = {0};
+    struct field_out o = {w, &p};
+    uint64_t prev = 0;
+    vt_encode_STACK(&o, &(struct vt_rec_STACK){.id = id, .frames = nframes}, 1);
+    for (size_t i = 0; i < nframes; i++) {
+        vt_encode_STACK_FRAME(&o, &(struct vt_rec_STACK_FRAME){.delta = (int64_t)(frames[i] - prev)},
+                              1);
+        prev = frames[i];
+    }
+    vt_encode_PYSTACK_PYTHON(&o, &(struct vt_rec_PYSTACK_PYTHON){.count = 0}, 1);
+    vt_encode_PYSTACK_TAIL(&o, &(struct vt_rec_PYSTACK_TAIL){.flags = 0}, 1);
+    vt_encode_STACK_CUT(&o, &(struct vt_rec_STACK_CUT){0}, 1);
+    vt_encode_PYSTACK_ENTRIES(&o, &(struct vt_rec_PYSTACK_ENTRIES){.entries = 0}, 1);
+    vt_encode_PYSTACK_BEHALF(&o, &(struct vt_rec_PYSTACK_BEHALF){.flags = 0, .behalf = declared},
+                             1);
+    for (size_t i = 0; i < n; i++)
+        vt_encode_PYSTACK_BEHALF_FRAME(&o, &(struct vt_rec_PYSTACK_BEHALF_FRAME){.id = ids[i]}, 1);
+    record(w, VT_REC_PYSTACK, &p);
+}
+
 /* The time of the next timed record. */
 static uint64_t next_time(const struct writer *w)
 {
@@ -441,6 +476,25 @@ static void scenario_basic(struct writer *w, bool with_end, bool unknown_records
     mark_record(w, "phase \"two\"");
     if (with_end)
         end_record(w, 5);
+}
+
+/* Autograd's device thread allocating for the thread that called
+ * backward(): stack 1 with that thread's frames (train_step train.py:22,
+ * <module> train.py:30), 1 MiB leaked; stack 2, the same native frames
+ * without them, 2 MiB. VARIANT "undefined": stack 1 names Python frame 9,
+ * never defined; "short": its list says 3 frames and holds 2. */
+static void scenario_behalf(struct writer *w, const char *variant)
+{
+    standard_start(w);
+    uintptr_t native[] = {site_a.address, site_main.address};
+    uint64_t ids[] = {1, strcmp(variant, "undefined") ? 2 : 9};
+    pyframe_record(w, 1, "train_step", "train.py", 22);
+    pyframe_record(w, 2, "<module>", "train.py", 30);
+    behalf_stack_record(w, 1, 2, native, 2, strcmp(variant, "short") ? 2 : 3, ids);
+    stack_record(w, 2, 2, native);
+    alloc_record(w, 0x1000, 1 * MiB, 1, VT_API_cudaMalloc, VT_KIND_DEVICE, 0);
+    alloc_record(w, 0x200000, 2 * MiB, 2, VT_API_cudaMalloc, VT_KIND_DEVICE, 0);
+    end_record(w, 2);
 }
 
 static void scenario_noleak(struct writer *w)
@@ -707,6 +761,8 @@ static bool build(struct writer *w, const char *scenario, uint64_t n)
         put(&w->out, zeros, sizeof zeros);
     } else if (!strcmp(scenario, "noleak"))
         scenario_noleak(w);
+    else if (!strncmp(scenario, "behalf", 6))
+        scenario_behalf(w, scenario[6] == '-' ? scenario + 7 : "");
     else if (!strcmp(scenario, "trim"))
         scenario_trim(w);
     else if (!strcmp(scenario, "badmodules"))

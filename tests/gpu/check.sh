@@ -6,7 +6,10 @@
 # installed) a PyTorch loop that leaks a known tensor, without PyTorch's cache
 # and with run --pytorch-tensors (its cudaMallocAsync backend), and
 # `vramtrace gpus` and the report's device view against nvidia-smi
-# --query-gpu and --query-compute-apps. Run from the repository
+# --query-gpu and --query-compute-apps, and the nvcc-built samples of
+# tests/samples against their exact ground truth (the suite `samples` with
+# VRAMTRACE_TEST_REAL_CUDA=1: the machine's CUDA, not the stand-ins; the
+# two-device samples skip where there is one GPU). Run from the repository
 # root on a machine with a GPU, the CUDA toolkit, meson and ninja:
 #     bash tests/gpu/check.sh [BUILD_DIR]
 # BUILD_DIR defaults to build-gpu (configured here if missing). Prints one
@@ -190,6 +193,14 @@ assert u["driver_used_bytes"] == u["traced_live_bytes"] + u["process_untraced_by
 '
 else
     echo "FAIL nvcc holder.cu"; failures=$((failures + 1))
+fi
+
+# The samples' ground truth over this GPU (tests/test_samples.py).
+if VRAMTRACE_TEST_REAL_CUDA=1 meson test -C "$build" --suite samples --print-errorlogs \
+    >"$work/samples.log" 2>&1; then
+    echo "PASS samples_real_cuda"
+else
+    echo "FAIL samples_real_cuda"; grep -E "FAIL|SKIP" "$work/samples.log"; failures=$((failures + 1))
 fi
 
 echo "gpu checks: $failures failed"

@@ -2,9 +2,10 @@
 /* The stand-in runtime's answers to what PyTorch and NVIDIA's samples call,
  * as the CUDA 13.0 headers and documentation give them: device properties
  * and attributes, every error's name, events, stream priorities, copies and
- * sets in stream order, host functions, pointer attributes, kernel
- * registrations without limit. Exit status 0, or 99 with the first answer
- * that differs (check.h). */
+ * sets in stream order, host functions, pointer attributes and the flags
+ * of page-locked memory, the links between devices, kernel registrations
+ * without limit and their driver functions. Exit status 0, or 99 with the
+ * first answer that differs (check.h). */
 #include <cuda_runtime_api.h>
 #include <stdint.h>
 #include <string.h>
@@ -131,6 +132,51 @@ static void pointer_attributes(void)
     CHECK(cudaFreeHost(pinned));
 }
 
+/* cudaHostAlloc's flags, anywhere in the allocation; memory it did not
+ * allocate has none. */
+static void host_flags(void)
+{
+    static char registered[8192];
+    unsigned flags = 99;
+    char *pinned;
+    void *dev;
+    CHECK(cudaHostAlloc((void **)&pinned, 4096, cudaHostAllocPortable | cudaHostAllocWriteCombined));
+    CHECK(cudaHostGetFlags(&flags, pinned + 100));
+    REQUIRE(flags == (cudaHostAllocPortable | cudaHostAllocWriteCombined));
+    CHECK(cudaHostRegister(registered, sizeof registered, cudaHostRegisterDefault));
+    EXPECT(cudaHostGetFlags(&flags, registered), cudaErrorInvalidValue);
+    CHECK(cudaHostUnregister(registered));
+    CHECK(cudaMalloc(&dev, 64));
+    EXPECT(cudaHostGetFlags(&flags, dev), cudaErrorInvalidValue);
+    EXPECT(cudaHostGetFlags(&flags, &flags), cudaErrorInvalidValue);
+    CHECK(cudaFree(dev));
+    CHECK(cudaFreeHost(pinned));
+}
+
+/* The two stand-in GPUs' link: the best rank, peer access, native atomics
+ * and arrays across it; a device and itself have no link. */
+static void peer_links(void)
+{
+    static const int want[][2] = {{cudaDevP2PAttrPerformanceRank, 0},
+                                  {cudaDevP2PAttrAccessSupported, 1},
+                                  {cudaDevP2PAttrNativeAtomicSupported, 1},
+                                  {cudaDevP2PAttrCudaArrayAccessSupported, 1},
+                                  {cudaDevP2PAttrOnlyPartialNativeAtomicSupported, 0}};
+    int v;
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        v = -1;
+        CHECK(cudaDeviceGetP2PAttribute(&v, (enum cudaDeviceP2PAttr)want[i][0], 1, 0));
+        REQUIRE(v == want[i][1]);
+    }
+    EXPECT(cudaDeviceGetP2PAttribute(&v, cudaDevP2PAttrAccessSupported, 0, 0),
+           cudaErrorInvalidDevice);
+    EXPECT(cudaDeviceGetP2PAttribute(&v, cudaDevP2PAttrAccessSupported, 0, 7),
+           cudaErrorInvalidDevice);
+    EXPECT(cudaDeviceGetP2PAttribute(&v, (enum cudaDeviceP2PAttr)9, 0, 1), cudaErrorInvalidValue);
+    EXPECT(cudaDeviceGetP2PAttribute(NULL, cudaDevP2PAttrAccessSupported, 0, 1),
+           cudaErrorInvalidValue);
+}
+
 static void many_kernels(void)
 {
     void **module = __cudaRegisterFatBinary(stubs);
@@ -153,6 +199,32 @@ static void many_kernels(void)
     EXPECT(cudaLaunchKernelExC(&config, &stubs[KERNELS - 1], NULL), cudaErrorInvalidConfiguration);
 }
 
+/* A registered kernel's driver function, one per device, which the
+ * driver's own calls accept; a symbol no module registered has none. */
+static void functions_by_symbol(void)
+{
+    typedef int (*get_attribute_fn)(int *, int, cudaFunction_t);
+    get_attribute_fn get_attribute = NULL;
+    enum cudaDriverEntryPointQueryResult found;
+    cudaFunction_t f0, again, f1;
+    int threads = 0;
+    char unregistered;
+    CHECK(cudaGetFuncBySymbol(&f0, &stubs[7]));
+    CHECK(cudaGetFuncBySymbol(&again, &stubs[7]));
+    REQUIRE(f0 && again == f0);
+    CHECK(cudaGetDriverEntryPointByVersion("cuFuncGetAttribute", (void **)&get_attribute, 2020,
+                                           0, &found));
+    REQUIRE(found == cudaDriverEntryPointSuccess && get_attribute);
+    CHECK(get_attribute(&threads, 0, f0)); /* CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK */
+    REQUIRE(threads == 1024);
+    CHECK(cudaSetDevice(1));
+    CHECK(cudaGetFuncBySymbol(&f1, &stubs[7]));
+    REQUIRE(f1 && f1 != f0);
+    CHECK(cudaSetDevice(0));
+    EXPECT(cudaGetFuncBySymbol(&f1, &unregistered), cudaErrorInvalidDeviceFunction);
+    EXPECT(cudaGetFuncBySymbol(NULL, &stubs[7]), cudaErrorInvalidValue);
+}
+
 int main(void)
 {
     CHECK(cudaSetDevice(0));
@@ -161,6 +233,9 @@ int main(void)
     events_and_streams();
     copies_in_stream_order();
     pointer_attributes();
+    host_flags();
+    peer_links();
     many_kernels();
+    functions_by_symbol();
     return 0;
 }

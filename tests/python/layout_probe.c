@@ -11,8 +11,10 @@
 #if PY_VERSION_HEX >= 0x030B0000
 #include "internal/pycore_frame.h"
 #endif
-#if PY_VERSION_HEX >= 0x030C0000
+#if PY_VERSION_HEX >= 0x03090000
 #include "internal/pycore_interp.h"
+#else
+#include "internal/pycore_pystate.h"
 #endif
 #if PY_VERSION_HEX >= 0x030E0000
 #include "internal/pycore_interpframe.h"
@@ -42,6 +44,12 @@ static void thread_and_frame(void)
 #else
     ABSENT("interp_running_main");
 #endif
+#if PY_VERSION_HEX >= 0x030B0000
+    FIELD("interp_threads_head", offsetof(PyInterpreterState, threads.head));
+#else
+    FIELD("interp_threads_head", offsetof(PyInterpreterState, tstate_head));
+#endif
+    FIELD("ts_next", offsetof(PyThreadState, next));
     FIELD("ts_interp", offsetof(PyThreadState, interp));
     FIELD("ts_thread_id", offsetof(PyThreadState, thread_id));
     FIELD("free_threaded", FREE_THREADED);

@@ -30,6 +30,8 @@ int main(int argc, char **argv)
     }
     printf("version 3.%d\n", L->minor);
     FIELD(interp_running_main);
+    FIELD(interp_threads_head);
+    FIELD(ts_next);
     FIELD(ts_interp);
     FIELD(ts_thread_id);
     printf("free_threaded %d\n", L->free_threaded);

@@ -5,12 +5,17 @@ keeps are still allocated when the process ends and vramtrace reports them
 at the lines that made them (a normal exit would free them at interpreter
 teardown)."""
 import ctypes
+import linecache
 import os
 import sys
+import threading
+import time
 
 import torch
 
 IN, OUT, BATCH = 1024, 1024, 256
+TWO_THREADS_MAIN_ELEMENTS = 262144
+TWO_THREADS_OTHER_ELEMENTS = 131072
 
 
 def linear():
@@ -106,6 +111,59 @@ def backward_growth():
         w.grad = None
         mark(b"step %d" % step)
     return grads
+
+
+def waiting_in_backward(thread):
+    """Whether THREAD's innermost Python frame is torch's backward entry on
+    the line that calls the engine (no Python frame comes before the call)."""
+    frame = sys._current_frames().get(thread.ident)
+    return (frame is not None and frame.f_code.co_name == "_engine_run_backward" and
+            "run_backward(" in linecache.getline(frame.f_code.co_filename, frame.f_lineno))
+
+
+class Hold(torch.autograd.Function):
+    """x.clone() forward; backward (on autograd's thread, in Python) first
+    starts the other thread's backward when told to and returns once that
+    thread waits in torch's backward entry."""
+
+    @staticmethod
+    def forward(ctx, x, other):
+        ctx.other = other
+        return x.clone()
+
+    @staticmethod
+    def backward(ctx, grad):
+        if ctx.other is not None:
+            ctx.other.go.set()
+            while not waiting_in_backward(ctx.other):
+                time.sleep(0.001)
+        return grad, None
+
+
+def backward_two_threads():
+    """Two threads call backward() at once (run with --pytorch-tensors:
+    each gradient is an allocation of its own on autograd's thread). This
+    thread's gradient (TWO_THREADS_MAIN_ELEMENTS floats) is made after the
+    other thread has entered backward() too, whose task waits behind this
+    one's: no on-behalf frames. The other thread's gradient
+    (TWO_THREADS_OTHER_ELEMENTS) is made for that thread, while this one
+    may or may not still be returning from its backward()."""
+    grads = []
+    other = threading.Thread(target=other_backward, args=(grads,))
+    other.go = threading.Event()
+    other.start()
+    w = torch.ones(TWO_THREADS_MAIN_ELEMENTS, device="cuda", requires_grad=True)
+    Hold.apply(w, other).sum().backward()
+    other.join()
+    return grads + [w.grad]
+
+
+def other_backward(grads):
+    w = torch.ones(TWO_THREADS_OTHER_ELEMENTS, device="cuda", requires_grad=True)
+    loss = Hold.apply(w, None).sum()
+    threading.current_thread().go.wait()
+    loss.backward()                                       # LEAK:other_backward
+    grads.append(w.grad)
 
 
 def main():

@@ -1,15 +1,19 @@
 // SPDX-License-Identifier: MIT
-// In the shape of NVIDIA's simplePitchLinearTexture and simpleTexture
-// samples: a WIDTH x HEIGHT float image in pitched memory (cudaMallocPitch)
-// and in a CUDA array, copied in with cudaMemcpy2D / cudaMemcpy2DToArray,
-// read through a texture object over each, copied back and compared; a
-// volume from cudaMalloc3D, set with cudaMemset2D. It prints the pitches
-// the runtime chose ("pitch P", "volume pitch P"). Ground truth
-// (tests/test_samples.py): the pitched image (pitch x HEIGHT bytes,
-// cudaMallocPitch), the array (WIDTH x HEIGHT x 4 bytes, cudaMallocArray)
-// and the volume (pitch x HEIGHT x DEPTH, cudaMalloc3D) are never freed;
-// one texture object is never destroyed and holds no memory, so it is no
-// leak; everything else is freed.
+// In the shape of NVIDIA's simplePitchLinearTexture, simpleTexture and
+// simpleTexture3D samples: a WIDTH x HEIGHT float image in pitched memory
+// (cudaMallocPitch) and in a CUDA array, copied in with cudaMemcpy2D and
+// the deprecated cudaMemcpyToArray, read through a texture object over
+// each, copied back and compared; a volume from cudaMalloc3D, filled with
+// cudaMemcpy3D and its first slice cleared with cudaMemset3D, a box of it
+// copied with cudaMemcpy3D into a 3D array (cudaMalloc3DArray) and back to
+// the host, compared. It prints the pitches the runtime chose ("pitch P",
+// "volume pitch P"). Ground truth (tests/test_samples.py): the pitched image
+// (pitch x HEIGHT bytes, cudaMallocPitch), the array (WIDTH x HEIGHT x 4
+// bytes, cudaMallocArray), the volume (pitch x HEIGHT x DEPTH,
+// cudaMalloc3D) and the 3D array (BOX_W x BOX_H x DEPTH x 4 bytes,
+// cudaMalloc3DArray) are never freed; one texture object is never
+// destroyed and holds no memory, so it is no leak; everything else is
+// freed.
 #include "sample.h"
 
 #include <cstring>
@@ -17,6 +21,11 @@
 #define WIDTH 300
 #define HEIGHT 200
 #define DEPTH 6
+// the box of the volume the 3D array holds, from (BOX_X, BOX_Y)
+#define BOX_W 32
+#define BOX_H 16
+#define BOX_X 7
+#define BOX_Y 5
 
 __global__ void sample(float *out, cudaTextureObject_t pitched, cudaTextureObject_t array,
                        int width, int height)
@@ -48,6 +57,65 @@ static NOINLINE cudaPitchedPtr volume(void)
     return v;
 }
 
+static NOINLINE cudaArray_t volume_array(const cudaChannelFormatDesc *desc)
+{
+    cudaArray_t a = nullptr;
+    CHECK(cudaMalloc3DArray(&a, desc, make_cudaExtent(BOX_W, BOX_H, DEPTH), 0)); // LEAK:volume_array
+    return a;
+}
+
+// The whole image into the array's rows at once, as simpleTexture did
+// before cudaMemcpyToArray was deprecated.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+static void fill_array(cudaArray_t a, const void *image, size_t bytes)
+{
+    CHECK(cudaMemcpyToArray(a, 0, 0, image, bytes, cudaMemcpyHostToDevice));
+}
+#pragma GCC diagnostic pop
+
+// Volume value of (x, y, z), exact in a float.
+static float voxel(int x, int y, int z)
+{
+    return (float)((z * HEIGHT + y) * WIDTH + x);
+}
+
+// Fills the volume V from the host, clears its first slice, copies the box
+// into the 3D array A and back to the host: what comes back is the box.
+static void volume_round_trip(cudaPitchedPtr v, cudaArray_t a)
+{
+    static float slices[DEPTH][HEIGHT][WIDTH], box[DEPTH][BOX_H][BOX_W];
+    size_t row = WIDTH * sizeof(float);
+    for (int z = 0; z < DEPTH; z++)
+        for (int y = 0; y < HEIGHT; y++)
+            for (int x = 0; x < WIDTH; x++)
+                slices[z][y][x] = voxel(x, y, z);
+    cudaMemcpy3DParms p = {};
+    p.srcPtr = make_cudaPitchedPtr(slices, row, WIDTH, HEIGHT);
+    p.dstPtr = v;
+    p.extent = make_cudaExtent(row, HEIGHT, DEPTH);
+    p.kind = cudaMemcpyHostToDevice;
+    CHECK(cudaMemcpy3D(&p));
+    CHECK(cudaMemset3D(v, 0, make_cudaExtent(row, HEIGHT, 1)));
+    p = {};
+    p.srcPtr = v;
+    p.srcPos = make_cudaPos(BOX_X * sizeof(float), BOX_Y, 0); // bytes of pitched memory
+    p.dstArray = a;
+    p.extent = make_cudaExtent(BOX_W, BOX_H, DEPTH); // the array's elements
+    p.kind = cudaMemcpyDeviceToDevice;
+    CHECK(cudaMemcpy3D(&p));
+    p = {};
+    p.srcArray = a;
+    p.dstPtr = make_cudaPitchedPtr(box, BOX_W * sizeof(float), BOX_W, BOX_H);
+    p.extent = make_cudaExtent(BOX_W, BOX_H, DEPTH);
+    p.kind = cudaMemcpyDeviceToHost;
+    CHECK(cudaMemcpy3D(&p));
+    for (int z = 0; z < DEPTH; z++)
+        for (int y = 0; y < BOX_H; y++)
+            for (int x = 0; x < BOX_W; x++)
+                REQUIRE(box[z][y][x] == (z == 0 ? 0.0f : voxel(x + BOX_X, y + BOX_Y, z)));
+}
+
 static cudaTextureObject_t texture_over(const cudaResourceDesc *res)
 {
     cudaTextureDesc td;
@@ -73,7 +141,7 @@ int main()
     REQUIRE(pitch >= row);
     CHECK(cudaMemcpy2D(pitched, pitch, image, row, row, HEIGHT, cudaMemcpyHostToDevice));
     cudaArray_t array = array_image(&desc);
-    CHECK(cudaMemcpy2DToArray(array, 0, 0, image, row, row, HEIGHT, cudaMemcpyHostToDevice));
+    fill_array(array, image, sizeof image);
 
     cudaResourceDesc res;
     memset(&res, 0, sizeof res);
@@ -103,7 +171,7 @@ int main()
     REQUIRE(memcmp(back, image, sizeof image) == 0);
 
     cudaPitchedPtr v = volume();
-    CHECK(cudaMemset2D(v.ptr, v.pitch, 0, row, HEIGHT * DEPTH));
+    volume_round_trip(v, volume_array(&desc));
     printf("pitch %zu\nvolume pitch %zu\n", pitch, v.pitch);
 
     CHECK(cudaDestroyTextureObject(over_array)); // over_pitched is never destroyed

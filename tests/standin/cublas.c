@@ -46,6 +46,16 @@ EXPORT cublasStatus_t cublasDestroy_v2(cublasHandle_t handle)
     return CUBLAS_STATUS_SUCCESS;
 }
 
+EXPORT const char *cublasGetStatusName(cublasStatus_t status)
+{
+    return cublas_status_name(status);
+}
+
+EXPORT const char *cublasGetStatusString(cublasStatus_t status)
+{
+    return cublas_status_string(status);
+}
+
 /* 13.0.0, as CUBLAS_VERSION counts (major * 10000 + minor * 100 + patch). */
 EXPORT cublasStatus_t cublasGetVersion_v2(cublasHandle_t handle, int *version)
 {

@@ -1,56 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* Stand-in libcublasLt.so.13: the descriptors cublasLtMatmul reads
- * (operation, matrix layouts, preferences: host objects the library
- * allocates), one heuristic answer asking for no workspace, and a matmul
- * that checks its arguments and computes nothing. The workspace is the
+/* Stand-in libcublasLt.so.13: handles, one heuristic answer asking for no
+ * workspace, and a matmul that checks its arguments and computes nothing
+ * (the descriptors it reads: cublasLt_desc.c). The workspace is the
  * caller's, passed to each matmul, as with the real library. */
-#include "cublas_internal.h"
+#include "cublasLt_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-#define DESC_MAGIC 0x4c54444du
-
-/* Every cuBLASLt descriptor: its kind and the attributes set on it. */
-struct lt_desc {
-    unsigned magic;
-    char kind; /* 'o' operation, 'l' layout, 'p' preference */
-    uint64_t rows, cols;
-};
-
-static cublasStatus_t new_desc(void **out, char kind)
-{
-    if (!out)
-        return CUBLAS_STATUS_INVALID_VALUE;
-    struct lt_desc *d = calloc(1, sizeof *d);
-    if (!d)
-        return CUBLAS_STATUS_ALLOC_FAILED;
-    d->magic = DESC_MAGIC;
-    d->kind = kind;
-    *out = d;
-    return CUBLAS_STATUS_SUCCESS;
-}
-
-static struct lt_desc *desc_of(const void *p, char kind)
-{
-    struct lt_desc *d = (struct lt_desc *)p;
-    return d && d->magic == DESC_MAGIC && d->kind == kind ? d : NULL;
-}
-
-static cublasStatus_t destroy_desc(void *p, char kind)
-{
-    struct lt_desc *d = desc_of(p, kind);
-    if (!d)
-        return p ? CUBLAS_STATUS_INVALID_VALUE : CUBLAS_STATUS_SUCCESS;
-    d->magic = 0;
-    free(d);
-    return CUBLAS_STATUS_SUCCESS;
-}
-
-static cublasStatus_t set_attribute(void *p, char kind, const void *buf, size_t size)
-{
-    return desc_of(p, kind) && buf && size ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_INVALID_VALUE;
-}
 
 /* 13.0.0, as CUBLAS_VERSION counts (major * 10000 + minor * 100 + patch). */
 EXPORT size_t cublasLtGetVersion(void)
@@ -58,65 +14,44 @@ EXPORT size_t cublasLtGetVersion(void)
     return 130000;
 }
 
-EXPORT cublasStatus_t cublasLtMatmulDescCreate(void **matmulDesc, int computeType, int scaleType)
+/* The CUDA runtime it was built with (CUDART_VERSION). */
+EXPORT size_t cublasLtGetCudartVersion(void)
 {
-    (void)computeType, (void)scaleType;
-    return new_desc(matmulDesc, 'o');
+    return CUDART_VERSION;
 }
 
-EXPORT cublasStatus_t cublasLtMatmulDescDestroy(void *matmulDesc)
+/* A handle of its own: a host object, no device memory (the workspace is
+ * the caller's, passed to each matmul). */
+EXPORT cublasStatus_t cublasLtCreate(cublasHandle_t *lightHandle)
 {
-    return destroy_desc(matmulDesc, 'o');
-}
-
-EXPORT cublasStatus_t cublasLtMatmulDescSetAttribute(void *matmulDesc, int attr, const void *buf,
-                                                     size_t sizeInBytes)
-{
-    (void)attr;
-    return set_attribute(matmulDesc, 'o', buf, sizeInBytes);
-}
-
-EXPORT cublasStatus_t cublasLtMatrixLayoutCreate(void **matLayout, int type, uint64_t rows,
-                                                 uint64_t cols, int64_t ld)
-{
-    (void)type;
-    if (ld < 0)
+    if (!lightHandle)
         return CUBLAS_STATUS_INVALID_VALUE;
-    cublasStatus_t s = new_desc(matLayout, 'l');
-    if (s == CUBLAS_STATUS_SUCCESS) {
-        ((struct lt_desc *)*matLayout)->rows = rows;
-        ((struct lt_desc *)*matLayout)->cols = cols;
-    }
-    return s;
+    struct cublasContext *c = calloc(1, sizeof *c);
+    if (!c)
+        return CUBLAS_STATUS_ALLOC_FAILED;
+    c->magic = HANDLE_MAGIC;
+    *lightHandle = c;
+    return CUBLAS_STATUS_SUCCESS;
 }
 
-EXPORT cublasStatus_t cublasLtMatrixLayoutDestroy(void *matLayout)
+EXPORT cublasStatus_t cublasLtDestroy(cublasHandle_t lightHandle)
 {
-    return destroy_desc(matLayout, 'l');
+    struct cublasContext *c = cublas_handle(lightHandle);
+    if (!c)
+        return CUBLAS_STATUS_NOT_INITIALIZED;
+    c->magic = 0;
+    free(c);
+    return CUBLAS_STATUS_SUCCESS;
 }
 
-EXPORT cublasStatus_t cublasLtMatrixLayoutSetAttribute(void *matLayout, int attr, const void *buf,
-                                                       size_t sizeInBytes)
+EXPORT const char *cublasLtGetStatusName(cublasStatus_t status)
 {
-    (void)attr;
-    return set_attribute(matLayout, 'l', buf, sizeInBytes);
+    return cublas_status_name(status);
 }
 
-EXPORT cublasStatus_t cublasLtMatmulPreferenceCreate(void **pref)
+EXPORT const char *cublasLtGetStatusString(cublasStatus_t status)
 {
-    return new_desc(pref, 'p');
-}
-
-EXPORT cublasStatus_t cublasLtMatmulPreferenceDestroy(void *pref)
-{
-    return destroy_desc(pref, 'p');
-}
-
-EXPORT cublasStatus_t cublasLtMatmulPreferenceSetAttribute(void *pref, int attr, const void *buf,
-                                                           size_t sizeInBytes)
-{
-    (void)attr;
-    return set_attribute(pref, 'p', buf, sizeInBytes);
+    return cublas_status_string(status);
 }
 
 /* cublasLtMatmulAlgo_t and cublasLtMatmulHeuristicResult_t, as cublasLt.h
@@ -134,7 +69,8 @@ typedef struct {
 
 static int layouts_ok(const void *A, const void *B, const void *C, const void *D)
 {
-    return desc_of(A, 'l') && desc_of(B, 'l') && desc_of(C, 'l') && desc_of(D, 'l');
+    return lt_desc_ok(A, LT_LAYOUT) && lt_desc_ok(B, LT_LAYOUT) && lt_desc_ok(C, LT_LAYOUT) &&
+           lt_desc_ok(D, LT_LAYOUT);
 }
 
 EXPORT cublasStatus_t cublasLtMatmulAlgoGetHeuristic(void *lightHandle, void *operationDesc,
@@ -146,8 +82,8 @@ EXPORT cublasStatus_t cublasLtMatmulAlgoGetHeuristic(void *lightHandle, void *op
 {
     if (!cublas_handle(lightHandle))
         return CUBLAS_STATUS_NOT_INITIALIZED;
-    if (!desc_of(operationDesc, 'o') || !layouts_ok(Adesc, Bdesc, Cdesc, Ddesc) ||
-        !desc_of(preference, 'p') || requestedAlgoCount <= 0 || !heuristicResultsArray ||
+    if (!lt_desc_ok(operationDesc, LT_OPERATION) || !layouts_ok(Adesc, Bdesc, Cdesc, Ddesc) ||
+        !lt_desc_ok(preference, LT_PREFERENCE) || requestedAlgoCount <= 0 || !heuristicResultsArray ||
         !returnAlgoCount)
         return CUBLAS_STATUS_INVALID_VALUE;
     memset(&heuristicResultsArray[0], 0, sizeof heuristicResultsArray[0]);
@@ -177,7 +113,7 @@ EXPORT cublasStatus_t cublasLtMatmulAlgoCheck(void *lightHandle, void *operation
 {
     if (!cublas_handle(lightHandle))
         return CUBLAS_STATUS_NOT_INITIALIZED;
-    if (!desc_of(operationDesc, 'o') || !layouts_ok(Adesc, Bdesc, Cdesc, Ddesc) || !algo ||
+    if (!lt_desc_ok(operationDesc, LT_OPERATION) || !layouts_ok(Adesc, Bdesc, Cdesc, Ddesc) || !algo ||
         !result)
         return CUBLAS_STATUS_INVALID_VALUE;
     memset(result, 0, sizeof *result);
@@ -217,7 +153,7 @@ EXPORT cublasStatus_t cublasLtMatmul(void *lightHandle, void *computeDesc, const
     (void)alpha, (void)A, (void)B, (void)beta, (void)C, (void)D, (void)algo, (void)stream;
     if (!cublas_handle(lightHandle))
         return CUBLAS_STATUS_NOT_INITIALIZED;
-    if (!desc_of(computeDesc, 'o') || !layouts_ok(Adesc, Bdesc, Cdesc, Ddesc) ||
+    if (!lt_desc_ok(computeDesc, LT_OPERATION) || !layouts_ok(Adesc, Bdesc, Cdesc, Ddesc) ||
         (workspaceSizeInBytes && !workspace))
         return CUBLAS_STATUS_INVALID_VALUE;
     return CUBLAS_STATUS_SUCCESS;

@@ -46,4 +46,8 @@ static inline struct cublasContext *cublas_handle(void *h)
     return c && c->magic == HANDLE_MAGIC ? c : NULL;
 }
 
+/* A status's name and description (cublas_status.c): never NULL. */
+const char *cublas_status_name(cublasStatus_t status);
+const char *cublas_status_string(cublasStatus_t status);
+
 #endif

@@ -36,6 +36,26 @@ int rt_channel_format(const struct cudaChannelFormatDesc *desc, CUarray_format *
     return 0;
 }
 
+size_t rt_format_bytes(CUarray_format f)
+{
+    switch (f) {
+    case CU_AD_FORMAT_UNSIGNED_INT8: case CU_AD_FORMAT_SIGNED_INT8: return 1;
+    case CU_AD_FORMAT_UNSIGNED_INT16: case CU_AD_FORMAT_SIGNED_INT16: case CU_AD_FORMAT_HALF:
+        return 2;
+    case CU_AD_FORMAT_UNSIGNED_INT32: case CU_AD_FORMAT_SIGNED_INT32: case CU_AD_FORMAT_FLOAT:
+        return 4;
+    default: return 0;
+    }
+}
+
+static CUresult (*array_3d_get_descriptor)(CUDA_ARRAY3D_DESCRIPTOR *, CUarray);
+RT_DRIVER_FN(array_3d_get_descriptor, "cuArray3DGetDescriptor", 3020)
+
+cudaError_t rt_array_descriptor(cudaArray_const_t array, CUDA_ARRAY3D_DESCRIPTOR *d)
+{
+    RT_CALL_DRIVER(array_3d_get_descriptor, d, (CUarray)(uintptr_t)array);
+}
+
 /* The driver's descriptor of a 3D (or mipmapped) array of DESC texels; -1
  * for a format the driver has no array format for. */
 static int array3d_descriptor(const struct cudaChannelFormatDesc *desc, struct cudaExtent extent,

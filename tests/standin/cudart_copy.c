@@ -59,10 +59,52 @@ EXPORT cudaError_t cudaGetSymbolAddress(void **devPtr, const void *symbol)
     return cudaSuccess;
 }
 
+/* The device address of SYMBOL plus OFFSET, for a copy of KIND to it
+ * (TO_SYMBOL) or from it: the kinds that put the symbol on the host are
+ * refused. */
+static cudaError_t symbol_at(const void *symbol, size_t offset, enum cudaMemcpyKind kind,
+                             int to_symbol, char **at)
+{
+    enum cudaMemcpyKind own = to_symbol ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
+    *at = NULL;
+    if (kind != own && kind != cudaMemcpyDeviceToDevice && kind != cudaMemcpyDefault)
+        return rt_error(cudaErrorInvalidMemcpyDirection);
+    void *p = NULL;
+    cudaError_t e = cudaGetSymbolAddress(&p, symbol);
+    *at = (char *)p + offset;
+    return e;
+}
+
 EXPORT cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count,
                                       size_t offset, enum cudaMemcpyKind kind)
 {
-    void *dst;
-    cudaError_t e = cudaGetSymbolAddress(&dst, symbol);
-    return e != cudaSuccess ? e : cudaMemcpy((char *)dst + offset, src, count, kind);
+    char *dst;
+    cudaError_t e = symbol_at(symbol, offset, kind, 1, &dst);
+    return e != cudaSuccess ? e : cudaMemcpy(dst, src, count, kind);
+}
+
+EXPORT cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count,
+                                        size_t offset, enum cudaMemcpyKind kind)
+{
+    char *src;
+    cudaError_t e = symbol_at(symbol, offset, kind, 0, &src);
+    return e != cudaSuccess ? e : cudaMemcpy(dst, src, count, kind);
+}
+
+EXPORT cudaError_t cudaMemcpyToSymbolAsync(const void *symbol, const void *src, size_t count,
+                                           size_t offset, enum cudaMemcpyKind kind,
+                                           cudaStream_t stream)
+{
+    char *dst;
+    cudaError_t e = symbol_at(symbol, offset, kind, 1, &dst);
+    return e != cudaSuccess ? e : cudaMemcpyAsync(dst, src, count, kind, stream);
+}
+
+EXPORT cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t count,
+                                             size_t offset, enum cudaMemcpyKind kind,
+                                             cudaStream_t stream)
+{
+    char *src;
+    cudaError_t e = symbol_at(symbol, offset, kind, 0, &src);
+    return e != cudaSuccess ? e : cudaMemcpyAsync(dst, src, count, kind, stream);
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Copies of two dimensions between memory and arrays, through the
- * driver's cuMemcpy2D (in stream order: cuMemcpy2DAsync), and sets of
- * pitched memory, row by row. */
+ * driver's cuMemcpy2D (in stream order: cuMemcpy2DAsync), and the
+ * deprecated linear copies into and out of an array's rows. */
 #include "cudart_internal.h"
 
 #include <string.h>
@@ -11,9 +11,7 @@ static CUresult (*memcpy_2d_async)(const CUDA_MEMCPY2D *, CUstream);
 RT_DRIVER_FN(memcpy_2d, "cuMemcpy2D", 3020)
 RT_DRIVER_FN(memcpy_2d_async, "cuMemcpy2DAsync", 3020)
 
-/* The memory types of a copy's two sides (the driver tells a unified
- * pointer's kind by itself). */
-static int memory_types(enum cudaMemcpyKind kind, CUmemorytype *src, CUmemorytype *dst)
+int rt_memory_types(enum cudaMemcpyKind kind, CUmemorytype *src, CUmemorytype *dst)
 {
     static const CUmemorytype from[] = {CU_MEMORYTYPE_HOST, CU_MEMORYTYPE_HOST,
                                         CU_MEMORYTYPE_DEVICE, CU_MEMORYTYPE_DEVICE,
@@ -60,7 +58,7 @@ static cudaError_t memory_to_memory(void *dst, size_t dpitch, const void *src, s
 {
     CUDA_MEMCPY2D c;
     CUmemorytype from, to;
-    if (memory_types(kind, &from, &to) < 0)
+    if (rt_memory_types(kind, &from, &to) < 0)
         return rt_error(cudaErrorInvalidMemcpyDirection);
     if (width > dpitch || width > spitch)
         return rt_error((cudaError_t)cudaErrorInvalidPitchValue);
@@ -91,7 +89,7 @@ EXPORT cudaError_t cudaMemcpy2DToArray(cudaArray_t dst, size_t wOffset, size_t h
 {
     CUDA_MEMCPY2D c;
     CUmemorytype from, to;
-    if (memory_types(kind, &from, &to) < 0)
+    if (rt_memory_types(kind, &from, &to) < 0)
         return rt_error(cudaErrorInvalidMemcpyDirection);
     if (width > spitch)
         return rt_error((cudaError_t)cudaErrorInvalidPitchValue);
@@ -112,7 +110,7 @@ EXPORT cudaError_t cudaMemcpy2DFromArray(void *dst, size_t dpitch, cudaArray_con
 {
     CUDA_MEMCPY2D c;
     CUmemorytype from, to;
-    if (memory_types(kind, &from, &to) < 0)
+    if (rt_memory_types(kind, &from, &to) < 0)
         return rt_error(cudaErrorInvalidMemcpyDirection);
     if (width > dpitch)
         return rt_error((cudaError_t)cudaErrorInvalidPitchValue);
@@ -127,16 +125,89 @@ EXPORT cudaError_t cudaMemcpy2DFromArray(void *dst, size_t dpitch, cudaArray_con
     return copy_2d(&c, 0, NULL);
 }
 
-/* HEIGHT rows of WIDTH bytes, PITCH apart. */
-EXPORT cudaError_t cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width,
-                                size_t height)
+/* The bytes of one row of ARRAY's texels (0: a format of blocks or planes,
+ * which copies do not address) and its rows. */
+static cudaError_t array_shape(cudaArray_const_t array, size_t *row, size_t *rows)
 {
-    if (width > pitch)
-        return rt_error((cudaError_t)cudaErrorInvalidPitchValue);
-    for (size_t row = 0; row < height; row++) {
-        cudaError_t e = cudaMemset((char *)devPtr + row * pitch, value, width);
-        if (e != cudaSuccess)
-            return e;
+    CUDA_ARRAY3D_DESCRIPTOR d;
+    cudaError_t e = rt_array_descriptor(array, &d);
+    if (e == cudaSuccess) {
+        *row = d.Width * d.NumChannels * rt_format_bytes(d.Format);
+        *rows = d.Height ? d.Height : 1;
     }
-    return cudaSuccess;
+    return e;
+}
+
+/* One part of a linear copy into (INTO_ARRAY) or out of an array: ROWS
+ * rows of WIDTH bytes at byte X of row Y of the array, the linear side's
+ * bytes back to back from OFFSET on. */
+static cudaError_t part(CUDA_MEMCPY2D c, int into_array, size_t offset, size_t x, size_t y,
+                        size_t width, size_t rows)
+{
+    if (into_array) {
+        c.srcHost = (const char *)c.srcHost + offset;
+        c.srcDevice += offset;
+        c.srcPitch = width;
+        c.dstXInBytes = x;
+        c.dstY = y;
+    } else {
+        c.dstHost = (char *)c.dstHost + offset;
+        c.dstDevice += offset;
+        c.dstPitch = width;
+        c.srcXInBytes = x;
+        c.srcY = y;
+    }
+    c.WidthInBytes = width;
+    c.Height = rows;
+    return copy_2d(&c, 0, NULL);
+}
+
+/* COUNT bytes of ARRAY from byte X of row Y on, as cudaMemcpyToArray and
+ * cudaMemcpyFromArray address them: the rest of the first row, whole rows,
+ * then the start of the last one. */
+static cudaError_t linear_in_rows(const CUDA_MEMCPY2D *c, cudaArray_const_t array,
+                                  int into_array, size_t x, size_t y, size_t count)
+{
+    size_t row, height;
+    cudaError_t e = array_shape(array, &row, &height);
+    if (e != cudaSuccess)
+        return e;
+    if (row == 0 || x >= row || y >= height || count > (height - y) * row - x)
+        return rt_error(cudaErrorInvalidValue);
+    size_t head = count < row - x ? count : row - x;
+    size_t whole = (count - head) / row, tail = count - head - whole * row;
+    e = part(*c, into_array, 0, x, y, head, 1);
+    if (e == cudaSuccess && whole)
+        e = part(*c, into_array, head, 0, y + 1, row, whole);
+    if (e == cudaSuccess && tail)
+        e = part(*c, into_array, head + whole * row, 0, y + 1 + whole, tail, 1);
+    return e;
+}
+
+EXPORT cudaError_t cudaMemcpyToArray(cudaArray_t dst, size_t wOffset, size_t hOffset,
+                                     const void *src, size_t count, enum cudaMemcpyKind kind)
+{
+    CUDA_MEMCPY2D c;
+    CUmemorytype from, to;
+    if (rt_memory_types(kind, &from, &to) < 0)
+        return rt_error(cudaErrorInvalidMemcpyDirection);
+    memset(&c, 0, sizeof c);
+    set_source(&c, from, src, 0);
+    c.dstMemoryType = CU_MEMORYTYPE_ARRAY;
+    c.dstArray = (CUarray)dst;
+    return linear_in_rows(&c, dst, 1, wOffset, hOffset, count);
+}
+
+EXPORT cudaError_t cudaMemcpyFromArray(void *dst, cudaArray_const_t src, size_t wOffset,
+                                       size_t hOffset, size_t count, enum cudaMemcpyKind kind)
+{
+    CUDA_MEMCPY2D c;
+    CUmemorytype from, to;
+    if (rt_memory_types(kind, &from, &to) < 0)
+        return rt_error(cudaErrorInvalidMemcpyDirection);
+    memset(&c, 0, sizeof c);
+    c.srcMemoryType = CU_MEMORYTYPE_ARRAY;
+    c.srcArray = (CUarray)(uintptr_t)src;
+    set_destination(&c, to, dst, 0);
+    return linear_in_rows(&c, src, 0, wOffset, hOffset, count);
 }

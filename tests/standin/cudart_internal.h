@@ -173,6 +173,17 @@ void rt_register_kernel(const void *stub);
 int rt_channel_format(const struct cudaChannelFormatDesc *desc, CUarray_format *fmt,
                       unsigned *channels);
 
+/* The bytes of one element of a channel of driver format F (0: a format of
+ * blocks or planes), and the descriptor of ARRAY as the driver gives it
+ * (cudart_array.c). */
+size_t rt_format_bytes(CUarray_format f);
+cudaError_t rt_array_descriptor(cudaArray_const_t array, CUDA_ARRAY3D_DESCRIPTOR *d);
+
+/* The memory types of a copy's two sides for KIND (the driver tells a
+ * unified pointer's kind by itself); -1 for a kind there is none
+ * (cudart_copy2d.c). */
+int rt_memory_types(enum cudaMemcpyKind kind, CUmemorytype *src, CUmemorytype *dst);
+
 /* Records a failure as cudaGetLastError reports it; returns E
  * (cudart_errors.c). */
 cudaError_t rt_error(cudaError_t e);

@@ -22,10 +22,15 @@ struct standin_dim3 {
 #define MAX_PENDING_LAUNCHES 16
 #define FATBIN_MAGIC 0x466174u
 
+struct fatbin_handle;
+
 /* Every registered kernel, however many (libtorch registers some 24,000). */
 struct kernel {
     const void *stub;
     int max_dynamic_shared;
+    struct fatbin_handle *module; /* registered by the program's module: its image */
+    const char *name;             /* and the name the device code has */
+    CUfunction *functions;        /* per device, once cudaGetFuncBySymbol asked */
     UT_hash_handle hh;
 };
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -41,7 +46,38 @@ RT_DRIVER_FN(add_kernel_node, "cuGraphAddKernelNode", 12000)
 struct fatbin_handle {
     unsigned magic;
     const void *image;
+    CUmodule loaded[MAX_DEVICES]; /* by cudaGetFuncBySymbol, per device */
+    int any_loaded;
 };
+
+static CUresult (*module_load)(CUmodule *, const void *);
+static CUresult (*module_unload)(CUmodule);
+static CUresult (*module_get_function)(CUfunction *, CUmodule, const char *);
+RT_DRIVER_FN(module_load, "cuModuleLoadData", 2000)
+RT_DRIVER_FN(module_unload, "cuModuleUnload", 2000)
+RT_DRIVER_FN(module_get_function, "cuModuleGetFunction", 2000)
+
+/* Registers STUB as a kernel (once); its entry. */
+static struct kernel *register_kernel(const void *stub)
+{
+    struct kernel *k;
+    pthread_mutex_lock(&lock);
+    HASH_FIND_PTR(kernels, &stub, k);
+    if (!k && (k = calloc(1, sizeof *k))) {
+        k->stub = stub;
+        k->max_dynamic_shared = 48 << 10;
+        HASH_ADD_PTR(kernels, stub, k);
+    }
+    pthread_mutex_unlock(&lock);
+    if (!k)
+        abort(); /* as the real one: a module that cannot register is fatal */
+    return k;
+}
+
+void rt_register_kernel(const void *stub)
+{
+    register_kernel(stub);
+}
 
 EXPORT void **__cudaRegisterFatBinary(void *fatCubin)
 {
@@ -58,10 +94,31 @@ EXPORT void __cudaRegisterFatBinaryEnd(void **fatCubinHandle)
     (void)fatCubinHandle;
 }
 
+/* The kernels of H forget its modules, which are unloaded. */
+static void unload_modules(struct fatbin_handle *h)
+{
+    struct kernel *k, *next;
+    pthread_mutex_lock(&lock);
+    HASH_ITER(hh, kernels, k, next)
+    {
+        if (k->module == h) {
+            k->module = NULL;
+            free(k->functions);
+            k->functions = NULL;
+        }
+    }
+    pthread_mutex_unlock(&lock);
+    for (int d = 0; d < MAX_DEVICES; d++)
+        if (h->loaded[d])
+            module_unload(h->loaded[d]);
+}
+
 EXPORT void __cudaUnregisterFatBinary(void **fatCubinHandle)
 {
     struct fatbin_handle *h = (struct fatbin_handle *)fatCubinHandle;
     if (h && h->magic == FATBIN_MAGIC) {
+        if (h->any_loaded)
+            unload_modules(h);
         h->magic = 0;
         free(h);
     }
@@ -77,9 +134,13 @@ EXPORT void __cudaRegisterFunction(void **fatCubinHandle, const char *hostFun,
                                            int thread_limit, void *tid, void *bid, void *bDim,
                                            void *gDim, int *wSize)
 {
-    (void)fatCubinHandle, (void)deviceFun, (void)deviceName, (void)thread_limit, (void)tid;
-    (void)bid, (void)bDim, (void)gDim, (void)wSize;
-    rt_register_kernel(hostFun);
+    (void)deviceFun, (void)thread_limit, (void)tid, (void)bid, (void)bDim, (void)gDim;
+    (void)wSize;
+    struct kernel *k = register_kernel(hostFun);
+    pthread_mutex_lock(&lock);
+    k->module = (struct fatbin_handle *)fatCubinHandle;
+    k->name = deviceName;
+    pthread_mutex_unlock(&lock);
 }
 
 EXPORT void __cudaRegisterVar(void **fatCubinHandle, char *hostVar, char *deviceAddress,
@@ -96,22 +157,6 @@ EXPORT void __cudaRegisterManagedVar(void **fatCubinHandle, void **hostVarPtrAdd
 {
     (void)fatCubinHandle, (void)hostVarPtrAddress, (void)deviceAddress, (void)deviceName;
     (void)ext, (void)size, (void)constant, (void)global;
-}
-
-/* Registers STUB as a kernel (once). */
-void rt_register_kernel(const void *stub)
-{
-    struct kernel *k;
-    pthread_mutex_lock(&lock);
-    HASH_FIND_PTR(kernels, &stub, k);
-    if (!k && (k = calloc(1, sizeof *k))) {
-        k->stub = stub;
-        k->max_dynamic_shared = 48 << 10;
-        HASH_ADD_PTR(kernels, stub, k);
-    }
-    pthread_mutex_unlock(&lock);
-    if (!k)
-        abort(); /* as the real one: a module that cannot register is fatal */
 }
 
 static struct kernel *kernel_of(const void *hostFun)
@@ -327,4 +372,50 @@ EXPORT cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks,
 {
     return cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize,
                                                                   dynamicSMemSize, 0);
+}
+
+/* The module of K's program loaded into the current context's device, and
+ * the function of K's name in it, as the driver gives them; lock held. */
+static CUresult function_locked(struct kernel *k, CUfunction *out)
+{
+    CUdevice d;
+    CUresult r = rt_drv.ctxGetDevice_v2(&d, NULL);
+    if (r != CUDA_SUCCESS || d < 0 || d >= MAX_DEVICES)
+        return r != CUDA_SUCCESS ? r : CUDA_ERROR_INVALID_DEVICE;
+    struct fatbin_handle *h = k->module;
+    if (!h->loaded[d] && (r = module_load(&h->loaded[d], h->image)) != CUDA_SUCCESS)
+        return r;
+    h->any_loaded = 1;
+    if (!k->functions && !(k->functions = calloc(MAX_DEVICES, sizeof *k->functions)))
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    if (!k->functions[d] &&
+        (r = module_get_function(&k->functions[d], h->loaded[d], k->name)) != CUDA_SUCCESS)
+        return r;
+    *out = k->functions[d];
+    return CUDA_SUCCESS;
+}
+
+/* The driver's function of a registered kernel, in the current context (its
+ * program's module loaded there on the first ask). */
+EXPORT cudaError_t cudaGetFuncBySymbol(cudaFunction_t *functionPtr, const void *symbolPtr)
+{
+    struct kernel *k = symbolPtr ? kernel_of(symbolPtr) : NULL;
+    if (!functionPtr)
+        return rt_error(cudaErrorInvalidValue);
+    if (!k)
+        return rt_error((cudaError_t)cudaErrorInvalidDeviceFunction);
+    CTX_OR_RETURN();
+    if (!module_load || !module_unload || !module_get_function)
+        return rt_error((cudaError_t)cudaErrorCallRequiresNewerDriver);
+    CUfunction f = NULL;
+    pthread_mutex_lock(&lock);
+    int in_module = k->module != NULL; /* not a library's kernel */
+    CUresult r = in_module ? function_locked(k, &f) : CUDA_SUCCESS;
+    pthread_mutex_unlock(&lock);
+    if (!in_module)
+        return rt_error((cudaError_t)cudaErrorInvalidDeviceFunction);
+    if (r != CUDA_SUCCESS)
+        return rt_error(rt_map_error(r));
+    *functionPtr = (cudaFunction_t)f;
+    return cudaSuccess;
 }

@@ -10,6 +10,8 @@ static CUresult (*pci_bus_id)(char *, int, CUdevice);
 static CUresult (*can_access_peer)(int *, CUdevice, CUdevice);
 RT_DRIVER_FN(pci_bus_id, "cuDeviceGetPCIBusId", 4010)
 RT_DRIVER_FN(can_access_peer, "cuDeviceCanAccessPeer", 4000)
+static CUresult (*p2p_attribute)(int *, CUdevice_P2PAttribute, CUdevice, CUdevice);
+RT_DRIVER_FN(p2p_attribute, "cuDeviceGetP2PAttribute", 8000)
 
 static cudaError_t valid_device(int device)
 {
@@ -125,6 +127,19 @@ EXPORT cudaError_t cudaDeviceCanAccessPeer(int *canAccessPeer, int device, int p
     if (!can_access_peer)
         return rt_error((cudaError_t)cudaErrorCallRequiresNewerDriver);
     return rt_error(rt_map_error(can_access_peer(canAccessPeer, device, peerDevice)));
+}
+
+/* The runtime's attributes of a link are the driver's, by the same numbers. */
+EXPORT cudaError_t cudaDeviceGetP2PAttribute(int *value, enum cudaDeviceP2PAttr attr,
+                                             int srcDevice, int dstDevice)
+{
+    cudaError_t e = rt_init();
+    if (e != cudaSuccess)
+        return rt_error(e);
+    if (!p2p_attribute)
+        return rt_error((cudaError_t)cudaErrorCallRequiresNewerDriver);
+    return rt_error(rt_map_error(
+        p2p_attribute(value, (CUdevice_P2PAttribute)attr, srcDevice, dstDevice)));
 }
 
 /* Which peers each device's context may reach (bit p: device p), and the

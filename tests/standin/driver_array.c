@@ -47,39 +47,68 @@ static size_t array_bytes(size_t w, size_t h, size_t d, CUarray_format f, unsign
     return w * h * d * channels * format_bytes(f);
 }
 
-static CUresult array_create(CUarray *pHandle, size_t w, size_t h, size_t d, CUarray_format f,
-                             unsigned channels)
+/* Creates an array of DESC (a 1D or 2D one: Height or Depth 0). */
+static CUresult array_create(CUarray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *desc)
 {
     if (!initialized())
         return CUDA_ERROR_NOT_INITIALIZED;
-    size_t bytes = w ? array_bytes(w, h, d, f, channels) : 0;
+    size_t bytes = desc->Width ? array_bytes(desc->Width, desc->Height, desc->Depth, desc->Format,
+                                             desc->NumChannels)
+                               : 0;
     if (!pHandle || bytes == 0)
         return CUDA_ERROR_INVALID_VALUE;
     uintptr_t p;
     CUresult r = ctx_alloc(&p, bytes, K_ARRAY);
     if (r != CUDA_SUCCESS)
         return r;
-    /* for 2D copies into and out of it (driver_copy2d.c): plain formats only */
+    /* for copies into and out of it (driver_copy2d.c) and its descriptor */
     pthread_mutex_lock(&g_lock);
-    containing_locked(p)->row_bytes = w * channels * format_bytes(f);
+    containing_locked(p)->array = *desc;
     pthread_mutex_unlock(&g_lock);
     *pHandle = (CUarray)p;
     return r;
+}
+
+size_t array_row_bytes(const struct salloc *a)
+{
+    return a->array.Width * a->array.NumChannels * format_bytes(a->array.Format);
+}
+
+size_t array_rows(const struct salloc *a)
+{
+    return a->array.Height ? a->array.Height : 1;
 }
 
 EXPORT CUresult cuArrayCreate_v2(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR *desc)
 {
     if (!desc)
         return initialized() ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_NOT_INITIALIZED;
-    return array_create(pHandle, desc->Width, desc->Height, 1, desc->Format, desc->NumChannels);
+    CUDA_ARRAY3D_DESCRIPTOR d = {desc->Width, desc->Height, 0, desc->Format, desc->NumChannels, 0};
+    return array_create(pHandle, &d);
 }
 
 EXPORT CUresult cuArray3DCreate_v2(CUarray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *desc)
 {
     if (!desc)
         return initialized() ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_NOT_INITIALIZED;
-    return array_create(pHandle, desc->Width, desc->Height, desc->Depth, desc->Format,
-                        desc->NumChannels);
+    return array_create(pHandle, desc);
+}
+
+/* The descriptor the array was created with (a 2D one's Depth 0). */
+EXPORT CUresult cuArray3DGetDescriptor_v2(CUDA_ARRAY3D_DESCRIPTOR *pArrayDescriptor,
+                                          CUarray hArray)
+{
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!pArrayDescriptor)
+        return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&g_lock);
+    struct salloc *a = containing_locked((uintptr_t)hArray);
+    int found = a && a->kind == K_ARRAY && a->key == (uintptr_t)hArray;
+    if (found)
+        *pArrayDescriptor = a->array;
+    pthread_mutex_unlock(&g_lock);
+    return found ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
 
 EXPORT CUresult cuArrayDestroy(CUarray hArray)
@@ -124,6 +153,7 @@ EXPORT CUresult cuMipmappedArrayDestroy(CUmipmappedArray hMipmappedArray)
 /* The entry points cuGetProcAddress hands out (driver_proc.c). */
 PROC("cuArrayCreate", 3020, cuArrayCreate_v2)
 PROC("cuArray3DCreate", 3020, cuArray3DCreate_v2)
+PROC("cuArray3DGetDescriptor", 3020, cuArray3DGetDescriptor_v2)
 PROC("cuArrayDestroy", 2000, cuArrayDestroy)
 PROC("cuMipmappedArrayCreate", 5000, cuMipmappedArrayCreate)
 PROC("cuMipmappedArrayDestroy", 5000, cuMipmappedArrayDestroy)

@@ -161,6 +161,30 @@ EXPORT CUresult cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUdevice
     return CUDA_SUCCESS;
 }
 
+/* The link between two stand-in GPUs: NVLink, the best there is (rank 0),
+ * with peer access, every native atomic and arrays across it. */
+EXPORT CUresult cuDeviceGetP2PAttribute(int *value, CUdevice_P2PAttribute attrib,
+                                        CUdevice srcDevice, CUdevice dstDevice)
+{
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (srcDevice < 0 || srcDevice >= g_ndev || dstDevice < 0 || dstDevice >= g_ndev ||
+        srcDevice == dstDevice)
+        return CUDA_ERROR_INVALID_DEVICE;
+    if (!value)
+        return CUDA_ERROR_INVALID_VALUE;
+    switch (attrib) {
+    case CU_DEVICE_P2P_ATTRIBUTE_PERFORMANCE_RANK: *value = 0; break;
+    case CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED:
+    case CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED:
+    case CU_DEVICE_P2P_ATTRIBUTE_CUDA_ARRAY_ACCESS_SUPPORTED: *value = 1; break;
+    case CU_DEVICE_P2P_ATTRIBUTE_ONLY_PARTIAL_NATIVE_ATOMIC_SUPPORTED: *value = 0; break;
+    default: return CUDA_ERROR_INVALID_VALUE;
+    }
+    return CUDA_SUCCESS;
+}
+
 /* The entry points cuGetProcAddress hands out (driver_proc.c). */
 PROC("cuDeviceGetAttribute", 2000, cuDeviceGetAttribute)
 PROC("cuDeviceCanAccessPeer", 4000, cuDeviceCanAccessPeer)
+PROC("cuDeviceGetP2PAttribute", 8000, cuDeviceGetP2PAttribute)

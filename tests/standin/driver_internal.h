@@ -78,7 +78,8 @@ struct salloc {
     int kind;
     int device;
     struct sctx *ctx; /* owner: freed when it is torn down */
-    size_t row_bytes; /* an array's: the bytes of one row of texels */
+    CUDA_ARRAY3D_DESCRIPTOR array; /* an array's, as created */
+    unsigned host_flags;           /* page-locked memory's: cuMemHostAlloc's flags */
     int ipc_fd;       /* exported by an IPC handle: its shared memory's descriptor + 1 */
     UT_hash_handle hh;
 };
@@ -134,6 +135,10 @@ void ipc_unshare(uintptr_t address, size_t bytes, int fd);
 /* The bytes of one element of an array format's channel (0: a format of
  * blocks or planes, driver_array.c). */
 size_t format_bytes(CUarray_format f);
+/* The bytes of one row of texels of array A, and its rows per layer (0
+ * bytes: a format of blocks or planes, which copies do not address). */
+size_t array_row_bytes(const struct salloc *a);
+size_t array_rows(const struct salloc *a);
 
 /* The device of the VMM mapping that holds ADDRESS: -1 for host memory,
  * -2 when none holds it (driver_vmm.c). */

@@ -137,9 +137,30 @@ EXPORT CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags)
         return initialized() ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_NOT_INITIALIZED;
     uintptr_t p;
     CUresult r = ctx_alloc(pp ? &p : NULL, bytesize, K_HOST);
-    if (r == CUDA_SUCCESS)
+    if (r == CUDA_SUCCESS) {
+        pthread_mutex_lock(&g_lock);
+        containing_locked(p)->host_flags = Flags; /* for cuMemHostGetFlags */
+        pthread_mutex_unlock(&g_lock);
         *pp = (void *)p;
+    }
     return r;
+}
+
+/* The flags of the page-locked allocation that holds P (cuMemAllocHost's:
+ * none); memory registered with cuMemHostRegister is not one. */
+EXPORT CUresult cuMemHostGetFlags(unsigned int *pFlags, void *p)
+{
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!pFlags)
+        return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&g_lock);
+    struct salloc *a = containing_locked((uintptr_t)p);
+    int found = a && a->kind == K_HOST;
+    if (found)
+        *pFlags = a->host_flags;
+    pthread_mutex_unlock(&g_lock);
+    return found ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
 EXPORT CUresult cuMemFreeHost(void *p)
@@ -161,4 +182,5 @@ PROC("cuMemFree", 3020, cuMemFree_v2)
 PROC("cuMemAllocHost", 3020, cuMemAllocHost_v2)
 PROC("cuMemHostAlloc", 2020, cuMemHostAlloc)
 PROC("cuMemFreeHost", 2000, cuMemFreeHost)
+PROC("cuMemHostGetFlags", 2030, cuMemHostGetFlags)
 /* SPDX-License-Identifier: MIT */

@@ -33,8 +33,10 @@ int vt_rec_stack(uint32_t id, const uintptr_t *frames, unsigned n, const struct 
 }
 
 int vt_rec_pystack(uint32_t id, const uintptr_t *frames, unsigned n,
-                   const struct vt_python_part *python, const struct vt_stack_cut *cut)
+                   const struct vt_python_part *python, const struct vt_python_part *behalf,
+                   const struct vt_stack_cut *cut)
 {
+    (void)behalf;
     vt_rec_stack(id, frames, n, cut);
     written[nwritten - 1].py_count = python->count;
     memcpy(written[nwritten - 1].pyframes, python->ids, python->count * sizeof *python->ids);
@@ -61,6 +63,11 @@ int vt_modules_unload_pending(void)
 }
 
 void vt_pystack_capture(struct vt_pystack *stack)
+{
+    stack->count = 0;
+}
+
+void vt_pybehalf_capture(struct vt_pystack *stack)
 {
     stack->count = 0;
 }

@@ -357,26 +357,12 @@ static void put_framework_run(const struct vt_site *site, const struct vt_frames
     fputs(" (folded)</span></li>\n", out);
 }
 
-/* The site's label (LABEL, or its first own frame's) as the summary, the
- * stack when opened, runtime frames folded as in the text report. */
-static void put_stack(const struct vt_site *site, const char *label, bool open, FILE *out)
+/* SITE's frames as a list, runtime frames folded as in the text report. */
+static void put_frame_list(const struct vt_site *site, FILE *out)
 {
     struct vt_frames_view view;
-    if (site->nframes == 0) {
-        fputs("<td>(no stack recorded)</td>", out);
-        return;
-    }
     vt_frames_view(site, &view);
-    char own[1024];
-    if (!label)
-        vt_site_label(site, 1, own, sizeof own);
-    fprintf(out, "<td><details%s><summary><code class=\"site\">", open ? " open" : "");
-    put_text(label ? label : own, out);
-    fputs("</code>", out);
-    fprintf(out,
-            " <span class=\"loc\">(%zu frames)</span></summary>\n<ol class=\"stack\" "
-            "start=\"0\">\n",
-            site->nframes);
+    fputs("<ol class=\"stack\" start=\"0\">\n", out);
     for (size_t i = 0; i <= site->nframes; i++) {
         if (site->dropped && i == site->cut_at)
             fprintf(out,
@@ -403,7 +389,39 @@ static void put_stack(const struct vt_site *site, const char *label, bool open, 
         if (site->python_truncated && i + 1 == site->python_end)
             fputs("<li class=\"loc\">&hellip; outer Python frames not recorded</li>\n", out);
     }
-    fputs("</ol></details></td>", out);
+    fputs("</ol>", out);
+}
+
+/* The site's label (LABEL, or its first own frame's) as the summary, and
+ * whom it allocated for when that was another thread; the stack when
+ * opened, then that thread's Python frames. */
+static void put_stack(const struct vt_site *site, const char *label, bool open, FILE *out)
+{
+    if (site->nframes == 0) {
+        fputs("<td>(no stack recorded)</td>", out);
+        return;
+    }
+    char own[1024];
+    if (!label)
+        vt_site_label(site, 1, own, sizeof own);
+    fprintf(out, "<td><details%s><summary><code class=\"site\">", open ? " open" : "");
+    put_text(label ? label : own, out);
+    fputs("</code>", out);
+    if (site->behalf) {
+        vt_site_label(site->behalf, 1, own, sizeof own);
+        fputs(" <span class=\"loc\">on behalf of</span> <code class=\"site\">", out);
+        put_text(own, out);
+        fputs("</code>", out);
+    }
+    fprintf(out, " <span class=\"loc\">(%zu frames)</span></summary>\n", site->nframes);
+    put_frame_list(site, out);
+    if (site->behalf) {
+        fputs("\n<p class=\"loc\">on behalf of the thread that called backward() and waited "
+              "for it:</p>\n",
+              out);
+        put_frame_list(site->behalf, out);
+    }
+    fputs("</details></td>", out);
 }
 
 /* The threads that made a leak's allocations: name (tid) each. */

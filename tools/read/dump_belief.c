@@ -513,28 +513,34 @@ static bool believe_python_frames(struct record_in *in, struct vt_dump_stack_rec
 /* How many of the Python frames each interpreter entry holds (appended;
  * absent in older dumps), after the cut. Entries that do not add up to the
  * RECORDED frames, all of them kept, are left out: the frames then stand
- * together, as in older dumps. */
-static void believe_entries(struct record_in *in, struct vt_dump_stack_record *s, uint64_t recorded)
+ * together, as in older dumps. False when the list could not be read to
+ * its end (nothing after it is believed). */
+static bool believe_entries(struct record_in *in, struct vt_dump_stack_record *s, uint64_t recorded)
 {
     struct vt_rec_PYSTACK_ENTRIES entries = {0};
     struct vt_at_PYSTACK_ENTRIES at;
     uint64_t sum = 0;
-    if (!vt_decode_PYSTACK_ENTRIES(in, &entries, &at) || !entries.entries)
-        return;
+    bool whole = true;
+    if (!vt_decode_PYSTACK_ENTRIES(in, &entries, &at))
+        return false;
+    if (!entries.entries)
+        return true;
     s->entry_frames =
         items_room(in, entries.entries, VT_MIN_BYTES(PYSTACK_ENTRY), sizeof *s->entry_frames);
+    whole = s->entry_frames != NULL;
     for (uint64_t i = 0; s->entry_frames && i < entries.entries; i++) {
         struct vt_rec_PYSTACK_ENTRY entry;
         struct vt_at_PYSTACK_ENTRY entry_at;
         if (!vt_decode_PYSTACK_ENTRY(in, &entry, &entry_at) || entry.frames > recorded) {
             sum = UINT64_MAX;
+            whole = false;
             break;
         }
         sum += entry.frames;
         s->entry_frames[s->nentries++] = (size_t)entry.frames;
     }
     if (s->entry_frames && sum == recorded && recorded == s->npython)
-        return;
+        return true;
     if (s->entry_frames && sum != recorded)
         doubt(in, "kept without its interpreter entries",
               "its interpreter entries do not hold its %llu Python frames",
@@ -542,6 +548,42 @@ static void believe_entries(struct record_in *in, struct vt_dump_stack_record *s
     free(s->entry_frames);
     s->entry_frames = NULL;
     s->nentries = 0;
+    return whole;
+}
+
+/* The Python frames of the thread this one worked for (appended; absent in
+ * older dumps and where none were read). Frames not defined are left out;
+ * a list that cannot be read costs the list. */
+static void believe_behalf(struct record_in *in, struct vt_dump_stack_record *s)
+{
+    struct vt_rec_PYSTACK_BEHALF head = {0};
+    struct vt_at_PYSTACK_BEHALF at;
+    if (!vt_decode_PYSTACK_BEHALF(in, &head, &at)) {
+        in->done = "kept without the frames of the thread it worked for";
+        return;
+    }
+    if (!head.behalf)
+        return;
+    s->behalf = items_room(in, head.behalf, VT_MIN_BYTES(PYSTACK_BEHALF_FRAME), sizeof *s->behalf);
+    if (!s->behalf)
+        in->done = "kept without the frames of the thread it worked for";
+    for (uint64_t i = 0; s->behalf && i < head.behalf; i++) {
+        struct vt_rec_PYSTACK_BEHALF_FRAME frame;
+        struct vt_at_PYSTACK_BEHALF_FRAME frame_at;
+        if (!vt_decode_PYSTACK_BEHALF_FRAME(in, &frame, &frame_at)) {
+            free(s->behalf);
+            s->behalf = NULL;
+            s->nbehalf = 0;
+            in->done = "kept without the frames of the thread it worked for";
+            return;
+        }
+        if (!vt_dump_pyframe(in->b->dump, frame.id))
+            doubt(in, "that Python frame left out", "Python frame %llu is not defined",
+                  (unsigned long long)frame.id);
+        else
+            s->behalf[s->nbehalf++] = frame.id;
+    }
+    s->behalf_truncated = (head.flags & VT_PYSTACK_TRUNCATED) != 0;
 }
 
 static bool believe_pystack(struct record_in *in, struct vt_dump_stack_record **out)
@@ -563,7 +605,8 @@ static bool believe_pystack(struct record_in *in, struct vt_dump_stack_record **
     }
     s->python_truncated = (tail.flags & VT_PYSTACK_TRUNCATED) != 0;
     believe_cut(in, s);
-    believe_entries(in, s, recorded);
+    if (believe_entries(in, s, recorded))
+        believe_behalf(in, s);
     return true;
 }
 

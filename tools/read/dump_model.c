@@ -32,6 +32,7 @@ void vt_dump_stack_free(struct vt_dump_stack_record *s)
     free(s->frames);
     free(s->python);
     free(s->entry_frames);
+    free(s->behalf);
     free(s);
 }
 

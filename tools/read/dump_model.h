@@ -51,8 +51,14 @@ struct vt_dump_stack_record {
      * first (0 entries: not recorded, an older dump) */
     size_t nentries;
     size_t *entry_frames;
-    uint64_t dropped; /* native frames the tracer left out (a deeper stack) */
-    size_t cut_at;    /* ... right before frames[cut_at] */
+    /* A thread without Python frames of its own (PyTorch's autograd engine):
+     * the PYFRAME ids of the thread it worked for, innermost first (none:
+     * not recorded) */
+    size_t nbehalf;
+    uint64_t *behalf;
+    bool behalf_truncated; /* that thread's stack went on beyond these */
+    uint64_t dropped;      /* native frames the tracer left out (a deeper stack) */
+    size_t cut_at;         /* ... right before frames[cut_at] */
     UT_hash_handle hh;
 };
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "format.h"
+#include "xalloc.h"
 
 static bool is_cuda_library(const char *module)
 {
@@ -240,6 +241,20 @@ static void drop_leading(struct vt_site *site, size_t count)
     site->cut_at = site->cut_at > count ? site->cut_at - count : 0;
 }
 
+/* The Python frames of the thread STACK's thread allocated for. */
+static struct vt_site *behalf_site(struct vt_symbolizer *sym, const struct vt_dump *dump,
+                                   const struct vt_dump_stack_record *stack)
+{
+    struct vt_site *site = vt_xcalloc(1, sizeof *site);
+    site->frames = vt_xcalloc(stack->nbehalf, sizeof *site->frames);
+    for (size_t i = 0; i < stack->nbehalf; i++)
+        site->frames[site->nframes++] =
+            vt_symbolize_python(sym, vt_dump_pyframe(dump, stack->behalf[i]));
+    site->python_end = site->nframes;
+    site->python_truncated = stack->behalf_truncated;
+    return site;
+}
+
 void vt_site_frames(struct vt_symbolizer *sym, const struct vt_dump *dump, uint64_t stack_id,
                     unsigned recorded_api, struct vt_site *site)
 {
@@ -248,6 +263,8 @@ void vt_site_frames(struct vt_symbolizer *sym, const struct vt_dump *dump, uint6
     site->api = recorded_api;
     if (!stack)
         return;
+    if (stack->nbehalf)
+        site->behalf = behalf_site(sym, dump, stack);
     collect_frames(sym, stack, site);
     size_t drop = (size_t)(outermost_api_frame(site->frames, site->nframes) + 1);
     while (drop < site->nframes && is_cuda_library(site->frames[drop]->module))
@@ -393,6 +410,14 @@ static bool folded(const struct vt_frames_view *view, const struct vt_frame *f)
 /* Folding only where something of the program's own stays in view: runtime
  * frames where any other frame is, a framework's where one of the
  * program's own is. */
+static bool has_users_frame(const struct vt_site *site)
+{
+    for (size_t i = 0; i < site->nframes; i++)
+        if (vt_frame_is_users(site->frames[i]))
+            return true;
+    return false;
+}
+
 void vt_frames_view(const struct vt_site *site, struct vt_frames_view *view)
 {
     size_t own = 0;
@@ -411,6 +436,9 @@ void vt_frames_view(const struct vt_site *site, struct vt_frames_view *view)
         view->runtime = 0;
         view->fold_at = site->nframes;
     }
+    /* The program's frames may be those of the thread it allocated for. */
+    if (!show_all_frames && site->behalf && has_users_frame(site->behalf))
+        view->frameworks = true;
     for (size_t i = 0; i < site->nframes; i++) {
         if (folded(view, site->frames[i]))
             continue;
@@ -442,6 +470,10 @@ size_t vt_frames_view_run(const struct vt_site *site, const struct vt_frames_vie
 
 void vt_site_free(struct vt_site *site)
 {
+    if (site->behalf) {
+        vt_site_free(site->behalf);
+        free(site->behalf);
+    }
     free(site->frames);
     memset(site, 0, sizeof *site);
 }

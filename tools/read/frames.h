@@ -21,6 +21,10 @@ struct vt_site {
     size_t python_end;     /* index after the last Python frame (0: none) */
     uint64_t dropped;      /* frames the tracer left out of a deeper stack */
     size_t cut_at;         /* ... right before frames[cut_at] */
+    /* A thread without Python frames of its own (PyTorch's autograd
+     * engine): the Python frames of the thread it allocated for, as a site
+     * of their own (NULL: none recorded). */
+    struct vt_site *behalf;
 };
 
 /* Fills SITE for STACK_ID (0 or unknown: no frames). RECORDED_API is the

@@ -139,6 +139,11 @@ static void shown_key(struct vt_shown_stacks *s, uint64_t stack_id, struct text 
     put_u64(t, site.python_truncated);
     for (size_t i = 0; i < site.nframes; i++)
         put_frame(t, site.frames[i]);
+    if (site.behalf) { /* the frames of the thread it worked for, after a mark */
+        put_u64(t, UINT64_MAX - site.behalf->python_truncated);
+        for (size_t i = 0; i < site.behalf->nframes; i++)
+            put_frame(t, site.behalf->frames[i]);
+    }
     vt_site_free(&site);
 }
 

@@ -142,6 +142,27 @@ void vt_render_json_summary(struct vt_json *j, const struct vt_summary *s)
     vt_json_end_object(j);
 }
 
+/* The thread a thread without Python frames of its own allocated for
+ * (PyTorch's autograd engine: the thread that called backward()): null, or
+ * its label and Python frames. */
+static void write_behalf(struct vt_json *j, const struct vt_site *site)
+{
+    char label[1024];
+    vt_json_key(j, "on_behalf");
+    if (!site->behalf) {
+        vt_json_null(j);
+        return;
+    }
+    vt_site_label(site->behalf, 1, label, sizeof label);
+    vt_json_begin_object(j);
+    vt_json_key(j, "label");
+    vt_json_string(j, label);
+    write_frames_as(j, "frames", site->behalf);
+    vt_json_key(j, "python_frames_truncated");
+    vt_json_bool(j, site->behalf->python_truncated);
+    vt_json_end_object(j);
+}
+
 /* What identifies a call site: api, kind, device, stack id, frames and its
  * label (LABEL: told apart from the sites beside it; NULL: its first frame). */
 static void write_site_fields(struct vt_json *j, const struct vt_site *site, const char *label,
@@ -162,6 +183,7 @@ static void write_site_fields(struct vt_json *j, const struct vt_site *site, con
     write_frames(j, site);
     vt_json_key(j, "python_frames_truncated");
     vt_json_bool(j, site->python_truncated);
+    write_behalf(j, site);
 }
 
 /* The threads that made a leak's allocations (the first few, by tid). */

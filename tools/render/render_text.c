@@ -104,6 +104,17 @@ static void print_cut(const struct vt_frames_view *v, FILE *out)
             plural(v->cut_hidden, "frame", "frames"), v->max_frames);
 }
 
+static void print_frames(const struct vt_site *site, FILE *out);
+
+/* The Python frames of the thread that SITE's thread allocated for. */
+static void print_behalf(const struct vt_site *site, FILE *out)
+{
+    if (!site->behalf)
+        return;
+    put_text("    on behalf of the thread that called backward() and waited for it:\n", out);
+    print_frames(site->behalf, out);
+}
+
 /* Frames keep their numbers when some are folded, as --all-frames shows them. */
 static void print_frames(const struct vt_site *site, FILE *out)
 {
@@ -118,6 +129,7 @@ static void print_frames(const struct vt_site *site, FILE *out)
             print_cut(&view, out);
             if (view.runtime && view.fold_at >= view.cut_at)
                 print_folded(&view, out);
+            print_behalf(site, out);
             return;
         }
         if (view.runtime && i == view.fold_at)
@@ -140,6 +152,7 @@ static void print_frames(const struct vt_site *site, FILE *out)
                      out);
     }
     print_dropped(site, site->nframes, out);
+    print_behalf(site, out);
 }
 
 /* The threads that made a leak's allocations, when one is not the main
@@ -547,10 +560,13 @@ static bool has_python_frame(const struct vt_site *site)
 
 /* What a growing site is, where its stack says: "PyTorch's cache grew
  * during backward (on thread pt_autograd_0, which runs no Python)" for
- * known framework memory, "allocated during backward (...)" else. */
+ * known framework memory, "allocated during backward (...)" else; with
+ * the frames of the thread it allocated for, ", on behalf of
+ * step train.py:22" (that thread's first own frame). */
 static void print_growing_what(const struct vt_report *r, size_t index, FILE *out)
 {
     const struct vt_site_known *k = &r->site_known[index];
+    const struct vt_site *site = &r->usage_sites[index];
     if (!k->known && !k->during)
         return;
     const char *thread = site_thread(r, &r->analysis->usage.sites[index]);
@@ -560,10 +576,15 @@ static void print_growing_what(const struct vt_report *r, size_t index, FILE *ou
         fputs("    allocated", out);
     if (k->during)
         fprintf(out, " %s", k->during);
-    if (thread && !has_python_frame(&r->usage_sites[index]))
+    if (thread && !has_python_frame(site) && !site->behalf)
         fprintf(out, " (on thread %s, which runs no Python)", thread);
     else if (thread)
         fprintf(out, " (on thread %s)", thread);
+    if (site->behalf) {
+        char label[1024];
+        vt_site_label(site->behalf, 1, label, sizeof label);
+        fprintf(out, ", on behalf of %s", label);
+    }
     if (k->known) {
         fputs(" [", out);
         print_known_origin(k->known, out);

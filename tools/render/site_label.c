@@ -26,8 +26,9 @@ const char *vt_display_path(const char *path)
 
 /* The frames a label can name: the program's own, then the framework's
  * call it made (the framework frame it called) as the second, to tell two
- * sites at one line apart; without frames of the program's own, every frame
- * but the runtime's. */
+ * sites at one line apart; without frames of the program's own, those of
+ * the thread it allocated for (the line that called backward()), else
+ * every frame but the runtime's. */
 struct own {
     const struct vt_frame *f[VT_LABEL_MAX_FRAMES + 1];
     size_t n;
@@ -46,6 +47,10 @@ static void own_frames(const struct vt_site *s, struct own *o)
 {
     size_t first = first_users_frame(s);
     o->n = o->call = 0;
+    if (first == s->nframes && s->behalf && first_users_frame(s->behalf) < s->behalf->nframes) {
+        own_frames(s->behalf, o);
+        return;
+    }
     if (first == s->nframes) {
         for (size_t i = vt_site_first_own_frame(s); i < s->nframes && o->n < VT_LABEL_MAX_FRAMES;
              i++)

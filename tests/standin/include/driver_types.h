@@ -195,6 +195,31 @@ struct cudaExtent {
     size_t depth;
 };
 
+struct cudaPos {
+    size_t x;
+    size_t y;
+    size_t z;
+};
+
+struct cudaMemcpy3DParms {
+    cudaArray_t srcArray;
+    struct cudaPos srcPos;
+    struct cudaPitchedPtr srcPtr;
+    cudaArray_t dstArray;
+    struct cudaPos dstPos;
+    struct cudaPitchedPtr dstPtr;
+    struct cudaExtent extent;
+    enum cudaMemcpyKind kind;
+};
+
+enum cudaDeviceP2PAttr {
+    cudaDevP2PAttrPerformanceRank = 1,
+    cudaDevP2PAttrAccessSupported = 2,
+    cudaDevP2PAttrNativeAtomicSupported = 3,
+    cudaDevP2PAttrCudaArrayAccessSupported = 4,
+    cudaDevP2PAttrOnlyPartialNativeAtomicSupported = 5
+};
+
 /* ---- texture objects (they hold no memory of their own) ---- */
 typedef unsigned long long cudaTextureObject_t;
 enum cudaResourceType {
@@ -375,6 +400,7 @@ typedef struct CUevent_st *cudaEvent_t;
 typedef struct CUuserObject_st *cudaUserObject_t;
 typedef struct CUlib_st *cudaLibrary_t;
 typedef struct CUkern_st *cudaKernel_t;
+typedef struct CUfunc_st *cudaFunction_t;
 typedef unsigned long long cudaGraphConditionalHandle;
 typedef void (*cudaHostFn_t)(void *userData);
 typedef void (*cudaStreamCallback_t)(cudaStream_t stream, cudaError_t status, void *userData);
