@@ -7,7 +7,10 @@
  * one other thread whose innermost Python frame is torch's backward entry
  * (none when two or more are: never a guess), and its frames are read
  * through vt_peek, since thread states and frames of other threads may be
- * freed meanwhile. No GIL, no call into the interpreter, nothing written. */
+ * freed meanwhile: in batches, what was read remembered by each autograd
+ * thread and checked against one fresh batch at its next allocation (2
+ * system calls where nothing moved). No GIL, no call into the interpreter,
+ * nothing of the interpreter's written. */
 #ifndef VRAMTRACE_PYBEHALF_H
 #define VRAMTRACE_PYBEHALF_H
 
