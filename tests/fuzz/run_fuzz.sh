@@ -55,6 +55,10 @@ seed probe "$build/tests/reliability/config_probe"
 seed bad_frees env VRAMTRACE_FREE_STACKS=1 "$build/tests/programs/tree" frees
 seed bad_frees_aggregate env VRAMTRACE_MODE=aggregate "$build/tests/programs/tree" frees
 seed underscore_exit "$build/tests/programs/tree" _exit
+# Stacks with the frames of the thread an autograd thread worked for: no
+# program here makes them without torch, mkdump does.
+"$build/tests/cli/mkdump" behalf "$out/seeds/behalf.vtr" >/dev/null 2>&1 &&
+    cp "$out/seeds/behalf.vtr" "$out/corpus/behalf.vtr"
 seeds=$(find "$out/corpus" -name '*.vtr' -size +0 | wc -l)
 if [ "$seeds" -lt 6 ]; then
     echo "fuzz: only $seeds seed dumps were made (is $build built?)"
