@@ -41,15 +41,16 @@ static void note_script_end(void)
     vt_unlock();
 }
 
-/* The allocation and its owner are known: its stack, then the table. */
-static void record_alloc(CUresult result, struct vt_alloc_info *info)
+/* The allocation and its owner are known: its stack, then the table. NOW:
+ * when the real call returned. */
+static void record_alloc(CUresult result, struct vt_alloc_info *info, uint64_t now)
 {
     struct vt_stack stack;
     struct vt_meminfo mem;
     note_script_end();
     vt_stack_capture(&stack);
     if (result == CUDA_SUCCESS) {
-        vt_track_alloc(info, &stack);
+        vt_track_alloc(info, &stack, now);
     } else {
         int known =
             result == CUDA_ERROR_OUT_OF_MEMORY && vt_owner_memory_info(info->device, &mem) == 0;
@@ -63,11 +64,11 @@ static void record_alloc(CUresult result, struct vt_alloc_info *info)
 void vt_on_alloc(CUresult result, struct vt_alloc_info info)
 {
     int saved = errno;
-    vt_event_call_ended();
+    uint64_t now = vt_event_call_ended();
     info.api = called_api(info.api);
     if (info.device != VT_DEVICE_UNKNOWN)
         vt_owner_fill(&info);
-    record_alloc(result, &info);
+    record_alloc(result, &info, now);
     vt_thread_state.call_ns = 0;
     vt_leave();
     errno = saved;
@@ -76,17 +77,18 @@ void vt_on_alloc(CUresult result, struct vt_alloc_info info)
 void vt_on_pool_alloc(CUresult result, struct vt_alloc_info info, CUmemoryPool pool)
 {
     int saved = errno;
-    vt_event_call_ended();
+    uint64_t now = vt_event_call_ended();
     info.api = called_api(info.api);
     vt_owner_of_pool(&info, pool, result);
-    record_alloc(result, &info);
+    record_alloc(result, &info, now);
     vt_thread_state.call_ns = 0;
     vt_leave();
     errno = saved;
 }
 
 /* Free stacks only when asked for (VRAMTRACE_FREE_STACKS=1): a refused
- * free takes its stack anyway. */
+ * free takes its stack anyway. The free's time is when its hook began
+ * (vt_event_begin's clock read); the real call's is read again below. */
 void vt_on_free_begin(struct vt_free_call *call, uint64_t key, enum vt_space space, unsigned api,
                       uint64_t stream)
 {
@@ -103,7 +105,7 @@ void vt_on_free_begin(struct vt_free_call *call, uint64_t key, enum vt_space spa
     }
     vt_thread_state.free_record_end = 0;
     vt_track_free_begin(call->key, call->space, call->api, call->stream, call->stack,
-                        &call->pending);
+                        &call->pending, vt_thread_state.call_start_ns);
     call->record_end = vt_thread_state.free_record_end;
     vt_thread_state.call_start_ns = vt_call_clock_ns(); /* the real free follows */
     errno = saved;
@@ -309,7 +311,7 @@ void vt_on_teardown(int torn_down, void *ctx, int device, unsigned api)
 void vt_on_unseen_runtime_alloc(cudaError_t result, struct vt_alloc_info info)
 {
     int saved = errno;
-    if ((result != cudaSuccess || info.key) && vt_enter()) {
+    if ((result != cudaSuccess || info.key) && vt_event_begin()) { /* the call is over: 0 ns */
         info.device = result == cudaSuccess ? VT_DEVICE_OF_CONTEXT : VT_DEVICE_UNKNOWN;
         vt_on_alloc((CUresult)result, info);
     }
@@ -319,7 +321,7 @@ void vt_on_unseen_runtime_alloc(cudaError_t result, struct vt_alloc_info info)
 void vt_on_unseen_runtime_free(cudaError_t result, uint64_t key, unsigned api, uint64_t stream)
 {
     int saved = errno;
-    if (result == cudaSuccess && key && vt_enter()) {
+    if (result == cudaSuccess && key && vt_event_begin()) {
         struct vt_free_call call;
         vt_on_free_begin(&call, key, VT_SPACE_POINTER, api, stream);
         vt_on_free(CUDA_SUCCESS, &call);

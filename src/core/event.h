@@ -30,10 +30,13 @@ static inline int vt_event_begin(void)
     return 1;
 }
 
-/* The real call has just returned: how long it took, for its record. */
-static inline void vt_event_call_ended(void)
+/* The real call has just returned: how long it took, for its record; the
+ * time now (the event's, one clock read for both). */
+static inline uint64_t vt_event_call_ended(void)
 {
-    vt_thread_state.call_ns = vt_call_clock_ns() - vt_thread_state.call_start_ns;
+    uint64_t now = vt_call_clock_ns();
+    vt_thread_state.call_ns = now - vt_thread_state.call_start_ns;
+    return now;
 }
 
 /* The real allocation call returned RESULT; INFO describes it (the API the

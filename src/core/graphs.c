@@ -132,7 +132,7 @@ void vt_graph_destroyed(uint64_t graph)
 static void free_live(uint64_t key, enum vt_space space, unsigned api)
 {
     struct vt_pending_free pending;
-    vt_track_free_begin(key, space, api, 0, NULL, &pending);
+    vt_track_free_begin(key, space, api, 0, NULL, &pending, vt_now_ns());
 }
 
 /* DEVICE's pool entry becomes BYTES (0: none), made through API at STACK. */
@@ -151,7 +151,7 @@ static void set_pool(int device, uint64_t bytes, unsigned api, const struct vt_s
                                  .kind = VT_KIND_GRAPH_POOL,
                                  .space = VT_SPACE_HANDLE,
                                  .device = device};
-    vt_track_alloc(&info, stack);
+    vt_track_alloc(&info, stack, vt_now_ns());
 }
 
 void vt_graph_pool_changed(int device, unsigned api, const struct vt_stack *stack)

@@ -176,42 +176,106 @@ static int capture_deep(struct vt_stack *stack, unsigned limit)
     return (int)limit;
 }
 
+static inline int is_tracer(uintptr_t frame, uintptr_t start, uintptr_t span)
+{
+    return frame - start < span; /* one unsigned compare, no branch */
+}
+
+/* One pass over the N frames from the outermost in, up to the outermost
+ * tracer frame (a runtime wrapper of ours may sit below the runtime that
+ * called our driver wrapper; frames inside it are ours or the runtime's):
+ * where the key begins (*FIRST) and the hash of the frames from there.
+ * Four frames a step while none of them is ours, in four lanes so that
+ * the multiplies overlap. */
+static uint64_t hash_native(const uintptr_t *frames, int n, int *first)
+{
+    uintptr_t start, end;
+    tracer_range(&start, &end);
+    uintptr_t span = end - start;
+    uint64_t a = 0x9E3779B97F4A7C15u, b = 0x94D049BB133111EBu, c = 0xD6E8FEB86659FD93u,
+             d = 0xA0761D6478BD642Fu;
+    int i = n;
+    for (; i >= 4; i -= 4) {
+        uintptr_t w0 = frames[i - 1], w1 = frames[i - 2], w2 = frames[i - 3], w3 = frames[i - 4];
+        if (is_tracer(w0, start, span) | is_tracer(w1, start, span) | is_tracer(w2, start, span) |
+            is_tracer(w3, start, span))
+            break;
+        a = mix(a, w0);
+        b = mix(b, w1);
+        c = mix(c, w2);
+        d = mix(d, w3);
+        __asm__("" : "+r"(a), "+r"(b), "+r"(c), "+r"(d)); /* as in stack_hash */
+    }
+    for (; i > 0 && !is_tracer(frames[i - 1], start, span); i--)
+        a = mix(a, frames[i - 1]);
+    *first = i;
+    return mix(mix(mix(a, b), c), d ^ (uint64_t)(n - i));
+}
+
+/* A stack deeper than the limit (capture_deep cut it at CUT_AT): the
+ * tracer's frames are innermost, so only the frames before the cut are
+ * looked at. */
+static uint64_t hash_cut(const uintptr_t *frames, int n, int cut_at, int *first)
+{
+    uintptr_t start, end;
+    tracer_range(&start, &end);
+    *first = 0;
+    for (int i = 0; i < cut_at; i++)
+        if (is_tracer(frames[i], start, end - start))
+            *first = i + 1;
+    return stack_hash(frames + *first, (size_t)(n - *first) * sizeof *frames);
+}
+
+/* The key's Python part, written at TAIL (after the native frames): its
+ * length, 0 without Python frames of this thread or the one it works for. */
+static int python_key(const struct vt_stack *stack, uintptr_t *tail)
+{
+    const struct vt_pystack *py = &stack->python, *behalf = &stack->behalf;
+    int len = 0;
+    if (py->count) {
+        tail[len++] = py->truncated ? CUT_PYTHON_FOLLOWS : PYTHON_FOLLOWS;
+        for (int i = 0; i < py->count; i++)
+            tail[len++] = (uintptr_t)py->frames[i];
+        for (int i = 0; i < py->entries; i++) /* small numbers: never an address */
+            tail[len++] = py->entry_frames[i];
+    } else if (behalf->count) {
+        tail[len++] = behalf->truncated ? CUT_BEHALF_FOLLOWS : BEHALF_FOLLOWS;
+        for (int i = 0; i < behalf->count; i++)
+            tail[len++] = (uintptr_t)behalf->frames[i];
+    }
+    return len;
+}
+
 void vt_stack_capture(struct vt_stack *stack)
 {
-    uintptr_t *frames = stack->key, start, end;
+    uintptr_t *frames = stack->key;
     unsigned limit = max_frames();
-    int n = unw_backtrace((void **)frames, (int)limit), first = 0;
+    int n = unw_backtrace((void **)frames, (int)limit), first;
+    uint64_t hash;
     stack->dropped = 0;
     stack->cut_at = 0;
     if (n == (int)limit)
         n = capture_deep(stack, limit);
-    tracer_range(&start, &end);
-    /* The outermost tracer frame: a runtime wrapper of ours may sit below
-     * the runtime that called our driver wrapper. */
-    int scanned = stack->dropped ? stack->cut_at : n; /* tracer frames are innermost */
-    uintptr_t span = end - start; /* one unsigned compare per frame, no branch */
-    for (int i = 0; i < scanned; i++)
-        first = frames[i] - start < span ? i + 1 : first;
-    stack->count = n > first ? n - first : 0;
-    stack->cut_at = stack->cut_at > first ? stack->cut_at - first : 0;
-    memmove(frames, frames + first, (size_t)stack->count * sizeof *frames);
+    if (stack->dropped) {
+        hash = hash_cut(frames, n, stack->cut_at, &first);
+        stack->cut_at = stack->cut_at > first ? stack->cut_at - first : 0;
+    } else {
+        hash = hash_native(frames, n, &first);
+    }
+    /* The key is where it lies: no copy of the frames. */
+    stack->start = first;
+    stack->count = n - first;
+    stack->key_len = stack->count;
     vt_pystack_capture(&stack->python);
     stack->behalf.count = 0;
     if (!stack->python.count)
         vt_pybehalf_capture(&stack->behalf);
-    stack->key_len = stack->count;
-    if (stack->python.count) {
-        frames[stack->key_len++] = stack->python.truncated ? CUT_PYTHON_FOLLOWS : PYTHON_FOLLOWS;
-        for (int i = 0; i < stack->python.count; i++)
-            frames[stack->key_len++] = (uintptr_t)stack->python.frames[i];
-        for (int i = 0; i < stack->python.entries; i++) /* small numbers: never an address */
-            frames[stack->key_len++] = stack->python.entry_frames[i];
-    } else if (stack->behalf.count) {
-        frames[stack->key_len++] = stack->behalf.truncated ? CUT_BEHALF_FOLLOWS : BEHALF_FOLLOWS;
-        for (int i = 0; i < stack->behalf.count; i++)
-            frames[stack->key_len++] = (uintptr_t)stack->behalf.frames[i];
+    int tail = python_key(stack, frames + n);
+    if (tail) {
+        hash = mix(hash, stack_hash(frames + n, (size_t)tail * sizeof *frames));
+        stack->key_len += tail;
     }
-    stack->hash = stack_hash(frames, (size_t)stack->key_len * sizeof *frames);
+    stack->hash = (unsigned)(hash ^ (hash >> 32));
 }
 
 /* The PYFRAME id of LOC in this dump, writing it the first time. */
@@ -246,12 +310,13 @@ static int write_stack(const struct known_stack *known, const struct vt_stack *s
 uint32_t vt_stack_intern(const struct vt_stack *stack)
 {
     struct known_stack *known;
-    size_t key_len = (size_t)stack->key_len * sizeof *stack->key;
+    const uintptr_t *key = stack->key + stack->start;
+    size_t key_len = (size_t)stack->key_len * sizeof *key;
     if (stack->key_len == 0)
         return 0;
     if (vt_modules_unload_pending())
         vt_stacks_sync_modules(); /* before any cached stack is reused */
-    HASH_FIND_BYHASHVALUE(hh, stacks.table, stack->key, key_len, stack->hash, known);
+    HASH_FIND_BYHASHVALUE(hh, stacks.table, key, key_len, stack->hash, known);
     if (known)
         return known->id;
     known = malloc(sizeof *known + key_len);
@@ -260,7 +325,7 @@ uint32_t vt_stack_intern(const struct vt_stack *stack)
     known->id = ++stacks.next_id;
     known->native = stack->count;
     known->key_len = stack->key_len;
-    memcpy(known->key, stack->key, key_len);
+    memcpy(known->key, key, key_len);
     HASH_ADD_KEYPTR_BYHASHVALUE(hh, stacks.table, known->key, key_len, stack->hash, known);
     /* Modules first: the reader symbolizes a stack with the modules before it. */
     vt_stacks_sync_modules();

@@ -10,10 +10,12 @@
 #include <stdint.h>
 
 struct vt_stack {
-    /* The de-duplication key: the native frames (count of them), then, with
+    /* From key[start] (the tracer's own frames before it), the
+     * de-duplication key: the native frames (count of them), then, with
      * Python frames, a separator, their locations and their entries; or,
      * with another thread's, another separator and their locations. */
     uintptr_t key[VT_STACK_MAX + 1 + 2 * VT_PY_MAX];
+    int start;
     int count;
     unsigned dropped; /* frames left out of a deeper stack */
     int cut_at;       /* where: between frames[cut_at - 1] and frames[cut_at] */

@@ -134,10 +134,9 @@ static void write_free(const struct vt_alloc_info *info, uint32_t stack, uint64_
 }
 
 static void track_alloc(const struct vt_alloc_info *info, const struct vt_stack *stack,
-                        uint32_t stack_id)
+                        uint32_t stack_id, uint64_t now)
 {
     struct live *e, *stale;
-    uint64_t now = vt_now_ns();
     vt_lock();
     if (vt_output_ready() < 0) {
         vt_unlock();
@@ -161,14 +160,14 @@ static void track_alloc(const struct vt_alloc_info *info, const struct vt_stack 
     vt_unlock();
 }
 
-void vt_track_alloc(const struct vt_alloc_info *info, const struct vt_stack *stack)
+void vt_track_alloc(const struct vt_alloc_info *info, const struct vt_stack *stack, uint64_t now)
 {
-    track_alloc(info, stack, 0);
+    track_alloc(info, stack, 0, now);
 }
 
 void vt_track_alloc_interned(const struct vt_alloc_info *info, uint32_t stack_id)
 {
-    track_alloc(info, NULL, stack_id);
+    track_alloc(info, NULL, stack_id, vt_now_ns());
 }
 
 uint32_t vt_track_stack_id(const struct vt_stack *stack)
@@ -219,10 +218,10 @@ static void remember_freed(const struct live *e, unsigned api, uint32_t free_sta
 }
 
 void vt_track_free_begin(uint64_t key, enum vt_space space, unsigned api, uint64_t stream,
-                         const struct vt_stack *stack, struct vt_pending_free *pending)
+                         const struct vt_stack *stack, struct vt_pending_free *pending,
+                         uint64_t now)
 {
     struct live *e;
-    uint64_t now = vt_now_ns();
     pending->traced = 0;
     vt_lock();
     e = vt_output_ready() == 0 ? find(space, key) : NULL;

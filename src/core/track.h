@@ -12,7 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-void vt_track_alloc(const struct vt_alloc_info *info, const struct vt_stack *stack);
+/* NOW: the allocation's time (vt_now_ns's clock). */
+void vt_track_alloc(const struct vt_alloc_info *info, const struct vt_stack *stack, uint64_t now);
 /* The same with the stack already interned (vt_track_stack_id). */
 void vt_track_alloc_interned(const struct vt_alloc_info *info, uint32_t stack_id);
 /* STACK's id in the dump (written the first time); 0 when none. */
@@ -27,7 +28,8 @@ void vt_track_failed(const struct vt_alloc_info *info, int error, const struct v
  * writes the free before the driver can hand the address out again; end puts
  * it back if the driver refused, or records an untraced or invalid free.
  * STACK: the free's stack when free stacks are recorded, else NULL (a
- * refused free takes its stack then). RESULT: the driver's CUresult. */
+ * refused free takes its stack then). NOW: the free's time (vt_now_ns's
+ * clock). RESULT: the driver's CUresult. */
 struct vt_pending_free {
     int traced;
     struct vt_alloc_info info;
@@ -36,7 +38,8 @@ struct vt_pending_free {
     uint32_t free_stack;
 };
 void vt_track_free_begin(uint64_t key, enum vt_space space, unsigned api, uint64_t stream,
-                         const struct vt_stack *stack, struct vt_pending_free *pending);
+                         const struct vt_stack *stack, struct vt_pending_free *pending,
+                         uint64_t now);
 void vt_track_free_end(uint64_t key, enum vt_space space, unsigned api, uint64_t stream,
                        const struct vt_stack *stack, const struct vt_pending_free *pending,
                        int result);

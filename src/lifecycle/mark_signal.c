@@ -95,11 +95,14 @@ static void set_label(int sig)
 void vt_mark_signal_install(void)
 {
     static int tried;
-    const char *spec = getenv("VRAMTRACE_MARK_SIGNAL");
+    const char *spec;
     struct sigaction old, sa;
     int sig;
-    if (__atomic_exchange_n(&tried, 1, __ATOMIC_ACQ_REL))
+    /* every event passes here: a plain load first, the environment once */
+    if (__atomic_load_n(&tried, __ATOMIC_RELAXED) ||
+        __atomic_exchange_n(&tried, 1, __ATOMIC_ACQ_REL))
         return;
+    spec = getenv("VRAMTRACE_MARK_SIGNAL");
     sig = spec && *spec ? parse_signal(spec) : SIGUSR2;
     if (sig < 0) {
         vt_warn("VRAMTRACE_MARK_SIGNAL=%s names no signal; no marker signal", spec);
