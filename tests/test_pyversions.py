@@ -193,12 +193,13 @@ def behalf(tag):
                 ("<module>", S, C("module"))]
     none = [c["TWO_BYTES"], c["NOT_WAITING_BYTES"], c["OTHER_NAME_BYTES"]]
     if tag.endswith("t"):
-        expected, none = None, none + [c["ALONE_BYTES"]]
+        expected, none = None, none + [c["ALONE_BYTES"]] * c["ALONE_COUNT"]
     else:
-        lk = H.leak_by_bytes(rep, c["ALONE_BYTES"])
+        lk = H.leak_by_bytes(rep, c["ALONE_BYTES"] * c["ALONE_COUNT"])
         got = [(f.get("function"), f.get("file"), f.get("line"))
                for f in (lk.get("on_behalf") or {}).get("frames", [])]
-        H.expect_eq("one thread waiting: its frames on behalf", got, expected)
+        H.expect_eq("one thread waiting: its frames on behalf of each allocation",
+                    (got, lk.get("allocations")), (expected, c["ALONE_COUNT"]))
         H.expect_eq("one thread waiting: frames of its own", python_frames(lk), [])
     # Beside another waiting thread, with none waiting, from a thread named
     # otherwise: the same stack without on-behalf frames, one call site.

@@ -297,6 +297,27 @@ def case_linear_cublas_workspace():
                 (0, ["PyTorch's cache", "PyTorch's cuBLAS workspace"]))
 
 
+def case_conv2d_native():
+    """nn.Conv2d(16, 32, 3) forward, twice, over PyTorch's own kernels (cuDNN
+    off: the stand-ins have no cuDNN, and the toolkit's does not start over
+    the stand-in driver), per tensor: the weight and bias at the line that
+    moved the layer to the GPU, the two kept 4 x 32 x 30 x 30 outputs at
+    theirs; the input and each forward's im2col buffer (16 x 3 x 3 rows of
+    30 x 30 floats) freed, at their lines."""
+    rep, _ = cases_report("conv2d", run_args=["--pytorch-tensors"])
+    weight, bias, output = 32 * 16 * 3 * 3 * 4, 32 * 4, 4 * 32 * 30 * 30 * 4
+    layer, out = H.marker_line(CASES, "conv_layer"), H.marker_line(CASES, "conv_output")
+    H.expect_eq("leaks by line", leaks_by_line(rep), {
+        layer: [(weight + bias, 2, "cudaMallocAsync", "device")],
+        out: [(2 * output, 2, "cudaMallocAsync", "device")]})
+    freed = sorted((script_line(x), x.get("peak_live_bytes")) for x in rep["sites"]
+                   if x.get("live_bytes") == 0 and script_line(x) is not None and
+                   not any("BlasWorkspace" in (f.get("function") or "") for f in x["frames"]))
+    H.expect_eq("freed: (line, bytes) of the input and the im2col buffer", freed,
+                [(H.marker_line(CASES, "conv_input"), 4 * 16 * 32 * 32 * 4),
+                 (out, 16 * 3 * 3 * 30 * 30 * 4)])
+
+
 def case_backward_growth():
     """The default caching allocator grows on autograd's device thread,
     which runs no Python: a 2 MiB segment every other step is 1 MiB per

@@ -1,23 +1,22 @@
 /* SPDX-License-Identifier: MIT */
 #include "pybehalf.h"
 
-#include "pycode_cache.h"
+#include "pycopy.h"
 #include "pyinterp.h"
-#include "pyline.h"
 #include "pypeek.h"
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 
 #define AUTOGRAD_THREAD "pt_autograd_" /* PyTorch's names of its device threads */
-#define MAX_THREADS 4096               /* thread states looked at, at most */
+#define MAX_STATES 128                 /* thread states looked at (more: nothing is read) */
 #define MAX_STEPS (8 * VT_PY_MAX)      /* frames walked, skipped ones included */
-#define COPY_BYTES 512                 /* the most of a structure copied */
-#define TABLE_BYTES_MAX (1L << 20)     /* a longer line table is not read */
-#define NAME_CHARS 32                  /* the longest function name looked for */
+#define MAX_LINKS 192                  /* frames of a caller's chain remembered */
+#define VERDICTS 64                    /* innermost code objects judged, remembered */
 
 enum { THREAD_UNKNOWN, THREAD_AUTOGRAD, THREAD_OTHER };
 static __thread int thread_kind __attribute__((tls_model("initial-exec")));
@@ -35,347 +34,395 @@ static int autograd_thread(void)
     return thread_kind == THREAD_AUTOGRAD;
 }
 
-/* ---- copies of the interpreter's structures ---- */
-
-struct copy {
-    const char *at; /* where the structure lies */
-    char bytes[COPY_BYTES];
-};
-
-struct field {
-    long offset, width; /* offset -1: absent */
-};
-
-/* The bytes a copy needs to hold the N fields. */
-static long extent(const struct field *fields, size_t n)
-{
-    long end = 0;
-    for (size_t i = 0; i < n; i++)
-        if (fields[i].offset >= 0 && fields[i].offset + fields[i].width > end)
-            end = fields[i].offset + fields[i].width;
-    return end;
-}
-
-static long thread_bytes(const struct vt_pylayout *L)
-{
-    const struct field f[] = {
-        {L->ts_next, 8}, {L->ts_interp, 8}, {L->ts_thread_id, 8}, {L->ts_frame, 8}};
-    return extent(f, sizeof f / sizeof f[0]);
-}
-
-static long frame_bytes(const struct vt_pylayout *L)
-{
-    const struct field f[] = {
-        {L->frame_code, 8}, {L->frame_back, 8}, {L->frame_instr, 8}, {L->frame_owner, 1}};
-    return extent(f, sizeof f / sizeof f[0]);
-}
-
-static long code_bytes(const struct vt_pylayout *L)
-{
-    const struct field f[] = {{L->ob_type, 8},          {L->var_size, 8},
-                              {L->code_filename, 8},    {L->code_name, 8},
-                              {L->code_qualname, 8},    {L->code_linetable, 8},
-                              {L->code_firstlineno, 4}, {L->code_firsttraceable, 4}};
-    return extent(f, sizeof f / sizeof f[0]);
-}
-
-static int take(const char *at, long size, struct copy *c)
-{
-    c->at = at;
-    return at && size <= COPY_BYTES && vt_peek(at, c->bytes, (size_t)size) == 0 ? 0 : -1;
-}
-
-static const char *ptr_at(const struct copy *c, long offset)
-{
-    const char *p;
-    memcpy(&p, c->bytes + offset, sizeof p);
-    return p;
-}
-
-static long long_at(const struct copy *c, long offset)
-{
-    long v;
-    memcpy(&v, c->bytes + offset, sizeof v);
-    return v;
-}
-
-static int int_at(const struct copy *c, long offset)
-{
-    int v;
-    memcpy(&v, c->bytes + offset, sizeof v);
-    return v;
-}
-
-static const char *peek_ptr(const char *at)
-{
-    const char *p;
-    return at && vt_peek(at, &p, sizeof p) == 0 ? p : NULL;
-}
-
-/* ---- frames ---- */
-
-struct frame {
-    struct copy self;
-    struct copy code; /* its code object, when it runs Python code */
-    const char *back;
-    long offset; /* of its current instruction in the code, in bytes */
-    int python;  /* a frame of running Python code */
-};
-
-/* The innermost frame of the thread state copied in TS (NULL: none). */
-static const char *innermost(const struct copy *ts)
-{
-    const struct vt_pylayout *L = &vt_py.layout;
-    const char *frame = ptr_at(ts, L->ts_frame);
-    if (frame && L->cframe_current >= 0)
-        frame = peek_ptr(frame + L->cframe_current);
-    return frame;
-}
-
-static long instruction_offset(const struct frame *f)
-{
-    const struct vt_pylayout *L = &vt_py.layout;
-    switch (L->instr) {
-    case VT_PY_LASTI_BYTES:
-        return int_at(&f->self, L->frame_instr);
-    case VT_PY_LASTI_UNITS:
-        return 2L * int_at(&f->self, L->frame_instr);
-    case VT_PY_INSTR_POINTER:
-        return ptr_at(&f->self, L->frame_instr) - (f->code.at + L->code_bytecode);
-    }
-    return -1;
-}
-
-/* Copies the frame at AT; -1 when it cannot be read. F->python tells a
- * frame of running Python code (not a shim of the C stack, not one whose
- * code has not started), as pystack.c's walk tells them. */
-static int read_frame(const char *at, struct frame *f)
-{
-    const struct vt_pylayout *L = &vt_py.layout;
-    f->python = 0;
-    if (take(at, frame_bytes(L), &f->self) < 0)
-        return -1;
-    f->back = ptr_at(&f->self, L->frame_back);
-    int owner = L->frame_owner >= 0 ? (unsigned char)f->self.bytes[L->frame_owner] : 0;
-    if (L->owner_cstack >= 0 && owner >= L->owner_cstack)
-        return 0;
-    uintptr_t ref = (uintptr_t)ptr_at(&f->self, L->frame_code);
-    if (L->executable_tagged) {
-        if ((ref & 3) == 3) /* a tagged integer, not an object */
-            return 0;
-        ref &= ~(uintptr_t)3;
-    }
-    if (take((const char *)ref, code_bytes(L), &f->code) < 0 ||
-        ptr_at(&f->code, L->ob_type) != vt_py.code_type)
-        return 0;
-    f->offset = instruction_offset(f);
-    if (L->code_firsttraceable >= 0) {
-        long units = long_at(&f->code, L->var_size);
-        if (f->offset < 0 || f->offset > 2 * units)
-            return 0;
-        if (owner != L->owner_generator &&
-            f->offset < 2L * int_at(&f->code, L->code_firsttraceable))
-            return 0; /* incomplete */
-    }
-    f->python = 1;
-    return 0;
-}
-
-/* ---- strings ---- */
-
-/* Copies the header of the str at AT into HEAD; -1 when it is none. */
-static int take_str(const char *at, struct copy *head)
-{
-    return take(at, vt_py.layout.str_ascii_size, head) == 0 &&
-                   ptr_at(head, vt_py.layout.ob_type) == vt_py.unicode_type
-               ? 0
-               : -1;
-}
-
-/* CHARS characters of the str copied in HEAD, from character FIRST on, as
- * UTF-8 into OUT (VT_PY_TEXT_BYTES); the length written, or -1. */
-static long peek_text(const struct copy *head, long first, long chars, char *out)
-{
-    struct vt_pytext_shape shape;
-    unsigned char data[4 * VT_PY_TEXT_CHARS];
-    if (vt_pytext_shape(head->bytes, &shape) < 0 || first < 0 || chars > VT_PY_TEXT_CHARS)
-        return -1;
-    shape.length = chars;
-    if (vt_peek(head->at + shape.offset + first * (long)shape.kind, data,
-                (size_t)chars * shape.kind) < 0)
-        return -1;
-    return vt_pytext_utf8(&shape, data, out);
-}
-
-/* The text of the str at AT when it is at most NAME_CHARS characters long,
- * into OUT; its length, or -1. */
-static long short_text(const char *at, char *out)
-{
-    struct copy head;
-    if (take_str(at, &head) < 0)
-        return -1;
-    long length = long_at(&head, vt_py.layout.str_length);
-    return length <= NAME_CHARS ? peek_text(&head, 0, length, out) : -1;
-}
-
-/* Whether the str at AT ends with SUFFIX (ASCII). */
-static int ends_with(const char *at, const char *suffix)
-{
-    struct copy head;
-    char text[VT_PY_TEXT_BYTES];
-    long n = (long)strlen(suffix);
-    if (take_str(at, &head) < 0)
-        return 0;
-    long length = long_at(&head, vt_py.layout.str_length);
-    return length >= n && peek_text(&head, length - n, n, text) == n &&
-           memcmp(text, suffix, (size_t)n) == 0;
-}
-
 /* Whether CODE is torch's entry into the autograd engine: where the thread
  * that called backward() or grad() waits while the engine runs
  * (_engine_run_backward since torch 2.3, backward and grad before). */
-static int is_backward_entry(const struct copy *code)
+static int is_backward_entry(const struct vt_pycopy *code)
 {
     const struct vt_pylayout *L = &vt_py.layout;
     char name[VT_PY_TEXT_BYTES];
-    long n = short_text(ptr_at(code, L->code_name), name);
-    const char *file = ptr_at(code, L->code_filename);
+    long n = vt_pycopy_short_text(vt_pycopy_ptr(code, L->code_name), name);
+    const char *file = vt_pycopy_ptr(code, L->code_filename);
     if (n == 20 && memcmp(name, "_engine_run_backward", 20) == 0)
-        return ends_with(file, "/torch/autograd/graph.py");
+        return vt_pycopy_ends_with(file, "/torch/autograd/graph.py");
     if ((n == 8 && memcmp(name, "backward", 8) == 0) || (n == 4 && memcmp(name, "grad", 4) == 0))
-        return ends_with(file, "/torch/autograd/__init__.py");
+        return vt_pycopy_ends_with(file, "/torch/autograd/__init__.py");
     return 0;
+}
+
+/* ---- what an autograd thread remembers between its allocations ---- */
+
+/* Whether a code object is torch's backward entry, judged by its name and
+ * file (the strings' addresses tell the same objects again). */
+struct verdict {
+    const char *code, *name, *file;
+    int entry;
+};
+
+/* One frame of the caller's chain as it was read: what tells it again. */
+struct link {
+    const char *frame, *code; /* code NULL: a frame running no code object */
+    const char *name, *file, *table;
+    int firstlineno, python;
+    long offset;
+    struct vt_pyloc *loc; /* NULL: not recorded */
+};
+
+struct memo {
+    int nstates; /* the interpreter's thread states, in list order, as last read */
+    const char *state_at[MAX_STATES];
+    struct vt_pycopy state[MAX_STATES];
+    const char *cframe[MAX_STATES];           /* 3.11, 3.12: each one's _PyCFrame */
+    struct vt_pyframe_copy inner[MAX_STATES]; /* each one's innermost frame */
+    struct verdict verdicts[VERDICTS];
+    const char *caller; /* the thread state whose chain LINKS hold */
+    int nlinks, truncated;
+    const char *chain_end; /* the back link of the last frame read */
+    struct link links[MAX_LINKS];
+    struct vt_pyframe_copy again[MAX_LINKS]; /* the chain read anew */
+    struct vt_peek_piece pieces[2 * MAX_LINKS + 1];
+    int owner[2 * MAX_LINKS + 1]; /* which frame or state each piece is for */
+    bool failed[2 * MAX_LINKS + 1];
+};
+
+static __thread struct memo *memo __attribute__((tls_model("initial-exec")));
+static pthread_key_t free_at_exit;
+static pthread_once_t key_once = PTHREAD_ONCE_INIT;
+static int key_ok;
+
+static void drop_memo(void *m)
+{
+    memo = NULL;
+    free(m);
+}
+
+static void make_key(void)
+{
+    key_ok = pthread_key_create(&free_at_exit, drop_memo) == 0;
+}
+
+/* This thread's memo, made on first use and freed when the thread ends. */
+static struct memo *own_memo(void)
+{
+    if (memo)
+        return memo;
+    pthread_once(&key_once, make_key);
+    if (!key_ok)
+        return NULL;
+    struct memo *made = calloc(1, sizeof *made);
+    if (made && pthread_setspecific(free_at_exit, made) != 0) {
+        free(made);
+        made = NULL;
+    }
+    return memo = made;
+}
+
+/* Copies M's N pieces, each on its own where a batch stops at one that
+ * cannot be read (that one marked failed); whether all were copied. */
+static bool peek_pieces(struct memo *m, size_t n)
+{
+    size_t done = 0;
+    bool all = true;
+    memset(m->failed, 0, n * sizeof *m->failed);
+    while (done < n) {
+        done += vt_peek_many(m->pieces + done, n - done);
+        if (done < n) {
+            m->failed[done++] = true;
+            all = false;
+        }
+    }
+    return all;
 }
 
 /* ---- the thread that called backward() ---- */
 
+static bool states_linked(const struct memo *m, const char *interp)
+{
+    const struct vt_pylayout *L = &vt_py.layout;
+    for (int i = 0; i < m->nstates; i++) {
+        const char *next = i + 1 < m->nstates ? m->state_at[i + 1] : NULL;
+        if (vt_pycopy_ptr(&m->state[i], L->ts_interp) != interp ||
+            vt_pycopy_ptr(&m->state[i], L->ts_next) != next)
+            return false;
+    }
+    return true;
+}
+
+/* The interpreter's thread states into M: one system call when the list is
+ * the one read last time, else one per state. -1 when it cannot be read
+ * whole (states freed under us, more than MAX_STATES). */
+static int read_states(struct memo *m, const char *interp)
+{
+    const struct vt_pylayout *L = &vt_py.layout;
+    long size = vt_pycopy_thread_bytes(L);
+    const char *head = NULL;
+    size_t n = 0;
+    if (m->nstates > 0) {
+        m->pieces[n++] =
+            (struct vt_peek_piece){interp + L->interp_threads_head, &head, sizeof head};
+        for (int i = 0; i < m->nstates; i++)
+            m->pieces[n++] =
+                (struct vt_peek_piece){m->state_at[i], m->state[i].bytes, (size_t)size};
+        if (vt_peek_many(m->pieces, n) == n && head == m->state_at[0] && states_linked(m, interp))
+            return 0;
+    }
+    m->nstates = 0;
+    for (const char *ts = vt_pycopy_peek_ptr(interp + L->interp_threads_head); ts;
+         ts = vt_pycopy_ptr(&m->state[m->nstates - 1], L->ts_next)) {
+        if (m->nstates == MAX_STATES || vt_pycopy_take(ts, size, &m->state[m->nstates]) < 0 ||
+            vt_pycopy_ptr(&m->state[m->nstates], L->ts_interp) != interp) {
+            m->nstates = 0;
+            return -1;
+        }
+        m->state_at[m->nstates++] = ts;
+    }
+    return 0;
+}
+
+/* Each other thread's innermost frame into M->inner, with its code object:
+ * one system call per level for all threads. */
+static void read_innermost(struct memo *m)
+{
+    const struct vt_pylayout *L = &vt_py.layout;
+    const char *at[MAX_STATES];
+    unsigned long self = (unsigned long)pthread_self();
+    size_t n = 0;
+    for (int i = 0; i < m->nstates; i++) {
+        bool mine = (unsigned long)vt_pycopy_long(&m->state[i], L->ts_thread_id) == self;
+        m->cframe[i] = at[i] = mine ? NULL : vt_pycopy_ptr(&m->state[i], L->ts_frame);
+        m->inner[i].python = 0;
+    }
+    if (L->cframe_current >= 0) { /* 3.11, 3.12: through the thread's _PyCFrame */
+        for (int i = 0; i < m->nstates; i++)
+            if (at[i]) {
+                m->pieces[n] =
+                    (struct vt_peek_piece){at[i] + L->cframe_current, &at[i], sizeof at[i]};
+                m->owner[n++] = i;
+            }
+        peek_pieces(m, n);
+        for (size_t k = 0; k < n; k++)
+            if (m->failed[k])
+                at[m->owner[k]] = NULL;
+    }
+    n = 0;
+    for (int i = 0; i < m->nstates; i++)
+        if (at[i]) {
+            m->inner[i].self.at = at[i];
+            m->pieces[n] = (struct vt_peek_piece){at[i], m->inner[i].self.bytes,
+                                                  (size_t)vt_pycopy_frame_bytes(L)};
+            m->owner[n++] = i;
+        }
+    peek_pieces(m, n);
+    size_t frames = n;
+    n = 0;
+    int framed[MAX_STATES];
+    for (size_t k = 0; k < frames; k++)
+        framed[k] = m->failed[k] ? -1 : m->owner[k];
+    for (size_t k = 0; k < frames; k++) {
+        int i = framed[k];
+        const char *code = i >= 0 ? vt_pyframe_code_address(&m->inner[i]) : NULL;
+        if (code) {
+            m->inner[i].code.at = code;
+            m->pieces[n] = (struct vt_peek_piece){code, m->inner[i].code.bytes,
+                                                  (size_t)vt_pycopy_code_bytes(L)};
+            m->owner[n++] = i;
+        }
+    }
+    peek_pieces(m, n);
+    for (size_t k = 0; k < n; k++)
+        if (!m->failed[k])
+            vt_pyframe_judge(&m->inner[m->owner[k]]);
+}
+
+/* Whether the code copied in CODE is torch's backward entry, remembered by
+ * the code object's address and its name's and file's. */
+static int entry_verdict(struct memo *m, const struct vt_pycopy *code)
+{
+    const struct vt_pylayout *L = &vt_py.layout;
+    const char *name = vt_pycopy_ptr(code, L->code_name),
+               *file = vt_pycopy_ptr(code, L->code_filename);
+    uint64_t slot = ((uint64_t)(uintptr_t)code->at * 0x9E3779B97F4A7C15u) >> 32;
+    struct verdict *v = &m->verdicts[slot % VERDICTS];
+    if (v->code != code->at || v->name != name || v->file != file)
+        *v = (struct verdict){code->at, name, file, is_backward_entry(code)};
+    return v->entry;
+}
+
 struct caller {
     const char *tstate;
-    struct frame entry; /* its innermost frame, as first read */
+    const char *cframe;           /* 3.11, 3.12: its _PyCFrame; else its innermost frame */
+    struct vt_pyframe_copy entry; /* its innermost frame, as first read */
 };
 
 /* The one thread other than this one whose innermost frame is torch's
  * backward entry; -1 when there is none, or several, or the list of thread
  * states could not be read whole. */
-static int find_caller(struct caller *out)
+static int find_caller(struct memo *m, struct caller *out)
 {
-    const struct vt_pylayout *L = &vt_py.layout;
     const char *interp = vt_py.main_interpreter();
-    const char *ts = interp ? peek_ptr(interp + L->interp_threads_head) : NULL;
-    unsigned long self = (unsigned long)pthread_self();
-    int found = 0;
-    struct frame f;
-    for (int n = 0; ts; n++) {
-        struct copy state;
-        if (n == MAX_THREADS || take(ts, thread_bytes(L), &state) < 0 ||
-            ptr_at(&state, L->ts_interp) != interp)
-            return -1; /* freed under us, or a list longer than we read */
-        const char *frame = innermost(&state);
-        if ((unsigned long)long_at(&state, L->ts_thread_id) != self && frame &&
-            read_frame(frame, &f) == 0 && f.python && is_backward_entry(&f.code)) {
-            if (found++)
-                return -1;
-            out->tstate = ts;
-            out->entry = f;
-        }
-        ts = ptr_at(&state, L->ts_next);
+    int found = -1;
+    if (!interp || read_states(m, interp) < 0)
+        return -1;
+    read_innermost(m);
+    for (int i = 0; i < m->nstates; i++) {
+        if (!m->inner[i].python || !entry_verdict(m, &m->inner[i].code))
+            continue;
+        if (found >= 0)
+            return -1;
+        found = i;
     }
-    return found ? 0 : -1;
+    if (found < 0)
+        return -1;
+    out->tstate = m->state_at[found];
+    out->cframe = m->cframe[found];
+    out->entry = m->inner[found];
+    return 0;
 }
 
-/* The location of F's instruction: remembered on this thread by the code
- * object's address and validated as pystack.c does, decoded on a miss. */
-static struct vt_pyloc *location(const struct frame *f)
+static struct link link_of(const struct vt_pyframe_copy *f, struct vt_pyloc *loc)
 {
     const struct vt_pylayout *L = &vt_py.layout;
-    const struct copy *code = &f->code;
-    struct copy name, file, table;
-    if (take_str(ptr_at(code, L->code_qualname >= 0 ? L->code_qualname : L->code_name), &name) <
-            0 ||
-        take_str(ptr_at(code, L->code_filename), &file) < 0 ||
-        take(ptr_at(code, L->code_linetable), L->bytes_data, &table) < 0 ||
-        ptr_at(&table, L->ob_type) != vt_py.bytes_type)
-        return NULL;
-    struct vt_pycode_key key = {
-        .code = (uintptr_t)code->at,
-        .offset = f->offset,
-        .name = (uintptr_t)name.at,
-        .file = (uintptr_t)file.at,
-        .table = (uintptr_t)table.at,
-        .name_hash = long_at(&name, L->str_hash),
-        .file_hash = long_at(&file, L->str_hash),
-        .table_len = long_at(&table, L->bytes_size),
-        .firstlineno = int_at(code, L->code_firstlineno),
-    };
-    struct vt_pyloc *loc = vt_pycode_find(&key);
-    if (loc || key.table_len < 0 || key.table_len > TABLE_BYTES_MAX)
-        return loc;
-    char function[VT_PY_TEXT_BYTES], path[VT_PY_TEXT_BYTES];
-    long function_len = peek_text(&name, 0, long_at(&name, L->str_length), function);
-    long path_len = peek_text(&file, 0, long_at(&file, L->str_length), path);
-    uint8_t *lines = malloc(key.table_len ? (size_t)key.table_len : 1);
-    if (function_len >= 0 && path_len >= 0 && lines &&
-        vt_peek(table.at + L->bytes_data, lines, (size_t)key.table_len) == 0) {
-        int line = vt_pyline(L->lines, lines, key.table_len, key.firstlineno, key.offset);
-        loc = vt_pyloc_intern(function, (size_t)function_len, path, (size_t)path_len, line);
+    struct link k = {.frame = f->self.at, .code = f->code.at, .python = f->python, .loc = loc};
+    if (f->python) {
+        k.name = vt_pycopy_ptr(&f->code, L->code_qualname >= 0 ? L->code_qualname : L->code_name);
+        k.file = vt_pycopy_ptr(&f->code, L->code_filename);
+        k.table = vt_pycopy_ptr(&f->code, L->code_linetable);
+        k.firstlineno = vt_pycopy_int(&f->code, L->code_firstlineno);
+        k.offset = f->offset;
     }
-    free(lines);
-    if (loc)
-        vt_pycode_remember(&key, loc);
-    return loc;
+    return k;
 }
 
-/* The caller's frames, innermost first; count 0 when a frame could not be read. */
-static void read_caller(const struct caller *c, struct vt_pystack *stack)
+/* The caller's frames, innermost first, read one by one and remembered in
+ * M for the next time; count 0 when a frame could not be read. */
+static void walk_caller(struct memo *m, const struct caller *c, struct vt_pystack *stack)
 {
     const char *at = c->entry.self.at;
-    struct frame f;
+    struct vt_pyframe_copy f;
+    bool remember = true;
+    m->caller = NULL;
+    m->nlinks = 0;
     for (int steps = 0; at && steps < MAX_STEPS; steps++, at = f.back) {
-        if (read_frame(at, &f) < 0) {
+        struct vt_pyloc *loc = NULL;
+        if (vt_pyframe_read(at, &f) < 0) {
             stack->count = 0;
             return;
         }
-        if (!f.python)
-            continue;
-        if (stack->count == VT_PY_MAX) {
+        if (f.python && stack->count == VT_PY_MAX) {
             stack->truncated = 1;
-            return;
+            break;
         }
-        struct vt_pyloc *loc = location(&f);
-        if (loc)
+        if (f.python && (loc = vt_pyframe_location(&f)))
             stack->frames[stack->count++] = loc;
+        if (m->nlinks < MAX_LINKS)
+            m->links[m->nlinks++] = link_of(&f, loc);
+        else
+            remember = false;
     }
+    m->chain_end = at;
+    m->truncated = stack->truncated;
+    if (remember)
+        m->caller = c->tstate;
+}
+
+/* Whether the frame read anew in F is the one K remembers. */
+static bool same_frame(struct vt_pyframe_copy *f, const struct link *k, const char *next)
+{
+    const struct vt_pylayout *L = &vt_py.layout;
+    if (vt_pyframe_code_address(f) != k->code || f->back != next)
+        return false;
+    if (k->code)
+        vt_pyframe_judge(f);
+    if (f->python != k->python)
+        return false;
+    return !k->python ||
+           (f->offset == k->offset &&
+            vt_pycopy_ptr(&f->code, L->code_qualname >= 0 ? L->code_qualname : L->code_name) ==
+                k->name &&
+            vt_pycopy_ptr(&f->code, L->code_filename) == k->file &&
+            vt_pycopy_ptr(&f->code, L->code_linetable) == k->table &&
+            vt_pycopy_int(&f->code, L->code_firstlineno) == k->firstlineno);
+}
+
+/* The caller's frames from what M remembers: one system call reads the
+ * chain again, and every frame must be as it was (its place in the chain,
+ * code object, instruction, the code's name, file, line table and first
+ * line); -1 when one is not (or nothing is remembered of this caller). */
+static int walk_remembered(struct memo *m, const struct caller *c, struct vt_pystack *stack)
+{
+    const struct vt_pylayout *L = &vt_py.layout;
+    size_t n = 0;
+    if (m->caller != c->tstate || m->nlinks == 0 || m->links[0].frame != c->entry.self.at)
+        return -1;
+    for (int i = 0; i < m->nlinks; i++) {
+        m->again[i].self.at = m->links[i].frame;
+        m->pieces[n++] = (struct vt_peek_piece){m->links[i].frame, m->again[i].self.bytes,
+                                                (size_t)vt_pycopy_frame_bytes(L)};
+        if (!m->links[i].code)
+            continue;
+        m->again[i].code.at = m->links[i].code;
+        m->pieces[n++] = (struct vt_peek_piece){m->links[i].code, m->again[i].code.bytes,
+                                                (size_t)vt_pycopy_code_bytes(L)};
+    }
+    if (vt_peek_many(m->pieces, n) != n)
+        return -1;
+    for (int i = 0; i < m->nlinks; i++)
+        if (!same_frame(&m->again[i], &m->links[i],
+                        i + 1 < m->nlinks ? m->links[i + 1].frame : m->chain_end))
+            return -1;
+    for (int i = 0; i < m->nlinks; i++)
+        if (m->links[i].loc)
+            stack->frames[stack->count++] = m->links[i].loc;
+    stack->truncated = m->truncated;
+    return 0;
 }
 
 /* Whether the caller still waits where it was found: the same innermost
- * frame, unchanged (its frames were not pushed or popped meanwhile). */
-static int still_waiting(const struct caller *c)
+ * frame, unchanged (its frames were not pushed or popped meanwhile). One
+ * system call. */
+static bool still_waiting(struct memo *m, const struct caller *c)
 {
     const struct vt_pylayout *L = &vt_py.layout;
-    struct copy state, again;
-    long size = frame_bytes(L);
-    return take(c->tstate, thread_bytes(L), &state) == 0 && innermost(&state) == c->entry.self.at &&
-           take(c->entry.self.at, size, &again) == 0 &&
-           memcmp(again.bytes, c->entry.self.bytes, (size_t)size) == 0;
+    struct vt_pycopy state, again;
+    const char *current = NULL;
+    size_t size = (size_t)vt_pycopy_frame_bytes(L), n = 0;
+    m->pieces[n++] =
+        (struct vt_peek_piece){c->tstate, state.bytes, (size_t)vt_pycopy_thread_bytes(L)};
+    m->pieces[n++] = (struct vt_peek_piece){c->entry.self.at, again.bytes, size};
+    if (L->cframe_current >= 0)
+        m->pieces[n++] =
+            (struct vt_peek_piece){c->cframe + L->cframe_current, &current, sizeof current};
+    if (vt_peek_many(m->pieces, n) != n || vt_pycopy_ptr(&state, L->ts_frame) != c->cframe)
+        return false;
+    const char *frame = L->cframe_current >= 0 ? current : c->cframe;
+    return frame == c->entry.self.at && memcmp(again.bytes, c->entry.self.bytes, size) == 0;
 }
 
 void vt_pybehalf_capture(struct vt_pystack *stack)
 {
+    const struct vt_pylayout *L = &vt_py.layout;
     stack->count = 0;
     stack->truncated = 0;
     stack->entries = 0;
     if (!autograd_thread() || !vt_python_ready())
         return;
     /* Free-threaded builds run copies of the bytecode per thread: not read. */
-    if (vt_py.layout.interp_threads_head < 0 || vt_py.layout.free_threaded ||
-        !vt_py.is_initialized() || vt_py.is_finalizing())
+    if (L->interp_threads_head < 0 || L->free_threaded ||
+        vt_pycopy_thread_bytes(L) > VT_PYCOPY_BYTES || vt_pycopy_frame_bytes(L) > VT_PYCOPY_BYTES ||
+        vt_pycopy_code_bytes(L) > VT_PYCOPY_BYTES || !vt_py.is_initialized() ||
+        vt_py.is_finalizing())
         return;
+    struct memo *m = own_memo();
     struct caller c;
-    if (find_caller(&c) < 0)
+    if (!m || find_caller(m, &c) < 0)
         return;
-    read_caller(&c, stack);
-    if (!still_waiting(&c)) {
+    if (walk_remembered(m, &c, stack) < 0) {
+        stack->count = 0;
+        walk_caller(m, &c, stack);
+    }
+    if (!still_waiting(m, &c)) {
         stack->count = 0;
         stack->truncated = 0;
+        m->caller = NULL;
     }
 }

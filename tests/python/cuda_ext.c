@@ -2,8 +2,9 @@
  * released (Py_BEGIN_ALLOW_THREADS) around cudaMalloc. Built per Python
  * version by tests/test_pyversions.py, linked to the stand-in runtime.
  *   alloc_nogil(n)          cudaMalloc(n) without the GIL; the pointer
- *   alloc_in_c_thread(n, name)  a pthread named NAME, which never runs
- *                           Python, allocates n bytes; the pointer
+ *   alloc_in_c_thread(n, name[, count])  a pthread named NAME, which
+ *                           never runs Python, allocates n bytes (COUNT
+ *                           times, one after the other); the last pointer
  *   call_back(f)            calls f() from C, as C++ frameworks call back
  *                           into Python (JAX's jit, PyTorch's autograd
  *                           Functions and hooks); f's result */
@@ -38,14 +39,15 @@ struct job {
     size_t bytes;
     char name[16];
     void *p;
-    int rc;
+    int rc, count;
 };
 
 static __attribute__((noinline)) void *named_worker(void *arg)
 {
     struct job *job = arg;
     pthread_setname_np(pthread_self(), job->name);
-    job->rc = cudaMalloc(&job->p, job->bytes); /* LEAK:c_thread */
+    for (int i = 0; i < job->count && job->rc == 0; i++)
+        job->rc = cudaMalloc(&job->p, job->bytes); /* LEAK:c_thread */
     return NULL;
 }
 
@@ -57,7 +59,8 @@ static PyObject *alloc_in_c_thread(PyObject *self, PyObject *args)
     pthread_t thread;
     int started;
     (void)self;
-    if (!PyArg_ParseTuple(args, "ns", &n, &name))
+    job.count = 1;
+    if (!PyArg_ParseTuple(args, "ns|i", &n, &name, &job.count))
         return NULL;
     job.bytes = (size_t)n;
     snprintf(job.name, sizeof job.name, "%s", name);

@@ -5,8 +5,9 @@ thread is in is compiled under the name and file of torch's backward entry
 (_engine_run_backward in torch/autograd/graph.py), and the allocating
 thread is a C thread of vt_cudaext named like autograd's (pt_autograd_0),
 which the caller waits for in C with the GIL released.
-- ALONE_BYTES: the main thread alone waits: its frames are the allocation's
-  on-behalf frames;
+- ALONE_BYTES: the main thread alone waits: its frames are the on-behalf
+  frames of each of ALONE_COUNT allocations (the thread remembers them
+  after the first);
 - TWO_BYTES: another Python thread waits in the same entry at that moment:
   no on-behalf frames (which one it was for cannot be told);
 - NOT_WAITING_BYTES: no thread waits in the entry: none;
@@ -17,6 +18,7 @@ import threading
 import time
 
 ALONE_BYTES = 3700001
+ALONE_COUNT = 3
 TWO_BYTES = 3700003
 NOT_WAITING_BYTES = 3700007
 OTHER_NAME_BYTES = 3700009
@@ -35,7 +37,7 @@ keep = []
 
 
 def backward_alone(ext):
-    keep.append(run_backward(ext.alloc_in_c_thread, ALONE_BYTES, AUTOGRAD_NAME))  # CALL:alone
+    keep.append(run_backward(ext.alloc_in_c_thread, ALONE_BYTES, AUTOGRAD_NAME, ALONE_COUNT))  # CALL:alone
 
 
 def waiting_in_entry(thread):

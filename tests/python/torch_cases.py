@@ -29,6 +29,17 @@ def linear():
     return model, x
 
 
+def conv2d():
+    """nn.Conv2d forward, twice, over PyTorch's own kernels (cuDNN off: the
+    stand-ins carry no cuDNN): the parameters, the input, the two kept
+    outputs; the im2col buffer of each forward is freed."""
+    torch.backends.cudnn.enabled = False
+    conv = torch.nn.Conv2d(16, 32, 3).to("cuda")          # LEAK:conv_layer
+    x = torch.ones(4, 16, 32, 32, device="cuda")          # LEAK:conv_input
+    with torch.no_grad():
+        return conv, [conv(x) for _ in range(2)]          # LEAK:conv_output
+
+
 def expandable():
     """expandable_segments:True: tensors in one growing segment of
     cuMemCreate'd pages; the kept ones at their line."""

@@ -117,7 +117,10 @@ EXPORT void __cudaUnregisterFatBinary(void **fatCubinHandle)
 {
     struct fatbin_handle *h = (struct fatbin_handle *)fatCubinHandle;
     if (h && h->magic == FATBIN_MAGIC) {
-        if (h->any_loaded)
+        pthread_mutex_lock(&lock);
+        int loaded = h->any_loaded; /* else no kernel to walk: torch has thousands of modules */
+        pthread_mutex_unlock(&lock);
+        if (loaded)
             unload_modules(h);
         h->magic = 0;
         free(h);

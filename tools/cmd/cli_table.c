@@ -205,6 +205,9 @@ static const struct variable variables[] = {
     {"VRAMTRACE_SUPPRESSIONS", "a suppressions file read by report, check and run"},
     {"VRAMTRACE_KNOWN", "a file of known framework memory patterns read by report, check and run"},
     {"VRAMTRACE_DEBUGINFOD", "1: as --debuginfod (otherwise DEBUGINFOD_URLS is ignored)"},
+    {"VRAMTRACE_SYMBOL_CACHE",
+     "0: no symbol cache; a directory: the symbol cache there (default "
+     "$XDG_CACHE_HOME/vramtrace/symbols, else ~/.cache/vramtrace/symbols; at most 64 MiB)"},
     {"VRAMTRACE_PROGRESS_DELAY",
      "seconds before reading a dump shows progress on a terminal (default 1)"},
 };

@@ -13,10 +13,17 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "symbol_cache.h"
+#include "symbol_table.h"
+
 struct module_state {
     bool tried; /* opened (or failed to) already */
     Dwfl *dwfl; /* NULL when the module cannot be used */
     Dwfl_Module *mod;
+    bool symbols_read;               /* SYMBOLS read (or found missing) already */
+    struct vt_symbol_table *symbols; /* or NULL */
+    bool cache_opened;
+    struct vt_symbol_cache *cache; /* frames symbolized before, or NULL */
 };
 
 struct address_key {
@@ -108,6 +115,8 @@ void vt_symbolizer_free(struct vt_symbolizer *s)
     struct address_entry *e, *tmp;
     if (!s)
         return;
+    for (size_t i = 0; i < s->nmodules; i++) /* before the frames it keeps */
+        vt_symbol_cache_close(s->modules[i].cache);
     HASH_ITER(hh, s->cache, e, tmp) {
         HASH_DEL(s->cache, e);
         free(e->frames);
@@ -131,9 +140,11 @@ void vt_symbolizer_free(struct vt_symbolizer *s)
         free(p->path);
         free(p);
     }
-    for (size_t i = 0; i < s->nmodules; i++)
+    for (size_t i = 0; i < s->nmodules; i++) {
+        vt_symbol_table_free(s->modules[i].symbols);
         if (s->modules[i].dwfl)
             dwfl_end(s->modules[i].dwfl);
+    }
     free(s->modules);
     free(s);
 }
@@ -195,12 +206,38 @@ static void open_module(struct module_state *st, const struct vt_module *m)
     st->mod = mod;
 }
 
-static Dwfl_Module *usable_module(struct vt_symbolizer *s, const struct vt_module *m)
+static struct module_state *usable_module(struct vt_symbolizer *s, const struct vt_module *m)
 {
     struct module_state *st = &s->modules[m - s->dump->modules];
     if (!st->tried)
         open_module(st, m);
-    return st->mod;
+    return st->mod ? st : NULL;
+}
+
+/* The module's cache, keyed by its build id and where its debug
+ * information was found (none, its own file, a separate one). */
+static struct vt_symbol_cache *module_cache(struct module_state *st, const struct vt_module *m)
+{
+    if (!st->cache_opened && m->build_id_len) {
+        Dwarf_Addr bias;
+        const char *debug_file = NULL;
+        dwfl_module_getdwarf(st->mod, &bias);
+        dwfl_module_info(st->mod, NULL, NULL, NULL, NULL, NULL, NULL, &debug_file);
+        st->cache =
+            vt_symbol_cache_open(m->build_id, m->build_id_len, debug_file ? debug_file : "");
+    }
+    st->cache_opened = true;
+    return st->cache;
+}
+
+/* The symbol PC is in: its module's symbols are read at the first. */
+static const char *symbol_at(struct module_state *st, Dwarf_Addr pc)
+{
+    if (!st->symbols_read) {
+        st->symbols = vt_symbol_table_read(st->mod);
+        st->symbols_read = true;
+    }
+    return st->symbols ? vt_symbol_table_find(st->symbols, pc) : NULL;
 }
 
 /* Removes "." and "dir/.." components in place, as the compiler meant
@@ -459,26 +496,44 @@ static void add_dwarf_frames(struct vt_symbolizer *s, struct frame_list *l, Dwar
     free(scopes);
 }
 
-static void resolve(struct vt_symbolizer *s, uint64_t address, uint64_t epoch, struct frame_list *l)
+/* The frames cached for PROTO's address, with PROTO's module fields. */
+static bool from_cache(struct vt_symbol_cache *c, struct frame_list *l, struct vt_frame proto)
+{
+    const struct vt_cached_frame *cached;
+    size_t n = vt_symbol_cache_find(c, proto.offset, &cached);
+    for (size_t i = 0; i < n; i++) {
+        proto.function = cached[i].function;
+        proto.file = cached[i].file;
+        proto.line = cached[i].line;
+        proto.inlined = cached[i].inlined;
+        push_frame(l, &proto);
+    }
+    return n > 0;
+}
+
+/* The frames of ADDRESS into L; *KEEP: the cache to keep them in, if any. */
+static void resolve(struct vt_symbolizer *s, uint64_t address, uint64_t epoch, struct frame_list *l,
+                    struct vt_symbol_cache **keep)
 {
     const struct vt_module *m = vt_dump_module_at(s->dump, address - 1, epoch);
     struct vt_frame proto = {.address = address, .loaded = m};
-    Dwfl_Module *mod;
+    struct module_state *st;
     if (m) {
         proto.module = m->path;
         proto.offset = address - m->bias;
     }
-    if (!m || !(mod = usable_module(s, m))) {
+    if (!m || !(st = usable_module(s, m))) {
         push_frame(l, &proto);
         return;
     }
+    struct vt_symbol_cache *cache = module_cache(st, m);
+    if (cache && from_cache(cache, l, proto))
+        return;
+    *keep = cache;
     Dwarf_Addr pc = address - 1; /* the call, not the instruction after it */
     Dwarf_Addr bias;
-    GElf_Off sym_offset;
-    GElf_Sym sym;
-    const char *symbol =
-        demangled(s, dwfl_module_addrinfo(mod, pc, &sym_offset, &sym, NULL, NULL, NULL));
-    Dwarf_Die *cu = find_cu(mod, pc, &bias);
+    const char *symbol = demangled(s, symbol_at(st, pc));
+    Dwarf_Die *cu = find_cu(st->mod, pc, &bias);
     Dwarf_Line *line = cu ? dwarf_getsrc_die(cu, pc - bias) : NULL;
     int lineno = 0;
     if (line && dwarf_lineno(line, &lineno) == 0 && lineno > 0) {
@@ -494,6 +549,16 @@ static void resolve(struct vt_symbolizer *s, uint64_t address, uint64_t epoch, s
     }
 }
 
+/* L's frames into the cache, for the next report. */
+static void keep_frames(struct vt_symbol_cache *c, const struct frame_list *l)
+{
+    struct vt_cached_frame *kept = xcalloc(l->n, sizeof *kept);
+    for (size_t i = 0; i < l->n; i++)
+        kept[i] =
+            (struct vt_cached_frame){l->v[i].function, l->v[i].file, l->v[i].line, l->v[i].inlined};
+    vt_symbol_cache_add(c, l->v[0].offset, kept, l->n);
+}
+
 size_t vt_symbolize(struct vt_symbolizer *s, uint64_t address, uint64_t epoch,
                     const struct vt_frame **frames)
 {
@@ -502,12 +567,15 @@ size_t vt_symbolize(struct vt_symbolizer *s, uint64_t address, uint64_t epoch,
     HASH_FIND(hh, s->cache, &key, sizeof key, e);
     if (!e) {
         struct frame_list l = {0};
-        resolve(s, address, epoch, &l);
+        struct vt_symbol_cache *keep = NULL;
+        resolve(s, address, epoch, &l, &keep);
         e = xcalloc(1, sizeof *e);
         e->key = key;
         e->frames = l.v;
         e->nframes = l.n;
         HASH_ADD(hh, s->cache, key, sizeof e->key, e);
+        if (keep)
+            keep_frames(keep, &l);
     }
     *frames = e->frames;
     return e->nframes;

@@ -2,7 +2,24 @@
 #include "json_writer.h"
 #include "utf8.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+#include <uthash.h>
+
+#include "xalloc.h"
+
+struct memo_key {
+    const void *key;
+    int depth;
+};
+
+struct vt_json_memo {
+    struct memo_key key;
+    char *text;
+    size_t len;
+    UT_hash_handle hh;
+};
 
 void vt_json_init(struct vt_json *j, FILE *out)
 {
@@ -14,6 +31,19 @@ static void flush(struct vt_json *j)
 {
     fwrite_unlocked(j->buf, 1, j->len, j->out);
     j->len = 0;
+    j->flushes++;
+}
+
+/* The document is whole: what was kept for it goes. */
+static void forget_memo(struct vt_json *j)
+{
+    struct vt_json_memo *m, *tmp;
+    HASH_ITER(hh, j->memo, m, tmp) {
+        HASH_DEL(j->memo, m);
+        free(m->text);
+        free(m);
+    }
+    j->recording = NULL;
 }
 
 static void put(struct vt_json *j, const void *data, size_t n)
@@ -82,6 +112,7 @@ static void close_level(struct vt_json *j, char c)
     if (j->depth == 0) {
         put_char(j, '\n');
         flush(j);
+        forget_memo(j);
     }
 }
 
@@ -210,4 +241,41 @@ void vt_json_null(struct vt_json *j)
 {
     begin_value(j);
     put_text(j, "null");
+}
+
+bool vt_json_memo_begin(struct vt_json *j, const void *key)
+{
+    struct memo_key k = {key, j->depth};
+    struct vt_json_memo *m;
+    HASH_FIND(hh, j->memo, &k, sizeof k, m);
+    begin_value(j);
+    if (m) {
+        put(j, m->text, m->len);
+        return true;
+    }
+    if (sizeof j->buf - j->len < sizeof j->buf / 4)
+        flush(j); /* room for the value: it is kept from the buffer */
+    m = vt_xcalloc(1, sizeof *m);
+    m->key = k;
+    j->recording = m;
+    j->recording_from = j->len;
+    j->recording_flushes = j->flushes;
+    j->after_key = true; /* separated already */
+    return false;
+}
+
+void vt_json_memo_end(struct vt_json *j)
+{
+    struct vt_json_memo *m = j->recording;
+    j->recording = NULL;
+    if (!m)
+        return;
+    if (j->flushes != j->recording_flushes) { /* too long to keep */
+        free(m);
+        return;
+    }
+    m->len = j->len - j->recording_from;
+    m->text = vt_xcalloc(m->len, 1);
+    memcpy(m->text, j->buf + j->recording_from, m->len);
+    HASH_ADD(hh, j->memo, key, sizeof m->key, m);
 }

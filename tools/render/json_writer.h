@@ -15,6 +15,8 @@
 /* Output is gathered here and written when full and when the outermost
  * value is closed (a report writes gigabytes in small pieces: one stdio
  * call per piece cost more than the rest of the writing). */
+struct vt_json_memo;
+
 struct vt_json {
     FILE *out;
     size_t len;
@@ -22,6 +24,10 @@ struct vt_json {
     int depth;
     bool has_items[VT_JSON_MAX_DEPTH]; /* per level: a comma is due */
     bool after_key;
+    size_t flushes;            /* how often BUF went out */
+    struct vt_json_memo *memo; /* values kept by vt_json_memo_begin */
+    struct vt_json_memo *recording;
+    size_t recording_from, recording_flushes;
 };
 
 void vt_json_init(struct vt_json *j, FILE *out);
@@ -38,5 +44,13 @@ void vt_json_int(struct vt_json *j, int64_t v);
 void vt_json_ns_as_us(struct vt_json *j, uint64_t ns);
 void vt_json_bool(struct vt_json *j, bool v);
 void vt_json_null(struct vt_json *j);
+
+/* A value written alike wherever it appears at one depth (a frame, shared
+ * by the stacks of many sites), written once per document: when KEY named
+ * one at this depth before, its text is put again and this returns true;
+ * else false, and the value written next, up to vt_json_memo_end, is kept
+ * under KEY. A report of 100,000 sites writes gigabytes of frames. */
+bool vt_json_memo_begin(struct vt_json *j, const void *key);
+void vt_json_memo_end(struct vt_json *j);
 
 #endif

@@ -31,6 +31,8 @@ static void write_frames_as(struct vt_json *j, const char *key, const struct vt_
     vt_json_begin_array(j);
     for (size_t i = 0; i < site->nframes; i++) {
         const struct vt_frame *f = site->frames[i];
+        if (vt_json_memo_begin(j, f))
+            continue; /* written before: the symbolizer keeps one of each */
         vt_json_begin_object(j);
         vt_json_key(j, "function");
         vt_json_string(j, f->function);
@@ -60,6 +62,7 @@ static void write_frames_as(struct vt_json *j, const char *key, const struct vt_
         vt_json_key(j, "framework"); /* what text and HTML fold where the program has frames */
         vt_json_string(j, vt_framework_id(vt_frame_framework(f)));
         vt_json_end_object(j);
+        vt_json_memo_end(j);
     }
     vt_json_end_array(j);
 }
