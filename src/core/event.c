@@ -44,7 +44,8 @@ static void note_script_end(void)
 /* The allocation and its owner are known: its stack, then the table. NOW:
  * when the real call returned. Inlined: one frame fewer for the unwinder
  * to walk on every allocation. */
-static inline __attribute__((always_inline)) void record_alloc(CUresult result, struct vt_alloc_info *info, uint64_t now)
+static inline __attribute__((always_inline)) void
+record_alloc(CUresult result, struct vt_alloc_info *info, uint64_t now)
 {
     struct vt_stack stack;
     struct vt_meminfo mem;
