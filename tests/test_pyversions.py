@@ -209,6 +209,26 @@ def behalf(tag):
     H.check_complete(rep)
 
 
+def case_behalf_stress():
+    """Thread states created and freed by other threads while a thread
+    named like PyTorch's autograd thread allocates for the waiting main
+    thread: no crash, every allocation counted, and each one's on-behalf
+    frames, where they were read, exactly the main thread's."""
+    src = python_source("py_behalf_stress.py")
+    c = constants(src)
+    rep, _ = H.traced_report([sys.executable, src, build_extension(sys.executable)])
+    stress = [lk for lk in H.leaks(rep) if lk["bytes"] % c["STRESS_BYTES"] == 0]
+    H.expect_eq("allocations", sum(lk["allocations"] for lk in stress), c["ALLOCATIONS"])
+    C = lambda tag: H.call_line(src, tag)  # noqa: E731
+    expected = [("_engine_run_backward", c["ENGINE_FILE"], 2), ("allocate", src, C("stress")),
+                ("main", src, C("main_stress")), ("<module>", src, C("module"))]
+    read = [lk for lk in stress if lk.get("on_behalf")]
+    H.expect(read, "no allocation had its on-behalf frames read")
+    for lk in read:
+        H.expect_eq("on-behalf frames", [(f.get("function"), f.get("file"), f.get("line"))
+                                         for f in lk["on_behalf"]["frames"]], expected)
+
+
 def script_end(tag, how=(), status=0, mode=None, python=None):
     """What a script held when it ended is leaked, though the interpreter
     freed most of it at shutdown (or its atexit handlers, or a thread that

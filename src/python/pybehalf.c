@@ -17,6 +17,8 @@
 #define MAX_STEPS (8 * VT_PY_MAX)      /* frames walked, skipped ones included */
 #define MAX_LINKS 192                  /* frames of a caller's chain remembered */
 #define VERDICTS 64                    /* innermost code objects judged, remembered */
+#define PIECES (4 * MAX_STATES + 1)    /* copies of one batch: a scan's, a chain's */
+_Static_assert(PIECES >= 2 * MAX_LINKS + 3, "a chain and the caller's state fit a batch");
 
 enum { THREAD_UNKNOWN, THREAD_AUTOGRAD, THREAD_OTHER };
 static __thread int thread_kind __attribute__((tls_model("initial-exec")));
@@ -74,15 +76,17 @@ struct memo {
     struct vt_pycopy state[MAX_STATES];
     const char *cframe[MAX_STATES];           /* 3.11, 3.12: each one's _PyCFrame */
     struct vt_pyframe_copy inner[MAX_STATES]; /* each one's innermost frame */
+    bool scanned; /* the last scan was whole: where each frame and code object was */
+    const char *seen_frame[MAX_STATES], *seen_code[MAX_STATES];
     struct verdict verdicts[VERDICTS];
     const char *caller; /* the thread state whose chain LINKS hold */
     int nlinks, truncated;
     const char *chain_end; /* the back link of the last frame read */
     struct link links[MAX_LINKS];
     struct vt_pyframe_copy again[MAX_LINKS]; /* the chain read anew */
-    struct vt_peek_piece pieces[2 * MAX_LINKS + 1];
-    int owner[2 * MAX_LINKS + 1]; /* which frame or state each piece is for */
-    bool failed[2 * MAX_LINKS + 1];
+    struct vt_peek_piece pieces[PIECES];
+    int owner[PIECES]; /* which frame or state each piece is for */
+    bool failed[PIECES];
 };
 
 static __thread struct memo *memo __attribute__((tls_model("initial-exec")));
@@ -118,20 +122,16 @@ static struct memo *own_memo(void)
 }
 
 /* Copies M's N pieces, each on its own where a batch stops at one that
- * cannot be read (that one marked failed); whether all were copied. */
-static bool peek_pieces(struct memo *m, size_t n)
+ * cannot be read (that one marked failed). */
+static void peek_pieces(struct memo *m, size_t n)
 {
     size_t done = 0;
-    bool all = true;
     memset(m->failed, 0, n * sizeof *m->failed);
     while (done < n) {
         done += vt_peek_many(m->pieces + done, n - done);
-        if (done < n) {
+        if (done < n)
             m->failed[done++] = true;
-            all = false;
-        }
     }
-    return all;
 }
 
 /* ---- the thread that called backward() ---- */
@@ -179,59 +179,148 @@ static int read_states(struct memo *m, const char *interp)
     return 0;
 }
 
-/* Each other thread's innermost frame into M->inner, with its code object:
- * one system call per level for all threads. */
-static void read_innermost(struct memo *m)
+/* Into AT: where each other thread's innermost frame lies (NULL: this
+ * thread's state, no frame, or one that could not be read); 3.11 and 3.12
+ * through the thread's _PyCFrame, one system call for all threads. */
+static void innermost_frames(struct memo *m, const char **at)
 {
     const struct vt_pylayout *L = &vt_py.layout;
-    const char *at[MAX_STATES];
     unsigned long self = (unsigned long)pthread_self();
     size_t n = 0;
     for (int i = 0; i < m->nstates; i++) {
         bool mine = (unsigned long)vt_pycopy_long(&m->state[i], L->ts_thread_id) == self;
         m->cframe[i] = at[i] = mine ? NULL : vt_pycopy_ptr(&m->state[i], L->ts_frame);
-        m->inner[i].python = 0;
     }
-    if (L->cframe_current >= 0) { /* 3.11, 3.12: through the thread's _PyCFrame */
-        for (int i = 0; i < m->nstates; i++)
-            if (at[i]) {
-                m->pieces[n] =
-                    (struct vt_peek_piece){at[i] + L->cframe_current, &at[i], sizeof at[i]};
-                m->owner[n++] = i;
-            }
-        peek_pieces(m, n);
-        for (size_t k = 0; k < n; k++)
-            if (m->failed[k])
-                at[m->owner[k]] = NULL;
-    }
-    n = 0;
+    if (L->cframe_current < 0)
+        return;
     for (int i = 0; i < m->nstates; i++)
         if (at[i]) {
-            m->inner[i].self.at = at[i];
-            m->pieces[n] = (struct vt_peek_piece){at[i], m->inner[i].self.bytes,
-                                                  (size_t)vt_pycopy_frame_bytes(L)};
+            m->pieces[n] = (struct vt_peek_piece){at[i] + L->cframe_current, &at[i], sizeof at[i]};
             m->owner[n++] = i;
         }
     peek_pieces(m, n);
-    size_t frames = n;
-    n = 0;
-    int framed[MAX_STATES];
-    for (size_t k = 0; k < frames; k++)
-        framed[k] = m->failed[k] ? -1 : m->owner[k];
-    for (size_t k = 0; k < frames; k++) {
-        int i = framed[k];
-        const char *code = i >= 0 ? vt_pyframe_code_address(&m->inner[i]) : NULL;
-        if (code) {
-            m->inner[i].code.at = code;
-            m->pieces[n] = (struct vt_peek_piece){code, m->inner[i].code.bytes,
-                                                  (size_t)vt_pycopy_code_bytes(L)};
-            m->owner[n++] = i;
-        }
+    for (size_t k = 0; k < n; k++)
+        if (m->failed[k])
+            at[m->owner[k]] = NULL;
+}
+
+/* The frames at AT into M->inner (self.at NULL where none was copied), one
+ * system call for all. */
+static void copy_frames(struct memo *m, const char *const *at)
+{
+    size_t n = 0;
+    for (int i = 0; i < m->nstates; i++) {
+        m->inner[i].self.at = NULL;
+        m->inner[i].python = 0;
+        if (!at[i])
+            continue;
+        m->pieces[n] = (struct vt_peek_piece){at[i], m->inner[i].self.bytes,
+                                              (size_t)vt_pycopy_frame_bytes(&vt_py.layout)};
+        m->owner[n++] = i;
     }
     peek_pieces(m, n);
     for (size_t k = 0; k < n; k++)
-        if (!m->failed[k])
+        m->inner[m->owner[k]].self.at = m->failed[k] ? NULL : at[m->owner[k]];
+}
+
+/* The code objects of the frames in M->inner, one system call for all;
+ * each frame then judged. */
+static void copy_codes(struct memo *m)
+{
+    size_t n = 0;
+    for (int i = 0; i < m->nstates; i++) {
+        const char *code = m->inner[i].self.at ? vt_pyframe_code_address(&m->inner[i]) : NULL;
+        if (!code)
+            continue;
+        m->inner[i].code.at = code;
+        m->pieces[n] = (struct vt_peek_piece){code, m->inner[i].code.bytes,
+                                              (size_t)vt_pycopy_code_bytes(&vt_py.layout)};
+        m->owner[n++] = i;
+    }
+    peek_pieces(m, n);
+    for (size_t k = 0; k < n; k++) {
+        if (m->failed[k])
+            m->inner[m->owner[k]].code.at = NULL;
+        else
             vt_pyframe_judge(&m->inner[m->owner[k]]);
+    }
+}
+
+/* The scan made level by level: where each thread's frame and code object
+ * stood, for the next scan. */
+static int scan(struct memo *m, const char *interp)
+{
+    const char *at[MAX_STATES];
+    m->scanned = false;
+    if (read_states(m, interp) < 0)
+        return -1;
+    innermost_frames(m, at);
+    copy_frames(m, at);
+    copy_codes(m);
+    for (int i = 0; i < m->nstates; i++) {
+        m->seen_frame[i] = m->inner[i].self.at;
+        m->seen_code[i] = m->inner[i].self.at ? m->inner[i].code.at : NULL;
+    }
+    m->scanned = true;
+    return 0;
+}
+
+/* Whether thread I, read again in M (its state, CURRENT: 3.11 and 3.12's
+ * frame through its _PyCFrame, its frame and code object), stands where
+ * the last scan saw it; its frame judged again. */
+static bool stands_still(struct memo *m, int i, const char *current)
+{
+    const struct vt_pylayout *L = &vt_py.layout;
+    unsigned long self = (unsigned long)pthread_self();
+    bool mine = (unsigned long)vt_pycopy_long(&m->state[i], L->ts_thread_id) == self;
+    const char *frame = mine ? NULL : vt_pycopy_ptr(&m->state[i], L->ts_frame);
+    if (frame != m->cframe[i])
+        return false;
+    if (frame && L->cframe_current >= 0)
+        frame = current;
+    if (frame != m->seen_frame[i])
+        return false;
+    m->inner[i].python = 0;
+    if (!frame)
+        return true;
+    m->inner[i].self.at = frame;
+    if (vt_pyframe_code_address(&m->inner[i]) != m->seen_code[i])
+        return false;
+    m->inner[i].code.at = m->seen_code[i];
+    if (m->seen_code[i])
+        vt_pyframe_judge(&m->inner[i]);
+    return true;
+}
+
+/* The scan in one system call where the list of states is the last scan's
+ * and every thread stands where it stood then (a thread waiting in C does):
+ * states, 3.11 and 3.12's _PyCFrames, frames and code objects read again
+ * at once. -1 when anything moved. */
+static int scan_again(struct memo *m, const char *interp)
+{
+    const struct vt_pylayout *L = &vt_py.layout;
+    const char *head = NULL, *current[MAX_STATES] = {0};
+    size_t n = 0, fb = (size_t)vt_pycopy_frame_bytes(L), cb = (size_t)vt_pycopy_code_bytes(L);
+    if (!m->scanned || m->nstates == 0)
+        return -1;
+    m->pieces[n++] = (struct vt_peek_piece){interp + L->interp_threads_head, &head, sizeof head};
+    for (int i = 0; i < m->nstates; i++) {
+        m->pieces[n++] = (struct vt_peek_piece){m->state_at[i], m->state[i].bytes,
+                                                (size_t)vt_pycopy_thread_bytes(L)};
+        if (m->cframe[i] && L->cframe_current >= 0)
+            m->pieces[n++] = (struct vt_peek_piece){m->cframe[i] + L->cframe_current, &current[i],
+                                                    sizeof current[i]};
+        if (m->seen_frame[i])
+            m->pieces[n++] = (struct vt_peek_piece){m->seen_frame[i], m->inner[i].self.bytes, fb};
+        if (m->seen_code[i])
+            m->pieces[n++] = (struct vt_peek_piece){m->seen_code[i], m->inner[i].code.bytes, cb};
+    }
+    if (vt_peek_many(m->pieces, n) != n || head != m->state_at[0] || !states_linked(m, interp))
+        return -1;
+    for (int i = 0; i < m->nstates; i++)
+        if (!stands_still(m, i, current[i]))
+            return -1;
+    return 0;
 }
 
 /* Whether the code copied in CODE is torch's backward entry, remembered by
@@ -261,9 +350,8 @@ static int find_caller(struct memo *m, struct caller *out)
 {
     const char *interp = vt_py.main_interpreter();
     int found = -1;
-    if (!interp || read_states(m, interp) < 0)
+    if (!interp || (scan_again(m, interp) < 0 && scan(m, interp) < 0))
         return -1;
-    read_innermost(m);
     for (int i = 0; i < m->nstates; i++) {
         if (!m->inner[i].python || !entry_verdict(m, &m->inner[i].code))
             continue;
@@ -344,13 +432,56 @@ static bool same_frame(struct vt_pyframe_copy *f, const struct link *k, const ch
             vt_pycopy_int(&f->code, L->code_firstlineno) == k->firstlineno);
 }
 
+/* Whether the caller, read again (its state into STATE, 3.11 and 3.12's
+ * frame through its _PyCFrame into CURRENT, its entry frame into AGAIN),
+ * still waits where it was found: the same innermost frame, unchanged. */
+static bool waits(const struct caller *c, const struct vt_pycopy *state, const char *current,
+                  const struct vt_pycopy *again)
+{
+    const struct vt_pylayout *L = &vt_py.layout;
+    if (vt_pycopy_ptr(state, L->ts_frame) != c->cframe)
+        return false;
+    const char *frame = L->cframe_current >= 0 ? current : c->cframe;
+    return frame == c->entry.self.at &&
+           memcmp(again->bytes, c->entry.self.bytes, (size_t)vt_pycopy_frame_bytes(L)) == 0;
+}
+
+/* The pieces that read the caller's state (and 3.11 and 3.12's frame
+ * through its _PyCFrame) again, after the N already in M; the new count. */
+static size_t read_caller_state(struct memo *m, size_t n, const struct caller *c,
+                                struct vt_pycopy *state, const char **current)
+{
+    const struct vt_pylayout *L = &vt_py.layout;
+    m->pieces[n++] =
+        (struct vt_peek_piece){c->tstate, state->bytes, (size_t)vt_pycopy_thread_bytes(L)};
+    if (L->cframe_current >= 0)
+        m->pieces[n++] =
+            (struct vt_peek_piece){c->cframe + L->cframe_current, current, sizeof *current};
+    return n;
+}
+
+/* Whether the caller still waits where it was found, its frames not pushed
+ * or popped meanwhile. One system call. */
+static bool still_waiting(struct memo *m, const struct caller *c)
+{
+    struct vt_pycopy state, again;
+    const char *current = NULL;
+    m->pieces[0] = (struct vt_peek_piece){c->entry.self.at, again.bytes,
+                                          (size_t)vt_pycopy_frame_bytes(&vt_py.layout)};
+    size_t n = read_caller_state(m, 1, c, &state, &current);
+    return vt_peek_many(m->pieces, n) == n && waits(c, &state, current, &again);
+}
+
 /* The caller's frames from what M remembers: one system call reads the
- * chain again, and every frame must be as it was (its place in the chain,
- * code object, instruction, the code's name, file, line table and first
- * line); -1 when one is not (or nothing is remembered of this caller). */
+ * chain and the caller's state again; every frame must be as it was (its
+ * place in the chain, code object, instruction, the code's name, file,
+ * line table and first line) and the caller still waiting. -1 when not (or
+ * nothing is remembered of this caller). */
 static int walk_remembered(struct memo *m, const struct caller *c, struct vt_pystack *stack)
 {
     const struct vt_pylayout *L = &vt_py.layout;
+    struct vt_pycopy state;
+    const char *current = NULL;
     size_t n = 0;
     if (m->caller != c->tstate || m->nlinks == 0 || m->links[0].frame != c->entry.self.at)
         return -1;
@@ -364,7 +495,8 @@ static int walk_remembered(struct memo *m, const struct caller *c, struct vt_pys
         m->pieces[n++] = (struct vt_peek_piece){m->links[i].code, m->again[i].code.bytes,
                                                 (size_t)vt_pycopy_code_bytes(L)};
     }
-    if (vt_peek_many(m->pieces, n) != n)
+    n = read_caller_state(m, n, c, &state, &current);
+    if (vt_peek_many(m->pieces, n) != n || !waits(c, &state, current, &m->again[0].self))
         return -1;
     for (int i = 0; i < m->nlinks; i++)
         if (!same_frame(&m->again[i], &m->links[i],
@@ -375,27 +507,6 @@ static int walk_remembered(struct memo *m, const struct caller *c, struct vt_pys
             stack->frames[stack->count++] = m->links[i].loc;
     stack->truncated = m->truncated;
     return 0;
-}
-
-/* Whether the caller still waits where it was found: the same innermost
- * frame, unchanged (its frames were not pushed or popped meanwhile). One
- * system call. */
-static bool still_waiting(struct memo *m, const struct caller *c)
-{
-    const struct vt_pylayout *L = &vt_py.layout;
-    struct vt_pycopy state, again;
-    const char *current = NULL;
-    size_t size = (size_t)vt_pycopy_frame_bytes(L), n = 0;
-    m->pieces[n++] =
-        (struct vt_peek_piece){c->tstate, state.bytes, (size_t)vt_pycopy_thread_bytes(L)};
-    m->pieces[n++] = (struct vt_peek_piece){c->entry.self.at, again.bytes, size};
-    if (L->cframe_current >= 0)
-        m->pieces[n++] =
-            (struct vt_peek_piece){c->cframe + L->cframe_current, &current, sizeof current};
-    if (vt_peek_many(m->pieces, n) != n || vt_pycopy_ptr(&state, L->ts_frame) != c->cframe)
-        return false;
-    const char *frame = L->cframe_current >= 0 ? current : c->cframe;
-    return frame == c->entry.self.at && memcmp(again.bytes, c->entry.self.bytes, size) == 0;
 }
 
 void vt_pybehalf_capture(struct vt_pystack *stack)
@@ -416,10 +527,10 @@ void vt_pybehalf_capture(struct vt_pystack *stack)
     struct caller c;
     if (!m || find_caller(m, &c) < 0)
         return;
-    if (walk_remembered(m, &c, stack) < 0) {
-        stack->count = 0;
-        walk_caller(m, &c, stack);
-    }
+    if (walk_remembered(m, &c, stack) == 0)
+        return;
+    stack->count = 0;
+    walk_caller(m, &c, stack);
     if (!still_waiting(m, &c)) {
         stack->count = 0;
         stack->truncated = 0;

@@ -567,6 +567,9 @@ def case_behalf():
     text, _ = report_text(path)
     check("    on behalf of the thread that called backward() and waited for it:\n"
           "    #0 train_step (train.py:22)\n    #1 <module> (train.py:30)\n" in text, text)
+    folded = run([VRAMTRACE, "export", "--format", "folded", path]).stdout.decode()
+    check("<module> (train.py:30);train_step (train.py:22);[on its behalf, another thread];"
+          in folded, folded)
     html_path = os.path.join(WORK, "behalf.html")
     run([VRAMTRACE, "report", "--html", html_path, path])
     html = open(html_path, encoding="utf-8").read()

@@ -64,6 +64,13 @@ static char *stack_string(const struct vt_site *site)
         fputs("vramtrace: out of memory\n", stderr);
         exit(1);
     }
+    if (site->behalf) { /* the thread it allocated for (backward()'s caller) as its root */
+        for (size_t i = site->behalf->nframes; i-- > 0;) {
+            put_frame(site->behalf->frames[i], out);
+            fputc(';', out);
+        }
+        fputs("[on its behalf, another thread];", out);
+    }
     if (site->nframes == 0)
         fputs("[no stack];", out);
     for (size_t i = site->nframes; i-- > 0;) {
