@@ -13,6 +13,10 @@ cd "$(dirname "$0")/.."
 # Chromium too: the HTML report is rendered headless (tests/test_export.py).
 VT_WITH_CHROMIUM=1 tools/install-deps.sh || { echo "0 passed, 1 failed"; exit 1; }
 
+# Steps outside meson test (fuzz seeds, coverage's extra runs) must not write
+# the user's symbol cache; the tests that need one set their own folder.
+export VRAMTRACE_SYMBOL_CACHE=0
+
 passed=0 failed=0 skipped=0
 [ -c /dev/null ] && dev_null_was_device=1 || dev_null_was_device=0
 

@@ -191,6 +191,30 @@ def case_other_build_id():
     H.expect(not any("gamma_inner" in s for s in alpha_plain + bravo_plain), "gamma_inner")
 
 
+def case_debug_file_installed():
+    """A separate debug file found since the cache was written (by
+    .gnu_debuglink, beside the module) is read: the cache made without it
+    is not served."""
+    work, exe, build_id, _, _ = setup()
+    debug = exe + ".debug"
+    for cmd in (["objcopy", "--only-keep-debug", exe, debug], ["objcopy", "--strip-debug", exe],
+                ["objcopy", "--add-gnu-debuglink=" + debug, exe]):
+        r = H._run(cmd, H.base_env(), work)
+        H.expect_eq("%s (%s)" % (cmd[:2], r.stderr), r.status, 0)
+    os.rename(debug, debug + ".aside")
+    dump = traced(work, exe, "stripped")
+    cache = os.path.join(work, "cache")
+    without = report(dump, "0")
+    H.expect_eq("report without the debug file", report(dump, cache), without)
+    H.expect("prog.c" not in without[0], "file:line without debug information")
+    os.rename(debug + ".aside", debug)
+    with_debug = report(dump, "0")
+    H.expect("prog.c:" in with_debug[0], "no file:line with the debug file")
+    H.expect_eq("report after the debug file came", report(dump, cache), with_debug)
+    H.expect_eq("and again, from the cache", report(dump, cache), with_debug)
+    H.expect(os.path.isfile(cache_file(cache, build_id)), "no cache file")
+
+
 def case_bounded():
     """At most 64 MiB of cache files: the least recently used go first;
     half-written ones count; other files are never touched."""

@@ -1,44 +1,56 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # PyTorch's training loop traced and untraced, in PyTorch's three allocator
-# modes (the caching allocator, --pytorch-tensors, PYTORCH_NO_CUDA_MEMORY_CACHING=1),
-# over the stand-in CUDA libraries with the torch venv of tests/torch_env.py:
+# modes (the caching allocator, --pytorch-tensors' backend:cudaMallocAsync,
+# PYTORCH_NO_CUDA_MEMORY_CACHING=1), over the stand-in CUDA libraries with
+# the torch venv of tests/torch_env.py:
 #     tests/bench/torch.sh BUILD_DIR [STEPS [ROUNDS]]
-# (default 2000 steps, 5 rounds). Prints per mode the median milliseconds per
-# step untraced and traced, and their ratio. The stand-ins run no kernels:
-# a step here is PyTorch's own work and the CUDA calls, so the ratio is the
-# tracer's cost against the least a step can cost (a real GPU's kernels
-# make it smaller).
+# (default 2000 steps, 5 rounds; untraced and traced runs alternate). Prints
+# per mode the medians of the milliseconds per step and of the whole
+# process's CPU seconds (user + system: start-up, import torch, the loop,
+# exit), untraced and traced, and their ratios; then what `vramtrace run`
+# adds after the process (its report of the last traced dump). The traced
+# runs preload the tracer as `vramtrace run` does. The stand-ins run no
+# kernels: a step here is PyTorch's own work and the CUDA calls, so the
+# ratio is the tracer's cost against the least a step can cost (a real
+# GPU's kernels make it smaller).
 set -euo pipefail
 build_arg=${1:-build}
 steps=${2:-2000} rounds=${3:-5}
 . "$(dirname "$0")/common.sh" "$build_arg"
 python=$(python3 tests/torch_env.py "$build")
 bench="$PWD/tests/bench/bench_torch.py"
+TIMEFORMAT='%U %S'
 
-# run MODE traced|plain: ms per step
+# run MODE traced|plain: "ms_per_step cpu_seconds"
 run() {
-    local args=() env=()
+    local env=()
     case $1 in
-    tensors) args=(--pytorch-tensors) ;;
+    tensors) env=(PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync) ;;
     no-caching) env=(PYTORCH_NO_CUDA_MEMORY_CACHING=1) ;;
     esac
-    if [ "$2" = plain ]; then
-        [ "$1" = tensors ] && env=(PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync)
-        env "${env[@]}" "$python" "$bench" "$steps"
-    else
-        env "${env[@]}" "$build/vramtrace" run -o "$out/t.vtr" "${args[@]}" -- \
-            "$python" "$bench" "$steps" 2>/dev/null
-        rm -f "$out/t.vtr"
-    fi | awk '/^ms_per_step/ { print $2 }'
+    [ "$2" = traced ] && env+=(LD_PRELOAD="$lib" VRAMTRACE_OUTPUT="$out/t.vtr")
+    rm -f "$out/t.vtr"
+    { time env "${env[@]}" "$python" "$bench" "$steps" >"$out/stdout" 2>/dev/null; } 2>"$out/time"
+    echo "$(awk '/^ms_per_step/ { print $2 }' "$out/stdout") $(awk '{ print $1 + $2 }' "$out/time")"
 }
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
-echo "$steps steps, $rounds rounds (medians, ms per step)"
+echo "$steps steps, $rounds rounds (medians; untraced and traced alternating)"
 for mode in caching tensors no-caching; do
-    plain=$(for ((i = 0; i < rounds; i++)); do run $mode plain; done | median)
-    traced=$(for ((i = 0; i < rounds; i++)); do run $mode traced; done | median)
-    awk -v m=$mode -v p="$plain" -v t="$traced" \
-        'BEGIN { printf "%-11s untraced %.3f  traced %.3f  ratio %.2fx\n", m, p, t, t / p }'
+    : >"$out/plain"
+    : >"$out/traced"
+    for ((i = 0; i < rounds; i++)); do
+        run $mode plain >>"$out/plain"
+        run $mode traced >>"$out/traced"
+    done
+    awk -v m=$mode \
+        -v p="$(cut -d' ' -f1 "$out/plain" | median)" -v t="$(cut -d' ' -f1 "$out/traced" | median)" \
+        -v pc="$(cut -d' ' -f2 "$out/plain" | median)" -v tc="$(cut -d' ' -f2 "$out/traced" | median)" \
+        'BEGIN { printf "%-11s ms per step untraced %.3f  traced %.3f  ratio %.2fx   process CPU s untraced %.2f  traced %.2f  ratio %.2fx\n",
+                        m, p, t, t / p, pc, tc, tc / pc }'
 done
+TIMEFORMAT='%R %U %S'
+{ time "$build/vramtrace" report "$out/t.vtr" >/dev/null 2>&1; } 2>"$out/time"
+awk '{ printf "vramtrace run adds after the process: its report, %.2f s (CPU %.2f s)\n", $1, $2 + $3 }' "$out/time"

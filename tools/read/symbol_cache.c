@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* A file of the cache: "VTSYMC1\n", a 64-bit FNV-1a checksum of the rest,
- * then the CLI's build, the module's build id, its debug file, and the
+ * then the CLI's build, the module's build id, its debug source, and the
  * entries: offset, frame count, and per frame its line, marks (inlined,
  * has a function, has a file) and those names. Numbers are the machine's
  * own (the CLI's build is in the file); strings a 32-bit length, the
@@ -45,7 +45,7 @@ struct vt_symbol_cache {
     char *path;
     unsigned char *id;
     size_t id_len;
-    char *debug_file;
+    char *debug_source;
     char *bytes; /* the file read: the cached strings point into it */
     struct cached *table;
     struct added *added;
@@ -222,9 +222,9 @@ static bool parse(struct vt_symbol_cache *sc, const char *bytes, size_t size)
         (size_t)(c.end - c.p) < id_len || memcmp(c.p, sc->id, id_len))
         return false;
     c.p += id_len;
-    const char *debug_file = take_string(&c);
+    const char *debug_source = take_string(&c);
     take(&c, &n, sizeof n);
-    if (c.bad || !debug_file || strcmp(debug_file, sc->debug_file))
+    if (c.bad || !debug_source || strcmp(debug_source, sc->debug_source))
         return false;
     for (uint32_t i = 0; i < n; i++)
         if (!take_entry(sc, &c))
@@ -252,7 +252,7 @@ static void read_file(struct vt_symbol_cache *sc)
 }
 
 struct vt_symbol_cache *vt_symbol_cache_open(const unsigned char *id, size_t len,
-                                             const char *debug_file)
+                                             const char *debug_source)
 {
     char *dir = len ? cache_dir() : NULL;
     if (!dir)
@@ -263,8 +263,8 @@ struct vt_symbol_cache *vt_symbol_cache_open(const unsigned char *id, size_t len
     sc->id = vt_xcalloc(len, 1);
     memcpy(sc->id, id, len);
     sc->id_len = len;
-    sc->debug_file = strdup(debug_file);
-    if (!sc->debug_file) {
+    sc->debug_source = strdup(debug_source);
+    if (!sc->debug_source) {
         fputs("vramtrace: out of memory\n", stderr);
         exit(1);
     }
@@ -361,7 +361,7 @@ static char *contents(const struct vt_symbol_cache *sc, size_t *size)
     put_string(m.f, cli_build());
     put(m.f, &id_len, sizeof id_len);
     put(m.f, sc->id, sc->id_len);
-    put_string(m.f, sc->debug_file);
+    put_string(m.f, sc->debug_source);
     put(m.f, &m.n, sizeof m.n);
     if (fflush(m.f)) {
         fclose(m.f);
@@ -496,7 +496,7 @@ void vt_symbol_cache_close(struct vt_symbol_cache *c)
         free(c->added[i].frames);
     free(c->added);
     free(c->bytes);
-    free(c->debug_file);
+    free(c->debug_source);
     free(c->id);
     free(c->path);
     free(c);

@@ -7,7 +7,7 @@
  * VT_SYMBOL_CACHE_MAX bytes together, the least recently used removed
  * first. A file is replaced whole (written aside, then renamed), checked
  * whole when read (a checksum, the CLI's build, the module's build id and
- * debug file): one that fails is ignored, never an error. */
+ * debug information's source): one that fails is ignored, never an error. */
 #ifndef VT_SYMBOL_CACHE_H
 #define VT_SYMBOL_CACHE_H
 
@@ -28,11 +28,11 @@ struct vt_cached_frame {
 };
 
 /* The cache of the module whose build id is ID (LEN bytes) and whose
- * debug information is in DEBUG_FILE ("" when none was found): what an
+ * debug information's source is DEBUG_SOURCE (debug_source.h): what an
  * earlier report left, or empty. NULL when the cache is off
  * (VRAMTRACE_SYMBOL_CACHE=0, no directory) or LEN is 0. */
 struct vt_symbol_cache *vt_symbol_cache_open(const unsigned char *id, size_t len,
-                                             const char *debug_file);
+                                             const char *debug_source);
 
 /* The frames cached for OFFSET (the address minus the module's bias): how
  * many (0: none), *FRAMES, owned by the cache. */

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "debug_source.h"
 #include "symbol_cache.h"
 #include "symbol_table.h"
 
@@ -215,16 +216,14 @@ static struct module_state *usable_module(struct vt_symbolizer *s, const struct 
 }
 
 /* The module's cache, keyed by its build id and where its debug
- * information was found (none, its own file, a separate one). */
+ * information would come from (debug_source.h). */
 static struct vt_symbol_cache *module_cache(struct module_state *st, const struct vt_module *m)
 {
     if (!st->cache_opened && m->build_id_len) {
-        Dwarf_Addr bias;
-        const char *debug_file = NULL;
-        dwfl_module_getdwarf(st->mod, &bias);
-        dwfl_module_info(st->mod, NULL, NULL, NULL, NULL, NULL, NULL, &debug_file);
-        st->cache =
-            vt_symbol_cache_open(m->build_id, m->build_id_len, debug_file ? debug_file : "");
+        char *source = vt_debug_source(st->mod, m->path, m->build_id, m->build_id_len);
+        if (source)
+            st->cache = vt_symbol_cache_open(m->build_id, m->build_id_len, source);
+        free(source);
     }
     st->cache_opened = true;
     return st->cache;
