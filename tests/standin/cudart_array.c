@@ -36,18 +36,6 @@ int rt_channel_format(const struct cudaChannelFormatDesc *desc, CUarray_format *
     return 0;
 }
 
-size_t rt_format_bytes(CUarray_format f)
-{
-    switch (f) {
-    case CU_AD_FORMAT_UNSIGNED_INT8: case CU_AD_FORMAT_SIGNED_INT8: return 1;
-    case CU_AD_FORMAT_UNSIGNED_INT16: case CU_AD_FORMAT_SIGNED_INT16: case CU_AD_FORMAT_HALF:
-        return 2;
-    case CU_AD_FORMAT_UNSIGNED_INT32: case CU_AD_FORMAT_SIGNED_INT32: case CU_AD_FORMAT_FLOAT:
-        return 4;
-    default: return 0;
-    }
-}
-
 static CUresult (*array_3d_get_descriptor)(CUDA_ARRAY3D_DESCRIPTOR *, CUarray);
 RT_DRIVER_FN(array_3d_get_descriptor, "cuArray3DGetDescriptor", 3020)
 

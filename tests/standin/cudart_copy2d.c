@@ -132,7 +132,7 @@ static cudaError_t array_shape(cudaArray_const_t array, size_t *row, size_t *row
     CUDA_ARRAY3D_DESCRIPTOR d;
     cudaError_t e = rt_array_descriptor(array, &d);
     if (e == cudaSuccess) {
-        *row = d.Width * d.NumChannels * rt_format_bytes(d.Format);
+        *row = d.Width * d.NumChannels * array_format_bytes(d.Format);
         *rows = d.Height ? d.Height : 1;
     }
     return e;

@@ -39,7 +39,7 @@ static cudaError_t side_of(cudaArray_t array, struct cudaPos pos, struct cudaPit
         cudaError_t e = rt_array_descriptor(array, &d);
         if (e != cudaSuccess)
             return e;
-        s->element = d.NumChannels * rt_format_bytes(d.Format);
+        s->element = d.NumChannels * array_format_bytes(d.Format);
         if (s->element == 0)
             return cudaErrorInvalidValue;
         s->type = CU_MEMORYTYPE_ARRAY;

@@ -19,6 +19,7 @@
 #ifndef STANDIN_CUDART_INTERNAL_H
 #define STANDIN_CUDART_INTERNAL_H
 
+#include "array_format.h"
 #include "cuda.h"
 #include "cuda_runtime_api.h"
 
@@ -173,10 +174,7 @@ void rt_register_kernel(const void *stub);
 int rt_channel_format(const struct cudaChannelFormatDesc *desc, CUarray_format *fmt,
                       unsigned *channels);
 
-/* The bytes of one element of a channel of driver format F (0: a format of
- * blocks or planes), and the descriptor of ARRAY as the driver gives it
- * (cudart_array.c). */
-size_t rt_format_bytes(CUarray_format f);
+/* The descriptor of ARRAY as the driver gives it (cudart_array.c). */
 cudaError_t rt_array_descriptor(cudaArray_const_t array, CUDA_ARRAY3D_DESCRIPTOR *d);
 
 /* The memory types of a copy's two sides for KIND (the driver tells a

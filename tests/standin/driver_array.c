@@ -3,18 +3,6 @@
  * formats by blocks of 4x4 texels, NV12 as its two planes. */
 #include "driver_internal.h"
 
-size_t format_bytes(CUarray_format f)
-{
-    switch (f) {
-    case CU_AD_FORMAT_UNSIGNED_INT8: case CU_AD_FORMAT_SIGNED_INT8: return 1;
-    case CU_AD_FORMAT_UNSIGNED_INT16: case CU_AD_FORMAT_SIGNED_INT16: case CU_AD_FORMAT_HALF:
-        return 2;
-    case CU_AD_FORMAT_UNSIGNED_INT32: case CU_AD_FORMAT_SIGNED_INT32: case CU_AD_FORMAT_FLOAT:
-        return 4;
-    default: return 0;
-    }
-}
-
 /* Block-compressed formats: bytes per block of 4x4 texels (0: not one). */
 static size_t block_size(CUarray_format f)
 {
@@ -44,7 +32,7 @@ static size_t array_bytes(size_t w, size_t h, size_t d, CUarray_format f, unsign
         return channels == 3 && h % 2 == 0 ? w * h * d * 3 / 2 : 0;
     if (channels != 1 && channels != 2 && channels != 4)
         return 0;
-    return w * h * d * channels * format_bytes(f);
+    return w * h * d * channels * array_format_bytes(f);
 }
 
 /* Creates an array of DESC (a 1D or 2D one: Height or Depth 0). */
@@ -71,7 +59,7 @@ static CUresult array_create(CUarray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *de
 
 size_t array_row_bytes(const struct salloc *a)
 {
-    return a->array.Width * a->array.NumChannels * format_bytes(a->array.Format);
+    return a->array.Width * a->array.NumChannels * array_format_bytes(a->array.Format);
 }
 
 size_t array_rows(const struct salloc *a)
@@ -125,7 +113,7 @@ EXPORT CUresult cuMipmappedArrayCreate(CUmipmappedArray *pHandle,
 {
     if (!initialized())
         return CUDA_ERROR_NOT_INITIALIZED;
-    size_t es = desc ? format_bytes(desc->Format) : 0;
+    size_t es = desc ? array_format_bytes(desc->Format) : 0;
     if (!pHandle || !desc || desc->Width == 0 || es == 0 || levels == 0 ||
         (desc->NumChannels != 1 && desc->NumChannels != 2 && desc->NumChannels != 4))
         return CUDA_ERROR_INVALID_VALUE;

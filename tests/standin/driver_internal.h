@@ -31,6 +31,7 @@
 #define STANDIN_DRIVER_INTERNAL_H
 
 #define __CUDA_API_VERSION_INTERNAL 1 /* the old ABIs are defined here too */
+#include "array_format.h"
 #include "cuda.h"
 #include "driver_log.h"
 #include "standin_gpus.h"
@@ -132,9 +133,6 @@ struct salloc *containing_locked(uintptr_t address);
  * (driver_ipc.c). */
 void ipc_unshare(uintptr_t address, size_t bytes, int fd);
 
-/* The bytes of one element of an array format's channel (0: a format of
- * blocks or planes, driver_array.c). */
-size_t format_bytes(CUarray_format f);
 /* The bytes of one row of texels of array A, and its rows per layer (0
  * bytes: a format of blocks or planes, which copies do not address). */
 size_t array_row_bytes(const struct salloc *a);

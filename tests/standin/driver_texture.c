@@ -35,7 +35,7 @@ static int resource_live_locked(const CUDA_RESOURCE_DESC *r)
                holds_locked(r->res.linear.devPtr, r->res.linear.sizeInBytes, memory);
     case CU_RESOURCE_TYPE_PITCH2D: {
         size_t row = r->res.pitch2D.width * r->res.pitch2D.numChannels *
-                     format_bytes(r->res.pitch2D.format);
+                     array_format_bytes(r->res.pitch2D.format);
         return row && r->res.pitch2D.height && row <= r->res.pitch2D.pitchInBytes &&
                holds_locked(r->res.pitch2D.devPtr,
                             (r->res.pitch2D.height - 1) * r->res.pitch2D.pitchInBytes + row,
