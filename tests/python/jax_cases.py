@@ -7,7 +7,9 @@ the argument "return" main returns instead, and JAX's atexit handler
 (clean_up) frees them before the interpreter finalizes. With "compute"
 the kept arrays are matrix products (jnp.dot: cuBLASLt), each input made
 and dropped in the same step, and a reduction (jnp.sum) of the last one
-is copied to the host: what makes XLA autotune."""
+is copied to the host: what makes XLA autotune. JAX frees the reduction's
+device buffers on a thread of its own, after the copy: some may still be
+allocated when os._exit ends the process."""
 import os
 import sys
 
@@ -30,7 +32,7 @@ def keep_product():
 def compute():
     for _ in range(3):
         keep_product()
-    total = np.asarray(jnp.sum(kept[-1]))
+    total = np.asarray(jnp.sum(kept[-1]))   # CALL:sum
     print("kept", len(kept), "products on", jax.devices()[0].platform, "summed", total.dtype,
           total.shape)
 
