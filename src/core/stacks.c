@@ -246,6 +246,12 @@ static int python_key(const struct vt_stack *stack, uintptr_t *tail)
     return len;
 }
 
+void vt_stacks_init(void)
+{
+    void *frame;
+    unw_backtrace(&frame, 1);
+}
+
 void vt_stack_capture(struct vt_stack *stack)
 {
     uintptr_t *frames = stack->key;

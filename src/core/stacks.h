@@ -27,6 +27,10 @@ struct vt_stack {
     struct vt_pystack behalf;
 };
 
+/* Before any thread captures: libunwind sets itself up on its first unwind
+ * and writes a global there outside its lock (its signal mask). */
+void vt_stacks_init(void);
+
 /* Captures the calling thread's stack, starting at the caller of the
  * outermost tracer function on it, and its Python frames. Any thread, no lock. */
 void vt_stack_capture(struct vt_stack *stack);

@@ -97,6 +97,8 @@ static void initialize(void)
         vt_endings_init();
         vt_output_choose(!off && vt_agg_configure() ? &vt_output_aggregate : &vt_output_events);
         vt_output_when_ready(dump_ready);
+        if (!off)
+            vt_stacks_init();
         vt_tracing_set(off ? VT_TRACING_OFF : VT_TRACING_READY);
         if (!off)
             vt_hook_table_when_used(cuda_used);
