@@ -223,6 +223,7 @@ void vt_track_free_begin(uint64_t key, enum vt_space space, unsigned api, uint64
 {
     struct live *e;
     pending->traced = 0;
+    pending->call_ns.at = NULL;
     vt_lock();
     e = vt_output_ready() == 0 ? find(space, key) : NULL;
     if (e) {
@@ -235,6 +236,7 @@ void vt_track_free_begin(uint64_t key, enum vt_space space, unsigned api, uint64
         discard(e);
         write_free(&pending->info, pending->stack, key, api, VT_FREE_OK | vt_space_flag(space),
                    stream, now);
+        vt_output_hold_free_call(&pending->call_ns);
     }
     vt_unlock();
 }

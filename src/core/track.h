@@ -7,6 +7,7 @@
 #include "alloc_info.h"
 #include "records.h"
 #include "stacks.h"
+#include "writer.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -36,6 +37,7 @@ struct vt_pending_free {
     uint32_t stack;
     uint64_t seq;
     uint32_t free_stack;
+    struct vt_held_field call_ns; /* its FREE record's (output.h) */
 };
 void vt_track_free_begin(uint64_t key, enum vt_space space, unsigned api, uint64_t stream,
                          const struct vt_stack *stack, struct vt_pending_free *pending,

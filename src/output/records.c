@@ -330,20 +330,31 @@ int vt_rec_thread(pid_t tid, const char *name)
     return emit(VT_REC_THREAD, &b);
 }
 
+/* ALLOC and FREE, the records of every event: encoded in place in the
+ * dump. Dropped rather than corrupt, as emit. */
+static int emit_small(uint8_t type, const struct buf *b)
+{
+    if (!b->overflow)
+        vt_writer_small_end(type, b->data, b->len);
+    return 0;
+}
+
 int vt_rec_alloc(struct vt_rec_ALLOC *e)
 {
-    uint8_t data[10 * VT_VARINT_MAX];
-    struct buf b = {data, 0, sizeof data, 0};
+    struct buf b = {vt_writer_small_begin(), 0, VT_SMALL_PAYLOAD_MAX, 0};
+    if (!b.data)
+        return -1;
     e->tid = (uint64_t)vt_tid();
     vt_encode_ALLOC(&b, e, 1);
-    return emit(VT_REC_ALLOC, &b);
+    return emit_small(VT_REC_ALLOC, &b);
 }
 
 int vt_rec_free(uint64_t time_ns, uint64_t address, unsigned api, unsigned status_flags,
                 uint64_t stream, uint64_t call_ns)
 {
-    uint8_t data[7 * VT_VARINT_MAX];
-    struct buf b = {data, 0, sizeof data, 0};
+    struct buf b = {vt_writer_small_begin(), 0, VT_SMALL_PAYLOAD_MAX, 0};
+    if (!b.data)
+        return -1;
     struct vt_rec_FREE rec = {
         .time_ns = time_ns,
         .address = address,
@@ -354,7 +365,7 @@ int vt_rec_free(uint64_t time_ns, uint64_t address, unsigned api, unsigned statu
         .call_ns = call_ns,
     };
     vt_encode_FREE(&b, &rec, 1);
-    return emit(VT_REC_FREE, &b);
+    return emit_small(VT_REC_FREE, &b);
 }
 
 int vt_rec_failed(uint64_t size, uint32_t stack, unsigned api, unsigned kind, int device, int error,
