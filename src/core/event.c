@@ -116,8 +116,9 @@ void vt_on_free(CUresult result, struct vt_free_call *call)
     int saved = errno;
     vt_event_call_ended();
     vt_output_free_took(&call->pending.call_ns, result == CUDA_SUCCESS, vt_thread_state.call_ns);
-    vt_track_free_end(call->key, call->space, call->api, call->stream, call->stack, &call->pending,
-                      (int)result);
+    if (result != CUDA_SUCCESS || !call->pending.traced) /* else it is recorded */
+        vt_track_free_end(call->key, call->space, call->api, call->stream, call->stack,
+                          &call->pending, (int)result);
     if (result == CUDA_SUCCESS && call->pending.traced && call->pending.info.graph) {
         struct vt_stack stack; /* its memory went back to the graph memory pool */
         vt_stack_capture(&stack);

@@ -276,8 +276,6 @@ void vt_track_free_end(uint64_t key, enum vt_space space, unsigned api, uint64_t
                        int result)
 {
     struct vt_stack here;
-    if (result == 0 && pending->traced)
-        return;
     if (result != 0 && !stack) { /* refused: rare, worth its backtrace */
         vt_stack_capture(&here);
         stack = &here;

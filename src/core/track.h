@@ -26,8 +26,10 @@ void vt_track_failed(const struct vt_alloc_info *info, int error, const struct v
                      const struct vt_meminfo *mem);
 
 /* A free in two steps around the real call: begin removes the allocation and
- * writes the free before the driver can hand the address out again; end puts
- * it back if the driver refused, or records an untraced or invalid free.
+ * writes the free before the driver can hand the address out again; end
+ * (not called for a traced free the driver accepted: begin recorded it)
+ * puts it back if the driver refused, or records an untraced or invalid
+ * free.
  * STACK: the free's stack when free stacks are recorded, else NULL (a
  * refused free takes its stack then). NOW: the free's time (vt_now_ns's
  * clock). RESULT: the driver's CUresult. */

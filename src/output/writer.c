@@ -351,16 +351,6 @@ void vt_writer_hold(size_t at, struct vt_held_field *field)
     __atomic_add_fetch(field->holds, 1, __ATOMIC_RELAXED);
 }
 
-void vt_writer_fill(struct vt_held_field *field, const uint8_t *bytes, size_t n)
-{
-    if (!field->at)
-        return;
-    if (bytes)
-        memcpy(field->at, bytes, n);
-    __atomic_sub_fetch(field->holds, 1, __ATOMIC_RELEASE);
-    field->at = NULL;
-}
-
 /* Zeroes the records from MARK on, type byte first (a reader then sees the
  * end of the data there), and writes from MARK again. */
 void vt_writer_rewind(size_t mark)

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* Creates the dump (never following a symlink nor clobbering a file: picks a
  * fresh name instead, and says so), mode 0600, writes the header with FLAGS
@@ -38,7 +39,15 @@ struct vt_held_field {
 void vt_writer_hold(size_t at, struct vt_held_field *field);
 /* Without the lock: writes N BYTES into the held field (BYTES NULL: leaves
  * it as it is) and lets it go. */
-void vt_writer_fill(struct vt_held_field *field, const uint8_t *bytes, size_t n);
+static inline void vt_writer_fill(struct vt_held_field *field, const uint8_t *bytes, size_t n)
+{
+    if (!field->at)
+        return;
+    if (bytes)
+        memcpy(field->at, bytes, n);
+    __atomic_sub_fetch(field->holds, 1, __ATOMIC_RELEASE);
+    field->at = NULL;
+}
 
 /* Appends one record; -1 when the file cannot grow (said once, on stderr;
  * tracing then stops). */
