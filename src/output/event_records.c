@@ -52,9 +52,9 @@ static inline void vt_put_WIDE(struct cursor *c, uint64_t v)
 #define MOST_ADDR VT_VARINT_MAX
 #define MOST_WIDE VT_WIDE_BYTES
 #define MOST_BYTES(kind, name, label) +MOST_##kind
-#define FITS(TYPE)                                                                                \
-    _Static_assert(0 VT_REC_##TYPE##_FIELDS(MOST_BYTES) VT_REC_##TYPE##_APPENDED(MOST_BYTES) <= \
-                       VT_SMALL_PAYLOAD_MAX,                                                      \
+#define FITS(TYPE)                                                                       \
+    _Static_assert(0 VT_REC_##TYPE##_FIELDS(MOST_BYTES)                                  \
+                           VT_REC_##TYPE##_APPENDED(MOST_BYTES) <= VT_SMALL_PAYLOAD_MAX, \
                    #TYPE " fits a small record")
 
 VT_DEFINE_ENCODER(ALLOC, struct cursor)
