@@ -12,14 +12,12 @@ static size_t home(const struct vt_alloc_table *t, uint64_t key)
     return (size_t)((key * 0x9E3779B97F4A7C15u) >> t->shift);
 }
 
-static struct vt_live *place(struct vt_alloc_table *t, const struct vt_live *e)
+static void place(struct vt_alloc_table *t, const struct vt_live *e)
 {
     size_t i = home(t, e->info.key);
     while (t->slots[i].used)
         i = (i + 1) & t->mask;
     t->slots[i] = *e;
-    t->slots[i].used = 1;
-    return &t->slots[i];
 }
 
 static int grow(struct vt_alloc_table *t)
@@ -41,12 +39,21 @@ static int grow(struct vt_alloc_table *t)
     return 0;
 }
 
-struct vt_live *vt_alloc_table_insert(struct vt_alloc_table *t, const struct vt_live *e)
+struct vt_live *vt_alloc_table_add(struct vt_alloc_table *t, uint64_t key, int *fresh)
 {
     if ((!t->slots || 2 * (t->count + 1) > t->mask + 1) && grow(t) < 0)
         return NULL;
+    size_t i = home(t, key);
+    for (; t->slots[i].used; i = (i + 1) & t->mask)
+        if (t->slots[i].info.key == key) {
+            *fresh = 0;
+            return &t->slots[i];
+        }
     t->count++;
-    return place(t, e);
+    t->slots[i].info.key = key;
+    t->slots[i].used = 1;
+    *fresh = 1;
+    return &t->slots[i];
 }
 
 /* Moves later entries of the probe run back into the hole, so that a

@@ -41,11 +41,11 @@ static inline struct vt_live *vt_alloc_table_find(const struct vt_alloc_table *t
     }
 }
 
-/* Puts a copy of E in (its key must not be in the table): its slot, valid
- * until the next insert or remove, or NULL when memory ran out (nothing
- * changed then). */
-struct vt_live *vt_alloc_table_insert(struct vt_alloc_table *t, const struct vt_live *e);
-/* Takes out an entry that find or insert returned. Entries after it may
+/* The entry of KEY, found or else added (FRESH 1: only its key and used
+ * set, the rest left for the caller to fill in), valid until the next add
+ * or remove; NULL when memory ran out (nothing changed then). */
+struct vt_live *vt_alloc_table_add(struct vt_alloc_table *t, uint64_t key, int *fresh);
+/* Takes out an entry that find or add returned. Entries after it may
  * move into its slot: iterating over the slots, look at the same slot
  * again after a remove (an entry may then be seen twice, never missed). */
 void vt_alloc_table_remove(struct vt_alloc_table *t, struct vt_live *e);

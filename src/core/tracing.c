@@ -21,10 +21,9 @@ void vt_tracing_set(enum vt_tracing_state state)
     __atomic_store_n(&vt_tracing_state_now, (int)state, __ATOMIC_RELEASE);
 }
 
-pid_t vt_tid(void)
+pid_t vt_tid_first(void)
 {
-    if (!vt_thread_state.tid)
-        vt_thread_state.tid = (pid_t)syscall(SYS_gettid);
+    vt_thread_state.tid = (pid_t)syscall(SYS_gettid);
     return vt_thread_state.tid;
 }
 

@@ -83,7 +83,13 @@ static inline void vt_leave(void)
     vt_thread_state.busy = 0;
 }
 
-pid_t vt_tid(void);
+/* This thread's id (gettid), cached: read on every event. */
+pid_t vt_tid_first(void);
+static inline pid_t vt_tid(void)
+{
+    pid_t tid = vt_thread_state.tid;
+    return tid ? tid : vt_tid_first();
+}
 
 /* The lock around the live table, the stack table and the dump. */
 void vt_lock(void);

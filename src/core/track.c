@@ -84,18 +84,14 @@ static struct vt_live *find(enum vt_space space, uint64_t key)
     return vt_alloc_table_find(&table.by_space[space], key);
 }
 
-/* A copy of E in the table: its entry, or NULL when memory ran out. */
-static struct vt_live *insert(const struct vt_live *e)
+/* E, filled in, entered the table: the counters. */
+static void count(const struct vt_live *e)
 {
-    struct vt_live *in = vt_alloc_table_insert(&table.by_space[e->info.space], e);
-    if (!in)
-        return NULL;
     if (vt_kind_counts_as_vram(e->info.kind)) {
         __atomic_fetch_add(&table.live_bytes, e->info.size, __ATOMIC_RELAXED);
         vt_peaks_change(e->seq, (int64_t)e->info.size);
     }
     vt_output->insert(&e->info, e->stack);
-    return in;
 }
 
 /* E leaves the counters (it stays in the table). */
@@ -112,6 +108,21 @@ static void discard(struct vt_live *e)
 {
     uncount(e);
     vt_alloc_table_remove(&table.by_space[e->info.space], e);
+}
+
+/* The entry of INFO's key, holding INFO (the rest to fill in, then
+ * count); NULL when memory ran out. One still there is an address handed
+ * out again: its free went unseen. */
+static struct vt_live *enter(const struct vt_alloc_info *info)
+{
+    int fresh;
+    struct vt_live *e = vt_alloc_table_add(&table.by_space[info->space], info->key, &fresh);
+    if (!e)
+        return NULL;
+    if (!fresh)
+        uncount(e);
+    *e = (struct vt_live){.info = *info, .used = 1};
+    return e;
 }
 
 static void write_or_stop(int result)
@@ -135,21 +146,16 @@ static void write_free(const struct vt_alloc_info *info, uint32_t stack, uint64_
 static void track_alloc(const struct vt_alloc_info *info, const struct vt_stack *stack,
                         uint32_t stack_id, uint64_t now)
 {
-    struct vt_live *stale, e = {.info = *info};
+    struct vt_live *e;
     vt_lock();
-    if (vt_output_ready() < 0) {
-        vt_unlock();
-        return;
+    e = vt_output_ready() == 0 ? enter(info) : NULL;
+    if (e) {
+        write_or_stop(vt_thread_name_note());
+        e->stack = stack ? vt_stack_intern(stack) : stack_id;
+        e->seq = __atomic_add_fetch(&table.seq, 1, __ATOMIC_RELAXED);
+        count(e);
+        write_alloc(e, 0, now);
     }
-    /* An address we still hold was handed out again: its free went unseen. */
-    stale = find(info->space, info->key);
-    if (stale)
-        discard(stale);
-    write_or_stop(vt_thread_name_note());
-    e.stack = stack ? vt_stack_intern(stack) : stack_id;
-    e.seq = __atomic_add_fetch(&table.seq, 1, __ATOMIC_RELAXED);
-    if (insert(&e))
-        write_alloc(&e, 0, now);
     vt_unlock();
 }
 
@@ -287,10 +293,14 @@ void vt_track_free_end(uint64_t key, enum vt_space space, unsigned api, uint64_t
     }
     uint32_t free_stack = result != 0 ? vt_stack_intern(stack) : 0;
     if (pending->traced) { /* the driver refused: it is still allocated */
-        struct vt_live e = {.info = pending->info, .stack = pending->stack, .seq = pending->seq};
+        struct vt_live *e = enter(&pending->info);
         vt_freed_forget(key, space);
-        if (insert(&e))
-            write_alloc(&e, VT_ALLOC_RESTORED, vt_now_ns());
+        if (e) {
+            e->stack = pending->stack;
+            e->seq = pending->seq;
+            count(e);
+            write_alloc(e, VT_ALLOC_RESTORED, vt_now_ns());
+        }
         write_bad_free(key, space, api, result, free_stack, &pending->info, pending->stack);
     } else {
         unsigned status = result == 0 ? VT_FREE_UNTRACED : VT_FREE_INVALID;

@@ -289,7 +289,7 @@ int vt_writer_open(uint32_t flags)
 /* The record of TYPE whose payload (LEN bytes) is at PAYLOAD, HEAD_LEN
  * bytes after its start: type byte last, so that a reader never sees a
  * type byte whose record is not complete in the page cache. */
-static void publish(uint8_t type, uint8_t *payload, size_t head_len, size_t len)
+static inline void publish(uint8_t type, uint8_t *payload, size_t head_len, size_t len)
 {
     uint8_t *at = payload - head_len;
     vt_put_varint(at + 1, len);

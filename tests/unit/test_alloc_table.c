@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The tracer's live-allocation table (src/core/alloc_table.c): exact counts
- * and contents under insert, remove and growth; removal (backward shift)
+ * and contents under add, remove and growth; removal (backward shift)
  * never hides an entry further along its probe run, also where the run
  * wraps past the last slot; iterating over the slots with removals (as a
  * context's teardown does) finds every entry; churn at a steady size
@@ -10,10 +10,24 @@
 #include "alloc_table.h"
 #include "unit_check.h"
 
-static struct vt_live entry(uint64_t key, uint64_t size)
+/* Adds KEY with SIZE (and a seq and stack made of the key); FRESH: whether
+ * it was new. */
+static struct vt_live *put_fresh(struct vt_alloc_table *t, uint64_t key, uint64_t size, int *fresh)
 {
-    return (struct vt_live){
-        .info = {.key = key, .size = size}, .seq = key ^ 0x5a5a, .stack = (uint32_t)key};
+    struct vt_live *e = vt_alloc_table_add(t, key, fresh);
+    if (e) {
+        *e = (struct vt_live){.info = {.key = key}, .used = 1};
+        e->info.size = size;
+        e->seq = key ^ 0x5a5a;
+        e->stack = (uint32_t)key;
+    }
+    return e;
+}
+
+static struct vt_live *put(struct vt_alloc_table *t, uint64_t key, uint64_t size)
+{
+    int fresh;
+    return put_fresh(t, key, size, &fresh);
 }
 
 static uint64_t size_of(const struct vt_alloc_table *t, uint64_t key)
@@ -40,11 +54,14 @@ static void basics(void)
 {
     struct vt_alloc_table t = {0};
     CHECK("find in an empty table", vt_alloc_table_find(&t, 0x7f0000000000) == NULL);
-    struct vt_live a = entry(0x7f0000000000, 4096), b = entry(0x7f0000200000, 1 << 20);
-    struct vt_live *in = vt_alloc_table_insert(&t, &a);
-    CHECK("insert returns the entry", in && in->info.key == a.info.key && in->used);
-    vt_alloc_table_insert(&t, &b);
+    int fresh = 0;
+    struct vt_live *in = put_fresh(&t, 0x7f0000000000, 4096, &fresh);
+    CHECK("add returns a fresh entry", in && in->info.key == 0x7f0000000000 && in->used && fresh);
+    put(&t, 0x7f0000200000, 1 << 20);
     CHECK_EQ("count", t.count, 2);
+    in = vt_alloc_table_add(&t, 0x7f0000000000, &fresh);
+    CHECK("adding a key there finds its entry", in && !fresh && in->info.size == 4096);
+    CHECK_EQ("count after adding a key there", t.count, 2);
     CHECK_EQ("first size", size_of(&t, 0x7f0000000000), 4096);
     CHECK_EQ("second size", size_of(&t, 0x7f0000200000), 1 << 20);
     CHECK_EQ("stack and seq kept", vt_alloc_table_find(&t, 0x7f0000200000)->seq,
@@ -65,21 +82,18 @@ static void basics(void)
 static void wrapping_run(void)
 {
     struct vt_alloc_table t = {0};
-    struct vt_live placeholder = entry(0x1234, 1);
-    vt_alloc_table_insert(&t, &placeholder); /* the table has its slots */
+    put(&t, 0x1234, 1); /* the table has its slots */
     uint64_t outside = 2;
     while (home_of(&t, outside) != t.mask / 2)
         outside++;
-    struct vt_live first = entry(outside, 1);
-    vt_alloc_table_insert(&t, &first);
+    put(&t, outside, 1);
     remove_key(&t, 0x1234);
     uint64_t last[4];
     int n = 0;
     for (uint64_t k = outside + 1; n < 4; k++)
         if (home_of(&t, k) == t.mask) {
-            struct vt_live e = entry(k, k * 10);
             last[n++] = k;
-            vt_alloc_table_insert(&t, &e);
+            put(&t, k, k * 10);
         }
     CHECK_EQ("first of the run in the last slot", t.slots[t.mask].info.key, last[0]);
     CHECK_EQ("the run wrapped to slot 0", t.slots[0].info.key, last[1]);
@@ -97,10 +111,8 @@ static void growth(void)
 {
     enum { N = 1000000 };
     struct vt_alloc_table t = {0};
-    for (uint64_t i = 0; i < N; i++) {
-        struct vt_live e = entry(0x7f0000000000 + i * 512, i + 1);
-        vt_alloc_table_insert(&t, &e);
-    }
+    for (uint64_t i = 0; i < N; i++)
+        put(&t, 0x7f0000000000 + i * 512, i + 1);
     CHECK_EQ("count after growth", t.count, N);
     CHECK("at most half full", 2 * t.count <= t.mask + 1);
     size_t found = 0, used = 0;
@@ -126,10 +138,8 @@ static void remove_while_iterating(void)
 {
     enum { N = 5000 };
     struct vt_alloc_table t = {0};
-    for (uint64_t i = 1; i <= N; i++) {
-        struct vt_live e = entry(i * 4096, i);
-        vt_alloc_table_insert(&t, &e);
-    }
+    for (uint64_t i = 1; i <= N; i++)
+        put(&t, i * 4096, i);
     size_t removed = 0;
     for (size_t i = 0; i <= t.mask;) {
         struct vt_live *e = &t.slots[i];
@@ -157,8 +167,7 @@ static void churn(void)
     uint64_t live[16];
     for (int i = 0; i < 16; i++) {
         live[i] = 0x7f0000000000 + (uint64_t)i * 0x100000;
-        struct vt_live e = entry(live[i], 1);
-        vt_alloc_table_insert(&t, &e);
+        put(&t, live[i], 1);
     }
     size_t slots = t.mask + 1;
     uint64_t next = 0x7e0000000000;
@@ -167,8 +176,7 @@ static void churn(void)
         remove_key(&t, live[i]);
         live[i] = next;
         next += 0x200;
-        struct vt_live e = entry(live[i], 2);
-        vt_alloc_table_insert(&t, &e);
+        put(&t, live[i], 2);
     }
     CHECK_EQ("count", t.count, 16);
     CHECK_EQ("no growth", t.mask + 1, slots);
