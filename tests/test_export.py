@@ -10,6 +10,7 @@ import os
 import shutil
 import stat
 import struct
+import subprocess
 import sys
 import zlib
 
@@ -317,6 +318,33 @@ def case_pprof():
     H.expect_eq("build id", build_id, elf_build_id(H.program("usage")))
     H.expect(one(exe[0], 2) < one(exe[0], 3), "mapping start must be below its limit")
     H.expect(prof.duration > 0, "duration_nanos must be set")
+
+
+def case_behalf_exports():
+    """An allocation made on behalf of another thread (PyTorch's autograd
+    engine for the thread that called backward()): its pprof sample and its
+    torch-snapshot frames go on, past a marker, into that thread's Python
+    frames, as the folded stacks do; the same native stack without them is
+    a sample of its own."""
+    dump = os.path.join(H.tmpdir(), "behalf.vtr")
+    subprocess.run([os.environ["MKDUMP"], "behalf", dump], check=True, timeout=H.TIMEOUT)
+    prof = Profile(export(dump, "pprof"))
+    samples = sorted((values[0], [f[0] for f in frames]) for frames, values, _ in
+                     map(prof.sample, prof.samples))
+    H.expect_eq("samples (inuse bytes, functions innermost first)", [s[0] for s in samples],
+                [1 << 20, 2 << 20])
+    one_mib, two_mib = samples[0][1], samples[1][1]
+    H.expect_eq("the frames after its own", one_mib[len(two_mib):],
+                ["[on its behalf, another thread]", "train_step", "<module>"])
+    H.expect_eq("its own frames", one_mib[:len(two_mib)], two_mib)
+    H.expect("[on its behalf, another thread]" not in two_mib, two_mib)
+    snap = torch_snapshot(dump)
+    allocs = sorted((e["size"], [(f["name"], f["filename"], f["line"]) for f in e["frames"]])
+                    for e in snap["device_traces"][0] if e["action"] == "alloc")
+    H.expect_eq("snapshot allocations", [a[0] for a in allocs], [1 << 20, 2 << 20])
+    H.expect_eq("snapshot: the frames after its own", allocs[0][1][len(allocs[1][1]):], [
+        ("[on its behalf, another thread]", "??", 0), ("train_step", "train.py", 22),
+        ("<module>", "train.py", 30)])
 
 
 def elf_build_id(path):

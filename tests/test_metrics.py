@@ -207,6 +207,21 @@ def case_top():
         st.kill()
 
 
+def case_one_warning_per_module():
+    """Three dumps of the same binaries, whose library is gone: the metrics
+    and a combined report say so once, not once per dump."""
+    d = H.tmpdir()
+    dumps = [os.path.join(d, "d%d.vtr" % i) for i in range(3)]
+    for dump in dumps:
+        subprocess.run([os.environ["MKDUMP"], "sites", dump, "3"], check=True, timeout=H.TIMEOUT)
+    warning = ("vramtrace: warning: /nonexistent/libfoo.so: No such file or directory; its "
+               "frames show as module+offset\n")
+    r = vt("watch", "--once", "--openmetrics", d)
+    H.expect_eq("metrics (status, stderr)", (r.status, r.stderr), (0, warning))
+    r = vt("report", *dumps)
+    H.expect_eq("report of three (status, stderr)", (r.status, r.stderr), (0, warning))
+
+
 def case_cardinality():
     """10,000 distinct call sites: N site series of each kind (the top N by
     live bytes, exact), one per device and counter; promtool accepts it."""

@@ -175,6 +175,11 @@ def case_error_names():
     failed = H.report(r.dump)["failed"]
     H.expect_eq("json error", [(f["error"], f["error_name"]) for f in failed],
                 [(2, "CUDA_ERROR_OUT_OF_MEMORY")])
+    # labelled as the text's line and every other list's sites
+    label = "request_too_much %s:%d" % (SRC, H.marker_line(SRC, "oom"))
+    H.expect_eq("json failed site", [(f["label"], f["on_behalf"]) for f in failed], [(label, None)])
+    H.expect(line.startswith("Failed allocation of 33554432 bytes"), line)
+    H.expect("    #0 %s\n" % label in text, "the text's frame %r in\n%s" % (label, text))
     html = os.path.join(os.path.dirname(r.dump), "r.html")
     text_report(r.dump, "--html", html)
     with open(html) as f:

@@ -93,6 +93,24 @@ def printed(stdout, label):
 def clean(rep, **summary):
     H.check_summary(rep, failed_allocations=0, invalid_frees=0, untraced_frees=0, **summary)
     H.check_complete(rep)
+    check_device_readings(rep)
+
+
+def check_device_readings(rep):
+    """Each device's readings come from that device: over the stand-ins
+    (whose NVML figure for a process is what it allocated) the other
+    processes never hold less than nothing, and the driver's used bytes
+    hold what was traced."""
+    if H.real_cuda():
+        return
+    for dev in rep["device_usage"]:
+        for s in dev["samples"]:
+            where = "device %d's %s reading" % (dev["device"], s["reason"])
+            H.expect(s["other_processes_bytes"] >= 0, "%s: other processes' bytes %d" %
+                     (where, s["other_processes_bytes"]))
+            H.expect(s["driver_used_bytes"] >= s["traced_live_bytes"],
+                     "%s: %d bytes used on the device, fewer than the %d traced live" %
+                     (where, s["driver_used_bytes"], s["traced_live_bytes"]))
 
 
 def case_untraced():
@@ -234,6 +252,9 @@ def case_vmm_devices():
                 [(0, chunk, 0), (1, chunk, 0)])
     clean(rep, allocations=D["DEVICES"] + 1, frees=D["DEVICES"],
           leaked_bytes=D["KEPT_CHUNKS"] * chunk, leaked_allocations=1, host_leaked_bytes=0)
+    if not H.real_cuda():  # no context on device 1: the driver cannot be asked about it
+        H.expect_eq("devices read", [(d["device"], len(d["samples"]) > 0)
+                                     for d in rep["device_usage"]], [(0, True), (1, False)])
 
 
 def case_driver_module():

@@ -106,10 +106,8 @@ void vt_on_free_begin(struct vt_free_call *call, uint64_t key, enum vt_space spa
         call->stack = &call->stack_buffer;
     }
     note_script_end(call->stack ? &call->stack->python : NULL);
-    vt_thread_state.free_record_end = 0;
     vt_track_free_begin(call->key, call->space, call->api, call->stream, call->stack,
                         &call->pending, vt_thread_state.call_start_ns);
-    call->record_end = vt_thread_state.free_record_end;
     vt_thread_state.call_start_ns = vt_call_clock_ns(); /* the real free follows */
     errno = saved;
 }
@@ -118,10 +116,10 @@ void vt_on_free(CUresult result, struct vt_free_call *call)
 {
     int saved = errno;
     vt_event_call_ended();
-    if (result == CUDA_SUCCESS && call->pending.traced)
-        vt_output_free_took(call->record_end, vt_thread_state.call_ns);
-    vt_track_free_end(call->key, call->space, call->api, call->stream, call->stack, &call->pending,
-                      (int)result);
+    vt_output_free_took(&call->pending.call_ns, result == CUDA_SUCCESS, vt_thread_state.call_ns);
+    if (result != CUDA_SUCCESS || !call->pending.traced) /* else it is recorded */
+        vt_track_free_end(call->key, call->space, call->api, call->stream, call->stack,
+                          &call->pending, (int)result);
     if (result == CUDA_SUCCESS && call->pending.traced && call->pending.info.graph) {
         struct vt_stack stack; /* its memory went back to the graph memory pool */
         vt_stack_capture(&stack);

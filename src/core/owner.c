@@ -83,9 +83,13 @@ void vt_owner_fill(struct vt_alloc_info *info)
         of_stream != info->ctx) {
         info->ctx = of_stream;
         info->device = device_of(of_stream, 0);
-    }
-    if (info->device == VT_DEVICE_OF_CONTEXT || info->device == VT_DEVICE_OF_STREAM)
+    } else if (info->device == VT_DEVICE_OF_CONTEXT || info->device == VT_DEVICE_OF_STREAM) {
         info->device = device_of(info->ctx, 1);
+    } else if (info->device >= 0 && info->ctx && device_of(info->ctx, 1) != info->device) {
+        /* memory placed on another device (cuMemCreate's location): the
+         * current context cannot answer for that device */
+        info->ctx = NULL;
+    }
 }
 
 /* A pool's device and kind never change while it lives: asked of the

@@ -69,7 +69,7 @@ static char *stack_string(const struct vt_site *site)
             put_frame(site->behalf->frames[i], out);
             fputc(';', out);
         }
-        fputs("[on its behalf, another thread];", out);
+        fputs(VT_BEHALF_MARKER ";", out);
     }
     if (site->nframes == 0)
         fputs("[no stack];", out);

@@ -181,8 +181,15 @@ static uint64_t location_id(struct profile *p, const struct vt_frame *const *fra
     return e->id;
 }
 
+/* Between a site's own frames and those of the thread it allocated for
+ * (the one that called backward()), as the folded stacks say it; no
+ * address, no mapping. */
+static const struct vt_frame behalf_marker = {.function = VT_BEHALF_MARKER, .python = true};
+
 /* Location ids of a site, innermost first: frames marked inlined join the
- * frame after them (the function they were inlined into). */
+ * frame after them (the function they were inlined into); then, where it
+ * allocated for another thread, the marker and that thread's frames. At
+ * most site_depth(SITE) ids. */
 static size_t site_locations(struct profile *p, const struct vt_site *site, uint64_t *ids)
 {
     size_t n = 0;
@@ -194,7 +201,17 @@ static size_t site_locations(struct profile *p, const struct vt_site *site, uint
         ids[n++] = location_id(p, site->frames + i, len);
         i += len;
     }
+    if (site->behalf) {
+        const struct vt_frame *marker = &behalf_marker;
+        ids[n++] = location_id(p, &marker, 1);
+        n += site_locations(p, site->behalf, ids + n);
+    }
     return n;
+}
+
+static size_t site_depth(const struct vt_site *site)
+{
+    return site->nframes + (site->behalf ? 1 + site_depth(site->behalf) : 0);
 }
 
 static void add_label(struct profile *p, const char *key, const char *value)
@@ -277,8 +294,8 @@ static void encode(struct profile *p, const struct vt_export *e)
     add_value_type(p, PROFILE_SAMPLE_TYPE, "alloc_space", "bytes");
     add_value_type(p, PROFILE_SAMPLE_TYPE, "alloc_objects", "count");
     for (size_t i = 0; i < e->nsites; i++)
-        if (e->sites[i].site->nframes > max_frames)
-            max_frames = e->sites[i].site->nframes;
+        if (site_depth(e->sites[i].site) > max_frames)
+            max_frames = site_depth(e->sites[i].site);
     uint64_t *ids = vt_xcalloc(max_frames, sizeof *ids);
     for (size_t i = 0; i < e->nsites; i++)
         add_sample(p, &e->sites[i], ids);

@@ -106,6 +106,8 @@ static void write_frame(struct torch *t, const struct vt_frame *f)
     vt_pickle_dict_end(&t->p);
 }
 
+static const struct vt_frame behalf_marker = {.function = VT_BEHALF_MARKER};
+
 /* A stack's frames, innermost first, written once and then referred to. */
 static void write_frames(struct torch *t, uint64_t stack_id, unsigned api)
 {
@@ -120,6 +122,11 @@ static void write_frames(struct torch *t, uint64_t stack_id, unsigned api)
     vt_pickle_list_begin(&t->p);
     for (size_t i = 0; i < site.nframes; i++)
         write_frame(t, site.frames[i]);
+    if (site.behalf) { /* then the thread it allocated for (backward()'s caller) */
+        write_frame(t, &behalf_marker);
+        for (size_t i = 0; i < site.behalf->nframes; i++)
+            write_frame(t, site.behalf->frames[i]);
+    }
     vt_pickle_list_end(&t->p);
     vt_site_free(&site);
     m = vt_xcalloc(1, sizeof *m);

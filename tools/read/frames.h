@@ -27,6 +27,10 @@ struct vt_site {
     struct vt_site *behalf;
 };
 
+/* Where the exports' stacks go on from a site's own frames into those of
+ * the thread it allocated for (struct vt_site's behalf). */
+#define VT_BEHALF_MARKER "[on its behalf, another thread]"
+
 /* Fills SITE for STACK_ID (0 or unknown: no frames). RECORDED_API is the
  * api id from the event; a static runtime's cudaMalloc found among the
  * trimmed frames replaces a driver api the tracer saw. */

@@ -16,6 +16,7 @@
 #include "debug_source.h"
 #include "symbol_cache.h"
 #include "symbol_table.h"
+#include "xalloc.h"
 
 struct module_state {
     bool tried; /* opened (or failed to) already */
@@ -160,9 +161,28 @@ static bool is_pseudo_module(const char *path)
            !strncmp(base, "linux-gate", 10);
 }
 
+/* Each module's warning once per command: watch and the metrics make a new
+ * symbolizer whenever a dump brings modules, and read many dumps of the
+ * same binaries. */
+static bool warned_before(const char *path, const char *why)
+{
+    static char **warned;
+    static size_t nwarned;
+    size_t len = strlen(path);
+    for (size_t i = 0; i < nwarned; i++)
+        if (!strncmp(warned[i], path, len) && warned[i][len] == '\n' &&
+            !strcmp(warned[i] + len + 1, why))
+            return true;
+    char *key = vt_xcalloc(len + strlen(why) + 2, 1);
+    sprintf(key, "%s\n%s", path, why);
+    warned = vt_xgrow(warned, nwarned, sizeof *warned);
+    warned[nwarned++] = key;
+    return false;
+}
+
 static void warn_unusable(const struct vt_module *m, const char *why)
 {
-    if (!is_pseudo_module(m->path))
+    if (!is_pseudo_module(m->path) && !warned_before(m->path, why))
         fprintf(stderr, "vramtrace: warning: %s: %s; its frames show as module+offset\n", m->path,
                 why);
 }

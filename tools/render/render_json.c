@@ -467,30 +467,32 @@ static void write_peaks(struct vt_json *j, const struct vt_report *r)
     vt_json_end_array(j);
 }
 
+/* The failed allocations shown, labelled apart from each other as the
+ * other lists' sites are. */
 static void write_failures(struct vt_json *j, const struct vt_report *r)
 {
+    size_t n = r->failures_shown;
+    const struct vt_site **sites = vt_xcalloc(n ? n : 1, sizeof *sites);
+    for (size_t i = 0; i < n; i++)
+        sites[i] = &r->failure_sites[i];
+    char **labels = vt_site_labels(sites, n);
     vt_json_key(j, "failed");
     vt_json_begin_array(j);
-    for (size_t i = 0; i < r->failures_shown; i++) {
+    for (size_t i = 0; i < n; i++) {
         const struct vt_failure *f = &r->analysis->failures[i];
         vt_json_begin_object(j);
         write_uint_field(j, "bytes", f->size);
         write_uint_field(j, "count", f->count);
-        vt_json_key(j, "api");
-        vt_json_string(j, vt_api_label(r->failure_sites[i].api));
-        vt_json_key(j, "kind");
-        vt_json_string(j, vt_kind_name(f->kind));
-        vt_json_key(j, "device");
-        vt_json_int(j, f->device);
         write_uint_field(j, "error", f->error);
         vt_json_key(j, "error_name");
         vt_json_string(j, vt_cuda_error_name(f->error));
-        write_uint_field(j, "stack_id", f->stack_id);
-        write_frames(j, &r->failure_sites[i]);
+        write_site_fields(j, sites[i], labels[i], f->kind, f->device, f->stack_id);
         write_oom(j, r, f);
         vt_json_end_object(j);
     }
     vt_json_end_array(j);
+    vt_site_labels_free(labels, n);
+    free(sites);
     write_uint_field(j, "failed_omitted", r->analysis->nfailures - r->failures_shown);
 }
 
