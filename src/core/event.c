@@ -26,11 +26,12 @@ unsigned vt_event_api(unsigned driver_api)
 
 /* The first event that finds the Python script ended marks where (once per
  * process: a forked child starts its own dump); every event that changes
- * what is live looks (the memory of cuMemCreate goes by unmap and release). */
-static void note_script_end(void)
+ * what is live looks (the memory of cuMemCreate goes by unmap and release).
+ * CAPTURED: the Python frames this event captured, or NULL. */
+static void note_script_end(const struct vt_pystack *captured)
 {
     static int noted;
-    if (__atomic_load_n(&noted, __ATOMIC_RELAXED) || !vt_python_script_ended())
+    if (__atomic_load_n(&noted, __ATOMIC_RELAXED) || !vt_python_script_ended(captured))
         return;
     vt_lock();
     if (!__atomic_load_n(&noted, __ATOMIC_RELAXED)) {
@@ -49,8 +50,8 @@ record_alloc(CUresult result, struct vt_alloc_info *info, uint64_t now)
 {
     struct vt_stack stack;
     struct vt_meminfo mem;
-    note_script_end();
     vt_stack_capture(&stack);
+    note_script_end(&stack.python);
     if (result == CUDA_SUCCESS) {
         vt_track_alloc(info, &stack, now);
     } else {
@@ -100,11 +101,11 @@ void vt_on_free_begin(struct vt_free_call *call, uint64_t key, enum vt_space spa
     call->api = called_api(api);
     call->stream = stream;
     call->stack = NULL;
-    note_script_end();
     if (vt_free_stacks_enabled()) {
         vt_stack_capture(&call->stack_buffer);
         call->stack = &call->stack_buffer;
     }
+    note_script_end(call->stack ? &call->stack->python : NULL);
     vt_track_free_begin(call->key, call->space, call->api, call->stream, call->stack,
                         &call->pending, vt_thread_state.call_start_ns);
     vt_thread_state.call_start_ns = vt_call_clock_ns(); /* the real free follows */
@@ -133,7 +134,7 @@ void vt_on_free(CUresult result, struct vt_free_call *call)
 void vt_on_vmm_map(CUresult result, uint64_t va, uint64_t size, uint64_t handle)
 {
     int saved = errno;
-    note_script_end();
+    note_script_end(NULL);
     if (result == CUDA_SUCCESS)
         vt_track_vmm_map(va, size, handle);
     vt_leave();
@@ -143,7 +144,7 @@ void vt_on_vmm_map(CUresult result, uint64_t va, uint64_t size, uint64_t handle)
 void vt_on_vmm_unmap(CUresult result, uint64_t va, uint64_t size)
 {
     int saved = errno;
-    note_script_end();
+    note_script_end(NULL);
     if (result == CUDA_SUCCESS)
         vt_track_vmm_unmap(va, size);
     vt_leave();
@@ -218,7 +219,7 @@ void vt_on_graph_launch(CUresult result, CUgraphExec exec, unsigned api)
 {
     int saved = errno;
     struct vt_stack stack;
-    note_script_end();
+    note_script_end(NULL);
     api = called_api(api);
     if (result == CUDA_SUCCESS) {
         vt_stack_capture(&stack);
@@ -250,7 +251,7 @@ void vt_on_graph_mem_trim(CUresult result, int device, unsigned api)
 {
     int saved = errno;
     struct vt_stack stack;
-    note_script_end();
+    note_script_end(NULL);
     api = called_api(api);
     if (result == CUDA_SUCCESS) {
         vt_stack_capture(&stack);
@@ -263,7 +264,7 @@ void vt_on_graph_mem_trim(CUresult result, int device, unsigned api)
 void vt_on_vmm_release(CUresult result, uint64_t handle)
 {
     int saved = errno;
-    note_script_end();
+    note_script_end(NULL);
     if (result == CUDA_SUCCESS)
         vt_track_vmm_release(handle);
     vt_leave();
@@ -295,7 +296,7 @@ void vt_on_release_sampled(struct vt_usage_sample *s)
 void vt_on_teardown(int torn_down, void *ctx, int device, unsigned api)
 {
     int saved = errno;
-    note_script_end();
+    note_script_end(NULL);
     if (torn_down) {
         vt_devices_context_gone(ctx);
         vt_track_teardown(ctx, device, called_api(api));
