@@ -7,20 +7,15 @@
 
 #define FIRST_SLOTS 64
 
-static size_t home(const struct vt_alloc_table *t, uint64_t key)
-{
-    return (size_t)((key * 0x9E3779B97F4A7C15u) >> t->shift);
-}
-
 static void place(struct vt_alloc_table *t, const struct vt_live *e)
 {
-    size_t i = home(t, e->info.key);
+    size_t i = vt_alloc_table_home(t, e->info.key);
     while (t->slots[i].used)
         i = (i + 1) & t->mask;
     t->slots[i] = *e;
 }
 
-static int grow(struct vt_alloc_table *t)
+int vt_alloc_table_grow(struct vt_alloc_table *t)
 {
     size_t old_size = t->slots ? t->mask + 1 : 0, size = old_size ? 2 * old_size : FIRST_SLOTS;
     struct vt_live *old = t->slots, *slots = calloc(size, sizeof *slots);
@@ -39,30 +34,13 @@ static int grow(struct vt_alloc_table *t)
     return 0;
 }
 
-struct vt_live *vt_alloc_table_add(struct vt_alloc_table *t, uint64_t key, int *fresh)
-{
-    if ((!t->slots || 2 * (t->count + 1) > t->mask + 1) && grow(t) < 0)
-        return NULL;
-    size_t i = home(t, key);
-    for (; t->slots[i].used; i = (i + 1) & t->mask)
-        if (t->slots[i].info.key == key) {
-            *fresh = 0;
-            return &t->slots[i];
-        }
-    t->count++;
-    t->slots[i].info.key = key;
-    t->slots[i].used = 1;
-    *fresh = 1;
-    return &t->slots[i];
-}
-
 /* Moves later entries of the probe run back into the hole, so that a
  * lookup never stops early at it. */
 void vt_alloc_table_remove(struct vt_alloc_table *t, struct vt_live *e)
 {
     size_t hole = (size_t)(e - t->slots);
     for (size_t i = (hole + 1) & t->mask; t->slots[i].used; i = (i + 1) & t->mask) {
-        size_t h = home(t, t->slots[i].info.key);
+        size_t h = vt_alloc_table_home(t, t->slots[i].info.key);
         /* movable when its home is not in (hole, i], cyclically */
         if (((i - h) & t->mask) >= ((i - hole) & t->mask)) {
             t->slots[hole] = t->slots[i];

@@ -27,12 +27,19 @@ struct vt_alloc_table {
     size_t count;
 };
 
+/* The slot where KEY's probe starts: its hash's top bits (allocation
+ * addresses differ in few bits; one multiply spreads them). */
+static inline size_t vt_alloc_table_home(const struct vt_alloc_table *t, uint64_t key)
+{
+    return (size_t)((key * 0x9E3779B97F4A7C15u) >> t->shift);
+}
+
 /* The entry of KEY, or NULL. */
 static inline struct vt_live *vt_alloc_table_find(const struct vt_alloc_table *t, uint64_t key)
 {
     if (!t->count)
         return NULL;
-    for (size_t i = (size_t)((key * 0x9E3779B97F4A7C15u) >> t->shift);; i = (i + 1) & t->mask) {
+    for (size_t i = vt_alloc_table_home(t, key);; i = (i + 1) & t->mask) {
         struct vt_live *e = &t->slots[i];
         if (!e->used)
             return NULL;
@@ -41,10 +48,29 @@ static inline struct vt_live *vt_alloc_table_find(const struct vt_alloc_table *t
     }
 }
 
+/* Doubles T's slots (makes its first ones): 0, or -1 when memory ran out. */
+int vt_alloc_table_grow(struct vt_alloc_table *t);
+
 /* The entry of KEY, found or else added (FRESH 1: only its key and used
  * set, the rest left for the caller to fill in), valid until the next add
- * or remove; NULL when memory ran out (nothing changed then). */
-struct vt_live *vt_alloc_table_add(struct vt_alloc_table *t, uint64_t key, int *fresh);
+ * or remove; NULL when memory ran out (nothing changed then). Inline: one
+ * probe per allocation. */
+static inline struct vt_live *vt_alloc_table_add(struct vt_alloc_table *t, uint64_t key, int *fresh)
+{
+    if ((!t->slots || 2 * (t->count + 1) > t->mask + 1) && vt_alloc_table_grow(t) < 0)
+        return NULL;
+    size_t i = vt_alloc_table_home(t, key);
+    for (; t->slots[i].used; i = (i + 1) & t->mask)
+        if (t->slots[i].info.key == key) {
+            *fresh = 0;
+            return &t->slots[i];
+        }
+    t->count++;
+    t->slots[i].info.key = key;
+    t->slots[i].used = 1;
+    *fresh = 1;
+    return &t->slots[i];
+}
 /* Takes out an entry that find or add returned. Entries after it may
  * move into its slot: iterating over the slots, look at the same slot
  * again after a remove (an entry may then be seen twice, never missed). */

@@ -121,7 +121,9 @@ static struct vt_live *enter(const struct vt_alloc_info *info)
         return NULL;
     if (!fresh)
         uncount(e);
-    *e = (struct vt_live){.info = *info, .used = 1};
+    e->info = *info;
+    e->mappings = 0;
+    e->released = 0;
     return e;
 }
 

@@ -44,12 +44,6 @@ static int remove_key(struct vt_alloc_table *t, uint64_t key)
     return e != NULL;
 }
 
-/* Slot of KEY's home in T (the table's hash). */
-static size_t home_of(const struct vt_alloc_table *t, uint64_t key)
-{
-    return (size_t)((key * 0x9E3779B97F4A7C15u) >> t->shift);
-}
-
 static void basics(void)
 {
     struct vt_alloc_table t = {0};
@@ -84,14 +78,14 @@ static void wrapping_run(void)
     struct vt_alloc_table t = {0};
     put(&t, 0x1234, 1); /* the table has its slots */
     uint64_t outside = 2;
-    while (home_of(&t, outside) != t.mask / 2)
+    while (vt_alloc_table_home(&t, outside) != t.mask / 2)
         outside++;
     put(&t, outside, 1);
     remove_key(&t, 0x1234);
     uint64_t last[4];
     int n = 0;
     for (uint64_t k = outside + 1; n < 4; k++)
-        if (home_of(&t, k) == t.mask) {
+        if (vt_alloc_table_home(&t, k) == t.mask) {
             last[n++] = k;
             put(&t, k, k * 10);
         }
