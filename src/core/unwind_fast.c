@@ -127,28 +127,56 @@ static inline const struct vt_unwind_rule *rule_of(struct walk_cache *c, uintptr
     return rule_missed(c, ip);
 }
 
-/* The walk from the registers IP, SP, BP: see unwind_fast.h. */
+/* One frame of another shape than VT_UNWIND_RSP: its CFA into *CFA (rbp
+ * into *BP where it was saved); 1, 0 at the end of the stack, -1 where
+ * libunwind has to walk it. */
+static inline int step_other(const struct vt_unwind_rule *r, uintptr_t sp, uintptr_t *bp,
+                             uintptr_t hi, uintptr_t *cfa)
+{
+    uintptr_t saved;
+    switch (r->how) {
+    case VT_UNWIND_RSP_SAVED_RBP: /* the slot lies inside the frame (eh_frame.h) */
+        *cfa = sp + (intptr_t)r->cfa_off;
+        if (*cfa > hi)
+            return -1;
+        *bp = *(const uintptr_t *)(*cfa + (intptr_t)r->rbp_off);
+        return 1;
+    case VT_UNWIND_RBP: /* above the last frame, and so the slots */
+        *cfa = *bp + (intptr_t)r->cfa_off;
+        saved = *cfa + (intptr_t)r->rbp_off;
+        if (*cfa < sp + 8 || *cfa > hi || saved < sp)
+            return -1;
+        if (r->rbp_off)
+            *bp = *(const uintptr_t *)saved;
+        return 1;
+    case VT_UNWIND_END:
+        return 0;
+    default:
+        return -1;
+    }
+}
+
+/* The walk from the registers IP, SP, BP: see unwind_fast.h. Every read
+ * lies above SP (which only rises) and under the stack's top. */
 static int walk(struct walk_cache *c, uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t *frames,
                 int limit)
 {
-    uintptr_t *out = frames, *end = frames + limit, hi = c->stack_hi;
+    uintptr_t *out = frames, *end = frames + limit, hi = c->stack_hi, cfa;
     if (sp < c->stack_lo || sp >= hi)
         return -1;
     while (out < end) {
         const struct vt_unwind_rule *r = rule_of(c, ip);
-        uintptr_t cfa = (r->from_rbp ? bp : sp) + (intptr_t)r->cfa_off;
-        /* The frame popped lies above the last one, inside the stack; a
-         * rule that stops fails here too (eh_frame.h). */
-        if (__builtin_expect(cfa < sp + 8 || cfa > hi, 0)) {
-            if (r->stop == VT_UNWIND_END)
-                break;
-            return -1;
-        }
-        if (r->rbp_off) {
-            uintptr_t saved = cfa + (intptr_t)r->rbp_off;
-            if (__builtin_expect(saved < sp, 0))
+        if (__builtin_expect(r->how == VT_UNWIND_RSP, 1)) {
+            cfa = sp + (intptr_t)r->cfa_off; /* cfa_off >= 8 */
+            if (__builtin_expect(cfa > hi, 0))
                 return -1;
-            bp = *(const uintptr_t *)saved;
+        } else {
+            int step = step_other(r, sp, &bp, hi, &cfa);
+            if (step <= 0) {
+                if (step < 0)
+                    return -1;
+                break;
+            }
         }
         ip = *(const uintptr_t *)(cfa - 8);
         sp = cfa;
