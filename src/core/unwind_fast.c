@@ -127,33 +127,22 @@ static inline const struct vt_unwind_rule *rule_of(struct walk_cache *c, uintptr
     return rule_missed(c, ip);
 }
 
-/* One frame of another shape than VT_UNWIND_RSP: its CFA into *CFA (rbp
- * into *BP where it was saved); 1, 0 at the end of the stack, -1 where
- * libunwind has to walk it. */
-static inline int step_other(const struct vt_unwind_rule *r, uintptr_t sp, uintptr_t *bp,
-                             uintptr_t hi, uintptr_t *cfa)
+/* One frame with a CFA from rbp (or the end, or one libunwind must walk):
+ * its CFA into *CFA, rbp into *BP where it was saved; 1, 0 at the end of
+ * the stack, -1 where libunwind has to walk it. */
+static inline int step_rbp(const struct vt_unwind_rule *r, uintptr_t sp, uintptr_t *bp,
+                           uintptr_t hi, uintptr_t *cfa)
 {
-    uintptr_t saved;
-    switch (r->how) {
-    case VT_UNWIND_RSP_SAVED_RBP: /* the slot lies inside the frame (eh_frame.h) */
-        *cfa = sp + (intptr_t)r->cfa_off;
-        if (*cfa > hi)
-            return -1;
-        *bp = *(const uintptr_t *)(*cfa + (intptr_t)r->rbp_off);
-        return 1;
-    case VT_UNWIND_RBP: /* above the last frame, and so the slots */
-        *cfa = *bp + (intptr_t)r->cfa_off;
-        saved = *cfa + (intptr_t)r->rbp_off;
-        if (*cfa < sp + 8 || *cfa > hi || saved < sp)
-            return -1;
-        if (r->rbp_off)
-            *bp = *(const uintptr_t *)saved;
-        return 1;
-    case VT_UNWIND_END:
-        return 0;
-    default:
+    if (r->how != VT_UNWIND_RBP)
+        return r->how == VT_UNWIND_END ? 0 : -1;
+    *cfa = *bp + (intptr_t)r->cfa_off;
+    uintptr_t saved = *cfa + (intptr_t)r->rbp_off;
+    /* Above the last frame, and so its slots. */
+    if (*cfa < sp + 8 || *cfa > hi || saved < sp)
         return -1;
-    }
+    if (r->rbp_off)
+        *bp = *(const uintptr_t *)saved;
+    return 1;
 }
 
 /* The walk from the registers IP, SP, BP: see unwind_fast.h. Every read
@@ -166,12 +155,16 @@ static int walk(struct walk_cache *c, uintptr_t ip, uintptr_t sp, uintptr_t bp, 
         return -1;
     while (out < end) {
         const struct vt_unwind_rule *r = rule_of(c, ip);
-        if (__builtin_expect(r->how == VT_UNWIND_RSP, 1)) {
-            cfa = sp + (intptr_t)r->cfa_off; /* cfa_off >= 8 */
+        if (__builtin_expect(r->how <= VT_UNWIND_RSP_SAVED_RBP, 1)) {
+            /* Without frame pointers: cfa_off >= 8, rbp's slot inside the
+             * frame (eh_frame.h). */
+            cfa = sp + (intptr_t)r->cfa_off;
             if (__builtin_expect(cfa > hi, 0))
                 return -1;
+            if (r->how == VT_UNWIND_RSP_SAVED_RBP)
+                bp = *(const uintptr_t *)(cfa + (intptr_t)r->rbp_off);
         } else {
-            int step = step_other(r, sp, &bp, hi, &cfa);
+            int step = step_rbp(r, sp, &bp, hi, &cfa);
             if (step <= 0) {
                 if (step < 0)
                     return -1;
