@@ -4,6 +4,9 @@
  *   recurse N      depths 1, 3, 17 and N (N over the frame limit: the walk cut)
  *   threads T      T threads, thread i at depth 5 + i, 20 allocations each
  *   signal         once at depth 2, once in a signal handler raised there
+ *   expression     once under a frame whose CFA is a DWARF expression (as
+ *                  stack realignment writes them: left to libunwind), once
+ *                  at depth 2
  *   fork           in the parent, in the child (depth 4), in the parent again
  *   dlclose A B    hop() of library A calls back to allocate 4097 bytes
  *                  (kept); A is closed, B opened (prints "same place" when B
@@ -90,6 +93,36 @@ static int in_signal(void)
     return raise_here() != 0 || handler_failed;
 }
 
+/* via_expression(fn) calls FN from a frame whose CFA is given by a DWARF
+ * expression (DW_CFA_def_cfa_expression: DW_OP_breg7 (rsp) + 16), as
+ * stack realignment describes its frames. */
+__asm__(".text\n"
+        ".type via_expression, @function\n"
+        "via_expression:\n"
+        ".cfi_startproc\n"
+        "sub $8, %rsp\n"
+        ".cfi_escape 0x0f, 0x02, 0x77, 0x10\n"
+        "call *%rdi\n"
+        "add $8, %rsp\n"
+        ".cfi_def_cfa %rsp, 8\n"
+        "ret\n"
+        ".cfi_endproc\n"
+        ".size via_expression, .-via_expression\n");
+void via_expression(void (*fn)(void));
+
+static int expression_failed = 1;
+
+static void allocate_there(void)
+{
+    expression_failed = allocate(32);
+}
+
+static int expression(void)
+{
+    via_expression(allocate_there);
+    return expression_failed | down(2, 32);
+}
+
 static int forked(void)
 {
     int status;
@@ -147,10 +180,12 @@ int main(int argc, char **argv)
         return threads(atoi(argv[2]));
     if (!strcmp(mode, "signal"))
         return in_signal();
+    if (!strcmp(mode, "expression"))
+        return expression();
     if (!strcmp(mode, "fork"))
         return forked();
     if (!strcmp(mode, "dlclose") && argc == 4)
         return reopened(argv[2], argv[3]);
-    fprintf(stderr, "usage: unwind_shapes recurse N|threads T|signal|fork|dlclose A B\n");
+    fprintf(stderr, "usage: unwind_shapes recurse N|threads T|signal|expression|fork|dlclose A B\n");
     return 2;
 }
