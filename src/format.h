@@ -626,9 +626,13 @@ static inline size_t vt_put_varint(uint8_t *out, uint64_t v)
 #define VT_WIDE_MAX ((UINT64_C(1) << (7 * VT_WIDE_BYTES)) - 1)
 static inline void vt_put_wide(uint8_t *out, uint64_t v)
 {
+    _Static_assert(VT_WIDE_BYTES == 5, "vt_put_wide writes five bytes");
     v = v < VT_WIDE_MAX ? v : VT_WIDE_MAX;
-    for (int i = 0; i < VT_WIDE_BYTES; i++, v >>= 7)
-        out[i] = (uint8_t)((v & 0x7f) | (i + 1 < VT_WIDE_BYTES ? 0x80 : 0));
+    out[0] = (uint8_t)(v | 0x80);
+    out[1] = (uint8_t)(v >> 7 | 0x80);
+    out[2] = (uint8_t)(v >> 14 | 0x80);
+    out[3] = (uint8_t)(v >> 21 | 0x80);
+    out[4] = (uint8_t)(v >> 28);
 }
 
 static inline uint64_t vt_zigzag(int64_t v)

@@ -41,6 +41,7 @@ CALLBACK = python_source("py_callback.py")
 SCRIPT_END = python_source("py_script_end.py")
 SCENARIOS = python_source("py_scenarios.py")
 BEHALF = python_source("py_behalf.py")
+FRAMES_CHANGE = python_source("py_frames_change.py")
 EXTENSION = python_source("cuda_ext.c")
 
 
@@ -209,6 +210,62 @@ def behalf(tag):
     H.check_complete(rep)
 
 
+def frames_change(tag):
+    """Stacks that change between allocations while the frames' memory and
+    code objects are reused (py_frames_change.py): every allocation at its
+    own call site, each site's Python frames exact to the line."""
+    python = interpreter(tag)
+    rep, _ = H.traced_report([python, FRAMES_CHANGE])
+    c = constants(FRAMES_CHANGE)
+    S = FRAMES_CHANGE
+    C = lambda tag: H.call_line(S, tag)  # noqa: E731
+    alloc = ("allocate", S, H.marker_line(S, "alloc"))
+    leaf = [alloc, ("leaf", S, C("leaf"))]
+    main = lambda tag: [("main", S, C(tag)), ("<module>", S, C("module"))]  # noqa: E731
+    rec = lambda depth: ([alloc, ("recurse", S, C("rec_leaf"))] +  # noqa: E731
+                         [("recurse", S, C("recurse"))] * depth)
+    sites = {
+        "PATH_A_BYTES": leaf + [("path_a", S, C("path_a"))] + main("main_path_a"),
+        "PATH_B_BYTES": leaf + [("path_b", S, C("path_b"))] + main("main_path_b"),
+        "REC_2_BYTES": rec(2) + main("main_rec_2"),
+        "REC_4_BYTES": rec(4) + main("main_rec_4"),
+        "GEN_1_BYTES": [alloc, ("generator", S, C("gen")), ("resume_1", S, C("resume_1"))] +
+        main("main_resume_1"),
+        "GEN_2_BYTES": [alloc, ("generator", S, C("gen")), ("resume_2", S, C("resume_2"))] +
+        main("main_resume_2"),
+        "CORO_1_BYTES": [alloc, ("coroutine", S, C("coro")), ("drive_1", S, C("drive_1"))] +
+        main("main_drive_1"),
+        "CORO_2_BYTES": [alloc, ("coroutine", S, C("coro")), ("drive_2", S, C("drive_2"))] +
+        main("main_drive_2"),
+        "RAISED_BYTES": [alloc, ("thrower", S, C("raised"))] + [("thrower", S, C("thrower"))] * 2 +
+        [("catcher", S, C("catcher"))] + main("main_catcher"),
+        "CAUGHT_BYTES": [alloc, ("catcher", S, C("caught"))] + main("main_catcher"),
+    }
+    for name, expected in sites.items():
+        lk = H.leak_by_bytes(rep, c[name] * c["ROUNDS"])
+        H.expect_eq("%s: allocations at the site" % name, lk.get("allocations"), c["ROUNDS"])
+        H.expect_eq("%s: Python frames" % name, python_frames(lk), expected)
+    for name, line in (("LINE_1_BYTES", "line_1"), ("LINE_2_BYTES", "line_2")):
+        lk = H.leak_by_bytes(rep, c[name] * (c["ROUNDS"] // 2))
+        H.expect_eq("%s: Python frames" % name, python_frames(lk),
+                    leaf + [("two_lines", S, C(line))] + main("main_two_lines"))
+    for i in range(c["GENERATED"]):
+        lk = H.leak_by_bytes(rep, c["GENERATED_BYTES"] + i)
+        H.expect_eq("generated function %d: Python frames" % i, python_frames(lk),
+                    [alloc, ("generated", "<generated-%d>" % i, 3 + i % 5),
+                     ("generated", S, C("generated"))] + main("main_generated"))
+    for k, path in enumerate(("a", "b")):
+        each = [c["THREAD_BYTES"] + 2 * t + k for t in range(c["THREADS"])]
+        lk = H.leak_by_bytes(rep, sum(each) * c["ROUNDS"])
+        H.expect_eq("threads, path %s: allocations per thread" % path,
+                    sorted(t.get("allocations") for t in lk["threads"]),
+                    [c["ROUNDS"]] * c["THREADS"])
+        H.expect_eq("threads, path %s: Python frames" % path, python_frames(lk)[:4],
+                    leaf + [("path_" + path, S, C("path_" + path)),
+                            ("worker", S, C("thread_" + path))])
+    H.check_complete(rep)
+
+
 def case_behalf_stress():
     """Thread states created and freed by other threads while a thread
     named like PyTorch's autograd thread allocates for the waiting main
@@ -367,6 +424,7 @@ for _tag in ["3.%d" % m for m in MINORS] + list(BUILT) + ["debian"]:
     globals()["case_scenarios_" + _tag] = (lambda t: lambda: scenarios(t))(_tag)
     globals()["case_callback_" + _tag] = (lambda t: lambda: callback(t))(_tag)
     globals()["case_behalf_" + _tag] = (lambda t: lambda: behalf(t))(_tag)
+    globals()["case_frames_change_" + _tag] = (lambda t: lambda: frames_change(t))(_tag)
     globals()["case_script_end_" + _tag] = (lambda t: lambda: script_end(t))(_tag)
     globals()["case_script_end_atexit_" + _tag] = (lambda t: lambda: script_end(t, ["atexit"]))(_tag)
 # A thread that frees while threading's shutdown joins it: up to 3.11 only

@@ -26,11 +26,12 @@ unsigned vt_event_api(unsigned driver_api)
 
 /* The first event that finds the Python script ended marks where (once per
  * process: a forked child starts its own dump); every event that changes
- * what is live looks (the memory of cuMemCreate goes by unmap and release). */
-static void note_script_end(void)
+ * what is live looks (the memory of cuMemCreate goes by unmap and release).
+ * CAPTURED: the Python frames this event captured, or NULL. */
+static void note_script_end(const struct vt_pystack *captured)
 {
     static int noted;
-    if (__atomic_load_n(&noted, __ATOMIC_RELAXED) || !vt_python_script_ended())
+    if (__atomic_load_n(&noted, __ATOMIC_RELAXED) || !vt_python_script_ended(captured))
         return;
     vt_lock();
     if (!__atomic_load_n(&noted, __ATOMIC_RELAXED)) {
@@ -49,8 +50,8 @@ record_alloc(CUresult result, struct vt_alloc_info *info, uint64_t now)
 {
     struct vt_stack stack;
     struct vt_meminfo mem;
-    note_script_end();
     vt_stack_capture(&stack);
+    note_script_end(&stack.python);
     if (result == CUDA_SUCCESS) {
         vt_track_alloc(info, &stack, now);
     } else {
@@ -100,15 +101,13 @@ void vt_on_free_begin(struct vt_free_call *call, uint64_t key, enum vt_space spa
     call->api = called_api(api);
     call->stream = stream;
     call->stack = NULL;
-    note_script_end();
     if (vt_free_stacks_enabled()) {
         vt_stack_capture(&call->stack_buffer);
         call->stack = &call->stack_buffer;
     }
-    vt_thread_state.free_record_end = 0;
+    note_script_end(call->stack ? &call->stack->python : NULL);
     vt_track_free_begin(call->key, call->space, call->api, call->stream, call->stack,
                         &call->pending, vt_thread_state.call_start_ns);
-    call->record_end = vt_thread_state.free_record_end;
     vt_thread_state.call_start_ns = vt_call_clock_ns(); /* the real free follows */
     errno = saved;
 }
@@ -117,10 +116,10 @@ void vt_on_free(CUresult result, struct vt_free_call *call)
 {
     int saved = errno;
     vt_event_call_ended();
-    if (result == CUDA_SUCCESS && call->pending.traced)
-        vt_output_free_took(call->record_end, vt_thread_state.call_ns);
-    vt_track_free_end(call->key, call->space, call->api, call->stream, call->stack, &call->pending,
-                      (int)result);
+    vt_output_free_took(&call->pending.call_ns, result == CUDA_SUCCESS, vt_thread_state.call_ns);
+    if (result != CUDA_SUCCESS || !call->pending.traced) /* else it is recorded */
+        vt_track_free_end(call->key, call->space, call->api, call->stream, call->stack,
+                          &call->pending, (int)result);
     if (result == CUDA_SUCCESS && call->pending.traced && call->pending.info.graph) {
         struct vt_stack stack; /* its memory went back to the graph memory pool */
         vt_stack_capture(&stack);
@@ -135,7 +134,7 @@ void vt_on_free(CUresult result, struct vt_free_call *call)
 void vt_on_vmm_map(CUresult result, uint64_t va, uint64_t size, uint64_t handle)
 {
     int saved = errno;
-    note_script_end();
+    note_script_end(NULL);
     if (result == CUDA_SUCCESS)
         vt_track_vmm_map(va, size, handle);
     vt_leave();
@@ -145,7 +144,7 @@ void vt_on_vmm_map(CUresult result, uint64_t va, uint64_t size, uint64_t handle)
 void vt_on_vmm_unmap(CUresult result, uint64_t va, uint64_t size)
 {
     int saved = errno;
-    note_script_end();
+    note_script_end(NULL);
     if (result == CUDA_SUCCESS)
         vt_track_vmm_unmap(va, size);
     vt_leave();
@@ -220,7 +219,7 @@ void vt_on_graph_launch(CUresult result, CUgraphExec exec, unsigned api)
 {
     int saved = errno;
     struct vt_stack stack;
-    note_script_end();
+    note_script_end(NULL);
     api = called_api(api);
     if (result == CUDA_SUCCESS) {
         vt_stack_capture(&stack);
@@ -252,7 +251,7 @@ void vt_on_graph_mem_trim(CUresult result, int device, unsigned api)
 {
     int saved = errno;
     struct vt_stack stack;
-    note_script_end();
+    note_script_end(NULL);
     api = called_api(api);
     if (result == CUDA_SUCCESS) {
         vt_stack_capture(&stack);
@@ -265,7 +264,7 @@ void vt_on_graph_mem_trim(CUresult result, int device, unsigned api)
 void vt_on_vmm_release(CUresult result, uint64_t handle)
 {
     int saved = errno;
-    note_script_end();
+    note_script_end(NULL);
     if (result == CUDA_SUCCESS)
         vt_track_vmm_release(handle);
     vt_leave();
@@ -297,7 +296,7 @@ void vt_on_release_sampled(struct vt_usage_sample *s)
 void vt_on_teardown(int torn_down, void *ctx, int device, unsigned api)
 {
     int saved = errno;
-    note_script_end();
+    note_script_end(NULL);
     if (torn_down) {
         vt_devices_context_gone(ctx);
         vt_track_teardown(ctx, device, called_api(api));

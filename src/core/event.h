@@ -57,7 +57,6 @@ struct vt_free_call {
     const struct vt_stack *stack;
     struct vt_stack stack_buffer;
     struct vt_pending_free pending;
-    size_t record_end; /* the end of its FREE record in the dump (0: none written) */
 };
 void vt_on_free_begin(struct vt_free_call *call, uint64_t key, enum vt_space space, unsigned api,
                       uint64_t stream);

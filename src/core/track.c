@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "track.h"
 
+#include "alloc_table.h"
 #include "entry_pool.h"
 #include "format.h"
 #include "freed.h"
@@ -24,9 +25,9 @@ static inline unsigned word_hash(const void *key)
 }
 #define HASH_FUNCTION(keyptr, keylen, hashv) ((hashv) = word_hash(keyptr))
 
-/* uthash frees a table's buckets when its last entry leaves and allocates
- * them again with the next one: a program that holds one allocation at a
- * time would pay a calloc and two frees per pair. The last few small blocks
+/* uthash (the mappings' table) frees a table's buckets when its last entry
+ * leaves and allocates them again with the next one: a program that holds
+ * one mapping at a time would pay a calloc and two frees per pair. The last few small blocks
  * released are kept for reuse instead (the lock is held). */
 #define SPARE_BLOCKS 4
 #define SPARE_MAX_SIZE 4096 /* a fresh table's size; a grown one's buckets go back */
@@ -62,15 +63,6 @@ static void table_block_put(void *block, size_t size)
 
 #define MAX_DEVICES 64
 
-struct live {
-    struct vt_alloc_info info;
-    uint32_t stack;
-    uint64_t seq;      /* allocation number, for checkpoints */
-    uint32_t mappings; /* cuMemCreate: live cuMemMap mappings */
-    int released;      /* cuMemCreate: cuMemRelease was called */
-    UT_hash_handle hh;
-};
-
 struct mapping {
     uint64_t va;
     uint64_t size;
@@ -79,40 +71,47 @@ struct mapping {
 };
 
 static struct {
-    struct live *by_space[2];
+    struct vt_alloc_table by_space[2];
     struct mapping *mappings;
     uint64_t live_bytes; /* device + managed */
     uint64_t seq;
     void *primary[MAX_DEVICES];
-    struct vt_entry_pool lives, maps;
-} table = {.lives = VT_ENTRY_POOL(struct live), .maps = VT_ENTRY_POOL(struct mapping)};
+    struct vt_entry_pool maps;
+} table = {.maps = VT_ENTRY_POOL(struct mapping)};
 
-static struct live *find(enum vt_space space, uint64_t key)
+static struct vt_live *find(enum vt_space space, uint64_t key)
 {
-    struct live *e;
-    HASH_FIND(hh, table.by_space[space], &key, sizeof key, e);
-    return e;
+    return vt_alloc_table_find(&table.by_space[space], key);
 }
 
-static void insert(struct live *e)
+/* A copy of E in the table: its entry, or NULL when memory ran out. */
+static struct vt_live *insert(const struct vt_live *e)
 {
-    HASH_ADD(hh, table.by_space[e->info.space], info.key, sizeof e->info.key, e);
+    struct vt_live *in = vt_alloc_table_insert(&table.by_space[e->info.space], e);
+    if (!in)
+        return NULL;
     if (vt_kind_counts_as_vram(e->info.kind)) {
         __atomic_fetch_add(&table.live_bytes, e->info.size, __ATOMIC_RELAXED);
         vt_peaks_change(e->seq, (int64_t)e->info.size);
     }
     vt_output->insert(&e->info, e->stack);
+    return in;
 }
 
-static void discard(struct live *e)
+/* E leaves the counters (it stays in the table). */
+static void uncount(const struct vt_live *e)
 {
-    HASH_DELETE(hh, table.by_space[e->info.space], e);
     if (vt_kind_counts_as_vram(e->info.kind)) {
         __atomic_fetch_sub(&table.live_bytes, e->info.size, __ATOMIC_RELAXED);
         vt_peaks_change(e->seq, -(int64_t)e->info.size);
     }
     vt_output->discard(&e->info, e->stack);
-    vt_entry_put(&table.lives, e);
+}
+
+static void discard(struct vt_live *e)
+{
+    uncount(e);
+    vt_alloc_table_remove(&table.by_space[e->info.space], e);
 }
 
 static void write_or_stop(int result)
@@ -121,7 +120,7 @@ static void write_or_stop(int result)
         vt_disable_locked(NULL); /* the writer said why */
 }
 
-static void write_alloc(const struct live *e, unsigned flags, uint64_t time_ns)
+static void write_alloc(const struct vt_live *e, unsigned flags, uint64_t time_ns)
 {
     write_or_stop(vt_output->alloc(&e->info, e->stack, flags, time_ns));
 }
@@ -136,7 +135,7 @@ static void write_free(const struct vt_alloc_info *info, uint32_t stack, uint64_
 static void track_alloc(const struct vt_alloc_info *info, const struct vt_stack *stack,
                         uint32_t stack_id, uint64_t now)
 {
-    struct live *e, *stale;
+    struct vt_live *stale, e = {.info = *info};
     vt_lock();
     if (vt_output_ready() < 0) {
         vt_unlock();
@@ -146,17 +145,11 @@ static void track_alloc(const struct vt_alloc_info *info, const struct vt_stack 
     stale = find(info->space, info->key);
     if (stale)
         discard(stale);
-    e = vt_entry_get(&table.lives);
-    if (!e) {
-        vt_unlock();
-        return;
-    }
-    e->info = *info;
     write_or_stop(vt_thread_name_note());
-    e->stack = stack ? vt_stack_intern(stack) : stack_id;
-    e->seq = __atomic_add_fetch(&table.seq, 1, __ATOMIC_RELAXED);
-    insert(e);
-    write_alloc(e, 0, now);
+    e.stack = stack ? vt_stack_intern(stack) : stack_id;
+    e.seq = __atomic_add_fetch(&table.seq, 1, __ATOMIC_RELAXED);
+    if (insert(&e))
+        write_alloc(&e, 0, now);
     vt_unlock();
 }
 
@@ -183,7 +176,7 @@ uint32_t vt_track_stack_id(const struct vt_stack *stack)
 uint64_t vt_track_live_size(uint64_t key, enum vt_space space)
 {
     vt_lock();
-    struct live *e = find(space, key);
+    struct vt_live *e = find(space, key);
     uint64_t size = e ? e->info.size : 0;
     vt_unlock();
     return size;
@@ -203,7 +196,7 @@ void vt_track_failed(const struct vt_alloc_info *info, int error, const struct v
 
 /* The traced allocation E is being freed now: remembered for telling a
  * later refused free of it as a double free. */
-static void remember_freed(const struct live *e, unsigned api, uint32_t free_stack, uint64_t now)
+static void remember_freed(const struct vt_live *e, unsigned api, uint32_t free_stack, uint64_t now)
 {
     struct vt_freed *f = vt_freed_remember(e->info.key, e->info.space);
     f->alloc_stack = e->stack;
@@ -221,8 +214,9 @@ void vt_track_free_begin(uint64_t key, enum vt_space space, unsigned api, uint64
                          const struct vt_stack *stack, struct vt_pending_free *pending,
                          uint64_t now)
 {
-    struct live *e;
+    struct vt_live *e;
     pending->traced = 0;
+    pending->call_ns.at = NULL;
     vt_lock();
     e = vt_output_ready() == 0 ? find(space, key) : NULL;
     if (e) {
@@ -235,6 +229,7 @@ void vt_track_free_begin(uint64_t key, enum vt_space space, unsigned api, uint64
         discard(e);
         write_free(&pending->info, pending->stack, key, api, VT_FREE_OK | vt_space_flag(space),
                    stream, now);
+        vt_output_hold_free_call(&pending->call_ns);
     }
     vt_unlock();
 }
@@ -281,9 +276,6 @@ void vt_track_free_end(uint64_t key, enum vt_space space, unsigned api, uint64_t
                        int result)
 {
     struct vt_stack here;
-    struct live *e;
-    if (result == 0 && pending->traced)
-        return;
     if (result != 0 && !stack) { /* refused: rare, worth its backtrace */
         vt_stack_capture(&here);
         stack = &here;
@@ -295,15 +287,10 @@ void vt_track_free_end(uint64_t key, enum vt_space space, unsigned api, uint64_t
     }
     uint32_t free_stack = result != 0 ? vt_stack_intern(stack) : 0;
     if (pending->traced) { /* the driver refused: it is still allocated */
+        struct vt_live e = {.info = pending->info, .stack = pending->stack, .seq = pending->seq};
         vt_freed_forget(key, space);
-        e = vt_entry_get(&table.lives);
-        if (e) {
-            e->info = pending->info;
-            e->stack = pending->stack;
-            e->seq = pending->seq;
-            insert(e);
-            write_alloc(e, VT_ALLOC_RESTORED, vt_now_ns());
-        }
+        if (insert(&e))
+            write_alloc(&e, VT_ALLOC_RESTORED, vt_now_ns());
         write_bad_free(key, space, api, result, free_stack, &pending->info, pending->stack);
     } else {
         unsigned status = result == 0 ? VT_FREE_UNTRACED : VT_FREE_INVALID;
@@ -314,7 +301,7 @@ void vt_track_free_end(uint64_t key, enum vt_space space, unsigned api, uint64_t
     vt_unlock();
 }
 
-static void release_if_unused(struct live *e, unsigned api)
+static void release_if_unused(struct vt_live *e, unsigned api)
 {
     if (!e->released || e->mappings > 0)
         return;
@@ -331,7 +318,7 @@ static void forget_mapping(struct mapping *m)
 void vt_track_vmm_map(uint64_t va, uint64_t size, uint64_t handle)
 {
     struct mapping *m;
-    struct live *e;
+    struct vt_live *e;
     vt_lock();
     e = find(VT_SPACE_HANDLE, handle);
     if (e && vt_output_ready() == 0) {
@@ -351,7 +338,7 @@ void vt_track_vmm_map(uint64_t va, uint64_t size, uint64_t handle)
 /* One mapping unmapped: its allocation is gone when released and unmapped. */
 static void unmapped(struct mapping *m)
 {
-    struct live *e = find(VT_SPACE_HANDLE, m->handle);
+    struct vt_live *e = find(VT_SPACE_HANDLE, m->handle);
     forget_mapping(m);
     if (e && e->mappings > 0) {
         e->mappings--;
@@ -388,7 +375,7 @@ void vt_track_vmm_unmap(uint64_t va, uint64_t size)
 
 void vt_track_vmm_release(uint64_t handle)
 {
-    struct live *e;
+    struct vt_live *e;
     vt_lock();
     e = vt_output_ready() == 0 ? find(VT_SPACE_HANDLE, handle) : NULL;
     if (e) {
@@ -403,7 +390,7 @@ void vt_track_vmm_release(uint64_t handle)
  * held (CTX NULL: the primary context is not known, anything on DEVICE).
  * cuMemCreate memory belongs to no context: the driver frees it only once
  * released and unmapped. */
-static int torn_down(const struct live *e, void *ctx, int device)
+static int torn_down(const struct vt_live *e, void *ctx, int device)
 {
     if (e->info.api == VT_API_cuMemCreate)
         return 0;
@@ -414,17 +401,20 @@ static int torn_down(const struct live *e, void *ctx, int device)
 
 void vt_track_teardown(void *ctx, int device, unsigned api)
 {
-    struct live *e, *tmp;
     vt_lock();
-    if (vt_output_ready() == 0) {
-        for (int s = 0; s < 2; s++)
-            HASH_ITER(hh, table.by_space[s], e, tmp) {
-                if (!torn_down(e, ctx, device))
-                    continue;
-                write_free(&e->info, e->stack, e->info.key, api,
-                           VT_FREE_TEARDOWN | vt_space_flag(e->info.space), 0, vt_now_ns());
-                discard(e);
+    int ready = vt_output_ready();
+    for (int s = 0; s < 2 && ready == 0; s++) {
+        struct vt_alloc_table *t = &table.by_space[s];
+        for (size_t i = 0; t->slots && i <= t->mask;) {
+            struct vt_live *e = &t->slots[i];
+            if (!e->used || !torn_down(e, ctx, device)) {
+                i++;
+                continue;
             }
+            write_free(&e->info, e->stack, e->info.key, api,
+                       VT_FREE_TEARDOWN | vt_space_flag(e->info.space), 0, vt_now_ns());
+            discard(e); /* an entry after it may move into slot i */
+        }
     }
     vt_unlock();
 }
@@ -451,8 +441,7 @@ uint64_t vt_track_live_bytes(void)
 /* Lock held. */
 uint64_t vt_track_live_count(void)
 {
-    return HASH_COUNT(table.by_space[VT_SPACE_POINTER]) +
-           HASH_COUNT(table.by_space[VT_SPACE_HANDLE]);
+    return table.by_space[VT_SPACE_POINTER].count + table.by_space[VT_SPACE_HANDLE].count;
 }
 
 uint64_t vt_track_checkpoint(void)
@@ -479,13 +468,16 @@ bool vt_track_peak_since(uint64_t checkpoint, uint64_t *peak)
 
 uint64_t vt_track_bytes_since(uint64_t checkpoint)
 {
-    struct live *e, *tmp;
     uint64_t bytes = 0;
     vt_lock();
-    for (int s = 0; s < 2; s++)
-        HASH_ITER(hh, table.by_space[s], e, tmp)
-            if (e->seq > checkpoint && vt_kind_counts_as_vram(e->info.kind))
+    for (int s = 0; s < 2; s++) {
+        const struct vt_alloc_table *t = &table.by_space[s];
+        for (size_t i = 0; t->slots && i <= t->mask; i++) {
+            const struct vt_live *e = &t->slots[i];
+            if (e->used && e->seq > checkpoint && vt_kind_counts_as_vram(e->info.kind))
                 bytes += e->info.size;
+        }
+    }
     vt_unlock();
     return bytes;
 }
@@ -495,7 +487,7 @@ struct site_sum {
     uint64_t bytes, allocations;
 };
 
-static void add_to_sites(struct site_sum *sums, size_t *n, const struct live *e)
+static void add_to_sites(struct site_sum *sums, size_t *n, const struct vt_live *e)
 {
     size_t i = 0;
     while (i < *n && sums[i].stack != e->stack)
@@ -520,13 +512,16 @@ static int by_bytes_desc(const void *pa, const void *pb)
 size_t vt_track_sites_since(uint64_t checkpoint, struct vt_site_total *out, size_t max)
 {
     struct site_sum sums[VT_SITES_TRACKED];
-    struct live *e, *tmp;
     size_t n = 0;
     vt_lock();
-    for (int s = 0; s < 2; s++)
-        HASH_ITER(hh, table.by_space[s], e, tmp)
-            if (e->seq > checkpoint && vt_kind_counts_as_vram(e->info.kind))
+    for (int s = 0; s < 2; s++) {
+        const struct vt_alloc_table *t = &table.by_space[s];
+        for (size_t i = 0; t->slots && i <= t->mask; i++) {
+            const struct vt_live *e = &t->slots[i];
+            if (e->used && e->seq > checkpoint && vt_kind_counts_as_vram(e->info.kind))
                 add_to_sites(sums, &n, e);
+        }
+    }
     qsort(sums, n, sizeof *sums, by_bytes_desc);
     if (n > max)
         n = max;
@@ -541,11 +536,14 @@ size_t vt_track_sites_since(uint64_t checkpoint, struct vt_site_total *out, size
 
 void vt_track_reset(void)
 {
-    struct live *e, *tmp;
     struct mapping *m, *mtmp;
-    for (int s = 0; s < 2; s++)
-        HASH_ITER(hh, table.by_space[s], e, tmp)
-            discard(e);
+    for (int s = 0; s < 2; s++) {
+        struct vt_alloc_table *t = &table.by_space[s];
+        for (size_t i = 0; t->slots && i <= t->mask; i++)
+            if (t->slots[i].used)
+                uncount(&t->slots[i]);
+        vt_alloc_table_free(t);
+    }
     HASH_ITER(hh, table.mappings, m, mtmp)
         forget_mapping(m);
     table.seq = 0;

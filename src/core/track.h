@@ -7,6 +7,7 @@
 #include "alloc_info.h"
 #include "records.h"
 #include "stacks.h"
+#include "writer.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -25,8 +26,10 @@ void vt_track_failed(const struct vt_alloc_info *info, int error, const struct v
                      const struct vt_meminfo *mem);
 
 /* A free in two steps around the real call: begin removes the allocation and
- * writes the free before the driver can hand the address out again; end puts
- * it back if the driver refused, or records an untraced or invalid free.
+ * writes the free before the driver can hand the address out again; end
+ * (not called for a traced free the driver accepted: begin recorded it)
+ * puts it back if the driver refused, or records an untraced or invalid
+ * free.
  * STACK: the free's stack when free stacks are recorded, else NULL (a
  * refused free takes its stack then). NOW: the free's time (vt_now_ns's
  * clock). RESULT: the driver's CUresult. */
@@ -36,6 +39,7 @@ struct vt_pending_free {
     uint32_t stack;
     uint64_t seq;
     uint32_t free_stack;
+    struct vt_held_field call_ns; /* its FREE record's (output.h) */
 };
 void vt_track_free_begin(uint64_t key, enum vt_space space, unsigned api, uint64_t stream,
                          const struct vt_stack *stack, struct vt_pending_free *pending,

@@ -13,10 +13,10 @@
 
 #include <stdint.h>
 
-#define RUNTIME_REAL(type, name)                                                      \
-    static struct vt_caller_cache cache;                                              \
-    type real = (type)vt_real_for_caller(#name, __builtin_return_address(0), &cache); \
-    if (!real)                                                                        \
+#define RUNTIME_REAL(type, name)                                                             \
+    static struct vt_caller_cache cache;                                                     \
+    type real = (type)vt_real_for_caller_cached(#name, __builtin_return_address(0), &cache); \
+    if (!real)                                                                               \
     return cudaErrorInitializationError
 
 /* What the runtime allocated, for the rare call that no driver hook saw. */

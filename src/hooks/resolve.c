@@ -199,9 +199,10 @@ static void *resolve_for(const char *name, const void *caller, struct vt_caller_
     struct link_map *object = NULL;
     const char *version;
     void *real, *own;
-    unsigned epoch = vt_caller_caches_epoch();
     if (vt_caller_cache_find(cache, caller, &real))
         return real;
+    /* before resolving: an unload handled meanwhile keeps it out of CACHE */
+    unsigned epoch = vt_caller_caches_epoch();
     if (!dladdr1(caller, &info, (void **)&object, RTLD_DL_LINKMAP) || !object)
         return runtime ? vt_find_real(name) : VT_BY_POINTER;
     own = object == own_map() ? NULL : vt_elf_lookup_map(object, name, NULL);

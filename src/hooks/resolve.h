@@ -40,6 +40,14 @@ int vt_is_own_address(const void *p);
  *   RTLD_LOCAL), of the symbol version it requires, so that a process with
  *   several CUDA runtimes sends each call to its caller's. */
 void *vt_real_for_caller(const char *name, const void *caller, struct vt_caller_cache *cache);
+/* The same, CACHE looked in first without a call (every runtime call). */
+static inline void *vt_real_for_caller_cached(const char *name, const void *caller,
+                                              struct vt_caller_cache *cache)
+{
+    void *real;
+    return vt_caller_cache_find(cache, caller, &real) ? real
+                                                      : vt_real_for_caller(name, caller, cache);
+}
 
 /* For the driver hooks, which are also handed out as pointers (by lookups
  * we answer with a wrapper): the next definition for a CALLER that wraps

@@ -36,8 +36,7 @@ static int write_free(const struct vt_alloc_info *info, uint32_t stack, uint64_t
     /* the real free runs after its record: its call_ns (the record's last
      * field, WIDE) is filled in then (vt_output_free_took) */
     int written = vt_rec_free(time_ns, key, api, status_flags, stream, vt_thread_state.call_ns);
-    if (written == 0)
-        vt_thread_state.free_record_end = vt_writer_mark();
+    vt_thread_state.free_record_end = written == 0 ? vt_writer_mark() : 0;
     return written;
 }
 

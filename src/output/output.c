@@ -48,17 +48,25 @@ int vt_output_ready(void)
     return 0;
 }
 
-void vt_output_free_took(size_t record_end, uint64_t call_ns)
+void vt_output_hold_free_call(struct vt_held_field *field)
+{
+    size_t record_end = vt_thread_state.free_record_end;
+    vt_thread_state.free_record_end = 0;
+    field->at = NULL;
+    if (record_end) /* aggregate mode writes no FREE record */
+        vt_writer_hold(record_end - VT_WIDE_BYTES, field);
+}
+
+/* The same thread wrote the record, so no lock: its window stays mapped
+ * while the field is held, and a fork by another thread meanwhile leaves
+ * this thread behind. */
+void vt_output_free_took(struct vt_held_field *field, int freed, uint64_t call_ns)
 {
     uint8_t wide[VT_WIDE_BYTES];
-    if (!record_end) /* aggregate mode writes no FREE record */
+    if (!field->at)
         return;
     vt_put_wide(wide, call_ns);
-    /* the same process wrote the record: a fork by another thread meanwhile
-     * leaves this thread behind, so no getpid() (a system call) here */
-    vt_lock();
-    vt_writer_patch(record_end - VT_WIDE_BYTES, wide, sizeof wide);
-    vt_unlock();
+    vt_writer_fill(field, freed ? wide : NULL, sizeof wide);
 }
 
 int vt_output_mark(const char *label)

@@ -9,6 +9,7 @@
 #define VRAMTRACE_OUTPUT_H
 
 #include "alloc_info.h"
+#include "writer.h"
 
 #include <stdint.h>
 
@@ -53,9 +54,13 @@ void vt_disable_locked(const char *why);
 
 /* A MARK with LABEL (lock held, dump open): 0 or -1. Async-signal-safe. */
 int vt_output_mark(const char *label);
-/* The real free whose FREE record ends at RECORD_END (0: none written) took
- * CALL_NS: its WIDE call_ns field is filled in. */
-void vt_output_free_took(size_t record_end, uint64_t call_ns);
+/* Lock held, right after a free's FREE record was written (before the real
+ * free): its WIDE call_ns FIELD is held for vt_output_free_took (not held
+ * when no record was written: aggregate mode). */
+void vt_output_hold_free_call(struct vt_held_field *field);
+/* Without the lock, once the real free returned: FREED, it took CALL_NS
+ * (its field filled in); else the field keeps its 0. Lets the field go. */
+void vt_output_free_took(struct vt_held_field *field, int freed, uint64_t call_ns);
 
 /* PY_FINALIZING, after what aggregate mode writes before a MARK (lock
  * held, dump open): 0 or -1. */

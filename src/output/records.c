@@ -2,6 +2,7 @@
 #include "records.h"
 
 #include "config.h"
+#include "deltas.h"
 #include "format.h"
 #include "proc_self.h"
 #include "pystack.h"
@@ -22,11 +23,7 @@ struct buf {
     int overflow;
 };
 
-static struct {
-    uint64_t start; /* PROCESS.start_mono */
-    uint64_t last_time;
-    uint64_t last_address;
-} delta;
+struct vt_deltas vt_deltas;
 
 uint64_t vt_now_ns(void)
 {
@@ -37,12 +34,12 @@ uint64_t vt_now_ns(void)
 
 uint64_t vt_rec_last_time(void)
 {
-    return delta.last_time;
+    return vt_deltas.last_time;
 }
 
 void vt_rec_rewind_time(uint64_t last_time)
 {
-    delta.last_time = last_time;
+    vt_deltas.last_time = last_time;
 }
 
 static void put_varint(struct buf *b, uint64_t v)
@@ -84,15 +81,12 @@ static void put_str(struct buf *b, const char *s)
 /* dt since the previous timed record; never negative. */
 static void put_time(struct buf *b, uint64_t now)
 {
-    put_varint(b, now > delta.last_time ? now - delta.last_time : 0);
-    if (now > delta.last_time)
-        delta.last_time = now;
+    put_varint(b, vt_delta_time(now));
 }
 
 static void put_address(struct buf *b, uint64_t address)
 {
-    put_varint(b, vt_zigzag((int64_t)(address - delta.last_address)));
-    delta.last_address = address;
+    put_varint(b, vt_delta_address(address));
 }
 
 /* The field kinds of format.h's record layouts. */
@@ -189,13 +183,13 @@ int vt_rec_process(void)
     exe[n > 0 ? n : 0] = '\0';
     gethostname(host, sizeof host - 1);
     clock_gettime(CLOCK_REALTIME, &real);
-    delta.start = delta.last_time = vt_now_ns();
-    delta.last_address = 0;
+    vt_deltas.start = vt_deltas.last_time = vt_now_ns();
+    vt_deltas.last_address = 0;
     struct vt_rec_PROCESS head = {
         .pid = (uint64_t)getpid(),
         .ppid = (uint64_t)getppid(),
         .start_real_ns = (uint64_t)real.tv_sec * 1000000000u + (uint64_t)real.tv_nsec,
-        .start_mono_ns = delta.last_time,
+        .start_mono_ns = vt_deltas.last_time,
         .exe = exe,
         .hostname = host,
         .argc = read_cmdline(cmdline, sizeof cmdline, &cmdline_len),
@@ -330,33 +324,6 @@ int vt_rec_thread(pid_t tid, const char *name)
     return emit(VT_REC_THREAD, &b);
 }
 
-int vt_rec_alloc(struct vt_rec_ALLOC *e)
-{
-    uint8_t data[10 * VT_VARINT_MAX];
-    struct buf b = {data, 0, sizeof data, 0};
-    e->tid = (uint64_t)vt_tid();
-    vt_encode_ALLOC(&b, e, 1);
-    return emit(VT_REC_ALLOC, &b);
-}
-
-int vt_rec_free(uint64_t time_ns, uint64_t address, unsigned api, unsigned status_flags,
-                uint64_t stream, uint64_t call_ns)
-{
-    uint8_t data[7 * VT_VARINT_MAX];
-    struct buf b = {data, 0, sizeof data, 0};
-    struct vt_rec_FREE rec = {
-        .time_ns = time_ns,
-        .address = address,
-        .api = (uint8_t)api,
-        .status_flags = (uint8_t)status_flags,
-        .tid = (uint64_t)vt_tid(),
-        .stream = stream,
-        .call_ns = call_ns,
-    };
-    vt_encode_FREE(&b, &rec, 1);
-    return emit(VT_REC_FREE, &b);
-}
-
 int vt_rec_failed(uint64_t size, uint32_t stack, unsigned api, unsigned kind, int device, int error,
                   const struct vt_meminfo *mem)
 {
@@ -429,7 +396,7 @@ int vt_rec_end(unsigned reason, uint64_t live_allocations, int signal, int statu
 /* A time as ns since PROCESS.start_mono. */
 static uint64_t since_start(uint64_t ns)
 {
-    return ns > delta.start ? ns - delta.start : 0;
+    return ns > vt_deltas.start ? ns - vt_deltas.start : 0;
 }
 
 int vt_rec_sample(uint8_t *buf, size_t cap, const struct vt_agg_counts *c,

@@ -30,15 +30,29 @@
 #define WINDOW (4u << 20)
 #define MAX_ATTEMPTS 100
 #define PREFETCH_AHEAD 256
+/* Windows whose records a thread may still fill in: the current one and
+ * those slid away while a free was in flight. */
+#define HELD_WINDOWS 16
+
+/* A window that holds can be given (vt_writer_hold): it is unmapped only
+ * once every field held in it was filled in (HOLDS back to 0). */
+struct window {
+    uint8_t *map; /* NULL: this descriptor is unused */
+    size_t len;
+    unsigned holds;
+};
+
+static struct window windows[HELD_WINDOWS];
 
 static struct {
     int fd;
     uint8_t *map; /* the window: file bytes [window_start, window_end) */
     size_t window_start, window_end;
-    size_t capacity; /* file bytes reserved on disk */
-    size_t used;     /* file bytes written */
-    int broken;      /* could not grow: said so once, writes nothing more */
-    pid_t owner;     /* the process that opened it */
+    struct window *held; /* its descriptor; NULL: none was free, it gives no holds */
+    size_t capacity;     /* file bytes reserved on disk */
+    size_t used;         /* file bytes written */
+    int broken;          /* could not grow: said so once, writes nothing more */
+    pid_t owner;         /* the process that opened it */
     char path[4096];
 } out = {.fd = -1};
 
@@ -174,6 +188,41 @@ static int reserve(size_t need)
     return 0;
 }
 
+/* Unmaps every window slid away whose held fields were all filled in. */
+static void unmap_filled_windows(void)
+{
+    for (int i = 0; i < HELD_WINDOWS; i++)
+        if (windows[i].map && &windows[i] != out.held &&
+            __atomic_load_n(&windows[i].holds, __ATOMIC_ACQUIRE) == 0) {
+            munmap(windows[i].map, windows[i].len);
+            windows[i].map = NULL;
+        }
+}
+
+/* The current window is slid away: unmapped now, unless a thread will
+ * still fill in a field of it (then once it has). */
+static void let_go_of_window(void)
+{
+    struct window *held = out.held;
+    out.held = NULL;
+    if (!held && out.map)
+        munmap(out.map, out.window_end - out.window_start);
+    unmap_filled_windows();
+    out.map = NULL;
+}
+
+/* A descriptor for the new window MAP, or NULL when every one is taken by
+ * a window still held (its fields are then not held: they keep their 0). */
+static struct window *held_window(uint8_t *map, size_t len)
+{
+    for (int i = 0; i < HELD_WINDOWS; i++)
+        if (!windows[i].map) {
+            windows[i] = (struct window){.map = map, .len = len};
+            return &windows[i];
+        }
+    return NULL;
+}
+
 /* Maps the window that holds file bytes [out.used, NEED): from the page
  * where the next record starts, up to WINDOW long (more for a huge record),
  * within the part of the file reserved on disk. */
@@ -190,8 +239,8 @@ static int slide_window(size_t need)
         vt_warn("cannot map dump %s: %s; tracing stops here", out.path, strerror(errno));
         return -1;
     }
-    if (out.map)
-        munmap(out.map, out.window_end - out.window_start);
+    let_go_of_window();
+    out.held = held_window(map, end - start);
     /* Fault the window in now, in one call, rather than one page at a time
      * as records reach it (best effort: older kernels lack this advice). */
     madvise(map, end - start, VT_MADV_POPULATE_WRITE);
@@ -237,42 +286,50 @@ int vt_writer_open(uint32_t flags)
     return 0;
 }
 
-int vt_writer_record(uint8_t type, const uint8_t *payload, size_t len)
+/* The record of TYPE whose payload (LEN bytes) is at PAYLOAD, HEAD_LEN
+ * bytes after its start: type byte last, so that a reader never sees a
+ * type byte whose record is not complete in the page cache. */
+static void publish(uint8_t type, uint8_t *payload, size_t head_len, size_t len)
 {
-    uint8_t head[1 + VT_VARINT_MAX];
-    size_t head_len;
-    if (out.fd < 0 || out.broken)
-        return -1;
-    head[0] = type;
-    head_len = 1 + vt_put_varint(head + 1, len);
-    if (make_room(out.used + head_len + len) < 0)
-        return -1;
-    uint8_t *at = out.map + (out.used - out.window_start);
-    /* Payload first, type byte last: a reader never sees a type byte whose
-     * record is not complete in the page cache. */
-    memcpy(at + 1, head + 1, head_len - 1);
-    memcpy(at + head_len, payload, len);
+    uint8_t *at = payload - head_len;
+    vt_put_varint(at + 1, len);
     __atomic_store_n(at, type, __ATOMIC_RELEASE);
     out.used += head_len + len;
     /* Records are small and land on fresh cache lines: fetch the line a few
      * records ahead now rather than stall on it then. */
     if (out.used + PREFETCH_AHEAD < out.window_end)
-        __builtin_prefetch(at + head_len + len + PREFETCH_AHEAD, 1);
+        __builtin_prefetch(payload + len + PREFETCH_AHEAD, 1);
+}
+
+int vt_writer_record(uint8_t type, const uint8_t *payload, size_t len)
+{
+    uint8_t head[VT_VARINT_MAX];
+    size_t head_len = 1 + vt_put_varint(head, len);
+    if (out.fd < 0 || out.broken || make_room(out.used + head_len + len) < 0)
+        return -1;
+    uint8_t *at = out.map + (out.used - out.window_start) + head_len;
+    memcpy(at, payload, len);
+    publish(type, at, head_len, len);
     return 0;
 }
 
-static void unmap_window(void)
+uint8_t *vt_writer_small_begin(void)
 {
-    if (out.map)
-        munmap(out.map, out.window_end - out.window_start);
-    out.map = NULL;
+    if (out.fd < 0 || out.broken || make_room(out.used + 2 + VT_SMALL_PAYLOAD_MAX) < 0)
+        return NULL;
+    return out.map + (out.used - out.window_start) + 2;
+}
+
+void vt_writer_small_end(uint8_t type, uint8_t *payload, size_t len)
+{
+    publish(type, payload, 2, len);
 }
 
 void vt_writer_close(void)
 {
     if (out.fd < 0)
         return;
-    unmap_window();
+    let_go_of_window();
     if (ftruncate(out.fd, (off_t)out.used) != 0)
         vt_warn("cannot trim dump %s: %s", out.path, strerror(errno));
     close(out.fd);
@@ -284,15 +341,14 @@ size_t vt_writer_mark(void)
     return out.used;
 }
 
-void vt_writer_patch(size_t at, const uint8_t *bytes, size_t n)
+void vt_writer_hold(size_t at, struct vt_held_field *field)
 {
-    if (out.fd < 0 || out.broken || at + n > out.used || at < VT_HEADER_LEN)
+    field->at = NULL;
+    if (!out.held || out.broken || at < out.window_start || at >= out.used)
         return;
-    if (at >= out.window_start && at + n <= out.window_end)
-        memcpy(out.map + (at - out.window_start), bytes, n);
-    else if (pwrite(out.fd, bytes, n, (off_t)at) != (ssize_t)n) {
-        /* the field keeps its 0: the time is unknown, the record whole */
-    }
+    field->at = out.map + (at - out.window_start);
+    field->holds = &out.held->holds;
+    __atomic_add_fetch(field->holds, 1, __ATOMIC_RELAXED);
 }
 
 /* Zeroes the records from MARK on, type byte first (a reader then sees the
@@ -313,9 +369,17 @@ void vt_writer_rewind(size_t mark)
         out.broken = 1;
 }
 
+/* Only the forking thread lives in a child: no field is held here. */
 void vt_writer_forget(void)
 {
-    unmap_window();
+    for (int i = 0; i < HELD_WINDOWS; i++)
+        if (windows[i].map && windows[i].map != out.map)
+            munmap(windows[i].map, windows[i].len);
+    if (out.map)
+        munmap(out.map, out.window_end - out.window_start);
+    memset(windows, 0, sizeof windows);
+    out.map = NULL;
+    out.held = NULL;
     if (out.fd >= 0)
         close(out.fd);
     out.fd = -1;

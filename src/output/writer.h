@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* Creates the dump (never following a symlink nor clobbering a file: picks a
  * fresh name instead, and says so), mode 0600, writes the header with FLAGS
@@ -24,15 +25,39 @@ int vt_writer_owned_here(void);
 /* Where the next record goes, and erasing every record written since that
  * mark (an exec that failed after its END was written). */
 size_t vt_writer_mark(void);
-/* Overwrites N bytes at file offset AT of a record already written (a WIDE
- * field filled in later); nothing when AT is not in this dump's records.
- * Lock held. */
-void vt_writer_patch(size_t at, const uint8_t *bytes, size_t n);
 void vt_writer_rewind(size_t mark);
+
+/* A field of a record already written whose value comes later (a WIDE
+ * field: FREE's call_ns, known once the real free returned), filled in by
+ * the thread that wrote the record without the lock: its window stays
+ * mapped until then. AT NULL: not held (the field keeps its 0). */
+struct vt_held_field {
+    uint8_t *at;
+    unsigned *holds;
+};
+/* Lock held: holds the field at file offset AT of the last record. */
+void vt_writer_hold(size_t at, struct vt_held_field *field);
+/* Without the lock: writes N BYTES into the held field (BYTES NULL: leaves
+ * it as it is) and lets it go. */
+static inline void vt_writer_fill(struct vt_held_field *field, const uint8_t *bytes, size_t n)
+{
+    if (!field->at)
+        return;
+    if (bytes)
+        memcpy(field->at, bytes, n);
+    __atomic_sub_fetch(field->holds, 1, __ATOMIC_RELEASE);
+    field->at = NULL;
+}
 
 /* Appends one record; -1 when the file cannot grow (said once, on stderr;
  * tracing then stops). */
 int vt_writer_record(uint8_t type, const uint8_t *payload, size_t len);
+/* The same for a record of at most VT_SMALL_PAYLOAD_MAX payload bytes,
+ * encoded in place: begin says where its payload goes (NULL: the file
+ * cannot grow), end publishes it with its LEN. */
+#define VT_SMALL_PAYLOAD_MAX 127 /* its length is one byte */
+uint8_t *vt_writer_small_begin(void);
+void vt_writer_small_end(uint8_t type, uint8_t *payload, size_t len);
 
 /* Cuts the file to what was written and closes it. */
 void vt_writer_close(void);

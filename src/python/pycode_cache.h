@@ -26,7 +26,19 @@ struct vt_pycode_key {
 /* The location remembered for KEY on this thread, or NULL. */
 struct vt_pyloc *vt_pycode_find(const struct vt_pycode_key *key);
 
-/* Remembers LOC for KEY on this thread (silently not, when out of memory). */
+/* The key of CODE, a code object the calling thread's own frame runs (kept
+ * alive by it: its name and file are str, its line table bytes, as the
+ * interpreter checks when it makes one), at OFFSET. */
+void vt_pycode_live_key(const char *code, long offset, struct vt_pycode_key *key);
+
+/* vt_pycode_find of each vt_pycode_live_key(CODE[i], OFFSET[i]) into
+ * LOC[i] (N of them), reading of the live objects only what a remembered
+ * entry for the same code object and offset is checked against; how many
+ * were not found. */
+int vt_pycode_find_live(const char *const *code, const long *offset, int n, struct vt_pyloc **loc);
+
+/* Remembers LOC (not NULL) for KEY on this thread (silently not, when out
+ * of memory). */
 void vt_pycode_remember(const struct vt_pycode_key *key, struct vt_pyloc *loc);
 
 #endif

@@ -18,7 +18,8 @@ struct vt_python {
     const char *(*main_interpreter)(void);     /* PyInterpreterState_Main */
     const void *code_type, *unicode_type, *bytes_type;
     struct vt_pylayout layout;
-    int is_main; /* the program is the interpreter (python, not a C program embedding it) */
+    long code_function; /* the code object's function name: co_qualname (3.11+), else co_name */
+    int is_main;        /* the program is the interpreter (python, not a C program embedding it) */
 };
 
 extern struct vt_python vt_py;

@@ -3,6 +3,7 @@
 
 #include "pycode_cache.h"
 #include "pyinterp.h"
+#include "pyload.h"
 #include "pyline.h"
 #include "resolve.h"
 #include "tracing.h"
@@ -28,6 +29,35 @@ static int py_state = PY_ABSENT;
 static unsigned long long modules_seen;
 
 static void script_end_after_fork(void);
+
+/* The shapes of frames the walk knows (pylayout.c's tables make each
+ * version one of them): frame objects, each a call of the evaluation loop,
+ * whose instruction is an int (3.8-3.10), or frames of 3.11+ with an
+ * owner, a pointer to their instruction and code that starts at its first
+ * traceable one, their entries from C told by a flag (3.11) or by shim
+ * frames (3.12+). */
+enum walk_shape {
+    WALK_LASTI_BYTES,  /* 3.8, 3.9 */
+    WALK_LASTI_UNITS,  /* 3.10 */
+    WALK_ENTRY_FLAG,   /* 3.11 */
+    WALK_SHIMS,        /* 3.12, 3.13 */
+    WALK_SHIMS_TAGGED, /* 3.14: the code a tagged reference */
+    WALK_SHIMS_TLBC,   /* 3.14t: and the bytecode a copy of the thread's */
+};
+static enum walk_shape walk_shape;
+
+static enum walk_shape shape_of(const struct vt_pylayout *L)
+{
+    if (L->instr == VT_PY_LASTI_BYTES)
+        return WALK_LASTI_BYTES;
+    if (L->instr == VT_PY_LASTI_UNITS)
+        return WALK_LASTI_UNITS;
+    if (L->entry == VT_PY_ENTRY_FLAG)
+        return WALK_ENTRY_FLAG;
+    if (L->code_tlbc >= 0)
+        return WALK_SHIMS_TLBC;
+    return L->executable_tagged ? WALK_SHIMS_TAGGED : WALK_SHIMS;
+}
 
 /* How long a thread waits for another one looking for the interpreter. */
 #define LOOKER_WAIT_NS 50000000L
@@ -117,6 +147,9 @@ static int look_up(void)
     }
     if (vt_py.layout.minor > 11)
         vt_py.current_thread_state = NULL; /* the gilstate follows the thread's current state */
+    walk_shape = shape_of(&vt_py.layout);
+    vt_py.code_function =
+        vt_py.layout.code_qualname >= 0 ? vt_py.layout.code_qualname : vt_py.layout.code_name;
     return PY_READY;
 }
 
@@ -191,37 +224,14 @@ void vt_pystack_after_fork(void)
 
 /* ---- reading the interpreter's memory (plain loads, no calls) ---- */
 
-static inline const char *load_ptr(const char *base, long offset)
-{
-    const char *p;
-    memcpy(&p, base + offset, sizeof p);
-    return p;
-}
-
-static inline long load_long(const char *base, long offset)
-{
-    long v;
-    memcpy(&v, base + offset, sizeof v);
-    return v;
-}
-
-static inline int load_int(const char *base, long offset)
-{
-    int v;
-    memcpy(&v, base + offset, sizeof v);
-    return v;
-}
-
 static inline int is_a(const char *object, const void *type)
 {
-    return object && load_ptr(object, vt_py.layout.ob_type) == type;
+    return vt_py_is_a(object, type);
 }
 
 static inline int load_owner(const char *frame)
 {
-    return vt_py.layout.frame_owner >= 0
-               ? *(const unsigned char *)(frame + vt_py.layout.frame_owner)
-               : 0;
+    return *(const unsigned char *)(frame + vt_py.layout.frame_owner);
 }
 
 /* This thread's Python thread state. Up to 3.11 the gilstate stays with the
@@ -231,7 +241,7 @@ static const char *this_thread(void)
 {
     if (vt_py.current_thread_state) {
         const char *current = vt_py.current_thread_state();
-        if (current && (unsigned long)load_long(current, vt_py.layout.ts_thread_id) ==
+        if (current && (unsigned long)vt_load_long(current, vt_py.layout.ts_thread_id) ==
                            (unsigned long)pthread_self())
             return current;
     }
@@ -240,45 +250,28 @@ static const char *this_thread(void)
 
 static const char *innermost_frame(const char *tstate)
 {
-    const char *frame = load_ptr(tstate, vt_py.layout.ts_frame);
+    const char *frame = vt_load_ptr(tstate, vt_py.layout.ts_frame);
     if (frame && vt_py.layout.cframe_current >= 0)
-        frame = load_ptr(frame, vt_py.layout.cframe_current);
+        frame = vt_load_ptr(frame, vt_py.layout.cframe_current);
     return frame;
 }
 
-/* The bytecode FRAME runs: CODE's own, or in a free-threaded 3.14+ the
- * copy of its thread (entry 0 of the copies is the code's own). */
+/* The bytecode FRAME runs in a free-threaded 3.14+: the copy of its
+ * thread (entry 0 of the copies is CODE's own). */
 static const char *bytecode_of(const char *frame, const char *code)
 {
     const struct vt_pylayout *L = &vt_py.layout;
-    if (L->code_tlbc >= 0) {
-        int index = load_int(frame, L->frame_tlbc_index);
-        const char *copies = load_ptr(code, L->code_tlbc);
-        if (index > 0 && copies && index < load_long(copies, 0))
-            return load_ptr(copies, 8 + 8L * index);
-    }
+    int index = vt_load_int(frame, L->frame_tlbc_index);
+    const char *copies = vt_load_ptr(code, L->code_tlbc);
+    if (index > 0 && copies && index < vt_load_long(copies, 0))
+        return vt_load_ptr(copies, 8 + 8L * index);
     return code + L->code_bytecode;
 }
 
-/* Byte offset of FRAME's current instruction in CODE. */
-static long instruction_offset(const char *frame, const char *code)
-{
-    const struct vt_pylayout *L = &vt_py.layout;
-    switch (L->instr) {
-    case VT_PY_LASTI_BYTES:
-        return load_int(frame, L->frame_instr);
-    case VT_PY_LASTI_UNITS:
-        return 2L * load_int(frame, L->frame_instr);
-    case VT_PY_INSTR_POINTER:
-        return load_ptr(frame, L->frame_instr) - bytecode_of(frame, code);
-    }
-    return -1;
-}
-
 /* The code FRAME runs, or NULL; 3.14+ keeps it as a tagged reference. */
-static const char *executable_of(const char *frame)
+static inline const char *executable_of(const char *frame)
 {
-    uintptr_t ref = (uintptr_t)load_ptr(frame, vt_py.layout.frame_code);
+    uintptr_t ref = (uintptr_t)vt_load_ptr(frame, vt_py.layout.frame_code);
     if (vt_py.layout.executable_tagged) {
         if ((ref & 3) == 3) /* a tagged integer, not an object */
             return NULL;
@@ -289,46 +282,141 @@ static const char *executable_of(const char *frame)
 
 /* A shim frame that the evaluation loop put below the frame it was called
  * with (3.12+): owned by the C stack, it ends an interpreter entry. */
-static int is_shim(const char *frame)
+static inline int is_shim(const char *frame)
 {
     return vt_py.layout.owner_cstack >= 0 && load_owner(frame) >= vt_py.layout.owner_cstack;
 }
 
-/* Whether the evaluation loop was entered from C with FRAME (3.8-3.11: the
- * outermost frame of an entry; 3.12+: the shim after it). */
-static int ends_entry(const char *frame)
+/* The code object that OUTER, the outermost frame not a shim (NULL: none),
+ * runs; NULL when none (the outermost frame of an entry from C is a
+ * complete one). */
+static const char *outermost_code_of(const char *outer)
 {
-    switch (vt_py.layout.entry) {
-    case VT_PY_ENTRY_EACH_FRAME:
-        return 1;
-    case VT_PY_ENTRY_FLAG:
-        return *(const unsigned char *)(frame + vt_py.layout.frame_is_entry) != 0;
-    case VT_PY_ENTRY_SHIM:
-        return is_shim(frame);
+    const char *code = outer ? executable_of(outer) : NULL;
+    return is_a(code, vt_py.code_type) ? code : NULL;
+}
+
+/* ---- the walk, one per shape of frame (the shape's checks folded) ----
+ *
+ * The frames are read first, their locations looked up after: the loop
+ * over the chain calls nothing, so what it reads of the layout stays in
+ * registers. */
+
+#define MAX_STEPS (8 * VT_PY_MAX)
+
+/* What a walk found: the Python frames' code objects and instructions,
+ * innermost first, and after how many of them each entry from C ended. */
+struct found {
+    const char *code[VT_PY_MAX];
+    long offset[VT_PY_MAX];
+    int count, truncated;
+    unsigned short entry_ends[VT_PY_MAX]; /* more end in the last one, as end_entry does */
+    int entries;
+    const char *outermost; /* the outermost frame not a shim, read when whole */
+    int whole;             /* the chain was walked to its end */
+};
+
+/* Byte offset of FRAME's current instruction in CODE. */
+static inline __attribute__((always_inline)) long
+instruction_offset(const char *frame, const char *code, enum walk_shape shape)
+{
+    const struct vt_pylayout *L = &vt_py.layout;
+    switch (shape) {
+    case WALK_LASTI_BYTES:
+        return vt_load_int(frame, L->frame_instr);
+    case WALK_LASTI_UNITS:
+        return 2L * vt_load_int(frame, L->frame_instr);
+    case WALK_SHIMS_TLBC:
+        return vt_load_ptr(frame, L->frame_instr) - bytecode_of(frame, code);
+    case WALK_ENTRY_FLAG:
+    case WALK_SHIMS:
+    case WALK_SHIMS_TAGGED:
+        break;
     }
-    return 0;
+    return vt_load_ptr(frame, L->frame_instr) - (code + L->code_bytecode);
+}
+
+static inline __attribute__((always_inline)) int shims(enum walk_shape shape)
+{
+    return shape == WALK_SHIMS || shape == WALK_SHIMS_TAGGED || shape == WALK_SHIMS_TLBC;
 }
 
 /* A frame of running Python code (not a shim or entry frame owned by the C
- * stack, not one whose code has not started yet): its code object. */
-static const char *code_of_python_frame(const char *frame, long *offset)
+ * stack, not one whose code has not started yet): its code object, and its
+ * instruction's offset into *OFFSET. */
+static inline __attribute__((always_inline)) const char *
+code_of_python_frame(const char *frame, long *offset, enum walk_shape shape)
 {
     const struct vt_pylayout *L = &vt_py.layout;
-    if (is_shim(frame))
-        return NULL;
-    const char *code = executable_of(frame);
-    int owner = load_owner(frame);
+    const char *code = shape == WALK_SHIMS_TAGGED || shape == WALK_SHIMS_TLBC
+                           ? executable_of(frame)
+                           : vt_load_ptr(frame, L->frame_code);
     if (!is_a(code, vt_py.code_type))
         return NULL;
-    *offset = instruction_offset(frame, code);
-    if (L->code_firsttraceable >= 0) {
-        long units = load_long(code, L->var_size);
-        if (*offset > 2 * units)
-            return NULL;
-        if (owner != L->owner_generator && *offset < 2L * load_int(code, L->code_firsttraceable))
-            return NULL; /* incomplete */
-    }
+    *offset = instruction_offset(frame, code, shape);
+    if (shape == WALK_LASTI_BYTES || shape == WALK_LASTI_UNITS)
+        return code;
+    if (*offset > 2 * vt_load_long(code, L->var_size))
+        return NULL;
+    if (load_owner(frame) != L->owner_generator &&
+        *offset < 2L * vt_load_int(code, L->code_firsttraceable))
+        return NULL; /* incomplete */
     return code;
+}
+
+static inline __attribute__((always_inline)) void walk_as(const char *frame, struct found *f,
+                                                          enum walk_shape shape)
+{
+    const struct vt_pylayout *L = &vt_py.layout;
+    int steps = 0;
+    for (; frame && steps < MAX_STEPS; frame = vt_load_ptr(frame, L->frame_back), steps++) {
+        int shim = shims(shape) && load_owner(frame) >= L->owner_cstack;
+        long offset;
+        const char *code = shim ? NULL : code_of_python_frame(frame, &offset, shape);
+        if (code && f->count == VT_PY_MAX) {
+            f->truncated = 1;
+            return;
+        }
+        if (code) {
+            f->code[f->count] = code;
+            f->offset[f->count++] = offset;
+        }
+        if (!shim)
+            f->outermost = frame;
+        int ends = shape == WALK_ENTRY_FLAG
+                       ? *(const unsigned char *)(frame + L->frame_is_entry) != 0
+                       : shim || !shims(shape); /* 3.8-3.10: every frame object is an entry */
+        if (ends && f->entries < VT_PY_MAX)
+            f->entry_ends[f->entries++] = (unsigned short)f->count;
+    }
+    f->whole = frame == NULL;
+}
+
+/* Bounded also through skipped frames: a chain is never walked forever. */
+static void walk(const char *innermost, struct found *f)
+{
+    f->count = f->truncated = f->entries = f->whole = 0;
+    f->outermost = NULL;
+    switch (walk_shape) {
+    case WALK_LASTI_BYTES:
+        walk_as(innermost, f, WALK_LASTI_BYTES);
+        break;
+    case WALK_LASTI_UNITS:
+        walk_as(innermost, f, WALK_LASTI_UNITS);
+        break;
+    case WALK_ENTRY_FLAG:
+        walk_as(innermost, f, WALK_ENTRY_FLAG);
+        break;
+    case WALK_SHIMS:
+        walk_as(innermost, f, WALK_SHIMS);
+        break;
+    case WALK_SHIMS_TAGGED:
+        walk_as(innermost, f, WALK_SHIMS_TAGGED);
+        break;
+    case WALK_SHIMS_TLBC:
+        walk_as(innermost, f, WALK_SHIMS_TLBC);
+        break;
+    }
 }
 
 /* ---- a location, decoded on a cache miss ---- */
@@ -362,9 +450,9 @@ static size_t put_utf8(char *out, uint32_t c)
 int vt_pytext_shape(const char *header, struct vt_pytext_shape *shape)
 {
     const struct vt_pylayout *L = &vt_py.layout;
-    unsigned state = (unsigned)load_int(header, L->str_state) >> L->str_kind_bit;
+    unsigned state = (unsigned)vt_load_int(header, L->str_state) >> L->str_kind_bit;
     unsigned kind = state & 7, compact = (state >> 3) & 1, ascii = (state >> 4) & 1;
-    long length = load_long(header, L->str_length);
+    long length = vt_load_long(header, L->str_length);
     if (!compact || (kind != 1 && kind != 2 && kind != 4) || length < 0)
         return -1;
     shape->offset = ascii ? L->str_ascii_size : L->str_compact_size;
@@ -408,50 +496,46 @@ static struct vt_pyloc *decode(const struct vt_pycode_key *key)
     return vt_pyloc_intern(function, (size_t)function_len, file, (size_t)file_len, line);
 }
 
-static void code_key(const char *code, long offset, struct vt_pycode_key *key)
+/* The location of CODE at OFFSET, not remembered on this thread: decoded
+ * and remembered (NULL when it cannot be read). */
+static struct vt_pyloc *new_location(const char *code, long offset)
 {
-    const struct vt_pylayout *L = &vt_py.layout;
-    const char *name = load_ptr(code, L->code_qualname >= 0 ? L->code_qualname : L->code_name);
-    const char *file = load_ptr(code, L->code_filename);
-    const char *table = load_ptr(code, L->code_linetable);
-    key->code = (uintptr_t)code;
-    key->offset = offset;
-    key->name = (uintptr_t)name;
-    key->file = (uintptr_t)file;
-    key->table = (uintptr_t)table;
-    key->name_hash = is_a(name, vt_py.unicode_type) ? load_long(name, L->str_hash) : 0;
-    key->file_hash = is_a(file, vt_py.unicode_type) ? load_long(file, L->str_hash) : 0;
-    key->table_len = is_a(table, vt_py.bytes_type) ? load_long(table, L->bytes_size) : -1;
-    key->firstlineno = load_int(code, L->code_firstlineno);
-}
-
-static struct vt_pyloc *location(const char *code, long offset)
-{
-    struct vt_pycode_key key;
-    code_key(code, offset, &key);
-    struct vt_pyloc *loc = vt_pycode_find(&key);
-    if (loc)
-        return loc;
     if (vt_py.is_finalizing()) /* the slow path reads more: look again */
         return NULL;
-    loc = decode(&key);
+    struct vt_pycode_key key;
+    vt_pycode_live_key(code, offset, &key);
+    struct vt_pyloc *loc = decode(&key);
     if (loc)
         vt_pycode_remember(&key, loc);
     return loc;
 }
 
-#define MAX_STEPS (8 * VT_PY_MAX)
-
-/* The frames recorded since the last entry ended make one entry (the last
- * one takes any beyond VT_PY_MAX entries). */
-static void end_entry(struct vt_pystack *stack, int *first)
+/* STACK's frames: the locations of those F found (one whose location
+ * cannot be read is left out), in F's entries (the last one takes any
+ * beyond VT_PY_MAX entries). */
+static void record(const struct found *f, struct vt_pystack *stack)
 {
-    unsigned short frames = (unsigned short)(stack->count - *first);
-    if (stack->entries < VT_PY_MAX)
-        stack->entry_frames[stack->entries++] = frames;
-    else
-        stack->entry_frames[VT_PY_MAX - 1] += frames;
-    *first = stack->count;
+    struct vt_pyloc **loc = stack->frames;
+    int missed = vt_pycode_find_live(f->code, f->offset, f->count, loc);
+    int i = 0, n = 0, first = 0;
+    for (int e = 0; e <= f->entries; e++, first = n) {
+        int end = e < f->entries ? f->entry_ends[e] : f->count;
+        if (!missed)
+            n = end;
+        for (; missed && i < end; i++) { /* compacted in place */
+            if (!loc[i])
+                loc[i] = new_location(f->code[i], f->offset[i]);
+            if (loc[i])
+                loc[n++] = loc[i];
+        }
+        if (e == f->entries && n == first)
+            break; /* no frames after the last end: no entry of them */
+        if (stack->entries < VT_PY_MAX)
+            stack->entry_frames[stack->entries++] = (unsigned short)(n - first);
+        else
+            stack->entry_frames[VT_PY_MAX - 1] += (unsigned short)(n - first);
+    }
+    stack->count = n;
 }
 
 void vt_pystack_capture(struct vt_pystack *stack)
@@ -459,29 +543,20 @@ void vt_pystack_capture(struct vt_pystack *stack)
     stack->count = 0;
     stack->truncated = 0;
     stack->entries = 0;
-    if (!vt_python_ready() || !vt_py.is_initialized() || vt_py.is_finalizing())
+    stack->tstate = NULL;
+    if ((__atomic_load_n(&py_state, __ATOMIC_ACQUIRE) != PY_READY && !vt_python_ready()) ||
+        !vt_py.is_initialized() || vt_py.is_finalizing())
         return;
     const char *tstate = this_thread();
     if (!tstate)
         return;
-    /* Bounded also through skipped frames: a chain is never walked forever. */
-    int steps = 0, entry_first = 0;
-    for (const char *frame = innermost_frame(tstate); frame && steps < MAX_STEPS;
-         frame = load_ptr(frame, vt_py.layout.frame_back), steps++) {
-        long offset;
-        const char *code = code_of_python_frame(frame, &offset);
-        if (code && stack->count == VT_PY_MAX) {
-            stack->truncated = 1;
-            break;
-        }
-        struct vt_pyloc *loc = code ? location(code, offset) : NULL;
-        if (loc)
-            stack->frames[stack->count++] = loc;
-        if (ends_entry(frame))
-            end_entry(stack, &entry_first);
-    }
-    if (stack->count > entry_first) /* a chain cut short, or one without an end */
-        end_entry(stack, &entry_first);
+    struct found f;
+    walk(innermost_frame(tstate), &f);
+    record(&f, stack);
+    stack->truncated = f.truncated;
+    stack->tstate = tstate;
+    stack->outermost_read = f.whole;
+    stack->outermost = f.whole ? outermost_code_of(f.outermost) : NULL;
 }
 
 /* ---- the end of the script ----
@@ -554,7 +629,7 @@ static const char *main_thread_state(void)
     if (vt_tid() != pid)
         return NULL;
     known = vt_py.this_thread_state();
-    if (!known || load_ptr(known, vt_py.layout.ts_interp) != vt_py.main_interpreter())
+    if (!known || vt_load_ptr(known, vt_py.layout.ts_interp) != vt_py.main_interpreter())
         return NULL;
     __atomic_store_n(&main_tstate, known, __ATOMIC_RELAXED);
     return known;
@@ -564,22 +639,19 @@ static const char *main_thread_state(void)
 
 /* The code of TSTATE's outermost Python frame (NULL: none); -1 when the
  * chain is longer than we walk. TSTATE is the calling thread's own. Only
- * the links are followed (the outermost frame of an entry from C is a
- * complete one). */
+ * the links are followed. */
 static int outermost_code(const char *tstate, const char **code)
 {
     const char *outer = NULL;
     int steps = 0;
     for (const char *frame = innermost_frame(tstate); frame;
-         frame = load_ptr(frame, vt_py.layout.frame_back)) {
+         frame = vt_load_ptr(frame, vt_py.layout.frame_back)) {
         if (++steps > OUTERMOST_STEPS)
             return -1;
         if (!is_shim(frame))
             outer = frame;
     }
-    *code = outer ? executable_of(outer) : NULL;
-    if (*code && !is_a(*code, vt_py.code_type))
-        *code = NULL;
+    *code = outermost_code_of(outer);
     return 0;
 }
 
@@ -590,8 +662,8 @@ static int is_main_module(const char *code)
 {
     char name[VT_PY_TEXT_BYTES], file[VT_PY_TEXT_BYTES];
     const struct vt_pylayout *L = &vt_py.layout;
-    long name_len = read_text(load_ptr(code, L->code_name), name);
-    long file_len = read_text(load_ptr(code, L->code_filename), file);
+    long name_len = read_text(vt_load_ptr(code, L->code_name), name);
+    long file_len = read_text(vt_load_ptr(code, L->code_filename), file);
     if (name_len < 0 || file_len < 0)
         return 0;
     if (name_len == 19 && memcmp(name, "_run_module_as_main", 19) == 0)
@@ -602,11 +674,14 @@ static int is_main_module(const char *code)
 }
 
 /* On the main thread (MINE its state): whether its outermost frame left
- * the main module it was seen running; learns that module's code first. */
-static int main_thread_left_script(const char *mine)
+ * the main module it was seen running; learns that module's code first.
+ * CAPTURED: what this event's capture saw of the chain, or NULL. */
+static int main_thread_left_script(const char *mine, const struct vt_pystack *captured)
 {
     const char *outer, *script = __atomic_load_n(&main_code, __ATOMIC_RELAXED);
-    if (outermost_code(mine, &outer) < 0)
+    if (captured && captured->outermost_read)
+        outer = captured->outermost;
+    else if (outermost_code(mine, &outer) < 0)
         return 0;
     if (script)
         return outer != script;
@@ -632,19 +707,21 @@ static int runs_python(const char *tstate)
 }
 
 /* Up to 3.12: the main thread's frames say the script ended. */
-static int main_frames_ended(void)
+static int main_frames_ended(const struct vt_pystack *captured)
 {
     if (vt_py.layout.minor > 12)
         return 0;
     const char *main = main_thread_state();
     if (!main)
         return 0;
-    if (this_thread() == main)
-        return main_thread_left_script(main);
+    if (captured && !captured->tstate)
+        captured = NULL; /* nothing read: read here */
+    if ((captured ? captured->tstate : this_thread()) == main)
+        return main_thread_left_script(main, captured);
     return __atomic_load_n(&main_code, __ATOMIC_RELAXED) && !runs_python(main);
 }
 
-int vt_python_script_ended(void)
+int vt_python_script_ended(const struct vt_pystack *captured)
 {
     static int seen_running;
     if (__atomic_load_n(&py_state, __ATOMIC_ACQUIRE) != PY_READY || !vt_py.is_main)
@@ -656,7 +733,7 @@ int vt_python_script_ended(void)
     __atomic_store_n(&seen_running, 1, __ATOMIC_RELAXED);
     if (__atomic_load_n(&script_end_off, __ATOMIC_RELAXED))
         return 0;
-    return running_main_ended() || main_frames_ended();
+    return running_main_ended() || main_frames_ended(captured);
 }
 
 /* The forking thread's state is the child's only one: if it is not the

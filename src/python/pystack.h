@@ -20,6 +20,12 @@ struct vt_pystack {
      * frames was recorded). They add up to count. */
     unsigned short entry_frames[VT_PY_MAX];
     int entries;
+    /* What vt_pystack_capture saw of the chain, for the script end in the
+     * same event: the thread state (NULL: none read) and the code object
+     * of the outermost frame not a shim (NULL: none, or not a code object;
+     * outermost_read 0: the chain was not walked to its end). */
+    const char *tstate, *outermost;
+    int outermost_read;
 };
 
 /* Fills STACK; count 0 when this thread has no Python frames (or the
@@ -31,8 +37,9 @@ void vt_pystack_capture(struct vt_pystack *stack);
  * the interpreter began to finalize (or finished) after it was seen
  * running, in a program that is the interpreter (python itself; never in a
  * program embedding Python). Plain loads of the interpreter's state and of
- * the main thread's frames: see pystack.c. */
-int vt_python_script_ended(void);
+ * the main thread's frames: see pystack.c. CAPTURED: this event's capture
+ * of the calling thread's frames, which saves walking them again, or NULL. */
+int vt_python_script_ended(const struct vt_pystack *captured);
 
 /* In a forked child: no thread of it is looking for the interpreter. */
 void vt_pystack_after_fork(void);
