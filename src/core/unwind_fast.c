@@ -6,7 +6,12 @@
  * looks the rule up at the return address - 1 (inside the call), stops
  * after a frame whose rule says the stack ends, and before a return address
  * under 0x4000; where its rules and ours could differ (a frame without
- * CFI, a signal frame, an expression), the caller asks libunwind instead. */
+ * CFI, a signal frame, an expression), the caller asks libunwind instead.
+ * It reads nothing but the thread's own stack, above the walk's start.
+ * Each thread has its table (no lock; a walk inside a walk, from a signal
+ * handler, is refused); a forked child keeps its thread's, which holds for
+ * the same objects at the same addresses. An object unloaded empties every
+ * table before its next walk: another may be loaded at its addresses. */
 #include "unwind_fast.h"
 
 #include "eh_frame.h"
