@@ -7,6 +7,9 @@
  *   expression     once under a frame whose CFA is a DWARF expression (as
  *                  stack realignment writes them: left to libunwind), once
  *                  at depth 2
+ *   remembered     once from a call after an early return's epilogue, whose
+ *                  rules remember_state / restore_state put back (the CFA's
+ *                  offset with them), once at depth 2
  *   fork           in the parent, in the child (depth 4), in the parent again
  *   dlclose A B    hop() of library A calls back to allocate 4097 bytes
  *                  (kept); A is closed, B opened (prints "same place" when B
@@ -123,6 +126,49 @@ static int expression(void)
     return expression_failed | down(2, 32);
 }
 
+/* via_remembered(fn) calls FN after an early return's epilogue (taken
+ * when FN is NULL): its CFI remembers the row before the epilogue and
+ * restores it after, CFA = rsp + 16 with rbx saved. */
+__asm__(".text\n"
+        ".type via_remembered, @function\n"
+        "via_remembered:\n"
+        ".cfi_startproc\n"
+        "push %rbx\n"
+        ".cfi_adjust_cfa_offset 8\n"
+        ".cfi_offset %rbx, -16\n"
+        "mov %rdi, %rbx\n"
+        "test %rdi, %rdi\n"
+        "jne 1f\n"
+        ".cfi_remember_state\n"
+        "pop %rbx\n"
+        ".cfi_adjust_cfa_offset -8\n"
+        ".cfi_restore %rbx\n"
+        "ret\n"
+        ".cfi_restore_state\n"
+        "1:\n"
+        "call *%rbx\n"
+        "pop %rbx\n"
+        ".cfi_adjust_cfa_offset -8\n"
+        ".cfi_restore %rbx\n"
+        "ret\n"
+        ".cfi_endproc\n"
+        ".size via_remembered, .-via_remembered\n");
+void via_remembered(void (*fn)(void));
+
+static int remembered_failed = 1;
+
+static void allocate_after_epilogue(void)
+{
+    remembered_failed = allocate(48);
+}
+
+static int remembered(void)
+{
+    via_remembered(NULL);
+    via_remembered(allocate_after_epilogue);
+    return remembered_failed | down(2, 48);
+}
+
 static int forked(void)
 {
     int status;
@@ -182,10 +228,12 @@ int main(int argc, char **argv)
         return in_signal();
     if (!strcmp(mode, "expression"))
         return expression();
+    if (!strcmp(mode, "remembered"))
+        return remembered();
     if (!strcmp(mode, "fork"))
         return forked();
     if (!strcmp(mode, "dlclose") && argc == 4)
         return reopened(argv[2], argv[3]);
-    fprintf(stderr, "usage: unwind_shapes recurse N|threads T|signal|expression|fork|dlclose A B\n");
+    fprintf(stderr, "usage: unwind_shapes recurse N|threads T|signal|expression|remembered|fork|dlclose A B\n");
     return 2;
 }
