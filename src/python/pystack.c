@@ -556,7 +556,7 @@ void vt_pystack_capture(struct vt_pystack *stack)
     stack->truncated = f.truncated;
     stack->tstate = tstate;
     stack->outermost_read = f.whole;
-    stack->outermost = f.whole ? outermost_code_of(f.outermost) : NULL;
+    stack->outermost = f.outermost;
 }
 
 /* ---- the end of the script ----
@@ -613,6 +613,16 @@ static int running_main_ended(void)
     return __atomic_load_n(&running_main_seen, __ATOMIC_RELAXED);
 }
 
+static int on_main_thread(void)
+{
+    pid_t pid = __atomic_load_n(&process_id, __ATOMIC_RELAXED);
+    if (!pid) {
+        pid = getpid();
+        __atomic_store_n(&process_id, pid, __ATOMIC_RELAXED);
+    }
+    return vt_tid() == pid;
+}
+
 /* The main thread's state, learned on the main thread itself: its state in
  * the main interpreter (3.12 moves the gilstate to a subinterpreter's
  * state while the thread runs one, and frees that state after). */
@@ -621,12 +631,7 @@ static const char *main_thread_state(void)
     const char *known = __atomic_load_n(&main_tstate, __ATOMIC_RELAXED);
     if (known)
         return known;
-    pid_t pid = __atomic_load_n(&process_id, __ATOMIC_RELAXED);
-    if (!pid) {
-        pid = getpid();
-        __atomic_store_n(&process_id, pid, __ATOMIC_RELAXED);
-    }
-    if (vt_tid() != pid)
+    if (!on_main_thread())
         return NULL;
     known = vt_py.this_thread_state();
     if (!known || vt_load_ptr(known, vt_py.layout.ts_interp) != vt_py.main_interpreter())
@@ -637,21 +642,20 @@ static const char *main_thread_state(void)
 
 #define OUTERMOST_STEPS (1 << 16)
 
-/* The code of TSTATE's outermost Python frame (NULL: none); -1 when the
- * chain is longer than we walk. TSTATE is the calling thread's own. Only
- * the links are followed. */
-static int outermost_code(const char *tstate, const char **code)
+/* TSTATE's outermost frame not a shim (NULL: none); -1 when the chain is
+ * longer than we walk. TSTATE is the calling thread's own. Only the links
+ * are followed. */
+static int outermost_frame(const char *tstate, const char **outer)
 {
-    const char *outer = NULL;
     int steps = 0;
+    *outer = NULL;
     for (const char *frame = innermost_frame(tstate); frame;
          frame = vt_load_ptr(frame, vt_py.layout.frame_back)) {
         if (++steps > OUTERMOST_STEPS)
             return -1;
         if (!is_shim(frame))
-            outer = frame;
+            *outer = frame;
     }
-    *code = outermost_code_of(outer);
     return 0;
 }
 
@@ -673,16 +677,69 @@ static int is_main_module(const char *code)
            !(file_len == 7 && memcmp(file, "<stdin>", 7) == 0);
 }
 
+/* 3.11, 3.12: where the main module's frame lies, learned on the main
+ * thread: the first frame of its first chunk of frames (a chunk the
+ * interpreter never frees while the thread lives). */
+static const char *main_frame, *main_chunk;
+
+/* 3.11, 3.12, of the main thread's state MAIN, on the main thread: whether
+ * the main module's frame is still its outermost frame (one look instead of
+ * a walk of the chain; 0: cannot tell). The frame at the bottom of its
+ * first chunk, while that chunk is the one frames are pushed on and holds
+ * it, runs SCRIPT's code and was called from C with no frame before it:
+ * what the walk would find outermost. Frames deeper than the first chunk
+ * holds are walked. */
+static int main_module_outermost(const char *main, const char *script)
+{
+    const struct vt_pylayout *L = &vt_py.layout;
+    const char *frame = __atomic_load_n(&main_frame, __ATOMIC_RELAXED);
+    if (!frame || vt_load_ptr(main, L->ts_datastack_chunk) != main_chunk ||
+        vt_load_ptr(main, L->ts_datastack_top) <= frame ||
+        vt_load_ptr(frame, L->frame_code) != script)
+        return 0;
+    const char *caller = vt_load_ptr(frame, L->frame_back);
+    if (caller && is_shim(caller)) /* 3.12: the shim of the entry from C */
+        caller = vt_load_ptr(caller, L->frame_back);
+    return caller == NULL;
+}
+
+/* main_module_outermost where the calling thread is the main one (whose
+ * state may be another interpreter's: MAIN's chain stands still then). */
+static int main_module_outermost_here(const char *main, const char *script)
+{
+    return __atomic_load_n(&main_frame, __ATOMIC_RELAXED) && on_main_thread() &&
+           main_module_outermost(main, script);
+}
+
+/* On the main thread (MINE its state), OUTER its outermost frame, running
+ * the main module: where it lies, when it is the first frame of the first
+ * chunk of frames and that chunk the one frames are pushed on. */
+static void learn_main_frame(const char *mine, const char *outer)
+{
+    const struct vt_pylayout *L = &vt_py.layout;
+    if (L->ts_datastack_chunk < 0 || __atomic_load_n(&main_frame, __ATOMIC_RELAXED))
+        return;
+    const char *chunk = vt_load_ptr(mine, L->ts_datastack_chunk);
+    if (chunk && !vt_load_ptr(chunk, L->chunk_previous) &&
+        outer == chunk + L->chunk_data + sizeof(void *)) {
+        __atomic_store_n(&main_chunk, chunk, __ATOMIC_RELAXED);
+        __atomic_store_n(&main_frame, outer, __ATOMIC_RELAXED);
+    }
+}
+
 /* On the main thread (MINE its state): whether its outermost frame left
  * the main module it was seen running; learns that module's code first.
  * CAPTURED: what this event's capture saw of the chain, or NULL. */
 static int main_thread_left_script(const char *mine, const struct vt_pystack *captured)
 {
-    const char *outer, *script = __atomic_load_n(&main_code, __ATOMIC_RELAXED);
+    const char *outer_frame, *script = __atomic_load_n(&main_code, __ATOMIC_RELAXED);
     if (captured && captured->outermost_read)
-        outer = captured->outermost;
-    else if (outermost_code(mine, &outer) < 0)
+        outer_frame = captured->outermost;
+    else if (outermost_frame(mine, &outer_frame) < 0)
         return 0;
+    const char *outer = outermost_code_of(outer_frame);
+    if (outer && outer == script)
+        learn_main_frame(mine, outer_frame);
     if (script)
         return outer != script;
     if (outer && outer != __atomic_load_n(&not_main_code, __ATOMIC_RELAXED)) {
@@ -713,6 +770,9 @@ static int main_frames_ended(const struct vt_pystack *captured)
         return 0;
     const char *main = main_thread_state();
     if (!main)
+        return 0;
+    const char *script = __atomic_load_n(&main_code, __ATOMIC_RELAXED);
+    if (script && main_module_outermost_here(main, script))
         return 0;
     if (captured && !captured->tstate)
         captured = NULL; /* nothing read: read here */
@@ -748,6 +808,7 @@ static void script_end_after_fork(void)
                  vt_py.this_thread_state() != main)) {
         __atomic_store_n(&main_tstate, NULL, __ATOMIC_RELAXED);
         __atomic_store_n(&main_code, NULL, __ATOMIC_RELAXED);
+        __atomic_store_n(&main_frame, NULL, __ATOMIC_RELAXED);
         __atomic_store_n(&script_end_off, 1, __ATOMIC_RELAXED);
     }
 }

@@ -21,9 +21,9 @@ struct vt_pystack {
     unsigned short entry_frames[VT_PY_MAX];
     int entries;
     /* What vt_pystack_capture saw of the chain, for the script end in the
-     * same event: the thread state (NULL: none read) and the code object
-     * of the outermost frame not a shim (NULL: none, or not a code object;
-     * outermost_read 0: the chain was not walked to its end). */
+     * same event: the thread state (NULL: none read) and the outermost
+     * frame not a shim (NULL: none; outermost_read 0: the chain was not
+     * walked to its end). */
     const char *tstate, *outermost;
     int outermost_read;
 };
