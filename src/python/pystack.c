@@ -358,8 +358,8 @@ code_of_python_frame(const char *frame, long *offset, enum walk_shape shape)
         return code;
     if (*offset > 2 * vt_load_long(code, L->var_size))
         return NULL;
-    if (load_owner(frame) != L->owner_generator &&
-        *offset < 2L * vt_load_int(code, L->code_firsttraceable))
+    if (*offset < 2L * vt_load_int(code, L->code_firsttraceable) &&
+        load_owner(frame) != L->owner_generator)
         return NULL; /* incomplete */
     return code;
 }
@@ -786,11 +786,14 @@ int vt_python_script_ended(const struct vt_pystack *captured)
     static int seen_running;
     if (__atomic_load_n(&py_state, __ATOMIC_ACQUIRE) != PY_READY || !vt_py.is_main)
         return 0;
-    if (!vt_py.is_initialized()) /* finalized, or an embedded one not started yet */
-        return __atomic_load_n(&seen_running, __ATOMIC_RELAXED);
-    if (vt_py.is_finalizing())
-        return 1;
-    __atomic_store_n(&seen_running, 1, __ATOMIC_RELAXED);
+    if (!captured || !captured->tstate) { /* what the capture checked first, else here */
+        if (!vt_py.is_initialized())      /* finalized, or an embedded one not started yet */
+            return __atomic_load_n(&seen_running, __ATOMIC_RELAXED);
+        if (vt_py.is_finalizing())
+            return 1;
+    }
+    if (!__atomic_load_n(&seen_running, __ATOMIC_RELAXED))
+        __atomic_store_n(&seen_running, 1, __ATOMIC_RELAXED);
     if (__atomic_load_n(&script_end_off, __ATOMIC_RELAXED))
         return 0;
     return running_main_ended() || main_frames_ended(captured);

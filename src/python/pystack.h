@@ -38,7 +38,8 @@ void vt_pystack_capture(struct vt_pystack *stack);
  * running, in a program that is the interpreter (python itself; never in a
  * program embedding Python). Plain loads of the interpreter's state and of
  * the main thread's frames: see pystack.c. CAPTURED: this event's capture
- * of the calling thread's frames, which saves walking them again, or NULL. */
+ * of the calling thread's frames, or NULL: what it read (the interpreter
+ * running, the chain walked) is not read again. */
 int vt_python_script_ended(const struct vt_pystack *captured);
 
 /* In a forked child: no thread of it is looking for the interpreter. */
