@@ -310,7 +310,7 @@ struct found {
     const char *code[VT_PY_MAX];
     long offset[VT_PY_MAX];
     int count, truncated;
-    unsigned short entry_ends[VT_PY_MAX]; /* more end in the last one, as end_entry does */
+    unsigned short entry_ends[VT_PY_MAX]; /* the frames of any more go to the last one */
     int entries;
     const char *outermost; /* the outermost frame not a shim, read when whole */
     int whole;             /* the chain was walked to its end */
@@ -489,7 +489,8 @@ static struct vt_pyloc *decode(const struct vt_pycode_key *key)
     char function[VT_PY_TEXT_BYTES], file[VT_PY_TEXT_BYTES];
     long function_len = read_text((const char *)key->name, function);
     long file_len = read_text((const char *)key->file, file);
-    if (function_len < 0 || file_len < 0 || key->table_len < 0)
+    if (function_len < 0 || file_len < 0 || !is_a((const char *)key->table, vt_py.bytes_type) ||
+        key->table_len < 0)
         return NULL;
     const uint8_t *table = (const uint8_t *)key->table + vt_py.layout.bytes_data;
     int line = vt_pyline(vt_py.layout.lines, table, key->table_len, key->firstlineno, key->offset);
@@ -693,7 +694,8 @@ static int main_module_outermost(const char *main, const char *script)
 {
     const struct vt_pylayout *L = &vt_py.layout;
     const char *frame = __atomic_load_n(&main_frame, __ATOMIC_RELAXED);
-    if (!frame || vt_load_ptr(main, L->ts_datastack_chunk) != main_chunk ||
+    const char *chunk = __atomic_load_n(&main_chunk, __ATOMIC_RELAXED);
+    if (!frame || vt_load_ptr(main, L->ts_datastack_chunk) != chunk ||
         vt_load_ptr(main, L->ts_datastack_top) <= frame ||
         vt_load_ptr(frame, L->frame_code) != script)
         return 0;
