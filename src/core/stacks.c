@@ -4,6 +4,7 @@
 #include "modules.h"
 #include "pybehalf.h"
 #include "records.h"
+#include "unwind_fast.h"
 #include "warn.h"
 
 #define UNW_LOCAL_ONLY
@@ -252,11 +253,24 @@ void vt_stacks_init(void)
     unw_backtrace(&frame, 1);
 }
 
+/* Up to LIMIT return addresses, the first one into the caller, as
+ * unw_backtrace gives them: through the cache of unwind_fast.c where it
+ * can walk the stack. */
+static inline int backtrace_frames(uintptr_t *frames, int limit)
+{
+#if defined(__x86_64__)
+    int n = vt_unwind_fast(frames, limit);
+    if (n >= 0)
+        return n;
+#endif
+    return unw_backtrace((void **)frames, limit);
+}
+
 void vt_stack_capture(struct vt_stack *stack)
 {
     uintptr_t *frames = stack->key;
     unsigned limit = max_frames();
-    int n = unw_backtrace((void **)frames, (int)limit), first;
+    int n = backtrace_frames(frames, (int)limit), first;
     uint64_t hash;
     stack->dropped = 0;
     stack->cut_at = 0;

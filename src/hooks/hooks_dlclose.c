@@ -10,6 +10,7 @@
 #include "modules.h"
 #include "resolve.h"
 #include "tracing.h"
+#include "unwind_fast.h"
 
 #include <link.h>
 #include <stddef.h>
@@ -42,6 +43,7 @@ VT_EXPORT int dlclose(void *handle)
         vt_caller_caches_forget();
         vt_hook_table_forget_unloaded();
         vt_driver_functions_forget_unloaded();
+        vt_unwind_forget();
     }
     vt_modules_note_unload();
     return r;

@@ -24,7 +24,6 @@
 
 enum { PY_ABSENT, PY_READY, PY_UNUSABLE };
 
-struct vt_python vt_py;
 static int py_state = PY_ABSENT;
 static unsigned long long modules_seen;
 

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/* The calling thread's return addresses, walked on x86_64 through a
+ * per-thread cache of unwind rules (eh_frame.h) keyed by address: the frames
+ * libunwind's unw_backtrace gives, or none where it could differ. */
+#ifndef VRAMTRACE_UNWIND_FAST_H
+#define VRAMTRACE_UNWIND_FAST_H
+
+#include <stdint.h>
+
+#if defined(__x86_64__)
+
+/* Up to LIMIT return addresses into FRAMES, innermost first, starting with
+ * the caller's own (where it called this), as unw_backtrace(FRAMES, LIMIT)
+ * called there gives them; how many, or -1 where this walk cannot say what
+ * unw_backtrace would (a frame it does not know, a signal frame, a stack
+ * not the thread's own, a capture inside a capture): call unw_backtrace. */
+int vt_unwind_fast(uintptr_t *frames, int limit);
+
+/* Any thread: objects may have been unloaded; every thread's cache is
+ * emptied before its next walk (another object may load at their place). */
+void vt_unwind_forget(void);
+
+#else
+
+static inline void vt_unwind_forget(void)
+{
+}
+
+#endif
+
+#endif

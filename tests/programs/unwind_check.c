@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: MIT */
+/* Preloaded by tests/test_unwind.py in place of the tracer: every cudaMalloc
+ * of the program is answered here (host memory), after three walks of the
+ * stack at that point are compared frame by frame: the tracer's fast walk
+ * (src/core/unwind_fast.c), libunwind's unw_backtrace (what the tracer
+ * called before it, and still calls where the fast walk cannot say) and
+ * libunwind's unw_step walk without caches (no fast-trace cache, no rule
+ * cache: each frame's CFI read anew). dlclose forgets the fast walk's rules,
+ * as the tracer's hook does. At exit, one line on stderr:
+ *   unwind_check: stacks N fast F fallback B differ_backtrace D differ_steps S
+ *                 depth MIN-MAX
+ * (depth: the fast walk's frames; UNWIND_CHECK_LIMIT: the most frames a
+ * walk takes, 512 as the tracer's default; UNWIND_CHECK_VERBOSE=1 prints
+ * the walks of each stack that differs). */
+#define UNW_LOCAL_ONLY
+#include "unwind_fast.h"
+
+#include <dlfcn.h>
+#include <libunwind.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_LIMIT 1024
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+    unsigned long stacks, fast, fallback, differ_backtrace, differ_steps;
+    int min_depth, max_depth;
+} seen = {.min_depth = MAX_LIMIT};
+
+static int walk_limit(void)
+{
+    const char *text = getenv("UNWIND_CHECK_LIMIT");
+    int limit = text ? atoi(text) : 512;
+    return limit > 0 && limit <= MAX_LIMIT ? limit : 512;
+}
+
+/* libunwind's walk frame by frame, as unw_backtrace's slow path makes it. */
+static __attribute__((noinline)) int step_walk(uintptr_t *out, int limit)
+{
+    unw_context_t context;
+    unw_cursor_t cursor;
+    unw_word_t ip;
+    int n = 0;
+    if (unw_getcontext(&context) != 0 || unw_init_local(&cursor, &context) != 0)
+        return -1;
+    while (unw_step(&cursor) > 0 && n < limit) {
+        if (unw_get_reg(&cursor, UNW_REG_IP, &ip) != 0)
+            break;
+        out[n++] = ip;
+    }
+    return n;
+}
+
+/* The same frames from the caller of compare() outward: the first return
+ * address of each walk is into compare() itself, from its own call. */
+static int same_walk(const uintptr_t *a, int na, const uintptr_t *b, int nb)
+{
+    return na == nb && na > 0 && memcmp(a + 1, b + 1, (size_t)(na - 1) * sizeof *a) == 0;
+}
+
+static void print_walk(const char *name, const uintptr_t *frames, int n)
+{
+    fprintf(stderr, "unwind_check: %s (%d):", name, n);
+    for (int i = 0; i < n; i++) {
+        Dl_info info;
+        const char *obj = dladdr((void *)(frames[i] - 1), &info) ? info.dli_fname : "?";
+        const char *slash = strrchr(obj, '/');
+        fprintf(stderr, " %#lx(%s)", (unsigned long)frames[i], slash ? slash + 1 : obj);
+    }
+    fputc('\n', stderr);
+}
+
+static __attribute__((noinline)) void compare(void)
+{
+    uintptr_t fast[MAX_LIMIT], backtrace[MAX_LIMIT], steps[MAX_LIMIT];
+    int limit = walk_limit();
+    int nf = vt_unwind_fast(fast, limit);
+    int nb = unw_backtrace((void **)backtrace, limit);
+    int ns = step_walk(steps, limit);
+    int differs = nf >= 0 && (!same_walk(fast, nf, backtrace, nb) || !same_walk(fast, nf, steps, ns));
+    pthread_mutex_lock(&lock);
+    seen.stacks++;
+    if (nf < 0) {
+        seen.fallback++;
+    } else {
+        seen.fast++;
+        seen.differ_backtrace += !same_walk(fast, nf, backtrace, nb);
+        seen.differ_steps += !same_walk(fast, nf, steps, ns);
+        seen.min_depth = nf < seen.min_depth ? nf : seen.min_depth;
+        seen.max_depth = nf > seen.max_depth ? nf : seen.max_depth;
+    }
+    if (differs && getenv("UNWIND_CHECK_VERBOSE")) {
+        print_walk("fast", fast, nf);
+        print_walk("unw_backtrace", backtrace, nb);
+        print_walk("unw_step", steps, ns);
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+__attribute__((visibility("default"))) int cudaMalloc(void **p, size_t size)
+{
+    compare();
+    *p = malloc(size ? size : 1);
+    return *p ? 0 : 2; /* cudaErrorMemoryAllocation */
+}
+
+__attribute__((visibility("default"))) int cudaFree(void *p)
+{
+    free(p);
+    return 0;
+}
+
+__attribute__((visibility("default"))) int dlclose(void *handle)
+{
+    int (*real)(void *) = (int (*)(void *))dlsym(RTLD_NEXT, "dlclose");
+    int r = real ? real(handle) : -1;
+    vt_unwind_forget();
+    return r;
+}
+
+__attribute__((constructor)) static void no_rule_cache(void)
+{
+    unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_NONE);
+}
+
+__attribute__((destructor)) static void print_seen(void)
+{
+    fprintf(stderr,
+            "unwind_check: stacks %lu fast %lu fallback %lu differ_backtrace %lu "
+            "differ_steps %lu depth %d-%d\n",
+            seen.stacks, seen.fast, seen.fallback, seen.differ_backtrace, seen.differ_steps,
+            seen.fast ? seen.min_depth : 0, seen.max_depth);
+}

@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: MIT */
+/* Stacks of the shapes the fast walk must walk as libunwind does, for
+ * tests/test_unwind.py: C with frame pointers (-O2), allocating at
+ *   recurse N      depths 1, 3, 17 and N (N over the frame limit: the walk cut)
+ *   threads T      T threads, thread i at depth 5 + i, 20 allocations each
+ *   signal         once at depth 2, once in a signal handler raised there
+ *   fork           in the parent, in the child (depth 4), in the parent again
+ *   dlclose A B    hop() of library A calls back to allocate 4097 bytes
+ *                  (kept); A is closed, B opened (prints "same place" when B
+ *                  lies where A was), its hop() calls back for 8193 bytes
+ *                  (kept). */
+#include <cuda_runtime_api.h>
+#include <dlfcn.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static __attribute__((noinline)) int allocate(size_t bytes)
+{
+    void *p = NULL;
+    if (cudaMalloc(&p, bytes) != cudaSuccess)
+        return 1;
+    return cudaFree(p) != cudaSuccess;
+}
+
+/* DEPTH frames of down() above allocate(); never a tail call (the work after). */
+static __attribute__((noinline)) int down(int depth, size_t bytes)
+{
+    int r = depth <= 1 ? allocate(bytes) : down(depth - 1, bytes);
+    __asm__ volatile("" ::: "memory");
+    return r;
+}
+
+static int recurse(int n)
+{
+    return down(1, 256) | down(3, 256) | down(17, 256) | down(n, 256);
+}
+
+static void *thread_main(void *arg)
+{
+    int depth = 5 + (int)(intptr_t)arg, failed = 0;
+    for (int i = 0; i < 20; i++)
+        failed |= down(depth, 512);
+    return (void *)(intptr_t)failed;
+}
+
+static int threads(int n)
+{
+    pthread_t t[64];
+    int failed = 0;
+    if (n < 1 || n > 64)
+        return 1;
+    for (int i = 0; i < n; i++)
+        if (pthread_create(&t[i], NULL, thread_main, (void *)(intptr_t)i) != 0)
+            return 1;
+    for (int i = 0; i < n; i++) {
+        void *r;
+        pthread_join(t[i], &r);
+        failed |= (int)(intptr_t)r;
+    }
+    return failed;
+}
+
+static volatile sig_atomic_t handler_failed = 1;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    handler_failed = allocate(1024);
+}
+
+static __attribute__((noinline)) int raise_here(void)
+{
+    int r = raise(SIGUSR1);
+    __asm__ volatile("" ::: "memory");
+    return r;
+}
+
+static int in_signal(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    if (sigaction(SIGUSR1, &sa, NULL) != 0 || down(2, 64) != 0)
+        return 1;
+    return raise_here() != 0 || handler_failed;
+}
+
+static int forked(void)
+{
+    int status;
+    if (down(3, 128) != 0)
+        return 1;
+    pid_t pid = fork();
+    if (pid < 0)
+        return 1;
+    if (pid == 0)
+        exit(down(4, 128));
+    if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        return 1;
+    return down(5, 128);
+}
+
+static size_t hop_bytes;
+
+static void kept_allocation(void)
+{
+    void *p = NULL;
+    if (cudaMalloc(&p, hop_bytes) != cudaSuccess)
+        hop_bytes = 0;
+}
+
+/* Opens PATH, calls its hop(kept_allocation) for BYTES; its address in *AT. */
+static int hop_through(const char *path, size_t bytes, void **at, int close)
+{
+    void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    void (*hop)(void (*)(void)) = lib ? (void (*)(void (*)(void)))dlsym(lib, "hop") : NULL;
+    if (!hop)
+        return 1;
+    *at = (void *)hop;
+    hop_bytes = bytes;
+    hop(kept_allocation);
+    if (close && dlclose(lib) != 0)
+        return 1;
+    return hop_bytes == 0;
+}
+
+static int reopened(const char *a, const char *b)
+{
+    void *at_a, *at_b;
+    if (hop_through(a, 4097, &at_a, 1) || hop_through(b, 8193, &at_b, 0))
+        return 1;
+    puts(at_a == at_b ? "same place" : "moved");
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "";
+    if (!strcmp(mode, "recurse") && argc == 3)
+        return recurse(atoi(argv[2]));
+    if (!strcmp(mode, "threads") && argc == 3)
+        return threads(atoi(argv[2]));
+    if (!strcmp(mode, "signal"))
+        return in_signal();
+    if (!strcmp(mode, "fork"))
+        return forked();
+    if (!strcmp(mode, "dlclose") && argc == 4)
+        return reopened(argv[2], argv[3]);
+    fprintf(stderr, "usage: unwind_shapes recurse N|threads T|signal|fork|dlclose A B\n");
+    return 2;
+}

@@ -1,0 +1,165 @@
+# SPDX-License-Identifier: MIT
+"""The fast stack walk (src/core/unwind_fast.c, x86_64) against libunwind,
+frame by frame. tests/programs/unwind_check.c is preloaded in place of the
+tracer: at each cudaMalloc it walks the stack three ways (the fast walk,
+unw_backtrace, libunwind's unw_step walk without caches) and prints at exit
+how many stacks it saw, how many the fast walk took (the rest it leaves to
+unw_backtrace, as the tracer does), and how many of those differ from each
+of libunwind's walks. Stacks: libtorch's shape (tests/bench/torchish.cpp:
+C++ -O2 without frame pointers, 57 frames of it) called from C and from
+under 10 Python frames; C with frame pointers
+(tests/programs/unwind_shapes.c): shallow, deeper than the frame limit,
+threads, a signal handler (a signal frame: left to libunwind), fork; a
+library closed and another loaded at its place (the rules of the first must
+not walk the second), also through the tracer itself."""
+import os
+import platform
+import re
+import shlex
+import subprocess
+import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness as H  # noqa: E402
+
+SEEN = re.compile(r"unwind_check: stacks (\d+) fast (\d+) fallback (\d+) differ_backtrace (\d+) "
+                  r"differ_steps (\d+) depth (\d+)-(\d+)")
+FIELDS = ("stacks", "fast", "fallback", "differ_backtrace", "differ_steps", "min_depth",
+          "max_depth")
+TORCHISH_FRAMES = 57  # tests/bench/torchish.cpp's frames on the stack at each cudaMalloc
+
+
+def x86_64_only():
+    if platform.machine() != "x86_64":
+        raise H.Skip("the fast walk is x86_64's")
+
+
+def checked(argv, extra_env=None):
+    """Runs argv with the comparer preloaded: what each process printed."""
+    x86_64_only()
+    env = {"LD_PRELOAD": os.path.join(H.env_path("PROGRAMS_DIR", "dir"), "libunwind_check.so")}
+    env.update(extra_env or {})
+    r = H.run_plain(argv, env)
+    if r.status != 0:
+        H.fail("exit status %d\n%s" % (r.status, r.describe()))
+    seen = [dict(zip(FIELDS, map(int, m.groups()))) for m in SEEN.finditer(r.stderr)]
+    if not seen:
+        H.fail("the comparer printed nothing\n%s" % r.describe())
+    return r, seen
+
+
+def expect_all_fast(seen, stacks):
+    H.expect_eq("what the comparer saw", {k: seen[k] for k in FIELDS[:5]},
+                {"stacks": stacks, "fast": stacks, "fallback": 0, "differ_backtrace": 0,
+                 "differ_steps": 0})
+
+
+def shapes(*args):
+    return [H.program("unwind_shapes")] + [str(a) for a in args]
+
+
+def torchish():
+    """libtorchish.so built as tests/bench/deep.sh builds it, and its C caller."""
+    out = H.tmpdir()
+    lib = os.path.join(out, "libtorchish.so")
+    bench = os.path.join(H.source_root(), "tests", "bench")
+    subprocess.run(["c++", "-O2", "-fomit-frame-pointer", "-fPIC", "-shared", "-g0", "-I",
+                    os.path.join(H.source_root(), "tests", "standin", "include"),
+                    os.path.join(bench, "torchish.cpp"), "-L", H.standin_dir(), "-lcudart",
+                    "-o", lib], check=True)
+    subprocess.run(["strip", "--strip-debug", lib], check=True)
+    prog = os.path.join(out, "bench_torchish")
+    subprocess.run(shlex.split(os.environ.get("VT_CC") or "cc") + [
+        "-O2", os.path.join(bench, "bench_torchish.c"), "-L", out, "-ltorchish",
+        "-Wl,-rpath," + out, "-o", prog], check=True)
+    return lib, prog, bench
+
+
+def case_torchish_from_c():
+    _, prog, _ = torchish()
+    _, seen = checked([prog, "100"])  # and 100 pairs of warm-up
+    expect_all_fast(seen[0], 200)
+    H.expect("a stack of torchish's %d frames and more: %r" % (TORCHISH_FRAMES, seen[0]),
+             seen[0]["min_depth"] == seen[0]["max_depth"] > TORCHISH_FRAMES)
+
+
+def case_torchish_under_python():
+    lib, _, bench = torchish()
+    _, seen = checked([sys.executable, os.path.join(bench, "bench_torchish.py"), lib, "20", "10"])
+    expect_all_fast(seen[0], 120)
+    H.expect("the interpreter's frames above torchish's: %r" % seen[0],
+             seen[0]["min_depth"] == seen[0]["max_depth"] > TORCHISH_FRAMES + 10)
+
+
+def case_frame_pointers():
+    _, seen = checked(shapes("recurse", 40))
+    expect_all_fast(seen[0], 4)
+    # allocate, down x depth, recurse's caller main and the C library's three
+    # (recurse itself inlined into main), the comparer's two
+    H.expect_eq("depths", (seen[0]["min_depth"], seen[0]["max_depth"] - seen[0]["min_depth"]),
+                (seen[0]["min_depth"], 39))
+
+
+def case_deeper_than_limit():
+    _, seen = checked(shapes("recurse", 700))
+    expect_all_fast(seen[0], 4)
+    H.expect_eq("the deepest walk stops at the limit", seen[0]["max_depth"], 512)
+    _, seen = checked(shapes("recurse", 700), {"UNWIND_CHECK_LIMIT": "16"})
+    expect_all_fast(seen[0], 4)
+    H.expect_eq("the deepest walk stops at the limit", seen[0]["max_depth"], 16)
+
+
+def case_threads():
+    _, seen = checked(shapes("threads", 8))
+    expect_all_fast(seen[0], 160)
+    H.expect_eq("depths: thread 0 at 5, thread 7 at 12",
+                seen[0]["max_depth"] - seen[0]["min_depth"], 7)
+
+
+def case_signal_handler():
+    _, seen = checked(shapes("signal"))
+    H.expect_eq("what the comparer saw (the handler's stack left to libunwind)",
+                {k: seen[0][k] for k in FIELDS[:5]},
+                {"stacks": 2, "fast": 1, "fallback": 1, "differ_backtrace": 0,
+                 "differ_steps": 0})
+
+
+def case_fork():
+    _, seen = checked(shapes("fork"))
+    H.expect_eq("lines: the child's, then the parent's", len(seen), 2)
+    for s in seen:  # each counts the parent's first stack
+        expect_all_fast(s, 2)
+
+
+def hop_libraries():
+    d = H.env_path("PROGRAMS_DIR", "dir")
+    return [os.path.join(d, "libunwind_hop_%s.so" % n) for n in "ab"]
+
+
+def case_dlclose_same_place():
+    r, seen = checked(shapes("dlclose", *hop_libraries()))
+    H.expect_eq("library B loaded where A was", r.stdout.strip(), "same place")
+    # unw_backtrace walks B with A's rules: its fast trace keeps them (libunwind 1.6)
+    H.expect_eq("what the comparer saw", {k: seen[0][k] for k in FIELDS if k != "differ_backtrace"},
+                {"stacks": 2, "fast": 2, "fallback": 0, "differ_steps": 0,
+                 "min_depth": seen[0]["max_depth"], "max_depth": seen[0]["max_depth"]})
+
+
+def case_dlclose_traced():
+    """The tracer forgets its rules at dlclose: the allocation made through
+    B has the whole stack that the one made through A has."""
+    x86_64_only()
+    r = H.run_traced(shapes("dlclose", *hop_libraries()))
+    H.expect_program_ok(r)
+    H.expect_eq("library B loaded where A was", r.stdout.strip(), "same place")
+    rep = H.report(r.dump)
+    names = {n: [f.get("function") for f in H.frames(H.leak_by_bytes(rep, n))]
+             for n in (4097, 8193)}
+    H.expect_eq("frames through B", names[8193], names[4097])
+    H.expect_eq("innermost frames", names[4097][:2], ["kept_allocation", "hop"])
+    H.expect("main among the frames: %r" % names[4097], "main" in names[4097])
+
+
+if __name__ == "__main__":
+    H.main(globals())
