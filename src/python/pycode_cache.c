@@ -108,9 +108,13 @@ int vt_pycode_find_live(const char *const *code, const long *offset, int n, stru
     const struct live_fields at = {vt_py.code_function, L->code_filename, L->code_linetable,
                                    L->code_firstlineno, L->str_hash,      L->bytes_size};
     const struct slot *table = slots;
+    if (!table) {
+        memset(loc, 0, (size_t)n * sizeof *loc);
+        return n;
+    }
     for (int i = 0; i < n; i++) {
-        const struct slot *s = table ? &table[slot_of((uintptr_t)code[i], offset[i])] : NULL;
-        int hit = s && s->key.code == (uintptr_t)code[i] && s->key.offset == offset[i] &&
+        const struct slot *s = &table[slot_of((uintptr_t)code[i], offset[i])];
+        int hit = s->key.code == (uintptr_t)code[i] && s->key.offset == offset[i] &&
                   still_same(code[i], &s->key, &at);
         loc[i] = hit ? s->loc : NULL;
         missed += !hit;

@@ -12,12 +12,14 @@
  * bytes layouts of 3.8-3.11. */
 #define FRAME_OBJECT_LAYOUT                                                                        \
     .interp_running_main = -1, .interp_threads_head = 8, .ts_next = 8, .ts_interp = 16,            \
-    .ts_thread_id = 176, .ts_frame = 24, .cframe_current = -1, .ts_root_cframe = -1,               \
+    .ts_thread_id = 176, .ts_frame = 24, .cframe_current = -1, .ts_root_cframe = -1, NO_DATASTACK, \
     .frame_code = 32, .frame_back = 24, .frame_owner = -1, .owner_generator = -1,                  \
     .owner_cstack = -1, .code_filename = 104, .code_name = 112, .code_qualname = -1,               \
     .code_firstlineno = 40, .code_linetable = 120, .code_bytecode = -1, .code_firsttraceable = -1, \
     .entry = VT_PY_ENTRY_EACH_FRAME, .frame_is_entry = -1, NO_THREAD_LOCAL_BYTECODE
 #define NO_THREAD_LOCAL_BYTECODE .frame_tlbc_index = -1, .code_tlbc = -1
+#define NO_DATASTACK \
+    .ts_datastack_chunk = -1, .ts_datastack_top = -1, .chunk_previous = -1, .chunk_data = -1
 #define OBJECTS_LAYOUT                                                               \
     .ob_type = 8, .var_size = 16, .str_length = 16, .str_hash = 24, .str_state = 32, \
     .str_kind_bit = 2, .bytes_size = 16, .bytes_data = 32
@@ -56,6 +58,10 @@ static const struct vt_pylayout builtin[] = {
      .ts_frame = 56,
      .cframe_current = 8,
      .ts_root_cframe = 336,
+     .ts_datastack_chunk = 296,
+     .ts_datastack_top = 304,
+     .chunk_previous = 0,
+     .chunk_data = 24,
      .frame_code = 32,
      .frame_back = 48,
      .frame_instr = 56,
@@ -85,6 +91,10 @@ static const struct vt_pylayout builtin[] = {
      .ts_frame = 56,
      .cframe_current = 0,
      .ts_root_cframe = 272,
+     .ts_datastack_chunk = 232,
+     .ts_datastack_top = 240,
+     .chunk_previous = 0,
+     .chunk_data = 24,
      .frame_code = 0,
      .frame_back = 8,
      .frame_instr = 56,
@@ -239,6 +249,7 @@ static void derive(const struct published *p, struct vt_pylayout *out)
         .ts_frame = (long)p->ts_current_frame,
         .cframe_current = -1,
         .ts_root_cframe = -1,
+        NO_DATASTACK,
         .frame_code = (long)p->frame_executable,
         .frame_back = (long)p->frame_previous,
         .frame_instr = (long)p->frame_instr_ptr,

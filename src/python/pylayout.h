@@ -47,6 +47,10 @@ struct vt_pylayout {
     long ts_frame;            /* the innermost frame (3.11, 3.12: the _PyCFrame) */
     long cframe_current;      /* _PyCFrame.current_frame (3.11, 3.12) */
     long ts_root_cframe; /* the _PyCFrame in PyThreadState: no evaluation loop runs (3.11, 3.12) */
+    long ts_datastack_chunk; /* the _PyStackChunk frames are pushed on now (3.11, 3.12) */
+    long ts_datastack_top;   /* where the next frame goes in it */
+    long chunk_previous;     /* _PyStackChunk.previous: NULL in the thread's first, never freed */
+    long chunk_data;         /* _PyStackChunk.data: the first chunk's first frame at data[1] */
     long frame_code;
     long frame_back;
     long frame_instr;

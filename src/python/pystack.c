@@ -309,7 +309,7 @@ struct found {
     const char *code[VT_PY_MAX];
     long offset[VT_PY_MAX];
     int count, truncated;
-    unsigned short entry_ends[VT_PY_MAX]; /* more end in the last one, as end_entry does */
+    unsigned short entry_ends[VT_PY_MAX]; /* the frames of any more go to the last one */
     int entries;
     const char *outermost; /* the outermost frame not a shim, read when whole */
     int whole;             /* the chain was walked to its end */
@@ -357,8 +357,8 @@ code_of_python_frame(const char *frame, long *offset, enum walk_shape shape)
         return code;
     if (*offset > 2 * vt_load_long(code, L->var_size))
         return NULL;
-    if (load_owner(frame) != L->owner_generator &&
-        *offset < 2L * vt_load_int(code, L->code_firsttraceable))
+    if (*offset < 2L * vt_load_int(code, L->code_firsttraceable) &&
+        load_owner(frame) != L->owner_generator)
         return NULL; /* incomplete */
     return code;
 }
@@ -488,7 +488,8 @@ static struct vt_pyloc *decode(const struct vt_pycode_key *key)
     char function[VT_PY_TEXT_BYTES], file[VT_PY_TEXT_BYTES];
     long function_len = read_text((const char *)key->name, function);
     long file_len = read_text((const char *)key->file, file);
-    if (function_len < 0 || file_len < 0 || key->table_len < 0)
+    if (function_len < 0 || file_len < 0 || !is_a((const char *)key->table, vt_py.bytes_type) ||
+        key->table_len < 0)
         return NULL;
     const uint8_t *table = (const uint8_t *)key->table + vt_py.layout.bytes_data;
     int line = vt_pyline(vt_py.layout.lines, table, key->table_len, key->firstlineno, key->offset);
@@ -555,7 +556,7 @@ void vt_pystack_capture(struct vt_pystack *stack)
     stack->truncated = f.truncated;
     stack->tstate = tstate;
     stack->outermost_read = f.whole;
-    stack->outermost = f.whole ? outermost_code_of(f.outermost) : NULL;
+    stack->outermost = f.outermost;
 }
 
 /* ---- the end of the script ----
@@ -612,6 +613,16 @@ static int running_main_ended(void)
     return __atomic_load_n(&running_main_seen, __ATOMIC_RELAXED);
 }
 
+static int on_main_thread(void)
+{
+    pid_t pid = __atomic_load_n(&process_id, __ATOMIC_RELAXED);
+    if (!pid) {
+        pid = getpid();
+        __atomic_store_n(&process_id, pid, __ATOMIC_RELAXED);
+    }
+    return vt_tid() == pid;
+}
+
 /* The main thread's state, learned on the main thread itself: its state in
  * the main interpreter (3.12 moves the gilstate to a subinterpreter's
  * state while the thread runs one, and frees that state after). */
@@ -620,12 +631,7 @@ static const char *main_thread_state(void)
     const char *known = __atomic_load_n(&main_tstate, __ATOMIC_RELAXED);
     if (known)
         return known;
-    pid_t pid = __atomic_load_n(&process_id, __ATOMIC_RELAXED);
-    if (!pid) {
-        pid = getpid();
-        __atomic_store_n(&process_id, pid, __ATOMIC_RELAXED);
-    }
-    if (vt_tid() != pid)
+    if (!on_main_thread())
         return NULL;
     known = vt_py.this_thread_state();
     if (!known || vt_load_ptr(known, vt_py.layout.ts_interp) != vt_py.main_interpreter())
@@ -636,21 +642,20 @@ static const char *main_thread_state(void)
 
 #define OUTERMOST_STEPS (1 << 16)
 
-/* The code of TSTATE's outermost Python frame (NULL: none); -1 when the
- * chain is longer than we walk. TSTATE is the calling thread's own. Only
- * the links are followed. */
-static int outermost_code(const char *tstate, const char **code)
+/* TSTATE's outermost frame not a shim (NULL: none); -1 when the chain is
+ * longer than we walk. TSTATE is the calling thread's own. Only the links
+ * are followed. */
+static int outermost_frame(const char *tstate, const char **outer)
 {
-    const char *outer = NULL;
     int steps = 0;
+    *outer = NULL;
     for (const char *frame = innermost_frame(tstate); frame;
          frame = vt_load_ptr(frame, vt_py.layout.frame_back)) {
         if (++steps > OUTERMOST_STEPS)
             return -1;
         if (!is_shim(frame))
-            outer = frame;
+            *outer = frame;
     }
-    *code = outermost_code_of(outer);
     return 0;
 }
 
@@ -672,16 +677,70 @@ static int is_main_module(const char *code)
            !(file_len == 7 && memcmp(file, "<stdin>", 7) == 0);
 }
 
+/* 3.11, 3.12: where the main module's frame lies, learned on the main
+ * thread: the first frame of its first chunk of frames (a chunk the
+ * interpreter never frees while the thread lives). */
+static const char *main_frame, *main_chunk;
+
+/* 3.11, 3.12, of the main thread's state MAIN, on the main thread: whether
+ * the main module's frame is still its outermost frame (one look instead of
+ * a walk of the chain; 0: cannot tell). The frame at the bottom of its
+ * first chunk, while that chunk is the one frames are pushed on and holds
+ * it, runs SCRIPT's code and was called from C with no frame before it:
+ * what the walk would find outermost. Frames deeper than the first chunk
+ * holds are walked. */
+static int main_module_outermost(const char *main, const char *script)
+{
+    const struct vt_pylayout *L = &vt_py.layout;
+    const char *frame = __atomic_load_n(&main_frame, __ATOMIC_RELAXED);
+    const char *chunk = __atomic_load_n(&main_chunk, __ATOMIC_RELAXED);
+    if (!frame || vt_load_ptr(main, L->ts_datastack_chunk) != chunk ||
+        vt_load_ptr(main, L->ts_datastack_top) <= frame ||
+        vt_load_ptr(frame, L->frame_code) != script)
+        return 0;
+    const char *caller = vt_load_ptr(frame, L->frame_back);
+    if (caller && is_shim(caller)) /* 3.12: the shim of the entry from C */
+        caller = vt_load_ptr(caller, L->frame_back);
+    return caller == NULL;
+}
+
+/* main_module_outermost where the calling thread is the main one (whose
+ * state may be another interpreter's: MAIN's chain stands still then). */
+static int main_module_outermost_here(const char *main, const char *script)
+{
+    return __atomic_load_n(&main_frame, __ATOMIC_RELAXED) && on_main_thread() &&
+           main_module_outermost(main, script);
+}
+
+/* On the main thread (MINE its state), OUTER its outermost frame, running
+ * the main module: where it lies, when it is the first frame of the first
+ * chunk of frames and that chunk the one frames are pushed on. */
+static void learn_main_frame(const char *mine, const char *outer)
+{
+    const struct vt_pylayout *L = &vt_py.layout;
+    if (L->ts_datastack_chunk < 0 || __atomic_load_n(&main_frame, __ATOMIC_RELAXED))
+        return;
+    const char *chunk = vt_load_ptr(mine, L->ts_datastack_chunk);
+    if (chunk && !vt_load_ptr(chunk, L->chunk_previous) &&
+        outer == chunk + L->chunk_data + sizeof(void *)) {
+        __atomic_store_n(&main_chunk, chunk, __ATOMIC_RELAXED);
+        __atomic_store_n(&main_frame, outer, __ATOMIC_RELAXED);
+    }
+}
+
 /* On the main thread (MINE its state): whether its outermost frame left
  * the main module it was seen running; learns that module's code first.
  * CAPTURED: what this event's capture saw of the chain, or NULL. */
 static int main_thread_left_script(const char *mine, const struct vt_pystack *captured)
 {
-    const char *outer, *script = __atomic_load_n(&main_code, __ATOMIC_RELAXED);
+    const char *outer_frame, *script = __atomic_load_n(&main_code, __ATOMIC_RELAXED);
     if (captured && captured->outermost_read)
-        outer = captured->outermost;
-    else if (outermost_code(mine, &outer) < 0)
+        outer_frame = captured->outermost;
+    else if (outermost_frame(mine, &outer_frame) < 0)
         return 0;
+    const char *outer = outermost_code_of(outer_frame);
+    if (outer && outer == script)
+        learn_main_frame(mine, outer_frame);
     if (script)
         return outer != script;
     if (outer && outer != __atomic_load_n(&not_main_code, __ATOMIC_RELAXED)) {
@@ -713,6 +772,9 @@ static int main_frames_ended(const struct vt_pystack *captured)
     const char *main = main_thread_state();
     if (!main)
         return 0;
+    const char *script = __atomic_load_n(&main_code, __ATOMIC_RELAXED);
+    if (script && main_module_outermost_here(main, script))
+        return 0;
     if (captured && !captured->tstate)
         captured = NULL; /* nothing read: read here */
     if ((captured ? captured->tstate : this_thread()) == main)
@@ -725,11 +787,14 @@ int vt_python_script_ended(const struct vt_pystack *captured)
     static int seen_running;
     if (__atomic_load_n(&py_state, __ATOMIC_ACQUIRE) != PY_READY || !vt_py.is_main)
         return 0;
-    if (!vt_py.is_initialized()) /* finalized, or an embedded one not started yet */
-        return __atomic_load_n(&seen_running, __ATOMIC_RELAXED);
-    if (vt_py.is_finalizing())
-        return 1;
-    __atomic_store_n(&seen_running, 1, __ATOMIC_RELAXED);
+    if (!captured || !captured->tstate) { /* what the capture checked first, else here */
+        if (!vt_py.is_initialized())      /* finalized, or an embedded one not started yet */
+            return __atomic_load_n(&seen_running, __ATOMIC_RELAXED);
+        if (vt_py.is_finalizing())
+            return 1;
+    }
+    if (!__atomic_load_n(&seen_running, __ATOMIC_RELAXED))
+        __atomic_store_n(&seen_running, 1, __ATOMIC_RELAXED);
     if (__atomic_load_n(&script_end_off, __ATOMIC_RELAXED))
         return 0;
     return running_main_ended() || main_frames_ended(captured);
@@ -747,6 +812,7 @@ static void script_end_after_fork(void)
                  vt_py.this_thread_state() != main)) {
         __atomic_store_n(&main_tstate, NULL, __ATOMIC_RELAXED);
         __atomic_store_n(&main_code, NULL, __ATOMIC_RELAXED);
+        __atomic_store_n(&main_frame, NULL, __ATOMIC_RELAXED);
         __atomic_store_n(&script_end_off, 1, __ATOMIC_RELAXED);
     }
 }

@@ -21,9 +21,9 @@ struct vt_pystack {
     unsigned short entry_frames[VT_PY_MAX];
     int entries;
     /* What vt_pystack_capture saw of the chain, for the script end in the
-     * same event: the thread state (NULL: none read) and the code object
-     * of the outermost frame not a shim (NULL: none, or not a code object;
-     * outermost_read 0: the chain was not walked to its end). */
+     * same event: the thread state (NULL: none read) and the outermost
+     * frame not a shim (NULL: none; outermost_read 0: the chain was not
+     * walked to its end). */
     const char *tstate, *outermost;
     int outermost_read;
 };
@@ -38,7 +38,8 @@ void vt_pystack_capture(struct vt_pystack *stack);
  * running, in a program that is the interpreter (python itself; never in a
  * program embedding Python). Plain loads of the interpreter's state and of
  * the main thread's frames: see pystack.c. CAPTURED: this event's capture
- * of the calling thread's frames, which saves walking them again, or NULL. */
+ * of the calling thread's frames, or NULL: what it read (the interpreter
+ * running, the chain walked) is not read again. */
 int vt_python_script_ended(const struct vt_pystack *captured);
 
 /* In a forked child: no thread of it is looking for the interpreter. */

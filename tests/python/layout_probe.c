@@ -53,6 +53,17 @@ static void thread_and_frame(void)
     FIELD("ts_interp", offsetof(PyThreadState, interp));
     FIELD("ts_thread_id", offsetof(PyThreadState, thread_id));
     FIELD("free_threaded", FREE_THREADED);
+#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030D0000 /* read for the script end */
+    FIELD("ts_datastack_chunk", offsetof(PyThreadState, datastack_chunk));
+    FIELD("ts_datastack_top", offsetof(PyThreadState, datastack_top));
+    FIELD("chunk_previous", offsetof(_PyStackChunk, previous));
+    FIELD("chunk_data", offsetof(_PyStackChunk, data));
+#else
+    ABSENT("ts_datastack_chunk");
+    ABSENT("ts_datastack_top");
+    ABSENT("chunk_previous");
+    ABSENT("chunk_data");
+#endif
 #if PY_VERSION_HEX < 0x030B0000
     FIELD("entry", 0); /* VT_PY_ENTRY_EACH_FRAME */
     ABSENT("frame_is_entry");

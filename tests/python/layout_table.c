@@ -43,6 +43,10 @@ int main(int argc, char **argv)
     FIELD(ts_frame);
     FIELD(cframe_current);
     FIELD(ts_root_cframe);
+    FIELD(ts_datastack_chunk);
+    FIELD(ts_datastack_top);
+    FIELD(chunk_previous);
+    FIELD(chunk_data);
     FIELD(frame_code);
     FIELD(frame_back);
     FIELD(frame_instr);
