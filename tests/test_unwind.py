@@ -9,7 +9,9 @@ of libunwind's walks. Stacks: libtorch's shape (tests/bench/torchish.cpp:
 C++ -O2 without frame pointers, 57 frames of it) called from C and from
 under 10 Python frames; C with frame pointers
 (tests/programs/unwind_shapes.c): shallow, deeper than the frame limit,
-threads, a signal handler (a signal frame: left to libunwind), fork; a
+threads, a signal handler (a signal frame: left to libunwind), a frame
+whose CFA is a DWARF expression (left to libunwind), a call after an early
+return's epilogue (remember_state / restore_state), fork; a
 library closed and another loaded at its place (the rules of the first must
 not walk the second), also through the tracer itself."""
 import os
@@ -123,6 +125,19 @@ def case_signal_handler():
                 {k: seen[0][k] for k in FIELDS[:5]},
                 {"stacks": 2, "fast": 1, "fallback": 1, "differ_backtrace": 0,
                  "differ_steps": 0})
+
+
+def case_cfa_expression():
+    _, seen = checked(shapes("expression"))
+    H.expect_eq("what the comparer saw (the expression's stack left to libunwind)",
+                {k: seen[0][k] for k in FIELDS[:5]},
+                {"stacks": 2, "fast": 1, "fallback": 1, "differ_backtrace": 0,
+                 "differ_steps": 0})
+
+
+def case_remembered_state():
+    _, seen = checked(shapes("remembered"))
+    expect_all_fast(seen[0], 2)
 
 
 def case_fork():

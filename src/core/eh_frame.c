@@ -402,18 +402,24 @@ static void rule_of_row(const struct row *row, struct vt_unwind_rule *rule)
     if (row->ra.how == UNDEFINED || row->rbp.how == UNDEFINED) {
         /* libunwind's end of the stack: DWARF's undefined return address,
          * the psABI's undefined rbp. */
-        rule->stop = VT_UNWIND_END;
+        rule->how = VT_UNWIND_END;
         return;
     }
     if (row->ra.how != AT_CFA || row->ra.off != -8 || row->rsp.how != SAME)
         return;
-    if (row->rbp.how == AT_CFA && row->rbp.off < 0 && row->rbp.off >= -(1 << 14))
-        rule->rbp_off = (int16_t)row->rbp.off;
-    else if (row->rbp.how != SAME)
+    int saved = row->rbp.how == AT_CFA;
+    if (saved ? row->rbp.off >= 0 || row->rbp.off < -(1 << 14) : row->rbp.how != SAME)
         return;
+    if (row->cfa_reg == REG_RSP) {
+        /* The return address and rbp's slot lie between rsp and the CFA. */
+        if (row->cfa_off < 8 || (saved && row->rbp.off < -row->cfa_off))
+            return;
+        rule->how = saved ? VT_UNWIND_RSP_SAVED_RBP : VT_UNWIND_RSP;
+    } else {
+        rule->how = VT_UNWIND_RBP;
+    }
     rule->cfa_off = (int32_t)row->cfa_off;
-    rule->from_rbp = row->cfa_reg == REG_RBP;
-    rule->stop = VT_UNWIND_GOES_ON;
+    rule->rbp_off = saved ? (int16_t)row->rbp.off : 0;
 }
 
 /* The FDE that may cover ADDR, from the sorted table of .eh_frame_hdr
@@ -531,9 +537,8 @@ static int read_object(struct dl_phdr_info *info, size_t size, void *data)
 void vt_eh_frame_rule(uintptr_t addr, struct vt_unwind_rule *rule)
 {
     struct lookup l = {addr, rule};
-    rule->stop = VT_UNWIND_CANNOT;
+    rule->how = VT_UNWIND_CANNOT;
     rule->cfa_off = 0;
     rule->rbp_off = 0;
-    rule->from_rbp = 0;
     dl_iterate_phdr(read_object, &l);
 }

@@ -7,24 +7,23 @@
 
 #include <stdint.h>
 
-enum vt_unwind_stop {
-    VT_UNWIND_GOES_ON = 0, /* a CFA rule */
-    VT_UNWIND_END,         /* the outermost frame: return address or rbp undefined */
-    VT_UNWIND_CANNOT,      /* anything else: libunwind walks this stack */
+/* How the walk steps out of a frame; the return address lies at CFA - 8
+ * and the caller's rsp is the CFA in all three that go on. */
+enum vt_unwind_how {
+    VT_UNWIND_RSP,           /* CFA = rsp + cfa_off (cfa_off >= 8); rbp kept */
+    VT_UNWIND_RSP_SAVED_RBP, /* the same, rbp at CFA + rbp_off, in [-cfa_off, -8] */
+    VT_UNWIND_RBP,           /* CFA = rbp + cfa_off; rbp at CFA + rbp_off (< 0), or kept (0) */
+    VT_UNWIND_END,           /* the outermost frame: return address or rbp undefined */
+    VT_UNWIND_CANNOT,        /* anything else: libunwind walks this stack */
 };
 
 /* The rule of the frame whose return address (or, innermost, whose current
- * instruction's end) is IP: CFA = (rbp if from_rbp, else rsp) + cfa_off;
- * the return address lies at CFA - 8, the caller's rsp is the CFA, and its
- * rbp is read at CFA + rbp_off (rbp_off < 0) or is this frame's (rbp_off ==
- * 0). A rule that stops says CFA = rsp + 0, which the walk's check that the
- * CFA rises refuses before it reads why: one test a frame for both. */
+ * instruction's end) is IP. */
 struct vt_unwind_rule {
     uintptr_t ip;
     int32_t cfa_off;
     int16_t rbp_off;
-    uint8_t from_rbp;
-    uint8_t stop; /* enum vt_unwind_stop */
+    uint8_t how; /* enum vt_unwind_how */
 };
 
 /* Fills RULE (all but its ip) for the instruction at ADDR, read from

@@ -6,7 +6,12 @@
  * looks the rule up at the return address - 1 (inside the call), stops
  * after a frame whose rule says the stack ends, and before a return address
  * under 0x4000; where its rules and ours could differ (a frame without
- * CFI, a signal frame, an expression), the caller asks libunwind instead. */
+ * CFI, a signal frame, an expression), the caller asks libunwind instead.
+ * It reads nothing but the thread's own stack, above the walk's start.
+ * Each thread has its table (no lock; a walk inside a walk, from a signal
+ * handler, is refused); a forked child keeps its thread's, which holds for
+ * the same objects at the same addresses. An object unloaded empties every
+ * table before its next walk: another may be loaded at its addresses. */
 #include "unwind_fast.h"
 
 #include "eh_frame.h"
@@ -127,28 +132,49 @@ static inline const struct vt_unwind_rule *rule_of(struct walk_cache *c, uintptr
     return rule_missed(c, ip);
 }
 
-/* The walk from the registers IP, SP, BP: see unwind_fast.h. */
+/* One frame with a CFA from rbp (or the end, or one libunwind must walk):
+ * its CFA into *CFA, rbp into *BP where it was saved; 1, 0 at the end of
+ * the stack, -1 where libunwind has to walk it. */
+static inline int step_rbp(const struct vt_unwind_rule *r, uintptr_t sp, uintptr_t *bp,
+                           uintptr_t hi, uintptr_t *cfa)
+{
+    if (r->how != VT_UNWIND_RBP)
+        return r->how == VT_UNWIND_END ? 0 : -1;
+    *cfa = *bp + (intptr_t)r->cfa_off;
+    uintptr_t saved = *cfa + (intptr_t)r->rbp_off;
+    /* Above the last frame, and so its slots. */
+    if (*cfa < sp + 8 || *cfa > hi || saved < sp)
+        return -1;
+    if (r->rbp_off)
+        *bp = *(const uintptr_t *)saved;
+    return 1;
+}
+
+/* The walk from the registers IP, SP, BP: see unwind_fast.h. Every read
+ * lies above SP (which only rises) and under the stack's top. */
 static int walk(struct walk_cache *c, uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t *frames,
                 int limit)
 {
-    uintptr_t *out = frames, *end = frames + limit, hi = c->stack_hi;
+    uintptr_t *out = frames, *end = frames + limit, hi = c->stack_hi, cfa;
     if (sp < c->stack_lo || sp >= hi)
         return -1;
     while (out < end) {
         const struct vt_unwind_rule *r = rule_of(c, ip);
-        uintptr_t cfa = (r->from_rbp ? bp : sp) + (intptr_t)r->cfa_off;
-        /* The frame popped lies above the last one, inside the stack; a
-         * rule that stops fails here too (eh_frame.h). */
-        if (__builtin_expect(cfa < sp + 8 || cfa > hi, 0)) {
-            if (r->stop == VT_UNWIND_END)
-                break;
-            return -1;
-        }
-        if (r->rbp_off) {
-            uintptr_t saved = cfa + (intptr_t)r->rbp_off;
-            if (__builtin_expect(saved < sp, 0))
+        if (__builtin_expect(r->how <= VT_UNWIND_RSP_SAVED_RBP, 1)) {
+            /* Without frame pointers: cfa_off >= 8, rbp's slot inside the
+             * frame (eh_frame.h). */
+            cfa = sp + (intptr_t)r->cfa_off;
+            if (__builtin_expect(cfa > hi, 0))
                 return -1;
-            bp = *(const uintptr_t *)saved;
+            if (r->how == VT_UNWIND_RSP_SAVED_RBP)
+                bp = *(const uintptr_t *)(cfa + (intptr_t)r->rbp_off);
+        } else {
+            int step = step_rbp(r, sp, &bp, hi, &cfa);
+            if (step <= 0) {
+                if (step < 0)
+                    return -1;
+                break;
+            }
         }
         ip = *(const uintptr_t *)(cfa - 8);
         sp = cfa;

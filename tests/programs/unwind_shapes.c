@@ -4,6 +4,12 @@
  *   recurse N      depths 1, 3, 17 and N (N over the frame limit: the walk cut)
  *   threads T      T threads, thread i at depth 5 + i, 20 allocations each
  *   signal         once at depth 2, once in a signal handler raised there
+ *   expression     once under a frame whose CFA is a DWARF expression (as
+ *                  stack realignment writes them: left to libunwind), once
+ *                  at depth 2
+ *   remembered     once from a call after an early return's epilogue, whose
+ *                  rules remember_state / restore_state put back (the CFA's
+ *                  offset with them), once at depth 2
  *   fork           in the parent, in the child (depth 4), in the parent again
  *   dlclose A B    hop() of library A calls back to allocate 4097 bytes
  *                  (kept); A is closed, B opened (prints "same place" when B
@@ -90,6 +96,79 @@ static int in_signal(void)
     return raise_here() != 0 || handler_failed;
 }
 
+/* via_expression(fn) calls FN from a frame whose CFA is given by a DWARF
+ * expression (DW_CFA_def_cfa_expression: DW_OP_breg7 (rsp) + 16), as
+ * stack realignment describes its frames. */
+__asm__(".text\n"
+        ".type via_expression, @function\n"
+        "via_expression:\n"
+        ".cfi_startproc\n"
+        "sub $8, %rsp\n"
+        ".cfi_escape 0x0f, 0x02, 0x77, 0x10\n"
+        "call *%rdi\n"
+        "add $8, %rsp\n"
+        ".cfi_def_cfa %rsp, 8\n"
+        "ret\n"
+        ".cfi_endproc\n"
+        ".size via_expression, .-via_expression\n");
+void via_expression(void (*fn)(void));
+
+static int expression_failed = 1;
+
+static void allocate_there(void)
+{
+    expression_failed = allocate(32);
+}
+
+static int expression(void)
+{
+    via_expression(allocate_there);
+    return expression_failed | down(2, 32);
+}
+
+/* via_remembered(fn) calls FN after an early return's epilogue (taken
+ * when FN is NULL): its CFI remembers the row before the epilogue and
+ * restores it after, CFA = rsp + 16 with rbx saved. */
+__asm__(".text\n"
+        ".type via_remembered, @function\n"
+        "via_remembered:\n"
+        ".cfi_startproc\n"
+        "push %rbx\n"
+        ".cfi_adjust_cfa_offset 8\n"
+        ".cfi_offset %rbx, -16\n"
+        "mov %rdi, %rbx\n"
+        "test %rdi, %rdi\n"
+        "jne 1f\n"
+        ".cfi_remember_state\n"
+        "pop %rbx\n"
+        ".cfi_adjust_cfa_offset -8\n"
+        ".cfi_restore %rbx\n"
+        "ret\n"
+        ".cfi_restore_state\n"
+        "1:\n"
+        "call *%rbx\n"
+        "pop %rbx\n"
+        ".cfi_adjust_cfa_offset -8\n"
+        ".cfi_restore %rbx\n"
+        "ret\n"
+        ".cfi_endproc\n"
+        ".size via_remembered, .-via_remembered\n");
+void via_remembered(void (*fn)(void));
+
+static int remembered_failed = 1;
+
+static void allocate_after_epilogue(void)
+{
+    remembered_failed = allocate(48);
+}
+
+static int remembered(void)
+{
+    via_remembered(NULL);
+    via_remembered(allocate_after_epilogue);
+    return remembered_failed | down(2, 48);
+}
+
 static int forked(void)
 {
     int status;
@@ -147,10 +226,14 @@ int main(int argc, char **argv)
         return threads(atoi(argv[2]));
     if (!strcmp(mode, "signal"))
         return in_signal();
+    if (!strcmp(mode, "expression"))
+        return expression();
+    if (!strcmp(mode, "remembered"))
+        return remembered();
     if (!strcmp(mode, "fork"))
         return forked();
     if (!strcmp(mode, "dlclose") && argc == 4)
         return reopened(argv[2], argv[3]);
-    fprintf(stderr, "usage: unwind_shapes recurse N|threads T|signal|fork|dlclose A B\n");
+    fprintf(stderr, "usage: unwind_shapes recurse N|threads T|signal|expression|remembered|fork|dlclose A B\n");
     return 2;
 }
