@@ -153,17 +153,16 @@ static int look_up(void)
 }
 
 /* Without Python in the process, looking again costs a walk of the loaded
- * modules: done at most once per tick of the coarse clock (a few ms; an
- * interpreter loaded later needs longer than that to initialize before any
- * Python code can allocate). */
+ * modules: done at most once per tick of about 4 ms (an interpreter loaded
+ * later needs longer than that to initialize before any Python code can
+ * allocate), told by when the event began (vt_event_begin's clock read:
+ * none of our own); an event that began in a tick already looked at, or
+ * before it, does not look. */
 static long last_look_tick = -1;
 
-static long coarse_tick(void)
+static long event_tick(void)
 {
-    struct timespec now;
-    if (clock_gettime(CLOCK_MONOTONIC_COARSE, &now) != 0)
-        return -1;
-    return now.tv_sec * 1000000000L + now.tv_nsec;
+    return (long)(vt_thread_state.call_start_ns >> 22);
 }
 
 /* The thread looking for the interpreter now (0: none). */
@@ -196,11 +195,14 @@ int vt_python_ready(void)
     int state = __atomic_load_n(&py_state, __ATOMIC_ACQUIRE);
     if (state != PY_ABSENT)
         return state == PY_READY;
+    long tick = event_tick();
+    if (tick <= __atomic_load_n(&last_look_tick, __ATOMIC_ACQUIRE) &&
+        __atomic_load_n(&looker, __ATOMIC_ACQUIRE) == 0) /* looked at: its answer */
+        return __atomic_load_n(&py_state, __ATOMIC_ACQUIRE) == PY_READY;
     uintptr_t self = (uintptr_t)pthread_self(), other = __atomic_load_n(&looker, __ATOMIC_ACQUIRE);
     if (other == self)
         return 0; /* a hook inside the look itself */
-    long tick = coarse_tick();
-    if (other != 0 || __atomic_load_n(&last_look_tick, __ATOMIC_ACQUIRE) == tick)
+    if (other != 0 || tick <= __atomic_load_n(&last_look_tick, __ATOMIC_ACQUIRE))
         return wait_for_looker();
     if (!__atomic_compare_exchange_n(&looker, &other, self, false, __ATOMIC_ACQUIRE,
                                      __ATOMIC_RELAXED))
@@ -538,15 +540,10 @@ static void record(const struct found *f, struct vt_pystack *stack)
     stack->count = n;
 }
 
-void vt_pystack_capture(struct vt_pystack *stack)
+/* The calling thread's frames into STACK (emptied already). Not inlined:
+ * a program without Python does not pay for what the walk keeps. */
+static __attribute__((noinline)) void capture_frames(struct vt_pystack *stack)
 {
-    stack->count = 0;
-    stack->truncated = 0;
-    stack->entries = 0;
-    stack->tstate = NULL;
-    if ((__atomic_load_n(&py_state, __ATOMIC_ACQUIRE) != PY_READY && !vt_python_ready()) ||
-        !vt_py.is_initialized() || vt_py.is_finalizing())
-        return;
     const char *tstate = this_thread();
     if (!tstate)
         return;
@@ -557,6 +554,17 @@ void vt_pystack_capture(struct vt_pystack *stack)
     stack->tstate = tstate;
     stack->outermost_read = f.whole;
     stack->outermost = f.outermost;
+}
+
+void vt_pystack_capture(struct vt_pystack *stack)
+{
+    stack->count = 0;
+    stack->truncated = 0;
+    stack->entries = 0;
+    stack->tstate = NULL;
+    if ((__atomic_load_n(&py_state, __ATOMIC_ACQUIRE) == PY_READY || vt_python_ready()) &&
+        vt_py.is_initialized() && !vt_py.is_finalizing())
+        capture_frames(stack);
 }
 
 /* ---- the end of the script ----
