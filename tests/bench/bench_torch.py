@@ -3,6 +3,7 @@
 64 KiB activation and a loss kept each step (small, so that thousands of
 steps fit the stand-in GPU), after a warm-up step. Prints "ms_per_step X".
 tests/bench/torch.sh runs it untraced and traced."""
+import os
 import sys
 import time
 
@@ -23,8 +24,11 @@ def step():
 
 step()
 torch.cuda.synchronize()
+os.getppid()  # callgrind --zero-before=getppid: the loop's count starts here (torch.sh)
 start = time.perf_counter()
 for _ in range(steps):
     step()
 torch.cuda.synchronize()
-print("ms_per_step %.4f" % ((time.perf_counter() - start) * 1e3 / steps))
+elapsed = time.perf_counter() - start
+os.getpgrp()  # and --dump-before=getpgrp ends it
+print("ms_per_step %.4f" % (elapsed * 1e3 / steps))

@@ -14,6 +14,10 @@
 # kernels: a step here is PyTorch's own work and the CUDA calls, so the
 # ratio is the tracer's cost against the least a step can cost (a real
 # GPU's kernels make it smaller).
+# With INSTRUCTIONS=N (and valgrind), then per mode the instructions per
+# step untraced and traced in a callgrind run of N steps, counting the loop
+# alone (bench_torch.py calls getppid before it and getpgrp after it): the
+# figure to compare on a loaded machine, where the wall times jump.
 set -euo pipefail
 build_arg=${1:-build}
 steps=${2:-2000} rounds=${3:-5}
@@ -51,6 +55,27 @@ for mode in caching tensors no-caching; do
         'BEGIN { printf "%-11s ms per step untraced %.3f  traced %.3f  ratio %.2fx   process CPU s untraced %.2f  traced %.2f  ratio %.2fx\n",
                         m, p, t, t / p, pc, tc, tc / pc }'
 done
+# loop_instructions MODE traced|plain: instructions per step of the loop
+loop_instructions() {
+    local env=(PYTHONHASHSEED=0) n=$INSTRUCTIONS
+    case $1 in
+    tensors) env=(PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync) ;;
+    no-caching) env+=(PYTORCH_NO_CUDA_MEMORY_CACHING=1) ;;
+    esac
+    [ "$2" = traced ] && env+=(LD_PRELOAD="$lib" VRAMTRACE_OUTPUT="$out/i.vtr")
+    rm -f "$out"/cg.*
+    env "${env[@]}" valgrind --tool=callgrind --zero-before=getppid --dump-before=getpgrp \
+        --callgrind-out-file="$out/cg.%p" "$python" "$bench" "$n" >/dev/null 2>&1
+    awk -v n="$n" '/^summary:/ { print $2 / n }' "$out"/cg.*.1
+}
+
+if [ -n "${INSTRUCTIONS:-}" ] && command -v valgrind >/dev/null; then
+    echo "instructions per step of the loop (callgrind, $INSTRUCTIONS steps):"
+    for mode in caching tensors no-caching; do
+        awk -v m=$mode -v p="$(loop_instructions $mode plain)" -v t="$(loop_instructions $mode traced)" \
+            'BEGIN { printf "%-11s untraced %8.0f  traced %8.0f  added %7.0f  ratio %.3fx\n", m, p, t, t - p, t / p }'
+    done
+fi
 TIMEFORMAT='%R %U %S'
 { time "$build/vramtrace" report "$out/t.vtr" >/dev/null 2>&1; } 2>"$out/time"
 awk '{ printf "vramtrace run adds after the process: its report, %.2f s (CPU %.2f s)\n", $1, $2 + $3 }' "$out/time"
