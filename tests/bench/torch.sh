@@ -16,8 +16,11 @@
 # GPU's kernels make it smaller).
 # With INSTRUCTIONS=N (and valgrind), then per mode the instructions per
 # step untraced and traced in a callgrind run of N steps, counting the loop
-# alone (bench_torch.py calls getppid before it and getpgrp after it): the
-# figure to compare on a loaded machine, where the wall times jump.
+# alone (bench_torch.py calls getppid before it and getpgrp after it) on the
+# main thread, which makes every CUDA call of the loop (a thread of torch's
+# runs meanwhile, its count varying from run to run by more than the
+# tracer's cost): the figure to compare on a loaded machine, where the wall
+# times jump.
 set -euo pipefail
 build_arg=${1:-build}
 steps=${2:-2000} rounds=${3:-5}
@@ -65,8 +68,9 @@ loop_instructions() {
     [ "$2" = traced ] && env+=(LD_PRELOAD="$lib" VRAMTRACE_OUTPUT="$out/i.vtr")
     rm -f "$out"/cg.*
     env "${env[@]}" valgrind --tool=callgrind --zero-before=getppid --dump-before=getpgrp \
-        --callgrind-out-file="$out/cg.%p" "$python" "$bench" "$n" >/dev/null 2>&1
-    awk -v n="$n" '/^summary:/ { print $2 / n }' "$out"/cg.*.1
+        --separate-threads=yes --callgrind-out-file="$out/cg.%p" "$python" "$bench" "$n" \
+        >/dev/null 2>&1
+    awk -v n="$n" '/^summary:/ { print $2 / n }' "$out"/cg.*.1-01
 }
 
 if [ -n "${INSTRUCTIONS:-}" ] && command -v valgrind >/dev/null; then
