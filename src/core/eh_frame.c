@@ -59,39 +59,40 @@ static uint64_t read_fixed(struct reader *r, size_t n)
     return v;
 }
 
-static uint64_t read_uleb(struct reader *r)
+/* An LEB128's bits, and in *SHIFT how many it held (7 a byte): the
+ * unsigned value, or the signed one's before its sign is extended. */
+static uint64_t read_leb(struct reader *r, unsigned *shift, uint8_t *last)
 {
     uint64_t v = 0;
-    unsigned shift = 0;
     uint8_t b;
+    *shift = 0;
     do {
         if (r->p >= r->end) {
             r->bad = 1;
+            *last = 0;
             return 0;
         }
         b = *r->p++;
-        if (shift < 64)
-            v |= (uint64_t)(b & 0x7f) << shift;
-        shift += 7;
+        if (*shift < 64)
+            v |= (uint64_t)(b & 0x7f) << *shift;
+        *shift += 7;
     } while (b & 0x80);
+    *last = b;
     return v;
+}
+
+static uint64_t read_uleb(struct reader *r)
+{
+    unsigned shift;
+    uint8_t last;
+    return read_leb(r, &shift, &last);
 }
 
 static int64_t read_sleb(struct reader *r)
 {
-    uint64_t v = 0;
-    unsigned shift = 0;
+    unsigned shift;
     uint8_t b;
-    do {
-        if (r->p >= r->end) {
-            r->bad = 1;
-            return 0;
-        }
-        b = *r->p++;
-        if (shift < 64)
-            v |= (uint64_t)(b & 0x7f) << shift;
-        shift += 7;
-    } while (b & 0x80);
+    uint64_t v = read_leb(r, &shift, &b);
     if (shift < 64 && (b & 0x40))
         v |= ~(uint64_t)0 << shift;
     return (int64_t)v;
