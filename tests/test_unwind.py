@@ -26,9 +26,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness as H  # noqa: E402
 
 SEEN = re.compile(r"unwind_check: stacks (\d+) fast (\d+) fallback (\d+) differ_backtrace (\d+) "
-                  r"differ_steps (\d+) depth (\d+)-(\d+)")
-FIELDS = ("stacks", "fast", "fallback", "differ_backtrace", "differ_steps", "min_depth",
-          "max_depth")
+                  r"differ_steps (\d+) differ_key (\d+) depth (\d+)-(\d+)")
+FIELDS = ("stacks", "fast", "fallback", "differ_backtrace", "differ_steps", "differ_key",
+          "min_depth", "max_depth")
 TORCHISH_FRAMES = 57  # tests/bench/torchish.cpp's frames on the stack at each cudaMalloc
 
 
@@ -52,9 +52,9 @@ def checked(argv, extra_env=None):
 
 
 def expect_all_fast(seen, stacks):
-    H.expect_eq("what the comparer saw", {k: seen[k] for k in FIELDS[:5]},
+    H.expect_eq("what the comparer saw", {k: seen[k] for k in FIELDS[:6]},
                 {"stacks": stacks, "fast": stacks, "fallback": 0, "differ_backtrace": 0,
-                 "differ_steps": 0})
+                 "differ_steps": 0, "differ_key": 0})
 
 
 def shapes(*args):
@@ -122,17 +122,17 @@ def case_threads():
 def case_signal_handler():
     _, seen = checked(shapes("signal"))
     H.expect_eq("what the comparer saw (the handler's stack left to libunwind)",
-                {k: seen[0][k] for k in FIELDS[:5]},
+                {k: seen[0][k] for k in FIELDS[:6]},
                 {"stacks": 2, "fast": 1, "fallback": 1, "differ_backtrace": 0,
-                 "differ_steps": 0})
+                 "differ_steps": 0, "differ_key": 0})
 
 
 def case_cfa_expression():
     _, seen = checked(shapes("expression"))
     H.expect_eq("what the comparer saw (the expression's stack left to libunwind)",
-                {k: seen[0][k] for k in FIELDS[:5]},
+                {k: seen[0][k] for k in FIELDS[:6]},
                 {"stacks": 2, "fast": 1, "fallback": 1, "differ_backtrace": 0,
-                 "differ_steps": 0})
+                 "differ_steps": 0, "differ_key": 0})
 
 
 def case_remembered_state():
@@ -157,7 +157,7 @@ def case_dlclose_same_place():
     H.expect_eq("library B loaded where A was", r.stdout.strip(), "same place")
     # unw_backtrace walks B with A's rules: its fast trace keeps them (libunwind 1.6)
     H.expect_eq("what the comparer saw", {k: seen[0][k] for k in FIELDS if k != "differ_backtrace"},
-                {"stacks": 2, "fast": 2, "fallback": 0, "differ_steps": 0,
+                {"stacks": 2, "fast": 2, "fallback": 0, "differ_steps": 0, "differ_key": 0,
                  "min_depth": seen[0]["max_depth"], "max_depth": seen[0]["max_depth"]})
 
 

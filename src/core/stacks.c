@@ -3,6 +3,7 @@
 
 #include "modules.h"
 #include "pybehalf.h"
+#include "frame_hash.h"
 #include "records.h"
 #include "unwind_fast.h"
 #include "warn.h"
@@ -177,60 +178,40 @@ static int capture_deep(struct vt_stack *stack, unsigned limit)
     return (int)limit;
 }
 
-/* One lane's step of hash_native: two instructions a frame, and a single
- * frame that differs always changes it (the multiplier is odd); mix()
- * spreads the lanes at the end. */
-static inline uint64_t lane(uint64_t h, uint64_t w)
-{
-    return (h + w) * 0x9E3779B97F4A7C15u;
-}
-
-static inline int is_tracer(uintptr_t frame, uintptr_t start, uintptr_t span)
-{
-    return frame - start < span; /* one unsigned compare, no branch */
-}
-
-/* One pass over the N frames from the outermost in, up to the outermost
- * tracer frame (a runtime wrapper of ours may sit below the runtime that
- * called our driver wrapper; frames inside it are ours or the runtime's):
- * where the key begins (*FIRST) and the hash of the frames from there.
- * Four frames a step while none of them is ours, in four lanes so that
- * the multiplies overlap. */
-static uint64_t hash_native(const uintptr_t *frames, int n, int *first)
+/* This library's code, for frame_hash.h. */
+static void tracer_text(struct vt_tracer_text *text)
 {
     uintptr_t start, end;
     tracer_range(&start, &end);
-    uintptr_t span = end - start;
-    uint64_t a = 0x9E3779B97F4A7C15u, b = 0x94D049BB133111EBu, c = 0xD6E8FEB86659FD93u,
-             d = 0xA0761D6478BD642Fu;
+    text->start = start;
+    text->span = end - start;
+}
+
+/* Over N frames libunwind gave: where the key begins (after the outermost
+ * tracer frame; a runtime wrapper of ours may sit below the runtime that
+ * called our driver wrapper, frames inside it are ours or the runtime's)
+ * and the hash of the frames from there, as the fast walk takes it. */
+static void key_of_frames(const uintptr_t *frames, int n, const struct vt_tracer_text *text,
+                          struct vt_frame_key *key)
+{
     int i = n;
-    for (; i >= 4; i -= 4) {
-        uintptr_t w0 = frames[i - 1], w1 = frames[i - 2], w2 = frames[i - 3], w3 = frames[i - 4];
-        if (is_tracer(w0, start, span) | is_tracer(w1, start, span) | is_tracer(w2, start, span) |
-            is_tracer(w3, start, span))
-            break;
-        a = lane(a, w0);
-        b = lane(b, w1);
-        c = lane(c, w2);
-        d = lane(d, w3);
-        __asm__("" : "+r"(a), "+r"(b), "+r"(c), "+r"(d)); /* as in stack_hash */
-    }
-    for (; i > 0 && !is_tracer(frames[i - 1], start, span); i--)
-        a = lane(a, frames[i - 1]);
-    *first = i;
-    return mix(mix(mix(a, b), c), d ^ (uint64_t)(n - i));
+    while (i > 0 && !vt_is_tracer_frame(text, frames[i - 1]))
+        i--;
+    key->first = i;
+    key->hash = VT_FRAME_HASH_SEED;
+    for (; i < n; i++)
+        key->hash = vt_frame_hash_step(key->hash, frames[i]);
 }
 
 /* A stack deeper than the limit (capture_deep cut it at CUT_AT): the
  * tracer's frames are innermost, so only the frames before the cut are
  * looked at. */
-static uint64_t hash_cut(const uintptr_t *frames, int n, int cut_at, int *first)
+static uint64_t hash_cut(const uintptr_t *frames, int n, int cut_at,
+                         const struct vt_tracer_text *text, int *first)
 {
-    uintptr_t start, end;
-    tracer_range(&start, &end);
     *first = 0;
     for (int i = 0; i < cut_at; i++)
-        if (is_tracer(frames[i], start, end - start))
+        if (vt_is_tracer_frame(text, frames[i]))
             *first = i + 1;
     return stack_hash(frames + *first, (size_t)(n - *first) * sizeof *frames);
 }
@@ -262,33 +243,43 @@ void vt_stacks_init(void)
 }
 
 /* Up to LIMIT return addresses, the first one into the caller, as
- * unw_backtrace gives them: through the cache of unwind_fast.c where it
- * can walk the stack. */
-static inline int backtrace_frames(uintptr_t *frames, int limit)
+ * unw_backtrace gives them, and their KEY: through the cache of
+ * unwind_fast.c where it can walk the stack. */
+static inline int backtrace_frames(uintptr_t *frames, int limit, const struct vt_tracer_text *text,
+                                   struct vt_frame_key *key)
 {
 #if defined(__x86_64__)
-    int n = vt_unwind_fast(frames, limit);
+    int n = vt_unwind_fast(frames, limit, text, key);
     if (n >= 0)
         return n;
 #endif
-    return unw_backtrace((void **)frames, limit);
+    n = unw_backtrace((void **)frames, limit);
+    key_of_frames(frames, n, text, key);
+    return n;
 }
 
 void vt_stack_capture(struct vt_stack *stack)
 {
     uintptr_t *frames = stack->key;
     unsigned limit = max_frames();
-    int n = backtrace_frames(frames, (int)limit), first;
+    struct vt_tracer_text text;
+    struct vt_frame_key key;
+    tracer_text(&text);
+    int n = backtrace_frames(frames, (int)limit, &text, &key), first;
     uint64_t hash;
     stack->dropped = 0;
     stack->cut_at = 0;
-    if (n == (int)limit)
+    if (n == (int)limit) {
         n = capture_deep(stack, limit);
+        if (!stack->dropped) /* libunwind walked it again */
+            key_of_frames(frames, n, &text, &key);
+    }
+    first = key.first;
     if (stack->dropped) {
-        hash = hash_cut(frames, n, stack->cut_at, &first);
+        hash = hash_cut(frames, n, stack->cut_at, &text, &first);
         stack->cut_at = stack->cut_at > first ? stack->cut_at - first : 0;
     } else {
-        hash = hash_native(frames, n, &first);
+        hash = mix(key.hash, (uint64_t)(n - first));
     }
     /* The key is where it lies: no copy of the frames. */
     stack->start = first;

@@ -11,7 +11,13 @@
  * Each thread has its table (no lock; a walk inside a walk, from a signal
  * handler, is refused); a forked child keeps its thread's, which holds for
  * the same objects at the same addresses. An object unloaded empties every
- * table before its next walk: another may be loaded at its addresses. */
+ * table before its next walk: another may be loaded at its addresses.
+ * Each slot also names the slot of the return address that followed its
+ * own last time: a walk tries that one first and hashes only where the
+ * caller changed. Then the next frame's rule is known before its return
+ * address is read, and the reads of a walk no longer wait one on another
+ * (a hash of each address read, then its slot, did). A slot is 16 bytes,
+ * four to a cache line: the rule, with the caller's place beside `how`. */
 #include "unwind_fast.h"
 
 #include "eh_frame.h"
@@ -25,8 +31,24 @@
 #define PROBES 8
 #define LOWEST_RETURN 0x4000 /* libunwind's "somewhere bogus" */
 
+/* A rule (eh_frame.h) and where the walk went next last time: in
+ * how_caller, `how` in the low 4 bits, the caller's slot's byte offset in
+ * the table (a multiple of 16) in the rest. Slot 0 when never set: any slot
+ * is checked against the return address before its rule is used. */
+struct slot {
+    uintptr_t ip;
+    int32_t cfa_off;
+    int16_t rbp_off;
+    uint16_t how_caller;
+};
+
+#define HOW_BITS 0xFu
+#define CALLER_BITS 0xFFF0u
+_Static_assert(sizeof(struct slot) == 16 && SLOTS * 16 - 1 <= 0xFFFF, "a slot's place fits");
+
 struct walk_cache {
-    struct vt_unwind_rule slots[SLOTS];
+    struct slot slots[SLOTS];
+    uint16_t first;               /* the byte offset of vt_unwind_fast's own frame's slot */
     uintptr_t stack_lo, stack_hi; /* the thread's stack: no read outside it */
     unsigned generation;          /* of vt_unwind_forget: the rules hold until it moves */
 };
@@ -95,23 +117,40 @@ static struct walk_cache *thread_cache(void)
     unsigned now = __atomic_load_n(&generation, __ATOMIC_ACQUIRE);
     if (__builtin_expect(c->generation != now, 0)) {
         memset(c->slots, 0, sizeof c->slots);
+        c->first = 0;
         c->generation = now;
     }
     return c;
 }
 
 /* IP's home slot: a multiplicative hash's top bits. */
-static inline struct vt_unwind_rule *home_of(struct walk_cache *c, uintptr_t ip)
+static inline struct slot *home_of(struct walk_cache *c, uintptr_t ip)
 {
     return &c->slots[((uint64_t)ip * 0x9E3779B97F4A7C15u) >> (64 - SLOT_BITS)];
 }
 
+/* The slot at byte OFFSET of the table. */
+static inline struct slot *slot_at(struct walk_cache *c, unsigned offset)
+{
+    return (struct slot *)((char *)c->slots + (offset & CALLER_BITS));
+}
+
+/* IP's rule read from its object's CFI into S. */
+static void fill(struct slot *s, uintptr_t ip)
+{
+    struct vt_unwind_rule rule;
+    vt_eh_frame_rule(ip - 1, &rule);
+    s->ip = ip;
+    s->cfa_off = rule.cfa_off;
+    s->rbp_off = rule.rbp_off;
+    s->how_caller = rule.how; /* caller: slot 0 */
+}
+
 /* IP not in its home slot: in one of the next, or read from its object's
  * CFI into a free one (or, with none free near, over its home). */
-static __attribute__((noinline)) const struct vt_unwind_rule *rule_missed(struct walk_cache *c,
-                                                                          uintptr_t ip)
+static __attribute__((noinline)) struct slot *rule_missed(struct walk_cache *c, uintptr_t ip)
 {
-    struct vt_unwind_rule *home = home_of(c, ip), *s = home;
+    struct slot *home = home_of(c, ip), *s = home;
     for (unsigned i = 1; i < PROBES && s->ip; i++) {
         s = &c->slots[(unsigned)(home - c->slots + i) & (SLOTS - 1)];
         if (s->ip == ip)
@@ -119,27 +158,31 @@ static __attribute__((noinline)) const struct vt_unwind_rule *rule_missed(struct
     }
     if (s->ip)
         s = home;
-    vt_eh_frame_rule(ip - 1, s);
-    s->ip = ip;
+    fill(s, ip);
     return s;
 }
 
-static inline const struct vt_unwind_rule *rule_of(struct walk_cache *c, uintptr_t ip)
+/* IP's slot where the walk did not guess it: hashed, and the guess in
+ * *LINK (how_caller, or the table's first) corrected for the next walk. */
+static __attribute__((noinline)) struct slot *slot_hashed(struct walk_cache *c, uintptr_t ip,
+                                                          uint16_t *link)
 {
-    const struct vt_unwind_rule *s = home_of(c, ip);
-    if (__builtin_expect(s->ip == ip, 1))
-        return s;
-    return rule_missed(c, ip);
+    struct slot *s = home_of(c, ip);
+    if (s->ip != ip)
+        s = rule_missed(c, ip);
+    unsigned offset = (unsigned)((char *)s - (char *)c->slots);
+    *link = (uint16_t)((*link & ~CALLER_BITS) | offset);
+    return s;
 }
 
 /* One frame with a CFA from rbp (or the end, or one libunwind must walk):
  * its CFA into *CFA, rbp into *BP where it was saved; 1, 0 at the end of
  * the stack, -1 where libunwind has to walk it. */
-static inline int step_rbp(const struct vt_unwind_rule *r, uintptr_t sp, uintptr_t *bp,
+static inline int step_rbp(const struct slot *r, unsigned how, uintptr_t sp, uintptr_t *bp,
                            uintptr_t hi, uintptr_t *cfa)
 {
-    if (r->how != VT_UNWIND_RBP)
-        return r->how == VT_UNWIND_END ? 0 : -1;
+    if (how != VT_UNWIND_RBP)
+        return how == VT_UNWIND_END ? 0 : -1;
     *cfa = *bp + (intptr_t)r->cfa_off;
     uintptr_t saved = *cfa + (intptr_t)r->rbp_off;
     /* Above the last frame, and so its slots. */
@@ -153,23 +196,31 @@ static inline int step_rbp(const struct vt_unwind_rule *r, uintptr_t sp, uintptr
 /* The walk from the registers IP, SP, BP: see unwind_fast.h. Every read
  * lies above SP (which only rises) and under the stack's top. */
 static int walk(struct walk_cache *c, uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t *frames,
-                int limit)
+                int limit, const struct vt_tracer_text *tracer, struct vt_frame_key *key)
 {
     uintptr_t *out = frames, *end = frames + limit, hi = c->stack_hi, cfa;
+    uint64_t hash = VT_FRAME_HASH_SEED;
+    uint16_t *link = &c->first;
+    const struct vt_tracer_text ours = *tracer; /* in registers: the stores below may alias */
+    uintptr_t *first = frames;
     if (sp < c->stack_lo || sp >= hi)
         return -1;
     while (out < end) {
-        const struct vt_unwind_rule *r = rule_of(c, ip);
-        if (__builtin_expect(r->how <= VT_UNWIND_RSP_SAVED_RBP, 1)) {
+        struct slot *r = slot_at(c, *link);
+        if (__builtin_expect(r->ip != ip, 0))
+            r = slot_hashed(c, ip, link);
+        link = &r->how_caller;
+        unsigned how = r->how_caller & HOW_BITS;
+        if (__builtin_expect(how <= VT_UNWIND_RSP_SAVED_RBP, 1)) {
             /* Without frame pointers: cfa_off >= 8, rbp's slot inside the
              * frame (eh_frame.h). */
             cfa = sp + (intptr_t)r->cfa_off;
             if (__builtin_expect(cfa > hi, 0))
                 return -1;
-            if (r->how == VT_UNWIND_RSP_SAVED_RBP)
+            if (how == VT_UNWIND_RSP_SAVED_RBP)
                 bp = *(const uintptr_t *)(cfa + (intptr_t)r->rbp_off);
         } else {
-            int step = step_rbp(r, sp, &bp, hi, &cfa);
+            int step = step_rbp(r, how, sp, &bp, hi, &cfa);
             if (step <= 0) {
                 if (step < 0)
                     return -1;
@@ -181,11 +232,21 @@ static int walk(struct walk_cache *c, uintptr_t ip, uintptr_t sp, uintptr_t bp, 
         if (__builtin_expect(ip < LOWEST_RETURN, 0))
             break;
         *out++ = ip;
+        if (__builtin_expect(vt_is_tracer_frame(&ours, ip), 0)) {
+            hash = VT_FRAME_HASH_SEED;
+            first = out;
+        } else {
+            hash = vt_frame_hash_step(hash, ip);
+        }
     }
+    key->first = (int)(first - frames);
+    key->hash = hash;
     return (int)(out - frames);
 }
 
-__attribute__((noinline)) int vt_unwind_fast(uintptr_t *frames, int limit)
+__attribute__((noinline)) int vt_unwind_fast(uintptr_t *frames, int limit,
+                                             const struct vt_tracer_text *tracer,
+                                             struct vt_frame_key *key)
 {
     uintptr_t ip, sp, bp;
     /* This function's own frame, read where its CFI describes it: the
@@ -198,7 +259,7 @@ __attribute__((noinline)) int vt_unwind_fast(uintptr_t *frames, int limit)
     if (walking || !(c = thread_cache()))
         return -1;
     walking = 1;
-    n = walk(c, ip, sp, bp, frames, limit);
+    n = walk(c, ip, sp, bp, frames, limit, tracer, key);
     walking = 0;
     return n;
 }

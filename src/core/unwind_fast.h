@@ -5,6 +5,8 @@
 #ifndef VRAMTRACE_UNWIND_FAST_H
 #define VRAMTRACE_UNWIND_FAST_H
 
+#include "frame_hash.h"
+
 #include <stdint.h>
 
 #if defined(__x86_64__)
@@ -13,8 +15,11 @@
  * the caller's own (where it called this), as unw_backtrace(FRAMES, LIMIT)
  * called there gives them; how many, or -1 where this walk cannot say what
  * unw_backtrace would (a frame it does not know, a signal frame, a stack
- * not the thread's own, a capture inside a capture): call unw_backtrace. */
-int vt_unwind_fast(uintptr_t *frames, int limit);
+ * not the thread's own, a capture inside a capture): call unw_backtrace.
+ * With them, where the key begins and its hash (frame_hash.h) into *KEY:
+ * frames in TRACER restart it. */
+int vt_unwind_fast(uintptr_t *frames, int limit, const struct vt_tracer_text *tracer,
+                   struct vt_frame_key *key);
 
 /* Any thread: objects may have been unloaded; every thread's cache is
  * emptied before its next walk (another object may load at their place). */

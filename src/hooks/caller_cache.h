@@ -18,12 +18,14 @@ struct vt_caller_entry {
     void *real;
 };
 
-struct vt_caller_cache {
-    struct vt_caller_entry entries[VT_CALLER_CACHE_SIZE];
+/* `used` first, aligned: on every hooked call it and the first entry are
+ * read, in one cache line. */
+struct __attribute__((aligned(64))) vt_caller_cache {
     unsigned used;                /* entries ever claimed: the readers' bound */
     unsigned turn;                /* which to replace next once all are used */
     int listed;                   /* in the list vt_caller_caches_forget empties */
     struct vt_caller_cache *next; /* that list */
+    struct vt_caller_entry entries[VT_CALLER_CACHE_SIZE];
 };
 
 /* 1 and *REAL when CACHE holds the object at CALLER (this runs on every

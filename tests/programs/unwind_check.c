@@ -6,9 +6,12 @@
  * called before it, and still calls where the fast walk cannot say) and
  * libunwind's unw_step walk without caches (no fast-trace cache, no rule
  * cache: each frame's CFI read anew). dlclose forgets the fast walk's rules,
- * as the tracer's hook does. At exit, one line on stderr:
+ * as the tracer's hook does. The fast walk's key (frame_hash.h: where it
+ * begins and its hash, with this library's code as the tracer's) is
+ * compared with the one taken over unw_step's frames as the tracer takes
+ * it over unw_backtrace's. At exit, one line on stderr:
  *   unwind_check: stacks N fast F fallback B differ_backtrace D differ_steps S
- *                 depth MIN-MAX
+ *                 differ_key K depth MIN-MAX
  * (depth: the fast walk's frames; UNWIND_CHECK_LIMIT: the most frames a
  * walk takes, 512 as the tracer's default; UNWIND_CHECK_VERBOSE=1 prints
  * the walks of each stack that differs). */
@@ -17,6 +20,7 @@
 
 #include <dlfcn.h>
 #include <libunwind.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,7 +30,7 @@
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct {
-    unsigned long stacks, fast, fallback, differ_backtrace, differ_steps;
+    unsigned long stacks, fast, fallback, differ_backtrace, differ_steps, differ_key;
     int min_depth, max_depth;
 } seen = {.min_depth = MAX_LIMIT};
 
@@ -35,6 +39,39 @@ static int walk_limit(void)
     const char *text = getenv("UNWIND_CHECK_LIMIT");
     int limit = text ? atoi(text) : 512;
     return limit > 0 && limit <= MAX_LIMIT ? limit : 512;
+}
+
+/* This library's code: the frames that restart a key (as the tracer's). */
+static struct vt_tracer_text own_text(void)
+{
+    static struct vt_tracer_text text;
+    Dl_info info;
+    struct link_map *map;
+    if (text.span || !dladdr1((void *)own_text, &info, (void **)&map, RTLD_DL_LINKMAP))
+        return text;
+    const ElfW(Ehdr) *ehdr = info.dli_fbase;
+    const ElfW(Phdr) *ph = (const ElfW(Phdr) *)((const char *)ehdr + ehdr->e_phoff);
+    uintptr_t lo = UINTPTR_MAX, hi = 0;
+    for (int i = 0; i < ehdr->e_phnum; i++)
+        if (ph[i].p_type == PT_LOAD) {
+            uintptr_t a = map->l_addr + ph[i].p_vaddr;
+            lo = a < lo ? a : lo;
+            hi = a + ph[i].p_memsz > hi ? a + ph[i].p_memsz : hi;
+        }
+    text.start = lo;
+    text.span = hi - lo;
+    return text;
+}
+
+/* The key over frames another walk gave, as stacks.c takes it. */
+static struct vt_frame_key key_of(const uintptr_t *frames, int n, const struct vt_tracer_text *text)
+{
+    struct vt_frame_key key = {n, VT_FRAME_HASH_SEED};
+    while (key.first > 0 && !vt_is_tracer_frame(text, frames[key.first - 1]))
+        key.first--;
+    for (int i = key.first; i < n; i++)
+        key.hash = vt_frame_hash_step(key.hash, frames[i]);
+    return key;
 }
 
 /* libunwind's walk frame by frame, as unw_backtrace's slow path makes it. */
@@ -77,9 +114,12 @@ static __attribute__((noinline)) void compare(void)
 {
     uintptr_t fast[MAX_LIMIT], backtrace[MAX_LIMIT], steps[MAX_LIMIT];
     int limit = walk_limit();
-    int nf = vt_unwind_fast(fast, limit);
+    struct vt_tracer_text text = own_text();
+    struct vt_frame_key key, expected;
+    int nf = vt_unwind_fast(fast, limit, &text, &key);
     int nb = unw_backtrace((void **)backtrace, limit);
     int ns = step_walk(steps, limit);
+    expected = key_of(steps, ns, &text);
     int differs = nf >= 0 && (!same_walk(fast, nf, backtrace, nb) || !same_walk(fast, nf, steps, ns));
     pthread_mutex_lock(&lock);
     seen.stacks++;
@@ -89,6 +129,8 @@ static __attribute__((noinline)) void compare(void)
         seen.fast++;
         seen.differ_backtrace += !same_walk(fast, nf, backtrace, nb);
         seen.differ_steps += !same_walk(fast, nf, steps, ns);
+        /* the first frame (into compare) is this library's in both */
+        seen.differ_key += key.first != expected.first || key.hash != expected.hash;
         seen.min_depth = nf < seen.min_depth ? nf : seen.min_depth;
         seen.max_depth = nf > seen.max_depth ? nf : seen.max_depth;
     }
@@ -130,7 +172,8 @@ __attribute__((destructor)) static void print_seen(void)
 {
     fprintf(stderr,
             "unwind_check: stacks %lu fast %lu fallback %lu differ_backtrace %lu "
-            "differ_steps %lu depth %d-%d\n",
+            "differ_steps %lu differ_key %lu depth %d-%d\n",
             seen.stacks, seen.fast, seen.fallback, seen.differ_backtrace, seen.differ_steps,
+            seen.differ_key,
             seen.fast ? seen.min_depth : 0, seen.max_depth);
 }
