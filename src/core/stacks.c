@@ -148,7 +148,7 @@ static unsigned outer_kept(unsigned limit)
 
 /* The stack had LIMIT frames or more: walk all of it, keeping the innermost
  * ones and the outermost few, and count what lies between. Rare and slow. */
-static int capture_deep(struct vt_stack *stack, unsigned limit)
+static __attribute__((cold, noinline)) int capture_deep(struct vt_stack *stack, unsigned limit)
 {
     unsigned outer = outer_kept(limit), inner = limit - outer, total = 0;
     uintptr_t ring[16];
@@ -191,8 +191,9 @@ static void tracer_text(struct vt_tracer_text *text)
  * tracer frame; a runtime wrapper of ours may sit below the runtime that
  * called our driver wrapper, frames inside it are ours or the runtime's)
  * and the hash of the frames from there, as the fast walk takes it. */
-static void key_of_frames(const uintptr_t *frames, int n, const struct vt_tracer_text *text,
-                          struct vt_frame_key *key)
+static __attribute__((cold, noinline)) void key_of_frames(const uintptr_t *frames, int n,
+                                                          const struct vt_tracer_text *text,
+                                                          struct vt_frame_key *key)
 {
     int i = n;
     while (i > 0 && !vt_is_tracer_frame(text, frames[i - 1]))
@@ -206,8 +207,8 @@ static void key_of_frames(const uintptr_t *frames, int n, const struct vt_tracer
 /* A stack deeper than the limit (capture_deep cut it at CUT_AT): the
  * tracer's frames are innermost, so only the frames before the cut are
  * looked at. */
-static uint64_t hash_cut(const uintptr_t *frames, int n, int cut_at,
-                         const struct vt_tracer_text *text, int *first)
+static __attribute__((cold, noinline)) uint64_t
+hash_cut(const uintptr_t *frames, int n, int cut_at, const struct vt_tracer_text *text, int *first)
 {
     *first = 0;
     for (int i = 0; i < cut_at; i++)

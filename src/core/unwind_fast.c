@@ -91,7 +91,7 @@ static void stack_bounds(uintptr_t *lo, uintptr_t *hi)
 
 /* Made on the thread's first walk (as libunwind makes its own), freed at
  * its end. NULL when there is none. */
-static struct walk_cache *make_cache(void)
+static __attribute__((cold)) struct walk_cache *make_cache(void)
 {
     pthread_once(&key_once, make_key);
     if (!key_ok)
@@ -148,7 +148,7 @@ static void fill(struct slot *s, uintptr_t ip)
 
 /* IP not in its home slot: in one of the next, or read from its object's
  * CFI into a free one (or, with none free near, over its home). */
-static __attribute__((noinline)) struct slot *rule_missed(struct walk_cache *c, uintptr_t ip)
+static __attribute__((cold, noinline)) struct slot *rule_missed(struct walk_cache *c, uintptr_t ip)
 {
     struct slot *home = home_of(c, ip), *s = home;
     for (unsigned i = 1; i < PROBES && s->ip; i++) {
