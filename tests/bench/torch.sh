@@ -62,7 +62,7 @@ done
 loop_instructions() {
     local env=(PYTHONHASHSEED=0) n=$INSTRUCTIONS
     case $1 in
-    tensors) env=(PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync) ;;
+    tensors) env+=(PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync) ;;
     no-caching) env+=(PYTORCH_NO_CUDA_MEMORY_CACHING=1) ;;
     esac
     [ "$2" = traced ] && env+=(LD_PRELOAD="$lib" VRAMTRACE_OUTPUT="$out/i.vtr")
