@@ -72,8 +72,9 @@ int vt_pycode_find_live(const char *const *code, const long *offset, int n, stru
     }
     vt_pycode_fields_of(&at);
     for (int i = 0; i < n; i++) {
-        loc[i] = vt_pycode_find_in(table, code[i], offset[i], &at);
-        missed += !loc[i];
+        const struct vt_pycode_slot *s = vt_pycode_hit(table, code[i], offset[i], &at);
+        loc[i] = s ? s->loc : NULL;
+        missed += !s;
     }
     return missed;
 }

@@ -51,36 +51,33 @@ struct vt_pycode_fields {
 
 /* Whether the live CODE is still the object KEY was made of: the same
  * name, file and line table objects (each checked too: one freed and
- * another made at its address), first line. Plain loads (pyload.h). */
+ * another made at its address), first line. Plain loads (pyload.h); the
+ * objects' own fields read through KEY's addresses once found equal to
+ * CODE's (fewer registers held). */
 static inline int vt_pycode_still_same(const char *code, const struct vt_pycode_key *key,
                                        const struct vt_pycode_fields *at)
 {
-    const char *name = vt_load_ptr(code, at->name);
-    if ((uintptr_t)name != key->name)
-        return 0;
-    const char *file = vt_load_ptr(code, at->file);
-    if ((uintptr_t)file != key->file)
-        return 0;
-    const char *table = vt_load_ptr(code, at->table);
-    return (uintptr_t)table == key->table &&
+    return (uintptr_t)vt_load_ptr(code, at->name) == key->name &&
+           (uintptr_t)vt_load_ptr(code, at->file) == key->file &&
+           (uintptr_t)vt_load_ptr(code, at->table) == key->table &&
            vt_load_int(code, at->firstlineno) == key->firstlineno &&
-           vt_load_long(name, at->str_hash) == key->name_hash &&
-           vt_load_long(file, at->str_hash) == key->file_hash &&
-           vt_load_long(table, at->bytes_size) == key->table_len;
+           vt_load_long((const char *)key->name, at->str_hash) == key->name_hash &&
+           vt_load_long((const char *)key->file, at->str_hash) == key->file_hash &&
+           vt_load_long((const char *)key->table, at->bytes_size) == key->table_len;
 }
 
-/* The location TABLE (vt_pycode_slots, not NULL) remembers for the live
- * CODE at OFFSET, checked against it; NULL when none. Inline: the walk
- * looks up each frame as it reads it. */
-static inline struct vt_pyloc *vt_pycode_find_in(const struct vt_pycode_slot *table,
-                                                 const char *code, long offset,
-                                                 const struct vt_pycode_fields *at)
+/* The slot of TABLE (vt_pycode_slots, not NULL) that remembers the live
+ * CODE at OFFSET, checked against it (its loc then not NULL); NULL when
+ * none. Inline: the walk looks up each frame as it reads it. */
+static inline const struct vt_pycode_slot *vt_pycode_hit(const struct vt_pycode_slot *table,
+                                                         const char *code, long offset,
+                                                         const struct vt_pycode_fields *at)
 {
     const struct vt_pycode_slot *s = &table[vt_pycode_slot_of((uintptr_t)code, offset)];
     if (s->key.code != (uintptr_t)code || s->key.offset != offset ||
         !vt_pycode_still_same(code, &s->key, at))
         return NULL;
-    return s->loc;
+    return s;
 }
 
 /* The fields of the running interpreter's layout that entries are checked

@@ -45,6 +45,19 @@ enum walk_shape {
 };
 static enum walk_shape walk_shape;
 
+/* Objects with the standard header (every build but the free-threaded
+ * ones): where their type, size, a str's hash and a bytes' size lie, as
+ * constants for the walk where walk_plain says the layout has them there
+ * (fewer offsets to keep in registers). */
+enum { PLAIN_OB_TYPE = 8, PLAIN_VAR_SIZE = 16, PLAIN_STR_HASH = 24, PLAIN_BYTES_SIZE = 16 };
+static int walk_plain;
+
+static int plain_header(const struct vt_pylayout *L)
+{
+    return L->ob_type == PLAIN_OB_TYPE && L->var_size == PLAIN_VAR_SIZE &&
+           L->str_hash == PLAIN_STR_HASH && L->bytes_size == PLAIN_BYTES_SIZE;
+}
+
 static enum walk_shape shape_of(const struct vt_pylayout *L)
 {
     if (L->instr == VT_PY_LASTI_BYTES)
@@ -147,6 +160,7 @@ static int look_up(void)
     if (vt_py.layout.minor > 11)
         vt_py.current_thread_state = NULL; /* the gilstate follows the thread's current state */
     walk_shape = shape_of(&vt_py.layout);
+    walk_plain = plain_header(&vt_py.layout);
     vt_py.code_function =
         vt_py.layout.code_qualname >= 0 ? vt_py.layout.code_qualname : vt_py.layout.code_name;
     return PY_READY;
@@ -344,20 +358,20 @@ static inline __attribute__((always_inline)) int shims(enum walk_shape shape)
 
 /* A frame of running Python code (not a shim or entry frame owned by the C
  * stack, not one whose code has not started yet): its code object, and its
- * instruction's offset into *OFFSET. */
+ * instruction's offset into *OFFSET. PLAIN: walk_plain. */
 static inline __attribute__((always_inline)) const char *
-code_of_python_frame(const char *frame, long *offset, enum walk_shape shape)
+code_of_python_frame(const char *frame, long *offset, enum walk_shape shape, int plain)
 {
     const struct vt_pylayout *L = &vt_py.layout;
     const char *code = shape == WALK_SHIMS_TAGGED || shape == WALK_SHIMS_TLBC
                            ? executable_of(frame)
                            : vt_load_ptr(frame, L->frame_code);
-    if (!is_a(code, vt_py.code_type))
+    if (!code || vt_load_ptr(code, plain ? PLAIN_OB_TYPE : L->ob_type) != vt_py.code_type)
         return NULL;
     *offset = instruction_offset(frame, code, shape);
     if (shape == WALK_LASTI_BYTES || shape == WALK_LASTI_UNITS)
         return code;
-    if (*offset > 2 * vt_load_long(code, L->var_size))
+    if (*offset > 2 * vt_load_long(code, plain ? PLAIN_VAR_SIZE : L->var_size))
         return NULL;
     if (*offset < 2L * vt_load_int(code, L->code_firsttraceable) &&
         load_owner(frame) != L->owner_generator)
@@ -373,7 +387,7 @@ static inline __attribute__((always_inline)) void walk_as(const char *frame, str
     for (; frame && steps < MAX_STEPS; frame = vt_load_ptr(frame, L->frame_back), steps++) {
         int shim = shims(shape) && load_owner(frame) >= L->owner_cstack;
         long offset;
-        const char *code = shim ? NULL : code_of_python_frame(frame, &offset, shape);
+        const char *code = shim ? NULL : code_of_python_frame(frame, &offset, shape, 0);
         if (code && f->count == VT_PY_MAX) {
             f->truncated = 1;
             return;
@@ -463,10 +477,10 @@ static inline __attribute__((always_inline)) void end_walk(struct vt_pystack *st
 /* walk_as and record() in one pass, for a stack whose every location TABLE
  * remembers: 1 when STACK is filled (count, entries, truncated, outermost
  * and outermost_read), 0 at the first frame it does not (STACK then holds
- * nothing of use). */
+ * nothing of use). PLAIN: walk_plain. */
 static inline __attribute__((always_inline)) int
 walk_remembered_as(const char *frame, struct vt_pystack *stack, const struct vt_pycode_slot *table,
-                   enum walk_shape shape)
+                   enum walk_shape shape, int plain)
 {
     const struct vt_pylayout *L = &vt_py.layout;
     struct vt_pycode_fields fields;
@@ -474,19 +488,23 @@ walk_remembered_as(const char *frame, struct vt_pystack *stack, const struct vt_
     const char *outermost = NULL;
     int steps = 0, truncated = 0;
     vt_pycode_fields_of(&fields);
+    if (plain) {
+        fields.str_hash = PLAIN_STR_HASH;
+        fields.bytes_size = PLAIN_BYTES_SIZE;
+    }
     for (; frame && steps < MAX_STEPS; frame = vt_load_ptr(frame, L->frame_back), steps++) {
         int shim = shims(shape) && load_owner(frame) >= L->owner_cstack;
         long offset;
-        const char *code = shim ? NULL : code_of_python_frame(frame, &offset, shape);
+        const char *code = shim ? NULL : code_of_python_frame(frame, &offset, shape, plain);
         if (code) {
             if (at.count == VT_PY_MAX) {
                 truncated = 1;
                 break;
             }
-            struct vt_pyloc *loc = vt_pycode_find_in(table, code, offset, &fields);
-            if (!loc)
+            const struct vt_pycode_slot *hit = vt_pycode_hit(table, code, offset, &fields);
+            if (!hit)
                 return 0;
-            stack->frames[at.count++] = loc;
+            stack->frames[at.count++] = hit->loc;
         }
         if (!shim)
             outermost = frame;
@@ -505,29 +523,38 @@ walk_remembered_as(const char *frame, struct vt_pystack *stack, const struct vt_
     return 1;
 }
 
-/* walk_remembered_as for the interpreter's shape of frame; 0 also when
- * this thread remembers no location yet. */
+/* walk_remembered_as for the interpreter's shape of frame. */
+static inline __attribute__((always_inline)) int
+walk_remembered_shaped(const char *innermost, struct vt_pystack *stack,
+                       const struct vt_pycode_slot *table, int plain)
+{
+    switch (walk_shape) {
+    case WALK_LASTI_BYTES:
+        return walk_remembered_as(innermost, stack, table, WALK_LASTI_BYTES, plain);
+    case WALK_LASTI_UNITS:
+        return walk_remembered_as(innermost, stack, table, WALK_LASTI_UNITS, plain);
+    case WALK_ENTRY_FLAG:
+        return walk_remembered_as(innermost, stack, table, WALK_ENTRY_FLAG, plain);
+    case WALK_SHIMS:
+        return walk_remembered_as(innermost, stack, table, WALK_SHIMS, plain);
+    case WALK_SHIMS_TAGGED:
+        return walk_remembered_as(innermost, stack, table, WALK_SHIMS_TAGGED, plain);
+    case WALK_SHIMS_TLBC:
+        return walk_remembered_as(innermost, stack, table, WALK_SHIMS_TLBC, plain);
+    }
+    return 0;
+}
+
+/* walk_remembered_as for the interpreter's shape of frame and header; 0
+ * also when this thread remembers no location yet. */
 static inline __attribute__((always_inline)) int walk_remembered(const char *innermost,
                                                                  struct vt_pystack *stack)
 {
     const struct vt_pycode_slot *table = vt_pycode_slots;
     if (!table)
         return 0;
-    switch (walk_shape) {
-    case WALK_LASTI_BYTES:
-        return walk_remembered_as(innermost, stack, table, WALK_LASTI_BYTES);
-    case WALK_LASTI_UNITS:
-        return walk_remembered_as(innermost, stack, table, WALK_LASTI_UNITS);
-    case WALK_ENTRY_FLAG:
-        return walk_remembered_as(innermost, stack, table, WALK_ENTRY_FLAG);
-    case WALK_SHIMS:
-        return walk_remembered_as(innermost, stack, table, WALK_SHIMS);
-    case WALK_SHIMS_TAGGED:
-        return walk_remembered_as(innermost, stack, table, WALK_SHIMS_TAGGED);
-    case WALK_SHIMS_TLBC:
-        return walk_remembered_as(innermost, stack, table, WALK_SHIMS_TLBC);
-    }
-    return 0;
+    return walk_plain ? walk_remembered_shaped(innermost, stack, table, 1)
+                      : walk_remembered_shaped(innermost, stack, table, 0);
 }
 
 /* ---- a location, decoded on a cache miss ---- */
@@ -664,10 +691,13 @@ static __attribute__((noinline)) void capture_decoding(const char *innermost,
     stack->outermost = f.outermost;
 }
 
-/* The calling thread's frames into STACK (emptied already). Not inlined:
- * a program without Python does not pay for what the walk keeps. */
+/* The calling thread's frames into STACK (emptied already), when the
+ * interpreter runs (neither starting nor finalizing). Not inlined: a
+ * program without Python does not pay for what the walk keeps. */
 static __attribute__((noinline)) void capture_frames(struct vt_pystack *stack)
 {
+    if (!vt_py.is_initialized() || vt_py.is_finalizing())
+        return;
     const char *tstate = this_thread();
     if (!tstate)
         return;
@@ -683,8 +713,7 @@ void vt_pystack_capture(struct vt_pystack *stack)
     stack->truncated = 0;
     stack->entries = 0;
     stack->tstate = NULL;
-    if ((__atomic_load_n(&py_state, __ATOMIC_ACQUIRE) == PY_READY || vt_python_ready()) &&
-        vt_py.is_initialized() && !vt_py.is_finalizing())
+    if (__atomic_load_n(&py_state, __ATOMIC_ACQUIRE) == PY_READY || vt_python_ready())
         capture_frames(stack);
 }
 
