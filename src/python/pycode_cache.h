@@ -9,6 +9,7 @@
 #ifndef VRAMTRACE_PYCODE_CACHE_H
 #define VRAMTRACE_PYCODE_CACHE_H
 
+#include "pyload.h"
 #include "pyloc.h"
 
 #include <stdint.h>
@@ -22,6 +23,75 @@ struct vt_pycode_key {
     long table_len;
     int firstlineno;
 };
+
+/* One remembered location. Its table is the calling thread's own (NULL
+ * until it remembers one), direct-mapped by vt_pycode_slot_of: an empty
+ * slot's code is 0, never a code object's. */
+struct vt_pycode_slot {
+    struct vt_pycode_key key;
+    struct vt_pyloc *loc;
+};
+
+#define VT_PYCODE_SLOT_BITS 10
+
+extern __thread struct vt_pycode_slot *vt_pycode_slots __attribute__((tls_model("initial-exec")));
+
+/* Fibonacci hashing: the product's top bits depend on every bit below. */
+static inline unsigned vt_pycode_slot_of(uintptr_t code, long offset)
+{
+    uint64_t h = ((uint64_t)code ^ (uint64_t)offset << 40) * 0x9E3779B97F4A7C15u;
+    return (unsigned)(h >> (64 - VT_PYCODE_SLOT_BITS));
+}
+
+/* Where the fields a remembered entry is checked against lie, read from
+ * the layout once for all the frames of a stack. */
+struct vt_pycode_fields {
+    long name, file, table, firstlineno, str_hash, bytes_size;
+};
+
+/* Whether the live CODE is still the object KEY was made of: the same
+ * name, file and line table objects (each checked too: one freed and
+ * another made at its address), first line. Plain loads (pyload.h); the
+ * objects' own fields read through KEY's addresses once found equal to
+ * CODE's (fewer registers held). */
+static inline int vt_pycode_still_same(const char *code, const struct vt_pycode_key *key,
+                                       const struct vt_pycode_fields *at)
+{
+    return (uintptr_t)vt_load_ptr(code, at->name) == key->name &&
+           (uintptr_t)vt_load_ptr(code, at->file) == key->file &&
+           (uintptr_t)vt_load_ptr(code, at->table) == key->table &&
+           vt_load_int(code, at->firstlineno) == key->firstlineno &&
+           vt_load_long((const char *)key->name, at->str_hash) == key->name_hash &&
+           vt_load_long((const char *)key->file, at->str_hash) == key->file_hash &&
+           vt_load_long((const char *)key->table, at->bytes_size) == key->table_len;
+}
+
+/* The slot of TABLE (vt_pycode_slots, not NULL) that remembers the live
+ * CODE at OFFSET, checked against it (its loc then not NULL); NULL when
+ * none. Inline: the walk looks up each frame as it reads it. */
+static inline const struct vt_pycode_slot *vt_pycode_hit(const struct vt_pycode_slot *table,
+                                                         const char *code, long offset,
+                                                         const struct vt_pycode_fields *at)
+{
+    const struct vt_pycode_slot *s = &table[vt_pycode_slot_of((uintptr_t)code, offset)];
+    if (s->key.code != (uintptr_t)code || s->key.offset != offset ||
+        !vt_pycode_still_same(code, &s->key, at))
+        return NULL;
+    return s;
+}
+
+/* The fields of the running interpreter's layout that entries are checked
+ * against. */
+static inline void vt_pycode_fields_of(struct vt_pycode_fields *at)
+{
+    const struct vt_pylayout *L = &vt_py.layout;
+    at->name = vt_py.code_function;
+    at->file = L->code_filename;
+    at->table = L->code_linetable;
+    at->firstlineno = L->code_firstlineno;
+    at->str_hash = L->str_hash;
+    at->bytes_size = L->bytes_size;
+}
 
 /* The location remembered for KEY on this thread, or NULL. */
 struct vt_pyloc *vt_pycode_find(const struct vt_pycode_key *key);

@@ -45,6 +45,19 @@ enum walk_shape {
 };
 static enum walk_shape walk_shape;
 
+/* Objects with the standard header (every build but the free-threaded
+ * ones): where their type, size, a str's hash and a bytes' size lie, as
+ * constants for the walk where walk_plain says the layout has them there
+ * (fewer offsets to keep in registers). */
+enum { PLAIN_OB_TYPE = 8, PLAIN_VAR_SIZE = 16, PLAIN_STR_HASH = 24, PLAIN_BYTES_SIZE = 16 };
+static int walk_plain;
+
+static int plain_header(const struct vt_pylayout *L)
+{
+    return L->ob_type == PLAIN_OB_TYPE && L->var_size == PLAIN_VAR_SIZE &&
+           L->str_hash == PLAIN_STR_HASH && L->bytes_size == PLAIN_BYTES_SIZE;
+}
+
 static enum walk_shape shape_of(const struct vt_pylayout *L)
 {
     if (L->instr == VT_PY_LASTI_BYTES)
@@ -147,6 +160,7 @@ static int look_up(void)
     if (vt_py.layout.minor > 11)
         vt_py.current_thread_state = NULL; /* the gilstate follows the thread's current state */
     walk_shape = shape_of(&vt_py.layout);
+    walk_plain = plain_header(&vt_py.layout);
     vt_py.code_function =
         vt_py.layout.code_qualname >= 0 ? vt_py.layout.code_qualname : vt_py.layout.code_name;
     return PY_READY;
@@ -238,7 +252,7 @@ static inline int load_owner(const char *frame)
 /* This thread's Python thread state. Up to 3.11 the gilstate stays with the
  * thread's first state, so a thread holding the GIL in a subinterpreter is
  * told by the current one (whose thread id is ours). */
-static const char *this_thread(void)
+static inline const char *this_thread(void)
 {
     if (vt_py.current_thread_state) {
         const char *current = vt_py.current_thread_state();
@@ -291,7 +305,7 @@ static inline int is_shim(const char *frame)
 /* The code object that OUTER, the outermost frame not a shim (NULL: none),
  * runs; NULL when none (the outermost frame of an entry from C is a
  * complete one). */
-static const char *outermost_code_of(const char *outer)
+static inline const char *outermost_code_of(const char *outer)
 {
     const char *code = outer ? executable_of(outer) : NULL;
     return is_a(code, vt_py.code_type) ? code : NULL;
@@ -344,20 +358,20 @@ static inline __attribute__((always_inline)) int shims(enum walk_shape shape)
 
 /* A frame of running Python code (not a shim or entry frame owned by the C
  * stack, not one whose code has not started yet): its code object, and its
- * instruction's offset into *OFFSET. */
+ * instruction's offset into *OFFSET. PLAIN: walk_plain. */
 static inline __attribute__((always_inline)) const char *
-code_of_python_frame(const char *frame, long *offset, enum walk_shape shape)
+code_of_python_frame(const char *frame, long *offset, enum walk_shape shape, int plain)
 {
     const struct vt_pylayout *L = &vt_py.layout;
     const char *code = shape == WALK_SHIMS_TAGGED || shape == WALK_SHIMS_TLBC
                            ? executable_of(frame)
                            : vt_load_ptr(frame, L->frame_code);
-    if (!is_a(code, vt_py.code_type))
+    if (!code || vt_load_ptr(code, plain ? PLAIN_OB_TYPE : L->ob_type) != vt_py.code_type)
         return NULL;
     *offset = instruction_offset(frame, code, shape);
     if (shape == WALK_LASTI_BYTES || shape == WALK_LASTI_UNITS)
         return code;
-    if (*offset > 2 * vt_load_long(code, L->var_size))
+    if (*offset > 2 * vt_load_long(code, plain ? PLAIN_VAR_SIZE : L->var_size))
         return NULL;
     if (*offset < 2L * vt_load_int(code, L->code_firsttraceable) &&
         load_owner(frame) != L->owner_generator)
@@ -373,7 +387,7 @@ static inline __attribute__((always_inline)) void walk_as(const char *frame, str
     for (; frame && steps < MAX_STEPS; frame = vt_load_ptr(frame, L->frame_back), steps++) {
         int shim = shims(shape) && load_owner(frame) >= L->owner_cstack;
         long offset;
-        const char *code = shim ? NULL : code_of_python_frame(frame, &offset, shape);
+        const char *code = shim ? NULL : code_of_python_frame(frame, &offset, shape, 0);
         if (code && f->count == VT_PY_MAX) {
             f->truncated = 1;
             return;
@@ -418,6 +432,129 @@ static void walk(const char *innermost, struct found *f)
         walk_as(innermost, f, WALK_SHIMS_TLBC);
         break;
     }
+}
+
+/* ---- the walk where every frame's location is remembered ----
+ *
+ * The usual case: each Python frame's location is looked up in the
+ * thread's table (and checked against the live code object) as the frame
+ * is read, straight into the stack, with no second pass. The first frame
+ * not found there gives up: the walk above and record() then do it all
+ * again, decoding what is missing. */
+
+/* What the walk keeps besides the frames: the entries so far, and how many
+ * frames those before the current one hold. */
+struct filling {
+    int count, entries, first;
+};
+
+/* Closes the current entry (an entry from C ended after frame COUNT):
+ * record()'s entries, which stop at VT_PY_MAX (later frames go to the
+ * last one). */
+static inline __attribute__((always_inline)) void end_entry(struct vt_pystack *stack,
+                                                            struct filling *at)
+{
+    if (at->entries < VT_PY_MAX) {
+        stack->entry_frames[at->entries++] = (unsigned short)(at->count - at->first);
+        at->first = at->count;
+    }
+}
+
+/* The frames after the last entry's end, as record() counts them: an entry
+ * of their own when there are any, added to the last when all are used. */
+static inline __attribute__((always_inline)) void end_walk(struct vt_pystack *stack,
+                                                           struct filling *at)
+{
+    int rest = at->count - at->first;
+    if (rest == 0)
+        return;
+    if (at->entries < VT_PY_MAX)
+        stack->entry_frames[at->entries++] = (unsigned short)rest;
+    else
+        stack->entry_frames[VT_PY_MAX - 1] += (unsigned short)rest;
+}
+
+/* walk_as and record() in one pass, for a stack whose every location TABLE
+ * remembers: 1 when STACK is filled (count, entries, truncated, outermost
+ * and outermost_read), 0 at the first frame it does not (STACK then holds
+ * nothing of use). PLAIN: walk_plain. */
+static inline __attribute__((always_inline)) int
+walk_remembered_as(const char *frame, struct vt_pystack *stack, const struct vt_pycode_slot *table,
+                   enum walk_shape shape, int plain)
+{
+    const struct vt_pylayout *L = &vt_py.layout;
+    struct vt_pycode_fields fields;
+    struct filling at = {0, 0, 0};
+    const char *outermost = NULL;
+    int steps = 0, truncated = 0;
+    vt_pycode_fields_of(&fields);
+    if (plain) {
+        fields.str_hash = PLAIN_STR_HASH;
+        fields.bytes_size = PLAIN_BYTES_SIZE;
+    }
+    for (; frame && steps < MAX_STEPS; frame = vt_load_ptr(frame, L->frame_back), steps++) {
+        int shim = shims(shape) && load_owner(frame) >= L->owner_cstack;
+        long offset;
+        const char *code = shim ? NULL : code_of_python_frame(frame, &offset, shape, plain);
+        if (code) {
+            if (at.count == VT_PY_MAX) {
+                truncated = 1;
+                break;
+            }
+            const struct vt_pycode_slot *hit = vt_pycode_hit(table, code, offset, &fields);
+            if (!hit)
+                return 0;
+            stack->frames[at.count++] = hit->loc;
+        }
+        if (!shim)
+            outermost = frame;
+        int ends = shape == WALK_ENTRY_FLAG
+                       ? *(const unsigned char *)(frame + L->frame_is_entry) != 0
+                       : shim || !shims(shape); /* 3.8-3.10: every frame object is an entry */
+        if (ends)
+            end_entry(stack, &at);
+    }
+    end_walk(stack, &at);
+    stack->count = at.count;
+    stack->entries = at.entries;
+    stack->truncated = truncated;
+    stack->outermost = outermost;
+    stack->outermost_read = frame == NULL;
+    return 1;
+}
+
+/* walk_remembered_as for the interpreter's shape of frame. */
+static inline __attribute__((always_inline)) int
+walk_remembered_shaped(const char *innermost, struct vt_pystack *stack,
+                       const struct vt_pycode_slot *table, int plain)
+{
+    switch (walk_shape) {
+    case WALK_LASTI_BYTES:
+        return walk_remembered_as(innermost, stack, table, WALK_LASTI_BYTES, plain);
+    case WALK_LASTI_UNITS:
+        return walk_remembered_as(innermost, stack, table, WALK_LASTI_UNITS, plain);
+    case WALK_ENTRY_FLAG:
+        return walk_remembered_as(innermost, stack, table, WALK_ENTRY_FLAG, plain);
+    case WALK_SHIMS:
+        return walk_remembered_as(innermost, stack, table, WALK_SHIMS, plain);
+    case WALK_SHIMS_TAGGED:
+        return walk_remembered_as(innermost, stack, table, WALK_SHIMS_TAGGED, plain);
+    case WALK_SHIMS_TLBC:
+        return walk_remembered_as(innermost, stack, table, WALK_SHIMS_TLBC, plain);
+    }
+    return 0;
+}
+
+/* walk_remembered_as for the interpreter's shape of frame and header; 0
+ * also when this thread remembers no location yet. */
+static inline __attribute__((always_inline)) int walk_remembered(const char *innermost,
+                                                                 struct vt_pystack *stack)
+{
+    const struct vt_pycode_slot *table = vt_pycode_slots;
+    if (!table)
+        return 0;
+    return walk_plain ? walk_remembered_shaped(innermost, stack, table, 1)
+                      : walk_remembered_shaped(innermost, stack, table, 0);
 }
 
 /* ---- a location, decoded on a cache miss ---- */
@@ -540,20 +677,34 @@ static void record(const struct found *f, struct vt_pystack *stack)
     stack->count = n;
 }
 
-/* The calling thread's frames into STACK (emptied already). Not inlined:
- * a program without Python does not pay for what the walk keeps. */
+/* INNERMOST's chain into STACK where some location is not remembered:
+ * walked again, the missing ones decoded. Out of line: its buffers. */
+static __attribute__((noinline)) void capture_decoding(const char *innermost,
+                                                       struct vt_pystack *stack)
+{
+    struct found f;
+    walk(innermost, &f);
+    stack->entries = 0;
+    record(&f, stack);
+    stack->truncated = f.truncated;
+    stack->outermost_read = f.whole;
+    stack->outermost = f.outermost;
+}
+
+/* The calling thread's frames into STACK (emptied already), when the
+ * interpreter runs (neither starting nor finalizing). Not inlined: a
+ * program without Python does not pay for what the walk keeps. */
 static __attribute__((noinline)) void capture_frames(struct vt_pystack *stack)
 {
+    if (!vt_py.is_initialized() || vt_py.is_finalizing())
+        return;
     const char *tstate = this_thread();
     if (!tstate)
         return;
-    struct found f;
-    walk(innermost_frame(tstate), &f);
-    record(&f, stack);
-    stack->truncated = f.truncated;
+    const char *innermost = innermost_frame(tstate);
+    if (!walk_remembered(innermost, stack))
+        capture_decoding(innermost, stack);
     stack->tstate = tstate;
-    stack->outermost_read = f.whole;
-    stack->outermost = f.outermost;
 }
 
 void vt_pystack_capture(struct vt_pystack *stack)
@@ -562,8 +713,7 @@ void vt_pystack_capture(struct vt_pystack *stack)
     stack->truncated = 0;
     stack->entries = 0;
     stack->tstate = NULL;
-    if ((__atomic_load_n(&py_state, __ATOMIC_ACQUIRE) == PY_READY || vt_python_ready()) &&
-        vt_py.is_initialized() && !vt_py.is_finalizing())
+    if (__atomic_load_n(&py_state, __ATOMIC_ACQUIRE) == PY_READY || vt_python_ready())
         capture_frames(stack);
 }
 
@@ -621,7 +771,7 @@ static int running_main_ended(void)
     return __atomic_load_n(&running_main_seen, __ATOMIC_RELAXED);
 }
 
-static int on_main_thread(void)
+static inline int on_main_thread(void)
 {
     pid_t pid = __atomic_load_n(&process_id, __ATOMIC_RELAXED);
     if (!pid) {
@@ -714,7 +864,7 @@ static int main_module_outermost(const char *main, const char *script)
 
 /* main_module_outermost where the calling thread is the main one (whose
  * state may be another interpreter's: MAIN's chain stands still then). */
-static int main_module_outermost_here(const char *main, const char *script)
+static inline int main_module_outermost_here(const char *main, const char *script)
 {
     return __atomic_load_n(&main_frame, __ATOMIC_RELAXED) && on_main_thread() &&
            main_module_outermost(main, script);
@@ -736,10 +886,25 @@ static void learn_main_frame(const char *mine, const char *outer)
     }
 }
 
+/* Before the main module's code is known: whether OUTER, the code
+ * outermost on the main thread (NULL: none), is it. Out of line: its
+ * buffers. */
+static __attribute__((noinline)) void learn_main_code(const char *outer)
+{
+    if (outer && outer != __atomic_load_n(&not_main_code, __ATOMIC_RELAXED)) {
+        if (is_main_module(outer))
+            __atomic_store_n(&main_code, outer, __ATOMIC_RELAXED);
+        else
+            __atomic_store_n(&not_main_code, outer, __ATOMIC_RELAXED);
+    }
+}
+
 /* On the main thread (MINE its state): whether its outermost frame left
  * the main module it was seen running; learns that module's code first.
- * CAPTURED: what this event's capture saw of the chain, or NULL. */
-static int main_thread_left_script(const char *mine, const struct vt_pystack *captured)
+ * CAPTURED: what this event's capture saw of the chain, or NULL. Inlined:
+ * every event of the main thread comes here. */
+static inline __attribute__((always_inline)) int
+main_thread_left_script(const char *mine, const struct vt_pystack *captured)
 {
     const char *outer_frame, *script = __atomic_load_n(&main_code, __ATOMIC_RELAXED);
     if (captured && captured->outermost_read)
@@ -747,16 +912,11 @@ static int main_thread_left_script(const char *mine, const struct vt_pystack *ca
     else if (outermost_frame(mine, &outer_frame) < 0)
         return 0;
     const char *outer = outermost_code_of(outer_frame);
-    if (outer && outer == script)
+    if (outer && outer == script && !__atomic_load_n(&main_frame, __ATOMIC_RELAXED))
         learn_main_frame(mine, outer_frame);
     if (script)
         return outer != script;
-    if (outer && outer != __atomic_load_n(&not_main_code, __ATOMIC_RELAXED)) {
-        if (is_main_module(outer))
-            __atomic_store_n(&main_code, outer, __ATOMIC_RELAXED);
-        else
-            __atomic_store_n(&not_main_code, outer, __ATOMIC_RELAXED);
-    }
+    learn_main_code(outer);
     return 0;
 }
 
@@ -780,21 +940,65 @@ static int main_frames_ended(const struct vt_pystack *captured)
     const char *main = main_thread_state();
     if (!main)
         return 0;
+    if (captured && !captured->tstate)
+        captured = NULL;                      /* nothing read: read here */
+    if (captured && captured->tstate == main) /* the capture's walk first: no look below */
+        return main_thread_left_script(main, captured) &&
+               !main_module_outermost_here(main, __atomic_load_n(&main_code, __ATOMIC_RELAXED));
     const char *script = __atomic_load_n(&main_code, __ATOMIC_RELAXED);
     if (script && main_module_outermost_here(main, script))
         return 0;
-    if (captured && !captured->tstate)
-        captured = NULL; /* nothing read: read here */
     if ((captured ? captured->tstate : this_thread()) == main)
         return main_thread_left_script(main, captured);
     return __atomic_load_n(&main_code, __ATOMIC_RELAXED) && !runs_python(main);
 }
 
-int vt_python_script_ended(const struct vt_pystack *captured)
+static int seen_running; /* the interpreter was seen running (a program that is python) */
+
+/* main_code once main_module_runs_here can answer (NULL: not yet, or
+ * never: 3.12+, a child forked by another thread). What it stands for is
+ * only ever set, until a fork resets it. */
+static const char *fast_script;
+
+/* Whether main_module_runs_here can answer: up to 3.11 (no running-main
+ * record to read), the main thread's state, the main module's code and
+ * frame known, the interpreter seen running. */
+static void learn_fast_script(void)
 {
-    static int seen_running;
-    if (__atomic_load_n(&py_state, __ATOMIC_ACQUIRE) != PY_READY || !vt_py.is_main)
-        return 0;
+    const char *script = __atomic_load_n(&main_code, __ATOMIC_RELAXED);
+    if (vt_py.layout.interp_running_main < 0 && script &&
+        __atomic_load_n(&main_tstate, __ATOMIC_RELAXED) &&
+        __atomic_load_n(&main_frame, __ATOMIC_RELAXED) &&
+        __atomic_load_n(&seen_running, __ATOMIC_RELAXED) &&
+        !__atomic_load_n(&script_end_off, __ATOMIC_RELAXED))
+        __atomic_store_n(&fast_script, script, __ATOMIC_RELAXED);
+}
+
+/* main_module_runs_here without a capture: the interpreter asked whether
+ * it runs, then the main module's frame looked at in place. */
+static __attribute__((noinline)) int main_module_runs_uncaptured(const char *script)
+{
+    return vt_py.is_initialized() && !vt_py.is_finalizing() && on_main_thread() &&
+           main_module_outermost(__atomic_load_n(&main_tstate, __ATOMIC_RELAXED), script);
+}
+
+/* The usual answer where fast_script is known (SCRIPT), on the main
+ * thread: 1 when the full reading would say the script runs on, told by
+ * this event's capture (the main module outermost), or without one by the
+ * main module's frame in place. 0: read it all. Inlined, and with a
+ * capture no call: every allocation comes here. */
+static inline __attribute__((always_inline)) int
+main_module_runs_here(const struct vt_pystack *captured, const char *script)
+{
+    if (!captured || !captured->tstate)
+        return main_module_runs_uncaptured(script);
+    return captured->tstate == __atomic_load_n(&main_tstate, __ATOMIC_RELAXED) &&
+           captured->outermost_read && outermost_code_of(captured->outermost) == script;
+}
+
+/* vt_python_script_ended's full reading. */
+static __attribute__((noinline)) int script_ended(const struct vt_pystack *captured)
+{
     if (!captured || !captured->tstate) { /* what the capture checked first, else here */
         if (!vt_py.is_initialized())      /* finalized, or an embedded one not started yet */
             return __atomic_load_n(&seen_running, __ATOMIC_RELAXED);
@@ -805,7 +1009,21 @@ int vt_python_script_ended(const struct vt_pystack *captured)
         __atomic_store_n(&seen_running, 1, __ATOMIC_RELAXED);
     if (__atomic_load_n(&script_end_off, __ATOMIC_RELAXED))
         return 0;
-    return running_main_ended() || main_frames_ended(captured);
+    if (running_main_ended() || main_frames_ended(captured))
+        return 1;
+    if (!__atomic_load_n(&fast_script, __ATOMIC_RELAXED))
+        learn_fast_script();
+    return 0;
+}
+
+int vt_python_script_ended(const struct vt_pystack *captured)
+{
+    const char *script = __atomic_load_n(&fast_script, __ATOMIC_RELAXED);
+    if (script && main_module_runs_here(captured, script))
+        return 0;
+    if (__atomic_load_n(&py_state, __ATOMIC_ACQUIRE) != PY_READY || !vt_py.is_main)
+        return 0;
+    return script_ended(captured);
 }
 
 /* The forking thread's state is the child's only one: if it is not the
@@ -814,6 +1032,7 @@ static void script_end_after_fork(void)
 {
     const char *main = __atomic_load_n(&main_tstate, __ATOMIC_RELAXED);
     __atomic_store_n(&process_id, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&fast_script, NULL, __ATOMIC_RELAXED);
     __atomic_store_n(&running_main_seen, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&not_main_code, NULL, __ATOMIC_RELAXED);
     if (main && (__atomic_load_n(&py_state, __ATOMIC_ACQUIRE) != PY_READY ||
