@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 #include "stacks.h"
 
+#include "frame_hash.h"
 #include "modules.h"
 #include "pybehalf.h"
-#include "frame_hash.h"
 #include "records.h"
 #include "unwind_fast.h"
 #include "warn.h"
@@ -249,8 +249,9 @@ void vt_stacks_init(void)
 static inline int backtrace_frames(uintptr_t *frames, int limit, const struct vt_tracer_text *text,
                                    struct vt_frame_key *key)
 {
+    int n;
 #if defined(__x86_64__)
-    int n = vt_unwind_fast(frames, limit, text, key);
+    n = vt_unwind_fast(frames, limit, text, key);
     if (n >= 0)
         return n;
 #endif
