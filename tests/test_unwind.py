@@ -11,7 +11,8 @@ under 10 Python frames; C with frame pointers
 (tests/programs/unwind_shapes.c): shallow, deeper than the frame limit,
 threads, a signal handler (a signal frame: left to libunwind), a frame
 whose CFA is a DWARF expression (left to libunwind), a call after an early
-return's epilogue (remember_state / restore_state), fork; a
+return's epilogue (remember_state / restore_state), fork, more call
+sites than the walk's table holds; a
 library closed and another loaded at its place (the rules of the first must
 not walk the second), also through the tracer itself."""
 import os
@@ -140,6 +141,12 @@ def case_cfa_expression():
 def case_remembered_state():
     _, seen = checked(shapes("remembered"))
     expect_all_fast(seen[0], 2)
+
+
+def case_many_sites():
+    """More return addresses than a thread's rules hold: the new take old ones' slots."""
+    _, seen = checked(shapes("sites"))
+    expect_all_fast(seen[0], 10000)
 
 
 def case_fork():

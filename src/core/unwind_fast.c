@@ -17,7 +17,11 @@
  * caller changed. Then the next frame's rule is known before its return
  * address is read, and the reads of a walk no longer wait one on another
  * (a hash of each address read, then its slot, did). A slot is 16 bytes,
- * four to a cache line: the rule, with the caller's place beside `how`. */
+ * four to a cache line: the rule, with the caller's place beside `how`.
+ * Slots are laid out in the order walks first met their addresses, and
+ * found by a separate index of addresses: the slots of one stack lie
+ * together, in a few runs of cache lines, not one line a frame (between
+ * two captures the program's own work evicts them). */
 #include "unwind_fast.h"
 
 #include "eh_frame.h"
@@ -27,7 +31,8 @@
 #include <string.h>
 
 #define SLOT_BITS 12
-#define SLOTS (1u << SLOT_BITS) /* 64 KiB a thread */
+#define SLOTS (1u << SLOT_BITS)    /* 64 KiB a thread */
+#define INDEX_BITS (SLOT_BITS + 1) /* at most half full: 16 KiB a thread */
 #define PROBES 8
 #define LOWEST_RETURN 0x4000 /* libunwind's "somewhere bogus" */
 
@@ -47,10 +52,12 @@ struct slot {
 _Static_assert(sizeof(struct slot) == 16 && SLOTS * 16 - 1 <= 0xFFFF, "a slot's place fits");
 
 struct walk_cache {
-    struct slot slots[SLOTS];
-    uint16_t first;               /* the byte offset of vt_unwind_fast's own frame's slot */
-    uintptr_t stack_lo, stack_hi; /* the thread's stack: no read outside it */
-    unsigned generation;          /* of vt_unwind_forget: the rules hold until it moves */
+    struct slot slots[SLOTS];         /* in the order walks first met them */
+    uint16_t index[1u << INDEX_BITS]; /* at an address's hash: its slot's number + 1, 0 none */
+    unsigned used;                    /* slots taken; when all are, a new rule takes an old one's */
+    uint16_t first;                   /* the byte offset of vt_unwind_fast's own frame's slot */
+    uintptr_t stack_lo, stack_hi;     /* the thread's stack: no read outside it */
+    unsigned generation;              /* of vt_unwind_forget: the rules hold until it moves */
 };
 
 /* The thread's cache; GONE once its destructor ran (the thread ends). */
@@ -117,16 +124,18 @@ static struct walk_cache *thread_cache(void)
     unsigned now = __atomic_load_n(&generation, __ATOMIC_ACQUIRE);
     if (__builtin_expect(c->generation != now, 0)) {
         memset(c->slots, 0, sizeof c->slots);
+        memset(c->index, 0, sizeof c->index);
+        c->used = 0;
         c->first = 0;
         c->generation = now;
     }
     return c;
 }
 
-/* IP's home slot: a multiplicative hash's top bits. */
-static inline struct slot *home_of(struct walk_cache *c, uintptr_t ip)
+/* IP's home in the index: a multiplicative hash's top bits. */
+static inline unsigned home_of(uintptr_t ip)
 {
-    return &c->slots[((uint64_t)ip * 0x9E3779B97F4A7C15u) >> (64 - SLOT_BITS)];
+    return (unsigned)(((uint64_t)ip * 0x9E3779B97F4A7C15u) >> (64 - INDEX_BITS));
 }
 
 /* The slot at byte OFFSET of the table. */
@@ -146,30 +155,35 @@ static void fill(struct slot *s, uintptr_t ip)
     s->how_caller = rule.how; /* caller: slot 0 */
 }
 
-/* IP not in its home slot: in one of the next, or read from its object's
- * CFI into a free one (or, with none free near, over its home). */
-static __attribute__((cold, noinline)) struct slot *rule_missed(struct walk_cache *c, uintptr_t ip)
+/* IP's rule read from its object's CFI into the next free slot (or, with
+ * none free, an old one), indexed at AT. */
+static __attribute__((cold, noinline)) struct slot *rule_missed(struct walk_cache *c, uintptr_t ip,
+                                                                unsigned at)
 {
-    struct slot *home = home_of(c, ip), *s = home;
-    for (unsigned i = 1; i < PROBES && s->ip; i++) {
-        s = &c->slots[(unsigned)(home - c->slots + i) & (SLOTS - 1)];
-        if (s->ip == ip)
-            return s;
-    }
-    if (s->ip)
-        s = home;
-    fill(s, ip);
-    return s;
+    unsigned number = c->used < SLOTS ? c->used++ : at & (SLOTS - 1);
+    c->index[at] = (uint16_t)(number + 1);
+    fill(&c->slots[number], ip);
+    return &c->slots[number];
 }
 
-/* IP's slot where the walk did not guess it: hashed, and the guess in
- * *LINK (how_caller, or the table's first) corrected for the next walk. */
+/* IP's slot where the walk did not guess it: found through the index, and
+ * the guess in *LINK (how_caller, or the table's first) corrected for the
+ * next walk. */
 static __attribute__((noinline)) struct slot *slot_hashed(struct walk_cache *c, uintptr_t ip,
                                                           uint16_t *link)
 {
-    struct slot *s = home_of(c, ip);
-    if (s->ip != ip)
-        s = rule_missed(c, ip);
+    unsigned at = home_of(ip), number;
+    struct slot *s = NULL;
+    for (unsigned i = 0; i < PROBES; i++, at = (at + 1) & ((1u << INDEX_BITS) - 1)) {
+        if (!(number = c->index[at]))
+            break;
+        if (c->slots[number - 1].ip == ip) {
+            s = &c->slots[number - 1];
+            break;
+        }
+    }
+    if (!s) /* at the free place its probes met, or over its home */
+        s = rule_missed(c, ip, number ? home_of(ip) : at);
     unsigned offset = (unsigned)((char *)s - (char *)c->slots);
     *link = (uint16_t)((*link & ~CALLER_BITS) | offset);
     return s;

@@ -11,6 +11,8 @@
  *                  rules remember_state / restore_state put back (the CFA's
  *                  offset with them), once at depth 2
  *   fork           in the parent, in the child (depth 4), in the parent again
+ *   sites          from 5,000 call sites (more return addresses than a
+ *                  thread's table of rules holds), twice
  *   dlclose A B    hop() of library A calls back to allocate 4097 bytes
  *                  (kept); A is closed, B opened (prints "same place" when B
  *                  lies where A was), its hop() calls back for 8193 bytes
@@ -217,6 +219,22 @@ static int reopened(const char *a, const char *b)
     return 0;
 }
 
+/* 5,000 calls of allocate(): a return address each. */
+#define TIMES10(x) x x x x x x x x x x
+#define TIMES5000(x) TIMES10(TIMES10(TIMES10(x x x x x)))
+
+static __attribute__((noinline)) int each_site(void)
+{
+    int failed = 0;
+    TIMES5000(failed |= allocate(128);)
+    return failed;
+}
+
+static int sites(void)
+{
+    return each_site() | each_site();
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
@@ -232,8 +250,10 @@ int main(int argc, char **argv)
         return remembered();
     if (!strcmp(mode, "fork"))
         return forked();
+    if (!strcmp(mode, "sites"))
+        return sites();
     if (!strcmp(mode, "dlclose") && argc == 4)
         return reopened(argv[2], argv[3]);
-    fprintf(stderr, "usage: unwind_shapes recurse N|threads T|signal|expression|remembered|fork|dlclose A B\n");
+    fprintf(stderr, "usage: unwind_shapes recurse N|threads T|signal|expression|remembered|fork|sites|dlclose A B\n");
     return 2;
 }
