@@ -11,17 +11,21 @@
 /* Key spaces: device pointers, and opaque handles (cuMemCreate, arrays). */
 enum vt_space { VT_SPACE_POINTER = 0, VT_SPACE_HANDLE = 1 };
 
+/* 40 bytes: with the live table's own fields, an entry fills one cache
+ * line (alloc_table.h). */
 struct vt_alloc_info {
     uint64_t key;
     uint64_t size;
-    unsigned api;
-    unsigned kind;
-    enum vt_space space;
-    int device;
     void *ctx;
     uint64_t stream;
-    int graph; /* a graph's allocation: freed, its memory stays in the graph memory pool */
+    int32_t device;
+    uint8_t api;   /* enum vt_api (all under VT_API_LIMIT) */
+    uint8_t kind;  /* VT_KIND_* */
+    uint8_t space; /* enum vt_space */
+    uint8_t graph; /* a graph's allocation: freed, its memory stays in the graph memory pool */
 };
+_Static_assert(sizeof(struct vt_alloc_info) == 40 && VT_API_LIMIT <= 256,
+               "an allocation in 40 bytes");
 
 /* The ALLOC / FREE flag of a key space (format.h). */
 static inline unsigned vt_space_flag(enum vt_space space)

@@ -4,6 +4,7 @@
 #include "alloc_table.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #define FIRST_SLOTS 64
 
@@ -18,10 +19,11 @@ static void place(struct vt_alloc_table *t, const struct vt_live *e)
 int vt_alloc_table_grow(struct vt_alloc_table *t)
 {
     size_t old_size = t->slots ? t->mask + 1 : 0, size = old_size ? 2 * old_size : FIRST_SLOTS;
-    struct vt_live *old = t->slots, *slots = calloc(size, sizeof *slots);
+    struct vt_live *old = t->slots, *slots = aligned_alloc(64, size * sizeof *slots);
     unsigned shift = 64;
     if (!slots)
         return -1;
+    memset(slots, 0, size * sizeof *slots);
     for (size_t n = size; n > 1; n >>= 1)
         shift--;
     t->slots = slots;

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* The live allocations of one key space, by key: open addressing with the
- * entries in the slots (a lookup reads one or two cache lines, no chain of
- * separately allocated entries), linear probing, at most half full, grown
- * by doubling. Not thread-safe: the tracer lock is held. */
+ * entries in the slots, one cache line each (a lookup reads one or two
+ * lines, no chain of separately allocated entries), linear probing, at
+ * most half full, grown by doubling. Not thread-safe: the tracer lock is
+ * held. */
 #ifndef VRAMTRACE_ALLOC_TABLE_H
 #define VRAMTRACE_ALLOC_TABLE_H
 
@@ -19,6 +20,7 @@ struct vt_live {
     uint8_t released;  /* cuMemCreate: cuMemRelease was called */
     uint8_t used;      /* the slot holds an entry */
 };
+_Static_assert(sizeof(struct vt_live) == 64, "an entry a cache line");
 
 struct vt_alloc_table {
     struct vt_live *slots; /* NULL until the first insert */

@@ -97,7 +97,7 @@ void vt_owner_fill(struct vt_alloc_info *info)
  * page-locked host memory, managed pools managed memory) only when this
  * thread allocates from another pool than last time. Device -1 when unknown
  * (a failed allocation from a pool not seen before). */
-static int device_of_pool(CUmemoryPool pool, CUdeviceptr memory, unsigned *kind)
+static int device_of_pool(CUmemoryPool pool, CUdeviceptr memory, uint8_t *kind)
 {
     __typeof__(vt_thread_state.last_pool) *last = &vt_thread_state.last_pool;
     unsigned epoch = __atomic_load_n(&owner_epoch, __ATOMIC_ACQUIRE);
