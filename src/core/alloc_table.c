@@ -3,8 +3,8 @@
  * that allocates and frees for ever leaves no debris for lookups to walk. */
 #include "alloc_table.h"
 
+#include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 
 #define FIRST_SLOTS 64
 
@@ -19,20 +19,22 @@ static void place(struct vt_alloc_table *t, const struct vt_live *e)
 int vt_alloc_table_grow(struct vt_alloc_table *t)
 {
     size_t old_size = t->slots ? t->mask + 1 : 0, size = old_size ? 2 * old_size : FIRST_SLOTS;
-    struct vt_live *old = t->slots, *slots = aligned_alloc(64, size * sizeof *slots);
+    struct vt_live *old = t->slots, *slots;
+    void *old_block = t->block, *block = calloc(size + 1, sizeof *slots); /* zeroed lazily */
     unsigned shift = 64;
-    if (!slots)
+    if (!block)
         return -1;
-    memset(slots, 0, size * sizeof *slots);
+    slots = (struct vt_live *)(((uintptr_t)block + 63) & ~(uintptr_t)63);
     for (size_t n = size; n > 1; n >>= 1)
         shift--;
     t->slots = slots;
+    t->block = block;
     t->mask = size - 1;
     t->shift = shift;
     for (size_t i = 0; i < old_size; i++)
         if (old[i].used)
             place(t, &old[i]);
-    free(old);
+    free(old_block);
     return 0;
 }
 
@@ -55,6 +57,6 @@ void vt_alloc_table_remove(struct vt_alloc_table *t, struct vt_live *e)
 
 void vt_alloc_table_free(struct vt_alloc_table *t)
 {
-    free(t->slots);
+    free(t->block);
     *t = (struct vt_alloc_table){0};
 }

@@ -23,9 +23,10 @@ struct vt_live {
 _Static_assert(sizeof(struct vt_live) == 64, "an entry a cache line");
 
 struct vt_alloc_table {
-    struct vt_live *slots; /* NULL until the first insert */
-    size_t mask;           /* slot count - 1 (a power of two) */
-    unsigned shift;        /* 64 - log2(slot count): a key's home slot is its hash's top bits */
+    struct vt_live *slots; /* NULL until the first insert; at a cache line's start in block */
+    void *block;
+    size_t mask;    /* slot count - 1 (a power of two) */
+    unsigned shift; /* 64 - log2(slot count): a key's home slot is its hash's top bits */
     size_t count;
 };
 
