@@ -27,9 +27,11 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness as H  # noqa: E402
 
 SEEN = re.compile(r"unwind_check: stacks (\d+) fast (\d+) fallback (\d+) differ_backtrace (\d+) "
-                  r"differ_steps (\d+) differ_key (\d+) depth (\d+)-(\d+)")
+                  r"differ_steps (\d+) differ_key (\d+) depth (\d+)-(\d+) started (\d+) "
+                  r"differ_start (\d+)")
 FIELDS = ("stacks", "fast", "fallback", "differ_backtrace", "differ_steps", "differ_key",
-          "min_depth", "max_depth")
+          "min_depth", "max_depth", "started", "differ_start")
+COMPARED = FIELDS[:6] + FIELDS[8:]  # all but the depths
 TORCHISH_FRAMES = 57  # tests/bench/torchish.cpp's frames on the stack at each cudaMalloc
 
 
@@ -53,9 +55,9 @@ def checked(argv, extra_env=None):
 
 
 def expect_all_fast(seen, stacks):
-    H.expect_eq("what the comparer saw", {k: seen[k] for k in FIELDS[:6]},
+    H.expect_eq("what the comparer saw", {k: seen[k] for k in COMPARED},
                 {"stacks": stacks, "fast": stacks, "fallback": 0, "differ_backtrace": 0,
-                 "differ_steps": 0, "differ_key": 0})
+                 "differ_steps": 0, "differ_key": 0, "started": stacks, "differ_start": 0})
 
 
 def shapes(*args):
@@ -125,9 +127,9 @@ def expect_second_left_to_libunwind(shape, what):
     takes, once on one it leaves to libunwind (WHAT), which walks it alike."""
     _, seen = checked(shapes(shape))
     H.expect_eq("what the comparer saw (%s left to libunwind)" % what,
-                {k: seen[0][k] for k in FIELDS[:6]},
+                {k: seen[0][k] for k in COMPARED},
                 {"stacks": 2, "fast": 1, "fallback": 1, "differ_backtrace": 0,
-                 "differ_steps": 0, "differ_key": 0})
+                 "differ_steps": 0, "differ_key": 0, "started": 2, "differ_start": 0})
 
 
 def case_signal_handler():
@@ -167,7 +169,8 @@ def case_dlclose_same_place():
     # unw_backtrace walks B with A's rules: its fast trace keeps them (libunwind 1.6)
     H.expect_eq("what the comparer saw", {k: seen[0][k] for k in FIELDS if k != "differ_backtrace"},
                 {"stacks": 2, "fast": 2, "fallback": 0, "differ_steps": 0, "differ_key": 0,
-                 "min_depth": seen[0]["max_depth"], "max_depth": seen[0]["max_depth"]})
+                 "min_depth": seen[0]["max_depth"], "max_depth": seen[0]["max_depth"],
+                 "started": 2, "differ_start": 0})
 
 
 def case_dlclose_traced():

@@ -115,12 +115,17 @@ static inline void vt_event_end(void)
  * hook saw the call is it recorded at the end of the tag, from what the
  * runtime wrapper describes. The tag's part is inline: every runtime call
  * passes here. */
-static inline int vt_on_runtime_begin(unsigned api)
+static inline __attribute__((always_inline)) int vt_on_runtime_begin(unsigned api)
 {
-    if (vt_thread_state.busy || vt_thread_state.api || !vt_tracing())
+    if (vt_thread_state.busy || vt_thread_state.api || !vt_tracing()) {
+        /* a runtime call inside the tagged one (from a signal handler, or
+         * the runtime's own): its stack is not the tagged call's */
+        vt_thread_state.runtime_caller.cfa = 0;
         return 0;
+    }
     vt_thread_state.api = api;
     vt_thread_state.counted = 0;
+    vt_walk_start_of_caller(&vt_thread_state.runtime_caller);
     return 1;
 }
 

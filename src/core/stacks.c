@@ -5,6 +5,7 @@
 #include "modules.h"
 #include "pybehalf.h"
 #include "records.h"
+#include "tracing.h"
 #include "unwind_fast.h"
 #include "warn.h"
 
@@ -245,13 +246,18 @@ void vt_stacks_init(void)
 
 /* Up to LIMIT return addresses, the first one into the caller, as
  * unw_backtrace gives them, and their KEY: through the cache of
- * unwind_fast.c where it can walk the stack. */
+ * unwind_fast.c where it can walk the stack; inside a runtime call that a
+ * wrapper of ours tagged, from where the program called it (the frames
+ * below are ours and the runtime's, before the key begins). */
 static inline int backtrace_frames(uintptr_t *frames, int limit, const struct vt_tracer_text *text,
                                    struct vt_frame_key *key)
 {
     int n;
 #if defined(__x86_64__)
-    n = vt_unwind_fast(frames, limit, text, key);
+    const struct vt_walk_start *start = vt_thread_state.api && vt_thread_state.runtime_caller.cfa
+                                            ? &vt_thread_state.runtime_caller
+                                            : NULL;
+    n = vt_unwind_fast(frames, limit, text, start, key);
     if (n >= 0)
         return n;
 #endif

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* Per-event state shared by every layer: whether this process is tracing,
- * the one lock, and the per-thread re-entrancy guard. It imports nothing:
- * starting, forking and ending belong to src/lifecycle/, which sets the
- * state through vt_tracing_set. */
+ * the one lock, and the per-thread re-entrancy guard. It imports nothing
+ * but a type (walk_start.h): starting, forking and ending belong to
+ * src/lifecycle/, which sets the state through vt_tracing_set. */
 #ifndef VRAMTRACE_TRACING_H
 #define VRAMTRACE_TRACING_H
+
+#include "walk_start.h"
 
 #include <stdint.h>
 #include <sys/types.h>
@@ -42,8 +44,12 @@ static inline uint64_t vt_call_clock_ns(void)
 }
 
 struct vt_thread {
-    int busy;                 /* inside the tracer or a traced driver call: hooks pass through */
-    unsigned api;             /* API tag set by an outer runtime wrapper (enum vt_api), 0 if none */
+    int busy;     /* inside the tracer or a traced driver call: hooks pass through */
+    unsigned api; /* API tag set by an outer runtime wrapper (enum vt_api), 0 if none */
+    /* with the tag: where the program called that wrapper (cfa 0: unknown),
+     * for the stack walk to start at (the frames below are the tracer's and
+     * the runtime's, never part of a stack's key) */
+    struct vt_walk_start runtime_caller;
     int counted;              /* the driver hook accounted the tagged runtime call */
     pid_t tid;                /* cached gettid(), 0 until first use */
     unsigned name_generation; /* the dump that has this thread's name (thread_names.c) */

@@ -56,6 +56,7 @@ struct walk_cache {
     uint16_t index[1u << INDEX_BITS]; /* at an address's hash: its slot's number + 1, 0 none */
     unsigned used;                    /* slots taken; when all are, a new rule takes an old one's */
     uint16_t first;                   /* the byte offset of vt_unwind_fast's own frame's slot */
+    uint16_t start_first;             /* and of the slot of the last walk's start */
     uintptr_t stack_lo, stack_hi;     /* the thread's stack: no read outside it */
     unsigned generation;              /* of vt_unwind_forget: the rules hold until it moves */
 };
@@ -126,7 +127,7 @@ static struct walk_cache *thread_cache(void)
         memset(c->slots, 0, sizeof c->slots);
         memset(c->index, 0, sizeof c->index);
         c->used = 0;
-        c->first = 0;
+        c->first = c->start_first = 0;
         c->generation = now;
     }
     return c;
@@ -208,15 +209,18 @@ static inline int step_rbp(const struct slot *r, unsigned how, uintptr_t sp, uin
 }
 
 /* The walk from the registers IP, SP, BP: see unwind_fast.h. Every read
- * lies above SP (which only rises) and under the stack's top. */
+ * lies above SP (which only rises) and under the stack's top. FRAMES holds
+ * IP already where it is a frame of the stack (a walk's start), and the key
+ * in *KEY is taken from there on. */
 static int walk(struct walk_cache *c, uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t *frames,
-                int limit, const struct vt_tracer_text *tracer, struct vt_frame_key *key)
+                uintptr_t *out, int limit, const struct vt_tracer_text *tracer,
+                struct vt_frame_key *key)
 {
-    uintptr_t *out = frames, *end = frames + limit, hi = c->stack_hi, cfa;
-    uint64_t hash = VT_FRAME_HASH_SEED;
-    uint16_t *link = &c->first;
+    uintptr_t *end = frames + limit, hi = c->stack_hi, cfa;
+    uint64_t hash = key->hash;
+    uint16_t *link = out == frames ? &c->first : &c->start_first;
     const struct vt_tracer_text ours = *tracer; /* in registers: the stores below may alias */
-    uintptr_t *first = frames;
+    uintptr_t *first = frames + key->first;
     if (sp < c->stack_lo || sp >= hi)
         return -1;
     while (out < end) {
@@ -258,8 +262,25 @@ static int walk(struct walk_cache *c, uintptr_t ip, uintptr_t sp, uintptr_t bp, 
     return (int)(out - frames);
 }
 
+/* The walk from START's frame: its return address is the first frame. */
+static int walk_from(struct walk_cache *c, const struct vt_walk_start *start, uintptr_t *frames,
+                     int limit, const struct vt_tracer_text *tracer, struct vt_frame_key *key)
+{
+    if (start->ip < LOWEST_RETURN || limit < 1)
+        return -1;
+    frames[0] = start->ip;
+    if (vt_is_tracer_frame(tracer, start->ip)) {
+        key->first = 1;
+    } else {
+        key->first = 0;
+        key->hash = vt_frame_hash_step(key->hash, start->ip);
+    }
+    return walk(c, start->ip, start->cfa, start->bp, frames, frames + 1, limit, tracer, key);
+}
+
 __attribute__((noinline)) int vt_unwind_fast(uintptr_t *frames, int limit,
                                              const struct vt_tracer_text *tracer,
+                                             const struct vt_walk_start *start,
                                              struct vt_frame_key *key)
 {
     uintptr_t ip, sp, bp;
@@ -273,7 +294,13 @@ __attribute__((noinline)) int vt_unwind_fast(uintptr_t *frames, int limit,
     if (walking || !(c = thread_cache()))
         return -1;
     walking = 1;
-    n = walk(c, ip, sp, bp, frames, limit, tracer, key);
+    key->first = 0;
+    key->hash = VT_FRAME_HASH_SEED;
+    /* Above this frame: no read of the stack below the start. */
+    if (start && start->cfa > sp)
+        n = walk_from(c, start, frames, limit, tracer, key);
+    else
+        n = walk(c, ip, sp, bp, frames, frames, limit, tracer, key);
     walking = 0;
     return n;
 }

@@ -6,6 +6,7 @@
 #define VRAMTRACE_UNWIND_FAST_H
 
 #include "frame_hash.h"
+#include "walk_start.h"
 
 #include <stdint.h>
 
@@ -17,9 +18,11 @@
  * unw_backtrace would (a frame it does not know, a signal frame, a stack
  * not the thread's own, a capture inside a capture): call unw_backtrace.
  * With them, where the key begins and its hash (frame_hash.h) into *KEY:
- * frames in TRACER restart it. */
+ * frames in TRACER restart it. With a START (cfa not 0), which must be an
+ * ancestor of the caller's frame on this thread's stack: the frames from
+ * START's return address out, the frames below it not walked. */
 int vt_unwind_fast(uintptr_t *frames, int limit, const struct vt_tracer_text *tracer,
-                   struct vt_frame_key *key);
+                   const struct vt_walk_start *start, struct vt_frame_key *key);
 
 /* Any thread: objects may have been unloaded; every thread's cache is
  * emptied before its next walk (another object may load at their place). */

@@ -9,9 +9,12 @@
  * as the tracer's hook does. The fast walk's key (frame_hash.h: where it
  * begins and its hash, with this library's code as the tracer's) is
  * compared with the one taken over unw_step's frames as the tracer takes
- * it over unw_backtrace's. At exit, one line on stderr:
+ * it over unw_backtrace's. A fourth walk starts where the program called
+ * cudaMalloc, as the tracer's walks inside a runtime call do: it must give
+ * the frames and key of the first from the key's start on. At exit, one
+ * line on stderr:
  *   unwind_check: stacks N fast F fallback B differ_backtrace D differ_steps S
- *                 differ_key K depth MIN-MAX
+ *                 differ_key K depth MIN-MAX started T differ_start E
  * (depth: the fast walk's frames; UNWIND_CHECK_LIMIT: the most frames a
  * walk takes, 512 as the tracer's default; UNWIND_CHECK_VERBOSE=1 prints
  * the walks of each stack that differs). */
@@ -30,7 +33,8 @@
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct {
-    unsigned long stacks, fast, fallback, differ_backtrace, differ_steps, differ_key;
+    unsigned long stacks, fast, fallback, differ_backtrace, differ_steps, differ_key, started,
+        differ_start;
     int min_depth, max_depth;
 } seen = {.min_depth = MAX_LIMIT};
 
@@ -110,13 +114,29 @@ static void print_walk(const char *name, const uintptr_t *frames, int n)
     fputc('\n', stderr);
 }
 
-static __attribute__((noinline)) void compare(void)
+/* The walk from START (NS frames, key SKEY) against the whole walk (NF
+ * frames, key KEY): the same frames from the key's start, as many where
+ * the whole walk was not cut at LIMIT, the same key then; both or neither
+ * left to libunwind. */
+static int start_differs(const uintptr_t *started, int ns, struct vt_frame_key skey,
+                         const uintptr_t *fast, int nf, struct vt_frame_key key, int limit)
 {
-    uintptr_t fast[MAX_LIMIT], backtrace[MAX_LIMIT], steps[MAX_LIMIT];
+    if (nf < 0 || ns < 0)
+        return (nf < 0) != (ns < 0);
+    int whole = nf - key.first;
+    if (ns < whole || memcmp(started, fast + key.first, (size_t)whole * sizeof *fast) != 0)
+        return 1;
+    return nf < limit && (ns != whole || skey.first != 0 || skey.hash != key.hash);
+}
+
+static __attribute__((noinline)) void compare(const struct vt_walk_start *start)
+{
+    uintptr_t fast[MAX_LIMIT], backtrace[MAX_LIMIT], steps[MAX_LIMIT], started[MAX_LIMIT];
     int limit = walk_limit();
     struct vt_tracer_text text = own_text();
-    struct vt_frame_key key, expected;
-    int nf = vt_unwind_fast(fast, limit, &text, &key);
+    struct vt_frame_key key, expected, skey;
+    int nf = vt_unwind_fast(fast, limit, &text, NULL, &key);
+    int ns2 = start->cfa ? vt_unwind_fast(started, limit, &text, start, &skey) : -1;
     int nb = unw_backtrace((void **)backtrace, limit);
     int ns = step_walk(steps, limit);
     expected = key_of(steps, ns, &text);
@@ -134,6 +154,8 @@ static __attribute__((noinline)) void compare(void)
         seen.min_depth = nf < seen.min_depth ? nf : seen.min_depth;
         seen.max_depth = nf > seen.max_depth ? nf : seen.max_depth;
     }
+    seen.started += start->cfa != 0;
+    seen.differ_start += start->cfa && start_differs(started, ns2, skey, fast, nf, key, limit);
     if (differs && getenv("UNWIND_CHECK_VERBOSE")) {
         print_walk("fast", fast, nf);
         print_walk("unw_backtrace", backtrace, nb);
@@ -144,7 +166,9 @@ static __attribute__((noinline)) void compare(void)
 
 __attribute__((visibility("default"))) int cudaMalloc(void **p, size_t size)
 {
-    compare();
+    struct vt_walk_start start;
+    vt_walk_start_of_caller(&start);
+    compare(&start);
     *p = malloc(size ? size : 1);
     return *p ? 0 : 2; /* cudaErrorMemoryAllocation */
 }
@@ -172,8 +196,8 @@ __attribute__((destructor)) static void print_seen(void)
 {
     fprintf(stderr,
             "unwind_check: stacks %lu fast %lu fallback %lu differ_backtrace %lu "
-            "differ_steps %lu differ_key %lu depth %d-%d\n",
+            "differ_steps %lu differ_key %lu depth %d-%d started %lu differ_start %lu\n",
             seen.stacks, seen.fast, seen.fallback, seen.differ_backtrace, seen.differ_steps,
-            seen.differ_key,
-            seen.fast ? seen.min_depth : 0, seen.max_depth);
+            seen.differ_key, seen.fast ? seen.min_depth : 0, seen.max_depth, seen.started,
+            seen.differ_start);
 }

@@ -9,6 +9,7 @@
 #include "modules.h"
 #include "records.h"
 #include "stacks.h"
+#include "tracing.h"
 #include "warn.h"
 #include "unit_check.h"
 
@@ -76,6 +77,9 @@ void vt_warn(const char *fmt, ...)
 {
     (void)fmt;
 }
+
+/* No runtime call tagged: every walk from vt_stack_capture's own frame. */
+__thread struct vt_thread vt_thread_state;
 
 /* ---- stacks as vt_stack_capture leaves them ---- */
 static struct vt_stack stack;
