@@ -12,7 +12,8 @@ under 10 Python frames; C with frame pointers
 threads, a signal handler (a signal frame: left to libunwind), a frame
 whose CFA is a DWARF expression (left to libunwind), a call after an early
 return's epilogue (remember_state / restore_state), fork, more call
-sites than the walk's table holds; a
+sites than the walk's table holds, two callers of one function at the same
+place (a remembered walk must not be taken for the other's); a
 library closed and another loaded at its place (the rules of the first must
 not walk the second), also through the tracer itself."""
 import os
@@ -149,6 +150,13 @@ def case_many_sites():
     """More return addresses than a thread's rules hold: the new take old ones' slots."""
     _, seen = checked(shapes("sites"))
     expect_all_fast(seen[0], 10000)
+
+
+def case_same_place():
+    """One place, the same registers, two callers: a remembered walk is
+    checked against what the stack now holds (the return addresses differ)."""
+    _, seen = checked(shapes("same_place"))
+    expect_all_fast(seen[0], 4)
 
 
 def case_fork():

@@ -21,7 +21,15 @@
  * Slots are laid out in the order walks first met their addresses, and
  * found by a separate index of addresses: the slots of one stack lie
  * together, in a few runs of cache lines, not one line a frame (between
- * two captures the program's own work evicts them). */
+ * two captures the program's own work evicts them).
+ * A walk reads nothing but the stack, at places that its rules (fixed
+ * while the objects stay loaded) and the values it read before decide. So
+ * a walk from the same registers (rbp only where the walk used the value
+ * it began with) whose every read finds what the last such walk read
+ * makes the same frames: a few walks are remembered with their reads (an
+ * rbp read only where a frame's CFA came from it: a frame without a frame
+ * pointer saves whatever rbp held), and checking those values again, a
+ * load and a compare a read, replaces the walk. */
 #include "unwind_fast.h"
 
 #include "eh_frame.h"
@@ -51,6 +59,27 @@ struct slot {
 #define CALLER_BITS 0xFFF0u
 _Static_assert(sizeof(struct slot) == 16 && SLOTS * 16 - 1 <= 0xFFFF, "a slot's place fits");
 
+#define MEMOS 8 /* walks remembered a thread: 26 KiB */
+#define MEMO_FRAMES 80
+#define MEMO_READS (2 * MEMO_FRAMES + 2) /* a return address and rbp a frame, the last read */
+
+/* A value a walk read, at its offset above the walk's first sp. */
+struct memo_read {
+    uint32_t at;
+    uintptr_t value;
+};
+
+/* A walk from IP, SP (and BP where bp_used) that gave FRAMES frames after
+ * the FROM its caller had put in, and KEY; NEXT: the memo the thread's
+ * walk after this one's last took (-1: none). */
+struct memo {
+    uintptr_t ip, sp, bp;
+    int limit, from, frames, reads, bp_used, valid, next;
+    struct vt_frame_key key;
+    uintptr_t frame[MEMO_FRAMES];
+    struct memo_read read[MEMO_READS];
+};
+
 struct walk_cache {
     struct slot slots[SLOTS];         /* in the order walks first met them */
     uint16_t index[1u << INDEX_BITS]; /* at an address's hash: its slot's number + 1, 0 none */
@@ -59,6 +88,9 @@ struct walk_cache {
     uint16_t start_first;             /* and of the slot of the last walk's start */
     uintptr_t stack_lo, stack_hi;     /* the thread's stack: no read outside it */
     unsigned generation;              /* of vt_unwind_forget: the rules hold until it moves */
+    struct memo memos[MEMOS];         /* one place may have several: each caller's */
+    int last_memo;                    /* the memo the last walk took (-1: none) */
+    unsigned next_victim;             /* the memo a walk not remembered takes */
 };
 
 /* The thread's cache; GONE once its destructor ran (the thread ends). */
@@ -112,6 +144,7 @@ static __attribute__((cold)) struct walk_cache *make_cache(void)
         return NULL;
     }
     stack_bounds(&made->stack_lo, &made->stack_hi);
+    made->last_memo = -1;
     return cache = made;
 }
 
@@ -126,6 +159,8 @@ static struct walk_cache *thread_cache(void)
     if (__builtin_expect(c->generation != now, 0)) {
         memset(c->slots, 0, sizeof c->slots);
         memset(c->index, 0, sizeof c->index);
+        memset(c->memos, 0, sizeof c->memos);
+        c->last_memo = -1;
         c->used = 0;
         c->first = c->start_first = 0;
         c->generation = now;
@@ -190,31 +225,62 @@ static __attribute__((noinline)) struct slot *slot_hashed(struct walk_cache *c, 
     return s;
 }
 
+/* What a walk being remembered has read so far. rbp's value is recorded
+ * only once a frame's CFA is taken from it: a frame without a frame
+ * pointer saves whatever rbp held, different from one call to the next. */
+struct recording {
+    struct memo *memo;
+    uintptr_t sp;
+    uintptr_t bp_at; /* where the rbp not yet used was read (0: the walk's own) */
+    int reads, bp_used, overflow;
+};
+
+/* VALUE read at AT (above the walk's first sp). */
+static inline void record_read(struct recording *rec, uintptr_t at, uintptr_t value)
+{
+    if (rec->reads >= MEMO_READS || at - rec->sp > UINT32_MAX) {
+        rec->overflow = 1;
+        return;
+    }
+    rec->memo->read[rec->reads].at = (uint32_t)(at - rec->sp);
+    rec->memo->read[rec->reads++].value = value;
+}
+
 /* One frame with a CFA from rbp (or the end, or one libunwind must walk):
  * its CFA into *CFA, rbp into *BP where it was saved; 1, 0 at the end of
  * the stack, -1 where libunwind has to walk it. */
-static inline int step_rbp(const struct slot *r, unsigned how, uintptr_t sp, uintptr_t *bp,
-                           uintptr_t hi, uintptr_t *cfa)
+static inline __attribute__((always_inline)) int step_rbp(const struct slot *r, unsigned how,
+                                                          uintptr_t sp, uintptr_t *bp, uintptr_t hi,
+                                                          uintptr_t *cfa, struct recording *rec)
 {
     if (how != VT_UNWIND_RBP)
         return how == VT_UNWIND_END ? 0 : -1;
+    if (rec && rec->bp_at) /* the walk's outcome depends on the rbp read there */
+        record_read(rec, rec->bp_at, *bp);
+    else if (rec)
+        rec->bp_used = 1; /* on the rbp it began with */
     *cfa = *bp + (intptr_t)r->cfa_off;
     uintptr_t saved = *cfa + (intptr_t)r->rbp_off;
     /* Above the last frame, and so its slots. */
     if (*cfa < sp + 8 || *cfa > hi || saved < sp)
         return -1;
-    if (r->rbp_off)
+    if (r->rbp_off) {
         *bp = *(const uintptr_t *)saved;
+        if (rec)
+            rec->bp_at = saved;
+    }
     return 1;
 }
 
 /* The walk from the registers IP, SP, BP: see unwind_fast.h. Every read
  * lies above SP (which only rises) and under the stack's top. FRAMES holds
  * IP already where it is a frame of the stack (a walk's start), and the key
- * in *KEY is taken from there on. */
-static int walk(struct walk_cache *c, uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t *frames,
-                uintptr_t *out, int limit, const struct vt_tracer_text *tracer,
-                struct vt_frame_key *key)
+ * in *KEY is taken from there on. With REC, each value read is recorded.
+ * Inline: a copy that records and one that does not. */
+static inline __attribute__((always_inline)) int
+walk_body(struct walk_cache *c, uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t *frames,
+          uintptr_t *out, int limit, const struct vt_tracer_text *tracer, struct vt_frame_key *key,
+          struct recording *rec)
 {
     uintptr_t *end = frames + limit, hi = c->stack_hi, cfa;
     uint64_t hash = key->hash;
@@ -235,10 +301,13 @@ static int walk(struct walk_cache *c, uintptr_t ip, uintptr_t sp, uintptr_t bp, 
             cfa = sp + (intptr_t)r->cfa_off;
             if (__builtin_expect(cfa > hi, 0))
                 return -1;
-            if (how == VT_UNWIND_RSP_SAVED_RBP)
+            if (how == VT_UNWIND_RSP_SAVED_RBP) {
                 bp = *(const uintptr_t *)(cfa + (intptr_t)r->rbp_off);
+                if (rec)
+                    rec->bp_at = cfa + (intptr_t)r->rbp_off;
+            }
         } else {
-            int step = step_rbp(r, how, sp, &bp, hi, &cfa);
+            int step = step_rbp(r, how, sp, &bp, hi, &cfa, rec);
             if (step <= 0) {
                 if (step < 0)
                     return -1;
@@ -246,6 +315,8 @@ static int walk(struct walk_cache *c, uintptr_t ip, uintptr_t sp, uintptr_t bp, 
             }
         }
         ip = *(const uintptr_t *)(cfa - 8);
+        if (rec)
+            record_read(rec, cfa - 8, ip);
         sp = cfa;
         if (__builtin_expect(ip < LOWEST_RETURN, 0))
             break;
@@ -260,6 +331,93 @@ static int walk(struct walk_cache *c, uintptr_t ip, uintptr_t sp, uintptr_t bp, 
     key->first = (int)(first - frames);
     key->hash = hash;
     return (int)(out - frames);
+}
+
+/* M's walk again, where every value it read is still there: its frames
+ * after FRAMES' first M->from and its key; -1 where one differs. */
+static int walk_remembered(const struct memo *m, uintptr_t *frames, struct vt_frame_key *key)
+{
+    const char *base = (const char *)m->sp;
+    for (int i = 0; i < m->reads; i++)
+        if (*(const uintptr_t *)(base + m->read[i].at) != m->read[i].value)
+            return -1;
+    memcpy(frames + m->from, m->frame, (size_t)m->frames * sizeof *frames);
+    *key = m->key;
+    return m->from + m->frames;
+}
+
+/* A walk not remembered (or whose reads changed), remembered in M where
+ * it ends well and fits. */
+static __attribute__((noinline)) int walk_recorded(struct walk_cache *c, struct memo *m,
+                                                   uintptr_t ip, uintptr_t sp, uintptr_t bp,
+                                                   uintptr_t *frames, uintptr_t *out, int limit,
+                                                   const struct vt_tracer_text *tracer,
+                                                   struct vt_frame_key *key)
+{
+    struct recording rec = {.memo = m, .sp = sp};
+    int from = (int)(out - frames);
+    m->valid = 0;
+    int n = walk_body(c, ip, sp, bp, frames, out, limit, tracer, key, &rec);
+    if (n < 0 || rec.overflow || n - from > MEMO_FRAMES)
+        return n;
+    m->ip = ip;
+    m->sp = sp;
+    m->bp = bp;
+    m->limit = limit;
+    m->from = from;
+    m->frames = n - from;
+    m->reads = rec.reads; /* recorded in place */
+    m->bp_used = rec.bp_used;
+    m->next = -1;
+    m->key = *key;
+    memcpy(m->frame, out, (size_t)(n - from) * sizeof *frames);
+    m->valid = 1;
+    return n;
+}
+
+/* M remembers a walk from IP, SP, BP of LIMIT frames after FROM. */
+static inline int memo_fits(const struct memo *m, uintptr_t ip, uintptr_t sp, uintptr_t bp,
+                            int limit, int from)
+{
+    return m->valid && m->ip == ip && m->sp == sp && (!m->bp_used || m->bp == bp) &&
+           m->limit == limit && m->from == from;
+}
+
+/* The memo numbered AT was taken: the one taken before it learns so. */
+static inline void memo_taken(struct walk_cache *c, int at)
+{
+    if (c->last_memo >= 0)
+        c->memos[c->last_memo].next = at;
+    c->last_memo = at;
+}
+
+/* The walk from IP, SP, BP: remembered (first the memo that followed the
+ * last one taken, as a loop's allocations follow one another; then any
+ * from the same place), or walked and remembered. */
+static int walk(struct walk_cache *c, uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t *frames,
+                uintptr_t *out, int limit, const struct vt_tracer_text *tracer,
+                struct vt_frame_key *key)
+{
+    int from = (int)(out - frames), guess = c->last_memo >= 0 ? c->memos[c->last_memo].next : -1;
+    int n;
+    if (guess >= 0 && memo_fits(&c->memos[guess], ip, sp, bp, limit, from) &&
+        (n = walk_remembered(&c->memos[guess], frames, key)) >= 0) {
+        c->last_memo = guess;
+        return n;
+    }
+    for (int i = 0; i < MEMOS; i++)
+        if (i != guess && memo_fits(&c->memos[i], ip, sp, bp, limit, from) &&
+            (n = walk_remembered(&c->memos[i], frames, key)) >= 0) {
+            memo_taken(c, i);
+            return n;
+        }
+    int victim = (int)(c->next_victim++ % MEMOS);
+    n = walk_recorded(c, &c->memos[victim], ip, sp, bp, frames, out, limit, tracer, key);
+    if (c->memos[victim].valid)
+        memo_taken(c, victim);
+    else if (c->last_memo == victim)
+        c->last_memo = -1;
+    return n;
 }
 
 /* The walk from START's frame: its return address is the first frame. */

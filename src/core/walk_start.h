@@ -17,7 +17,8 @@ struct vt_walk_start {
  * (a function that takes its frame's address keeps a frame pointer: the
  * caller's rbp saved at it, the return address above). Where the return
  * address is not found above the saved rbp, or off x86_64: cfa 0. */
-static inline __attribute__((always_inline)) void vt_walk_start_of_caller(struct vt_walk_start *start)
+static inline __attribute__((always_inline)) void
+vt_walk_start_of_caller(struct vt_walk_start *start)
 {
 #if defined(__x86_64__)
     const uintptr_t *fp = __builtin_frame_address(0);

@@ -13,6 +13,9 @@
  *   fork           in the parent, in the child (depth 4), in the parent again
  *   sites          from 5,000 call sites (more return addresses than a
  *                  thread's table of rules holds), twice
+ *   same_place     at one stack address with the same registers under two
+ *                  callers (a walk remembered there must not be taken for
+ *                  the other's): under A, B, A, B
  *   dlclose A B    hop() of library A calls back to allocate 4097 bytes
  *                  (kept); A is closed, B opened (prints "same place" when B
  *                  lies where A was), its hop() calls back for 8193 bytes
@@ -219,6 +222,27 @@ static int reopened(const char *a, const char *b)
     return 0;
 }
 
+/* Callers alike but for their return addresses: allocate() runs at the same
+ * place under each. */
+static __attribute__((noinline)) int under_a(void)
+{
+    int r = allocate(64);
+    __asm__ volatile("" ::: "memory");
+    return r;
+}
+
+static __attribute__((noinline)) int under_b(void)
+{
+    int r = allocate(64);
+    __asm__ volatile("" ::: "memory");
+    return r;
+}
+
+static int same_place(void)
+{
+    return under_a() | under_b() | under_a() | under_b();
+}
+
 /* 5,000 calls of allocate(): a return address each. */
 #define TIMES10(x) x x x x x x x x x x
 #define TIMES5000(x) TIMES10(TIMES10(TIMES10(x x x x x)))
@@ -252,8 +276,10 @@ int main(int argc, char **argv)
         return forked();
     if (!strcmp(mode, "sites"))
         return sites();
+    if (!strcmp(mode, "same_place"))
+        return same_place();
     if (!strcmp(mode, "dlclose") && argc == 4)
         return reopened(argv[2], argv[3]);
-    fprintf(stderr, "usage: unwind_shapes recurse N|threads T|signal|expression|remembered|fork|sites|dlclose A B\n");
+    fprintf(stderr, "usage: unwind_shapes recurse N|threads T|signal|expression|remembered|fork|sites|same_place|dlclose A B\n");
     return 2;
 }
