@@ -45,6 +45,16 @@ enum walk_shape {
 };
 static enum walk_shape walk_shape;
 
+/* Each shape, for the switches that pick the walk inlined for it (a
+ * shape left out of one is a -Wswitch warning there). */
+#define EACH_WALK_SHAPE(X) \
+    X(WALK_LASTI_BYTES)    \
+    X(WALK_LASTI_UNITS)    \
+    X(WALK_ENTRY_FLAG)     \
+    X(WALK_SHIMS)          \
+    X(WALK_SHIMS_TAGGED)   \
+    X(WALK_SHIMS_TLBC)
+
 /* Objects with the standard header (every build but the free-threaded
  * ones): where their type, size, a str's hash and a bytes' size lie, as
  * constants for the walk where walk_plain says the layout has them there
@@ -413,24 +423,12 @@ static void walk(const char *innermost, struct found *f)
     f->count = f->truncated = f->entries = f->whole = 0;
     f->outermost = NULL;
     switch (walk_shape) {
-    case WALK_LASTI_BYTES:
-        walk_as(innermost, f, WALK_LASTI_BYTES);
+#define WALK_AS(shape)                \
+    case shape:                       \
+        walk_as(innermost, f, shape); \
         break;
-    case WALK_LASTI_UNITS:
-        walk_as(innermost, f, WALK_LASTI_UNITS);
-        break;
-    case WALK_ENTRY_FLAG:
-        walk_as(innermost, f, WALK_ENTRY_FLAG);
-        break;
-    case WALK_SHIMS:
-        walk_as(innermost, f, WALK_SHIMS);
-        break;
-    case WALK_SHIMS_TAGGED:
-        walk_as(innermost, f, WALK_SHIMS_TAGGED);
-        break;
-    case WALK_SHIMS_TLBC:
-        walk_as(innermost, f, WALK_SHIMS_TLBC);
-        break;
+        EACH_WALK_SHAPE(WALK_AS)
+#undef WALK_AS
     }
 }
 
@@ -529,18 +527,11 @@ walk_remembered_shaped(const char *innermost, struct vt_pystack *stack,
                        const struct vt_pycode_slot *table, int plain)
 {
     switch (walk_shape) {
-    case WALK_LASTI_BYTES:
-        return walk_remembered_as(innermost, stack, table, WALK_LASTI_BYTES, plain);
-    case WALK_LASTI_UNITS:
-        return walk_remembered_as(innermost, stack, table, WALK_LASTI_UNITS, plain);
-    case WALK_ENTRY_FLAG:
-        return walk_remembered_as(innermost, stack, table, WALK_ENTRY_FLAG, plain);
-    case WALK_SHIMS:
-        return walk_remembered_as(innermost, stack, table, WALK_SHIMS, plain);
-    case WALK_SHIMS_TAGGED:
-        return walk_remembered_as(innermost, stack, table, WALK_SHIMS_TAGGED, plain);
-    case WALK_SHIMS_TLBC:
-        return walk_remembered_as(innermost, stack, table, WALK_SHIMS_TLBC, plain);
+#define REMEMBERED_AS(shape) \
+    case shape:              \
+        return walk_remembered_as(innermost, stack, table, shape, plain);
+        EACH_WALK_SHAPE(REMEMBERED_AS)
+#undef REMEMBERED_AS
     }
     return 0;
 }
