@@ -13,7 +13,8 @@ threads, a signal handler (a signal frame: left to libunwind), a frame
 whose CFA is a DWARF expression (left to libunwind), a call after an early
 return's epilogue (remember_state / restore_state), fork, more call
 sites than the walk's table holds, two callers of one function at the same
-place (a remembered walk must not be taken for the other's); a
+place (a remembered walk must not be taken for the other's), the same
+stack above one place with a frame whose CFA comes from rbp moved; a
 library closed and another loaded at its place (the rules of the first must
 not walk the second), also through the tracer itself."""
 import os
@@ -157,6 +158,15 @@ def case_same_place():
     checked against what the stack now holds (the return addresses differ)."""
     _, seen = checked(shapes("same_place"))
     expect_all_fast(seen[0], 4)
+
+
+def case_shifted():
+    """The stack above reads the same where the first walk read it, but a
+    frame whose CFA comes from rbp sits elsewhere: the rbp values a walk
+    used are checked too."""
+    _, seen = checked(shapes("shifted"))
+    expect_all_fast(seen[0], 2)
+    H.expect_eq("depths: one step() frame more", seen[0]["max_depth"] - seen[0]["min_depth"], 1)
 
 
 def case_fork():

@@ -16,11 +16,17 @@
  *   same_place     at one stack address with the same registers under two
  *                  callers (a walk remembered there must not be taken for
  *                  the other's): under A, B, A, B
+ *   shifted        at one stack address under one and then two frames of
+ *                  the same recursion (one call site), an alloca above it
+ *                  making up the difference: the stack above reads the same
+ *                  at every place the first walk read, but the frame with
+ *                  the alloca has another rbp, so the walk differs
  *   dlclose A B    hop() of library A calls back to allocate 4097 bytes
  *                  (kept); A is closed, B opened (prints "same place" when B
  *                  lies where A was), its hop() calls back for 8193 bytes
  *                  (kept). */
 #include <cuda_runtime_api.h>
+#include <alloca.h>
 #include <dlfcn.h>
 #include <pthread.h>
 #include <signal.h>
@@ -243,6 +249,54 @@ static int same_place(void)
     return under_a() | under_b() | under_a() | under_b();
 }
 
+/* shifted: step() recurses K times through one call site (a function
+ * pointer), then calls padded(), whose alloca of PAD bytes (a frame
+ * pointer: its CFA comes from rbp) puts allocate() where the caller asked.
+ * With probe set, padded() only notes its frame's address. */
+typedef int step_fn(int k, size_t pad);
+static step_fn step, padded;
+static char *probed;
+static int probe;
+
+static __attribute__((noinline)) int padded(int k, size_t pad)
+{
+    char *p = alloca(pad);
+    (void)k;
+    __asm__ volatile("" : : "r"(p) : "memory");
+    if (probe) {
+        probed = __builtin_frame_address(0);
+        return 0;
+    }
+    int r = allocate(64);
+    __asm__ volatile("" ::: "memory");
+    return r;
+}
+
+static __attribute__((noinline)) int step(int k, size_t pad)
+{
+    step_fn *volatile next = k ? step : padded;
+    int r = next(k - 1, pad);
+    __asm__ volatile("" ::: "memory");
+    return r;
+}
+
+static int shifted(void)
+{
+    char *at[2];
+    int failed = 0;
+    probe = 1;
+    for (int k = 0; k < 2; k++) {
+        step(k, 16);
+        at[k] = probed;
+    }
+    probe = 0;
+    size_t frame = (size_t)(at[0] - at[1]); /* step()'s frame */
+    volatile int calls = 2;                 /* not unrolled: one call site, one return address */
+    for (int k = 0; k < calls; k++)
+        failed |= step(k, k ? 16 : 16 + frame);
+    return failed;
+}
+
 /* 5,000 calls of allocate(): a return address each. */
 #define TIMES10(x) x x x x x x x x x x
 #define TIMES5000(x) TIMES10(TIMES10(TIMES10(x x x x x)))
@@ -278,8 +332,10 @@ int main(int argc, char **argv)
         return sites();
     if (!strcmp(mode, "same_place"))
         return same_place();
+    if (!strcmp(mode, "shifted"))
+        return shifted();
     if (!strcmp(mode, "dlclose") && argc == 4)
         return reopened(argv[2], argv[3]);
-    fprintf(stderr, "usage: unwind_shapes recurse N|threads T|signal|expression|remembered|fork|sites|same_place|dlclose A B\n");
+    fprintf(stderr, "usage: unwind_shapes recurse N|threads T|signal|expression|remembered|fork|sites|same_place|shifted|dlclose A B\n");
     return 2;
 }
