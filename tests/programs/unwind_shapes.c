@@ -313,6 +313,16 @@ static int sites(void)
     return each_site() | each_site();
 }
 
+/* The shapes that take no argument. */
+static const struct {
+    const char *name;
+    int (*run)(void);
+} without_arguments[] = {
+    {"signal", in_signal}, {"expression", expression}, {"remembered", remembered},
+    {"fork", forked},      {"sites", sites},           {"same_place", same_place},
+    {"shifted", shifted},
+};
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
@@ -320,20 +330,9 @@ int main(int argc, char **argv)
         return recurse(atoi(argv[2]));
     if (!strcmp(mode, "threads") && argc == 3)
         return threads(atoi(argv[2]));
-    if (!strcmp(mode, "signal"))
-        return in_signal();
-    if (!strcmp(mode, "expression"))
-        return expression();
-    if (!strcmp(mode, "remembered"))
-        return remembered();
-    if (!strcmp(mode, "fork"))
-        return forked();
-    if (!strcmp(mode, "sites"))
-        return sites();
-    if (!strcmp(mode, "same_place"))
-        return same_place();
-    if (!strcmp(mode, "shifted"))
-        return shifted();
+    for (size_t i = 0; i < sizeof without_arguments / sizeof *without_arguments; i++)
+        if (!strcmp(mode, without_arguments[i].name))
+            return without_arguments[i].run();
     if (!strcmp(mode, "dlclose") && argc == 4)
         return reopened(argv[2], argv[3]);
     fprintf(stderr, "usage: unwind_shapes recurse N|threads T|signal|expression|remembered|fork|sites|same_place|shifted|dlclose A B\n");
