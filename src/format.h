@@ -433,6 +433,17 @@ enum vt_end_reason {
     VT_END_SIGNAL = 1,          /* a fatal signal: written by the tracer's handler */
     VT_END_EXEC = 2,            /* exec replaced the program */
     VT_END_UNDERSCORE_EXIT = 3, /* _exit / _Exit: no destructors ran */
+    /* Tracing stopped while the process ran on (status: enum vt_stop_cause);
+     * what was live then may have been freed after. Absent in older dumps. */
+    VT_END_STOPPED = 4,
+};
+
+/* Why tracing stopped early (END status with VT_END_STOPPED). */
+enum vt_stop_cause {
+    VT_STOP_DISK_FULL = 1,   /* the dump's filesystem was down to its margin */
+    VT_STOP_DUMP_LOST = 2,   /* the program took the dump's descriptor; the file was gone */
+    VT_STOP_SIZE_LIMIT = 3,  /* RLIMIT_FSIZE */
+    VT_STOP_WRITE_ERROR = 4, /* another error growing or mapping the dump */
 };
 
 /* ALLOC kind|flags byte: low 4 bits kind, then flags. */

@@ -4,6 +4,7 @@
 #include "output_path.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,18 +59,48 @@ static int expand_pattern(char *out, size_t size, const char *pattern)
     return vt_output_path_expand(out, size, pattern, &values, &bad, NULL) > 0 ? 0 : -1;
 }
 
-/* "x.vtr" -> "x.N.vtr"; other names -> "x.N". */
+/* "x.vtr" -> "x.N.vtr"; other names -> "x.N". From attempt 16 on, N is
+ * PID-K: processes sharing one name (150 workers) do not all try the same
+ * numbers in turn. */
 static int add_attempt(char *path, size_t size, unsigned attempt)
 {
     size_t len = strlen(path);
-    char suffix[16];
+    char suffix[40];
     int ext = len > 4 && strcmp(path + len - 4, ".vtr") == 0;
-    snprintf(suffix, sizeof suffix, ".%u%s", attempt, ext ? ".vtr" : "");
+    if (attempt < 16)
+        snprintf(suffix, sizeof suffix, ".%u%s", attempt, ext ? ".vtr" : "");
+    else
+        snprintf(suffix, sizeof suffix, ".%d-%u%s", (int)getpid(), attempt - 15, ext ? ".vtr" : "");
     if (ext)
         len -= 4;
     if (len + strlen(suffix) >= size)
         return -1;
     strcpy(path + len, suffix);
+    return 0;
+}
+
+/* Where the process started: a relative dump path is taken from there,
+ * not from wherever the program has gone when its first CUDA call comes (a
+ * directory it made, and will remove). "": too long to name. */
+static char start_dir[PATH_MAX];
+
+void vt_config_remember_start_dir(void)
+{
+    if (!getcwd(start_dir, sizeof start_dir) || start_dir[0] != '/')
+        start_dir[0] = '\0';
+}
+
+/* PATH (SIZE bytes) under the start directory, when it is relative. */
+static int from_start_dir(char *path, size_t size)
+{
+    size_t dir = strlen(start_dir), len = strlen(path);
+    if (path[0] == '/' || !dir)
+        return 0;
+    if (dir + 1 + len >= size)
+        return -1;
+    memmove(path + dir + 1, path, len + 1);
+    memcpy(path, start_dir, dir);
+    path[dir] = '/';
     return 0;
 }
 
@@ -85,5 +116,7 @@ int vt_config_output_path(char *out, size_t size, unsigned attempt)
         if ((size_t)snprintf(out, size, "vramtrace.%s.%d.vtr", name, (int)getpid()) >= size)
             return -1;
     }
+    if (from_start_dir(out, size) < 0)
+        return -1;
     return attempt ? add_attempt(out, size, attempt) : 0;
 }

@@ -10,9 +10,14 @@
  * SLURM_PROCID that is set; "norank" when none is), %e = the program's name
  * (as in the default name) and %% = %, or vramtrace.<exe-name>.<pid>.vtr.
  * attempt > 0 asks for the attempt-th fresh alternative (before ".vtr":
- * ".<attempt>").
+ * ".<attempt>", from 16 on ".<pid>-<attempt - 15>").
+ * A relative path is made absolute under the start directory (below).
  * Returns 0, or -1 when the pattern expands badly or does not fit. */
 int vt_config_output_path(char *out, size_t size, unsigned attempt);
+
+/* A relative dump path is under the directory the process started in
+ * (called once at start; a fork child keeps its parent's). */
+void vt_config_remember_start_dir(void);
 
 /* The process's rank in a distributed job: the first of RANK, LOCAL_RANK,
  * OMPI_COMM_WORLD_RANK, SLURM_PROCID that is set, made file-name safe.

@@ -2,6 +2,7 @@
 #include "tracer.h"
 
 #include "aggregate.h"
+#include "config.h"
 #include "crash.h"
 #include "devices.h"
 #include "endings.h"
@@ -100,6 +101,8 @@ static void initialize(void)
         int secure = getauxval(AT_SECURE) != 0, off = secure || excluded_process();
         pthread_atfork(before_fork, after_fork_parent, after_fork_child);
         vt_endings_init();
+        if (!off)
+            vt_config_remember_start_dir();
         vt_output_choose(!off && vt_agg_configure() ? &vt_output_aggregate : &vt_output_events);
         vt_output_when_ready(dump_ready);
         if (!off)

@@ -18,14 +18,15 @@ void vt_manifest_add(const char *path)
     int saved = errno;
     if (!manifest || !*manifest)
         return;
-    if (path[0] != '/') {
-        if (!getcwd(entry, PATH_MAX)) {
-            vt_warn("cannot name the dump %s for vramtrace run: %s", path, strerror(errno));
-            errno = saved;
-            return;
-        }
+    /* A working directory too long to name (past PATH_MAX): the name as it
+     * is, which run reads from its own directory, where the process started. */
+    if (path[0] != '/' && getcwd(entry, PATH_MAX)) {
         len = strlen(entry);
         entry[len++] = '/';
+    } else if (path[0] != '/' && errno != ERANGE && errno != ENAMETOOLONG) {
+        vt_warn("cannot name the dump %s for vramtrace run: %s", path, strerror(errno));
+        errno = saved;
+        return;
     }
     size_t n = strnlen(path, PATH_MAX);
     memcpy(entry + len, path, n);

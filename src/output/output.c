@@ -4,6 +4,7 @@
 #include "format.h"
 #include "records.h"
 #include "stacks.h"
+#include "track.h"
 #include "tracing.h"
 #include "warn.h"
 #include "writer.h"
@@ -23,6 +24,16 @@ void vt_output_when_ready(void (*ready)(void))
     when_ready = ready;
 }
 
+/* The dump ends here. Where it could not grow, its END says why tracing
+ * stopped while the process ran on (never a kill that did not happen). */
+static void stop_writing(void)
+{
+    unsigned cause = vt_writer_stop_cause();
+    if (cause)
+        vt_rec_end(VT_END_STOPPED, vt_track_live_count(), 0, (int)cause);
+    vt_writer_close();
+}
+
 void vt_disable_locked(const char *why)
 {
     if (vt_tracing_get() != VT_TRACING_READY)
@@ -30,7 +41,7 @@ void vt_disable_locked(const char *why)
     if (why)
         vt_warn("%s; tracing stops here", why);
     vt_tracing_set(VT_TRACING_OFF);
-    vt_writer_close();
+    stop_writing();
 }
 
 int vt_output_ready(void)
@@ -39,7 +50,7 @@ int vt_output_ready(void)
         return -1;
     if (!vt_writer_is_open() && (vt_writer_open(vt_output->header_flags) < 0 ||
                                  vt_rec_process() < 0 || vt_stacks_sync_modules() < 0)) {
-        vt_writer_close();
+        stop_writing();
         vt_tracing_set(VT_TRACING_OFF);
         return -1;
     }

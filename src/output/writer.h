@@ -59,7 +59,14 @@ int vt_writer_record(uint8_t type, const uint8_t *payload, size_t len);
 uint8_t *vt_writer_small_begin(void);
 void vt_writer_small_end(uint8_t type, uint8_t *payload, size_t len);
 
-/* Cuts the file to what was written and closes it. */
+/* Why the dump stopped growing (enum vt_stop_cause), or 0: said in its
+ * END record (VT_END_STOPPED), which may still use the room kept for it. */
+unsigned vt_writer_stop_cause(void);
+
+/* Cuts the file to what was written and closes it. Each use of the
+ * descriptor (grow, map, rewind, trim, close) first checks that it is still
+ * the dump (device and inode): one the program took over is left alone, and
+ * the dump is opened again by its path (or tracing stops). */
 void vt_writer_close(void);
 
 /* In a forked child: forget the parent's file without touching it. */

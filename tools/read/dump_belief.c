@@ -769,7 +769,9 @@ static bool believe_end(struct record_in *in, struct vt_believed *out)
         return drop(in);
     out->as.end.reason = rec.reason;
     out->as.end.signal = rec.reason == VT_END_SIGNAL ? (int)(rec.signal & 0x3ff) : 0;
-    out->as.end.status = rec.reason == VT_END_UNDERSCORE_EXIT ? (int)(rec.status & 0xff) : 0;
+    out->as.end.status = rec.reason == VT_END_UNDERSCORE_EXIT ? (int)(rec.status & 0xff)
+                         : rec.reason == VT_END_STOPPED       ? (int)(rec.status & 0xff)
+                                                              : 0;
     if (rec.reason == VT_END_SIGNAL && (rec.signal == 0 || rec.signal >= 1024)) {
         doubt(in, "kept as an ending by an unknown signal", "signal %llu",
               (unsigned long long)rec.signal);

@@ -85,6 +85,7 @@ static const char *const end_names[] = {
     [VT_END_SIGNAL] = "signal",
     [VT_END_EXEC] = "exec",
     [VT_END_UNDERSCORE_EXIT] = "_exit",
+    [VT_END_STOPPED] = "tracing stopped",
 };
 
 static void build_end(struct vt_dump *d, unsigned reason, int signal, int status)

@@ -240,6 +240,7 @@ struct vt_dump {
     struct vt_thread_name *threads; /* uthash, by tid */
     bool complete;                  /* END record read and nothing cut off */
     bool has_footer;                /* an END record was read */
+    bool no_records;                /* not one after the header (or none: an empty file) */
     unsigned end_reason;            /* its reason (enum vt_end_reason) */
     char end[192];                  /* how the data ended, for the report */
     int end_signal;                 /* the fatal signal when end is "signal", else 0 */

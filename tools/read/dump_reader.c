@@ -109,6 +109,12 @@ static int read_memory(const char *path, const uint8_t *data, size_t size,
     memset(dump, 0, sizeof *dump);
     dump->path = path;
     data = data ? data : empty;
+    if (size == 0) { /* killed before its header: it ended before its first record */
+        dump->version = VT_VERSION_EVENTS;
+        dump->no_records = true;
+        snprintf(dump->end, sizeof dump->end, "no footer");
+        return 0;
+    }
     if (read_header(path, data, size, dump, stderr) != 0)
         return -1;
     struct vt_framer f = {.base = data, .p = data + VT_HEADER_LEN, .end = data + size};
@@ -116,6 +122,7 @@ static int read_memory(const char *path, const uint8_t *data, size_t size,
     vt_progress_start(&progress, path, size);
     enum vt_frame_status status = read_records(&b, &f, sink, ctx, &progress, &stopped_at);
     framing_stopped(&b, status, stopped_at);
+    dump->no_records = status == VT_FRAME_END && vt_frame_offset(&f) == VT_HEADER_LEN;
     vt_progress_end(&progress);
     vt_belief_summary(&b);
     if (!dump->complete && !dump->end[0])

@@ -100,11 +100,18 @@ struct vt_ending vt_dump_ending(const struct vt_dump *dump)
         case VT_END_UNDERSCORE_EXIT:
             e.reason = VT_ENDING_UNDERSCORE_EXIT;
             break;
+        case VT_END_STOPPED:
+            e.reason = VT_ENDING_STOPPED;
+            break;
         default:
             break; /* a reason from a newer writer */
         }
         e.signal = dump->end_signal;
         e.status = dump->end_status;
+        return e;
+    }
+    if (dump->no_records) {
+        e.reason = VT_ENDING_EMPTY;
         return e;
     }
     e.writer = vt_writer_state(&dump->process);
@@ -119,6 +126,7 @@ const char *vt_ending_name(enum vt_ending_reason reason)
         [VT_ENDING_EXIT] = "exit",       [VT_ENDING_SIGNAL] = "signal",
         [VT_ENDING_EXEC] = "exec",       [VT_ENDING_UNDERSCORE_EXIT] = "_exit",
         [VT_ENDING_RUNNING] = "running", [VT_ENDING_UNKNOWN] = "unknown",
+        [VT_ENDING_STOPPED] = "stopped", [VT_ENDING_EMPTY] = "empty",
     };
     return names[reason];
 }
@@ -143,6 +151,21 @@ bool vt_signal_is_termination(int sig)
 {
     return sig == SIGTERM || sig == SIGINT || sig == SIGHUP || sig == SIGQUIT || sig == SIGPIPE ||
            sig == SIGXCPU || sig == SIGXFSZ || sig == SIGALRM || sig == SIGKILL;
+}
+
+/* Why the tracer stopped writing (enum vt_stop_cause). */
+static const char *stop_cause(int cause)
+{
+    switch (cause) {
+    case VT_STOP_DISK_FULL:
+        return "the dump's filesystem was nearly full (its last part is left to the program)";
+    case VT_STOP_DUMP_LOST:
+        return "the program took the dump's descriptor and the file could not be found again";
+    case VT_STOP_SIZE_LIMIT:
+        return "the dump reached the file size limit (ulimit -f)";
+    default:
+        return "the dump could not grow";
+    }
 }
 
 const char *vt_ending_sentence(const struct vt_ending *e, char *buf, size_t size)
@@ -189,6 +212,15 @@ const char *vt_ending_sentence(const struct vt_ending *e, char *buf, size_t size
                      "no footer, and this dump cannot tell whether its process still "
                      "runs (written on another host, or by an older vramtrace): what was "
                      "allocated is listed as live, not as leaked");
+        return buf;
+    case VT_ENDING_STOPPED:
+        snprintf(buf, size,
+                 "tracing stopped early, the process running on: %s; what was allocated "
+                 "then is listed as live, not as leaked",
+                 stop_cause(e->status));
+        return buf;
+    case VT_ENDING_EMPTY:
+        snprintf(buf, size, "the process ended before its first record");
         return buf;
     case VT_ENDING_EXIT:
         break;

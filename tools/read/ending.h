@@ -26,18 +26,21 @@ enum vt_ending_reason {
     VT_ENDING_UNDERSCORE_EXIT, /* _exit / _Exit */
     VT_ENDING_RUNNING,         /* no footer: the writer still runs */
     VT_ENDING_UNKNOWN,         /* no footer, writer gone (SIGKILL...) or not known */
+    VT_ENDING_STOPPED,         /* tracing stopped early (disk full...); the process ran on */
+    VT_ENDING_EMPTY,           /* no record: the process ended before its first one */
 };
 
 struct vt_ending {
     enum vt_ending_reason reason;
-    int signal;                  /* VT_ENDING_SIGNAL */
-    int status;                  /* VT_ENDING_UNDERSCORE_EXIT: _exit's argument */
+    int signal; /* VT_ENDING_SIGNAL */
+    int status; /* VT_ENDING_UNDERSCORE_EXIT: _exit's argument; STOPPED: enum vt_stop_cause */
     enum vt_writer_state writer; /* without a footer: whether the writer runs */
 };
 
 struct vt_ending vt_dump_ending(const struct vt_dump *dump);
 
-/* "exit", "signal", "exec", "_exit", "running", "unknown" (the JSON's). */
+/* "exit", "signal", "exec", "_exit", "running", "unknown", "stopped",
+ * "empty" (the JSON's). */
 const char *vt_ending_name(enum vt_ending_reason reason);
 
 /* The process ended on its own (exit, _exit, exec): what it still held

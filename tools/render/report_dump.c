@@ -11,6 +11,8 @@ static const char *nothing_to_judge(const struct vt_report *r, char *buf, size_t
 {
     const struct vt_summary *s = &r->analysis->summary;
     char name[16];
+    if (r->ending.reason == VT_ENDING_EMPTY)
+        return "the process ended before its first record";
     if (s->allocations == 0) {
         int n = snprintf(buf, size, "no CUDA allocation succeeded (%" PRIu64 " failed%s)",
                          s->failed_allocations,
@@ -27,6 +29,8 @@ static const char *nothing_to_judge(const struct vt_report *r, char *buf, size_t
         return "the process is still running";
     case VT_ENDING_UNKNOWN:
         return "the process ended without a footer (killed, e.g. by SIGKILL)";
+    case VT_ENDING_STOPPED:
+        return "tracing stopped while the process ran on";
     default:
         return NULL;
     }

@@ -285,6 +285,10 @@ static const char *ending_label(const struct vt_ending *e, char *buf)
         return buf;
     case VT_ENDING_UNKNOWN:
         return e->writer == VT_WRITER_GONE ? "killed" : "no footer";
+    case VT_ENDING_STOPPED:
+        return "stopped";
+    case VT_ENDING_EMPTY:
+        return "no record";
     default:
         return vt_ending_name(e->reason);
     }
