@@ -237,8 +237,8 @@ static unsigned long long disk_margin(const struct statvfs *vfs)
 static int disk_nearly_full(size_t grow)
 {
     struct statvfs vfs;
-    if (fstatvfs(out.fd, &vfs) != 0)
-        return 0; /* cannot say: fallocate will */
+    if (fstatvfs(out.fd, &vfs) != 0 || vfs.f_blocks == 0)
+        return 0; /* cannot say (a filesystem without sizes): fallocate will */
     unsigned long long free_bytes = (unsigned long long)vfs.f_bavail * vfs.f_frsize;
     return free_bytes < grow + disk_margin(&vfs);
 }

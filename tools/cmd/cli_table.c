@@ -189,8 +189,8 @@ static const struct option options[] = {
 
 static const struct variable variables[] = {
     {"VRAMTRACE_OUTPUT",
-     "the dump's path (%p, %r, %e, %% as for run -o; default vramtrace.%e.%p.vtr); run's default "
-     "-o, and where watch looks without an argument"},
+     "the dump's path (%p, %r, %e, %% as for run -o; default vramtrace.%e.%p.vtr; relative: from "
+     "where the process started); run's default -o, and where watch looks without an argument"},
     {"VRAMTRACE_MODE", "events (the default) or aggregate (per call site totals and samples)"},
     {"VRAMTRACE_SAMPLE_INTERVAL_MS", "aggregate mode: the first sample interval (default 100)"},
     {"VRAMTRACE_FREE_STACKS", "1: record the stack of every free"},
