@@ -109,6 +109,41 @@ def case_dup2_over_dump():
     check_daemon([program("hostile_files"), "dup2"], 10 + 150000 + 37500 + 1)
 
 
+def case_dump_lost():
+    """The program dup2's over the dump's number after moving the dump's
+    directory: the dump cannot be found again, so tracing stops (one
+    warning), the program's file at that number untouched, and the moved
+    dump's footer says why, not "killed". (Its forked child cannot create
+    a dump in the directory gone either: a warning of its own.)"""
+    argv = [program("hostile_files"), "dup2_move"]
+    plain_dir, traced_dir = H.tmpdir(), H.tmpdir()
+    runs = []
+    for d, env in ((plain_dir, H.base_env()),
+                   (traced_dir, traced_env(os.path.join(traced_dir, "dumps", "t.%p.vtr")))):
+        os.mkdir(os.path.join(d, "dumps"))
+        os.mkdir(os.path.join(d, "cwd"))
+        runs.append(run_in(argv + [os.path.join(d, "dumps")], os.path.join(d, "cwd"), env))
+    plain, traced = runs
+    H.expect_program_ok(plain)
+    H.expect_program_ok(traced)
+    H.expect_eq("stdout", traced.stdout, plain.stdout)
+    H.expect_eq("files written", files_of(os.path.join(traced_dir, "cwd")),
+                files_of(os.path.join(plain_dir, "cwd")))
+    warns = [w for w in traced.stderr.splitlines() if w.startswith("vramtrace:")]
+    H.expect(len(warns) == 2 and "the program took its descriptor and the file is gone; "
+             "tracing stops here" in warns[0] and "cannot create dump" in warns[1],
+             traced.describe())  # the second: the forked child's, its directory gone
+    moved = os.path.join(traced_dir, "dumps.moved")
+    dumps = [n for n in os.listdir(moved) if n.endswith(".vtr")]
+    H.expect_eq("dumps", len(dumps), 1)
+    rep = H.report(os.path.join(moved, dumps[0]))
+    H.expect_eq("ending", rep["ending"]["reason"], "stopped")
+    text = H._run([H.vramtrace_exe(), "report", os.path.join(moved, dumps[0])], H.base_env(),
+                  traced_dir).stdout
+    H.expect("the program took the dump's descriptor and the file could not be found again"
+             in text, text)
+
+
 def case_closerange_python():
     """os.closerange(3, 1024) in Python, then its own file, log and socket."""
     traced, dumps = same_as_untraced([sys.executable, script("hostile_files.py")])

@@ -65,6 +65,7 @@ static struct {
     size_t capacity;         /* file bytes reserved on disk */
     size_t used;             /* file bytes written */
     int broken;              /* could not grow: said so once, writes nothing more */
+    int lost;                /* fd is the program's now, and the file is gone */
     enum vt_stop_cause stop; /* why, where known (0: not stopped) */
     pid_t owner;             /* the process that opened it */
     char path[4096];
@@ -193,7 +194,8 @@ static int move_high(int fd)
 static int fd_is_ours(void)
 {
     struct stat st;
-    return out.fd >= 0 && fstat(out.fd, &st) == 0 && st.st_dev == out.dev && st.st_ino == out.ino;
+    return out.fd >= 0 && !out.lost && fstat(out.fd, &st) == 0 && st.st_dev == out.dev &&
+           st.st_ino == out.ino;
 }
 
 /* A descriptor on PATH if it is the very dump (same device and inode), or -1. */
@@ -218,11 +220,17 @@ static int own_fd(void)
 {
     if (fd_is_ours())
         return 0;
+    if (out.lost)
+        return -1;
     int fd = open_again(out.absolute);
     if (fd < 0)
         fd = open_again(out.path);
+    if (fd < 0) {
+        out.lost = 1; /* the mapping still takes the last words */
+        return -1;
+    }
     out.fd = fd;
-    return fd >= 0 ? 0 : -1;
+    return 0;
 }
 
 /* The part of the dump's filesystem left to the program. */
@@ -401,6 +409,10 @@ static int start_file(uint32_t flags)
     memcpy(header, VT_MAGIC, VT_MAGIC_LEN);
     header[8] = flags & VT_FLAG_AGGREGATED ? VT_VERSION_AGGREGATED : VT_VERSION_EVENTS;
     header[12] = flags & 0xff;
+    if (beyond_file_size_limit(page)) { /* the kernel would send SIGXFSZ */
+        errno = EFBIG;
+        return -1;
+    }
     if (fstat(fd, &st) != 0 || pwrite(fd, header, sizeof header, 0) != (ssize_t)sizeof header)
         return -1;
     int err = posix_fallocate(fd, 0, (off_t)page);
@@ -416,7 +428,7 @@ static int start_file(uint32_t flags)
     out.window_start = out.window_end = 0;
     out.capacity = page;
     out.used = sizeof header;
-    out.broken = 0;
+    out.broken = out.lost = 0;
     out.stop = 0;
     return make_room(out.used);
 }
@@ -570,6 +582,7 @@ void vt_writer_forget(void)
         close(out.fd);
     out.fd = -1;
     out.stop = 0;
+    out.lost = 0;
     out.window_start = out.window_end = out.capacity = out.used = 0;
     out.broken = 0;
 }

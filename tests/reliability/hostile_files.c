@@ -8,6 +8,8 @@
  *             try an exec that fails, and leak LEAK_BYTES;
  *   dup2      the same, but instead of closing, dup2 its own file onto
  *             every number it inherited (the dump's among them);
+ *   dup2_move DIR  the same, and rename DIR to DIR.moved first (the dump,
+ *             in DIR, cannot be found again by its path);
  *   fill      write FILL_BYTES into "data" after the allocations (the test
  *             runs it on a small filesystem);
  *   rmdir     allocate in a directory it made, leave it and remove it.
@@ -67,11 +69,16 @@ static void write_all(int fd, FILE *log, int sock, const char *line)
     say("socket", (long)send(sock, line, strlen(line), MSG_NOSIGNAL));
 }
 
-static void hostile(int use_dup2)
+static void hostile(int use_dup2, const char *move)
 {
     void *leak = NULL;
     int sv[2];
+    char moved[4096];
     pairs(10); /* the dump exists */
+    if (move) {
+        snprintf(moved, sizeof moved, "%s.moved", move);
+        say("rename", rename(move, moved));
+    }
     if (!use_dup2)
         close_all();
     int fd = open("data", O_RDWR | O_CREAT | O_TRUNC, 0644);
@@ -139,7 +146,9 @@ int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
     if (!strcmp(mode, "closeall") || !strcmp(mode, "dup2"))
-        hostile(!strcmp(mode, "dup2"));
+        hostile(!strcmp(mode, "dup2"), NULL);
+    else if (!strcmp(mode, "dup2_move") && argc > 2)
+        hostile(1, argv[2]);
     else if (!strcmp(mode, "fill"))
         fill();
     else if (!strcmp(mode, "rmdir"))
