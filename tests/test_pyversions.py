@@ -1,10 +1,12 @@
 # SPDX-License-Identifier: MIT
-"""Python frames on every CPython here: each pyenv 3.8-3.13, 3.14 and the
-free-threaded 3.14t where installed in /opt/python3.14 and /opt/python3.14t
-(no package registry ships them for this system: built from CPython's
-source by hand; each of their cases is skipped with one line where they
-are absent), Debian's python3 (interpreter linked into the executable) and
-Python embedded in a C program.
+"""Python frames on every CPython here: each pyenv 3.8-3.13, Debian unstable's
+3.14 and 3.15 in the small unstable root that tests/python/sid_root.sh makes
+once (they need unstable's libc: the CLI, compiler and program run chrooted
+there, the build bound at its own path), the free-threaded 3.14t where built
+by hand in /opt/python3.14t (no registry ships it here), Debian's python3
+(interpreter linked into the executable) and Python embedded in a C program;
+an interpreter that is absent skips its cases with one line saying why
+(`tests/test_pyversions.py --interpreters` lists them all).
 Per interpreter: a leak through ctypes.CDLL (GIL released), ctypes.PyDLL (GIL
 held) and a C extension built for that version that releases the GIL
 (routes_*); a C thread named like PyTorch's autograd thread allocating for the
@@ -19,6 +21,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -28,8 +31,14 @@ from test_python import check_script_end, constants, script_end_fork  # noqa: E4
 DEBIAN_PYTHON = "/usr/bin/python3"
 PYENV_ROOT = os.environ.get("PYENV_ROOT", os.path.expanduser("~/.pyenv"))
 MINORS = range(8, 14)
-# Built from source where present (not by CI: no registry ships them here).
-BUILT = {"3.14": "/opt/python3.14/bin/python3.14", "3.14t": "/opt/python3.14t/bin/python3.14t"}
+# Built from source where present (not by CI: no registry ships it here).
+BUILT = {"3.14t": "/opt/python3.14t/bin/python3.14t"}
+# Debian unstable's, inside the root of tests/python/sid_root.sh.
+SID_ROOT = os.environ.get("VT_SID_ROOT", "/var/cache/vramtrace/sid-root")
+IN_ROOT = {"3.14": "/usr/bin/python3.14", "3.15": "/usr/bin/python3.15"}
+# Every tag but Debian's python3; those in the root last (entering it is for
+# the rest of the test's process).
+NEWER = list(BUILT) + list(IN_ROOT)
 
 
 def python_source(name):
@@ -45,8 +54,55 @@ FRAMES_CHANGE = python_source("py_frames_change.py")
 EXTENSION = python_source("cuda_ext.c")
 
 
+def in_root(name, program):
+    """A script NAME that runs PROGRAM inside the root (tests/python/in_root.sh)."""
+    path = os.path.join(H.tmpdir(), name)
+    with open(path, "w") as f:
+        f.write('#!/bin/sh\nexec %s %s "$@"\n' % (python_source("in_root.sh"), program))
+    os.chmod(path, 0o755)
+    return path
+
+
+def root_missing():
+    """Why the root cannot be used here, or None."""
+    if not os.path.isfile(os.path.join(SID_ROOT, "etc", "vramtrace-root")):
+        return ("no Debian unstable root at %s (tests/python/sid_root.sh makes it; "
+                "tests/run.sh calls it)" % SID_ROOT)
+    if os.geteuid() != 0:
+        return "entering the Debian unstable root needs root (mount namespace, chroot)"
+    return None
+
+
+def enter_root():
+    """From here on this test's CLI (traced runs and reports: the report
+    reads the interpreter's own files) and compiler run inside the root;
+    Skip where it is not made or cannot be entered."""
+    if root_missing():
+        raise H.Skip(root_missing())
+    if os.environ.get("VT_SID_ROOT") == SID_ROOT and os.environ.get("VT_ROOT_BINDS"):
+        return
+    build = os.path.commonpath([os.path.dirname(H.vramtrace_exe()), H.standin_dir(),
+                                H.env_path("PYTHON_TEST_DIR", "dir")])
+    os.environ.update(VT_SID_ROOT=SID_ROOT, VRAMTRACE_SYMBOL_CACHE="0", VT_ROOT_BINDS=":".join(
+        [H.source_root(), build, tempfile.gettempdir()]))
+    os.environ["VRAMTRACE_EXE"] = in_root("vramtrace", H.vramtrace_exe())
+
+
+_rooted = set()  # the interpreters that run in the root (scripts of in_root)
+
+
+def runner(python):
+    """What runs a program built for PYTHON: nothing, or the root's entry."""
+    return [python_source("in_root.sh")] if python in _rooted else []
+
+
 def interpreter(tag):
     """The python executable for TAG ("3.8" ... or "debian"); Skip if absent."""
+    if tag in IN_ROOT:
+        enter_root()
+        path = in_root("python" + tag, IN_ROOT[tag])
+        _rooted.add(path)
+        return path
     if tag == "debian":
         path = DEBIAN_PYTHON
     elif tag in BUILT:
@@ -56,7 +112,7 @@ def interpreter(tag):
                                               "python" + tag)))
         path = found[-1] if found else ""
     if not os.path.isfile(path):
-        raise H.Skip("no Python %s here" % tag)
+        raise H.Skip("no Python %s here (%s)" % (tag, path or PYENV_ROOT + "/versions"))
     return path
 
 
@@ -68,8 +124,21 @@ def config(python, *names):
     return out.splitlines()
 
 
-def compile_c(args, what):
-    cc = os.environ.get("VT_CC", "cc").split()
+def loop_unnamed(tag):
+    """Whether the report cannot find the interpreter's evaluation loop
+    among the native frames: Debian's python3.14 and 3.15 are stripped, and
+    their loop runs its calls from the part the compiler split off from
+    _PyEval_EvalFrameDefault (a .cold part, 84 KiB on 3.14.10), which no
+    exported symbol names. The report then neither places Python frames
+    between the C frames (all stand after them, in order) nor hides the
+    interpreter's own frames, so the first, unspecialized call of a line
+    stands apart from the later ones (by_python_frames)."""
+    return tag in IN_ROOT
+
+
+def compile_c(args, what, python=None):
+    """Builds with the compiler for PYTHON (the root's gcc for one in it)."""
+    cc = runner(python) + ["gcc"] if runner(python) else os.environ.get("VT_CC", "cc").split()
     r = subprocess.run(cc + args, capture_output=True, text=True)
     if r.returncode != 0:
         H.fail("building %s failed:\n%s" % (what, r.stderr[-3000:]))
@@ -83,7 +152,7 @@ def build_extension(python):
                "-I", os.path.join(H.source_root(), "tests", "standin", "include")] +
               H.library_include_args() + [EXTENSION,
                "-L", H.standin_dir(), "-lcudart", "-lpthread",
-               "-o", os.path.join(out, "vt_cudaext" + suffix)], "vt_cudaext for " + python)
+               "-o", os.path.join(out, "vt_cudaext" + suffix)], "vt_cudaext for " + python, python)
     return out
 
 
@@ -154,6 +223,7 @@ def callback(tag):
     shows its frames between the C frames, in the order they were called."""
     python = interpreter(tag)
     rep, _ = H.traced_report([python, CALLBACK, build_extension(python)])
+    rep = by_python_frames(rep) if loop_unnamed(tag) else rep
     c = constants(CALLBACK)
     S = CALLBACK
     L = lambda tag: H.marker_line(S, tag)  # noqa: E731
@@ -174,6 +244,9 @@ def callback(tag):
                 call_python, ("middle", C("middle")), call_python, ("outer", C("outer")),
                 ("main", C("main_callback")), ("<module>", C("module"))]
     got = [f for f in shown if f[0] not in ("alloc_nogil", "call_back")]
+    if loop_unnamed(tag):  # the extension's frames, then Python's: each in order
+        got = sorted(got, key=lambda f: f[0] not in ("allocate", "call_python"))
+        expected = sorted(expected, key=lambda f: f[0] not in ("allocate", "call_python"))
     H.expect_eq("Python -> C -> Python -> C -> Python: the extension's and Python's frames",
                 got, expected)
 
@@ -210,12 +283,38 @@ def behalf(tag):
     H.check_complete(rep)
 
 
+def by_python_frames(rep):
+    """REP's leaks with the same Python frames as one (bytes, allocations
+    and each thread's allocations added): where the report cannot hide the
+    interpreter's native frames (loop_unnamed), the first, unspecialized
+    call of a line stands apart from the later ones by those frames only."""
+    merged = {}
+    for lk in H.leaks(rep):
+        key = tuple(python_frames(lk))
+        if key not in merged:
+            merged[key] = dict(lk, threads=[dict(t) for t in lk.get("threads", [])])
+            continue
+        into = merged[key]
+        for field in ("bytes", "allocations", "shutdown_freed_bytes",
+                      "shutdown_freed_allocations"):
+            into[field] = into.get(field, 0) + lk.get(field, 0)
+        threads = {t.get("tid"): t for t in into["threads"]}
+        for t in lk.get("threads", []):
+            if t.get("tid") in threads:
+                threads[t.get("tid")]["allocations"] += t["allocations"]
+            else:
+                into["threads"].append(dict(t))
+    return dict(rep, leaks=list(merged.values()))
+
+
 def frames_change(tag):
     """Stacks that change between allocations while the frames' memory and
     code objects are reused (py_frames_change.py): every allocation at its
-    own call site, each site's Python frames exact to the line."""
+    own call site, each site's Python frames exact to the line (Debian's
+    stripped 3.14 and 3.15: the sites with the same Python frames as one)."""
     python = interpreter(tag)
-    rep, _ = H.traced_report([python, FRAMES_CHANGE])
+    raw, _ = H.traced_report([python, FRAMES_CHANGE])
+    rep = by_python_frames(raw) if loop_unnamed(tag) else raw
     c = constants(FRAMES_CHANGE)
     S = FRAMES_CHANGE
     C = lambda tag: H.call_line(S, tag)  # noqa: E731
@@ -263,7 +362,7 @@ def frames_change(tag):
         H.expect_eq("threads, path %s: Python frames" % path, python_frames(lk)[:4],
                     leaf + [("path_" + path, S, C("path_" + path)),
                             ("worker", S, C("thread_" + path))])
-    H.check_complete(rep)
+    H.check_complete(raw)
 
 
 def case_behalf_stress():
@@ -293,6 +392,7 @@ def script_end(tag, how=(), status=0, mode=None, python=None):
     python = python or interpreter(tag)
     env = {"VRAMTRACE_MODE": mode} if mode else None
     rep, _ = H.traced_report([python, SCRIPT_END] + list(how), status=status, extra_env=env)
+    rep = by_python_frames(rep) if loop_unnamed(tag) else rep
     check_script_end(rep, "Buffer.__init__" if tag not in ("3.8", "3.9", "3.10") else "__init__")
 
 
@@ -377,16 +477,16 @@ def build_embedding(tag, python):
     lib = re.sub(r"^lib|\.so.*$", "", ldlib)
     compile_c(["-g", "-O0", "-fno-omit-frame-pointer", "-I", include,
                python_source("embed_routes.c"), "-L", libdir, "-l" + lib,
-               "-Wl,-rpath," + libdir, "-o", prog], "the embedding program for " + tag)
+               "-Wl,-rpath," + libdir, "-o", prog], "the embedding program for " + tag, python)
     return prog
 
 
 def case_embedded_versions():
-    """Python embedded in C, for each pyenv version (and 3.14, 3.14t where
-    built): CDLL, PyDLL and the extension, then the C function that ran the
-    script and main."""
+    """Python embedded in C, for each pyenv version, 3.14t where built and
+    3.14 and 3.15 in the unstable root: CDLL, PyDLL and the extension, then
+    the C function that ran the script and main."""
     tried = 0
-    for tag in ["3.%d" % minor for minor in MINORS] + list(BUILT):
+    for tag in ["3.%d" % minor for minor in MINORS] + NEWER:
         try:
             python = interpreter(tag)
         except H.Skip:
@@ -419,7 +519,7 @@ def case_stress():
                 [c["KEPT"]] * c["WORKERS"])
 
 
-for _tag in ["3.%d" % m for m in MINORS] + list(BUILT) + ["debian"]:
+for _tag in ["3.%d" % m for m in MINORS] + NEWER + ["debian"]:
     globals()["case_routes_" + _tag] = (lambda t: lambda: routes(t))(_tag)
     globals()["case_scenarios_" + _tag] = (lambda t: lambda: scenarios(t))(_tag)
     globals()["case_callback_" + _tag] = (lambda t: lambda: callback(t))(_tag)
@@ -429,9 +529,25 @@ for _tag in ["3.%d" % m for m in MINORS] + list(BUILT) + ["debian"]:
     globals()["case_script_end_atexit_" + _tag] = (lambda t: lambda: script_end(t, ["atexit"]))(_tag)
 # A thread that frees while threading's shutdown joins it: up to 3.11 only
 # the main thread's own frames would tell, and it is not the one freeing.
-for _tag in ["3.12", "3.13"] + list(BUILT):
+for _tag in ["3.12", "3.13"] + NEWER:
     globals()["case_script_end_thread_" + _tag] = (lambda t: lambda: script_end(t, ["thread"]))(_tag)
 
 
+def print_interpreters():
+    """One line per interpreter: the one its cases run, or why they skip."""
+    for tag in ["3.%d" % m for m in MINORS] + NEWER + ["debian"]:
+        try:
+            if tag in IN_ROOT and root_missing():
+                raise H.Skip(root_missing())
+            found = ("%s in %s" % (IN_ROOT[tag], SID_ROOT) if tag in IN_ROOT
+                     else interpreter(tag))
+            print("pyversions: Python %s: %s" % (tag, found))
+        except H.Skip as e:
+            print("pyversions: Python %s: skipped: %s" % (tag, e))
+
+
 if __name__ == "__main__":
-    H.main(globals())
+    if sys.argv[1:] == ["--interpreters"]:
+        print_interpreters()
+    else:
+        H.main(globals())
