@@ -46,7 +46,8 @@ def probe(python):
     include, = config(python, "include")
     exe = os.path.join(H.tmpdir(), "probe")
     compile_c(["-I", include] + H.library_include_args() + [
-               python_source("layout_probe.c"), "-o", exe], "the layout probe for " + python, python)
+               python_source("layout_probe.c"), "-o", exe], "the layout probe for " + python,
+              python)
     return parse(subprocess.run(runner(python) + [exe], capture_output=True, text=True,
                                 check=True).stdout)
 
