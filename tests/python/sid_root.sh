@@ -21,9 +21,9 @@ marker=etc/vramtrace-root
 valid='Acquire::Check-Valid-Until "false"'
 if [ -f "$root/$marker" ]; then
     echo "sid_root: adding to $root: $packages" >&2
-    chroot "$root" apt-get -qq -o "$valid" update
-    DEBIAN_FRONTEND=noninteractive chroot "$root" apt-get install -y -qq -o "$valid" \
-        --no-install-recommends $packages >/dev/null
+    chroot "$root" apt-get -qq -o Acquire::Check-Valid-Until=false update
+    DEBIAN_FRONTEND=noninteractive chroot "$root" apt-get install -y -qq --no-install-recommends \
+        $packages >/dev/null
     echo "$packages" >"$root/$marker"
     exit 0
 fi
