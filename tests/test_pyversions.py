@@ -124,18 +124,6 @@ def config(python, *names):
     return out.splitlines()
 
 
-def loop_unnamed(tag):
-    """Whether the report cannot find the interpreter's evaluation loop
-    among the native frames: Debian's python3.14 and 3.15 are stripped, and
-    their loop runs its calls from the part the compiler split off from
-    _PyEval_EvalFrameDefault (a .cold part, 84 KiB on 3.14.10), which no
-    exported symbol names. The report then neither places Python frames
-    between the C frames (all stand after them, in order) nor hides the
-    interpreter's own frames, so the first, unspecialized call of a line
-    stands apart from the later ones (by_python_frames)."""
-    return tag in IN_ROOT
-
-
 def compile_c(args, what, python=None):
     """Builds with the compiler for PYTHON (the root's gcc for one in it)."""
     cc = runner(python) + ["gcc"] if runner(python) else os.environ.get("VT_CC", "cc").split()
@@ -223,7 +211,6 @@ def callback(tag):
     shows its frames between the C frames, in the order they were called."""
     python = interpreter(tag)
     rep, _ = H.traced_report([python, CALLBACK, build_extension(python)])
-    rep = by_python_frames(rep) if loop_unnamed(tag) else rep
     c = constants(CALLBACK)
     S = CALLBACK
     L = lambda tag: H.marker_line(S, tag)  # noqa: E731
@@ -244,9 +231,6 @@ def callback(tag):
                 call_python, ("middle", C("middle")), call_python, ("outer", C("outer")),
                 ("main", C("main_callback")), ("<module>", C("module"))]
     got = [f for f in shown if f[0] not in ("alloc_nogil", "call_back")]
-    if loop_unnamed(tag):  # the extension's frames, then Python's: each in order
-        got = sorted(got, key=lambda f: f[0] not in ("allocate", "call_python"))
-        expected = sorted(expected, key=lambda f: f[0] not in ("allocate", "call_python"))
     H.expect_eq("Python -> C -> Python -> C -> Python: the extension's and Python's frames",
                 got, expected)
 
@@ -283,38 +267,12 @@ def behalf(tag):
     H.check_complete(rep)
 
 
-def by_python_frames(rep):
-    """REP's leaks with the same Python frames as one (bytes, allocations
-    and each thread's allocations added): where the report cannot hide the
-    interpreter's native frames (loop_unnamed), the first, unspecialized
-    call of a line stands apart from the later ones by those frames only."""
-    merged = {}
-    for lk in H.leaks(rep):
-        key = tuple(python_frames(lk))
-        if key not in merged:
-            merged[key] = dict(lk, threads=[dict(t) for t in lk.get("threads", [])])
-            continue
-        into = merged[key]
-        for field in ("bytes", "allocations", "shutdown_freed_bytes",
-                      "shutdown_freed_allocations"):
-            into[field] = into.get(field, 0) + lk.get(field, 0)
-        threads = {t.get("tid"): t for t in into["threads"]}
-        for t in lk.get("threads", []):
-            if t.get("tid") in threads:
-                threads[t.get("tid")]["allocations"] += t["allocations"]
-            else:
-                into["threads"].append(dict(t))
-    return dict(rep, leaks=list(merged.values()))
-
-
 def frames_change(tag):
     """Stacks that change between allocations while the frames' memory and
     code objects are reused (py_frames_change.py): every allocation at its
-    own call site, each site's Python frames exact to the line (Debian's
-    stripped 3.14 and 3.15: the sites with the same Python frames as one)."""
+    own call site, each site's Python frames exact to the line."""
     python = interpreter(tag)
-    raw, _ = H.traced_report([python, FRAMES_CHANGE])
-    rep = by_python_frames(raw) if loop_unnamed(tag) else raw
+    rep, _ = H.traced_report([python, FRAMES_CHANGE])
     c = constants(FRAMES_CHANGE)
     S = FRAMES_CHANGE
     C = lambda tag: H.call_line(S, tag)  # noqa: E731
@@ -362,7 +320,7 @@ def frames_change(tag):
         H.expect_eq("threads, path %s: Python frames" % path, python_frames(lk)[:4],
                     leaf + [("path_" + path, S, C("path_" + path)),
                             ("worker", S, C("thread_" + path))])
-    H.check_complete(raw)
+    H.check_complete(rep)
 
 
 def case_behalf_stress():
@@ -392,7 +350,6 @@ def script_end(tag, how=(), status=0, mode=None, python=None):
     python = python or interpreter(tag)
     env = {"VRAMTRACE_MODE": mode} if mode else None
     rep, _ = H.traced_report([python, SCRIPT_END] + list(how), status=status, extra_env=env)
-    rep = by_python_frames(rep) if loop_unnamed(tag) else rep
     check_script_end(rep, "Buffer.__init__" if tag not in ("3.8", "3.9", "3.10") else "__init__")
 
 

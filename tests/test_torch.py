@@ -129,9 +129,7 @@ def case_loop_python_3_14():
     """The loop on CPython 3.14 (Debian unstable's, in the root of
     tests/python/sid_root.sh; the cp314 torch wheel from the package index):
     each kept tensor one cudaMalloc (PYTORCH_NO_CUDA_MEMORY_CACHING=1) at
-    its line, through step, main and the module, exactly. Debian's
-    interpreter is stripped: sites with the same Python frames count as one
-    (test_pyversions.loop_unnamed)."""
+    its line, through step, main and the module, exactly."""
     import test_pyversions as V
     python = V.interpreter("3.14")
     try:
@@ -147,7 +145,7 @@ def case_loop_python_3_14():
     H.expect_dump(r)
     H.expect_eq("the loop's output", r.stdout.strip(),
                 "kept %d activations, %d losses" % (STEPS, STEPS))
-    rep = V.by_python_frames(H.report(r.dump))
+    rep = H.report(r.dump)
     outer = [("main", LOOP, H.call_line(LOOP, "step")),
              ("<module>", LOOP, H.call_line(LOOP, "main"))]
     for tag, nbytes in (("activation", ACTIVATION), ("loss", LOSS)):
