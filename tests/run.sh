@@ -98,6 +98,13 @@ library_only() {
     fi
 }
 
+# CPython 3.14 and 3.15 are Debian unstable's, in a small unstable root
+# made once outside the clone; then which interpreter each Python version's
+# cases run, or why they skip.
+echo "=== Python interpreters (tests/python/sid_root.sh, tests/test_pyversions.py)"
+tests/python/sid_root.sh || echo "no Debian unstable root: the cases of 3.14 and 3.15 skip"
+python3 tests/test_pyversions.py --interpreters
+
 TEST_ARGS=()
 run_suite "plain build" build-tests
 # The habits: the code as .clang-format has it, clang-tidy clean (.clang-tidy).

@@ -17,13 +17,15 @@ import sys
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness as H  # noqa: E402
-from test_pyversions import interpreter, config, compile_c, python_source, MINORS, BUILT  # noqa: E402,E501
+from test_pyversions import (interpreter, config, compile_c, python_source, runner,  # noqa: E402
+                             MINORS, NEWER)
 
 
 def installed():
-    """[(minor, python)]: each pyenv version, then 3.14 and 3.14t where built."""
+    """[(minor, python)]: each pyenv version, 3.14t where built, 3.14 and
+    3.15 in the unstable root where it is made."""
     found = []
-    for tag in ["3.%d" % minor for minor in MINORS] + list(BUILT):
+    for tag in ["3.%d" % minor for minor in MINORS] + NEWER:
         try:
             found.append((int(tag[2:].rstrip("t")), interpreter(tag)))
         except H.Skip:
@@ -44,15 +46,17 @@ def probe(python):
     include, = config(python, "include")
     exe = os.path.join(H.tmpdir(), "probe")
     compile_c(["-I", include] + H.library_include_args() + [
-               python_source("layout_probe.c"), "-o", exe], "the layout probe for " + python)
-    return parse(subprocess.run([exe], capture_output=True, text=True, check=True).stdout)
+               python_source("layout_probe.c"), "-o", exe], "the layout probe for " + python,
+              python)
+    return parse(subprocess.run(runner(python) + [exe], capture_output=True, text=True,
+                                check=True).stdout)
 
 
 def builtin(minor, python):
     libdir, ldlib = config(python, "LIBDIR", "LDLIBRARY")
     exe = os.path.join(H.env_path("PYTHON_TEST_DIR", "dir"), "layout_table")
-    r = subprocess.run([exe, str(minor), os.path.join(libdir, ldlib)], capture_output=True,
-                       text=True)
+    r = subprocess.run(runner(python) + [exe, str(minor), os.path.join(libdir, ldlib)],
+                       capture_output=True, text=True)
     H.expect(r.returncode == 0, "layout_table 3.%d: %s" % (minor, r.stderr.strip()))
     return parse(r.stdout)
 

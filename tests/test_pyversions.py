@@ -1,10 +1,12 @@
 # SPDX-License-Identifier: MIT
-"""Python frames on every CPython here: each pyenv 3.8-3.13, 3.14 and the
-free-threaded 3.14t where installed in /opt/python3.14 and /opt/python3.14t
-(no package registry ships them for this system: built from CPython's
-source by hand; each of their cases is skipped with one line where they
-are absent), Debian's python3 (interpreter linked into the executable) and
-Python embedded in a C program.
+"""Python frames on every CPython here: each pyenv 3.8-3.13, Debian unstable's
+3.14 and 3.15 in the small unstable root that tests/python/sid_root.sh makes
+once (they need unstable's libc: the CLI, compiler and program run chrooted
+there, the build bound at its own path), the free-threaded 3.14t where built
+by hand in /opt/python3.14t (no registry ships it here), Debian's python3
+(interpreter linked into the executable) and Python embedded in a C program;
+an interpreter that is absent skips its cases with one line saying why
+(`tests/test_pyversions.py --interpreters` lists them all).
 Per interpreter: a leak through ctypes.CDLL (GIL released), ctypes.PyDLL (GIL
 held) and a C extension built for that version that releases the GIL
 (routes_*); a C thread named like PyTorch's autograd thread allocating for the
@@ -19,6 +21,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -28,8 +31,14 @@ from test_python import check_script_end, constants, script_end_fork  # noqa: E4
 DEBIAN_PYTHON = "/usr/bin/python3"
 PYENV_ROOT = os.environ.get("PYENV_ROOT", os.path.expanduser("~/.pyenv"))
 MINORS = range(8, 14)
-# Built from source where present (not by CI: no registry ships them here).
-BUILT = {"3.14": "/opt/python3.14/bin/python3.14", "3.14t": "/opt/python3.14t/bin/python3.14t"}
+# Built from source where present (not by CI: no registry ships it here).
+BUILT = {"3.14t": "/opt/python3.14t/bin/python3.14t"}
+# Debian unstable's, inside the root of tests/python/sid_root.sh.
+SID_ROOT = os.environ.get("VT_SID_ROOT", "/var/cache/vramtrace/sid-root")
+IN_ROOT = {"3.14": "/usr/bin/python3.14", "3.15": "/usr/bin/python3.15"}
+# Every tag but Debian's python3; those in the root last (entering it is for
+# the rest of the test's process).
+NEWER = list(BUILT) + list(IN_ROOT)
 
 
 def python_source(name):
@@ -45,8 +54,55 @@ FRAMES_CHANGE = python_source("py_frames_change.py")
 EXTENSION = python_source("cuda_ext.c")
 
 
+def in_root(name, program):
+    """A script NAME that runs PROGRAM inside the root (tests/python/in_root.sh)."""
+    path = os.path.join(H.tmpdir(), name)
+    with open(path, "w") as f:
+        f.write('#!/bin/sh\nexec %s %s "$@"\n' % (python_source("in_root.sh"), program))
+    os.chmod(path, 0o755)
+    return path
+
+
+def root_missing():
+    """Why the root cannot be used here, or None."""
+    if not os.path.isfile(os.path.join(SID_ROOT, "etc", "vramtrace-root")):
+        return ("no Debian unstable root at %s (tests/python/sid_root.sh makes it; "
+                "tests/run.sh calls it)" % SID_ROOT)
+    if os.geteuid() != 0:
+        return "entering the Debian unstable root needs root (mount namespace, chroot)"
+    return None
+
+
+def enter_root():
+    """From here on this test's CLI (traced runs and reports: the report
+    reads the interpreter's own files) and compiler run inside the root;
+    Skip where it is not made or cannot be entered."""
+    if root_missing():
+        raise H.Skip(root_missing())
+    if os.environ.get("VT_SID_ROOT") == SID_ROOT and os.environ.get("VT_ROOT_BINDS"):
+        return
+    build = os.path.commonpath([os.path.dirname(H.vramtrace_exe()), H.standin_dir(),
+                                H.env_path("PYTHON_TEST_DIR", "dir")])
+    os.environ.update(VT_SID_ROOT=SID_ROOT, VRAMTRACE_SYMBOL_CACHE="0", VT_ROOT_BINDS=":".join(
+        [H.source_root(), build, tempfile.gettempdir()]))
+    os.environ["VRAMTRACE_EXE"] = in_root("vramtrace", H.vramtrace_exe())
+
+
+_rooted = set()  # the interpreters that run in the root (scripts of in_root)
+
+
+def runner(python):
+    """What runs a program built for PYTHON: nothing, or the root's entry."""
+    return [python_source("in_root.sh")] if python in _rooted else []
+
+
 def interpreter(tag):
     """The python executable for TAG ("3.8" ... or "debian"); Skip if absent."""
+    if tag in IN_ROOT:
+        enter_root()
+        path = in_root("python" + tag, IN_ROOT[tag])
+        _rooted.add(path)
+        return path
     if tag == "debian":
         path = DEBIAN_PYTHON
     elif tag in BUILT:
@@ -56,7 +112,7 @@ def interpreter(tag):
                                               "python" + tag)))
         path = found[-1] if found else ""
     if not os.path.isfile(path):
-        raise H.Skip("no Python %s here" % tag)
+        raise H.Skip("no Python %s here (%s)" % (tag, path or PYENV_ROOT + "/versions"))
     return path
 
 
@@ -68,8 +124,9 @@ def config(python, *names):
     return out.splitlines()
 
 
-def compile_c(args, what):
-    cc = os.environ.get("VT_CC", "cc").split()
+def compile_c(args, what, python=None):
+    """Builds with the compiler for PYTHON (the root's gcc for one in it)."""
+    cc = runner(python) + ["gcc"] if runner(python) else os.environ.get("VT_CC", "cc").split()
     r = subprocess.run(cc + args, capture_output=True, text=True)
     if r.returncode != 0:
         H.fail("building %s failed:\n%s" % (what, r.stderr[-3000:]))
@@ -83,7 +140,7 @@ def build_extension(python):
                "-I", os.path.join(H.source_root(), "tests", "standin", "include")] +
               H.library_include_args() + [EXTENSION,
                "-L", H.standin_dir(), "-lcudart", "-lpthread",
-               "-o", os.path.join(out, "vt_cudaext" + suffix)], "vt_cudaext for " + python)
+               "-o", os.path.join(out, "vt_cudaext" + suffix)], "vt_cudaext for " + python, python)
     return out
 
 
@@ -377,16 +434,16 @@ def build_embedding(tag, python):
     lib = re.sub(r"^lib|\.so.*$", "", ldlib)
     compile_c(["-g", "-O0", "-fno-omit-frame-pointer", "-I", include,
                python_source("embed_routes.c"), "-L", libdir, "-l" + lib,
-               "-Wl,-rpath," + libdir, "-o", prog], "the embedding program for " + tag)
+               "-Wl,-rpath," + libdir, "-o", prog], "the embedding program for " + tag, python)
     return prog
 
 
 def case_embedded_versions():
-    """Python embedded in C, for each pyenv version (and 3.14, 3.14t where
-    built): CDLL, PyDLL and the extension, then the C function that ran the
-    script and main."""
+    """Python embedded in C, for each pyenv version, 3.14t where built and
+    3.14 and 3.15 in the unstable root: CDLL, PyDLL and the extension, then
+    the C function that ran the script and main."""
     tried = 0
-    for tag in ["3.%d" % minor for minor in MINORS] + list(BUILT):
+    for tag in ["3.%d" % minor for minor in MINORS] + NEWER:
         try:
             python = interpreter(tag)
         except H.Skip:
@@ -419,7 +476,7 @@ def case_stress():
                 [c["KEPT"]] * c["WORKERS"])
 
 
-for _tag in ["3.%d" % m for m in MINORS] + list(BUILT) + ["debian"]:
+for _tag in ["3.%d" % m for m in MINORS] + NEWER + ["debian"]:
     globals()["case_routes_" + _tag] = (lambda t: lambda: routes(t))(_tag)
     globals()["case_scenarios_" + _tag] = (lambda t: lambda: scenarios(t))(_tag)
     globals()["case_callback_" + _tag] = (lambda t: lambda: callback(t))(_tag)
@@ -429,9 +486,25 @@ for _tag in ["3.%d" % m for m in MINORS] + list(BUILT) + ["debian"]:
     globals()["case_script_end_atexit_" + _tag] = (lambda t: lambda: script_end(t, ["atexit"]))(_tag)
 # A thread that frees while threading's shutdown joins it: up to 3.11 only
 # the main thread's own frames would tell, and it is not the one freeing.
-for _tag in ["3.12", "3.13"] + list(BUILT):
+for _tag in ["3.12", "3.13"] + NEWER:
     globals()["case_script_end_thread_" + _tag] = (lambda t: lambda: script_end(t, ["thread"]))(_tag)
 
 
+def print_interpreters():
+    """One line per interpreter: the one its cases run, or why they skip."""
+    for tag in ["3.%d" % m for m in MINORS] + NEWER + ["debian"]:
+        try:
+            if tag in IN_ROOT and root_missing():
+                raise H.Skip(root_missing())
+            found = ("%s in %s" % (IN_ROOT[tag], SID_ROOT) if tag in IN_ROOT
+                     else interpreter(tag))
+            print("pyversions: Python %s: %s" % (tag, found))
+        except H.Skip as e:
+            print("pyversions: Python %s: skipped: %s" % (tag, e))
+
+
 if __name__ == "__main__":
-    H.main(globals())
+    if sys.argv[1:] == ["--interpreters"]:
+        print_interpreters()
+    else:
+        H.main(globals())

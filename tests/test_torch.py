@@ -125,6 +125,36 @@ def case_loop_no_caching():
     check_per_tensor(loop_sites(extra_env={"PYTORCH_NO_CUDA_MEMORY_CACHING": "1"}), "cudaMalloc")
 
 
+def case_loop_python_3_14():
+    """The loop on CPython 3.14 (Debian unstable's, in the root of
+    tests/python/sid_root.sh; the cp314 torch wheel from the package index):
+    each kept tensor one cudaMalloc (PYTORCH_NO_CUDA_MEMORY_CACHING=1) at
+    its line, through step, main and the module, exactly."""
+    import test_pyversions as V
+    python = V.interpreter("3.14")
+    try:
+        site = torch_env.site_for(H.env_path("VT_BUILD_ROOT", "dir"), "3.14")
+    except torch_env.Unavailable as e:
+        raise H.Skip(str(e))
+    toolkit = torch_env.toolkit_libraries()
+    os.environ["VT_ROOT_BINDS"] += "".join(":" + d for d in toolkit)
+    r = H.run_traced([python, LOOP, str(STEPS)], extra_env={
+        "PYTHONPATH": site, "PYTORCH_NO_CUDA_MEMORY_CACHING": "1",
+        "LD_LIBRARY_PATH": ":".join([H.standin_dir()] + toolkit)})
+    H.expect_program_ok(r)
+    H.expect_dump(r)
+    H.expect_eq("the loop's output", r.stdout.strip(),
+                "kept %d activations, %d losses" % (STEPS, STEPS))
+    rep = H.report(r.dump)
+    outer = [("main", LOOP, H.call_line(LOOP, "step")),
+             ("<module>", LOOP, H.call_line(LOOP, "main"))]
+    for tag, nbytes in (("activation", ACTIVATION), ("loss", LOSS)):
+        lk = H.leak_by_bytes(rep, STEPS * nbytes)
+        H.expect_eq("%s: allocations, api, Python frames" % tag,
+                    (lk["allocations"], lk["api"], V.python_frames(lk)),
+                    (STEPS, "cudaMalloc", [("step", LOOP, H.marker_line(LOOP, tag))] + outer))
+
+
 def case_loop_caching_allocator():
     """The default caching allocator: 20 MiB segments for tensors over 1 MiB
     (kLargeBuffer), a 2 MiB one for the small losses (kSmallBuffer), each at

@@ -11,6 +11,8 @@ nvidia-cuda-runtime wheel is installed. The wheels are kept in
 BUILD_DIR/torch-wheels (tests/wheel_env.py).
 """
 import os
+import shutil
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -27,6 +29,66 @@ WHEELS = ["torch==2.15.0", "nvidia-cusparselt-cu13==0.8.1", "nvidia-nvshmem-cu13
 def venv_python(build_dir):
     """The venv's python, made first if need be; raises Unavailable."""
     return wheel_env.venv_python(build_dir, "torch", sys.executable, WHEELS)
+
+
+# The wheels' platforms, for a pip that installs for another Python.
+PLATFORMS = ["manylinux_2_28_x86_64", "manylinux_2_27_x86_64", "manylinux_2_18_x86_64",
+             "manylinux_2_17_x86_64", "manylinux2014_x86_64"]
+
+
+def for_version(version):
+    """pip's options that pick and install wheels for CPython VERSION ("3.14")."""
+    return (["--python-version", version, "--only-binary=:all:"] +
+            [a for p in PLATFORMS for a in ("--platform", p)])
+
+
+def site_for(build_dir, version):
+    """The same wheels built for CPython VERSION, unpacked by this machine's
+    pip into BUILD_DIR/torch<V>-site (made first if need be) for an
+    interpreter without pip or venv (Debian unstable's in the root of
+    tests/python/sid_root.sh) to import from PYTHONPATH. The wheels: those
+    for any Python in BUILD_DIR/torch-wheels, the others kept in (or
+    downloaded to) BUILD_DIR/torch<V>-wheels. Raises Unavailable."""
+    tag = "cp" + version.replace(".", "")
+    name = "torch" + version.replace(".", "")
+    site, wheels_dir = (os.path.join(build_dir, name + s) for s in ("-site", "-wheels"))
+    os.makedirs(wheels_dir, exist_ok=True)
+
+    def found(pin):
+        return [f for d in (wheels_dir, os.path.join(build_dir, "torch-wheels"))
+                for f in wheel_env.wheel_file(d, pin)
+                if "-%s-%s-" % (tag, tag) in f or "-py3-none-" in f]
+    missing = [pin for pin in WHEELS if not found(pin)]
+    if missing:
+        pip = subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--quiet",
+                              "--progress-bar", "off", "-d", wheels_dir] + for_version(version) +
+                             missing, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        if pip.returncode != 0:
+            raise Unavailable("%s: %d wheels for %s not in %s and not downloadable: %s" % (
+                name, len(missing), version, wheels_dir, pip.stdout.strip()[-300:]))
+    files = sorted(found(pin)[0] for pin in WHEELS)
+    done = os.path.join(site, "made-from")
+    if os.path.isfile(done) and open(done).read() == "\n".join(files):
+        return site
+    shutil.rmtree(site, ignore_errors=True)
+    pip = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-index",
+                          "--no-deps", "--target", site] + for_version(version) + files,
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if pip.returncode != 0:
+        raise Unavailable("%s: pip install --target failed: %s" % (name, pip.stdout[-500:]))
+    with open(done, "w") as f:
+        f.write("\n".join(files))
+    return site
+
+
+def toolkit_libraries():
+    """The folders outside the system's own of the NVIDIA libraries torch
+    loads that no wheel here holds (cuDNN, cuSPARSE...: the machine's CUDA
+    toolkit, found through ld.so.conf)."""
+    out = subprocess.run(["ldconfig", "-p"], stdout=subprocess.PIPE, text=True).stdout
+    return sorted({os.path.dirname(os.path.realpath(line.split(" => ")[-1]))
+                   for line in out.splitlines() if " => /usr/local/" in line and
+                   ("libcudnn" in line or "libcusparse" in line)})
 
 
 if __name__ == "__main__":

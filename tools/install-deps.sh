@@ -8,7 +8,8 @@ packages=(meson ninja-build pkg-config gcc g++ python3 libunwind-dev uthash-dev 
           clang libclang-rt-dev   # clang + libclang-rt-dev: the dump reader's fuzz target
           clang-format clang-tidy # tests/lint/format.sh, tests/lint/static_analysis.sh
           gcovr                   # the coverage figure of tests/run.sh (tests/coverage.sh)
-          prometheus prometheus-node-exporter) # promtool and the servers tests/test_metrics.py starts
+          prometheus prometheus-node-exporter # promtool and the servers tests/test_metrics.py starts
+          mmdebstrap)             # makes the unstable root of CPython 3.14, 3.15 (tests/python/sid_root.sh)
 # (cmake and pytest-xdist: the README's ctest and pytest-xdist recipes, tests/test_verdicts.py)
 # Headless Chromium renders the HTML report in tests/run.sh (VT_WITH_CHROMIUM=1);
 # it is large, so a plain install leaves it out. tmux: the terminal that

@@ -3,6 +3,7 @@
 
 #include "pyoffsets_313.h"
 #include "pyoffsets_314.h"
+#include "pyoffsets_315.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -138,9 +139,10 @@ struct published {
     uint64_t object_size, ob_type;
     uint64_t bytes_size, bytes_ob_size, bytes_ob_sval;
     uint64_t str_size, str_state, str_length, str_ascii_size;
+    uint64_t str_compact_size; /* published from 3.15 on; 0 before */
 };
 
-#define COMMON_313_314(d)                                                                          \
+#define COMMON_313_ON(d)                                                                           \
     .free_threaded = (d)->free_threaded, .interp_size = (d)->interpreter_state.size,               \
     .interp_threads_head = (d)->interpreter_state.threads_head, .ts_size = (d)->thread_state.size, \
     .ts_next = (d)->thread_state.next, .ts_interp = (d)->thread_state.interp,                      \
@@ -164,18 +166,28 @@ static struct published from_313(const struct vt_py_debug_offsets_313 *d)
 {
     /* threads.main follows threads.head in 3.13 (not published until 3.14) */
     return (struct published){.minor = 13,
-                              COMMON_313_314(d),
+                              COMMON_313_ON(d),
                               .interp_running_main = d->interpreter_state.threads_head + 8};
 }
 
 /* Thread-local bytecode: its offsets are 0 in builds with the GIL. */
+#define COMMON_314_ON(d)                                                          \
+    COMMON_313_ON(d), .interp_running_main = (d)->interpreter_state.threads_main, \
+                      .frame_tlbc_index = (d)->interpreter_frame.tlbc_index,      \
+                      .code_tlbc = (d)->code_object.co_tlbc
+
 static struct published from_314(const struct vt_py_debug_offsets_314 *d)
 {
-    return (struct published){.minor = 14,
-                              COMMON_313_314(d),
-                              .interp_running_main = d->interpreter_state.threads_main,
-                              .frame_tlbc_index = d->interpreter_frame.tlbc_index,
-                              .code_tlbc = d->code_object.co_tlbc};
+    return (struct published){.minor = 14, COMMON_314_ON(d)};
+}
+
+/* The same fields as 3.14 at other places (thread_state grew), and the
+ * compact string's size published. */
+static struct published from_315(const struct vt_py_debug_offsets_315 *d)
+{
+    return (struct published){.minor = 15,
+                              COMMON_314_ON(d),
+                              .str_compact_size = d->unicode_object.compactunicodeobject_size};
 }
 
 /* Whether a field of WIDTH bytes at OFFSET lies inside a structure of SIZE. */
@@ -217,6 +229,8 @@ static const char *misplaced(const struct published *p)
         {1, p->str_length, 16, p->str_ascii_size, "unicode_object.length"}, /* and the hash */
         {1, p->str_state, 4, p->str_ascii_size, "unicode_object.state"},
         {1, p->str_ascii_size, 16, p->str_size, "unicode_object.asciiobject_size"},
+        {p->str_compact_size != 0, p->str_compact_size, 0, p->str_size,
+         "unicode_object.compactunicodeobject_size"},
     };
     if (p->code_adaptive < 16 + (tlbc ? 8u : 0u))
         return "code_object._co_firsttraceable";
@@ -227,11 +241,12 @@ static const char *misplaced(const struct published *p)
 }
 
 /* Everything the frame walk needs is published, except what follows from
- * the struct layouts of 3.13 and 3.14 (checked against their headers by the
+ * the struct layouts of 3.13-3.15 (checked against their headers by the
  * test): the string's hash right after its length, the compact object two
- * words longer than the ASCII one, _co_firsttraceable two words before the
- * bytecode (before the thread-local copies' array in 3.14t), the frame
- * owners' values, 3.14's tagged code reference. */
+ * words longer than the ASCII one (published from 3.15 on),
+ * _co_firsttraceable two words before the bytecode (before the
+ * thread-local copies' array in 3.14t), the frame owners' values, 3.14's
+ * tagged code reference (3.15's too). */
 static void derive(const struct published *p, struct vt_pylayout *out)
 {
     long first_after = (long)(p->code_tlbc ? p->code_tlbc : p->code_adaptive);
@@ -275,7 +290,8 @@ static void derive(const struct published *p, struct vt_pylayout *out)
         /* 3.14t keeps interned in a byte of its own before the kind */
         .str_kind_bit = p->free_threaded && p->minor >= 14 ? 8 : 2,
         .str_ascii_size = (long)p->str_ascii_size,
-        .str_compact_size = (long)p->str_ascii_size + 16,
+        .str_compact_size =
+            (long)(p->str_compact_size ? p->str_compact_size : p->str_ascii_size + 16),
         .bytes_size = (long)p->bytes_ob_size,
         .bytes_data = (long)p->bytes_ob_sval,
     };
@@ -304,6 +320,9 @@ int vt_pylayout_from_debug_offsets(const void *debug_offsets, struct vt_pylayout
         break;
     case 0x030E:
         p = from_314(debug_offsets);
+        break;
+    case 0x030F:
+        p = from_315(debug_offsets);
         break;
     default:
         *why = "no definition of this version's debug offsets";

@@ -16,7 +16,12 @@
 #else
 #include "internal/pycore_pystate.h"
 #endif
-#if PY_VERSION_HEX >= 0x030E0000
+#if PY_VERSION_HEX >= 0x030F0000
+#include "internal/pycore_interpframe.h"
+#include "internal/pycore_runtime.h"
+#include "pyoffsets_315.h"
+#define OUR_DEBUG_OFFSETS struct vt_py_debug_offsets_315
+#elif PY_VERSION_HEX >= 0x030E0000
 #include "internal/pycore_interpframe.h"
 #include "internal/pycore_runtime.h"
 #include "pyoffsets_314.h"
@@ -202,6 +207,14 @@ static void debug_offsets(void)
     SAME(code_object.co_tlbc);
     SAME(gen_object.gi_frame_state);
     SAME(debugger_support.debugger_script_path_size);
+#endif
+#if PY_VERSION_HEX >= 0x030F0000
+    SAME(thread_state.base_frame);
+    SAME(thread_state.exc_state);
+    SAME(err_stackitem.exc_value);
+    SAME(heap_type_object.ht_cached_keys);
+    SAME(unicode_object.compactunicodeobject_size);
+    SAME(gc.generation_stats);
 #endif
 }
 #endif

@@ -104,20 +104,29 @@ void vt_frames_show_interpreter(bool show)
     show_interpreter_frames = show;
 }
 
+/* Whether FUNCTION is NAME, or a part the compiler split off it or a copy
+ * it made (NAME.cold, NAME.part.0, NAME.constprop.0, NAME.lto_priv.0). */
+static bool is_function(const char *function, const char *name)
+{
+    size_t n = strlen(name);
+    return function && !strncmp(function, name, n) && (function[n] == '\0' || function[n] == '.');
+}
+
 /* The interpreter's evaluation loop: where Python frames stand. One call
- * of _PyEval_EvalFrameDefault per interpreter entry; the other names are
+ * of _PyEval_EvalFrameDefault per interpreter entry (an optimized build,
+ * Debian's 3.14 and 3.15, runs it from its .cold part); the other names are
  * only looked for when it was not found (older dumps, other builds). */
 static bool is_eval_loop(const struct vt_frame *f)
 {
-    return f->function && !strcmp(f->function, "_PyEval_EvalFrameDefault");
+    return is_function(f->function, "_PyEval_EvalFrameDefault");
 }
 
 static bool is_eval_frame(const struct vt_frame *f)
 {
     static const char *const names[] = {"_PyEval_EvalFrameDefault", "PyEval_EvalFrameEx",
                                         "_PyEval_EvalFrame", "_PyEval_Vector"};
-    for (size_t i = 0; f->function && i < sizeof names / sizeof names[0]; i++)
-        if (!strcmp(f->function, names[i]))
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (is_function(f->function, names[i]))
             return true;
     return false;
 }
