@@ -598,6 +598,10 @@ def case_gpus_processes():
     try:
         os.kill(stopped.pid, signal.SIGSTOP)
         wait_for_state(stopped.pid, "T")
+        # "ready" comes just before the read that blocks: on a busy machine
+        # a holder can still be running when `gpus` looks
+        wait_for_state(orphan.pid, "S")
+        wait_for_state(traced.pid, "S")
         wait_for_state(zombie.pid, "Z")
         wait_for_state(zombie_threads.pid, "Z")
         r, data = gpus("--json", traced_dir)
@@ -686,17 +690,21 @@ def case_gpus_openmetrics():
     gpus("--json", "--openmetrics", status=2)
 
 
+def pid_namespace():
+    """The prefix that runs a command in its own pid namespace (as root, or
+    in a user namespace of its own), or Skip."""
+    prefix = ["unshare", "--pid", "--fork", "--mount", "--mount-proc"]
+    for p in (prefix, ["unshare", "--user", "--map-root-user"] + prefix[1:]):
+        if subprocess.run(p + ["true"], stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL).returncode == 0:
+            return p
+    raise H.Skip("cannot make a pid namespace here (unshare)")
+
+
 def case_gpus_not_visible():
     """Processes NVML lists but this /proc does not show (gpus run in its own
     pid namespace): "not visible", their memory still counted."""
-    probe = subprocess.run(["unshare", "--pid", "--fork", "--mount", "--mount-proc", "true"],
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    prefix = ["unshare", "--pid", "--fork", "--mount", "--mount-proc"]
-    if probe.returncode != 0:
-        prefix = ["unshare", "--user", "--map-root-user"] + prefix[1:]
-        if subprocess.run(prefix + ["true"], stdout=subprocess.DEVNULL,
-                          stderr=subprocess.DEVNULL).returncode != 0:
-            raise H.Skip("cannot make a pid namespace here (unshare)")
+    prefix = pid_namespace()
     (h,) = holders((("hold", 10 * MiB), {}))
     try:
         _, data = gpus("--json", prefix=prefix)
@@ -811,6 +819,88 @@ def case_gpus_bad_arguments():
                     "vramtrace gpus: %s (see vramtrace gpus --help)\n" % message)
     r, _ = gpus("--help")
     H.expect("--min-free SIZE" in r.stdout, r.stdout)
+
+
+
+# ---- the stand-in GPUs' registry: what has ended holds nothing ----
+
+FULL = CAPACITY - CONTEXT  # with its context, the whole of GPU 0
+
+
+def outer_pid(unshare_pid):
+    """The pid, outside its namespace, of the process `unshare --fork` started."""
+    with open("/proc/%d/task/%d/children" % (unshare_pid, unshare_pid)) as f:
+        return int(f.read().split()[0])
+
+
+def case_registry_killed_in_namespace():
+    """A holder SIGKILLed in a pid namespace of its own (a container's
+    process: its pid cannot be looked up here): the next process that
+    opens the registry gets the whole GPU."""
+    p = subprocess.Popen(pid_namespace() + [H.program("gpu_holder"), "hold", str(FULL)],
+                         env=H.base_env(env()), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         universal_newlines=True)
+    try:
+        H.expect_eq("the holder in its namespace", p.stdout.readline(), "ready 1\n")
+        H.expect_eq("GPU 0 used while it holds", gpu(gpus("--json")[1], 0)["used_bytes"], CAPACITY)
+        os.kill(outer_pid(p.pid), signal.SIGKILL)
+        p.wait(timeout=H.TIMEOUT)  # unshare ends once it has reaped the holder
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    (h,) = holders((("hold", FULL), {}))
+    try:
+        g0 = gpu(gpus("--json")[1], 0)
+        H.expect_eq("GPU 0 processes", [(q["pid"], q["used_bytes"]) for q in g0["processes"]],
+                    [(h.pid, CAPACITY)])
+    finally:
+        h.close()
+
+
+REUSE = r"""
+import json, os, signal, subprocess, sys
+holder, size = sys.argv[1:]
+h = subprocess.Popen([holder, "hold", size], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+pid = int(h.stdout.readline().split()[1])
+os.kill(pid, signal.SIGKILL)
+h.wait()
+with open("/proc/sys/kernel/ns_last_pid", "w") as f:
+    f.write(str(pid - 1))
+sleeper = subprocess.Popen(["sleep", "600"])
+again = subprocess.run([holder, "hold", size], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, universal_newlines=True)
+sleeper.kill()
+print(json.dumps([sleeper.pid == pid, again.returncode, again.stderr]))
+"""
+
+
+def case_registry_reused_pid():
+    """A holder SIGKILLed, its pid taken by a new process that never used
+    the GPUs (ns_last_pid, in a pid namespace): the registry tells the two
+    apart by their start times, and the next holder gets the whole GPU."""
+    r = H._run(pid_namespace() + [sys.executable, "-c", REUSE, H.program("gpu_holder"), str(FULL)],
+               H.base_env(env()), H.tmpdir())
+    if "ns_last_pid" in r.stderr:
+        raise H.Skip("cannot set ns_last_pid here: %s" % r.stderr.strip().splitlines()[-1])
+    H.expect_eq("status (stderr: %s)" % r.stderr, r.status, 0)
+    H.expect_eq("[pid reused, the next holder's status and stderr]", json.loads(r.stdout),
+                [True, 0, ""])
+
+
+def case_registry_out_of_memory_named():
+    """Out of memory because other processes hold the GPU: the stand-in says
+    where they are counted, and how to start afresh."""
+    (h,) = holders((("hold", 600 * MiB), {}))
+    try:
+        r = H.run_plain([H.program("gpu_holder"), "hold", str(600 * MiB)], env())
+    finally:
+        h.close()
+    H.expect("ready" not in r.stdout, "the second holder got its memory: %r" % r.stdout)
+    H.expect_eq("the stand-in's line", [l for l in r.stderr.splitlines() if l.startswith("stand-in GPUs:")], [
+        "stand-in GPUs: out of memory on GPU 0: other processes hold 616.0 MiB of its 1024.0 MiB "
+        "in the registry %s (STANDIN_GPU_REGISTRY; `vramtrace gpus` lists them); to reset it, "
+        "end them or remove that file" % H.gpu_registry()])
 
 
 if __name__ == "__main__":
