@@ -605,6 +605,9 @@ def main(namespace):
         sys.exit(1)
     name = sys.argv[1]
     keep = os.environ.get("VT_TEST_KEEP") == "1"
+    # every process the test starts, whatever environment it is given
+    # from ours, shares the test's stand-in registry, and no other's
+    os.environ["STANDIN_GPU_REGISTRY"] = gpu_registry()
     try:
         cases[name]()
     except Failure as e:

@@ -858,6 +858,21 @@ def case_registry_killed_in_namespace():
         h.close()
 
 
+def case_registry_of_the_test():
+    """A process started with the test's own environment, not the harness's
+    (os.environ as it is): it shares the test's registry all the same."""
+    h = subprocess.Popen([H.program("gpu_holder"), "hold", str(10 * MiB)], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, universal_newlines=True)
+    try:
+        pid = int(h.stdout.readline().split()[1])
+        g0 = gpu(gpus("--json")[1], 0)
+        H.expect_eq("GPU 0 processes", [(q["pid"], q["used_bytes"]) for q in g0["processes"]],
+                    [(pid, 10 * MiB)])
+    finally:
+        h.kill()
+        h.wait()
+
+
 REUSE = r"""
 import json, os, signal, subprocess, sys
 holder, size = sys.argv[1:]
