@@ -100,12 +100,16 @@ class Holder:
         self.pid = int(line.split()[1])
         if mode == "orphan":
             self._wait_orphaned()
+        if mode in ("hold", "orphan"):
+            # "ready" comes just before the read that blocks: on a busy
+            # machine the holder may still be running when a test looks
+            wait_for_state(self.pid, "S")
 
     def _wait_orphaned(self):
         """The parent says "ready" just before it exits: the child is an
         orphan only once the parent is gone and the child re-parented."""
         self.proc.wait()
-        deadline = time.time() + 10
+        deadline = time.time() + H.TIMEOUT
         while time.time() < deadline:
             with open("/proc/%d/stat" % self.pid) as f:
                 if int(f.read().rsplit(")", 1)[1].split()[1]) != self.proc.pid:
@@ -126,7 +130,7 @@ class Holder:
         self.proc.wait()
 
 
-def wait_for_state(pid, letter, timeout=10):
+def wait_for_state(pid, letter, timeout=H.TIMEOUT):
     deadline = time.time() + timeout
     while time.time() < deadline:
         try:
@@ -598,10 +602,6 @@ def case_gpus_processes():
     try:
         os.kill(stopped.pid, signal.SIGSTOP)
         wait_for_state(stopped.pid, "T")
-        # "ready" comes just before the read that blocks: on a busy machine
-        # a holder can still be running when `gpus` looks
-        wait_for_state(orphan.pid, "S")
-        wait_for_state(traced.pid, "S")
         wait_for_state(zombie.pid, "Z")
         wait_for_state(zombie_threads.pid, "Z")
         r, data = gpus("--json", traced_dir)
