@@ -221,6 +221,7 @@ struct registry {
 
 static pthread_once_t registry_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t slot_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t file_lock = PTHREAD_MUTEX_INITIALIZER; /* flock is not per thread */
 static struct registry *reg;
 static int reg_fd = -1;          /* -1: a private registry (the file could not be used) */
 static char reg_path[4096];
@@ -243,11 +244,14 @@ static void registry_path(char *out, size_t size)
 
 static int lock_file(void)
 {
+    pthread_mutex_lock(&file_lock);
     if (reg_fd < 0)
         return 0;
     while (flock(reg_fd, LOCK_EX) != 0)
-        if (errno != EINTR)
+        if (errno != EINTR) {
+            pthread_mutex_unlock(&file_lock);
             return -1;
+        }
     return 0;
 }
 
@@ -255,6 +259,7 @@ static void unlock_file(void)
 {
     if (reg_fd >= 0)
         flock(reg_fd, LOCK_UN);
+    pthread_mutex_unlock(&file_lock);
 }
 
 /* A new file, or one an older stand-in laid out otherwise: made anew. */
@@ -393,6 +398,19 @@ static int process_state(const struct slot *s, uint64_t my_ns)
     return PROCESS_ALIVE;
 }
 
+/* Other threads sum the slots without the lock: every field they read is
+ * cleared atomically. */
+static void clear_slot(struct slot *s)
+{
+    __atomic_store_n(&s->state, SLOT_FREE, __ATOMIC_SEQ_CST);
+    for (int g = 0; g < SG_MAX_GPUS; g++) {
+        __atomic_store_n(&s->used[g], 0, __ATOMIC_SEQ_CST);
+        __atomic_store_n(&s->contexts[g], 0, __ATOMIC_SEQ_CST);
+    }
+    s->pid = 0;
+    s->pid_ns = s->start_ticks = 0;
+}
+
 /* File lock held: drops what exited processes held. */
 static void reap_locked(void)
 {
@@ -404,11 +422,11 @@ static void reap_locked(void)
             continue;
         int st = process_state(s, ns);
         if (st == PROCESS_GONE) {
-            memset(s, 0, sizeof *s);
+            clear_slot(s);
         } else if (st == PROCESS_EXITED && s->state == SLOT_LIVE) {
             for (int g = 0; g < SG_MAX_GPUS; g++)
                 __atomic_store_n(&s->used[g], 0, __ATOMIC_SEQ_CST);
-            s->state = SLOT_EXITED;
+            __atomic_store_n(&s->state, SLOT_EXITED, __ATOMIC_SEQ_CST);
         }
     }
 }
@@ -433,7 +451,7 @@ static struct slot *claim_locked(void)
             s = &reg->slots[i];
     if (!s)
         return NULL;
-    memset(s, 0, sizeof *s);
+    clear_slot(s);
     s->pid = (int32_t)getpid();
     s->pid_ns = own_pid_ns();
     if (read_stat(s->pid, &state, &start) == 0)
