@@ -25,7 +25,9 @@ import sys
 import tempfile
 import traceback
 
-TIMEOUT = 120
+# A guard against hangs, per command: a sanitized build on a machine busy
+# with other work runs some (pip, a venv) for over a minute.
+TIMEOUT = 300
 FRAME_KEYS = {"function", "file", "line", "module"}
 # Extra per-frame keys the CLI may add (and nothing else): the return
 # address, the offset in its module, whether the frame is an inlined one.
