@@ -389,8 +389,11 @@ static int process_state(const struct slot *s, uint64_t my_ns)
 {
     char state;
     uint64_t start;
-    if (s->pid_ns != my_ns || !my_ns || !s->start_ticks)
+    if (s->pid_ns != my_ns || !my_ns || !s->start_ticks) {
+        if (s->pid == getpid() && s->pid_ns == my_ns)
+            return PROCESS_ALIVE; /* the other library's: its lock is not seen from here */
         return slot_held(s) ? PROCESS_ALIVE : PROCESS_GONE;
+    }
     if (read_stat(s->pid, &state, &start) != 0 || start != s->start_ticks || state == 'X')
         return PROCESS_GONE;
     if (state == 'Z' && thread_count(s->pid) <= 1)
