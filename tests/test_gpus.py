@@ -824,7 +824,9 @@ def case_gpus_bad_arguments():
 
 # ---- the stand-in GPUs' registry: what has ended holds nothing ----
 
-FULL = CAPACITY - CONTEXT  # with its context, the whole of GPU 0
+# a small GPU: a holder of all of it writes no gigabyte (MALLOC_PERTURB_)
+SMALL = {"STANDIN_CUDA_MEMORY": "64M"}
+FULL = 64 * MiB - CONTEXT  # with its context, the whole of GPU 0
 
 
 def outer_pid(unshare_pid):
@@ -838,22 +840,23 @@ def case_registry_killed_in_namespace():
     process: its pid cannot be looked up here): the next process that
     opens the registry gets the whole GPU."""
     p = subprocess.Popen(pid_namespace() + [H.program("gpu_holder"), "hold", str(FULL)],
-                         env=H.base_env(env()), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         env=H.base_env(env(SMALL)), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                          universal_newlines=True)
     try:
         H.expect_eq("the holder in its namespace", p.stdout.readline(), "ready 1\n")
-        H.expect_eq("GPU 0 used while it holds", gpu(gpus("--json")[1], 0)["used_bytes"], CAPACITY)
+        H.expect_eq("GPU 0 used while it holds",
+                    gpu(gpus("--json", extra_env=SMALL)[1], 0)["used_bytes"], 64 * MiB)
         os.kill(outer_pid(p.pid), signal.SIGKILL)
         p.wait(timeout=H.TIMEOUT)  # unshare ends once it has reaped the holder
     finally:
         if p.poll() is None:
             p.kill()
             p.wait()
-    (h,) = holders((("hold", FULL), {}))
+    (h,) = holders((("hold", FULL), {"extra_env": SMALL}))
     try:
-        g0 = gpu(gpus("--json")[1], 0)
+        g0 = gpu(gpus("--json", extra_env=SMALL)[1], 0)
         H.expect_eq("GPU 0 processes", [(q["pid"], q["used_bytes"]) for q in g0["processes"]],
-                    [(h.pid, CAPACITY)])
+                    [(h.pid, 64 * MiB)])
     finally:
         h.close()
 
@@ -895,7 +898,7 @@ def case_registry_reused_pid():
     the GPUs (ns_last_pid, in a pid namespace): the registry tells the two
     apart by their start times, and the next holder gets the whole GPU."""
     r = H._run(pid_namespace() + [sys.executable, "-c", REUSE, H.program("gpu_holder"), str(FULL)],
-               H.base_env(env()), H.tmpdir())
+               H.base_env(env(SMALL)), H.tmpdir())
     if "ns_last_pid" in r.stderr:
         raise H.Skip("cannot set ns_last_pid here: %s" % r.stderr.strip().splitlines()[-1])
     H.expect_eq("status (stderr: %s)" % r.stderr, r.status, 0)
@@ -906,14 +909,14 @@ def case_registry_reused_pid():
 def case_registry_out_of_memory_named():
     """Out of memory because other processes hold the GPU: the stand-in says
     where they are counted, and how to start afresh."""
-    (h,) = holders((("hold", 600 * MiB), {}))
+    (h,) = holders((("hold", 40 * MiB), {"extra_env": SMALL}))
     try:
-        r = H.run_plain([H.program("gpu_holder"), "hold", str(600 * MiB)], env())
+        r = H.run_plain([H.program("gpu_holder"), "hold", str(40 * MiB)], env(SMALL))
     finally:
         h.close()
     H.expect("ready" not in r.stdout, "the second holder got its memory: %r" % r.stdout)
     H.expect_eq("the stand-in's line", [l for l in r.stderr.splitlines() if l.startswith("stand-in GPUs:")], [
-        "stand-in GPUs: out of memory on GPU 0: other processes hold 616.0 MiB of its 1024.0 MiB "
+        "stand-in GPUs: out of memory on GPU 0: other processes hold 56.0 MiB of its 64.0 MiB "
         "in the registry %s (STANDIN_GPU_REGISTRY; `vramtrace gpus` lists them); to reset it, "
         "end them or remove that file" % H.gpu_registry()])
 

@@ -664,9 +664,12 @@ def case_secure_setgid_own_registry():
     if not own_registry_prefix():
         raise H.Skip("no mount namespace here (unshare --mount)")
     own_shm()
+    # a small GPU, for the probes too: a holder of all of it writes no
+    # gigabyte (MALLOC_PERTURB_)
+    os.environ["STANDIN_CUDA_MEMORY"] = "64M"
     env = H.base_env()
     del env["STANDIN_GPU_REGISTRY"]  # the machine's: /dev/shm, this test's own
-    holder = subprocess.Popen([H.program("gpu_holder"), "hold", str(1 << 30)], env=env,
+    holder = subprocess.Popen([H.program("gpu_holder"), "hold", str(64 << 20)], env=env,
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                               universal_newlines=True)
     try:
