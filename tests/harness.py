@@ -25,7 +25,9 @@ import sys
 import tempfile
 import traceback
 
-TIMEOUT = 120
+# A guard against hangs, per command: a sanitized build on a machine busy
+# with other work runs some (pip, a venv) for over a minute.
+TIMEOUT = 300
 FRAME_KEYS = {"function", "file", "line", "module"}
 # Extra per-frame keys the CLI may add (and nothing else): the return
 # address, the offset in its module, whether the frame is an inlined one.
@@ -605,6 +607,9 @@ def main(namespace):
         sys.exit(1)
     name = sys.argv[1]
     keep = os.environ.get("VT_TEST_KEEP") == "1"
+    # every process the test starts, whatever environment it is given
+    # from ours, shares the test's stand-in registry, and no other's
+    os.environ["STANDIN_GPU_REGISTRY"] = gpu_registry()
     try:
         cases[name]()
     except Failure as e:

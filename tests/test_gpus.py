@@ -100,12 +100,16 @@ class Holder:
         self.pid = int(line.split()[1])
         if mode == "orphan":
             self._wait_orphaned()
+        if mode in ("hold", "orphan"):
+            # "ready" comes just before the read that blocks: on a busy
+            # machine the holder may still be running when a test looks
+            wait_for_state(self.pid, "S")
 
     def _wait_orphaned(self):
         """The parent says "ready" just before it exits: the child is an
         orphan only once the parent is gone and the child re-parented."""
         self.proc.wait()
-        deadline = time.time() + 10
+        deadline = time.time() + H.TIMEOUT
         while time.time() < deadline:
             with open("/proc/%d/stat" % self.pid) as f:
                 if int(f.read().rsplit(")", 1)[1].split()[1]) != self.proc.pid:
@@ -126,7 +130,7 @@ class Holder:
         self.proc.wait()
 
 
-def wait_for_state(pid, letter, timeout=10):
+def wait_for_state(pid, letter, timeout=H.TIMEOUT):
     deadline = time.time() + timeout
     while time.time() < deadline:
         try:
@@ -686,17 +690,21 @@ def case_gpus_openmetrics():
     gpus("--json", "--openmetrics", status=2)
 
 
+def pid_namespace():
+    """The prefix that runs a command in its own pid namespace (as root, or
+    in a user namespace of its own), or Skip."""
+    prefix = ["unshare", "--pid", "--fork", "--mount", "--mount-proc"]
+    for p in (prefix, ["unshare", "--user", "--map-root-user"] + prefix[1:]):
+        if subprocess.run(p + ["true"], stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL).returncode == 0:
+            return p
+    raise H.Skip("cannot make a pid namespace here (unshare)")
+
+
 def case_gpus_not_visible():
     """Processes NVML lists but this /proc does not show (gpus run in its own
     pid namespace): "not visible", their memory still counted."""
-    probe = subprocess.run(["unshare", "--pid", "--fork", "--mount", "--mount-proc", "true"],
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    prefix = ["unshare", "--pid", "--fork", "--mount", "--mount-proc"]
-    if probe.returncode != 0:
-        prefix = ["unshare", "--user", "--map-root-user"] + prefix[1:]
-        if subprocess.run(prefix + ["true"], stdout=subprocess.DEVNULL,
-                          stderr=subprocess.DEVNULL).returncode != 0:
-            raise H.Skip("cannot make a pid namespace here (unshare)")
+    prefix = pid_namespace()
     (h,) = holders((("hold", 10 * MiB), {}))
     try:
         _, data = gpus("--json", prefix=prefix)
@@ -811,6 +819,106 @@ def case_gpus_bad_arguments():
                     "vramtrace gpus: %s (see vramtrace gpus --help)\n" % message)
     r, _ = gpus("--help")
     H.expect("--min-free SIZE" in r.stdout, r.stdout)
+
+
+
+# ---- the stand-in GPUs' registry: what has ended holds nothing ----
+
+# a small GPU: a holder of all of it writes no gigabyte (MALLOC_PERTURB_)
+SMALL = {"STANDIN_CUDA_MEMORY": "64M"}
+FULL = 64 * MiB - CONTEXT  # with its context, the whole of GPU 0
+
+
+def outer_pid(unshare_pid):
+    """The pid, outside its namespace, of the process `unshare --fork` started."""
+    with open("/proc/%d/task/%d/children" % (unshare_pid, unshare_pid)) as f:
+        return int(f.read().split()[0])
+
+
+def case_registry_killed_in_namespace():
+    """A holder SIGKILLed in a pid namespace of its own (a container's
+    process: its pid cannot be looked up here): the next process that
+    opens the registry gets the whole GPU."""
+    p = subprocess.Popen(pid_namespace() + [H.program("gpu_holder"), "hold", str(FULL)],
+                         env=H.base_env(env(SMALL)), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         universal_newlines=True)
+    try:
+        H.expect_eq("the holder in its namespace", p.stdout.readline(), "ready 1\n")
+        H.expect_eq("GPU 0 used while it holds",
+                    gpu(gpus("--json", extra_env=SMALL)[1], 0)["used_bytes"], 64 * MiB)
+        os.kill(outer_pid(p.pid), signal.SIGKILL)
+        p.wait(timeout=H.TIMEOUT)  # unshare ends once it has reaped the holder
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    (h,) = holders((("hold", FULL), {"extra_env": SMALL}))
+    try:
+        g0 = gpu(gpus("--json", extra_env=SMALL)[1], 0)
+        H.expect_eq("GPU 0 processes", [(q["pid"], q["used_bytes"]) for q in g0["processes"]],
+                    [(h.pid, 64 * MiB)])
+    finally:
+        h.close()
+
+
+def case_registry_of_the_test():
+    """A process started with the test's own environment, not the harness's
+    (os.environ as it is): it shares the test's registry all the same."""
+    h = subprocess.Popen([H.program("gpu_holder"), "hold", str(10 * MiB)], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, universal_newlines=True)
+    try:
+        pid = int(h.stdout.readline().split()[1])
+        g0 = gpu(gpus("--json")[1], 0)
+        H.expect_eq("GPU 0 processes", [(q["pid"], q["used_bytes"]) for q in g0["processes"]],
+                    [(pid, 10 * MiB)])
+    finally:
+        h.kill()
+        h.wait()
+
+
+REUSE = r"""
+import json, os, signal, subprocess, sys
+holder, size = sys.argv[1:]
+h = subprocess.Popen([holder, "hold", size], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+pid = int(h.stdout.readline().split()[1])
+os.kill(pid, signal.SIGKILL)
+h.wait()
+with open("/proc/sys/kernel/ns_last_pid", "w") as f:
+    f.write(str(pid - 1))
+sleeper = subprocess.Popen(["sleep", "600"])
+again = subprocess.run([holder, "hold", size], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, universal_newlines=True)
+sleeper.kill()
+print(json.dumps([sleeper.pid == pid, again.returncode, again.stderr]))
+"""
+
+
+def case_registry_reused_pid():
+    """A holder SIGKILLed, its pid taken by a new process that never used
+    the GPUs (ns_last_pid, in a pid namespace): the registry tells the two
+    apart by their start times, and the next holder gets the whole GPU."""
+    r = H._run(pid_namespace() + [sys.executable, "-c", REUSE, H.program("gpu_holder"), str(FULL)],
+               H.base_env(env(SMALL)), H.tmpdir())
+    if "ns_last_pid" in r.stderr:
+        raise H.Skip("cannot set ns_last_pid here: %s" % r.stderr.strip().splitlines()[-1])
+    H.expect_eq("status (stderr: %s)" % r.stderr, r.status, 0)
+    H.expect_eq("[pid reused, the next holder's status and stderr]", json.loads(r.stdout),
+                [True, 0, ""])
+
+
+def case_registry_out_of_memory_named():
+    """Out of memory because other processes hold the GPU: the stand-in says
+    where they are counted, and how to start afresh."""
+    (h,) = holders((("hold", 40 * MiB), {"extra_env": SMALL}))
+    try:
+        r = H.run_plain([H.program("gpu_holder"), "hold", str(40 * MiB)], env(SMALL))
+    finally:
+        h.close()
+    H.expect("ready" not in r.stdout, "the second holder got its memory: %r" % r.stdout)
+    H.expect_eq("the stand-in's line", [l for l in r.stderr.splitlines() if l.startswith("stand-in GPUs:")], [
+        "stand-in GPUs: out of memory on GPU 0: other processes hold 56.0 MiB of its 64.0 MiB "
+        "in the registry %s (STANDIN_GPU_REGISTRY; `vramtrace gpus` lists them); to reset it, "
+        "end them or remove that file" % H.gpu_registry()])
 
 
 if __name__ == "__main__":

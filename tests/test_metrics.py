@@ -357,7 +357,7 @@ class Servers:
             p.stderr.close()
 
 
-def get(url, timeout=5):
+def get(url, timeout=H.TIMEOUT):  # a guard: a loaded machine answers late
     with urllib.request.urlopen(url, timeout=timeout) as r:
         return r.status, r.headers.get("Content-Type"), r.read().decode()
 

@@ -116,11 +116,14 @@ def case_growth_recent():
     text = text_report(dump)
     H.expect(re.search(r"^Growing by 5\.0 MiB per marker interval \(the last\) since", text, re.M),
              text)
-    # steps well under 100 ms apart: no rate per second (it would read as GiB/s)
-    H.expect(ramp[0]["rate_interval_ns"] < 100_000_000, "ramp steps %d ns apart"
-             % ramp[0]["rate_interval_ns"])
-    H.expect_eq("bytes_per_second over a short interval", ramp[0]["bytes_per_second"], None)
-    H.expect("/s" not in text, "a rate per second over a short interval:\n" + text)
+    # steps under 100 ms apart: no rate per second (it would read as GiB/s);
+    # a busy machine can stretch them past it, and then the rate is shown
+    interval = ramp[0]["rate_interval_ns"]
+    shown = interval >= 100_000_000
+    H.expect_eq("bytes_per_second shown over %d ns" % interval,
+                ramp[0]["bytes_per_second"] is not None, shown)
+    H.expect_eq("a rate per second in the text over %d ns:\n%s" % (interval, text),
+                "/s" in text, shown)
 
 
 # ---- several dumps: the combined verdict first; a dump given twice counts once ----

@@ -583,6 +583,26 @@ def case_secure_mode():
                 0o600)
 
 
+# A setuid or setgid program does not read STANDIN_GPU_REGISTRY (the
+# stand-ins take it with secure_getenv), so it would use the machine's
+# registry: it runs in a mount namespace whose /dev/shm holds the test's
+# registry under the stand-ins' default name (docs/standins.md).
+OWN_SHM = ('mount -t tmpfs -o size=1m,mode=1777 vramtrace-test /dev/shm && : > "/dev/shm/$1" '
+           '&& mount --bind "$2" "/dev/shm/$1" && shift 2 && exec "$@"')
+
+
+def own_registry_prefix():
+    """The prefix that gives a command the test's registry at the default
+    path; () where no mount namespace can be had (the machine's registry)."""
+    open(H.gpu_registry(), "a").close()
+    prefix = ["unshare", "--mount", "--propagation", "private", "sh", "-c", OWN_SHM, "sh",
+              "vramtrace-standin-gpus.%d" % os.getuid(), H.gpu_registry()]
+    if subprocess.run(prefix + ["true"], stdout=subprocess.DEVNULL,
+                      stderr=subprocess.DEVNULL).returncode != 0:
+        return ()
+    return prefix
+
+
 def secure_probe(bits):
     """secure_probe copied, owned by nobody, with BITS (S_ISUID/S_ISGID)
     set, run by root: the kernel marks it AT_SECURE. Returns its stdout."""
@@ -599,8 +619,9 @@ def secure_probe(bits):
     cuda = os.path.join(H.standin_dir(), "libcuda.so.1")
     env = H.base_env({"VRAMTRACE_OUTPUT": out})
     env.pop("LD_PRELOAD", None)
-    p = subprocess.run([exe, H.vramtrace_lib(), cuda], env=env, cwd=d, stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE, universal_newlines=True, timeout=H.TIMEOUT)
+    p = subprocess.run(list(own_registry_prefix()) + [exe, H.vramtrace_lib(), cuda], env=env,
+                       cwd=d, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       universal_newlines=True, timeout=H.TIMEOUT)
     H.expect_eq("secure_probe status (stderr: %s)" % p.stderr.strip(), p.returncode, 0)
     return p.stdout, out, p.stderr
 
@@ -639,6 +660,43 @@ def case_secure_setuid():
 
 def case_secure_setgid():
     check_not_traced(stat.S_ISGID)
+
+
+def case_secure_setgid_own_registry():
+    """The machine's stand-in registry full (in this test's own /dev/shm, a
+    holder of the whole GPU 0): the setgid program still gets its memory,
+    from the test's registry."""
+    if os.geteuid() != 0:
+        raise H.Skip("making a setuid/setgid program needs root")
+    if not own_registry_prefix():
+        raise H.Skip("no mount namespace here (unshare --mount)")
+    own_shm()
+    # a small GPU, for the probes too: a holder of all of it writes no
+    # gigabyte (MALLOC_PERTURB_)
+    os.environ["STANDIN_CUDA_MEMORY"] = "64M"
+    env = H.base_env()
+    del env["STANDIN_GPU_REGISTRY"]  # the machine's: /dev/shm, this test's own
+    holder = subprocess.Popen([H.program("gpu_holder"), "hold", str(64 << 20)], env=env,
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              universal_newlines=True)
+    try:
+        H.expect("ready" in holder.stdout.readline(), "the holder of the whole GPU did not start")
+        check_not_traced(stat.S_ISGID)
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def own_shm():
+    """This test process, and what it starts, in a mount namespace with a
+    /dev/shm of its own: the machine's registry is not touched."""
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    clone_newns, ms_rec, ms_private = 0x20000, 0x4000, 1 << 18
+    if (libc.unshare(clone_newns) != 0
+            or libc.mount(b"none", b"/", None, ms_rec | ms_private, None) != 0
+            or libc.mount(b"vramtrace-test", b"/dev/shm", b"tmpfs", 0, b"size=1m") != 0):
+        H.fail("a /dev/shm of the test's own: %s" % os.strerror(ctypes.get_errno()))
 
 
 if __name__ == "__main__":

@@ -110,8 +110,10 @@ static int orphan(const char *self)
     pid_t child = fork();
     REQUIRE(child >= 0);
     if (child == 0) {
+        pid_t parent = getpid();
         if (fork() == 0) {
-            usleep(200 * 1000); /* its parent is gone by then */
+            while (getppid() == parent) /* an orphan once its parent is gone, however late */
+                usleep(1000);
             execl(self, self, "leaf", (char *)NULL);
             _exit(97);
         }

@@ -13,8 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define SG_MAX_SLOTS 128
-#define SG_MAGIC "VTSGPU01"
+#define SG_MAX_SLOTS 512
+#define SG_MAGIC "VTSGPU02"
 
 size_t sg_parse_size(const char *s, size_t dflt)
 {
@@ -195,12 +195,17 @@ int sg_visible_gpus(int units[SG_MAX_GPUS])
 
 /* ---- the registry ---- */
 
+/* Every charge is in the slot of the process that made it, and what a GPU
+ * has in use is the sum of the slots: a slot is dropped, with its
+ * charges, once its process is gone (a SIGKILL included), and no count
+ * kept beside the slots can drift from them. */
+
 enum { SLOT_FREE = 0, SLOT_LIVE = 1, SLOT_EXITED = 2 };
 
 struct slot {
     uint32_t state;
     int32_t pid;
-    uint64_t pid_ns;          /* inode of its pid namespace: pids elsewhere are not ours to check */
+    uint64_t pid_ns;          /* inode of its pid namespace: pids elsewhere are not ours to read */
     uint64_t start_ticks;     /* /proc/PID/stat starttime: tells a reused pid apart */
     uint64_t used[SG_MAX_GPUS];
     uint32_t contexts[SG_MAX_GPUS];
@@ -209,14 +214,17 @@ struct slot {
 struct registry {
     char magic[8];
     uint32_t slots_max, gpus_max;
-    uint64_t gpu_used[SG_MAX_GPUS];
+    uint32_t slots_seen;      /* slots ever claimed: the sums stop there */
+    uint32_t reserved;
     struct slot slots[SG_MAX_SLOTS];
 };
 
 static pthread_once_t registry_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t slot_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t file_lock = PTHREAD_MUTEX_INITIALIZER; /* flock is not per thread */
 static struct registry *reg;
 static int reg_fd = -1;          /* -1: a private registry (the file could not be used) */
+static char reg_path[4096];
 static struct slot *mine;
 static pid_t mine_pid;
 
@@ -236,11 +244,14 @@ static void registry_path(char *out, size_t size)
 
 static int lock_file(void)
 {
+    pthread_mutex_lock(&file_lock);
     if (reg_fd < 0)
         return 0;
     while (flock(reg_fd, LOCK_EX) != 0)
-        if (errno != EINTR)
+        if (errno != EINTR) {
+            pthread_mutex_unlock(&file_lock);
             return -1;
+        }
     return 0;
 }
 
@@ -248,23 +259,32 @@ static void unlock_file(void)
 {
     if (reg_fd >= 0)
         flock(reg_fd, LOCK_UN);
+    pthread_mutex_unlock(&file_lock);
+}
+
+/* A new file, or one an older stand-in laid out otherwise: made anew. */
+static void initialize(struct registry *r)
+{
+    static const char zeros[8];
+    if (!memcmp(r->magic, zeros, 8) ||
+        (!memcmp(r->magic, SG_MAGIC, 6) && memcmp(r->magic, SG_MAGIC, 8))) {
+        memset(r, 0, sizeof *r);
+        r->slots_max = SG_MAX_SLOTS;
+        r->gpus_max = SG_MAX_GPUS;
+        memcpy(r->magic, SG_MAGIC, 8);
+    }
 }
 
 static struct registry *map_file(int fd)
 {
     struct stat st;
-    static const char zeros[8];
     if (fstat(fd, &st) != 0 || (st.st_size < (off_t)sizeof(struct registry) &&
                                 ftruncate(fd, sizeof(struct registry)) != 0))
         return NULL;
     struct registry *r = mmap(NULL, sizeof *r, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (r == MAP_FAILED)
         return NULL;
-    if (!memcmp(r->magic, zeros, 8)) {
-        r->slots_max = SG_MAX_SLOTS;
-        r->gpus_max = SG_MAX_GPUS;
-        memcpy(r->magic, SG_MAGIC, 8);
-    }
+    initialize(r);
     if (memcmp(r->magic, SG_MAGIC, 8) || r->slots_max != SG_MAX_SLOTS ||
         r->gpus_max != SG_MAX_GPUS) {
         munmap(r, sizeof *r);
@@ -275,9 +295,8 @@ static struct registry *map_file(int fd)
 
 static void open_registry(void)
 {
-    char path[4096];
-    registry_path(path, sizeof path);
-    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    registry_path(reg_path, sizeof reg_path);
+    int fd = open(reg_path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (fd >= 0) {
         reg_fd = fd;
         if (lock_file() == 0) {
@@ -293,7 +312,7 @@ static void open_registry(void)
         const char *asked = secure_getenv("STANDIN_GPU_REGISTRY");
         if (asked && *asked)
             fprintf(stderr, "stand-in GPUs: cannot use the registry %s (%s); other processes "
-                    "will not see this one\n", path, strerror(errno));
+                    "will not see this one\n", reg_path, strerror(errno));
         reg = calloc(1, sizeof *reg);
     }
 }
@@ -326,7 +345,7 @@ static int read_stat(int pid, char *state, uint64_t *start_ticks)
     char *p = strrchr(buf, ')'); /* the command name may hold spaces and parentheses */
     if (!p || sscanf(p + 2, "%c", state) != 1)
         return -1;
-    for (int field = 3; field < 22 && p; field++)
+    for (int field = 2; field < 22 && p; field++) /* p: the space before field + 1 */
         p = strchr(p + 1, ' ');
     *start_ticks = p ? strtoull(p + 1, NULL, 10) : 0;
     return 0;
@@ -347,16 +366,34 @@ static int thread_count(int pid)
     return threads;
 }
 
+/* Each process holds a record lock on the first byte of its slot; the
+ * kernel releases it when the process ends, however it ends. */
+static struct flock slot_byte(const struct slot *s, short type)
+{
+    return (struct flock){.l_type = type, .l_whence = SEEK_SET,
+                          .l_start = (off_t)((const char *)s - (const char *)reg), .l_len = 1};
+}
+
+static int slot_held(const struct slot *s)
+{
+    struct flock fl = slot_byte(s, F_WRLCK);
+    return reg_fd < 0 || fcntl(reg_fd, F_GETLK, &fl) != 0 || fl.l_type != F_UNLCK;
+}
+
 enum { PROCESS_ALIVE, PROCESS_EXITED, PROCESS_GONE };
 
 /* A zombie whose threads have all ended has closed the device: its memory
- * is free, though it is listed until its parent reaps it. */
+ * is free, though it is listed until its parent reaps it. A pid of
+ * another namespace cannot be read here: its slot's lock tells. */
 static int process_state(const struct slot *s, uint64_t my_ns)
 {
     char state;
     uint64_t start;
-    if (s->pid_ns != my_ns)
-        return PROCESS_ALIVE; /* another namespace's pid: cannot tell */
+    if (s->pid_ns != my_ns || !my_ns || !s->start_ticks) {
+        if (s->pid == getpid() && s->pid_ns == my_ns)
+            return PROCESS_ALIVE; /* the other library's: its lock is not seen from here */
+        return slot_held(s) ? PROCESS_ALIVE : PROCESS_GONE;
+    }
     if (read_stat(s->pid, &state, &start) != 0 || start != s->start_ticks || state == 'X')
         return PROCESS_GONE;
     if (state == 'Z' && thread_count(s->pid) <= 1)
@@ -364,29 +401,35 @@ static int process_state(const struct slot *s, uint64_t my_ns)
     return PROCESS_ALIVE;
 }
 
-static void free_usage(struct slot *s)
+/* Other threads sum the slots without the lock: every field they read is
+ * cleared atomically. */
+static void clear_slot(struct slot *s)
 {
+    __atomic_store_n(&s->state, SLOT_FREE, __ATOMIC_SEQ_CST);
     for (int g = 0; g < SG_MAX_GPUS; g++) {
-        uint64_t used = __atomic_exchange_n(&s->used[g], 0, __ATOMIC_ACQ_REL);
-        __atomic_fetch_sub(&reg->gpu_used[g], used, __ATOMIC_ACQ_REL);
+        __atomic_store_n(&s->used[g], 0, __ATOMIC_SEQ_CST);
+        __atomic_store_n(&s->contexts[g], 0, __ATOMIC_SEQ_CST);
     }
+    s->pid = 0;
+    s->pid_ns = s->start_ticks = 0;
 }
 
-/* File lock held: frees what exited processes held. */
+/* File lock held: drops what exited processes held. */
 static void reap_locked(void)
 {
     uint64_t ns = own_pid_ns();
-    for (int i = 0; i < SG_MAX_SLOTS; i++) {
+    uint32_t seen = __atomic_load_n(&reg->slots_seen, __ATOMIC_ACQUIRE);
+    for (uint32_t i = 0; i < seen && i < SG_MAX_SLOTS; i++) {
         struct slot *s = &reg->slots[i];
         if (s->state == SLOT_FREE || s == mine)
             continue;
         int st = process_state(s, ns);
         if (st == PROCESS_GONE) {
-            free_usage(s);
-            memset(s, 0, sizeof *s);
+            clear_slot(s);
         } else if (st == PROCESS_EXITED && s->state == SLOT_LIVE) {
-            free_usage(s);
-            s->state = SLOT_EXITED;
+            for (int g = 0; g < SG_MAX_GPUS; g++)
+                __atomic_store_n(&s->used[g], 0, __ATOMIC_SEQ_CST);
+            __atomic_store_n(&s->state, SLOT_EXITED, __ATOMIC_SEQ_CST);
         }
     }
 }
@@ -399,31 +442,46 @@ static void reap(void)
     }
 }
 
+/* File lock held: a free slot for this process, its lock taken. */
+static struct slot *claim_locked(void)
+{
+    char state;
+    uint64_t start = 0;
+    struct slot *s = NULL;
+    reap_locked();
+    for (int i = 0; i < SG_MAX_SLOTS && !s; i++)
+        if (reg->slots[i].state == SLOT_FREE)
+            s = &reg->slots[i];
+    if (!s)
+        return NULL;
+    clear_slot(s);
+    s->pid = (int32_t)getpid();
+    s->pid_ns = own_pid_ns();
+    if (read_stat(s->pid, &state, &start) == 0)
+        s->start_ticks = start;
+    struct flock fl = slot_byte(s, F_WRLCK);
+    if (reg_fd >= 0)
+        fcntl(reg_fd, F_SETLK, &fl);
+    uint32_t index = (uint32_t)(s - reg->slots);
+    if (index >= reg->slots_seen)
+        __atomic_store_n(&reg->slots_seen, index + 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&s->state, SLOT_LIVE, __ATOMIC_RELEASE);
+    return s;
+}
+
 /* This process's slot, claimed on first use (a forked child claims its own). */
 static struct slot *own_slot(void)
 {
     registry();
     pthread_mutex_lock(&slot_lock);
     if (!mine || mine_pid != getpid()) {
-        char state;
-        uint64_t start = 0;
         mine = NULL;
         if (lock_file() == 0) {
-            reap_locked();
-            for (int i = 0; i < SG_MAX_SLOTS && !mine; i++)
-                if (reg->slots[i].state == SLOT_FREE)
-                    mine = &reg->slots[i];
-            if (mine) {
-                memset(mine, 0, sizeof *mine);
-                mine->pid = (int32_t)getpid();
-                mine->pid_ns = own_pid_ns();
-                if (read_stat(mine->pid, &state, &start) == 0)
-                    mine->start_ticks = start;
-                mine->state = SLOT_LIVE;
-                mine_pid = getpid();
-            }
+            mine = claim_locked();
             unlock_file();
         }
+        if (mine)
+            mine_pid = getpid();
     }
     struct slot *s = mine;
     pthread_mutex_unlock(&slot_lock);
@@ -435,43 +493,83 @@ static int valid_gpu(int physical)
     return physical >= 0 && physical < SG_MAX_GPUS;
 }
 
-static int try_charge(int physical, size_t bytes)
+/* What every process in the registry holds on UNIT. */
+static uint64_t unit_used(int unit)
 {
-    uint64_t *used = &reg->gpu_used[physical];
-    uint64_t cur = __atomic_load_n(used, __ATOMIC_ACQUIRE);
-    do {
-        if (bytes > gpus[physical].capacity || cur > gpus[physical].capacity - bytes)
-            return -1;
-    } while (!__atomic_compare_exchange_n(used, &cur, cur + bytes, 1, __ATOMIC_ACQ_REL,
-                                          __ATOMIC_ACQUIRE));
-    return 0;
+    uint64_t used = 0;
+    uint32_t seen = __atomic_load_n(&reg->slots_seen, __ATOMIC_ACQUIRE);
+    for (uint32_t i = 0; i < seen && i < SG_MAX_SLOTS; i++)
+        if (__atomic_load_n(&reg->slots[i].state, __ATOMIC_ACQUIRE) != SLOT_FREE)
+            used += __atomic_load_n(&reg->slots[i].used[unit], __ATOMIC_SEQ_CST);
+    return used;
+}
+
+/* Charged first, then checked against the sum: two processes charging at
+ * once each see the other's charge, so together they never pass the
+ * capacity. */
+static int try_charge(struct slot *s, int physical, size_t bytes)
+{
+    size_t capacity = gpus[physical].capacity;
+    if (bytes > capacity)
+        return -1;
+    __atomic_fetch_add(&s->used[physical], bytes, __ATOMIC_SEQ_CST);
+    if (unit_used(physical) <= capacity)
+        return 0;
+    __atomic_fetch_sub(&s->used[physical], bytes, __ATOMIC_SEQ_CST);
+    return -1;
+}
+
+static void print_size(char *out, size_t size, uint64_t bytes)
+{
+    snprintf(out, size, "%.1f MiB", (double)bytes / (1 << 20));
+}
+
+/* Once a process: where the rest of the GPU's memory is, and how to start
+ * afresh, when other processes hold part of it. */
+static void explain_out_of_memory(int physical, const struct slot *s)
+{
+    static int told;
+    uint64_t others = unit_used(physical) - __atomic_load_n(&s->used[physical], __ATOMIC_SEQ_CST);
+    char held[32], capacity[32];
+    if (!others || reg_fd < 0 || __atomic_exchange_n(&told, 1, __ATOMIC_ACQ_REL))
+        return;
+    print_size(held, sizeof held, others);
+    print_size(capacity, sizeof capacity, gpus[physical].capacity);
+    fprintf(stderr, "stand-in GPUs: out of memory on GPU %d: other processes hold %s of its %s "
+            "in the registry %s (STANDIN_GPU_REGISTRY; `vramtrace gpus` lists them); to reset "
+            "it, end them or remove that file\n", physical, held, capacity, reg_path);
 }
 
 int sg_charge(int physical, size_t bytes)
 {
-    struct slot *s;
     if (!sg_gpu(physical))
         return -1;
-    s = own_slot();
-    if (try_charge(physical, bytes) != 0) {
-        reap(); /* memory of processes that have exited since */
-        if (try_charge(physical, bytes) != 0)
-            return -1;
+    struct slot *s = own_slot();
+    if (!s) {
+        fprintf(stderr, "stand-in GPUs: the registry %s has no free slot (%d processes)\n",
+                reg_path, SG_MAX_SLOTS);
+        return -1;
     }
-    if (s)
-        __atomic_fetch_add(&s->used[physical], bytes, __ATOMIC_ACQ_REL);
-    return 0;
+    if (try_charge(s, physical, bytes) == 0)
+        return 0;
+    reap(); /* the memory of processes that have ended since */
+    if (try_charge(s, physical, bytes) == 0)
+        return 0;
+    explain_out_of_memory(physical, s);
+    return -1;
 }
 
+/* Never below zero: a forked child frees nothing of what its parent holds. */
 void sg_uncharge(int physical, size_t bytes)
 {
-    struct slot *s;
-    if (!sg_gpu(physical))
+    struct slot *s = sg_gpu(physical) ? own_slot() : NULL;
+    if (!s)
         return;
-    s = own_slot();
-    __atomic_fetch_sub(&reg->gpu_used[physical], bytes, __ATOMIC_ACQ_REL);
-    if (s)
-        __atomic_fetch_sub(&s->used[physical], bytes, __ATOMIC_ACQ_REL);
+    uint64_t cur = __atomic_load_n(&s->used[physical], __ATOMIC_SEQ_CST), next;
+    do
+        next = cur > bytes ? cur - bytes : 0;
+    while (!__atomic_compare_exchange_n(&s->used[physical], &cur, next, 1, __ATOMIC_SEQ_CST,
+                                        __ATOMIC_SEQ_CST));
 }
 
 void sg_context_opened(int physical)
@@ -496,9 +594,9 @@ size_t sg_used(int physical)
         return 0;
     reap();
     if (!gpu->migs)
-        return (size_t)__atomic_load_n(&reg->gpu_used[physical], __ATOMIC_ACQUIRE);
+        return (size_t)unit_used(physical);
     for (int u = gpu->first_mig; u < gpu->first_mig + gpu->migs; u++)
-        used += (size_t)__atomic_load_n(&reg->gpu_used[u], __ATOMIC_ACQUIRE);
+        used += (size_t)unit_used(u);
     return used;
 }
 
@@ -508,7 +606,8 @@ size_t sg_processes(int physical, struct sg_process *out, size_t max)
     if (!sg_gpu(physical) || !registry() || lock_file() != 0)
         return 0;
     reap_locked();
-    for (int i = 0; i < SG_MAX_SLOTS; i++) {
+    uint32_t seen = __atomic_load_n(&reg->slots_seen, __ATOMIC_ACQUIRE);
+    for (uint32_t i = 0; i < seen && i < SG_MAX_SLOTS; i++) {
         const struct slot *s = &reg->slots[i];
         uint64_t used = __atomic_load_n(&s->used[physical], __ATOMIC_ACQUIRE);
         if (s->state == SLOT_FREE ||

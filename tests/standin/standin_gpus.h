@@ -14,11 +14,15 @@
  *  - who uses how much of each: a registry file shared by every process on
  *    the machine (STANDIN_GPU_REGISTRY, default /dev/shm or $TMPDIR
  *    vramtrace-standin-gpus.<uid>), one slot per process with its bytes
- *    and contexts per GPU. A process's memory counts until it has exited
- *    (gone, or a zombie whose threads have all ended), as the kernel driver
- *    frees it when the last thread closes the device. Counters are atomics
- *    in the shared mapping (no system call per allocation); slots are
- *    claimed and reclaimed under an flock of the file. */
+ *    and contexts per GPU; what a GPU has in use is the sum of the slots.
+ *    A process's memory counts until it has exited (gone, or a zombie
+ *    whose threads have all ended), as the kernel driver frees it when the
+ *    last thread closes the device, however it ended (SIGKILL too): its
+ *    slot names it by pid and start time, and one in another pid namespace
+ *    by the record lock it holds on its slot. Counters are atomics in the
+ *    shared mapping (no system call per allocation); slots are claimed and
+ *    reclaimed under an flock of the file, dead ones whenever a process
+ *    claims one or an allocation does not fit. */
 #ifndef STANDIN_GPUS_H
 #define STANDIN_GPUS_H
 
@@ -60,7 +64,10 @@ void sg_uuid_text(const struct sg_gpu *gpu, char out[SG_UUID_TEXT]);
 int sg_visible_gpus(int units[SG_MAX_GPUS]);
 
 /* This process's use of GPU PHYSICAL. sg_charge returns 0, or -1 when the
- * GPU (all processes together) has not BYTES free. */
+ * GPU (all processes together) has not BYTES free: the first time other
+ * processes hold part of it, one line on stderr names the registry and how
+ * to reset it. sg_uncharge never goes below zero: a forked child frees
+ * nothing its parent holds. */
 int sg_charge(int physical, size_t bytes);
 void sg_uncharge(int physical, size_t bytes);
 void sg_context_opened(int physical);
