@@ -647,7 +647,7 @@ static void failures_table(const struct vt_report *r, FILE *out)
         put_bytes_cell(f->size, out);
         char error[VT_CUDA_ERROR_LABEL];
         fprintf(out, "<td class=\"num\">%" PRIu64 "</td><td class=\"num\">%s</td>", f->count,
-                vt_cuda_error_label(f->error, error));
+                vt_cuda_error_label(f->error, f->api, error));
         put_where(r->failure_sites[i].api, f->kind, f->device, out);
         put_stack(&r->failure_sites[i], NULL, false, out);
         fputs("</tr>\n", out);

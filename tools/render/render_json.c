@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The JSON report (schema in tools/vramtrace.1 and the contract in issue 2). */
 #include <stdlib.h>
+#include <sys/wait.h>
 
 #include "cuda_errors.h"
 #include "device_report.h"
@@ -485,7 +486,7 @@ static void write_failures(struct vt_json *j, const struct vt_report *r)
         write_uint_field(j, "count", f->count);
         write_uint_field(j, "error", f->error);
         vt_json_key(j, "error_name");
-        vt_json_string(j, vt_cuda_error_name(f->error));
+        vt_json_string(j, vt_cuda_error_name(f->error, f->api));
         write_site_fields(j, sites[i], labels[i], f->kind, f->device, f->stack_id);
         write_oom(j, r, f);
         vt_json_end_object(j);
@@ -543,7 +544,7 @@ static void write_invalid_free(struct vt_json *j, const struct vt_report *r, siz
     write_uint_field(j, "count", f->count);
     write_uint_field(j, "error", e->error);
     vt_json_key(j, "error_name");
-    vt_json_string(j, vt_cuda_error_name(e->error));
+    vt_json_string(j, vt_cuda_error_name(e->error, e->api));
     write_uint_field(j, "time_ns", e->time_ns);
     write_uint_field(j, "tid", e->tid);
     write_named_frames(j, "frames", &sites[0], true);
@@ -576,12 +577,18 @@ static void write_ending(struct vt_json *j, const struct vt_report *r)
     vt_json_begin_object(j);
     vt_json_key(j, "reason");
     vt_json_string(j, vt_ending_name(r->ending.reason));
+    const struct vt_ending *e = &r->ending;
+    /* without a footer, what `vramtrace run` reaped the process with */
+    bool killed = e->waited && WIFSIGNALED(e->wait_status),
+         exited = e->waited && WIFEXITED(e->wait_status);
     vt_json_key(j, "signal");
-    r->ending.reason == VT_ENDING_SIGNAL ? vt_json_uint(j, (uint64_t)r->ending.signal)
-                                         : vt_json_null(j);
+    e->reason == VT_ENDING_SIGNAL ? vt_json_uint(j, (uint64_t)e->signal)
+    : killed                      ? vt_json_uint(j, (uint64_t)WTERMSIG(e->wait_status))
+                                  : vt_json_null(j);
     vt_json_key(j, "status");
-    r->ending.reason == VT_ENDING_UNDERSCORE_EXIT ? vt_json_uint(j, (uint64_t)r->ending.status)
-                                                  : vt_json_null(j);
+    e->reason == VT_ENDING_UNDERSCORE_EXIT ? vt_json_uint(j, (uint64_t)e->status)
+    : exited                               ? vt_json_uint(j, (uint64_t)WEXITSTATUS(e->wait_status))
+                                           : vt_json_null(j);
     vt_json_key(j, "leaks_judged");
     vt_json_bool(j, !r->live_not_leaked);
     vt_json_end_object(j);

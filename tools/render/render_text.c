@@ -739,7 +739,8 @@ static void print_failures(const struct vt_report *r, FILE *out)
                 vt_human_size(f->size, size), vt_api_label(r->failure_sites[i].api));
         print_device(f->device, out);
         fprintf(out, " [%s]: %s, %" PRIu64 " %s\n", vt_kind_name(f->kind),
-                vt_cuda_error_label(f->error, error), f->count, plural(f->count, "time", "times"));
+                vt_cuda_error_label(f->error, f->api, error), f->count,
+                plural(f->count, "time", "times"));
         print_frames(&r->failure_sites[i], out);
         if (f->oom)
             print_oom(r, f, out);
@@ -842,7 +843,8 @@ static void print_invalid_free(const struct vt_report *r, size_t i, FILE *out)
     char error[VT_CUDA_ERROR_LABEL];
     fprintf(out, "\nInvalid free%s of 0x%" PRIx64 " via %s: %s, %" PRIu64 " %s\n",
             dbl ? " (double free)" : "", e->address, vt_api_label(sites[0].api),
-            vt_cuda_error_label(e->error, error), f->count, plural(f->count, "time", "times"));
+            vt_cuda_error_label(e->error, e->api, error), f->count,
+            plural(f->count, "time", "times"));
     print_frames(&sites[0], out);
     if (!known) {
         fputs("  Address 0x", out);
