@@ -26,6 +26,7 @@ OUTPUTS = {
     "driver_module": "elements: 50000\n",
     "ipc_processes": "child: opened 3145728 bytes\nparent: saw the child's bytes\n",
     "zerocopy_p2p": "zero copy and peers done\n",
+    "churn_shapes": "malloc done\n",  # argv_of's mode
 }
 
 
@@ -67,6 +68,8 @@ def source(name):
 def argv_of(name):
     if name == "driver_module":
         return [sample(name), sample("module_kernels.fatbin")]
+    if name == "churn_shapes":
+        return [sample(name), "malloc"]
     return [sample(name)]
 
 
@@ -323,6 +326,37 @@ def case_ipc_processes():
     H.expect_eq("the second exported buffer, freed by the parent: (bytes, live at exit)",
                 [(x.get("peak_live_bytes"), x.get("live_bytes")) for x in freed],
                 [(D["FREED_BYTES"], 0)])
+
+
+SYNC_NS = 2000000  # STANDIN_CUDA_SYNC_NS: cuMemAlloc and cuMemFree take 2 ms, as a sync
+
+
+def case_churn_hint():
+    """The churn hint ("each X/Y pair synchronizes the device") only for a
+    site that allocates and frees again and again through an API that
+    synchronizes, worded for that API: not for cudaMallocAsync from a pool
+    that keeps its memory, nor for managed buffers all live at once and
+    freed once (issue 38)."""
+    src = source("churn_shapes")
+    D = H.c_defines(src)
+    hint = ("vramtrace: %s(...) %s:%d allocates and frees again and again; each %s pair "
+            "synchronizes the device: the caching allocator or a pool would avoid it")
+    for mode, function, tag, pairs, apis in (
+            ("pool", "pool_scratch", "pool_scratch", D["PAIRS"], None),
+            ("managed", "managed_buffer", "managed_buffer", D["MANAGED_BUFFERS"], None),
+            ("malloc", "temp_pairs", "temp_buffer", D["PAIRS"], "cudaMalloc/cudaFree"),
+            ("hostmem", "host_pairs", "host_buffer", D["PAIRS"], "cudaMallocHost/cudaFreeHost")):
+        r = H.run_traced([sample("churn_shapes"), mode],
+                         extra_env={"STANDIN_CUDA_SYNC_NS": str(SYNC_NS)})
+        H.expect_program_ok(r)
+        H.expect_eq(mode + " output", r.stdout, "%s done\n" % mode)
+        churn = H.report(r.dump)["churn"]
+        H.expect_eq(mode + ": pairs, call sites", (churn["pairs"], churn["call_sites"]),
+                    (pairs, 1))
+        H.expect_eq(mode + ": large", [c["large"] for c in churn["sites"]], [apis is not None])
+        lines = [l for l in r.stderr.splitlines() if "again and again" in l]
+        want = [] if apis is None else [hint % (function, src, H.marker_line(src, tag), apis)]
+        H.expect_eq(mode + ": hint lines", [l.replace("()", "(...)") for l in lines], want)
 
 
 if __name__ == "__main__":

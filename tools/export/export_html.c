@@ -613,7 +613,7 @@ static void churn_table(const struct vt_report *r, FILE *out)
         for (size_t i = 0; i < n; i++)
             list[i] = &r->usage_sites[order[i]];
         char **labels = vt_site_labels(list, n);
-        bool hint = false;
+        size_t hint = n; /* the first large one */
         for (size_t i = 0; i < n; i++) {
             const struct vt_usage_site *s = &u->sites[order[i]];
             fprintf(out, "<tr><td class=\"num\">%" PRIu64 "</td><td class=\"num\">%s</td>",
@@ -621,11 +621,13 @@ static void churn_table(const struct vt_report *r, FILE *out)
             put_where(list[i]->api, s->kind, s->device, out);
             put_stack(list[i], labels[i], false, out);
             fputs("</tr>\n", out);
-            hint |= vt_usage_churn_large(u, s);
+            if (hint == n && vt_usage_churn_large(u, s))
+                hint = i;
         }
         fputs("</tbody></table>\n", out);
-        if (hint)
-            fputs("<p>" VT_CHURN_HINT ".</p>\n", out);
+        char text[160];
+        if (hint < n)
+            fprintf(out, "<p>%s.</p>\n", vt_churn_hint(list[hint]->api, text, sizeof text));
         vt_site_labels_free(labels, n);
         free(list);
     }

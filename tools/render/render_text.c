@@ -676,7 +676,7 @@ static void print_churn(const struct vt_report *r, FILE *out)
     const struct vt_usage *u = &r->analysis->usage;
     uint64_t pairs, call_ns;
     size_t nsites, *order, n = vt_report_churn_sites(r, &order);
-    char time[32];
+    char time[32], hint[160];
     vt_report_churn_totals(r, &pairs, &call_ns, &nsites);
     if (pairs) {
         fprintf(out,
@@ -697,8 +697,8 @@ static void print_churn(const struct vt_report *r, FILE *out)
                 large = i;
         }
         if (large < n)
-            fprintf(out, "vramtrace: %s allocates and frees again and again; " VT_CHURN_HINT "\n",
-                    labels[large]);
+            fprintf(out, "vramtrace: %s allocates and frees again and again; %s\n", labels[large],
+                    vt_churn_hint(list[large]->api, hint, sizeof hint));
         vt_site_labels_free(labels, n);
         free(list);
     }
