@@ -658,12 +658,18 @@ static void failures_table(const struct vt_report *r, FILE *out)
 }
 
 /* What the address of a refused free was: an allocation (its stack), freed
- * before (where, when), or nothing the tracer knows. */
+ * before (where, when), a graph's allocation node, or nothing the tracer
+ * knows. */
 static void put_bad_free_target(const struct vt_report *r, size_t i, FILE *out)
 {
     const struct vt_bad_free_event *e = &r->analysis->bad_frees.list[i].first;
     const struct vt_site *sites = &r->invalid_sites[3 * i];
     char time[32];
+    if (e->flags & VT_BAD_FREE_GRAPH_NODE) {
+        put_stack(&sites[1], NULL, false, out);
+        fputs("<td>a CUDA graph's allocation, not allocated at this free</td>", out);
+        return;
+    }
     if (!(e->flags & VT_BAD_FREE_ALLOC_KNOWN)) {
         fputs("<td>no allocation the tracer saw, nor one freed lately</td><td></td>", out);
         return;

@@ -534,13 +534,16 @@ static void write_invalid_free(struct vt_json *j, const struct vt_report *r, siz
     const struct vt_invalid_free *f = &r->analysis->bad_frees.list[i];
     const struct vt_bad_free_event *e = &f->first;
     const struct vt_site *sites = &r->invalid_sites[3 * i];
-    bool known = e->flags & VT_BAD_FREE_ALLOC_KNOWN, dbl = e->flags & VT_BAD_FREE_DOUBLE;
+    bool graph = e->flags & VT_BAD_FREE_GRAPH_NODE, dbl = e->flags & VT_BAD_FREE_DOUBLE;
+    bool known = (e->flags & VT_BAD_FREE_ALLOC_KNOWN) || graph;
     vt_json_begin_object(j);
     write_uint_field(j, "address", e->address);
     vt_json_key(j, "api");
     vt_json_string(j, vt_api_label(sites[0].api));
     vt_json_key(j, "double_free");
     vt_json_bool(j, dbl);
+    vt_json_key(j, "graph_allocation");
+    vt_json_bool(j, graph);
     write_uint_field(j, "count", f->count);
     write_uint_field(j, "error", e->error);
     vt_json_key(j, "error_name");

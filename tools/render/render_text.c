@@ -831,6 +831,23 @@ static void print_aggregate_note(const struct vt_report *r, FILE *out)
     fputs(g->totals ? ")\n" : "), the peak is the highest sample\n", out);
 }
 
+/* A refused free of a graph's allocation that no launch held then: the
+ * node, and where it was made. */
+static void print_graph_node(const struct vt_bad_free_event *e, const struct vt_site *node,
+                             FILE *out)
+{
+    char size[32];
+    fprintf(out,
+            "  Address 0x%" PRIx64 " is a CUDA graph's allocation of %" PRIu64 " %s (%s) via %s",
+            e->address, e->alloc_size, BYTES(e->alloc_size), vt_human_size(e->alloc_size, size),
+            vt_api_label(node->api));
+    print_device(e->alloc_device, out);
+    fputs(", not allocated at this free (a graph's allocation exists from the launch that runs "
+          "its node until its free); the node was made at:\n",
+          out);
+    print_frames(node, out);
+}
+
 /* Memcheck's layout: the refused free's stack, then what the address was
  * (the allocation's stack) and, for a double free, where it was freed first. */
 static void print_invalid_free(const struct vt_report *r, size_t i, FILE *out)
@@ -846,6 +863,10 @@ static void print_invalid_free(const struct vt_report *r, size_t i, FILE *out)
             vt_cuda_error_label(e->error, e->api, error), f->count,
             plural(f->count, "time", "times"));
     print_frames(&sites[0], out);
+    if (e->flags & VT_BAD_FREE_GRAPH_NODE) {
+        print_graph_node(e, &sites[1], out);
+        return;
+    }
     if (!known) {
         fputs("  Address 0x", out);
         fprintf(out, "%" PRIx64 " is no allocation the tracer saw, nor one freed lately\n",
