@@ -412,9 +412,11 @@ def case_churn_hint():
         churn = H.report(r.dump)["churn"]
         H.expect_eq(mode + ": pairs, call sites", (churn["pairs"], churn["call_sites"]),
                     (pairs, 1))
-        H.expect_eq(mode + ": large", [c["large"] for c in churn["sites"]], [apis is not None])
         lines = [l for l in r.stderr.splitlines() if "again and again" in l]
         want = [] if apis is None else [hint % (function, src, H.marker_line(src, tag), apis)]
+        if H.real_cuda() and apis is not None and not lines:
+            continue  # a real GPU's calls may take less than 1% of the run: no hint, rightly
+        H.expect_eq(mode + ": large", [c["large"] for c in churn["sites"]], [apis is not None])
         H.expect_eq(mode + ": hint lines", [l.replace("()", "(...)") for l in lines], want)
 
 
