@@ -129,7 +129,7 @@ enum vt_record_type {
      * only tells where). address is absolute; flags VT_ADDR_HANDLE,
      * VT_BAD_FREE_*; error the CUresult; stack that of the refused free (0
      * none); the alloc_* fields are the allocation's (VT_BAD_FREE_ALLOC_KNOWN,
-     * else zeros), the first_free_* ones the first free of a double free
+     * or a graph's allocation node's: VT_BAD_FREE_GRAPH_NODE; else zeros), the first_free_* ones the first free of a double free
      * (VT_BAD_FREE_DOUBLE, else zeros; its time in ns since
      * PROCESS.start_mono, its stack 0 unless VRAMTRACE_FREE_STACKS). */
     VT_REC_BAD_FREE = 16,
@@ -405,6 +405,9 @@ VT_RECORD_LAYOUTS(VT_RECORD_STRUCT)
 /* BAD_FREE flags. */
 #define VT_BAD_FREE_ALLOC_KNOWN 0x01 /* the allocation it tried to free is known */
 #define VT_BAD_FREE_DOUBLE 0x02      /* it had been freed already: a double free */
+/* the address is a CUDA graph's allocation node's, not allocated by a
+ * launch at that moment; the alloc_* fields are the node's */
+#define VT_BAD_FREE_GRAPH_NODE 0x04
 
 /* DEVICE flags. */
 #define VT_DEVICE_MIG 0x01 /* a MIG device (a slice of its parent GPU) */

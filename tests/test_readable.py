@@ -174,10 +174,12 @@ def case_error_names():
     r = shapes_run("oom", extra_env={"STANDIN_CUDA_MEMORY": "16M"})
     text = text_report(r.dump)
     line = line_starting(text, "Failed allocation of")
-    H.expect(line.endswith("[device]: CUDA_ERROR_OUT_OF_MEMORY (2), 1 time"), line)
+    # a runtime call's error in the runtime's words (issue 38)
+    H.expect(line.endswith("via cudaMalloc on device 0 [device]: cudaErrorMemoryAllocation (2), "
+                           "1 time"), line)
     failed = H.report(r.dump)["failed"]
     H.expect_eq("json error", [(f["error"], f["error_name"]) for f in failed],
-                [(2, "CUDA_ERROR_OUT_OF_MEMORY")])
+                [(2, "cudaErrorMemoryAllocation")])
     # labelled as the text's line and every other list's sites
     label = "request_too_much %s:%d" % (SRC, H.marker_line(SRC, "oom"))
     H.expect_eq("json failed site", [(f["label"], f["on_behalf"]) for f in failed], [(label, None)])
@@ -187,7 +189,7 @@ def case_error_names():
     text_report(r.dump, "--html", html)
     with open(html) as f:
         page = f.read()
-    H.expect("<td class=\"num\">CUDA_ERROR_OUT_OF_MEMORY (2)</td>" in page, "html error cell")
+    H.expect("<td class=\"num\">cudaErrorMemoryAllocation (2)</td>" in page, "html error cell")
     H.expect("out of memory)" not in page, "another naming in the HTML")
 
 

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: MIT
 """`vramtrace run` and the library's output naming (tests/programs/exit_status.c, clean_exit.c)."""
+import json
 import os
 import re
 import sys
@@ -87,6 +88,51 @@ def case_killed():
     H.expect_eq("api", lk.get("api"), "cudaMalloc")
     H.expect(rep.get("complete") is not True,
              'a dump cut short by SIGKILL must not say "complete": true')
+
+
+LOADER_LINE = ("vramtrace: exited with status 127 before the tracer's footer was written (the "
+               "dynamic loader exits so on an error such as 'symbol lookup error': see the "
+               "program's stderr): what was still allocated is listed as live at the end of the "
+               "dump, not as leaked\n")
+
+
+def case_loader_error():
+    """A process the dynamic loader ends ("symbol lookup error", exit 127,
+    no footer): `run` reaped it with status 127, and the report says so;
+    it never claims a kill (issue 38)."""
+    tree = H.program("tree")
+    lib = os.path.join(os.path.dirname(tree), "libloader_error.so")
+    r = H.run_traced([tree, "loader", lib])
+    H.expect_eq("exit status of a loader error", H.run_status(r), 127)
+    H.expect("symbol lookup error" in r.stderr and "vt_symbol_nobody_defines" in r.stderr,
+             r.describe())
+    H.expect(LOADER_LINE in r.stderr, r.describe())
+    ours = [l for l in r.stderr.splitlines() if l.startswith("vramtrace:")]
+    H.expect(not any("killed" in l or "SIGKILL" in l for l in ours), r.describe())
+    j = H.run_traced([tree, "loader", lib], run_args=["--json"])
+    H.expect_eq("exit status with --json", H.run_status(j), 127)
+    ending = json.loads(j.stdout)["ending"]
+    H.expect_eq("JSON ending", ending,
+                {"reason": "unknown", "signal": None, "status": 127, "leaks_judged": False})
+    c = H.run_traced([tree, "loader", lib], run_args=["--fail-on-leak"])
+    H.expect("nothing to judge for leaks: the process exited with status 127 without the "
+             "tracer's footer\n" in c.stderr, c.describe())
+    # the dump alone (no `run` to say how it ended) claims no kill either
+    text = H._run([H.vramtrace_exe(), "report", r.dump], H.base_env(), H.tmpdir()).stdout
+    H.expect("vramtrace: gone (no footer): the process ended without saying how (killed by "
+             "SIGKILL or the OOM killer, or exited where the tracer could not see it, as the "
+             "dynamic loader's errors do); what was still allocated" in text, text)
+
+
+def case_killed_names_signal():
+    """A real SIGKILL (no footer) under `run`: the wait status names it."""
+    r = H.run_traced([H.program("exit_status"), "kill"])
+    H.expect_eq("exit status", H.run_status(r), 137)
+    H.expect("vramtrace: killed by SIGKILL (no footer): what was still allocated is listed as "
+             "live when it was killed, not as leaked\n" in r.stderr, r.describe())
+    j = H.run_traced([H.program("exit_status"), "kill"], run_args=["--json"])
+    H.expect_eq("JSON ending", json.loads(j.stdout)["ending"],
+                {"reason": "unknown", "signal": 9, "status": None, "leaks_judged": False})
 
 
 def case_default_output_run():

@@ -10,6 +10,7 @@ VRAMTRACE_TEST_REAL_CUDA=1 they run over the machine's CUDA instead, a
 real GPU (tests/gpu/README.md); the samples that need two devices skip,
 with one line, where fewer are present."""
 import os
+import re
 import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
@@ -26,11 +27,14 @@ OUTPUTS = {
     "driver_module": "elements: 50000\n",
     "ipc_processes": "child: opened 3145728 bytes\nparent: saw the child's bytes\n",
     "zerocopy_p2p": "zero copy and peers done\n",
+    "churn_shapes": "malloc done\n",  # argv_of's mode
+    "graph_nodes": "graph nodes done\n",
+    "driver_peers": "peers and modules done\n",
 }
 
 
 # The samples that use two devices (the stand-in machine has two GPUs).
-TWO_DEVICES = {"omp_devices", "vmm_devices", "zerocopy_p2p"}
+TWO_DEVICES = {"omp_devices", "vmm_devices", "zerocopy_p2p", "driver_peers"}
 DEVICE_COUNT = """
 import ctypes
 cuda = ctypes.CDLL("libcuda.so.1")
@@ -65,8 +69,10 @@ def source(name):
 
 
 def argv_of(name):
-    if name == "driver_module":
+    if name in ("driver_module", "driver_peers"):
         return [sample(name), sample("module_kernels.fatbin")]
+    if name == "churn_shapes":
+        return [sample(name), "malloc"]
     return [sample(name)]
 
 
@@ -323,6 +329,95 @@ def case_ipc_processes():
     H.expect_eq("the second exported buffer, freed by the parent: (bytes, live at exit)",
                 [(x.get("peak_live_bytes"), x.get("live_bytes")) for x in freed],
                 [(D["FREED_BYTES"], 0)])
+
+
+def case_graph_nodes():
+    """A graph built node by node (memset, 1D and 3D memcpy, host, empty
+    nodes, edges), cloned and launched; a capture forked to a second stream
+    whose allocation is freed there; occupancy queries; a free of a graph
+    allocation node's address before any launch, refused by the driver and
+    named as the graph's allocation (issue 38). Only the kept buffer leaks."""
+    rep, r = H.traced_report(argv_of("graph_nodes"))
+    H.expect_eq("output", r.stdout, OUTPUTS["graph_nodes"])
+    H.check_frame_shape(rep)
+    src = source("graph_nodes")
+    D = H.c_defines(src)
+    H.check_leak(rep, function="kept_buffer()", source=src, tag="kept", nbytes=D["KEPT_BYTES"],
+                 api="cudaMalloc", kind="device")
+    H.expect_eq("leak entries", len(H.leaks(rep)), 1)
+    launches = D["LAUNCHES"]
+    H.check_summary(rep, allocations=5 + launches, frees=4 + launches, invalid_frees=1,
+                    leaked_bytes=D["KEPT_BYTES"], leaked_allocations=1, failed_allocations=0,
+                    untraced_frees=0, host_leaked_bytes=0)
+    H.check_complete(rep)
+    forked = [x for x in rep["sites"] if x["frames"][0].get("line") == H.call_line(src, "forked")]
+    H.expect_eq("the forked capture's allocation: (api, bytes, live at exit, pairs)",
+                [(x.get("api"), x.get("peak_live_bytes"), x.get("live_bytes"), x.get("pairs"))
+                 for x in forked], [("cudaMallocAsync", D["FORKED_BYTES"], 0, launches)])
+    bad = rep["invalid_frees"]
+    H.expect_eq("the refused free", [(
+        b["api"], b["error_name"], b.get("graph_allocation"), b["double_free"], b["allocated_bytes"],
+        b["allocated_api"], b["frames"][0].get("line"), b["allocated_frames"][0].get("line"))
+        for b in bad], [("cudaFree", "cudaErrorInvalidValue", True, False, D["NODE_BYTES"],
+                         "cudaGraphAddMemAllocNode", H.call_line(src, "refused"),
+                         H.call_line(src, "node"))])
+    text = H._run([H.vramtrace_exe(), "report", r.dump], H.base_env(), H.tmpdir()).stdout
+    lines = [re.sub(r"0x[0-9a-f]+", "ADDR", l) for l in text.splitlines()
+             if "Invalid free" in l or "Address 0x" in l]
+    H.expect_eq("the refused free's lines", lines, [
+        "Invalid free of ADDR via cudaFree: cudaErrorInvalidValue (1), 1 time",
+        "  Address ADDR is a CUDA graph's allocation of %d bytes (1.0 MiB) via "
+        "cudaGraphAddMemAllocNode on device 0, not allocated at this free (a graph's allocation "
+        "exists from the launch that runs its node until its free); the node was made at:"
+        % D["NODE_BYTES"]])
+    H.expect("no allocation the tracer saw" not in text, text)
+
+
+def case_driver_peers():
+    """The driver API over two devices: peer access between their contexts
+    (cuCtxEnablePeerAccess), a module loaded from its file (cuModuleLoad)
+    and from memory with JIT options (cuModuleLoadDataEx), occupancy
+    queries (cuOccupancy*), a peer copy (cuMemcpyPeer): device 1's buffer
+    leaks, device 0's was freed (issue 38)."""
+    rep, _, D = traced("driver_peers")
+    H.check_leak(rep, function="peer_buffer()", source=source("driver_peers"), tag="peer_buffer",
+                 nbytes=D["PEER_BYTES"], api="cuMemAlloc", kind="device", device=1)
+    H.expect_eq("leak entries", len(H.leaks(rep)), 1)
+    clean(rep, allocations=2, frees=1, leaked_bytes=D["PEER_BYTES"], leaked_allocations=1,
+          host_leaked_bytes=0)
+
+
+SYNC_NS = 2000000  # STANDIN_CUDA_SYNC_NS: cuMemAlloc and cuMemFree take 2 ms, as a sync
+
+
+def case_churn_hint():
+    """The churn hint ("each X/Y pair synchronizes the device") only for a
+    site that allocates and frees again and again through an API that
+    synchronizes, worded for that API: not for cudaMallocAsync from a pool
+    that keeps its memory, nor for managed buffers all live at once and
+    freed once (issue 38)."""
+    src = source("churn_shapes")
+    D = H.c_defines(src)
+    hint = ("vramtrace: %s(...) %s:%d allocates and frees again and again; each %s pair "
+            "synchronizes the device: the caching allocator or a pool would avoid it")
+    for mode, function, tag, pairs, apis in (
+            ("pool", "pool_scratch", "pool_scratch", D["PAIRS"], None),
+            ("managed", "managed_buffer", "managed_buffer", D["MANAGED_BUFFERS"], None),
+            ("malloc", "temp_pairs", "temp_buffer", D["PAIRS"], "cudaMalloc/cudaFree"),
+            ("hostmem", "host_pairs", "host_buffer", D["PAIRS"], "cudaMallocHost/cudaFreeHost")):
+        r = H.run_traced([sample("churn_shapes"), mode],
+                         extra_env={"STANDIN_CUDA_SYNC_NS": str(SYNC_NS)})
+        H.expect_program_ok(r)
+        H.expect_eq(mode + " output", r.stdout, "%s done\n" % mode)
+        churn = H.report(r.dump)["churn"]
+        H.expect_eq(mode + ": pairs, call sites", (churn["pairs"], churn["call_sites"]),
+                    (pairs, 1))
+        lines = [l for l in r.stderr.splitlines() if "again and again" in l]
+        want = [] if apis is None else [hint % (function, src, H.marker_line(src, tag), apis)]
+        if H.real_cuda() and apis is not None and not lines:
+            continue  # a real GPU's calls may take less than 1% of the run: no hint, rightly
+        H.expect_eq(mode + ": large", [c["large"] for c in churn["sites"]], [apis is not None])
+        H.expect_eq(mode + ": hint lines", [l.replace("()", "(...)") for l in lines], want)
 
 
 if __name__ == "__main__":

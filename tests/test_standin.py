@@ -279,5 +279,16 @@ def case_driver_answers():
     H.expect(r.status == 0, "the stand-in driver answered otherwise:\n" + r.describe())
 
 
+def case_graph_build_answers():
+    """The driver's answers to graphs built node by node (memset and host
+    nodes run at each launch of a clone; a graph with memory nodes is not
+    cloned), a capture forked to a second stream (joined by
+    cuStreamWaitEvent, UNMATCHED and UNJOINED as documented, its free on
+    the second stream a free node), occupancy, peer access between contexts
+    and modules from files (tests/programs/standin_graph_build.c; issue 38)."""
+    r = H.run_plain([H.program("standin_graph_build")])
+    H.expect(r.status == 0, "the stand-in driver answered otherwise:\n" + r.describe())
+
+
 if __name__ == "__main__":
     H.main(globals())

@@ -452,7 +452,7 @@ def case_out_of_memory():
     failed = rep.get("failed") or []
     H.expect_eq("failed allocations", [(f["bytes"], f["count"], f["api"], f["error_name"],
                                         script_line(f)) for f in failed],
-                [(768 << 20, 2, "cudaMalloc", "CUDA_ERROR_OUT_OF_MEMORY",
+                [(768 << 20, 2, "cudaMalloc", "cudaErrorMemoryAllocation",
                   H.marker_line(CASES, "oom"))])
     oom = failed[0]["oom"]
     H.expect_eq("autopsy", (oom["requested_bytes"], oom["live_bytes"], oom["driver_free_bytes"]),

@@ -486,7 +486,8 @@ def case_exec_ending():
 
 def case_still_running():
     """A live process's dump: "still running" (ending running; check 24);
-    once it is killed by SIGKILL: "killed (no footer)" (ending unknown)."""
+    once it is killed by SIGKILL: "gone (no footer)" (ending unknown: the dump
+    alone cannot say it was a kill)."""
     d = H.tmpdir()
     dump = os.path.join(d, "live.vtr")
     env = H.base_env({"VRAMTRACE_OUTPUT": dump})
@@ -510,7 +511,7 @@ def case_still_running():
     rep = H.live_view(H.report(dump), "unknown")
     H.leak_by_bytes(rep, PARENT)
     text = vt("report", dump).stdout
-    H.expect("vramtrace: killed (no footer)" in text, text)
+    H.expect("vramtrace: gone (no footer): the process ended without saying how" in text, text)
 
 
 # ---- 6. suppressions ----
@@ -625,6 +626,21 @@ def case_double_free():
         expect_status(vt("check", "--max-invalid-frees", "2", dump), 0, "--max-invalid-frees 2")
         expect_status(vt("check", "--max-invalid-frees", "1", "--error-exitcode", "42", dump),
                       42, "--error-exitcode")
+
+
+def case_runtime_error_names():
+    """A runtime call's refused free is named in the runtime's enum
+    (cudaFree: cudaErrorInvalidValue), not the driver's (issue 38)."""
+    r = run(tree("frees"), cwd=H.tmpdir())
+    dump = written_dumps(r)[0]
+    text = vt("report", dump).stdout
+    lines = [l for l in text.splitlines() if l.startswith("Invalid free")]
+    H.expect_eq("invalid free lines", [re.sub(r"0x[0-9a-f]+", "ADDR", l) for l in lines],
+                ["Invalid free (double free) of ADDR via cudaFree: cudaErrorInvalidValue (1), 1 time",
+                 "Invalid free of ADDR via cudaFree: cudaErrorInvalidValue (1), 1 time"])
+    H.expect_eq("JSON error names", [(f["api"], f["error"], f["error_name"])
+                                     for f in H.report(dump)["invalid_frees"]],
+                [("cudaFree", 1, "cudaErrorInvalidValue")] * 2)
 
 
 # ---- 9. run's outputs and options ----

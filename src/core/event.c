@@ -117,6 +117,11 @@ void vt_on_free(CUresult result, struct vt_free_call *call)
     int saved = errno;
     vt_event_call_ended();
     vt_output_free_took(&call->pending.call_ns, result == CUDA_SUCCESS, vt_thread_state.call_ns);
+    /* a graph's address that no launch has allocated now: say whose it is
+     * (the graphs' lock is never taken inside the tracer's) */
+    call->pending.graph_node =
+        result != CUDA_SUCCESS && !call->pending.traced &&
+        vt_graph_node_at(call->key, &call->pending.info, &call->pending.stack);
     if (result != CUDA_SUCCESS || !call->pending.traced) /* else it is recorded */
         vt_track_free_end(call->key, call->space, call->api, call->stream, call->stack,
                           &call->pending, (int)result);

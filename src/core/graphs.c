@@ -168,6 +168,18 @@ void vt_graph_pool_changed(int device, unsigned api, const struct vt_stack *stac
     set_pool(device, reserved > used ? reserved - used : 0, api, stack);
 }
 
+/* The allocation an allocation node makes at a launch. */
+static struct vt_alloc_info node_info(const struct node *n)
+{
+    return (struct vt_alloc_info){.key = n->address,
+                                  .size = n->size,
+                                  .api = n->api,
+                                  .kind = VT_KIND_DEVICE,
+                                  .space = VT_SPACE_POINTER,
+                                  .device = n->device,
+                                  .graph = 1};
+}
+
 /* The launch takes the memory of its allocations from what the pools keep
  * first (so that nothing is counted twice), then allocates and frees, then
  * the pools are what the driver says. */
@@ -191,13 +203,7 @@ static void launch(const struct node *nodes, size_t count, unsigned api,
         }
         if (vt_track_live_size(n->address, VT_SPACE_POINTER)) /* freed on launch */
             free_live(n->address, VT_SPACE_POINTER, api);
-        struct vt_alloc_info info = {.key = n->address,
-                                     .size = n->size,
-                                     .api = n->api,
-                                     .kind = VT_KIND_DEVICE,
-                                     .space = VT_SPACE_POINTER,
-                                     .device = n->device,
-                                     .graph = 1};
+        struct vt_alloc_info info = node_info(n);
         vt_track_alloc_interned(&info, n->stack);
     }
     for (int d = 0; d < MAX_POOL_DEVICES; d++)
@@ -218,6 +224,29 @@ void vt_graph_launched(uint64_t exec, unsigned api, const struct vt_stack *stack
     pthread_mutex_unlock(&model.lock);
     launch(nodes, count, api, stack);
     free(nodes);
+}
+
+static const struct node *node_in(const struct graph *table, uint64_t address)
+{
+    for (const struct graph *g = table; g; g = g->hh.next)
+        for (size_t i = 0; i < g->count; i++)
+            if (!g->nodes[i].is_free && g->nodes[i].address == address)
+                return &g->nodes[i];
+    return NULL;
+}
+
+bool vt_graph_node_at(uint64_t address, struct vt_alloc_info *info, uint32_t *stack)
+{
+    pthread_mutex_lock(&model.lock);
+    const struct node *n = node_in(model.graphs, address);
+    if (!n)
+        n = node_in(model.execs, address);
+    if (n) {
+        *info = node_info(n);
+        *stack = n->stack;
+    }
+    pthread_mutex_unlock(&model.lock);
+    return n != NULL;
 }
 
 void vt_graphs_reset(void)

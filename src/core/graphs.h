@@ -16,6 +16,7 @@
 #include "alloc_info.h"
 #include "stacks.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* An allocation node of GRAPH: INFO's key its address, its api and device
@@ -34,6 +35,11 @@ void vt_graph_destroyed(uint64_t graph);
  * freed outside a graph): its kept memory as the driver says, through API
  * at STACK. */
 void vt_graph_pool_changed(int device, unsigned api, const struct vt_stack *stack);
+
+/* Whether ADDRESS is an allocation node's of a graph or an instantiation
+ * (memory only while a launch has it allocated): its size, api and device
+ * into *INFO, its stack's id into *STACK. */
+bool vt_graph_node_at(uint64_t address, struct vt_alloc_info *info, uint32_t *stack);
 
 /* Forget every graph (a forked child). */
 void vt_graphs_reset(void);

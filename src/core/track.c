@@ -243,10 +243,11 @@ void vt_track_free_begin(uint64_t key, enum vt_space space, unsigned api, uint64
 }
 
 /* Where the refused free came from, and what it tried to free: the live
- * allocation (INFO, STACK_ID) or, for a double free, the one freed before. */
+ * allocation or a graph's allocation node (INFO, STACK_ID, KNOWN: the flag
+ * that says which) or, for a double free, the one freed before. */
 static void write_bad_free(uint64_t key, enum vt_space space, unsigned api, int result,
                            uint32_t free_stack, const struct vt_alloc_info *info,
-                           uint32_t alloc_stack)
+                           uint32_t alloc_stack, unsigned known)
 {
     const struct vt_freed *before = info ? NULL : vt_freed_find(key, space);
     struct vt_bad_free f = {
@@ -258,7 +259,7 @@ static void write_bad_free(uint64_t key, enum vt_space space, unsigned api, int 
         .stack = free_stack,
     };
     if (info) {
-        f.flags |= VT_BAD_FREE_ALLOC_KNOWN;
+        f.flags |= known;
         f.alloc_stack = alloc_stack;
         f.alloc_api = info->api;
         f.alloc_kind = info->kind;
@@ -303,12 +304,15 @@ void vt_track_free_end(uint64_t key, enum vt_space space, unsigned api, uint64_t
             count(e);
             write_alloc(e, VT_ALLOC_RESTORED, vt_now_ns());
         }
-        write_bad_free(key, space, api, result, free_stack, &pending->info, pending->stack);
+        write_bad_free(key, space, api, result, free_stack, &pending->info, pending->stack,
+                       VT_BAD_FREE_ALLOC_KNOWN);
     } else {
         unsigned status = result == 0 ? VT_FREE_UNTRACED : VT_FREE_INVALID;
         write_free(NULL, 0, key, api, status | vt_space_flag(space), stream, vt_now_ns());
         if (result != 0)
-            write_bad_free(key, space, api, result, free_stack, NULL, 0);
+            write_bad_free(key, space, api, result, free_stack,
+                           pending->graph_node ? &pending->info : NULL, pending->stack,
+                           VT_BAD_FREE_GRAPH_NODE);
     }
     vt_unlock();
 }

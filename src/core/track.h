@@ -35,6 +35,7 @@ void vt_track_failed(const struct vt_alloc_info *info, int error, const struct v
  * clock). RESULT: the driver's CUresult. */
 struct vt_pending_free {
     int traced;
+    int graph_node; /* not traced, refused: INFO and STACK are a graph's allocation node's */
     struct vt_alloc_info info;
     uint32_t stack;
     uint64_t seq;

@@ -199,7 +199,7 @@ def case_basic_text():
     check(re.fullmatch(r"    #1 main \S*mkdump\.c:%d" % expect["main"]["line"], lines[i + 2]),
           "frame line %r" % lines[i + 2])
     check(any(l.startswith("Failed allocation of 68719476736 bytes (64.0 GiB) via cudaMalloc on "
-                           "device 0 [device]: CUDA_ERROR_OUT_OF_MEMORY (2), 2 times") for l in lines), "failed line")
+                           "device 0 [device]: cudaErrorMemoryAllocation (2), 2 times") for l in lines), "failed line")
     check(any("freed by context teardown" in l and "3145728 bytes" in l for l in lines),
           "teardown note")
     check(not any("partial dump" in l for l in lines), "complete dump called partial")

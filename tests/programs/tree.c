@@ -16,8 +16,12 @@
  *               "own handler" and re-raises it with the default action
  *   frees       TREE_FREES_BYTES allocated, freed and freed again; then a
  *               free of a pointer never allocated
- *   noisy       write TREE_NOISE_LINES lines on stderr, leak TREE_LEAF_BYTES */
+ *   noisy       write TREE_NOISE_LINES lines on stderr, leak TREE_LEAF_BYTES
+ *   loader LIB  leak TREE_PARENT_BYTES, then call LIB's loader_error_call,
+ *               whose symbol nothing defines: the dynamic loader says
+ *               "symbol lookup error" and exits 127 */
 #include <cuda_runtime_api.h>
+#include <dlfcn.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -166,6 +170,16 @@ static int noisy(void)
     return 0;
 }
 
+static int loader_error(const char *lib)
+{
+    leak_parent();
+    void *h = dlopen(lib, RTLD_LAZY);
+    void (*call)(void) = h ? (void (*)(void))dlsym(h, "loader_error_call") : NULL;
+    REQUIRE(call);
+    call(); /* never returns */
+    return 98;
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "leaf";
@@ -202,6 +216,8 @@ int main(int argc, char **argv)
         return bad_frees();
     if (!strcmp(mode, "noisy"))
         return noisy();
+    if (!strcmp(mode, "loader") && argc > 2)
+        return loader_error(argv[2]);
     fprintf(stderr, "tree: unknown mode %s\n", mode);
     return 2;
 }

@@ -84,9 +84,7 @@ static void set_destination(CUDA_MEMCPY3D *c, const struct side *s)
     c->dstZ = s->z;
 }
 
-/* The driver's copy of P: a kind that puts an array on the host is
- * corrected (an array is on the device), as the runtime documents. */
-static cudaError_t describe(const struct cudaMemcpy3DParms *p, CUDA_MEMCPY3D *c)
+cudaError_t rt_describe_3d(const struct cudaMemcpy3DParms *p, CUDA_MEMCPY3D *c)
 {
     CUmemorytype from, to;
     struct side src, dst;
@@ -114,7 +112,7 @@ static cudaError_t copy_3d(const struct cudaMemcpy3DParms *p, int async, cudaStr
 {
     CUDA_MEMCPY3D c;
     CTX_OR_RETURN();
-    cudaError_t e = describe(p, &c);
+    cudaError_t e = rt_describe_3d(p, &c);
     if (e != cudaSuccess)
         return rt_error(e);
     if (!(async ? (void *)memcpy_3d_async : (void *)memcpy_3d))

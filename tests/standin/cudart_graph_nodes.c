@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* What torch's CUDA graphs ask beyond capture and launch: user objects
  * (a destructor run when the last reference goes), capture dependencies,
- * the graph memory's high watermark reset, the nodes. Explicit and
- * conditional nodes are not supported: the stand-in driver's
- * graphs keep kernel and memory nodes, without their edges (a node's
+ * the graph memory's high watermark reset, the nodes. Conditional nodes
+ * are not supported (nodes added one by one: cudart_graph_build.c); the
+ * stand-in driver's graphs keep their nodes without their edges (a node's
  * dependencies read as none). */
 #include "cudart_internal.h"
 

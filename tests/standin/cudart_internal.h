@@ -181,6 +181,10 @@ cudaError_t rt_array_descriptor(cudaArray_const_t array, CUDA_ARRAY3D_DESCRIPTOR
  * unified pointer's kind by itself); -1 for a kind there is none
  * (cudart_copy2d.c). */
 int rt_memory_types(enum cudaMemcpyKind kind, CUmemorytype *src, CUmemorytype *dst);
+/* The driver's copy of P (cudart_copy3d.c): a kind that puts an array on
+ * the host is corrected (an array is on the device), as the runtime
+ * documents. */
+cudaError_t rt_describe_3d(const struct cudaMemcpy3DParms *p, CUDA_MEMCPY3D *c);
 
 /* Records a failure as cudaGetLastError reports it; returns E
  * (cudart_errors.c). */

@@ -6,7 +6,12 @@
  * free nodes. Captured streams are created streams (capturing the legacy
  * or per-thread default stream is refused here); a thread's capture mode
  * is kept (cuThreadExchangeStreamCaptureMode) but calls that a global
- * capture forbids are not refused. */
+ * capture forbids are not refused. A stream that waits on an event recorded
+ * in a capture joins it (cuStreamWaitEvent: a fork), its work going into
+ * the same graph; it must be joined back (the origin stream waits on an
+ * event recorded on it) before the origin ends the capture, else the
+ * capture is CUDA_ERROR_STREAM_CAPTURE_UNJOINED; ending the capture on a
+ * joined stream is CUDA_ERROR_STREAM_CAPTURE_UNMATCHED. */
 #include "driver_internal.h"
 
 #include <stdlib.h>
@@ -16,7 +21,9 @@ struct scapture {
     CUstreamCaptureStatus status;
     CUstreamCaptureMode mode;
     cuuint64_t id;
-    struct sgraph *graph;
+    struct sgraph *graph; /* the origin's: a joined stream's is borrowed */
+    int joined;           /* joined by an event (not the origin) */
+    int rejoined;         /* ... and joined back into the origin */
     UT_hash_handle hh;
 };
 
@@ -77,7 +84,23 @@ EXPORT CUresult cuStreamBeginCapture_v2_ptsz(CUstream hStream, CUstreamCaptureMo
     return begin_capture(hStream, mode);
 }
 
-/* The capture's graph; an invalidated capture ends without one. */
+/* The streams ORIGIN's capture joined leave it; whether each had joined
+ * back. Lock held. */
+static int drop_joined_locked(const struct scapture *origin)
+{
+    struct scapture *c, *tmp;
+    int all_back = 1;
+    HASH_ITER(hh, g_captures, c, tmp) {
+        if (c->joined && c->id == origin->id) {
+            all_back &= c->rejoined;
+            HASH_DEL(g_captures, c);
+            free(c);
+        }
+    }
+    return all_back;
+}
+
+/* The capture's graph; an invalidated or unjoined capture ends without one. */
 static CUresult end_capture(CUstream hStream, CUgraph *phGraph)
 {
     if (!initialized())
@@ -86,13 +109,24 @@ static CUresult end_capture(CUstream hStream, CUgraph *phGraph)
         return CUDA_ERROR_INVALID_VALUE;
     pthread_mutex_lock(&g_lock);
     struct scapture *c = capture_locked(hStream);
-    if (c)
+    if (c && c->joined) {
+        pthread_mutex_unlock(&g_lock);
+        return CUDA_ERROR_STREAM_CAPTURE_UNMATCHED;
+    }
+    int all_back = 1;
+    if (c) {
         HASH_DEL(g_captures, c);
+        all_back = drop_joined_locked(c);
+    }
     pthread_mutex_unlock(&g_lock);
     if (!c)
         return CUDA_ERROR_ILLEGAL_STATE;
     CUresult r = CUDA_SUCCESS;
-    if (c->status == CU_STREAM_CAPTURE_STATUS_INVALIDATED) {
+    if (!all_back) {
+        graph_destroy(c->graph);
+        *phGraph = NULL;
+        r = CUDA_ERROR_STREAM_CAPTURE_UNJOINED;
+    } else if (c->status == CU_STREAM_CAPTURE_STATUS_INVALIDATED) {
         graph_destroy(c->graph);
         *phGraph = NULL;
         r = CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
@@ -223,6 +257,64 @@ struct sgraph *capture_graph(CUstream stream)
     struct sgraph *g = c && c->status == CU_STREAM_CAPTURE_STATUS_ACTIVE ? c->graph : NULL;
     pthread_mutex_unlock(&g_lock);
     return g;
+}
+
+cuuint64_t capture_id(CUstream stream)
+{
+    pthread_mutex_lock(&g_lock);
+    struct scapture *c = capture_locked(stream);
+    cuuint64_t id = c && c->status == CU_STREAM_CAPTURE_STATUS_ACTIVE ? c->id : 0;
+    pthread_mutex_unlock(&g_lock);
+    return id;
+}
+
+/* Capture ID's origin entry, or NULL (it ended). Lock held. */
+static struct scapture *origin_locked(cuuint64_t id)
+{
+    struct scapture *c, *tmp;
+    HASH_ITER(hh, g_captures, c, tmp) {
+        if (c->id == id && !c->joined)
+            return c;
+    }
+    return NULL;
+}
+
+/* STREAM joins ORIGIN's capture. Lock held. */
+static CUresult join_locked(CUstream stream, const struct scapture *origin)
+{
+    if (!stream || stream == CU_STREAM_LEGACY || stream == CU_STREAM_PER_THREAD)
+        return CUDA_ERROR_STREAM_CAPTURE_IMPLICIT;
+    struct scapture *c = calloc(1, sizeof *c);
+    if (!c)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    *c = (struct scapture){.stream = stream,
+                           .status = origin->status,
+                           .mode = origin->mode,
+                           .id = origin->id,
+                           .graph = origin->graph,
+                           .joined = 1};
+    HASH_ADD(hh, g_captures, stream, sizeof c->stream, c);
+    return CUDA_SUCCESS;
+}
+
+CUresult capture_wait(CUstream stream, cuuint64_t capture, CUstream recorded_on)
+{
+    CUresult r = CUDA_SUCCESS;
+    pthread_mutex_lock(&g_lock);
+    struct scapture *origin = origin_locked(capture), *mine = capture_locked(stream);
+    if (!origin) {
+        /* that capture ended: its event orders nothing now */
+    } else if (!mine) {
+        r = join_locked(stream, origin);
+    } else if (mine->id != capture) {
+        r = CUDA_ERROR_STREAM_CAPTURE_MERGE;
+    } else {
+        struct scapture *from = capture_locked(recorded_on);
+        if (from && from->joined && from != mine)
+            from->rejoined = 1;
+    }
+    pthread_mutex_unlock(&g_lock);
+    return r;
 }
 
 /* The entry points cuGetProcAddress hands out (driver_proc.c). */

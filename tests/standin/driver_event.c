@@ -14,6 +14,9 @@ struct sevent {
     unsigned flags;
     int recorded;
     struct timespec at;
+    /* recorded in a capture: its id, and the stream it was recorded on */
+    cuuint64_t capture;
+    CUstream captured_on;
 };
 
 static struct sevent *event_of(CUevent e)
@@ -61,7 +64,19 @@ EXPORT CUresult cuEventRecordWithFlags(CUevent hEvent, CUstream hStream, unsigne
         return r;
     ev->recorded = 1;
     clock_gettime(CLOCK_MONOTONIC, &ev->at);
+    ev->capture = capture_id(hStream);
+    ev->captured_on = hStream;
     return CUDA_SUCCESS;
+}
+
+int event_capture(CUevent hEvent, cuuint64_t *capture, CUstream *stream)
+{
+    struct sevent *ev = event_of(hEvent);
+    if (!ev)
+        return 0;
+    *capture = ev->capture;
+    *stream = ev->captured_on;
+    return 1;
 }
 
 EXPORT CUresult cuEventRecord(CUevent hEvent, CUstream hStream)

@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* CUDA graphs: kernel, empty and memory nodes, instantiation, launches and
+/* CUDA graphs: kernel, empty, memory, memcpy, memset and host nodes (added
+ * one by one, or by capture), edges (kept by no node: the nodes run in the
+ * order they were added, which is an order of their edges for a graph
+ * whose edges go from an earlier node to a later one), clones (not of a
+ * graph with memory nodes, which the driver refuses to clone), instantiation, launches and
  * the devices' graph memory pools, as the driver documents graph memory
  * nodes: an allocation node's address is fixed when the node is made
  * (virtual only); a launch takes the physical memory of its allocations
@@ -19,7 +23,22 @@
 #define GRAPH_MAGIC 0x47524150u
 #define EXEC_MAGIC 0x47455845u
 
-enum node_type { NODE_KERNEL, NODE_MEM_ALLOC, NODE_MEM_FREE };
+enum node_type {
+    NODE_KERNEL,
+    NODE_MEM_ALLOC,
+    NODE_MEM_FREE,
+    NODE_EMPTY,
+    NODE_COPY, /* runs at each launch, as the other three below */
+    NODE_SET,
+    NODE_HOST
+};
+
+/* What a memcpy, memset or host node does. */
+union node_op {
+    CUDA_MEMCPY3D copy;
+    CUDA_MEMSET_NODE_PARAMS set;
+    CUDA_HOST_NODE_PARAMS host;
+};
 
 /* The memory of an allocation node: its addresses, reserved at the node. */
 struct galloc {
@@ -34,6 +53,7 @@ struct galloc {
 struct snode {
     enum node_type type;
     struct galloc *alloc; /* memory nodes */
+    union node_op op;
     struct snode *next;
 };
 
@@ -71,14 +91,16 @@ static void put_galloc_locked(struct galloc *a)
     free(a);
 }
 
-static CUresult add_node(struct sgraph *g, enum node_type type, struct galloc *a,
-                         CUgraphNode *out)
+static CUresult add_node_op(struct sgraph *g, enum node_type type, struct galloc *a,
+                            const union node_op *op, CUgraphNode *out)
 {
     struct snode *n = calloc(1, sizeof *n);
     if (!n)
         return CUDA_ERROR_OUT_OF_MEMORY;
     n->type = type;
     n->alloc = a;
+    if (op)
+        n->op = *op;
     pthread_mutex_lock(&g_lock);
     *g->tail = n;
     g->tail = &n->next;
@@ -86,6 +108,12 @@ static CUresult add_node(struct sgraph *g, enum node_type type, struct galloc *a
     if (out)
         *out = (CUgraphNode)n;
     return CUDA_SUCCESS;
+}
+
+static CUresult add_node(struct sgraph *g, enum node_type type, struct galloc *a,
+                         CUgraphNode *out)
+{
+    return add_node_op(g, type, a, NULL, out);
 }
 
 CUresult graph_new(struct sgraph **out)
@@ -328,6 +356,42 @@ static CUresult launch_locked(struct sexec *e)
     return CUDA_SUCCESS;
 }
 
+/* A memset node's rows, as cuMemsetD8/D16/D32 set them. */
+static CUresult run_set(const CUDA_MEMSET_NODE_PARAMS *m)
+{
+    for (size_t row = 0; row < m->height; row++) {
+        CUdeviceptr at = m->dst + row * m->pitch;
+        CUresult r = CUDA_SUCCESS;
+        if (m->elementSize == 1)
+            r = cuMemsetD8_v2(at, (unsigned char)m->value, m->width);
+        else if (m->elementSize == 4)
+            r = cuMemsetD32_v2(at, m->value, m->width);
+        else /* 2: the memory is the host's here */
+            for (size_t i = 0; i < m->width; i++)
+                ((unsigned short *)(uintptr_t)at)[i] = (unsigned short)m->value;
+        if (r != CUDA_SUCCESS)
+            return r;
+    }
+    return CUDA_SUCCESS;
+}
+
+/* The launch's copies, sets and host calls, in node order (no lock held:
+ * a copy looks its memory up). */
+static CUresult run_ops(const struct sexec *e)
+{
+    CUresult r = CUDA_SUCCESS;
+    for (size_t i = 0; i < e->count && r == CUDA_SUCCESS; i++) {
+        const union node_op *op = &e->nodes[i].op;
+        if (e->nodes[i].type == NODE_COPY)
+            r = cuMemcpy3D_v2(&op->copy);
+        else if (e->nodes[i].type == NODE_SET)
+            r = run_set(&op->set);
+        else if (e->nodes[i].type == NODE_HOST)
+            op->host.fn(op->host.userData);
+    }
+    return r;
+}
+
 static CUresult graph_launch(CUgraphExec hGraphExec, CUstream hStream)
 {
     struct sexec *e = (struct sexec *)hGraphExec;
@@ -342,7 +406,7 @@ static CUresult graph_launch(CUgraphExec hGraphExec, CUstream hStream)
     pthread_mutex_lock(&g_lock);
     r = launch_locked(e);
     pthread_mutex_unlock(&g_lock);
-    return r;
+    return r == CUDA_SUCCESS ? run_ops(e) : r;
 }
 
 EXPORT CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream)
@@ -436,6 +500,128 @@ EXPORT CUresult cuGraphGetNodes(CUgraph hGraph, CUgraphNode *nodes, size_t *numN
     return CUDA_SUCCESS;
 }
 
+/* ---- nodes added one by one ---- */
+
+/* The front of every cuGraphAdd*Node: the driver, the graph, the node's
+ * handle, DEPENDENCIES given when their count is. */
+static CUresult node_front(CUgraphNode *node, CUgraph graph, const CUgraphNode *dependencies,
+                           size_t count)
+{
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!node || !valid_graph((struct sgraph *)graph) || (count && !dependencies))
+        return CUDA_ERROR_INVALID_VALUE;
+    return live_ctx() ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
+}
+
+EXPORT CUresult cuGraphAddEmptyNode(CUgraphNode *phGraphNode, CUgraph hGraph,
+                                    const CUgraphNode *dependencies, size_t numDependencies)
+{
+    CUresult r = node_front(phGraphNode, hGraph, dependencies, numDependencies);
+    return r == CUDA_SUCCESS ? add_node((struct sgraph *)hGraph, NODE_EMPTY, NULL, phGraphNode)
+                             : r;
+}
+
+/* A node of TYPE doing what PARAMS (SIZE bytes of them) say; NULL: they
+ * are invalid. */
+static CUresult add_op(CUgraphNode *node, CUgraph graph, const CUgraphNode *dependencies,
+                       size_t count, enum node_type type, const void *params, size_t size)
+{
+    union node_op op;
+    CUresult r = node_front(node, graph, dependencies, count);
+    if (r == CUDA_SUCCESS && !params)
+        r = CUDA_ERROR_INVALID_VALUE;
+    if (r != CUDA_SUCCESS)
+        return r;
+    memcpy(&op, params, size);
+    return add_node_op((struct sgraph *)graph, type, NULL, &op, node);
+}
+
+/* The copy runs at each launch, as cuMemcpy3D would (its checks then). */
+EXPORT CUresult cuGraphAddMemcpyNode(CUgraphNode *phGraphNode, CUgraph hGraph,
+                                     const CUgraphNode *dependencies, size_t numDependencies,
+                                     const CUDA_MEMCPY3D *copyParams, CUcontext ctx)
+{
+    const CUDA_MEMCPY3D *c = copyParams;
+    (void)ctx;
+    return add_op(phGraphNode, hGraph, dependencies, numDependencies, NODE_COPY,
+                  c && c->WidthInBytes && c->Height && c->Depth ? c : NULL, sizeof *c);
+}
+
+/* Elements of 1, 2 or 4 bytes; rows PITCH apart when there are several. */
+EXPORT CUresult cuGraphAddMemsetNode(CUgraphNode *phGraphNode, CUgraph hGraph,
+                                     const CUgraphNode *dependencies, size_t numDependencies,
+                                     const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx)
+{
+    const CUDA_MEMSET_NODE_PARAMS *m = memsetParams;
+    unsigned e = m ? m->elementSize : 0;
+    (void)ctx;
+    int valid = m && m->dst && m->width && m->height && (e == 1 || e == 2 || e == 4) &&
+                (m->height == 1 || m->pitch >= m->width * e);
+    return add_op(phGraphNode, hGraph, dependencies, numDependencies, NODE_SET,
+                  valid ? m : NULL, sizeof *m);
+}
+
+/* The function runs on the launching thread at each launch. */
+EXPORT CUresult cuGraphAddHostNode(CUgraphNode *phGraphNode, CUgraph hGraph,
+                                   const CUgraphNode *dependencies, size_t numDependencies,
+                                   const CUDA_HOST_NODE_PARAMS *nodeParams)
+{
+    return add_op(phGraphNode, hGraph, dependencies, numDependencies, NODE_HOST,
+                  nodeParams && nodeParams->fn ? nodeParams : NULL, sizeof *nodeParams);
+}
+
+/* Edges are checked, not kept (see the top of this file). */
+static CUresult add_edges(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to,
+                          size_t count)
+{
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!valid_graph((struct sgraph *)hGraph) || (count && (!from || !to)))
+        return CUDA_ERROR_INVALID_VALUE;
+    for (size_t i = 0; i < count; i++)
+        if (!from[i] || !to[i] || from[i] == to[i])
+            return CUDA_ERROR_INVALID_VALUE;
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuGraphAddDependencies(CUgraph hGraph, const CUgraphNode *from,
+                                       const CUgraphNode *to, size_t numDependencies)
+{
+    return add_edges(hGraph, from, to, numDependencies);
+}
+
+EXPORT CUresult cuGraphAddDependencies_v2(CUgraph hGraph, const CUgraphNode *from,
+                                          const CUgraphNode *to, const CUgraphEdgeData *edgeData,
+                                          size_t numDependencies)
+{
+    (void)edgeData; /* default edges are all there are here */
+    return add_edges(hGraph, from, to, numDependencies);
+}
+
+/* A copy of every node; a graph with memory nodes is not cloned. */
+EXPORT CUresult cuGraphClone(CUgraph *phGraphClone, CUgraph originalGraph)
+{
+    struct sgraph *g = (struct sgraph *)originalGraph, *clone = NULL;
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!phGraphClone || !valid_graph(g))
+        return CUDA_ERROR_INVALID_VALUE;
+    for (struct snode *n = g->nodes; n; n = n->next)
+        if (n->alloc)
+            return CUDA_ERROR_NOT_SUPPORTED;
+    CUresult r = graph_new(&clone);
+    for (struct snode *n = g->nodes; n && r == CUDA_SUCCESS; n = n->next)
+        r = add_node_op(clone, n->type, NULL, &n->op, NULL);
+    if (r != CUDA_SUCCESS) {
+        if (clone)
+            graph_destroy(clone);
+        return r;
+    }
+    *phGraphClone = (CUgraph)clone;
+    return CUDA_SUCCESS;
+}
+
 /* The entry points cuGetProcAddress hands out (driver_proc.c). */
 PROC("cuGraphCreate", 10000, cuGraphCreate)
 PROC("cuGraphAddKernelNode", 12000, cuGraphAddKernelNode_v2)
@@ -449,3 +635,10 @@ PROC("cuGraphDestroy", 10000, cuGraphDestroy)
 PROC("cuGraphGetNodes", 10000, cuGraphGetNodes)
 PROC("cuDeviceGraphMemTrim", 11040, cuDeviceGraphMemTrim)
 PROC("cuDeviceGetGraphMemAttribute", 11040, cuDeviceGetGraphMemAttribute)
+PROC("cuGraphAddEmptyNode", 10000, cuGraphAddEmptyNode)
+PROC("cuGraphAddMemcpyNode", 10000, cuGraphAddMemcpyNode)
+PROC("cuGraphAddMemsetNode", 10000, cuGraphAddMemsetNode)
+PROC("cuGraphAddHostNode", 10000, cuGraphAddHostNode)
+PROC("cuGraphAddDependencies", 10000, cuGraphAddDependencies)
+PROC("cuGraphAddDependencies", 12030, cuGraphAddDependencies_v2)
+PROC("cuGraphClone", 10000, cuGraphClone)

@@ -199,6 +199,14 @@ CUresult graph_free(uintptr_t address);
 void graph_teardown_locked(int device);
 /* The graph STREAM is capturing into, or NULL. */
 struct sgraph *capture_graph(CUstream stream);
+/* The id of the capture STREAM takes part in, or 0. */
+cuuint64_t capture_id(CUstream stream);
+/* STREAM waits on an event recorded on RECORDED_ON in capture CAPTURE: it
+ * joins that capture (a fork), or RECORDED_ON rejoins it (a join). */
+CUresult capture_wait(CUstream stream, cuuint64_t capture, CUstream recorded_on);
+/* The capture an event was recorded in (0: none) and on which stream;
+ * 0 for no event (driver_event.c). */
+int event_capture(CUevent event, cuuint64_t *capture, CUstream *stream);
 
 /* Common front of the context-bound allocation calls (driver_memory.c). */
 CUresult ctx_alloc(uintptr_t *out, size_t bytes, int kind);

@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: MIT */
-/* Modules and launches: any image (cubin, fatbin, PTX) loads, its functions
- * are found by name, and a launch runs nothing (the stand-in GPU has no
+/* Modules and launches: any image (cubin, fatbin, PTX) loads, from memory
+ * (JIT options checked, not applied) or from a file (an unreadable one not
+ * found, an empty one no image), its functions are found by name, occupancy is that of
+ * a GPU of 2048 threads, 32 blocks and 228 KiB of shared memory per
+ * multiprocessor (1 KiB of it reserved per block), and a launch runs nothing (the stand-in GPU has no
  * processors), after the checks the real driver makes; on a capturing stream
  * a launch is a kernel node of the capture's graph. cuGetExportTable is
  * exported, as programs look it up, and supports no table. */
 #include "driver_internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,6 +39,31 @@ EXPORT CUresult cuModuleLoadData(CUmodule *module, const void *image)
     m->magic = MODULE_MAGIC;
     *module = (CUmodule)m;
     return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int numOptions,
+                                   CUjit_option *options, void **optionValues)
+{
+    if (numOptions && (!options || !optionValues))
+        return CUDA_ERROR_INVALID_VALUE;
+    return cuModuleLoadData(module, image);
+}
+
+/* A file that cannot be read is CUDA_ERROR_FILE_NOT_FOUND; an empty one
+ * no image. */
+EXPORT CUresult cuModuleLoad(CUmodule *module, const char *fname)
+{
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!module || !fname)
+        return CUDA_ERROR_INVALID_VALUE;
+    FILE *f = fopen(fname, "rb");
+    if (!f)
+        return CUDA_ERROR_FILE_NOT_FOUND;
+    char first[16];
+    size_t n = fread(first, 1, sizeof first, f);
+    fclose(f);
+    return n ? cuModuleLoadData(module, first) : CUDA_ERROR_INVALID_IMAGE;
 }
 
 EXPORT CUresult cuModuleUnload(CUmodule hmod)
@@ -130,6 +159,85 @@ EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int
     return g ? graph_add_kernel(g, &node) : r;
 }
 
+/* Blocks of BLOCK threads and DYNAMIC bytes of shared memory that fit on
+ * one multiprocessor together. */
+static int blocks_per_sm(int block, size_t dynamic)
+{
+    int by_threads = block > 1024 ? 0 : 2048 / block;
+    size_t by_shared = (size_t)233472 / (dynamic + 1024);
+    int n = by_threads < (int)by_shared ? by_threads : (int)by_shared;
+    return n < 32 ? n : 32;
+}
+
+EXPORT CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks,
+                                                                     CUfunction func,
+                                                                     int blockSize,
+                                                                     size_t dynamicSMemSize,
+                                                                     unsigned int flags)
+{
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!numBlocks || blockSize <= 0 || flags > 1) /* CU_OCCUPANCY_DISABLE_CACHING_OVERRIDE */
+        return CUDA_ERROR_INVALID_VALUE;
+    if (!function_of(func))
+        return CUDA_ERROR_INVALID_HANDLE;
+    *numBlocks = blocks_per_sm(blockSize, dynamicSMemSize);
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CUfunction func,
+                                                            int blockSize, size_t dynamicSMemSize)
+{
+    return cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize,
+                                                                dynamicSMemSize, 0);
+}
+
+/* The block size (a multiple of 32, up to BLOCK_LIMIT or 1024) that keeps
+ * the most threads on a multiprocessor, the larger on a tie; the grid
+ * that fills every multiprocessor with it. */
+EXPORT CUresult cuOccupancyMaxPotentialBlockSizeWithFlags(
+    int *minGridSize, int *blockSize, CUfunction func,
+    CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit,
+    unsigned int flags)
+{
+    CUdevice device;
+    int sms = 0, best = 0, best_blocks = 0;
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!minGridSize || !blockSize || blockSizeLimit < 0 || flags > 1)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (!function_of(func))
+        return CUDA_ERROR_INVALID_HANDLE;
+    CUresult r = cuCtxGetDevice(&device);
+    if (r == CUDA_SUCCESS)
+        r = cuDeviceGetAttribute(&sms, 16, device); /* MULTIPROCESSOR_COUNT */
+    if (r != CUDA_SUCCESS)
+        return r;
+    int limit = blockSizeLimit && blockSizeLimit < 1024 ? blockSizeLimit : 1024;
+    for (int block = limit / 32 * 32; block > 0; block -= 32) {
+        size_t dynamic =
+            blockSizeToDynamicSMemSize ? blockSizeToDynamicSMemSize(block) : dynamicSMemSize;
+        int blocks = blocks_per_sm(block, dynamic);
+        if (blocks * block > best_blocks * best) {
+            best = block;
+            best_blocks = blocks;
+        }
+    }
+    *blockSize = best;
+    *minGridSize = best_blocks * sms;
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSize,
+                                                 CUfunction func,
+                                                 CUoccupancyB2DSize blockSizeToDynamicSMemSize,
+                                                 size_t dynamicSMemSize, int blockSizeLimit)
+{
+    return cuOccupancyMaxPotentialBlockSizeWithFlags(minGridSize, blockSize, func,
+                                                     blockSizeToDynamicSMemSize, dynamicSMemSize,
+                                                     blockSizeLimit, 0);
+}
+
 /* CUlaunchConfig's fields before its attributes (which are not read). */
 struct launch_config {
     unsigned int gridDimX, gridDimY, gridDimZ;
@@ -166,3 +274,12 @@ PROC("cuFuncSetCacheConfig", 3000, cuFuncSetCacheConfig)
 PROC("cuLaunchKernel", 4000, cuLaunchKernel)
 PROC("cuLaunchKernelEx", 11060, cuLaunchKernelEx)
 PROC("cuGetExportTable", 3000, cuGetExportTable)
+PROC("cuModuleLoad", 2000, cuModuleLoad)
+PROC("cuModuleLoadDataEx", 2010, cuModuleLoadDataEx)
+PROC("cuOccupancyMaxActiveBlocksPerMultiprocessor", 6050,
+     cuOccupancyMaxActiveBlocksPerMultiprocessor)
+PROC("cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", 7000,
+     cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags)
+PROC("cuOccupancyMaxPotentialBlockSize", 6050, cuOccupancyMaxPotentialBlockSize)
+PROC("cuOccupancyMaxPotentialBlockSizeWithFlags", 7000,
+     cuOccupancyMaxPotentialBlockSizeWithFlags)

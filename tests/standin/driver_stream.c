@@ -142,13 +142,19 @@ EXPORT CUresult cuStreamQuery(CUstream hStream)
     return initialized() ? stream_ctx(hStream, &c) : CUDA_ERROR_NOT_INITIALIZED;
 }
 
-/* The event's work is done: nothing to wait for. */
+/* The event's work is done: nothing to wait for. An event recorded in a
+ * capture joins the stream into that capture (driver_capture.c). */
 EXPORT CUresult cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags)
 {
     struct sctx *c;
+    cuuint64_t capture;
+    CUstream recorded_on;
     if (!hEvent || Flags > 1) /* CU_EVENT_WAIT_EXTERNAL */
         return hEvent ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_INVALID_HANDLE;
-    return initialized() ? stream_ctx(hStream, &c) : CUDA_ERROR_NOT_INITIALIZED;
+    if (!event_capture(hEvent, &capture, &recorded_on))
+        return CUDA_ERROR_INVALID_HANDLE;
+    CUresult r = initialized() ? stream_ctx(hStream, &c) : CUDA_ERROR_NOT_INITIALIZED;
+    return r == CUDA_SUCCESS && capture ? capture_wait(hStream, capture, recorded_on) : r;
 }
 
 /* In stream order, which is now: FN runs on the caller's thread. */

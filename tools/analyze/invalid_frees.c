@@ -28,7 +28,7 @@ void vt_invalid_frees_add(struct vt_invalid_frees *f, const struct vt_bad_free_e
     key.alloc_stack_id = ev->alloc_stack_id;
     key.first_free_stack_id = ev->first_free_stack_id;
     key.api = ev->api;
-    key.kind = ev->flags & (VT_BAD_FREE_ALLOC_KNOWN | VT_BAD_FREE_DOUBLE);
+    key.kind = ev->flags & (VT_BAD_FREE_ALLOC_KNOWN | VT_BAD_FREE_DOUBLE | VT_BAD_FREE_GRAPH_NODE);
     HASH_FIND(hh, f->table, &key, sizeof key, e);
     if (!e) {
         e = vt_xcalloc(1, sizeof *e);

@@ -8,6 +8,7 @@
 
 #include <uthash.h>
 
+#include "churn_apis.h"
 #include "format.h"
 #include "xalloc.h"
 
@@ -172,6 +173,8 @@ void vt_usage_change(struct vt_usage *u, uint64_t time_ns, uint64_t stack_id, un
     struct vt_usage_device *d = vt_kind_counts_as_vram(kind) ? find_device(u, device) : NULL;
     if (d)
         save_at_peak(s, d);
+    if (delta > 0 && s->pairs)
+        s->reallocs++;
     s->live_bytes += (uint64_t)delta;
     if (s->live_bytes > s->peak_live_bytes)
         s->peak_live_bytes = s->live_bytes;
@@ -199,8 +202,9 @@ void vt_usage_churn(struct vt_usage *u, uint64_t stack_id, unsigned api, unsigne
 
 bool vt_usage_churn_large(const struct vt_usage *u, const struct vt_usage_site *s)
 {
-    return s->pairs >= VT_CHURN_HINT_PAIRS &&
-           s->call_ns * 1000 >= u->end_ns * VT_CHURN_HINT_PERMILLE;
+    /* the pairs of a chain: one allocation, then one again after each free */
+    return s->pairs >= VT_CHURN_HINT_PAIRS && s->reallocs + 1 >= VT_CHURN_HINT_PAIRS &&
+           vt_churn_sync_free(s->api) && s->call_ns * 1000 >= u->end_ns * VT_CHURN_HINT_PERMILLE;
 }
 
 void vt_usage_mark(struct vt_usage *u, uint64_t time_ns, const char *label)

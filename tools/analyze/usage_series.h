@@ -52,6 +52,9 @@ struct vt_usage_site {
      * allocate/free pair), and the time spent inside this site's real
      * allocate and free calls (0 in dumps that do not measure it) */
     uint64_t pairs, call_ns;
+    /* allocations made after the site had freed one: allocating and
+     * freeing again and again, not buffers all live at once freed once */
+    uint64_t reallocs;
     /* internal: lazy snapshot at the device peak */
     uint64_t peak_epoch_saved;
 };
@@ -101,8 +104,9 @@ void vt_usage_mark(struct vt_usage *u, uint64_t time_ns, const char *label);
  * inside its calls. */
 void vt_usage_churn(struct vt_usage *u, uint64_t stack_id, unsigned api, unsigned kind,
                     int64_t device, uint64_t pairs, uint64_t call_ns);
-/* Churn is worth a hint: this many pairs at a site whose calls took this
- * share (per mille) of the run. */
+/* Churn is worth a hint: this many pairs, and allocations again after a
+ * free, at a site of an API that synchronizes the device at each call
+ * (churn_apis.h), whose calls took this share (per mille) of the run. */
 #define VT_CHURN_HINT_PAIRS 10
 #define VT_CHURN_HINT_PERMILLE 10
 bool vt_usage_churn_large(const struct vt_usage *u, const struct vt_usage_site *s);

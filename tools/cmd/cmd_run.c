@@ -21,6 +21,7 @@
 #include "cli.h"
 #include "cli_table.h"
 #include "cli_usage.h"
+#include "ending.h"
 #include "output_file.h"
 #include "frames.h"
 #include "leak_limits.h"
@@ -30,6 +31,7 @@
 #include "run_output.h"
 #include "size_arg.h"
 #include "symbolize.h"
+#include "xalloc.h"
 
 #ifndef VT_LIBDIR_FROM_BINDIR
 #define VT_LIBDIR_FROM_BINDIR "../lib"
@@ -316,13 +318,34 @@ static void set_waiting_handlers(bool waiting)
     set_handler(SIGHUP, waiting ? forward_signal : SIG_DFL);
 }
 
+/* The next child to end, reaped, its start time read while it is a zombie
+ * (recorded in WAITS, so that a dump without a footer can say how it
+ * ended); its pid, 0 when there is none to wait for, -1 on an error. */
+static pid_t reap(pid_t pid, int *status, struct vt_waits *waits)
+{
+    siginfo_t info = {0};
+    if (waitid(pid > 0 ? P_PID : P_ALL, (id_t)(pid > 0 ? pid : 0), &info, WEXITED | WNOWAIT) != 0)
+        return -1;
+    struct vt_wait w = {.pid = info.si_pid};
+    bool known = vt_proc_start_ticks(w.pid, &w.start_ticks);
+    pid_t done;
+    while ((done = waitpid(info.si_pid, status, 0)) < 0 && errno == EINTR)
+        ;
+    if (done > 0 && known) {
+        waits->list = vt_xrealloc(waits->list, waits->n + 1, sizeof *waits->list);
+        w.status = *status;
+        waits->list[waits->n++] = w;
+    }
+    return done;
+}
+
 /* Waits for PID and, with TREE, for every other process that ends up our
  * child (we are their subreaper); returns PID's wait status. */
-static int wait_for_tree(pid_t pid, bool tree)
+static int wait_for_tree(pid_t pid, bool tree, struct vt_waits *waits)
 {
     int status = VT_EXIT_ERROR << 8, main_status = status;
     pid_t done;
-    while ((done = waitpid(tree ? -1 : pid, &status, 0)) != 0) {
+    while ((done = reap(tree ? -1 : pid, &status, waits)) != 0) {
         if (done < 0) {
             if (errno == EINTR)
                 continue;
@@ -406,7 +429,8 @@ static void list_dumps(char **dumps, size_t n, FILE *out)
 
 /* The dumps' report, into the outputs; the verdict (with --fail-on-leak). */
 static enum vt_verdict report_dumps(char **dumps, size_t n, struct run_options *opts,
-                                    const struct outputs *o, const struct vt_limits *limits)
+                                    const struct outputs *o, const struct vt_limits *limits,
+                                    const struct vt_waits *waits)
 {
     FILE *primary = o->text ? o->text : o->json_stdout ? o->json_stdout : o->json_file;
     struct vt_report_options ropts = {
@@ -419,6 +443,7 @@ static enum vt_verdict report_dumps(char **dumps, size_t n, struct run_options *
         .top = opts->top,
         .top_given = opts->top_given,
         .json_out = o->text ? (o->json_stdout ? o->json_stdout : o->json_file) : NULL,
+        .waits = waits,
     };
     if (o->text && n)
         list_dumps(dumps, n, o->text);
@@ -437,7 +462,8 @@ static enum vt_verdict report_dumps(char **dumps, size_t n, struct run_options *
                                            .known = ropts.known,
                                            .skip = ropts.skip,
                                            .top = ropts.top,
-                                           .top_given = ropts.top_given};
+                                           .top_given = ropts.top_given,
+                                           .waits = waits};
         n == 1 ? (void)vt_report_dump(dumps[0], &ropts) : (void)vt_report_many(dumps, n, &ropts);
     }
     return verdict;
@@ -552,16 +578,19 @@ static int run_traced(int argc, char **argv, struct run_options *opts)
         perror("vramtrace run: prctl(PR_SET_CHILD_SUBREAPER)");
     struct child_setup setup = {library, pattern, manifest};
     pid_t pid = start(argv + optind, &setup, opts);
-    int wait_status =
-        pid == -1 ? VT_EXIT_ERROR << 8 : wait_for_tree(pid < 0 ? -pid : pid, !opts->no_children);
+    struct vt_waits waits = {0};
+    int wait_status = pid == -1 ? VT_EXIT_ERROR << 8
+                                : wait_for_tree(pid < 0 ? -pid : pid, !opts->no_children, &waits);
     int status = WEXITSTATUS(wait_status); /* CMD did not run: 127, or 1 */
     char **dumps;
     size_t n;
     vt_manifest_take(manifest, &dumps, &n);
     if (pid > 0) { /* CMD ran */
         struct vt_limits limits = vt_check_effective_limits(&opts->check);
-        status = final_status(wait_status, report_dumps(dumps, n, opts, &out, &limits), n, opts);
+        status =
+            final_status(wait_status, report_dumps(dumps, n, opts, &out, &limits, &waits), n, opts);
     }
+    free(waits.list);
     for (size_t i = 0; i < n; i++)
         free(dumps[i]);
     free(dumps);

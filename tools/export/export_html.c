@@ -613,7 +613,7 @@ static void churn_table(const struct vt_report *r, FILE *out)
         for (size_t i = 0; i < n; i++)
             list[i] = &r->usage_sites[order[i]];
         char **labels = vt_site_labels(list, n);
-        bool hint = false;
+        size_t hint = n; /* the first large one */
         for (size_t i = 0; i < n; i++) {
             const struct vt_usage_site *s = &u->sites[order[i]];
             fprintf(out, "<tr><td class=\"num\">%" PRIu64 "</td><td class=\"num\">%s</td>",
@@ -621,11 +621,13 @@ static void churn_table(const struct vt_report *r, FILE *out)
             put_where(list[i]->api, s->kind, s->device, out);
             put_stack(list[i], labels[i], false, out);
             fputs("</tr>\n", out);
-            hint |= vt_usage_churn_large(u, s);
+            if (hint == n && vt_usage_churn_large(u, s))
+                hint = i;
         }
         fputs("</tbody></table>\n", out);
-        if (hint)
-            fputs("<p>" VT_CHURN_HINT ".</p>\n", out);
+        char text[160];
+        if (hint < n)
+            fprintf(out, "<p>%s.</p>\n", vt_churn_hint(list[hint]->api, text, sizeof text));
         vt_site_labels_free(labels, n);
         free(list);
     }
@@ -647,7 +649,7 @@ static void failures_table(const struct vt_report *r, FILE *out)
         put_bytes_cell(f->size, out);
         char error[VT_CUDA_ERROR_LABEL];
         fprintf(out, "<td class=\"num\">%" PRIu64 "</td><td class=\"num\">%s</td>", f->count,
-                vt_cuda_error_label(f->error, error));
+                vt_cuda_error_label(f->error, f->api, error));
         put_where(r->failure_sites[i].api, f->kind, f->device, out);
         put_stack(&r->failure_sites[i], NULL, false, out);
         fputs("</tr>\n", out);
@@ -656,12 +658,18 @@ static void failures_table(const struct vt_report *r, FILE *out)
 }
 
 /* What the address of a refused free was: an allocation (its stack), freed
- * before (where, when), or nothing the tracer knows. */
+ * before (where, when), a graph's allocation node, or nothing the tracer
+ * knows. */
 static void put_bad_free_target(const struct vt_report *r, size_t i, FILE *out)
 {
     const struct vt_bad_free_event *e = &r->analysis->bad_frees.list[i].first;
     const struct vt_site *sites = &r->invalid_sites[3 * i];
     char time[32];
+    if (e->flags & VT_BAD_FREE_GRAPH_NODE) {
+        put_stack(&sites[1], NULL, false, out);
+        fputs("<td>a CUDA graph's allocation, not allocated at this free</td>", out);
+        return;
+    }
     if (!(e->flags & VT_BAD_FREE_ALLOC_KNOWN)) {
         fputs("<td>no allocation the tracer saw, nor one freed lately</td><td></td>", out);
         return;

@@ -1022,10 +1022,11 @@ static bool believe_bad_free(struct record_in *in, struct vt_bad_free_event *ev)
         .first_free_tid = rec.first_free_tid,
         .first_free_stack_id = stack_ref(in, rec.first_free_stack),
     };
-    if ((ev->flags & VT_BAD_FREE_ALLOC_KNOWN) && ev->alloc_kind >= VT_KIND_COUNT) {
+    unsigned known = VT_BAD_FREE_ALLOC_KNOWN | VT_BAD_FREE_GRAPH_NODE;
+    if ((ev->flags & known) && ev->alloc_kind >= VT_KIND_COUNT) {
         doubt(in, "kept without its allocation", "an allocation of unknown kind %u",
               ev->alloc_kind);
-        ev->flags &= ~(unsigned)VT_BAD_FREE_ALLOC_KNOWN;
+        ev->flags &= ~known;
         ev->alloc_stack_id = ev->alloc_size = 0;
         ev->alloc_api = ev->alloc_kind = 0;
         ev->alloc_device = 0;

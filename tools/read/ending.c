@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "format.h"
@@ -45,6 +46,12 @@ static bool proc_stat(unsigned long long pid, char *state, unsigned long long *t
         p = strchr(p + 1, ' ');
     *ticks = p ? strtoull(p + 1, NULL, 10) : 0;
     return p != NULL;
+}
+
+bool vt_proc_start_ticks(long long pid, unsigned long long *ticks)
+{
+    char state;
+    return pid > 0 && proc_stat((unsigned long long)pid, &state, ticks);
 }
 
 /* After an exec the pid runs another program: same start time, other exe.
@@ -120,6 +127,23 @@ struct vt_ending vt_dump_ending(const struct vt_dump *dump)
     return e;
 }
 
+struct vt_ending vt_dump_ending_waited(const struct vt_dump *dump, const struct vt_waits *waits)
+{
+    struct vt_ending e = vt_dump_ending(dump);
+    const struct vt_process *p = &dump->process;
+    if (e.reason != VT_ENDING_UNKNOWN || !waits || !p->present || !p->start_ticks)
+        return e;
+    /* the last reaped: a pid that ran several programs ended with the last */
+    for (size_t i = waits->n; i-- > 0;)
+        if (waits->list[i].pid == (long long)p->pid &&
+            waits->list[i].start_ticks == p->start_ticks) {
+            e.waited = true;
+            e.wait_status = waits->list[i].status;
+            break;
+        }
+    return e;
+}
+
 const char *vt_ending_name(enum vt_ending_reason reason)
 {
     static const char *const names[] = {
@@ -168,6 +192,27 @@ static const char *stop_cause(int cause)
     }
 }
 
+/* How a process without a footer ended, from the status it was reaped with. */
+static const char *waited_sentence(int status, char *buf, size_t size)
+{
+    char name[16];
+    if (WIFSIGNALED(status))
+        snprintf(buf, size,
+                 "killed by %s (no footer): what was still allocated is listed as live when it "
+                 "was killed, not as leaked",
+                 vt_signal_name(WTERMSIG(status), name));
+    else
+        snprintf(buf, size,
+                 "exited with status %d before the tracer's footer was written%s: what was "
+                 "still allocated is listed as live at the end of the dump, not as leaked",
+                 WEXITSTATUS(status),
+                 WEXITSTATUS(status) == 127
+                     ? " (the dynamic loader exits so on an error such as 'symbol lookup error': "
+                       "see the program's stderr)"
+                     : "");
+    return buf;
+}
+
 const char *vt_ending_sentence(const struct vt_ending *e, char *buf, size_t size)
 {
     char name[16];
@@ -202,10 +247,13 @@ const char *vt_ending_sentence(const struct vt_ending *e, char *buf, size_t size
                  "as leaked");
         return buf;
     case VT_ENDING_UNKNOWN:
+        if (e->waited)
+            return waited_sentence(e->wait_status, buf, size);
         if (e->writer == VT_WRITER_GONE)
             snprintf(buf, size,
-                     "killed (no footer): the process is gone without having said how "
-                     "it ended (SIGKILL, the OOM killer...); what was still allocated is listed "
+                     "gone (no footer): the process ended without saying how (killed by "
+                     "SIGKILL or the OOM killer, or exited where the tracer could not see it, "
+                     "as the dynamic loader's errors do); what was still allocated is listed "
                      "as live at the end of the dump, not as leaked");
         else
             snprintf(buf, size,

@@ -35,9 +35,33 @@ struct vt_ending {
     int signal; /* VT_ENDING_SIGNAL */
     int status; /* VT_ENDING_UNDERSCORE_EXIT: _exit's argument; STOPPED: enum vt_stop_cause */
     enum vt_writer_state writer; /* without a footer: whether the writer runs */
+    /* without a footer: the wait status `vramtrace run` reaped the writer
+     * with (waited), which says how it ended where the dump cannot */
+    bool waited;
+    int wait_status;
 };
 
+/* A process `vramtrace run` reaped: its pid, start time (/proc's field 22,
+ * as the dump's PROCESS record holds it) and wait status. */
+struct vt_wait {
+    long long pid;
+    unsigned long long start_ticks;
+    int status;
+};
+
+struct vt_waits {
+    struct vt_wait *list;
+    size_t n;
+};
+
+/* The start time of the process PID (a zombie's too), into *TICKS; false
+ * when there is no such process. */
+bool vt_proc_start_ticks(long long pid, unsigned long long *ticks);
+
 struct vt_ending vt_dump_ending(const struct vt_dump *dump);
+/* DUMP's ending, told by WAITS (or NULL) where the dump has no footer and
+ * its writer was reaped there. */
+struct vt_ending vt_dump_ending_waited(const struct vt_dump *dump, const struct vt_waits *waits);
 
 /* "exit", "signal", "exec", "_exit", "running", "unknown", "stopped",
  * "empty" (the JSON's). */

@@ -1,16 +1,24 @@
 /* SPDX-License-Identifier: MIT */
-/* CUresult names, as cuda.h spells them (CUDA 13.0's list; the tracer
- * records the driver's result of each failed call). One spelling of an
- * error everywhere: "CUDA_ERROR_OUT_OF_MEMORY (2)". */
+/* CUresult names, as cuda.h spells them, and cudaError_t names, as
+ * driver_types.h spells them (CUDA 13.0's lists; the tracer records the
+ * driver's result of each failed call, which the runtime returns as the
+ * cudaError_t of the same number: CUDA_ERROR_INVALID_VALUE (1) is
+ * cudaErrorInvalidValue (1)). One spelling of an error everywhere:
+ * "CUDA_ERROR_OUT_OF_MEMORY (2)" for a driver call,
+ * "cudaErrorMemoryAllocation (2)" for a runtime one. */
 #include "cuda_errors.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 
-static const struct {
+#include "format.h"
+
+struct error_name {
     uint64_t code;
     const char *name;
-} names[] = {
+};
+
+static const struct error_name names[] = {
     {0, "CUDA_SUCCESS"},
     {1, "CUDA_ERROR_INVALID_VALUE"},
     {2, "CUDA_ERROR_OUT_OF_MEMORY"},
@@ -114,20 +122,164 @@ static const struct {
     {999, "CUDA_ERROR_UNKNOWN"},
 };
 
-const char *vt_cuda_error_name(uint64_t code)
+static const struct error_name runtime_names[] = {
+    {0, "cudaSuccess"},
+    {1, "cudaErrorInvalidValue"},
+    {2, "cudaErrorMemoryAllocation"},
+    {3, "cudaErrorInitializationError"},
+    {4, "cudaErrorCudartUnloading"},
+    {5, "cudaErrorProfilerDisabled"},
+    {6, "cudaErrorProfilerNotInitialized"},
+    {7, "cudaErrorProfilerAlreadyStarted"},
+    {8, "cudaErrorProfilerAlreadyStopped"},
+    {9, "cudaErrorInvalidConfiguration"},
+    {12, "cudaErrorInvalidPitchValue"},
+    {13, "cudaErrorInvalidSymbol"},
+    {16, "cudaErrorInvalidHostPointer"},
+    {17, "cudaErrorInvalidDevicePointer"},
+    {18, "cudaErrorInvalidTexture"},
+    {19, "cudaErrorInvalidTextureBinding"},
+    {20, "cudaErrorInvalidChannelDescriptor"},
+    {21, "cudaErrorInvalidMemcpyDirection"},
+    {22, "cudaErrorAddressOfConstant"},
+    {23, "cudaErrorTextureFetchFailed"},
+    {24, "cudaErrorTextureNotBound"},
+    {25, "cudaErrorSynchronizationError"},
+    {26, "cudaErrorInvalidFilterSetting"},
+    {27, "cudaErrorInvalidNormSetting"},
+    {28, "cudaErrorMixedDeviceExecution"},
+    {31, "cudaErrorNotYetImplemented"},
+    {32, "cudaErrorMemoryValueTooLarge"},
+    {34, "cudaErrorStubLibrary"},
+    {35, "cudaErrorInsufficientDriver"},
+    {36, "cudaErrorCallRequiresNewerDriver"},
+    {37, "cudaErrorInvalidSurface"},
+    {43, "cudaErrorDuplicateVariableName"},
+    {44, "cudaErrorDuplicateTextureName"},
+    {45, "cudaErrorDuplicateSurfaceName"},
+    {46, "cudaErrorDevicesUnavailable"},
+    {49, "cudaErrorIncompatibleDriverContext"},
+    {52, "cudaErrorMissingConfiguration"},
+    {53, "cudaErrorPriorLaunchFailure"},
+    {65, "cudaErrorLaunchMaxDepthExceeded"},
+    {66, "cudaErrorLaunchFileScopedTex"},
+    {67, "cudaErrorLaunchFileScopedSurf"},
+    {68, "cudaErrorSyncDepthExceeded"},
+    {69, "cudaErrorLaunchPendingCountExceeded"},
+    {98, "cudaErrorInvalidDeviceFunction"},
+    {100, "cudaErrorNoDevice"},
+    {101, "cudaErrorInvalidDevice"},
+    {102, "cudaErrorDeviceNotLicensed"},
+    {103, "cudaErrorSoftwareValidityNotEstablished"},
+    {127, "cudaErrorStartupFailure"},
+    {200, "cudaErrorInvalidKernelImage"},
+    {201, "cudaErrorDeviceUninitialized"},
+    {205, "cudaErrorMapBufferObjectFailed"},
+    {206, "cudaErrorUnmapBufferObjectFailed"},
+    {207, "cudaErrorArrayIsMapped"},
+    {208, "cudaErrorAlreadyMapped"},
+    {209, "cudaErrorNoKernelImageForDevice"},
+    {210, "cudaErrorAlreadyAcquired"},
+    {211, "cudaErrorNotMapped"},
+    {212, "cudaErrorNotMappedAsArray"},
+    {213, "cudaErrorNotMappedAsPointer"},
+    {214, "cudaErrorECCUncorrectable"},
+    {215, "cudaErrorUnsupportedLimit"},
+    {216, "cudaErrorDeviceAlreadyInUse"},
+    {217, "cudaErrorPeerAccessUnsupported"},
+    {218, "cudaErrorInvalidPtx"},
+    {219, "cudaErrorInvalidGraphicsContext"},
+    {220, "cudaErrorNvlinkUncorrectable"},
+    {221, "cudaErrorJitCompilerNotFound"},
+    {222, "cudaErrorUnsupportedPtxVersion"},
+    {223, "cudaErrorJitCompilationDisabled"},
+    {224, "cudaErrorUnsupportedExecAffinity"},
+    {225, "cudaErrorUnsupportedDevSideSync"},
+    {226, "cudaErrorContained"},
+    {300, "cudaErrorInvalidSource"},
+    {301, "cudaErrorFileNotFound"},
+    {302, "cudaErrorSharedObjectSymbolNotFound"},
+    {303, "cudaErrorSharedObjectInitFailed"},
+    {304, "cudaErrorOperatingSystem"},
+    {400, "cudaErrorInvalidResourceHandle"},
+    {401, "cudaErrorIllegalState"},
+    {402, "cudaErrorLossyQuery"},
+    {500, "cudaErrorSymbolNotFound"},
+    {600, "cudaErrorNotReady"},
+    {700, "cudaErrorIllegalAddress"},
+    {701, "cudaErrorLaunchOutOfResources"},
+    {702, "cudaErrorLaunchTimeout"},
+    {703, "cudaErrorLaunchIncompatibleTexturing"},
+    {704, "cudaErrorPeerAccessAlreadyEnabled"},
+    {705, "cudaErrorPeerAccessNotEnabled"},
+    {708, "cudaErrorSetOnActiveProcess"},
+    {709, "cudaErrorContextIsDestroyed"},
+    {710, "cudaErrorAssert"},
+    {711, "cudaErrorTooManyPeers"},
+    {712, "cudaErrorHostMemoryAlreadyRegistered"},
+    {713, "cudaErrorHostMemoryNotRegistered"},
+    {714, "cudaErrorHardwareStackError"},
+    {715, "cudaErrorIllegalInstruction"},
+    {716, "cudaErrorMisalignedAddress"},
+    {717, "cudaErrorInvalidAddressSpace"},
+    {718, "cudaErrorInvalidPc"},
+    {719, "cudaErrorLaunchFailure"},
+    {720, "cudaErrorCooperativeLaunchTooLarge"},
+    {721, "cudaErrorTensorMemoryLeak"},
+    {800, "cudaErrorNotPermitted"},
+    {801, "cudaErrorNotSupported"},
+    {802, "cudaErrorSystemNotReady"},
+    {803, "cudaErrorSystemDriverMismatch"},
+    {804, "cudaErrorCompatNotSupportedOnDevice"},
+    {805, "cudaErrorMpsConnectionFailed"},
+    {806, "cudaErrorMpsRpcFailure"},
+    {807, "cudaErrorMpsServerNotReady"},
+    {808, "cudaErrorMpsMaxClientsReached"},
+    {809, "cudaErrorMpsMaxConnectionsReached"},
+    {810, "cudaErrorMpsClientTerminated"},
+    {811, "cudaErrorCdpNotSupported"},
+    {812, "cudaErrorCdpVersionMismatch"},
+    {900, "cudaErrorStreamCaptureUnsupported"},
+    {901, "cudaErrorStreamCaptureInvalidated"},
+    {902, "cudaErrorStreamCaptureMerge"},
+    {903, "cudaErrorStreamCaptureUnmatched"},
+    {904, "cudaErrorStreamCaptureUnjoined"},
+    {905, "cudaErrorStreamCaptureIsolation"},
+    {906, "cudaErrorStreamCaptureImplicit"},
+    {907, "cudaErrorCapturedEvent"},
+    {908, "cudaErrorStreamCaptureWrongThread"},
+    {909, "cudaErrorTimeout"},
+    {910, "cudaErrorGraphExecUpdateFailure"},
+    {911, "cudaErrorExternalDevice"},
+    {912, "cudaErrorInvalidClusterSize"},
+    {913, "cudaErrorFunctionNotLoaded"},
+    {914, "cudaErrorInvalidResourceType"},
+    {915, "cudaErrorInvalidResourceConfiguration"},
+    {999, "cudaErrorUnknown"},
+};
+
+static const char *find(const struct error_name *list, size_t n, uint64_t code)
 {
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (names[i].code == code)
-            return names[i].name;
+    for (size_t i = 0; i < n; i++)
+        if (list[i].code == code)
+            return list[i].name;
     return NULL;
 }
 
-const char *vt_cuda_error_label(uint64_t code, char *buf)
+const char *vt_cuda_error_name(uint64_t code, unsigned api)
 {
-    const char *name = vt_cuda_error_name(code);
+    if (vt_api_is_runtime(api))
+        return find(runtime_names, sizeof runtime_names / sizeof runtime_names[0], code);
+    return find(names, sizeof names / sizeof names[0], code);
+}
+
+const char *vt_cuda_error_label(uint64_t code, unsigned api, char *buf)
+{
+    const char *name = vt_cuda_error_name(code, api);
     if (name)
         snprintf(buf, VT_CUDA_ERROR_LABEL, "%s (%" PRIu64 ")", name, code);
     else
-        snprintf(buf, VT_CUDA_ERROR_LABEL, "CUDA error %" PRIu64, code);
+        snprintf(buf, VT_CUDA_ERROR_LABEL, "%s error %" PRIu64,
+                 vt_api_is_runtime(api) ? "CUDA runtime" : "CUDA", code);
     return buf;
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The JSON report (schema in tools/vramtrace.1 and the contract in issue 2). */
 #include <stdlib.h>
+#include <sys/wait.h>
 
 #include "cuda_errors.h"
 #include "device_report.h"
@@ -485,7 +486,7 @@ static void write_failures(struct vt_json *j, const struct vt_report *r)
         write_uint_field(j, "count", f->count);
         write_uint_field(j, "error", f->error);
         vt_json_key(j, "error_name");
-        vt_json_string(j, vt_cuda_error_name(f->error));
+        vt_json_string(j, vt_cuda_error_name(f->error, f->api));
         write_site_fields(j, sites[i], labels[i], f->kind, f->device, f->stack_id);
         write_oom(j, r, f);
         vt_json_end_object(j);
@@ -533,17 +534,20 @@ static void write_invalid_free(struct vt_json *j, const struct vt_report *r, siz
     const struct vt_invalid_free *f = &r->analysis->bad_frees.list[i];
     const struct vt_bad_free_event *e = &f->first;
     const struct vt_site *sites = &r->invalid_sites[3 * i];
-    bool known = e->flags & VT_BAD_FREE_ALLOC_KNOWN, dbl = e->flags & VT_BAD_FREE_DOUBLE;
+    bool graph = e->flags & VT_BAD_FREE_GRAPH_NODE, dbl = e->flags & VT_BAD_FREE_DOUBLE;
+    bool known = (e->flags & VT_BAD_FREE_ALLOC_KNOWN) || graph;
     vt_json_begin_object(j);
     write_uint_field(j, "address", e->address);
     vt_json_key(j, "api");
     vt_json_string(j, vt_api_label(sites[0].api));
     vt_json_key(j, "double_free");
     vt_json_bool(j, dbl);
+    vt_json_key(j, "graph_allocation");
+    vt_json_bool(j, graph);
     write_uint_field(j, "count", f->count);
     write_uint_field(j, "error", e->error);
     vt_json_key(j, "error_name");
-    vt_json_string(j, vt_cuda_error_name(e->error));
+    vt_json_string(j, vt_cuda_error_name(e->error, e->api));
     write_uint_field(j, "time_ns", e->time_ns);
     write_uint_field(j, "tid", e->tid);
     write_named_frames(j, "frames", &sites[0], true);
@@ -576,12 +580,18 @@ static void write_ending(struct vt_json *j, const struct vt_report *r)
     vt_json_begin_object(j);
     vt_json_key(j, "reason");
     vt_json_string(j, vt_ending_name(r->ending.reason));
+    const struct vt_ending *e = &r->ending;
+    /* without a footer, what `vramtrace run` reaped the process with */
+    bool killed = e->waited && WIFSIGNALED(e->wait_status),
+         exited = e->waited && WIFEXITED(e->wait_status);
     vt_json_key(j, "signal");
-    r->ending.reason == VT_ENDING_SIGNAL ? vt_json_uint(j, (uint64_t)r->ending.signal)
-                                         : vt_json_null(j);
+    e->reason == VT_ENDING_SIGNAL ? vt_json_uint(j, (uint64_t)e->signal)
+    : killed                      ? vt_json_uint(j, (uint64_t)WTERMSIG(e->wait_status))
+                                  : vt_json_null(j);
     vt_json_key(j, "status");
-    r->ending.reason == VT_ENDING_UNDERSCORE_EXIT ? vt_json_uint(j, (uint64_t)r->ending.status)
-                                                  : vt_json_null(j);
+    e->reason == VT_ENDING_UNDERSCORE_EXIT ? vt_json_uint(j, (uint64_t)e->status)
+    : exited                               ? vt_json_uint(j, (uint64_t)WEXITSTATUS(e->wait_status))
+                                           : vt_json_null(j);
     vt_json_key(j, "leaks_judged");
     vt_json_bool(j, !r->live_not_leaked);
     vt_json_end_object(j);

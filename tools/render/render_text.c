@@ -676,7 +676,7 @@ static void print_churn(const struct vt_report *r, FILE *out)
     const struct vt_usage *u = &r->analysis->usage;
     uint64_t pairs, call_ns;
     size_t nsites, *order, n = vt_report_churn_sites(r, &order);
-    char time[32];
+    char time[32], hint[160];
     vt_report_churn_totals(r, &pairs, &call_ns, &nsites);
     if (pairs) {
         fprintf(out,
@@ -697,8 +697,8 @@ static void print_churn(const struct vt_report *r, FILE *out)
                 large = i;
         }
         if (large < n)
-            fprintf(out, "vramtrace: %s allocates and frees again and again; " VT_CHURN_HINT "\n",
-                    labels[large]);
+            fprintf(out, "vramtrace: %s allocates and frees again and again; %s\n", labels[large],
+                    vt_churn_hint(list[large]->api, hint, sizeof hint));
         vt_site_labels_free(labels, n);
         free(list);
     }
@@ -739,7 +739,8 @@ static void print_failures(const struct vt_report *r, FILE *out)
                 vt_human_size(f->size, size), vt_api_label(r->failure_sites[i].api));
         print_device(f->device, out);
         fprintf(out, " [%s]: %s, %" PRIu64 " %s\n", vt_kind_name(f->kind),
-                vt_cuda_error_label(f->error, error), f->count, plural(f->count, "time", "times"));
+                vt_cuda_error_label(f->error, f->api, error), f->count,
+                plural(f->count, "time", "times"));
         print_frames(&r->failure_sites[i], out);
         if (f->oom)
             print_oom(r, f, out);
@@ -830,6 +831,23 @@ static void print_aggregate_note(const struct vt_report *r, FILE *out)
     fputs(g->totals ? ")\n" : "), the peak is the highest sample\n", out);
 }
 
+/* A refused free of a graph's allocation that no launch held then: the
+ * node, and where it was made. */
+static void print_graph_node(const struct vt_bad_free_event *e, const struct vt_site *node,
+                             FILE *out)
+{
+    char size[32];
+    fprintf(out,
+            "  Address 0x%" PRIx64 " is a CUDA graph's allocation of %" PRIu64 " %s (%s) via %s",
+            e->address, e->alloc_size, BYTES(e->alloc_size), vt_human_size(e->alloc_size, size),
+            vt_api_label(node->api));
+    print_device(e->alloc_device, out);
+    fputs(", not allocated at this free (a graph's allocation exists from the launch that runs "
+          "its node until its free); the node was made at:\n",
+          out);
+    print_frames(node, out);
+}
+
 /* Memcheck's layout: the refused free's stack, then what the address was
  * (the allocation's stack) and, for a double free, where it was freed first. */
 static void print_invalid_free(const struct vt_report *r, size_t i, FILE *out)
@@ -842,8 +860,13 @@ static void print_invalid_free(const struct vt_report *r, size_t i, FILE *out)
     char error[VT_CUDA_ERROR_LABEL];
     fprintf(out, "\nInvalid free%s of 0x%" PRIx64 " via %s: %s, %" PRIu64 " %s\n",
             dbl ? " (double free)" : "", e->address, vt_api_label(sites[0].api),
-            vt_cuda_error_label(e->error, error), f->count, plural(f->count, "time", "times"));
+            vt_cuda_error_label(e->error, e->api, error), f->count,
+            plural(f->count, "time", "times"));
     print_frames(&sites[0], out);
+    if (e->flags & VT_BAD_FREE_GRAPH_NODE) {
+        print_graph_node(e, &sites[1], out);
+        return;
+    }
     if (!known) {
         fputs("  Address 0x", out);
         fprintf(out, "%" PRIx64 " is no allocation the tracer saw, nor one freed lately\n",

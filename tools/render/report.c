@@ -376,7 +376,7 @@ void vt_report_build(const char *path, const struct vt_report_options *opts,
         l->sym = vt_symbolizer_new(&l->dump);
     if (opts->suppressions || opts->known)
         sort_leaks(&l->analysis, l->sym, &l->dump, opts->suppressions, opts->known);
-    struct vt_ending ending = vt_dump_ending(&l->dump);
+    struct vt_ending ending = vt_dump_ending_waited(&l->dump, opts->waits);
     bool live_not_leaked = !vt_ending_judges_leaks(&ending);
     judge_ending(&l->analysis.summary, live_not_leaked);
     size_t top = list_top(opts);

@@ -31,6 +31,7 @@ struct vt_report_options {
     const char *html;                     /* also write the HTML report to this file */
     bool force;                           /* which may hold a dump */
     bool part_of_many; /* one of several dumps: unused suppressions are listed once, after all */
+    const struct vt_waits *waits; /* or NULL: how `vramtrace run`'s processes ended */
     /* events also go to TAP (exports count allocations per site) */
     const struct vt_event_sink *tap;
     void *tap_ctx;

@@ -3,6 +3,7 @@
 #include "report_dump.h"
 
 #include <inttypes.h>
+#include <sys/wait.h>
 
 #include "leak_limits.h"
 
@@ -28,7 +29,15 @@ static const char *nothing_to_judge(const struct vt_report *r, char *buf, size_t
     case VT_ENDING_RUNNING:
         return "the process is still running";
     case VT_ENDING_UNKNOWN:
-        return "the process ended without a footer (killed, e.g. by SIGKILL)";
+        if (r->ending.waited && WIFSIGNALED(r->ending.wait_status))
+            snprintf(buf, size, "the process was killed by %s (no footer)",
+                     vt_signal_name(WTERMSIG(r->ending.wait_status), name));
+        else if (r->ending.waited)
+            snprintf(buf, size, "the process exited with status %d without the tracer's footer",
+                     WEXITSTATUS(r->ending.wait_status));
+        else
+            return "the process ended without a footer (killed by SIGKILL, or a loader's error)";
+        return buf;
     case VT_ENDING_STOPPED:
         return "tracing stopped while the process ran on";
     default:

@@ -4,6 +4,8 @@
 
 #include <stdio.h>
 
+#include "churn_apis.h"
+#include "format.h"
 #include "report.h"
 
 /* A site that leaked this many allocations or more leaked again and again. */
@@ -72,4 +74,14 @@ void vt_growth_verdict(const struct vt_report *r, char *buf, size_t len)
     else
         snprintf(buf, len, "growth judged on %zu markers (%zu skipped as warm-up): nothing grows",
                  n, u->skip);
+}
+
+const char *vt_churn_hint(unsigned api, char *buf, size_t len)
+{
+    const char *name = vt_api_name(api), *free_name = vt_churn_sync_free(api);
+    snprintf(buf, len,
+             "each %s/%s pair synchronizes the device: the caching allocator or a pool would "
+             "avoid it",
+             name ? name : "allocate", free_name ? free_name : "free");
+    return buf;
 }

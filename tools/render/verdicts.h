@@ -12,10 +12,9 @@ struct vt_report;
 #define VT_MARKER_HINT "mark each step with vramtrace_mark() or `kill -USR2 PID`"
 
 /* The hint for a site whose allocate/free pairs cost much
- * (vt_usage_churn_large): allocating calls synchronize the device. */
-#define VT_CHURN_HINT                                                                         \
-    "each cudaMalloc/cudaFree pair synchronizes the device: the caching allocator or a pool " \
-    "would avoid it"
+ * (vt_usage_churn_large), worded for its allocating API: "each
+ * cudaMalloc/cudaFree pair synchronizes the device: ..." into BUF. */
+const char *vt_churn_hint(unsigned api, char *buf, size_t len);
 
 /* What growth was judged on and what it found, without "vramtrace: ":
  * "growth judged on 10 markers (0 skipped as warm-up): 1 call site growing";

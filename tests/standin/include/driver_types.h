@@ -403,6 +403,20 @@ typedef struct CUkern_st *cudaKernel_t;
 typedef struct CUfunc_st *cudaFunction_t;
 typedef unsigned long long cudaGraphConditionalHandle;
 typedef void (*cudaHostFn_t)(void *userData);
+
+/* Graph nodes added one by one. */
+struct cudaMemsetParams {
+    void *dst;
+    size_t pitch;
+    unsigned int value;
+    unsigned int elementSize;
+    size_t width;
+    size_t height;
+};
+struct cudaHostNodeParams {
+    cudaHostFn_t fn;
+    void *userData;
+};
 typedef void (*cudaStreamCallback_t)(cudaStream_t stream, cudaError_t status, void *userData);
 #define cudaEventDefault 0x00
 #define cudaEventBlockingSync 0x01
