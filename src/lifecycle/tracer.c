@@ -105,6 +105,7 @@ static void initialize(void)
             vt_config_remember_start_dir();
         vt_output_choose(!off && vt_agg_configure() ? &vt_output_aggregate : &vt_output_events);
         vt_output_when_ready(dump_ready);
+        vt_output_count_live_with(vt_track_live_count);
         if (!off)
             vt_stacks_init();
         vt_tracing_set(off ? VT_TRACING_OFF : VT_TRACING_READY);

@@ -4,7 +4,6 @@
 #include "format.h"
 #include "records.h"
 #include "stacks.h"
-#include "track.h"
 #include "tracing.h"
 #include "warn.h"
 #include "writer.h"
@@ -13,6 +12,7 @@
 
 const struct vt_output *vt_output;
 static void (*when_ready)(void);
+static uint64_t (*live_count)(void);
 
 void vt_output_choose(const struct vt_output *output)
 {
@@ -24,13 +24,18 @@ void vt_output_when_ready(void (*ready)(void))
     when_ready = ready;
 }
 
+void vt_output_count_live_with(uint64_t (*count)(void))
+{
+    live_count = count;
+}
+
 /* The dump ends here. Where it could not grow, its END says why tracing
  * stopped while the process ran on (never a kill that did not happen). */
 static void stop_writing(void)
 {
     unsigned cause = vt_writer_stop_cause();
     if (cause)
-        vt_rec_end(VT_END_STOPPED, vt_track_live_count(), 0, (int)cause);
+        vt_rec_end(VT_END_STOPPED, live_count ? live_count() : 0, 0, (int)cause);
     vt_writer_close();
 }
 

@@ -43,6 +43,11 @@ void vt_output_choose(const struct vt_output *output);
  * lock): set once at start-up. */
 void vt_output_when_ready(void (*ready)(void));
 
+/* Where the END of a dump that stopped early reads how many allocations the
+ * tracer still held (the live table, which uses the output: set once at
+ * start-up). */
+void vt_output_count_live_with(uint64_t (*count)(void));
+
 /* With the lock held: make sure the dump is open (created with its PROCESS
  * record and module list on the first event). 0 when events can be
  * written, -1 when tracing stopped. */

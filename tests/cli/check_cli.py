@@ -402,7 +402,12 @@ def write(name, data):
 
 
 def case_empty_file():
-    expect_error(write("empty.vtr", b""), "empty file")
+    """A zero-length dump (a process killed in its first moments) is
+    reported as such, never refused nor called a kill."""
+    path = write("empty.vtr", b"")
+    r, _ = report_json(path)
+    check(r["ending"]["reason"] == "empty" and r["summary"]["allocations"] == 0, r["ending"])
+    check("the process ended before its first record" in report_text(path)[0], "text")
 
 
 def case_garbage():
@@ -427,7 +432,7 @@ def case_header_only():
     path, _ = mkdump("header-only")
     r, _ = report_json(path)
     check(r["complete"] is False and r["end"] == "no footer", r)
-    check(r["ending"]["reason"] == "unknown", r["ending"])
+    check(r["ending"]["reason"] == "empty", r["ending"])
     check(r["process"]["pid"] is None, "no PROCESS record: null pid")
 
 
