@@ -17,6 +17,7 @@
 #include "stacks.h"
 #include "thread_names.h"
 #include "track.h"
+#include "warn.h"
 #include "writer.h"
 
 #include <pthread.h>
@@ -99,6 +100,7 @@ static void initialize(void)
         /* setuid/setgid: a dump of a privileged process is nobody's business. */
         int secure = getauxval(AT_SECURE) != 0, off = secure || excluded_process();
         pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+        vt_stderr_start();
         vt_endings_init();
         vt_output_choose(!off && vt_agg_configure() ? &vt_output_aggregate : &vt_output_events);
         vt_output_when_ready(dump_ready);
