@@ -4,6 +4,7 @@
 #include "aggregate.h"
 #include "crash.h"
 #include "devices.h"
+#include "dispositions.h"
 #include "endings.h"
 #include "events.h"
 #include "finish.h"
@@ -102,6 +103,7 @@ static void initialize(void)
         pthread_atfork(before_fork, after_fork_parent, after_fork_child);
         vt_stderr_start();
         vt_endings_init();
+        vt_dispositions_init();
         vt_output_choose(!off && vt_agg_configure() ? &vt_output_aggregate : &vt_output_events);
         vt_output_when_ready(dump_ready);
         if (!off)
