@@ -151,10 +151,12 @@ static void *own_base(void)
     return dladdr((void *)vt_unwind_checks_quiet, &info) ? info.dli_fbase : NULL;
 }
 
-/* The relocations of one table (RELA, SIZE bytes) of the object MAP. */
+/* The relocations of one table (RELA, SIZE bytes; NULL: none) of the object MAP. */
 static void bind_table(const struct link_map *map, const ElfW(Ehdr) * elf, const ElfW(Rela) * rela,
                        size_t size, const ElfW(Sym) * symtab, const char *strtab)
 {
+    if (!rela)
+        return;
     for (size_t i = 0; i < size / sizeof *rela; i++) {
         void *to;
         if (!IS_SLOT(ELF64_R_TYPE(rela[i].r_info)) || !ELF64_R_SYM(rela[i].r_info))
