@@ -43,8 +43,9 @@ static void on_usr1(int sig)
     vt_sink = leak(HANDLER_LEAK_BYTES);
 }
 
-static int closefrom_mode(const char *in, const char *out)
+static int closefrom_mode(char **args)
 {
+    const char *in = args[0], *out = args[1];
     char buf[4096];
     struct sigaction sa;
     ssize_t n, total = 0;
@@ -66,8 +67,9 @@ static int closefrom_mode(const char *in, const char *out)
     return 0;
 }
 
-static int files_mode(void)
+static int files_mode(char **args)
 {
+    (void)args;
     int n = 0;
     while (open("/dev/null", O_RDONLY) >= 0)
         n++;
@@ -86,8 +88,9 @@ static void on_term(int sig)
         previous_term.sa_handler(sig);
 }
 
-static int chain_mode(void)
+static int chain_mode(char **args)
 {
+    (void)args;
     struct sigaction sa;
     vt_sink = leak(MAIN_LEAK_BYTES);
     memset(&sa, 0, sizeof sa);
@@ -111,8 +114,9 @@ static void ignore_it(int sig)
     (void)sig;
 }
 
-static int queries_mode(void)
+static int queries_mode(char **args)
 {
+    (void)args;
     vt_sink = leak(MAIN_LEAK_BYTES);
     for (int sig = 1; sig < NSIG; sig++) {
         struct sigaction now;
@@ -139,8 +143,9 @@ static int queries_mode(void)
 }
 
 /* Until the reader of stdout has gone (a pipe's write end then polls POLLERR). */
-static int head_mode(void)
+static int head_mode(char **args)
 {
+    (void)args;
     struct pollfd out = {STDOUT_FILENO, 0, 0};
     printf("first line\n");
     fflush(stdout);
@@ -153,8 +158,9 @@ static int head_mode(void)
     return 0;
 }
 
-static int stderr_mode(const char *out)
+static int stderr_mode(char **args)
 {
+    const char *out = args[0];
     static const char line[] = "the program's own line\n";
     REQUIRE(open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644) == 2);
     REQUIRE(write(2, line, sizeof line - 1) == (ssize_t)(sizeof line - 1));
@@ -162,21 +168,21 @@ static int stderr_mode(const char *out)
     return 0;
 }
 
+/* Each mode with the arguments it takes after its name. */
+static const struct {
+    const char *name;
+    int args;
+    int (*run)(char **args);
+} modes[] = {
+    {"closefrom", 2, closefrom_mode}, {"files", 0, files_mode},   {"chain", 0, chain_mode},
+    {"queries", 0, queries_mode},     {"head", 0, head_mode},     {"stderr", 1, stderr_mode},
+};
+
 int main(int argc, char **argv)
 {
-    const char *mode = argc > 1 ? argv[1] : "";
-    if (!strcmp(mode, "closefrom") && argc == 4)
-        return closefrom_mode(argv[2], argv[3]);
-    if (!strcmp(mode, "files"))
-        return files_mode();
-    if (!strcmp(mode, "chain"))
-        return chain_mode();
-    if (!strcmp(mode, "queries"))
-        return queries_mode();
-    if (!strcmp(mode, "head"))
-        return head_mode();
-    if (!strcmp(mode, "stderr") && argc == 3)
-        return stderr_mode(argv[2]);
+    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++)
+        if (argc == modes[i].args + 2 && !strcmp(argv[1], modes[i].name))
+            return modes[i].run(argv + 2);
     fprintf(stderr, "usage: hostile closefrom IN OUT | files | chain | queries | head | stderr OUT\n");
     return 2;
 }
