@@ -182,6 +182,14 @@ def case_signals_queries():
                        "\n".join(lines) + "\n")
 
 
+def case_signals_vfork_child():
+    """A vfork child shares the tracer's memory, not its parent's signal
+    dispositions: what it sets before exec (Python's subprocess restores
+    SIGPIPE's default) leaves what the parent's sigaction reports alone."""
+    expect_same_traced("dispositions after a vfork child", [hostile(), "vfork"],
+                       "child 0\nSIGPIPE ignore\nSIGTERM default\n")
+
+
 # ---- the line naming the dump ----
 
 def case_exit_line_head():

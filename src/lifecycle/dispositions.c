@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
 typedef void (*handler_fn)(int);
@@ -29,6 +30,9 @@ static struct {
 
 static sigaction_fn real_sigaction_fn;
 static signal_fn real_signal_fn;
+/* The process these slots describe: a vfork child shares our memory but
+ * has dispositions of its own, and passes through untouched. */
+static pid_t slots_pid;
 
 /* Looked up while the tracer starts, where a lookup is safe (these calls
  * are async-signal-safe, lookups not); earlier callers look up themselves. */
@@ -44,6 +48,12 @@ static int find_reals(void)
 void vt_dispositions_init(void)
 {
     find_reals();
+    vt_dispositions_after_fork();
+}
+
+void vt_dispositions_after_fork(void)
+{
+    __atomic_store_n(&slots_pid, getpid(), __ATOMIC_RELAXED);
 }
 
 static int is_default(const struct sigaction *sa)
@@ -53,7 +63,8 @@ static int is_default(const struct sigaction *sa)
 
 static int ours(int sig)
 {
-    return sig > 0 && sig < NSIG && slots[sig].wanted;
+    return sig > 0 && sig < NSIG && slots[sig].wanted &&
+           __atomic_load_n(&slots_pid, __ATOMIC_RELAXED) == getpid();
 }
 
 /* Installs the tracer's handler for SIG if its action is the default,
@@ -87,8 +98,16 @@ int vt_dispositions_take(int sig, void (*handler)(int), struct sigaction *found)
 
 void vt_dispositions_give_back(int sig)
 {
-    if (ours(sig) && __atomic_exchange_n(&slots[sig].taken, 0, __ATOMIC_ACQ_REL))
-        real_sigaction_fn(sig, &slots[sig].found, NULL);
+    struct sigaction dfl;
+    if (ours(sig)) {
+        if (__atomic_exchange_n(&slots[sig].taken, 0, __ATOMIC_ACQ_REL))
+            real_sigaction_fn(sig, &slots[sig].found, NULL);
+        return;
+    }
+    /* a vfork child, where the parent's handler was copied: the default */
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    real_sigaction_fn(sig, &dfl, NULL);
 }
 
 VT_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)

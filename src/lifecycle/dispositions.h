@@ -9,6 +9,10 @@
 /* Finds the real sigaction and signal; once, while the tracer starts. */
 void vt_dispositions_init(void);
 
+/* In a forked child (not a vfork child): its dispositions are its parent's
+ * copy, ours among them. */
+void vt_dispositions_after_fork(void);
+
 /* HANDLER becomes SIG's while the program leaves it the default action,
  * now and whenever it sets the default again; *FOUND is what it has there
  * now. 1 when HANDLER is installed now. */

@@ -56,6 +56,7 @@ static void after_fork_child(void)
     enum vt_tracing_state state = vt_tracing_get();
     vt_lock_after_fork_child();
     pthread_mutex_init(&init_lock, NULL);
+    vt_dispositions_after_fork();
     vt_writer_forget();
     vt_track_reset();
     vt_graphs_reset();

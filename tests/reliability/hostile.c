@@ -14,7 +14,10 @@
  *   head              prints one line, waits until its stdout's reader has gone,
  *                     uses CUDA and exits 0 (run as `hostile head 2>&1 | head -1`)
  *   stderr OUT        run with descriptor 2 closed: opens OUT (it takes number 2),
- *                     writes a line into it, uses CUDA and exits 0 */
+ *                     writes a line into it, uses CUDA and exits 0
+ *   vfork             uses CUDA, ignores SIGPIPE, and a vfork child restores its
+ *                     default before exec (as Python's subprocess does); prints
+ *                     the parent's SIGPIPE and SIGTERM dispositions after */
 #include <cuda_runtime_api.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +25,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -128,8 +132,8 @@ static int queries_mode(char **args)
         for (int s = 1; s < 64 && s < NSIG; s++)
             mask |= sigismember(&now.sa_mask, s) == 1 ? 1ul << s : 0;
         printf("%d: %s flags %#x mask %#lx\n", sig,
-               now.sa_flags & SA_SIGINFO ? "handler" : kind(now.sa_handler),
-               (unsigned)now.sa_flags, mask);
+               now.sa_flags & SA_SIGINFO ? "handler" : kind(now.sa_handler), (unsigned)now.sa_flags,
+               mask);
     }
     /* signal() gives the previous handler too; set and put back */
     static const int asked[] = {SIGINT, SIGTERM, SIGSEGV, SIGUSR2, SIGPIPE};
@@ -168,14 +172,41 @@ static int stderr_mode(char **args)
     return 0;
 }
 
+static int vfork_mode(char **args)
+{
+    (void)args;
+    struct sigaction ignore, dfl, now;
+    int status;
+    vt_sink = leak(MAIN_LEAK_BYTES);
+    memset(&ignore, 0, sizeof ignore);
+    ignore.sa_handler = SIG_IGN;
+    REQUIRE(sigaction(SIGPIPE, &ignore, NULL) == 0);
+    pid_t child = vfork();
+    if (child == 0) {
+        dfl = ignore;
+        dfl.sa_handler = SIG_DFL;
+        sigaction(SIGPIPE, &dfl, NULL);
+        sigaction(SIGTERM, &ignore, NULL);
+        _exit(sigaction(SIGPIPE, NULL, &now) == 0 && now.sa_handler == SIG_DFL ? 0 : 1);
+    }
+    REQUIRE(child > 0 && waitpid(child, &status, 0) == child);
+    printf("child %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    REQUIRE(sigaction(SIGPIPE, NULL, &now) == 0);
+    printf("SIGPIPE %s\n", kind(now.sa_handler));
+    REQUIRE(sigaction(SIGTERM, NULL, &now) == 0);
+    printf("SIGTERM %s\n", kind(now.sa_handler));
+    return 0;
+}
+
 /* Each mode with the arguments it takes after its name. */
 static const struct {
     const char *name;
     int args;
     int (*run)(char **args);
 } modes[] = {
-    {"closefrom", 2, closefrom_mode}, {"files", 0, files_mode},   {"chain", 0, chain_mode},
-    {"queries", 0, queries_mode},     {"head", 0, head_mode},     {"stderr", 1, stderr_mode},
+    {"closefrom", 2, closefrom_mode}, {"files", 0, files_mode}, {"chain", 0, chain_mode},
+    {"queries", 0, queries_mode},     {"head", 0, head_mode},   {"stderr", 1, stderr_mode},
+    {"vfork", 0, vfork_mode},
 };
 
 int main(int argc, char **argv)
@@ -183,6 +214,7 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++)
         if (argc == modes[i].args + 2 && !strcmp(argv[1], modes[i].name))
             return modes[i].run(argv + 2);
-    fprintf(stderr, "usage: hostile closefrom IN OUT | files | chain | queries | head | stderr OUT\n");
+    fprintf(stderr, "usage: hostile closefrom IN OUT | files | chain | queries | head | stderr OUT "
+                    "| vfork\n");
     return 2;
 }
