@@ -6,6 +6,7 @@
 #include "pybehalf.h"
 #include "records.h"
 #include "tracing.h"
+#include "unwind_checks.h"
 #include "unwind_fast.h"
 #include "warn.h"
 
@@ -241,6 +242,7 @@ static int python_key(const struct vt_stack *stack, uintptr_t *tail)
 void vt_stacks_init(void)
 {
     void *frame;
+    vt_unwind_checks_quiet();
     unw_backtrace(&frame, 1);
 }
 

@@ -6,12 +6,8 @@
 
 /* Installs the handler for SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTERM,
  * SIGINT, SIGHUP, SIGQUIT, SIGPIPE, SIGXCPU, SIGXFSZ and SIGALRM where the
- * program has none of its own (its handlers stay in charge). Called once
- * the dump exists. */
+ * program leaves the default action, invisibly (dispositions.h: its
+ * handlers stay in charge). Called once the dump exists. */
 void vt_crash_install(void);
-
-/* 1 when SIG is one of those and its action now is the default: a signal
- * that ends the process without running any handler of the program. */
-int vt_crash_default_kills(int sig);
 
 #endif

@@ -1,22 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /* The ways a process ends or becomes another program without passing
  * through exit(), each given its footer: _exit and _Exit (END
- * VT_END_UNDERSCORE_EXIT), the exec family (VT_END_EXEC, erased again if the
- * exec fails), and a signal the program sends itself to die of it with the
- * default action, as in the "clean up, restore SIG_DFL, re-raise" idiom and
- * CPython's exit after an unhandled KeyboardInterrupt (VT_END_SIGNAL; our
- * own handler is not there then). SIGKILL gets none: nothing can. Each
- * first checks that this process owns the dump: a vfork child runs these in
- * its parent's memory. */
+ * VT_END_UNDERSCORE_EXIT) and the exec family (VT_END_EXEC, erased again if
+ * the exec fails). A signal the program sends itself to die of it with the
+ * default action ("clean up, restore SIG_DFL, re-raise", CPython's exit
+ * after an unhandled KeyboardInterrupt) reaches the tracer's handler:
+ * setting SIG_DFL gives the signal back to the tracer (dispositions.c).
+ * SIGKILL gets none: nothing can. Each first checks that this process owns
+ * the dump: a vfork child runs these in its parent's memory. */
 #include "endings.h"
 
-#include "crash.h"
 #include "resolve.h"
 #include "finish.h"
 #include "tracing.h"
 
 #include <errno.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <sys/syscall.h>
@@ -32,28 +30,6 @@ VT_EXPORT void _exit(int status)
 VT_EXPORT void _Exit(int status)
 {
     _exit(status);
-}
-
-/* A signal this process sends itself that will end it with no handler of
- * the program in the way: its footer now. */
-static void before_self_signal(int sig)
-{
-    if (sig > 0 && sig != SIGKILL && vt_crash_default_kills(sig))
-        vt_finish_from_signal(sig);
-}
-
-VT_EXPORT int kill(pid_t pid, int sig)
-{
-    if (pid == getpid())
-        before_self_signal(sig);
-    return (int)syscall(SYS_kill, pid, sig);
-}
-
-VT_EXPORT int raise(int sig)
-{
-    before_self_signal(sig);
-    int r = (int)syscall(SYS_tgkill, getpid(), (pid_t)syscall(SYS_gettid), sig);
-    return r;
 }
 
 /* ---- exec ---- */

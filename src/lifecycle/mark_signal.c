@@ -6,6 +6,7 @@
 #include "mark_signal.h"
 
 #include "devices.h"
+#include "dispositions.h"
 #include "format.h"
 #include "output.h"
 #include "tracing.h"
@@ -96,7 +97,7 @@ void vt_mark_signal_install(void)
 {
     static int tried;
     const char *spec;
-    struct sigaction old, sa;
+    struct sigaction old;
     int sig;
     /* every event passes here: a plain load first, the environment once */
     if (__atomic_load_n(&tried, __ATOMIC_RELAXED) ||
@@ -108,21 +109,16 @@ void vt_mark_signal_install(void)
         vt_warn("VRAMTRACE_MARK_SIGNAL=%s names no signal; no marker signal", spec);
         return;
     }
-    if (sig == 0 || sigaction(sig, NULL, &old) != 0)
+    if (sig == 0)
         return;
     set_label(sig);
-    /* the program's own handler stays, and so does an inherited "ignore" */
-    if ((old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL) {
-        if ((old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_IGN)
-            vt_warn("%s has the program's own handler: left to it, no marker signal "
-                    "(VRAMTRACE_MARK_SIGNAL chooses another)",
-                    label);
+    if (vt_dispositions_take(sig, on_mark_signal, &old))
         return;
-    }
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_mark_signal;
-    sa.sa_flags = SA_RESTART;
-    sigemptyset(&sa.sa_mask);
-    if (sigaction(sig, &sa, NULL) != 0)
+    /* the program's own handler stays, and so does an inherited "ignore" */
+    if ((old.sa_flags & SA_SIGINFO) || (old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN))
+        vt_warn("%s has the program's own handler: left to it, no marker signal "
+                "(VRAMTRACE_MARK_SIGNAL chooses another)",
+                label);
+    else if (old.sa_handler == SIG_DFL)
         vt_warn("cannot install the marker signal %d: %s", sig, strerror(errno));
 }

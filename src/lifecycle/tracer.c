@@ -5,6 +5,7 @@
 #include "config.h"
 #include "crash.h"
 #include "devices.h"
+#include "dispositions.h"
 #include "endings.h"
 #include "events.h"
 #include "finish.h"
@@ -18,6 +19,7 @@
 #include "stacks.h"
 #include "thread_names.h"
 #include "track.h"
+#include "warn.h"
 #include "writer.h"
 
 #include <pthread.h>
@@ -55,6 +57,7 @@ static void after_fork_child(void)
     enum vt_tracing_state state = vt_tracing_get();
     vt_lock_after_fork_child();
     pthread_mutex_init(&init_lock, NULL);
+    vt_dispositions_after_fork();
     vt_writer_forget();
     vt_track_reset();
     vt_graphs_reset();
@@ -100,7 +103,9 @@ static void initialize(void)
         /* setuid/setgid: a dump of a privileged process is nobody's business. */
         int secure = getauxval(AT_SECURE) != 0, off = secure || excluded_process();
         pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+        vt_stderr_start();
         vt_endings_init();
+        vt_dispositions_init();
         if (!off)
             vt_config_remember_start_dir();
         vt_output_choose(!off && vt_agg_configure() ? &vt_output_aggregate : &vt_output_events);

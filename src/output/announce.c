@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "announce.h"
 
+#include "warn.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -43,9 +45,8 @@ void vt_announce_opened(const char *path)
 void vt_announce_ending(void)
 {
     int saved = errno;
-    if (line_len && getpid() == line_pid && write(STDERR_FILENO, line, line_len) < 0) {
-        /* nowhere else to say it */
-    }
+    if (line_len && getpid() == line_pid)
+        vt_stderr_write(line, line_len);
     line_len = 0;
     errno = saved;
 }

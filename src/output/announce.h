@@ -9,8 +9,8 @@
 /* The dump PATH was created by this process: the line is made now (the
  * working directory may change before the end). */
 void vt_announce_opened(const char *path);
-/* Writes the line, once, in the process that created the dump. Only
- * async-signal-safe calls. */
+/* Writes the line, once, in the process that created the dump, where
+ * vt_stderr_write (warn.h) lets it. Only async-signal-safe calls. */
 void vt_announce_ending(void);
 
 #endif
