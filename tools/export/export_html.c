@@ -749,6 +749,9 @@ static void header(const struct vt_report *r, FILE *out)
         fputs("; the report covers what was read.</p>\n", out);
     }
     fputs("<div class=\"cards\">\n", out);
+    /* growth leads: the leak of a long job, what check fails on */
+    card("device memory growth at growing call sites", vt_usage_growth_bytes(&r->analysis->usage),
+         vt_usage_growing_sites(&r->analysis->usage) > 0, out);
     if (r->live_not_leaked)
         card("device memory live at the end", s->live_at_end_bytes, false, out);
     else
@@ -756,6 +759,8 @@ static void header(const struct vt_report *r, FILE *out)
     char peak_label[48] = "peak";
     if (s->peak_device >= 0) /* one device's own peak: no sum over devices */
         snprintf(peak_label, sizeof peak_label, "peak (device %" PRId64 ")", s->peak_device);
+    if (s->held_bytes) /* still referenced when the script ended: not a leak */
+        card("held at the end (freed by the interpreter's shutdown)", s->held_bytes, false, out);
     card(peak_label, s->peak_bytes, false, out);
     count_card("allocations", s->allocations, false, out);
     count_card("frees", s->frees, false, out);

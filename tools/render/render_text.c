@@ -198,28 +198,29 @@ static const char *live_when(const struct vt_report *r)
     }
 }
 
+/* A leak, or (leak->held) what was held when the script ended and freed by
+ * the interpreter's shutdown: still reachable, listed, not a leak. */
 static void print_leak(const struct vt_report *r, const struct vt_leak *leak,
                        const struct vt_site *site, FILE *out)
 {
-    char size[32];
+    char size[32], head[64];
     bool host = !vt_kind_counts_as_vram(leak->kind);
-    if (r->live_not_leaked)
-        fprintf(out, "\n%s %s: %" PRIu64 " %s (%s) in %" PRIu64 " %s via %s",
-                host ? "Host memory live" : "Live", live_when(r), leak->bytes, BYTES(leak->bytes),
-                vt_human_size(leak->bytes, size), leak->allocations,
-                plural(leak->allocations, "allocation", "allocations"), vt_api_label(site->api));
+    if (leak->held)
+        snprintf(head, sizeof head, "Held at the end%s:", host ? " (host memory)" : "");
+    else if (r->live_not_leaked)
+        snprintf(head, sizeof head, "%s %s:", host ? "Host memory live" : "Live", live_when(r));
     else
-        fprintf(out, "\n%s of %" PRIu64 " %s (%s) in %" PRIu64 " %s via %s",
-                host ? "Host leak" : "Leak", leak->bytes, BYTES(leak->bytes),
-                vt_human_size(leak->bytes, size), leak->allocations,
-                plural(leak->allocations, "allocation", "allocations"), vt_api_label(site->api));
+        snprintf(head, sizeof head, "%s of", host ? "Host leak" : "Leak");
+    fprintf(out, "\n%s %" PRIu64 " %s (%s) in %" PRIu64 " %s via %s", head, leak->bytes,
+            BYTES(leak->bytes), vt_human_size(leak->bytes, size), leak->allocations,
+            plural(leak->allocations, "allocation", "allocations"), vt_api_label(site->api));
     if (!host)
         print_device(leak->device, out);
     fprintf(out, " [%s]\n", vt_kind_name(leak->kind));
-    if (leak->shutdown_freed_bytes && !r->live_not_leaked)
-        fprintf(out,
-                "    held when the script ended; %s of it freed by the interpreter at shutdown\n",
-                vt_human_size(leak->shutdown_freed_bytes, size));
+    if (leak->held)
+        fputs("    still referenced when the script ended, freed by the interpreter's shutdown: "
+              "not leaked\n",
+              out);
     print_frames(site, out);
     print_threads(r, leak, out);
 }
@@ -342,21 +343,37 @@ static bool has_host_leaks(const struct vt_report *r)
     return false;
 }
 
-/* "N of device memory leaked in N allocations at N call sites", and for a
- * Python program what of it the interpreter freed after its script ended. */
+/* "N of device memory leaked in N allocations at N call sites". */
 static void print_leak_headline(const struct vt_report *r, uint64_t bytes, uint64_t count,
                                 size_t sites, FILE *out)
 {
-    const struct vt_summary *s = &r->analysis->summary;
     char size[32];
     fprintf(out,
             "vramtrace: %s (%" PRIu64 " %s) of device memory %s in %" PRIu64 " %s at %zu call %s",
             vt_human_size(bytes, size), bytes, BYTES(bytes),
             r->live_not_leaked ? "still allocated" : "leaked", count,
             plural(count, "allocation", "allocations"), sites, plural(sites, "site", "sites"));
-    if (!r->live_not_leaked && s->shutdown_freed_bytes)
-        fprintf(out, " when the script ended, %s of it freed by the interpreter at shutdown",
-                vt_human_size(s->shutdown_freed_bytes, size));
+}
+
+/* "vramtrace: held at the end (still referenced when the script ended,
+ * freed by the interpreter's shutdown; not leaked): 24.0 MiB in 12
+ * allocations at 2 call sites" */
+static void print_held_headline(const struct vt_report *r, FILE *out)
+{
+    const struct vt_summary *s = &r->analysis->summary;
+    char size[32];
+    size_t sites = 0;
+    for (size_t i = 0; i < r->analysis->nheld; i++)
+        sites += vt_kind_counts_as_vram(r->analysis->held[i].kind);
+    if (!s->held_bytes)
+        return;
+    fprintf(out,
+            "vramtrace: held at the end (still referenced when the script ended, freed by the "
+            "interpreter's shutdown; not leaked): %s (%" PRIu64 " %s) in %" PRIu64 " %s at %zu "
+            "call %s\n",
+            vt_human_size(s->held_bytes, size), s->held_bytes, BYTES(s->held_bytes),
+            s->held_allocations, plural(s->held_allocations, "allocation", "allocations"), sites,
+            plural(sites, "site", "sites"));
 }
 
 /* "; page-locked host memory: peak 12.0 MiB, 4.0 MiB (4194304 bytes) leaked":
@@ -397,6 +414,8 @@ static void print_summary(const struct vt_report *r, FILE *out)
                 s->failed_allocations);
     else if (count)
         print_leak_headline(r, bytes, count, device_sites, out);
+    else if (s->held_bytes && !s->known_bytes)
+        fputs("vramtrace: no leaks", out);
     else if (s->known_bytes) {
         fputs("vramtrace: no leaks; known framework memory held at the end: ", out);
         print_known_list(r, true, out);
@@ -419,6 +438,7 @@ static void print_summary(const struct vt_report *r, FILE *out)
         print_known_list(r, true, out);
         fputc('\n', out);
     }
+    print_held_headline(r, out);
 }
 
 /* Whether a leak's site is growing: it is listed once, among the growing. */
@@ -427,6 +447,24 @@ static bool leak_is_growing(const struct vt_report *r, const struct vt_leak *lea
     const struct vt_usage_site *s = vt_usage_find_site(&r->analysis->usage, leak->stack_id,
                                                        leak->api, leak->kind, leak->device);
     return s && s->growing;
+}
+
+/* Held at the end (TOP of them), those of growing sites listed there.
+ * Returns how many were left out. */
+static size_t print_held_entries(const struct vt_report *r, FILE *out)
+{
+    size_t printed = 0, listed = 0;
+    for (size_t i = 0; i < r->analysis->nheld; i++) {
+        const struct vt_leak *held = &r->analysis->held[i];
+        if (leak_is_growing(r, held))
+            continue;
+        listed++;
+        if (i < r->held_shown && (!r->text_top || printed < r->text_top)) {
+            print_leak(r, held, &r->held_sites[i], out);
+            printed++;
+        }
+    }
+    return listed - printed;
 }
 
 /* Known framework memory at the end, those of growing sites listed there. */
@@ -510,30 +548,43 @@ static void print_growth_verdict(const struct vt_report *r, FILE *out)
 
 /* A growing site's leak, in the same entry: "leaked at exit: N bytes (...) in
  * K allocations", or its live bytes when the process did not end on its own. */
+/* The entry of LIST (N long) for site S, or NULL. */
+static const struct vt_leak *entry_of(const struct vt_leak *list, size_t n,
+                                      const struct vt_usage_site *s)
+{
+    for (size_t i = 0; i < n; i++)
+        if (list[i].stack_id == s->stack_id && list[i].api == s->api && list[i].kind == s->kind &&
+            list[i].device == s->device)
+            return &list[i];
+    return NULL;
+}
+
 static void print_growing_leak(const struct vt_report *r, const struct vt_usage_site *s, FILE *out)
 {
+    const struct vt_analysis *a = r->analysis;
     char size[32];
-    for (size_t i = 0; !r->live_not_leaked && i < r->analysis->nleaks; i++) {
-        const struct vt_leak *l = &r->analysis->leaks[i];
-        if (l->stack_id == s->stack_id && l->api == s->api && l->kind == s->kind &&
-            l->device == s->device) {
-            fprintf(out, "; leaked at exit: %" PRIu64 " %s (%s) in %" PRIu64 " %s", l->bytes,
-                    BYTES(l->bytes), vt_human_size(l->bytes, size), l->allocations,
-                    plural(l->allocations, "allocation", "allocations"));
-            return;
-        }
+    const struct vt_leak *parts[3] = {entry_of(a->leaks, a->nleaks, s),
+                                      entry_of(a->held, a->nheld, s),
+                                      entry_of(a->known_leaks, a->nknown, s)};
+    bool any = false;
+    for (size_t k = 0; !r->live_not_leaked && k < 3; k++) {
+        const struct vt_leak *l = parts[k];
+        if (!l)
+            continue;
+        if (k == 0)
+            fputs("; leaked at exit: ", out);
+        else if (k == 1)
+            fputs("; held at the end: ", out);
+        else
+            fprintf(out, "; held at exit by %s (known): ", l->known->label);
+        fprintf(out, "%" PRIu64 " %s (%s) in %" PRIu64 " %s", l->bytes, BYTES(l->bytes),
+                vt_human_size(l->bytes, size), l->allocations,
+                plural(l->allocations, "allocation", "allocations"));
+        any = true;
     }
-    for (size_t i = 0; !r->live_not_leaked && i < r->analysis->nknown; i++) {
-        const struct vt_leak *l = &r->analysis->known_leaks[i];
-        if (l->stack_id == s->stack_id && l->api == s->api && l->kind == s->kind &&
-            l->device == s->device) {
-            fprintf(out, "; held at exit by %s (known): %" PRIu64 " %s (%s) in %" PRIu64 " %s",
-                    l->known->label, l->bytes, BYTES(l->bytes), vt_human_size(l->bytes, size),
-                    l->allocations, plural(l->allocations, "allocation", "allocations"));
-            return;
-        }
-    }
-    fprintf(out, ", %s live at the end", vt_human_size(s->live_bytes, size));
+    if (!any)
+        fprintf(out, ", %s live %s", vt_human_size(s->live_bytes, size),
+                r->live_not_leaked ? live_when(r) : "at the end");
 }
 
 /* The thread that made what site S held at the end (a leak or known
@@ -748,7 +799,7 @@ static void print_failures(const struct vt_report *r, FILE *out)
 
 /* What the bounded sections left out, per section. */
 struct omitted {
-    size_t leaks, growing, holders;
+    size_t leaks, held, growing, holders;
 };
 
 /* "vramtrace: not shown: 30 more leaking call sites, 30 more growing call
@@ -759,6 +810,10 @@ static void print_omitted(const struct vt_report *r, const struct omitted *o, FI
     fputs("vramtrace: not shown:", out);
     if (o->leaks) {
         fprintf(out, " %zu more leaking call %s", o->leaks, plural(o->leaks, "site", "sites"));
+        sep = ",";
+    }
+    if (o->held) {
+        fprintf(out, "%s %zu more held call %s", sep, o->held, plural(o->held, "site", "sites"));
         sep = ",";
     }
     if (o->growing) {
@@ -777,7 +832,7 @@ static void print_notes(const struct vt_report *r, const struct omitted *o, FILE
 {
     const struct vt_summary *s = &r->analysis->summary;
     char size[32];
-    bool any_omitted = o->leaks || o->growing || o->holders;
+    bool any_omitted = o->leaks || o->held || o->growing || o->holders;
     size_t failures_omitted = r->analysis->nfailures - r->failures_shown;
     if (any_omitted || failures_omitted || s->teardown_freed_allocations || s->untraced_frees)
         fputc('\n', out);
@@ -929,6 +984,7 @@ void vt_render_text(const struct vt_report *r, FILE *out)
     struct omitted omitted = {0};
     omitted.growing = print_growing(r, out);
     omitted.leaks = print_leaks(r, false, out);
+    omitted.held = print_held_entries(r, out);
     print_known_entries(r, out);
     if (has_host_leaks(r)) {
         fputc('\n', out);

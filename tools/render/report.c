@@ -34,19 +34,19 @@ static void free_sites(struct vt_site *sites, size_t n)
     free(sites);
 }
 
-/* Takes LEAK out of the leaked counts, into *BYTES and *ALLOCATIONS. */
+/* Takes LEAK out of the counts of its list (leaked or held), into *BYTES
+ * and *ALLOCATIONS. */
 static void take_out(struct vt_summary *s, const struct vt_leak *leak, uint64_t *bytes,
                      uint64_t *allocations)
 {
-    if (vt_kind_counts_as_vram(leak->kind)) {
-        s->leaked_bytes -= leak->bytes;
-        s->leaked_allocations -= leak->allocations;
-        s->shutdown_freed_bytes -= leak->shutdown_freed_bytes;
-        s->shutdown_freed_allocations -= leak->shutdown_freed_allocations;
-    } else {
-        s->host_leaked_bytes -= leak->bytes;
-        s->host_leaked_allocations -= leak->allocations;
-    }
+    bool vram = vt_kind_counts_as_vram(leak->kind);
+    uint64_t *from_bytes = leak->held ? (vram ? &s->held_bytes : &s->host_held_bytes)
+                                      : (vram ? &s->leaked_bytes : &s->host_leaked_bytes);
+    uint64_t *from_allocations =
+        leak->held ? (vram ? &s->held_allocations : &s->host_held_allocations)
+                   : (vram ? &s->leaked_allocations : &s->host_leaked_allocations);
+    *from_bytes -= leak->bytes;
+    *from_allocations -= leak->allocations;
     *bytes += leak->bytes;
     *allocations += leak->allocations;
 }
@@ -59,21 +59,18 @@ static void tally(struct vt_suppression *match, const struct vt_leak *leak)
     match->bytes += leak->bytes;
 }
 
-/* Leaves out the leaks that a suppression matches, tallying them there, and
- * moves those of known framework memory to known_leaks, labelled (either
- * list may be NULL). One pass: a leak's whole stack is made once. */
-static void sort_leaks(struct vt_analysis *a, struct vt_symbolizer *sym, const struct vt_dump *dump,
-                       struct vt_suppressions *sups, struct vt_suppressions *known)
+/* Leaves out of LIST (the leaks or held) what a suppression matches,
+ * tallying it there, and moves known framework memory to known_leaks,
+ * labelled (either pattern list may be NULL). One pass: a stack is made
+ * once. */
+static void sort_list(struct vt_analysis *a, struct vt_leak *list, size_t *n,
+                      struct vt_symbolizer *sym, const struct vt_dump *dump,
+                      struct vt_suppressions *sups, struct vt_suppressions *known)
 {
     size_t kept = 0;
     struct vt_summary *s = &a->summary;
-    if (sups)
-        vt_suppressions_reset_counts(sups);
-    if (known)
-        vt_suppressions_reset_counts(known);
-    a->known_leaks = vt_xcalloc(a->nleaks ? a->nleaks : 1, sizeof *a->known_leaks);
-    for (size_t i = 0; i < a->nleaks; i++) {
-        struct vt_leak *leak = &a->leaks[i];
+    for (size_t i = 0; i < *n; i++) {
+        struct vt_leak *leak = &list[i];
         struct vt_site all;
         vt_site_all_frames(sym, dump, leak->stack_id, &all);
         struct vt_suppression *suppressed =
@@ -93,10 +90,36 @@ static void sort_leaks(struct vt_analysis *a, struct vt_symbolizer *sym, const s
                 take_out(s, leak, &s->host_known_bytes, &s->host_known_allocations);
             a->known_leaks[a->nknown++] = *leak;
         } else {
-            a->leaks[kept++] = *leak;
+            list[kept++] = *leak;
         }
     }
-    a->nleaks = kept;
+    *n = kept;
+}
+
+static int known_by_size(const void *pa, const void *pb)
+{
+    const struct vt_leak *a = pa, *b = pb;
+    if (a->bytes != b->bytes)
+        return a->bytes > b->bytes ? -1 : 1;
+    if (a->held != b->held)
+        return a->held ? 1 : -1;
+    return a->stack_id < b->stack_id ? -1 : a->stack_id > b->stack_id;
+}
+
+/* Both lists sorted: suppressed left out, known framework memory apart. */
+static void sort_leaks(struct vt_analysis *a, struct vt_symbolizer *sym, const struct vt_dump *dump,
+                       struct vt_suppressions *sups, struct vt_suppressions *known)
+{
+    if (sups)
+        vt_suppressions_reset_counts(sups);
+    if (known)
+        vt_suppressions_reset_counts(known);
+    size_t all = a->nleaks + a->nheld;
+    a->known_leaks = vt_xcalloc(all ? all : 1, sizeof *a->known_leaks);
+    sort_list(a, a->leaks, &a->nleaks, sym, dump, sups, known);
+    sort_list(a, a->held, &a->nheld, sym, dump, sups, known);
+    if (a->nknown)
+        qsort(a->known_leaks, a->nknown, sizeof *a->known_leaks, known_by_size);
 }
 
 /* What known framework memory the shown growing sites are, and what the
@@ -309,8 +332,8 @@ static int read_dump(const char *path, const struct vt_report_options *opts,
  * that moment, not leaked: the summary's leaked counts go to live_at_end. */
 static void judge_ending(struct vt_summary *s, bool live_not_leaked)
 {
-    s->live_at_end_bytes = s->leaked_bytes - s->shutdown_freed_bytes;
-    s->live_at_end_allocations = s->leaked_allocations - s->shutdown_freed_allocations;
+    s->live_at_end_bytes = s->leaked_bytes;
+    s->live_at_end_allocations = s->leaked_allocations;
     if (live_not_leaked)
         s->leaked_bytes = s->leaked_allocations = s->host_leaked_bytes =
             s->host_leaked_allocations = 0;
@@ -385,6 +408,7 @@ void vt_report_build(const char *path, const struct vt_report_options *opts,
     size_t leaks_shown =
         opts->top_given || opts->json ? shown(a->nleaks, top) : leaks_to_show(a, top);
     l->leak_sites = new_sites(leaks_shown);
+    l->held_sites = new_sites(shown(a->nheld, top));
     l->failure_sites = new_sites(shown(a->nfailures, top));
     l->site_order = vt_xcalloc(a->usage.nsites, sizeof *l->site_order);
     l->report = (struct vt_report){
@@ -400,6 +424,8 @@ void vt_report_build(const char *path, const struct vt_report_options *opts,
         .suppressions = opts->suppressions,
         .known = opts->known,
         .leaks_shown = leaks_shown,
+        .held_shown = shown(a->nheld, top),
+        .held_sites = l->held_sites,
         .failures_shown = shown(a->nfailures, top),
         .sites_shown = shown(a->usage.nsites, top),
         .site_order = l->site_order,
@@ -414,6 +440,8 @@ void vt_report_build(const char *path, const struct vt_report_options *opts,
     l->report.invalid_sites = l->invalid_sites;
     for (size_t i = 0; i < l->report.leaks_shown; i++)
         vt_site_frames(l->sym, &l->dump, a->leaks[i].stack_id, a->leaks[i].api, &l->leak_sites[i]);
+    for (size_t i = 0; i < l->report.held_shown; i++)
+        vt_site_frames(l->sym, &l->dump, a->held[i].stack_id, a->held[i].api, &l->held_sites[i]);
     for (size_t i = 0; i < l->report.failures_shown; i++)
         vt_site_frames(l->sym, &l->dump, a->failures[i].stack_id, a->failures[i].api,
                        &l->failure_sites[i]);
@@ -433,6 +461,7 @@ void vt_report_build(const char *path, const struct vt_report_options *opts,
 void vt_report_unload(struct vt_loaded_report *l)
 {
     free_sites(l->leak_sites, l->report.leaks_shown);
+    free_sites(l->held_sites, l->report.held_shown);
     free_sites(l->failure_sites, l->report.failures_shown);
     free_sites(l->usage_sites, l->analysis.usage.nsites);
     free_sites(l->invalid_sites, 3 * l->report.invalid_shown);

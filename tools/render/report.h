@@ -50,6 +50,8 @@ struct vt_report {
     const struct vt_analysis *analysis;
     const struct vt_site *leak_sites; /* parallel to analysis->leaks */
     size_t leaks_shown;
+    const struct vt_site *held_sites; /* parallel to analysis->held */
+    size_t held_shown;
     const struct vt_site *failure_sites; /* parallel to analysis->failures */
     size_t failures_shown;
     /* usage over time: sites in report order, the shown ones, peak holders */
@@ -99,7 +101,8 @@ struct vt_loaded_report {
     struct vt_analysis analysis;
     struct vt_shown_stacks *shown; /* call sites by the frames shown */
     struct vt_symbolizer *sym;
-    struct vt_site *leak_sites, *failure_sites, *usage_sites, *invalid_sites, *known_sites;
+    struct vt_site *leak_sites, *held_sites, *failure_sites, *usage_sites, *invalid_sites,
+        *known_sites;
     struct vt_site_known *site_known;
     size_t *site_order;
     struct vt_report report;
