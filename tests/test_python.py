@@ -101,23 +101,22 @@ def check_script_end(rep, init_name="Buffer.__init__"):
     end: to the byte."""
     c = constants(SCRIPT_END)
     kept = c["KEPT_COUNT"] * c["KEPT_BYTES"]
-    H.check_summary(rep, leaked_bytes=kept + c["NEVER_BYTES"],
-                    leaked_allocations=c["KEPT_COUNT"] + 1, shutdown_freed_bytes=kept,
-                    shutdown_freed_allocations=c["KEPT_COUNT"],
+    H.check_summary(rep, leaked_bytes=c["NEVER_BYTES"], leaked_allocations=1,
+                    held_bytes=kept, held_allocations=c["KEPT_COUNT"],
                     live_at_end_bytes=c["NEVER_BYTES"], live_at_end_allocations=1)
     H.expect(isinstance(rep.get("script_end_ns"), int) and
              0 < rep["script_end_ns"] <= rep["duration_ns"],
              "script_end_ns %r (duration %r)" % (rep.get("script_end_ns"), rep.get("duration_ns")))
-    lk = H.leak_by_bytes(rep, kept)
-    H.expect_eq("the kept buffers: freed at shutdown",
-                (lk.get("shutdown_freed_bytes"), lk.get("shutdown_freed_allocations")),
-                (kept, c["KEPT_COUNT"]))
+    H.expect_eq("held: the kept buffers only",
+                [(h["bytes"], h["allocations"], h["held"]) for h in rep["held"]],
+                [(kept, c["KEPT_COUNT"], True)])
+    lk = rep["held"][0]
     got = [(f.get("function"), f.get("file"), f.get("line")) for f in python_frames(lk)]
     expected = [(init_name, SCRIPT_END, H.marker_line(SCRIPT_END, "kept")),
                 ("<module>", SCRIPT_END, H.call_line(SCRIPT_END, "keep"))]
     H.expect(got[:2] == expected, "kept: Python frames: expected %r first, got %r" % (expected, got))
-    never = H.leak_by_bytes(rep, c["NEVER_BYTES"])
-    H.expect_eq("the never-freed buffer", never.get("shutdown_freed_bytes"), 0)
+    H.expect_eq("leaks: the never-freed buffer only",
+                [(x["bytes"], x["held"]) for x in H.leaks(rep)], [(c["NEVER_BYTES"], False)])
 
 
 def script_end_fork(python, init_name="Buffer.__init__"):
@@ -134,7 +133,7 @@ def script_end_fork(python, init_name="Buffer.__init__"):
     child = H.report(os.path.join(d, "f.%s.vtr" % m.group(1)))
     H.expect_eq("the child: script end", child.get("script_end_ns"), None)
     H.check_summary(child, allocations=1, leaked_bytes=constants(SCRIPT_END)["CHILD_BYTES"],
-                    shutdown_freed_bytes=0)
+                    held_bytes=0)
 
 
 def case_script_end_fork():

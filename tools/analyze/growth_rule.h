@@ -14,11 +14,11 @@
 #define VT_GROWTH_MIN_BOUNDARIES 3
 
 struct vt_growth {
-    size_t start;          /* the boundary growth started from: the last at its lowest */
-    uint64_t bytes;        /* risen since start, to the last boundary */
-    size_t rate_from;      /* the present rate: from the end of the rise before */
-    size_t rate_to;        /* ... to the end of the last rise */
-    uint64_t rate_bytes;   /* what it rose over those */
+    size_t start;        /* the boundary growth started from: the last at its lowest */
+    uint64_t bytes;      /* risen since start, to the last boundary */
+    size_t rate_from;    /* the present rate: from the end of the rise before */
+    size_t rate_to;      /* ... to the end of the last rise */
+    uint64_t rate_bytes; /* what it rose over those */
 };
 
 /* The N samples V cut into thirds, A B C (each one boundary at least): the

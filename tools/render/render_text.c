@@ -397,6 +397,39 @@ static void print_host_totals(const struct vt_report *r, FILE *out)
     }
 }
 
+/* Growing sites named on the first line, at most. */
+#define HEADLINE_GROWING 3
+
+/* What grows leads the report, at the program's own lines: "vramtrace:
+ * growing: 4.0 MiB per marker interval at step (train.py:18), 4 B per
+ * marker interval at step (train.py:19)". */
+static void print_growing_headline(const struct vt_report *r, FILE *out)
+{
+    const struct vt_usage *u = &r->analysis->usage;
+    size_t growing = vt_usage_growing_sites(u), n = 0;
+    const struct vt_site *list[HEADLINE_GROWING];
+    size_t index[HEADLINE_GROWING], depths[HEADLINE_GROWING];
+    for (size_t i = 0; i < r->sites_shown && n < HEADLINE_GROWING; i++)
+        if (u->sites[r->site_order[i]].growing) {
+            index[n] = r->site_order[i];
+            list[n++] = &r->usage_sites[r->site_order[i]];
+        }
+    if (!n)
+        return;
+    vt_label_depths(list, n, depths);
+    fputs("vramtrace: growing:", out);
+    for (size_t i = 0; i < n; i++) {
+        char size[32], label[1024];
+        vt_site_label(list[i], depths[i], label, sizeof label);
+        fprintf(out, "%s %s per %s at %s", i ? "," : "",
+                vt_human_size((uint64_t)u->sites[index[i]].bytes_per_interval, size),
+                u->by_marks ? "marker interval" : "tick", label);
+    }
+    if (growing > n)
+        fprintf(out, ", and %zu more call %s", growing - n, plural(growing - n, "site", "sites"));
+    fputc('\n', out);
+}
+
 static void print_summary(const struct vt_report *r, FILE *out)
 {
     const struct vt_summary *s = &r->analysis->summary;
@@ -407,6 +440,8 @@ static void print_summary(const struct vt_report *r, FILE *out)
     for (size_t i = 0; i < r->analysis->nleaks; i++)
         device_sites += vt_kind_counts_as_vram(r->analysis->leaks[i].kind);
     bool host_only = s->peak_bytes == 0 && s->host_peak_bytes && !count;
+    bool growing = vt_usage_growing_sites(&r->analysis->usage) > 0; /* "no leaks" would mislead */
+    print_growing_headline(r, out);
     if (s->allocations == 0)
         fprintf(out,
                 "vramtrace: nothing to judge: no CUDA allocation succeeded in this process "
@@ -415,9 +450,10 @@ static void print_summary(const struct vt_report *r, FILE *out)
     else if (count)
         print_leak_headline(r, bytes, count, device_sites, out);
     else if (s->held_bytes && !s->known_bytes)
-        fputs("vramtrace: no leaks", out);
+        fputs(growing ? "vramtrace: nothing leaked at exit" : "vramtrace: no leaks", out);
     else if (s->known_bytes) {
-        fputs("vramtrace: no leaks; known framework memory held at the end: ", out);
+        fprintf(out, "vramtrace: %s; known framework memory held at the end: ",
+                growing ? "nothing leaked at exit" : "no leaks");
         print_known_list(r, true, out);
     } else if (host_only)
         fputs("vramtrace: no device memory was allocated, only page-locked host memory", out);
