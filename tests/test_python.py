@@ -6,6 +6,7 @@ frames are hidden unless asked for."""
 import ast
 import os
 import re
+import subprocess
 import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
@@ -166,6 +167,32 @@ def case_script_end_site():
         f.write(SITECUSTOMIZE)
     rep, _ = H.traced_report([sys.executable, SCRIPT_END, "atexit"], extra_env={"PYTHONPATH": d})
     check_script_end(rep)
+
+
+def case_held_only_check():
+    """What a script still referenced when it ended, freed by the
+    interpreter's shutdown (a module-level model, say) is held, not leaked:
+    check passes on it by default, and --max-held holds it to a size."""
+    c = constants(SCRIPT_END)
+    kept = c["KEPT_COUNT"] * c["KEPT_BYTES"]
+    r = H.run_traced([sys.executable, SCRIPT_END, "held_only"], mode="preload")
+    H.expect_program_ok(r)
+    rep = H.report(r.dump)
+    H.check_summary(rep, leaked_bytes=0, held_bytes=kept, held_allocations=c["KEPT_COUNT"])
+    H.expect_eq("the lists", (rep["leaks"], [h["bytes"] for h in rep["held"]]), ([], [kept]))
+    for args, status in (((), 0), (("--max-held", str(kept)), 0),
+                         (("--max-held", str(kept - 1)), 23)):
+        p = subprocess.run([H.vramtrace_exe(), "check"] + list(args) + [r.dump], env=H.base_env(),
+                           capture_output=True, text=True)
+        H.expect_eq("check %s: status (%s)" % (" ".join(args), p.stderr), p.returncode, status)
+    H.expect("%d bytes (5.0 MiB) held when the script ended" % kept in p.stderr, p.stderr)
+    text = subprocess.run([H.vramtrace_exe(), "report", r.dump], env=H.base_env(),
+                          capture_output=True, text=True).stdout.splitlines()
+    H.expect_eq("the first lines", [line.split(" (peak")[0] for line in text[:2]], [
+        "vramtrace: no leaks",
+        "vramtrace: held at the end (still referenced when the script ended, freed by the "
+        "interpreter's shutdown; not leaked): 5.0 MiB (%d bytes) in %d allocations at 1 call site"
+        % (kept, c["KEPT_COUNT"])])
 
 
 def case_script_end_atexit_module():
