@@ -32,6 +32,8 @@ BUILT_IN = [
     "  known:getCUDABlasLtWorkspace                   PyTorch's cuBLAS workspace  (built in)",
     "  known:setWorkspaceForHandle                    PyTorch's cuBLAS workspace  (built in)",
     "  known:getCurrentCUDABlasHandle                 PyTorch's cuBLAS workspace  (built in)",
+    "  known:_local_scalar_dense_cuda                 PyTorch's pinned buffer for .item()  "
+    "(built in)",
     "  known:SingleDeviceMemoryPool                   CuPy's memory pool  (built in)",
     "  known:BFCAllocator::Extend                     XLA's BFC allocator  (built in)"]
 

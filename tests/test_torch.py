@@ -501,6 +501,23 @@ def case_pinned_memory():
         H.marker_line(CASES, "copied"): [(20 << 20, 1, "cudaMalloc", "device")]})
 
 
+def case_item_pinned_known():
+    """.item()'s small page-locked block is known framework host memory, at
+    the line that called .item(), not a host leak; a pinned tensor of the
+    program's own (pin_memory(): case_pinned_memory) stays a leak."""
+    rep, r = cases_report("item")
+    host = [(lk["bytes"], lk["kind"], lk["known"]["label"], script_line(lk))
+            for lk in rep["known"] if lk["kind"] == "host"]
+    H.expect_eq("the pinned buffer", host,
+                [(4, "host", "PyTorch's pinned buffer for .item()", H.marker_line(CASES, "item"))])
+    H.expect_eq("host leaked, known", (rep["summary"]["host_leaked_bytes"],
+                                       rep["summary"]["host_known_bytes"]), (0, 4))
+    text = subprocess.run([H.vramtrace_exe(), "report", r.dump], env=H.base_env(),
+                          stdout=subprocess.PIPE, universal_newlines=True, check=True).stdout
+    H.expect("Host leak" not in text and "known framework memory held at the end: 4 B by "
+             "PyTorch's pinned buffer for .item()" in text.splitlines()[0], text)
+
+
 def segment_events(snapshot):
     """(action, address, size, the case script's line) of each segment
     event of device 0 in a torch snapshot; the line for allocations only

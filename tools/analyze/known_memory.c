@@ -26,6 +26,12 @@ static const struct {
     {"getCUDABlasLtWorkspace", CUBLAS_WORKSPACE, CUBLAS_NOTE},
     {"setWorkspaceForHandle", CUBLAS_WORKSPACE, CUBLAS_NOTE},
     {"getCurrentCUDABlasHandle", CUBLAS_WORKSPACE, CUBLAS_NOTE},
+    /* .item(), float(), bool() of a CUDA tensor: a small page-locked block
+     * of PyTorch's host cache, made for that copy and kept for reuse (never a
+     * pinned tensor of the program's own: pin_memory() is not matched) */
+    {"_local_scalar_dense_cuda", "PyTorch's pinned buffer for .item()",
+     "a small page-locked block PyTorch's host caching allocator made to copy a scalar back "
+     "(.item(), float(), bool() of a CUDA tensor) and keeps for reuse"},
     {"SingleDeviceMemoryPool", "CuPy's memory pool",
      "memory CuPy's pool keeps for reuse; which arrays live in it is not traced "
      "(cupy.cuda.set_allocator(None) allocates each array by itself)"},
