@@ -723,15 +723,21 @@ static size_t print_growing(const struct vt_report *r, FILE *out)
     return vt_usage_growing_sites(u) - printed;
 }
 
-/* Returns how many holders were left out, over all devices. */
-static size_t print_peaks(const struct vt_report *r, FILE *out)
+/* "    … and 3 more call sites (--top N shows N, --top 0 all)" */
+static void print_more(size_t more, FILE *out)
+{
+    if (more)
+        fprintf(out, "    \u2026 and %zu more call %s (--top N shows N, --top 0 all)\n", more,
+                plural(more, "site", "sites"));
+}
+
+/* Each device's peak and its holders (the list says how many more). */
+static void print_peaks(const struct vt_report *r, FILE *out)
 {
     const struct vt_usage *u = &r->analysis->usage;
-    size_t omitted = 0;
     for (size_t d = 0; d < u->ndevices; d++) {
         const struct vt_usage_device *dev = &u->devices[d];
         size_t *holders, n = vt_report_peak_holders(r, dev->device, &holders);
-        omitted += vt_report_holders_at_peak(u, dev->device) - n;
         fputs("\nPeak", out);
         print_device(dev->device, out);
         fputs(": ", out);
@@ -746,14 +752,15 @@ static size_t print_peaks(const struct vt_report *r, FILE *out)
             fputs(")", out);
         }
         fputs(n ? ", held by:\n" : "\n", out);
+        size_t listed = r->text_short && n > r->text_short ? r->text_short : n;
         uint64_t *held = vt_xcalloc(n ? n : 1, sizeof *held);
         for (size_t i = 0; i < n; i++)
             held[i] = u->sites[holders[i]].bytes_at_device_peak;
-        print_holders(r, holders, held, n, out);
+        print_holders(r, holders, held, listed, out);
+        print_more(vt_report_holders_at_peak(u, dev->device) - listed, out);
         free(held);
         free(holders);
     }
-    return omitted;
 }
 
 /* Churn: allocate/free pairs per site and the time inside their calls,
@@ -774,15 +781,17 @@ static void print_churn(const struct vt_report *r, FILE *out)
         for (size_t i = 0; i < n; i++)
             list[i] = &r->usage_sites[order[i]];
         char **labels = vt_site_labels(list, n);
-        size_t large = n;
+        size_t large = n, listed = r->text_short && n > r->text_short ? r->text_short : n;
         for (size_t i = 0; i < n; i++) {
             const struct vt_usage_site *s = &u->sites[order[i]];
-            fprintf(out, "    %8" PRIu64 " %-5s  %10s  %s  %s\n", s->pairs,
-                    plural(s->pairs, "pair", "pairs"), vt_format_time(s->call_ns, time),
-                    vt_api_label(list[i]->api), labels[i]);
+            if (i < listed)
+                fprintf(out, "    %8" PRIu64 " %-5s  %10s  %s  %s\n", s->pairs,
+                        plural(s->pairs, "pair", "pairs"), vt_format_time(s->call_ns, time),
+                        vt_api_label(list[i]->api), labels[i]);
             if (large == n && vt_usage_churn_large(u, s))
                 large = i;
         }
+        print_more(nsites - listed, out);
         if (large < n)
             fprintf(out, "vramtrace: %s allocates and frees again and again; " VT_CHURN_HINT "\n",
                     labels[large]);
@@ -835,7 +844,7 @@ static void print_failures(const struct vt_report *r, FILE *out)
 
 /* What the bounded sections left out, per section. */
 struct omitted {
-    size_t leaks, held, growing, holders;
+    size_t leaks, held, growing;
 };
 
 /* "vramtrace: not shown: 30 more leaking call sites, 30 more growing call
@@ -852,14 +861,9 @@ static void print_omitted(const struct vt_report *r, const struct omitted *o, FI
         fprintf(out, "%s %zu more held call %s", sep, o->held, plural(o->held, "site", "sites"));
         sep = ",";
     }
-    if (o->growing) {
+    if (o->growing)
         fprintf(out, "%s %zu more growing call %s", sep, o->growing,
                 plural(o->growing, "site", "sites"));
-        sep = ",";
-    }
-    if (o->holders)
-        fprintf(out, "%s %zu more peak %s", sep, o->holders,
-                plural(o->holders, "holder", "holders"));
     fprintf(out, " (%zu per section; vramtrace report --top N shows N, --top 0 all)\n",
             r->text_top);
 }
@@ -868,7 +872,7 @@ static void print_notes(const struct vt_report *r, const struct omitted *o, FILE
 {
     const struct vt_summary *s = &r->analysis->summary;
     char size[32];
-    bool any_omitted = o->leaks || o->held || o->growing || o->holders;
+    bool any_omitted = o->leaks || o->held || o->growing;
     size_t failures_omitted = r->analysis->nfailures - r->failures_shown;
     if (any_omitted || failures_omitted || s->teardown_freed_allocations || s->untraced_frees)
         fputc('\n', out);
@@ -1027,7 +1031,7 @@ void vt_render_text(const struct vt_report *r, FILE *out)
         print_host_summary(r, out);
         omitted.leaks += print_leaks(r, true, out);
     }
-    omitted.holders = print_peaks(r, out);
+    print_peaks(r, out);
     vt_render_text_devices(r, out);
     print_churn(r, out);
     print_failures(r, out);

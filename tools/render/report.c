@@ -418,6 +418,7 @@ void vt_report_build(const char *path, const struct vt_report_options *opts,
         .top = top,
         .sym = l->sym,
         .text_top = opts->top_given ? opts->top : VT_TEXT_TOP,
+        .text_short = opts->top_given ? opts->top : VT_TEXT_SHORT,
         .holders_max = !opts->top_given ? VT_PEAK_HOLDERS
                        : opts->top      ? opts->top
                                         : SIZE_MAX,

@@ -60,6 +60,7 @@ struct vt_report {
     const struct vt_site *usage_sites; /* parallel to usage.sites; symbolized where shown */
     size_t top;
     size_t text_top;    /* what the text shows per section; 0 = all */
+    size_t text_short;  /* the text's peak holders and churn sites (VT_TEXT_SHORT); 0 = all */
     size_t holders_max; /* peak holders listed per device */
     struct vt_symbolizer *sym;
     const struct vt_suppressions *suppressions; /* or NULL */
@@ -80,6 +81,9 @@ struct vt_report {
 };
 
 #define VT_TEXT_TOP 10
+/* Without --top, the text's peak holders and churn list this many (the
+ * first screen stays short) and say how many more. */
+#define VT_TEXT_SHORT 5
 /* Holders of each device's peak symbolized: the text's default length (with
  * --top N, N; the JSON lists at most this many). */
 #define VT_PEAK_HOLDERS VT_TEXT_TOP
