@@ -8,26 +8,28 @@ import os
 
 import pytest
 
-CUDART = ctypes.CDLL("libcudart.so.13", mode=os.RTLD_NOW | os.RTLD_LOCAL)
-CUDART.cudaMalloc.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_size_t]
-CUDART.cudaFree.argtypes = [ctypes.c_void_p]
 MODEL_BYTES = 3000017
 KEPT_BYTES = 1048583
 KEEP_RUNS = 4
+CUDART = ctypes.CDLL("libcudart.so.13", mode=os.RTLD_NOW | os.RTLD_LOCAL)
 _kept = []
 
 
 def cuda_malloc(size):
     p = ctypes.c_void_p()
-    assert CUDART.cudaMalloc(ctypes.byref(p), size) == 0  # LEAK:malloc
+    assert CUDART.cudaMalloc(ctypes.byref(p), ctypes.c_size_t(size)) == 0  # LEAK:malloc
     return p
+
+
+def cuda_free(p):
+    assert CUDART.cudaFree(p) == 0
 
 
 @pytest.fixture(scope="module")
 def model():
     weights = cuda_malloc(MODEL_BYTES)  # LEAK:model
     yield weights
-    assert CUDART.cudaFree(weights) == 0
+    cuda_free(weights)
 
 
 def test_first(model):
@@ -40,5 +42,5 @@ def test_keep(model, run):
 
 
 def test_clean(model):
-    assert CUDART.cudaFree(cuda_malloc(KEPT_BYTES)) == 0
+    cuda_free(cuda_malloc(KEPT_BYTES))
 # SPDX-License-Identifier: MIT
