@@ -98,11 +98,12 @@ static const struct option options[] = {
      "each tensor is one traced cudaMallocAsync/cudaFreeAsync at its own Python line"},
     {"report check", "--json", "print one JSON object per dump instead of text"},
     {"report check run", "--top N",
-     "show at most N call sites per list, in text and JSON alike (default 10; 0: all); the "
-     "report says how many more (JSON: the *_omitted counts), the totals count all"},
+     "show at most N call sites per list, in text and JSON alike (default 10, and 5 peak "
+     "holders and churn sites in the text; 0: all); the report says how many more (JSON: the "
+     "*_omitted counts), the totals count all"},
     {"report", "--html FILE",
-     "also write the report as one self-contained HTML page (usage chart per device; one dump "
-     "only)"},
+     "also write the report as one self-contained HTML page (usage charts per device, over time "
+     "and per marker; one dump only)"},
     {"report", "--force", "let --html replace a file that holds a vramtrace dump"},
     {"report", "--gen-suppressions",
      "instead of the report, print a suppressions file for the leaks (one leak:^function$ line "
