@@ -353,6 +353,20 @@ def run_api_check(*run_args):
     return H.run_traced([H.program("api_check")], run_args=list(run_args))
 
 
+def case_run_fails_on_growth():
+    """run --fail-on-leak fails on a call site growing over the markers though
+    all is freed at exit, and passes a warm-up that then stays flat; its
+    report leads with what grows and never says "no leaks" beside it."""
+    r = H.run_traced([H.program("usage"), "kept", "6"], run_args=["--fail-on-leak"])
+    expect_status(r, LEAK_STATUS, "run --fail-on-leak of a growing program")
+    H.expect(re.search(r"^vramtrace: growing: 1\.0 MiB per marker interval at keep_step \S+:%d\n"
+                       r"vramtrace: nothing leaked at exit: all device memory was freed "
+                       % H.marker_line(H.program_source("usage.c"), "kept"), r.stderr, re.M),
+             r.describe())
+    r = H.run_traced([H.program("usage"), "warmup"], run_args=["--fail-on-leak"])
+    expect_status(r, 0, "run --fail-on-leak of a warm-up, then flat")
+
+
 def case_run_limits():
     """run takes the same options, with the same outcome; a limit implies
     --fail-on-leak; the program's own status is kept when within limits."""

@@ -133,7 +133,7 @@ static inline bool vt_usage_rate_shown(const struct vt_usage_site *s)
 bool vt_usage_growth_judged(const struct vt_usage *u);
 size_t vt_usage_growing_sites(const struct vt_usage *u);
 /* What the growing device and managed sites rose by since each started
- * growing: what --max-growth holds a dump to. */
+ * growing (check's --max-growth: the same, but for suppressed sites). */
 uint64_t vt_usage_growth_bytes(const struct vt_usage *u);
 uint64_t vt_usage_boundary_ns(const struct vt_usage *u, size_t i);
 

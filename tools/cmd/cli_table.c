@@ -126,7 +126,8 @@ static const struct option options[] = {
     {LIMIT_COMMANDS, "--max-leaked-per-site SIZE", "fail when one call site leaked more than SIZE"},
     {LIMIT_COMMANDS, "--max-growth SIZE",
      "fail when the growing call sites (the report's growth rule, judged on the markers after "
-     "--skip) rose by more than SIZE in all since each started growing; with fewer than 3 "
+     "--skip; those a suppression matches left out) rose by more than SIZE in all since each "
+     "started growing; with fewer than 3 "
      "markers or none: the leaked bytes. Without a limit, any growing site fails"},
     {LIMIT_COMMANDS, "--max-held SIZE",
      "fail when more than SIZE was held at the end: still referenced when a Python script ended "

@@ -195,6 +195,27 @@ static size_t check_sites(const struct vt_report *r, uint64_t limit, FILE *out)
     return n;
 }
 
+/* Whether usage site I counts for --max-growth: growing device or managed
+ * memory that no suppression matches. */
+static bool held_to_growth(const struct vt_report *r, size_t i)
+{
+    const struct vt_usage_site *s = &r->analysis->usage.sites[i];
+    return s->growing && vt_kind_counts_as_vram(s->kind) && !r->site_known[i].suppressed;
+}
+
+/* What the growing sites held to it rose by, and how many they are. */
+static uint64_t growth_of_sites(const struct vt_report *r, size_t *sites)
+{
+    uint64_t sum = 0;
+    *sites = 0;
+    for (size_t i = 0; i < r->analysis->usage.nsites; i++)
+        if (held_to_growth(r, i)) {
+            sum += r->analysis->usage.sites[i].growth_bytes;
+            ++*sites;
+        }
+    return sum;
+}
+
 /* Where the growth is most from: ": mostly at LABEL via API (N bytes)". */
 static void print_growth_site(const struct vt_report *r, FILE *out)
 {
@@ -202,8 +223,7 @@ static void print_growth_site(const struct vt_report *r, FILE *out)
     const struct vt_usage_site *most = NULL;
     for (size_t i = 0; i < u->nsites; i++) {
         const struct vt_usage_site *s = &u->sites[i];
-        if (s->growing && vt_kind_counts_as_vram(s->kind) &&
-            (!most || s->growth_bytes > most->growth_bytes))
+        if (held_to_growth(r, i) && (!most || s->growth_bytes > most->growth_bytes))
             most = s;
     }
     if (most) {
@@ -226,12 +246,14 @@ static bool judged_on_markers(const struct vt_report *r)
 }
 
 /* What --max-growth measures: the growing sites' rise by the growth rule
- * (growth_rule.h), as the report judges it; where growth is not judged on
- * markers (none, or fewer than 3 after --skip), the leaked bytes. */
+ * (growth_rule.h), as the report judges it, but for those a suppression
+ * matches; where growth is not judged on markers (none, or fewer than 3
+ * after --skip), the leaked bytes. */
 static uint64_t growth_measure(const struct vt_report *r, char *buf, size_t size)
 {
     const struct vt_usage *u = &r->analysis->usage;
-    size_t growing = vt_usage_growing_sites(u);
+    size_t growing;
+    uint64_t growth = growth_of_sites(r, &growing);
     if (!u->by_marks) {
         snprintf(buf, size, "of growth (leaked; no markers)");
         return r->analysis->summary.leaked_bytes;
@@ -243,7 +265,7 @@ static uint64_t growth_measure(const struct vt_report *r, char *buf, size_t size
     }
     snprintf(buf, size, "of growth at %zu growing call %s (judged on %zu markers, %zu skipped)",
              growing, growing == 1 ? "site" : "sites", vt_usage_boundaries(u), u->skip);
-    return vt_usage_growth_bytes(u);
+    return growth;
 }
 
 /* The growth limit; the default one holds only growth judged on markers

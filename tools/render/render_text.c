@@ -462,7 +462,8 @@ static void print_summary(const struct vt_report *r, FILE *out)
                 vt_human_size(s->suppressed_bytes, suppressed), s->suppressed_allocations,
                 plural(s->suppressed_allocations, "allocation", "allocations"));
     else
-        fprintf(out, "vramtrace: no leaks: all device memory was freed%s",
+        fprintf(out, "vramtrace: %s: all device memory was freed%s",
+                growing ? "nothing leaked at exit" : "no leaks",
                 r->live_not_leaked ? " (so far)" : "");
     print_totals(s, !host_only, out);
     if (s->host_peak_bytes)
@@ -524,7 +525,10 @@ static size_t print_leaks(const struct vt_report *r, bool host, FILE *out)
     size_t printed = 0, listed = 0;
     for (size_t i = 0; i < r->analysis->nleaks; i++) {
         const struct vt_leak *leak = &r->analysis->leaks[i];
-        if (vt_kind_counts_as_vram(leak->kind) == host || leak_is_growing(r, leak))
+        /* growing leaks are listed with the growing sites; what a crashed
+         * or killed process held is listed as live all the same */
+        if (vt_kind_counts_as_vram(leak->kind) == host ||
+            (!r->live_not_leaked && leak_is_growing(r, leak)))
             continue;
         listed++;
         if (i < r->leaks_shown && room_for(r, printed)) {

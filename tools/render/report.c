@@ -122,19 +122,21 @@ static void sort_leaks(struct vt_analysis *a, struct vt_symbolizer *sym, const s
         qsort(a->known_leaks, a->nknown, sizeof *a->known_leaks, known_by_size);
 }
 
-/* What known framework memory the shown growing sites are, and what the
- * framework was doing when they allocated (what the growth entries say;
- * growing sites come first in site_order). */
-static struct vt_site_known *sites_known(const struct vt_report *r, struct vt_suppressions *known)
+/* What known framework memory the growing sites are, what the framework
+ * was doing when they allocated (what the growth entries say), and which a
+ * suppression matches (growing sites come first in site_order). */
+static struct vt_site_known *sites_known(const struct vt_report *r, struct vt_suppressions *known,
+                                         struct vt_suppressions *sups)
 {
     const struct vt_usage *u = &r->analysis->usage;
     struct vt_site_known *out = vt_xcalloc(u->nsites ? u->nsites : 1, sizeof *out);
-    for (size_t i = 0; i < r->sites_shown && u->sites[r->site_order[i]].growing; i++) {
+    for (size_t i = 0; i < u->nsites && u->sites[r->site_order[i]].growing; i++) {
         struct vt_site all;
         size_t index = r->site_order[i];
         vt_site_all_frames(r->sym, r->dump, u->sites[index].stack_id, &all);
         out[index].known = known ? vt_suppressions_match(known, all.frames, all.nframes) : NULL;
         out[index].during = vt_known_during(all.frames, all.nframes);
+        out[index].suppressed = sups ? vt_suppressions_match(sups, all.frames, all.nframes) : NULL;
         vt_site_free(&all);
     }
     return out;
@@ -455,7 +457,7 @@ void vt_report_build(const char *path, const struct vt_report_options *opts,
         vt_site_frames(l->sym, &l->dump, a->known_leaks[i].stack_id, a->known_leaks[i].api,
                        &l->known_sites[i]);
     l->report.known_sites = l->known_sites;
-    l->site_known = sites_known(&l->report, opts->known);
+    l->site_known = sites_known(&l->report, opts->known, opts->suppressions);
     l->report.site_known = l->site_known;
 }
 

@@ -41,6 +41,7 @@ struct vt_report_options {
 struct vt_site_known {
     const struct vt_suppression *known;
     const char *during;
+    const struct vt_suppression *suppressed; /* a suppression matches it: check leaves it out */
 };
 
 /* Everything a renderer needs. Sites are symbolized for the shown ones. */
@@ -66,7 +67,7 @@ struct vt_report {
     const struct vt_suppressions *suppressions; /* or NULL */
     const struct vt_suppressions *known;        /* or NULL */
     const struct vt_site *known_sites;          /* parallel to analysis->known_leaks */
-    /* parallel to usage.sites, set for the first sites_shown of site_order */
+    /* parallel to usage.sites, set for every growing site */
     const struct vt_site_known *site_known;
     /* how the process ended; without an ending of its own (a signal, still
      * running, no footer) what is still allocated is live, not leaked:
