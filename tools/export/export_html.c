@@ -279,6 +279,19 @@ static void band_legend(const struct vt_device_view *v, int64_t device, FILE *ou
     fputs("; its top is what the device had in use.", out);
 }
 
+/* A figure's SVG opened, "live bytes on device N OVER", with its axes. */
+static void open_chart(const struct vt_usage_device *d, const char *over, const struct scale *s,
+                       const char *x_end, FILE *out)
+{
+    fprintf(out,
+            "<figure>\n<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %d\" "
+            "width=\"%d\" height=\"%d\" role=\"img\" aria-label=\"live bytes on device ",
+            CHART_W, CHART_H, CHART_W, CHART_H);
+    put_device(d->device, out);
+    fprintf(out, " %s\" class=\"chart\">\n", over);
+    chart_axes(s, x_end, out);
+}
+
 static void chart(const struct vt_usage *u, const struct vt_usage_device *d,
                   const struct vt_device_view *v, FILE *out)
 {
@@ -287,14 +300,7 @@ static void chart(const struct vt_usage *u, const struct vt_usage_device *d,
     char size[32], end_size[32], time[32], tick[32];
     if (!s.top_bytes)
         s.top_bytes = 1;
-    fputs("<figure>\n", out);
-    fprintf(out,
-            "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %d\" "
-            "width=\"%d\" height=\"%d\" role=\"img\" aria-label=\"live bytes on device ",
-            CHART_W, CHART_H, CHART_W, CHART_H);
-    put_device(d->device, out);
-    fputs(" over time\" class=\"chart\">\n", out);
-    chart_axes(&s, vt_format_time(s.end_ns, time), out);
+    open_chart(d, "over time", &s, vt_format_time(s.end_ns, time), out);
     chart_driver_band(u, v, d, &s, out);
     chart_area(u, d, &s, out);
     chart_marks(u, &s, out);
@@ -338,13 +344,7 @@ static void chart_by_marker(const struct vt_usage *u, const struct vt_usage_devi
     uint64_t top, *live = live_at_marks(u, d, &top);
     struct scale s = {u->nmarks - 1, top + top / 10 + 1};
     snprintf(end, sizeof end, "marker %zu", u->nmarks - 1);
-    fprintf(out,
-            "<figure>\n<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %d\" "
-            "width=\"%d\" height=\"%d\" role=\"img\" aria-label=\"live bytes on device ",
-            CHART_W, CHART_H, CHART_W, CHART_H);
-    put_device(d->device, out);
-    fputs(" per marker\" class=\"chart\">\n", out);
-    chart_axes(&s, end, out);
+    open_chart(d, "per marker", &s, end, out);
     fputs("<path class=\"steps\" d=\"", out);
     for (size_t k = 0; k < u->nmarks; k++)
         fprintf(out, "%c%.1f %.1f", k ? 'L' : 'M', x_of(&s, k), y_of(&s, live[k]));
