@@ -133,13 +133,14 @@ def case_script_end():
 def case_preallocation():
     """JAX's default: XLA's BFC allocator takes 75 % of the device's memory at
     the first array, one cuMemCreate at the line that made it, and carves
-    the arrays out of it: known framework memory, not a leak."""
+    the arrays out of it: known framework memory, in its own list, not a
+    leak."""
     rep = traced({})
     H.expect_eq("device held at the kept line", device_leaks_at_kept(rep),
                 (STANDIN_GPU * 3 // 4, 1, ["cuMemCreate"]))
     H.expect_eq("all labelled XLA's: the device pool, and the host memory its host BFC "
                 "allocator pins", [(lk["kind"], lk["bytes"], (lk["known"] or {}).get("label"))
-                                   for lk in H.leaks(rep)],
+                                   for lk in rep["known"]],
                 [("device", STANDIN_GPU * 3 // 4, "XLA's BFC allocator"),
                  ("host", 4 << 20, "XLA's BFC allocator"), ("host", 2 << 20, "XLA's BFC allocator")])
     s = H.summary(rep)
