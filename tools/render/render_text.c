@@ -727,6 +727,13 @@ static size_t print_growing(const struct vt_report *r, FILE *out)
     return vt_usage_growing_sites(u) - printed;
 }
 
+/* How many of the N symbolized of TOTAL sites a short list prints: all
+ * where one more would be left out (a line saying so takes its room). */
+static size_t short_list(const struct vt_report *r, size_t n, size_t total)
+{
+    return !r->text_short || total <= r->text_short + 1 || n <= r->text_short ? n : r->text_short;
+}
+
 /* "    … and 3 more call sites (--top N shows N, --top 0 all)" */
 static void print_more(size_t more, FILE *out)
 {
@@ -756,7 +763,7 @@ static void print_peaks(const struct vt_report *r, FILE *out)
             fputs(")", out);
         }
         fputs(n ? ", held by:\n" : "\n", out);
-        size_t listed = r->text_short && n > r->text_short ? r->text_short : n;
+        size_t listed = short_list(r, n, vt_report_holders_at_peak(u, dev->device));
         uint64_t *held = vt_xcalloc(n ? n : 1, sizeof *held);
         for (size_t i = 0; i < n; i++)
             held[i] = u->sites[holders[i]].bytes_at_device_peak;
@@ -785,7 +792,7 @@ static void print_churn(const struct vt_report *r, FILE *out)
         for (size_t i = 0; i < n; i++)
             list[i] = &r->usage_sites[order[i]];
         char **labels = vt_site_labels(list, n);
-        size_t large = n, listed = r->text_short && n > r->text_short ? r->text_short : n;
+        size_t large = n, listed = short_list(r, n, nsites);
         for (size_t i = 0; i < n; i++) {
             const struct vt_usage_site *s = &u->sites[order[i]];
             if (i < listed)
