@@ -20,8 +20,15 @@ marked test is skipped, not passed. The `vram` fixture gives the live traced
 bytes (vram.live_bytes).
 
 `pytest --vramtrace` runs the session under the tracer (`vramtrace run --
-PYTHON -m pytest ARGS`, with the interpreter pytest runs on) when it is not
-preloaded already, and ends with the tests that left the most CUDA memory.
+PYTHON -m pytest ARGS`, with the interpreter pytest runs on; with
+--vramtrace-tensors, `vramtrace run --pytorch-tensors`: each PyTorch tensor
+traced at its line) when it is not preloaded already, writes a marker after
+each test, and ends with a short table: the tests that left the most CUDA
+memory live (measured from the test's call, so that a fixture's memory is
+charged to the fixture's setup, listed apart, not to the first test that
+uses it), the fixtures that hold memory, and the call sites growing from test
+to test by vramtrace's growth rule; with -v or --vramtrace-report, the whole
+report of the dump so far after it.
 
 Built on the `vramtrace` module (python/vramtrace.py); its own frames are
 folded in reports as pytest's are.
@@ -249,10 +256,19 @@ def vram():
 # ---- pytest --vramtrace: the session under the tracer, a table at the end ----
 
 def pytest_addoption(parser):
-    parser.getgroup("vramtrace").addoption(
+    group = parser.getgroup("vramtrace")
+    group.addoption(
         "--vramtrace", action="store_true", default=False,
         help="run the session under the vramtrace tracer (vramtrace run) unless it is loaded "
-        "already, and list the tests that left the most CUDA memory live")
+        "already, and list the tests that left the most CUDA memory live, the fixtures that "
+        "hold some, and what grows from test to test")
+    group.addoption(
+        "--vramtrace-tensors", action="store_true", default=False,
+        help="with --vramtrace: trace each PyTorch tensor at its own line (vramtrace run "
+        "--pytorch-tensors)")
+    group.addoption(
+        "--vramtrace-report", action="store_true", default=False,
+        help="with --vramtrace: print vramtrace's whole report after the table (so does -v)")
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -264,25 +280,82 @@ def pytest_cmdline_main(config):
     if not cli:
         raise pytest.UsageError("--vramtrace: the vramtrace command is not on PATH (install "
                                 "vramtrace, or run pytest under `vramtrace run --`)")
-    argv = [cli, "run", "--", sys.executable, "-m", "pytest", *config.invocation_params.args]
+    tensors = ["--pytorch-tensors"] if config.getoption("vramtrace_tensors") else []
+    argv = [cli, "run", *tensors, "--", sys.executable, "-m", "pytest",
+            *config.invocation_params.args]
     return subprocess.run(argv, cwd=str(config.invocation_params.dir)).returncode
 
 
-_left = []  # (bytes still live after the test, nodeid)
+_left = []      # (bytes the test left live, nodeid)
+_fixtures = {}  # (fixture name, scope): bytes its setup left live
+_calls = {}     # nodeid: the checkpoint taken as its call began
+
+
+def _session_on(config):
+    return config.getoption("vramtrace") and vramtrace.active()
 
 
 @pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_protocol(item, nextitem):
-    if not (item.config.getoption("vramtrace") and vramtrace.active()):
+def pytest_fixture_setup(fixturedef, request):
+    """What a fixture's setup leaves live is the fixture's (a model built
+    once for a module), not the first test's that asked for it."""
+    if not _session_on(request.config):
         yield
         return
     token = vramtrace.checkpoint()
     yield
-    _left.append((vramtrace.leaked_since(token), item.nodeid))
+    left = vramtrace.leaked_since(token)
+    if left:
+        key = (fixturedef.argname, fixturedef.scope)
+        _fixtures[key] = _fixtures.get(key, 0) + left
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item):
+    if _session_on(item.config):
+        _calls[item.nodeid] = vramtrace.checkpoint()
+    yield
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item, nextitem):
+    """After the teardown: what the test's call made and still holds; a
+    marker closes the test, so that growth is judged from test to test."""
+    yield
+    if not _session_on(item.config):
+        return
+    token = _calls.pop(item.nodeid, None)
+    if token is not None:
+        _left.append((vramtrace.leaked_since(token), item.nodeid))
+    vramtrace.mark("after " + item.nodeid)
+
+
+def _report(dump, *args):
+    """`vramtrace report ARGS DUMP` (the dump so far): its stdout, or None."""
+    cli = _vramtrace_cli()
+    if not cli:
+        return None
+    env = {k: v for k, v in os.environ.items() if k not in ("LD_PRELOAD", "VRAMTRACE_MANIFEST")}
+    try:
+        return subprocess.run([cli, "report", *args, dump], capture_output=True, env=env,
+                              timeout=300, check=True, text=True).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def _growing(dump):
+    """[(bytes per test, label, api)] of the sites growing from test to test."""
+    out = _report(dump, "--json")
+    try:
+        sites = json.loads(out).get("sites", []) if out else []
+    except ValueError:
+        return []
+    return [(s.get("bytes_per_interval") or 0, s.get("label") or "?", s.get("api"))
+            for s in sites if s.get("growing")]
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
-    if not (config.getoption("vramtrace") and vramtrace.active()):
+    if not _session_on(config):
         return
     tr = terminalreporter
     tr.section("vramtrace: CUDA memory each test left live")
@@ -294,6 +367,21 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     more = sum(1 for t in _left if t[0]) - len(worst)
     if more > 0:
         tr.write_line("... %d more tests left some" % more)
+    if _fixtures:
+        tr.write_line("held by fixtures (charged to their setup, not to a test):")
+        for (name, scope), left in sorted(_fixtures.items(), key=lambda f: (-f[1], f[0])):
+            tr.write_line("%12s  fixture %s (%s scope)" % (human_size(left), name, scope))
     dump = vramtrace.dump_path()
-    if dump:
-        tr.write_line("dump: %s (vramtrace report %s)" % (dump, dump))
+    if not dump:
+        return
+    growing = _growing(dump)
+    if growing:
+        tr.write_line("growing from test to test (a marker after each test):")
+        for rate, label, api in growing[:SUMMARY_TESTS]:
+            tr.write_line("%12s per test  %s via %s" % (human_size(rate), label, api))
+    tr.write_line("dump: %s (vramtrace report %s)" % (dump, dump))
+    if config.getoption("vramtrace_report") or config.option.verbose > 0:
+        text = _report(dump)
+        if text:
+            tr.section("vramtrace report (so far)")
+            tr.write(text)

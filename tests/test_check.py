@@ -16,7 +16,6 @@ D = H.c_defines(SRC)
 LEAKED = D["API_LEAKED_BYTES"]          # 4 MiB at exit, two call sites
 LEAK = D["API_LEAK_BYTES"]              # 3 MiB: leak_after_checkpoint
 EXTRA = D["API_EXTRA_BYTES"]            # 1 MiB: leak_after_last_mark
-GROWTH = D["API_GROWTH_BYTES"]          # between the two markers
 CUBLAS_SRC = H.program_source("cublas_user.c")
 USER_LEAK = H.c_defines(CUBLAS_SRC)["USER_LEAK_BYTES"]
 WORKSPACE = H.c_defines(H.program_source("fake_cublas.c"))["CUBLAS_WORKSPACE_BYTES"]
@@ -125,16 +124,75 @@ def case_max_per_site():
                  "leak_after_last_mark:%d" % H.marker_line(SRC, "extra")])
 
 
+SHAPES_SRC = H.program_source("report_shapes.c")
+STEP = H.c_defines(SHAPES_SRC)["STEP_LEAK_BYTES"]
+
+
+def shapes_dump(*args):
+    """tests/programs/report_shapes.c's ARGS, or usage.c's after "usage"."""
+    prog = "report_shapes"
+    if args[0] == "usage":
+        prog, args = "usage", args[1:]
+    r = H.run_traced([H.program(prog)] + list(args), mode="preload")
+    H.expect_program_ok(r)
+    H.expect_dump(r)
+    return r.dump
+
+
 def case_max_growth():
-    """Growth between the first and the last marker, not the leaked bytes."""
-    dump = api_dump()
-    expect_limits(dump, "--max-growth", GROWTH, [(GROWTH, 0), (GROWTH - 1, LEAK_STATUS),
-                                                 (GROWTH + 1, 0)])
-    r = check(dump, "--max-growth", str(GROWTH - 1))
+    """What the growing sites rose by since they started growing (the growth
+    rule of the report), not the leaked bytes: 6 steps of 1 MiB, a marker
+    after each, rose by 5 MiB from the first marker."""
+    dump = shapes_dump("steps", "6")
+    growth = 5 * STEP
+    expect_limits(dump, "--max-growth", growth, [(growth, 0), (growth - 1, LEAK_STATUS),
+                                                 (growth + 1, 0)])
+    r = check(dump, "--max-growth", str(growth - 1))
     H.expect_eq("what broke", over_lines(r), [
-        "vramtrace: %s: %d bytes (3.5 MiB) of growth from the first marker, over --max-growth "
-        "%d (3.5 MiB): mostly at leak_after_checkpoint %s:%d via cudaMalloc (3.0 MiB)"
-        % (dump, GROWTH, GROWTH - 1, SRC, H.marker_line(SRC, "api"))])
+        "vramtrace: %s: %d bytes (5.0 MiB) of growth at 1 growing call site (judged on 6 "
+        "markers, 0 skipped), over --max-growth %d (5.0 MiB): mostly at leak_step %s:%d via "
+        "cudaMalloc (5.0 MiB)" % (dump, growth, growth - 1, SHAPES_SRC,
+                                   H.marker_line(SHAPES_SRC, "step"))])
+
+
+def case_max_growth_few_markers():
+    """Two markers are too few to judge growth: the leaked bytes stand for it."""
+    dump = api_dump()
+    expect_limits(dump, "--max-growth", LEAKED, [(LEAKED, 0), (LEAKED - 1, LEAK_STATUS)])
+    r = check(dump, "--max-growth", str(LEAKED - 1))
+    H.expect("(leaked; fewer than 3 markers)" in r.stderr, "growth message:\n" + r.describe())
+
+
+def case_growing_fails_by_default():
+    """Without a limit, a site growing on markers fails check (--max-growth
+    0 applies beside --max-leaked 0): a leak that ends freed still fails, and
+    check says so as the report does."""
+    dump = shapes_dump("usage", "kept", "6")
+    rep = report_json(dump)
+    H.expect_eq("the report: leaked", rep["summary"]["leaked_bytes"], 0)
+    H.expect_eq("the report: growing sites", [s["growing"] for s in rep["sites"]][:1], [True])
+    r = check(dump)
+    expect_status(r, LEAK_STATUS, "check of a growing dump")
+    H.expect(any("of growth at 1 growing call site" in l for l in over_lines(r)),
+             "the growth named:\n" + r.describe())
+    expect_status(check(shapes_dump("cache")), 0, "check of a cache filled once")
+
+
+def case_check_agrees_with_report():
+    """check --max-growth 0 fails exactly where the report names a growing
+    site: one rule for both, with or without --skip."""
+    for args, grows in ((("usage", "kept", "6"), True), (("steps", "5"), True),
+                        (("ramp",), True), (("cache",), False), (("usage", "warmup"), False)):
+        dump = shapes_dump(*args)
+        for skip in ("0", "2"):
+            rep = report_json(dump, "--skip", skip)
+            growing = any(s["growing"] for s in rep["sites"])
+            judged = rep["growth"]["marks"] - int(skip) >= 3
+            H.expect_eq("%s --skip %s: the report's verdict" % (args, skip), growing,
+                        grows and judged)
+            expect_status(check(dump, "--skip", skip, "--max-growth", "0"),
+                          LEAK_STATUS if growing else 0,
+                          "%s --skip %s: check agrees with the report" % (args, skip))
 
 
 def case_max_growth_no_markers():
@@ -150,9 +208,9 @@ def case_only_given_limits():
     """A limit given replaces the default --max-leaked 0; several at once
     each report what broke them."""
     dump = api_dump()
-    expect_status(check(dump, "--max-growth", str(GROWTH)), 0, "only --max-growth, within")
+    expect_status(check(dump, "--max-growth", str(LEAKED)), 0, "only --max-growth, within")
     r = check(dump, "--max-leaked", str(LEAKED - 1), "--max-leaked-per-site", str(LEAK - 1),
-              "--max-growth", str(GROWTH - 1))
+              "--max-growth", str(LEAKED - 1))
     expect_status(r, LEAK_STATUS, "three limits broken")
     H.expect_eq("lines naming broken limits", len(over_lines(r)), 3)
 
@@ -295,6 +353,20 @@ def run_api_check(*run_args):
     return H.run_traced([H.program("api_check")], run_args=list(run_args))
 
 
+def case_run_fails_on_growth():
+    """run --fail-on-leak fails on a call site growing over the markers though
+    all is freed at exit, and passes a warm-up that then stays flat; its
+    report leads with what grows and never says "no leaks" beside it."""
+    r = H.run_traced([H.program("usage"), "kept", "6"], run_args=["--fail-on-leak"])
+    expect_status(r, LEAK_STATUS, "run --fail-on-leak of a growing program")
+    H.expect(re.search(r"^vramtrace: growing: 1\.0 MiB per marker interval at keep_step \S+:%d\n"
+                       r"vramtrace: nothing leaked at exit: all device memory was freed "
+                       % H.marker_line(H.program_source("usage.c"), "kept"), r.stderr, re.M),
+             r.describe())
+    r = H.run_traced([H.program("usage"), "warmup"], run_args=["--fail-on-leak"])
+    expect_status(r, 0, "run --fail-on-leak of a warm-up, then flat")
+
+
 def case_run_limits():
     """run takes the same options, with the same outcome; a limit implies
     --fail-on-leak; the program's own status is kept when within limits."""
@@ -303,8 +375,8 @@ def case_run_limits():
                          (["--max-leaked", str(LEAKED - 1)], LEAK_STATUS),
                          (["--max-leaked-per-site", str(LEAK)], 0),
                          (["--max-leaked-per-site", str(LEAK - 1)], LEAK_STATUS),
-                         (["--max-growth", str(GROWTH)], 0),
-                         (["--max-growth", str(GROWTH - 1)], LEAK_STATUS)):
+                         (["--max-growth", str(LEAKED)], 0),
+                         (["--max-growth", str(LEAKED - 1)], LEAK_STATUS)):
         r = run_api_check(*args)
         expect_status(r, status, "run %s" % " ".join(args))
         H.expect_eq("lines naming a broken limit (run %s)" % " ".join(args),

@@ -817,8 +817,12 @@ def check_html(data):
     H.expect_eq("anything fetched (must be self-contained)", page.fetches, [])
     H.expect("url(" not in text and "@import" not in text, "CSS fetches something")
     svgs = [t for t in page.tags if t[0] == "svg"]
-    H.expect_eq("charts (one per device)", len(svgs), 1)
+    H.expect_eq("charts (per device: over time, and per marker)", [t[1].get("aria-label")
+                                                                   for t in svgs],
+                ["live bytes on device 0 over time", "live bytes on device 0 per marker"])
     in_svg = [t for t in page.tags if "svg" in t[2]]
+    H.expect_eq("a point per marker", len([t for t in in_svg if t[1].get("class") == "step"]),
+                STEPS)
     H.expect_eq("chart areas", len([t for t in in_svg if t[1].get("class") == "area"]), 1)
     H.expect_eq("marker lines", len([t for t in in_svg if t[1].get("class") == "mark"]), STEPS)
     H.expect_eq("peak points", len([t for t in in_svg if t[0] == "circle"]), 1)
@@ -847,7 +851,7 @@ def case_report_html():
     out = os.path.join(H.tmpdir(), "report.html")
     r = vramtrace("report", "--html", out, dump)
     H.expect_eq("report --html exit status (stderr: %s)" % r.stderr.strip(), r.status, 0)
-    H.expect(r.stdout.startswith("vramtrace: 10.0 MiB"), "the text report still goes to stdout:\n"
+    H.expect(r.stdout.startswith("vramtrace: growing: 1.0 MiB"), "the text report still goes to stdout:\n"
              + r.stdout)
     with open(out, "rb") as f:
         data = f.read()

@@ -388,7 +388,7 @@ def case_script_end_embedded():
     rep, _ = H.traced_report([build_embedding("3.11", interpreter("3.11")), SCRIPT_END])
     c = constants(SCRIPT_END)
     H.expect_eq("script_end_ns of an embedding program", rep.get("script_end_ns"), None)
-    H.check_summary(rep, leaked_bytes=c["NEVER_BYTES"], shutdown_freed_bytes=0)
+    H.check_summary(rep, leaked_bytes=c["NEVER_BYTES"], held_bytes=0)
 
 
 def check_c_thread(leak, name):

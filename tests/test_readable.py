@@ -68,7 +68,10 @@ def case_peak_two_devices():
 def case_growth_judged():
     dump = shapes_run("steps", "5").dump
     text = text_report(dump)
-    H.expect_eq("growth line", text.splitlines()[1],
+    H.expect_eq("what grows, first", text.splitlines()[0],
+                "vramtrace: growing: 1.0 MiB per marker interval at leak_step %s:%d"
+                % (SRC, H.marker_line(SRC, "step")))
+    H.expect_eq("growth line", text.splitlines()[2],
                 "vramtrace: growth judged on 5 markers (0 skipped as warm-up): 1 call site growing")
     g = H.report(dump)["growth"]
     H.expect_eq("growth.judged", (g["judged"], g["growing_sites"]), (True, 1))
@@ -304,11 +307,13 @@ def case_bounded_sites():
     H.expect_eq("growing entries", text.count("\nGrowing by "), 10)
     H.expect_eq("leak entries (the growing leaks are listed as growing)", text.count("\nLeak of "), 0)
     holders = re.findall(r"^ +[\d.]+ [KMG]iB  cudaMalloc  leak_at_site ", text, re.M)
-    H.expect_eq("peak holders", len(holders), 10)
+    H.expect_eq("peak holders: the first screen's five", len(holders), 5)
+    H.expect("\n    \u2026 and %d more call sites (--top N shows N, --top 0 all)\n" % (sites - 5)
+             in text, text)
     H.expect_eq("the hidden rest", text.splitlines()[-1],
-                "vramtrace: not shown: %d more growing call sites, %d more peak holders "
+                "vramtrace: not shown: %d more growing call sites "
                 "(10 per section; vramtrace report --top N shows N, --top 0 all)"
-                % (sites - 10, sites - 10))
+                % (sites - 10))
     # the largest site first, with its leak in the same entry
     top = (sites * D["SITE_BYTES"])
     H.expect(re.search(r"^Growing by %s per marker interval .*; leaked at exit: %d bytes "
@@ -320,9 +325,9 @@ def case_bounded_sites():
     H.expect("not shown" not in everything, "--top 0 hides something")
     two = text_report(dump, "--top", "2")
     H.expect_eq("--top 2", (two.count("\nGrowing by "), two.splitlines()[-1]),
-                (2, "vramtrace: not shown: %d more growing call sites, %d more peak holders "
+                (2, "vramtrace: not shown: %d more growing call sites "
                     "(2 per section; vramtrace report --top N shows N, --top 0 all)"
-                 % (sites - 2, sites - 2)))
+                 % (sites - 2)))
     # the JSON holds what the text shows, and says how many more
     shown = H.report(dump, "--top", "10")
     default = json.loads(H._run([H.vramtrace_exe(), "report", "--json", dump], H.base_env(),

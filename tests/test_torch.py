@@ -87,6 +87,21 @@ def loop_sites(run_args=(), extra_env=None):
     return rep
 
 
+def at_end(rep):
+    """What was still allocated at the end, per site, whatever its verdict:
+    leaked, held when the script ended, or known framework memory (a site
+    in two lists merged: its bytes and allocations summed)."""
+    merged = {}
+    for lk in H.leaks(rep) + rep["held"] + rep["known"]:
+        key = (lk["stack_id"], lk["api"], lk["kind"], lk["device"])
+        if key in merged:
+            merged[key] = dict(merged[key], bytes=merged[key]["bytes"] + lk["bytes"],
+                               allocations=merged[key]["allocations"] + lk["allocations"])
+        else:
+            merged[key] = lk
+    return list(merged.values())
+
+
 def loop_line(site):
     """(function, line) of the site's innermost frame in the loop's source."""
     for f in site.get("frames") or []:
@@ -170,12 +185,12 @@ def case_loop_caching_allocator():
     H.expect(all(s["api"] == "cudaMalloc" for s in rep["sites"]), "every segment by cudaMalloc")
     H.expect_eq("the segments: known, not leaked",
                 (rep["summary"]["leaked_bytes"], rep["summary"]["known_bytes"],
-                 sorted({lk["known"]["label"] for lk in H.leaks(rep)})),
+                 sorted({lk["known"]["label"] for lk in rep["known"]})),
                 (0, 42 << 20, ["PyTorch's cache"]))
 
 
-def loop_dump(run_args=(), extra_env=None):
-    r = H.run_traced([torch_python(), LOOP, str(STEPS)], run_args=run_args, extra_env=extra_env)
+def loop_dump(run_args=(), extra_env=None, steps=STEPS):
+    r = H.run_traced([torch_python(), LOOP, str(steps)], run_args=run_args, extra_env=extra_env)
     H.expect_program_ok(r)
     H.expect_dump(r)
     return r.dump
@@ -216,9 +231,9 @@ def check_users_lines_first(text):
                  "a peak holder does not open with the loop's line: %r\n%s" % (label, text))
 
 
-def loop_golden(name, run_args=(), extra_env=None):
+def loop_golden(name, run_args=(), extra_env=None, steps=STEPS):
     import test_golden as G
-    text = loop_text(loop_dump(run_args, extra_env))
+    text = loop_text(loop_dump(run_args, extra_env, steps))
     check_users_lines_first(text)
     # whether a rate per second is shown depends on how fast the steps ran
     G.compare(name, re.sub(r"\(the last; [^)]*\)", "(the last)", text))
@@ -234,9 +249,33 @@ def case_loop_report_no_caching():
     loop_golden("torch_loop_no_caching", extra_env={"PYTORCH_NO_CUDA_MEMORY_CACHING": "1"})
 
 
+STAIRCASE_STEPS = 30
+
+
 def case_loop_report_caching_allocator():
-    """The text report of the loop with the caching allocator (golden)."""
-    loop_golden("torch_loop_caching_allocator")
+    """The text report of the loop with the caching allocator (golden), 30
+    steps: the 4 MiB a step kept fill a 20 MiB segment every fifth step, a
+    staircase that reads growing."""
+    loop_golden("torch_loop_caching_allocator", steps=STAIRCASE_STEPS)
+
+
+def case_loop_staircase_caching_allocator():
+    """The default caching allocator, segments only: 4 MiB kept a step are a
+    20 MiB segment of PyTorch's cache every fifth step. The growth rule sees
+    the staircase: one growing site at the activation's line, 4 MiB per
+    step (the last segment over the five steps since the one before), and
+    check fails on it by default while nothing leaked."""
+    dump = loop_dump(steps=STAIRCASE_STEPS)
+    rep = H.report(dump)
+    grow = [s for s in rep["sites"] if s["growing"]]
+    H.expect_eq("the growing sites: line, rate, over, what", [
+        (loop_line(s), s["bytes_per_interval"], s["rate_intervals"], (s["known"] or {}).get("label"))
+        for s in grow], [(("step", H.marker_line(LOOP, "loss")), ACTIVATION, 5, "PyTorch's cache")])
+    H.expect_eq("nothing leaked", rep["summary"]["leaked_bytes"], 0)
+    r = subprocess.run([H.vramtrace_exe(), "check", dump], env=H.base_env(),
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+    H.expect_eq("check of the staircase: status", r.returncode, 23)
+    H.expect("of growth at 1 growing call site" in r.stderr, r.stderr)
 
 
 def entry_lines(text, header_start):
@@ -292,7 +331,7 @@ def script_line(entry):
 def leaks_by_line(rep):
     """{line or None: [(bytes, allocations, api, kind)]} of the leaks."""
     out = {}
-    for lk in H.leaks(rep):
+    for lk in at_end(rep):
         out.setdefault(script_line(lk), []).append(
             (lk["bytes"], lk["allocations"], lk["api"], lk["kind"]))
     return {k: sorted(v) for k, v in out.items()}
@@ -314,17 +353,19 @@ def case_linear_forward_backward():
 def case_linear_cublas_workspace():
     """With the caching allocator, the backward's matrix product takes
     PyTorch's cuBLAS workspace (32 MiB on a compute capability 9.0 GPU) from
-    the cache: a segment of its own, at at::cuda::allocateCUDABlasWorkspace."""
+    the cache: a segment made at at::cuda::allocateCUDABlasWorkspace, which
+    may hold any tensor once the workspace is freed, so PyTorch's cache, not
+    the workspace (a label covers only the memory of that allocation)."""
     rep, _ = cases_report("linear")
-    found = [lk for lk in H.leaks(rep) if any(
+    found = [lk for lk in at_end(rep) if any(
         "allocateCUDABlasWorkspace" in (f.get("function") or "") for f in lk.get("frames") or [])]
-    H.expect_eq("the cuBLAS workspace", [(lk["bytes"], lk["api"], lk["known"]["label"])
-                                         for lk in found],
-                [(32 << 20, "cudaMalloc", "PyTorch's cuBLAS workspace")])
-    H.expect_eq("labelled known, the rest PyTorch's cache: nothing leaked",
-                (rep["summary"]["leaked_bytes"],
-                 sorted({lk["known"]["label"] for lk in H.leaks(rep)})),
-                (0, ["PyTorch's cache", "PyTorch's cuBLAS workspace"]))
+    H.expect_eq("the segment made for the cuBLAS workspace",
+                [(lk["bytes"], lk["api"], lk["known"]["label"]) for lk in found],
+                [(32 << 20, "cudaMalloc", "PyTorch's cache")])
+    H.expect_eq("labelled known, PyTorch's cache: nothing leaked",
+                (rep["summary"]["leaked_bytes"], H.leaks(rep),
+                 sorted({lk["known"]["label"] for lk in rep["known"]})),
+                (0, [], ["PyTorch's cache"]))
 
 
 def case_conv2d_native():
@@ -358,7 +399,7 @@ def case_backward_growth():
         (s["bytes_per_interval"], s["rate_intervals"], s["live_bytes"], s["known"]["label"],
          s["during"]) for s in grow],
         [(1 << 20, 2, 6 << 20, "PyTorch's cache", "during backward")])
-    held = [lk for lk in H.leaks(rep) if lk["stack_id"] == grow[0]["stack_id"]][0]
+    held = [lk for lk in at_end(rep) if lk["stack_id"] == grow[0]["stack_id"]][0]
     H.expect_eq("made on autograd's thread", [t["name"] for t in held["threads"]],
                 ["pt_autograd_0"])
     H.expect_eq("nothing leaked", (rep["summary"]["leaked_bytes"], rep["summary"]["known_bytes"]),
@@ -421,10 +462,10 @@ def case_backward_two_threads():
     main_bytes, other_bytes = (c["TWO_THREADS_MAIN_ELEMENTS"] * 4,
                                c["TWO_THREADS_OTHER_ELEMENTS"] * 4)
     grads = sorted(((lk["bytes"], lk["allocations"], (lk.get("on_behalf") or {}).get("label"))
-                    for lk in H.leaks(rep)
+                    for lk in at_end(rep)
                     if [t["name"] for t in lk["threads"]] == ["pt_autograd_0"]),
                    key=lambda g: g[0])
-    other = [lk for lk in H.leaks(rep) if lk["bytes"] == other_bytes and lk.get("on_behalf")]
+    other = [lk for lk in at_end(rep) if lk["bytes"] == other_bytes and lk.get("on_behalf")]
     if other:
         expect_on_behalf(other[0], "other_backward", H.marker_line(CASES, "other_backward"))
         H.expect_eq("the gradients", [g for g in grads if g[0] == main_bytes],
@@ -488,6 +529,23 @@ def case_pinned_memory():
     H.expect_eq("leaks by line", leaks_by_line(rep), {
         H.marker_line(CASES, "pinned"): [(4 << 20, 1, "cudaHostAlloc", "host")],
         H.marker_line(CASES, "copied"): [(20 << 20, 1, "cudaMalloc", "device")]})
+
+
+def case_item_pinned_known():
+    """.item()'s small page-locked block is known framework host memory, at
+    the line that called .item(), not a host leak; a pinned tensor of the
+    program's own (pin_memory(): case_pinned_memory) stays a leak."""
+    rep, r = cases_report("item")
+    host = [(lk["bytes"], lk["kind"], lk["known"]["label"], script_line(lk))
+            for lk in rep["known"] if lk["kind"] == "host"]
+    H.expect_eq("the pinned buffer", host,
+                [(4, "host", "PyTorch's pinned buffer for .item()", H.marker_line(CASES, "item"))])
+    H.expect_eq("host leaked, known", (rep["summary"]["host_leaked_bytes"],
+                                       rep["summary"]["host_known_bytes"]), (0, 4))
+    text = subprocess.run([H.vramtrace_exe(), "report", r.dump], env=H.base_env(),
+                          stdout=subprocess.PIPE, universal_newlines=True, check=True).stdout
+    H.expect("Host leak" not in text and "known framework memory held at the end: 4 B by "
+             "PyTorch's pinned buffer for .item()" in text.splitlines()[0], text)
 
 
 def segment_events(snapshot):

@@ -17,6 +17,9 @@
  *   warmup  a cache that fills by WARMUP_BYTES in each of the first
  *           WARMUP_STEPS steps, then stays flat for the other STEPS, a mark
  *           after each step; the cache is freed at the end
+ *   kept N  a LEAK_BYTES buffer kept per step, N steps (at most STEPS; 0 or
+ *           none: STEPS), a mark after each; all freed at the end: growth
+ *           without a leak
  * Peak (grow): during the last step the cache, the temporary and every
  * leak are live: CACHE + TEMP + STEPS * LEAK. */
 #include <cuda_runtime_api.h>
@@ -193,6 +196,26 @@ static int run_busy(int sig)
     return 0;
 }
 
+static NOINLINE void *keep_step(void)
+{
+    void *p;
+    CHECK(cudaMalloc(&p, LEAK_BYTES)); /* LEAK:kept */
+    return p;
+}
+
+static int run_kept(int n)
+{
+    void *kept[STEPS];
+    n = n > 0 && n < STEPS ? n : STEPS;
+    for (int i = 0; i < n; i++) {
+        kept[i] = keep_step();
+        vramtrace_mark("step");
+    }
+    for (int i = 0; i < n; i++)
+        CHECK(cudaFree(kept[i]));
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "grow";
@@ -223,7 +246,9 @@ int main(int argc, char **argv)
         return run_rank();
     if (!strcmp(mode, "warmup"))
         return run_warmup();
-    fprintf(stderr, "usage: usage grow|signal|handled|early|busy|warmup|oom|rank\n");
+    if (!strcmp(mode, "kept"))
+        return run_kept(argc > 2 ? atoi(argv[2]) : 0);
+    fprintf(stderr, "usage: usage grow|signal|handled|early|busy|warmup|kept N|oom|rank\n");
     return 2;
 }
 /* SPDX-License-Identifier: MIT */

@@ -8,7 +8,8 @@ frees the kept ones in an atexit handler registered after they were made
 (before the interpreter finalizes, as JAX's clean_up does), "thread" from a
 non-daemon thread when threading's shutdown joins it; "fork" forks from
 another thread a child that makes CHILD_BYTES and ends with that thread
-(its script never ran in it: no script end there)."""
+(its script never ran in it: no script end there); "held_only" frees the
+never-freed one before the script ends."""
 import atexit
 import ctypes
 import os
@@ -71,3 +72,5 @@ if "exit" in sys.argv:
     sys.exit(EXIT_STATUS)
 if "raise" in sys.argv:
     raise RuntimeError("the script ends by an exception")
+if "held_only" in sys.argv:  # nothing left but what the script holds: held, no leak
+    lib.cudaFree(never)

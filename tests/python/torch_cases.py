@@ -82,6 +82,13 @@ def pinned():
     return host, dev
 
 
+def item():
+    """.item() of a CUDA tensor, three times: the scalar copied back through
+    a 4-byte page-locked block of PyTorch's host cache, made once, kept."""
+    x = torch.ones(4, device="cuda")
+    return [(x * i).sum().item() for i in range(3)]       # LEAK:item
+
+
 def dataloader():
     """A DataLoader with 2 worker processes and pinned batches: 4 batches of
     64 x 1024 float32 (256 KiB) copied to the GPU and kept."""

@@ -152,9 +152,7 @@ static void on_failed(void *ctx, const struct vt_failed_event *ev)
 static void on_mark(void *ctx, const struct vt_mark_event *ev)
 {
     struct vt_analysis *a = ctx;
-    if (a->marks++ == a->skip)
-        a->first_mark_live_bytes = a->live_bytes;
-    a->last_mark_live_bytes = a->live_bytes;
+    a->marks++;
     vt_usage_mark(&a->usage, ev->time_ns, ev->label);
 }
 
@@ -220,14 +218,6 @@ const struct vt_event_sink vt_analysis_sink = {
     on_alloc, on_free,   on_failed,       on_mark,     on_sample,
     on_sites, on_totals, on_device_usage, on_bad_free, on_py_finalizing};
 
-int64_t vt_analysis_growth(const struct vt_analysis *a)
-{
-    if (a->marks <= a->skip)
-        return (int64_t)a->summary.leaked_bytes;
-    uint64_t last = a->marks == a->skip + 1 ? a->live_bytes : a->last_mark_live_bytes;
-    return (int64_t)(last - a->first_mark_live_bytes);
-}
-
 struct leak_entry {
     struct vt_site_key key;
     size_t index;
@@ -250,36 +240,73 @@ static int by_size_desc(const void *pa, const void *pb)
     return a->device < b->device ? -1 : a->device > b->device;
 }
 
-/* BYTES in COUNT allocations still live at the end, from one site. */
-static struct leak_entry *add_to_group(struct vt_analysis *a, struct leak_entry **groups,
-                                       const struct vt_site_key *site, uint64_t bytes,
-                                       uint64_t count)
+/* One of the two lists the end is sorted into: the leaks, or held. */
+struct leak_list {
+    struct vt_leak **list;
+    size_t *n;
+    struct leak_entry *groups;
+    bool held;
+    uint64_t *bytes, *allocations, *host_bytes, *host_allocations; /* the summary's */
+};
+
+static struct leak_list leak_list(struct vt_analysis *a, bool held)
+{
+    struct vt_summary *s = &a->summary;
+    if (held)
+        return (struct leak_list){&a->held,
+                                  &a->nheld,
+                                  NULL,
+                                  true,
+                                  &s->held_bytes,
+                                  &s->held_allocations,
+                                  &s->host_held_bytes,
+                                  &s->host_held_allocations};
+    return (struct leak_list){&a->leaks,
+                              &a->nleaks,
+                              NULL,
+                              false,
+                              &s->leaked_bytes,
+                              &s->leaked_allocations,
+                              &s->host_leaked_bytes,
+                              &s->host_leaked_allocations};
+}
+
+/* BYTES in COUNT allocations of one site, into list L. */
+static struct vt_leak *add_to_group(struct leak_list *l, const struct vt_site_key *site,
+                                    uint64_t bytes, uint64_t count)
 {
     struct vt_site_key key = *site;
     struct leak_entry *g;
-    HASH_FIND(hh, *groups, &key, sizeof key, g);
+    HASH_FIND(hh, l->groups, &key, sizeof key, g);
     if (!g) {
         g = vt_xrealloc(NULL, 1, sizeof *g);
         memset(g, 0, sizeof *g);
         g->key = key;
-        g->index = a->nleaks;
-        HASH_ADD(hh, *groups, key, sizeof g->key, g);
-        a->leaks = vt_xgrow(a->leaks, a->nleaks, sizeof *a->leaks);
-        a->leaks[a->nleaks++] = (struct vt_leak){.stack_id = key.stack_id,
+        g->index = *l->n;
+        HASH_ADD(hh, l->groups, key, sizeof g->key, g);
+        *l->list = vt_xgrow(*l->list, *l->n, sizeof **l->list);
+        (*l->list)[(*l->n)++] = (struct vt_leak){.stack_id = key.stack_id,
                                                  .api = (unsigned)key.api,
                                                  .kind = (unsigned)key.kind,
-                                                 .device = key.device};
+                                                 .device = key.device,
+                                                 .held = l->held};
     }
-    a->leaks[g->index].bytes += bytes;
-    a->leaks[g->index].allocations += count;
-    if (vt_kind_counts_as_vram((unsigned)key.kind)) {
-        a->summary.leaked_bytes += bytes;
-        a->summary.leaked_allocations += count;
-    } else {
-        a->summary.host_leaked_bytes += bytes;
-        a->summary.host_leaked_allocations += count;
+    struct vt_leak *leak = &(*l->list)[g->index];
+    leak->bytes += bytes;
+    leak->allocations += count;
+    bool vram = vt_kind_counts_as_vram((unsigned)key.kind);
+    *(vram ? l->bytes : l->host_bytes) += bytes;
+    *(vram ? l->allocations : l->host_allocations) += count;
+    return leak;
+}
+
+static void drop_groups(struct leak_list *l)
+{
+    struct leak_entry *g, *gtmp;
+    HASH_ITER(hh, l->groups, g, gtmp) {
+        HASH_DEL(l->groups, g);
+        free(g);
     }
-    return g;
 }
 
 /* One more allocation of LEAK made by thread TID. */
@@ -298,46 +325,29 @@ static void count_thread(struct vt_leak *leak, uint64_t tid)
     leak->threads[leak->nthreads++].allocations = 1;
 }
 
-static void group_live_allocations(struct vt_analysis *a, struct leak_entry **groups)
+static void group_live_allocations(struct vt_analysis *a, struct leak_list *l)
 {
     for (size_t i = 0; a->live.slots && i <= a->live.mask; i++) {
-        const struct vt_live_entry *l = &a->live.slots[i];
-        struct vt_site_key key = vt_site_key(l->stack_id, l->api, l->kind, l->device);
-        if (!l->used)
-            continue;
-        struct leak_entry *g = add_to_group(a, groups, &key, l->size, 1);
-        count_thread(&a->leaks[g->index], l->tid);
+        const struct vt_live_entry *e = &a->live.slots[i];
+        struct vt_site_key key = vt_site_key(e->stack_id, e->api, e->kind, e->device);
+        if (e->used)
+            count_thread(add_to_group(l, &key, e->size, 1), e->tid);
     }
 }
 
 /* What the script held at its end and the interpreter freed after. */
-static struct vt_leak *add_shutdown_freed(struct vt_analysis *a, struct leak_entry **groups,
-                                          const struct vt_site_key *key, uint64_t bytes,
-                                          uint64_t count)
-{
-    size_t index = add_to_group(a, groups, key, bytes, count)->index; /* moves a->leaks */
-    struct vt_leak *leak = &a->leaks[index];
-    leak->shutdown_freed_bytes += bytes;
-    leak->shutdown_freed_allocations += count;
-    if (vt_kind_counts_as_vram(key->kind)) {
-        a->summary.shutdown_freed_bytes += bytes;
-        a->summary.shutdown_freed_allocations += count;
-    }
-    return leak;
-}
-
-static void group_shutdown_freed(struct vt_analysis *a, struct leak_entry **groups)
+static void group_shutdown_freed(struct vt_analysis *a, struct leak_list *held)
 {
     for (size_t i = 0; i < a->nshutdown_freed; i++) {
-        const struct vt_live_entry *l = &a->shutdown_freed[i];
-        struct vt_site_key key = vt_site_key(l->stack_id, l->api, l->kind, l->device);
-        count_thread(add_shutdown_freed(a, groups, &key, l->size, 1), l->tid);
+        const struct vt_live_entry *e = &a->shutdown_freed[i];
+        struct vt_site_key key = vt_site_key(e->stack_id, e->api, e->kind, e->device);
+        count_thread(add_to_group(held, &key, e->size, 1), e->tid);
     }
 }
 
 /* Aggregate mode: what each site held when the script ended beyond what it
  * holds at exit (sites keep their order: new ones are appended). */
-static void group_shutdown_sites(struct vt_analysis *a, struct leak_entry **groups)
+static void group_shutdown_sites(struct vt_analysis *a, struct leak_list *held)
 {
     for (size_t i = 0; i < a->nscript_end_sites && i < a->agg.nsites; i++) {
         const struct vt_site_state *then = &a->script_end_sites[i], *now = &a->agg.sites[i];
@@ -345,22 +355,21 @@ static void group_shutdown_sites(struct vt_analysis *a, struct leak_entry **grou
             continue;
         struct vt_site_key key = vt_site_key(vt_analysis_site_stack(a, then->stack_id), then->api,
                                              then->kind, then->device);
-        add_shutdown_freed(
-            a, groups, &key,
-            then->live_bytes > now->live_bytes ? then->live_bytes - now->live_bytes : 0,
-            then->live_count > now->live_count ? then->live_count - now->live_count : 0);
+        add_to_group(held, &key,
+                     then->live_bytes > now->live_bytes ? then->live_bytes - now->live_bytes : 0,
+                     then->live_count > now->live_count ? then->live_count - now->live_count : 0);
     }
 }
 
 /* Aggregate mode: the sites' exit totals, or their last sample. */
-static void group_live_sites(struct vt_analysis *a, struct leak_entry **groups)
+static void group_live_sites(struct vt_analysis *a, struct leak_list *l)
 {
     for (size_t i = 0; i < a->agg.nsites; i++) {
         const struct vt_site_state *s = &a->agg.sites[i];
         struct vt_site_key key =
             vt_site_key(vt_analysis_site_stack(a, s->stack_id), s->api, s->kind, s->device);
         if (s->live_count || s->live_bytes)
-            add_to_group(a, groups, &key, s->live_bytes, s->live_count);
+            add_to_group(l, &key, s->live_bytes, s->live_count);
     }
 }
 
@@ -387,17 +396,17 @@ static void summary_peak(struct vt_analysis *a)
 
 void vt_analysis_finish(struct vt_analysis *a)
 {
-    struct leak_entry *groups = NULL, *g, *gtmp;
-    group_live_allocations(a, &groups);
-    group_live_sites(a, &groups);
-    group_shutdown_freed(a, &groups);
-    group_shutdown_sites(a, &groups);
-    HASH_ITER(hh, groups, g, gtmp) {
-        HASH_DEL(groups, g);
-        free(g);
-    }
+    struct leak_list leaked = leak_list(a, false), held = leak_list(a, true);
+    group_live_allocations(a, &leaked);
+    group_live_sites(a, &leaked);
+    group_shutdown_freed(a, &held);
+    group_shutdown_sites(a, &held);
+    drop_groups(&leaked);
+    drop_groups(&held);
     if (a->nleaks)
         qsort(a->leaks, a->nleaks, sizeof *a->leaks, by_size_desc);
+    if (a->nheld)
+        qsort(a->held, a->nheld, sizeof *a->held, by_size_desc);
     vt_usage_finish(&a->usage, a->usage.end_ns, a->skip);
     if (a->agg.samples || a->agg.footer)
         vt_aggregate_finish(&a->agg, &a->usage);
@@ -420,6 +429,7 @@ void vt_analysis_free(struct vt_analysis *a)
         free(f);
     }
     free(a->leaks);
+    free(a->held);
     free(a->failures);
     memset(a, 0, sizeof *a);
 }

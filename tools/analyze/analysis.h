@@ -23,15 +23,15 @@
 
 struct vt_suppression;
 
-/* Allocations still live at the end, from one call site. */
+/* Allocations still live at the end, from one call site: leaked (freed by
+ * nobody), or held (held when the Python script ended, freed by the
+ * interpreter's shutdown after). */
 struct vt_leak {
     uint64_t stack_id;
     unsigned api, kind;
     int64_t device;
     uint64_t bytes, allocations;
-    /* of those, held when the Python script ended and freed by the
-     * interpreter's shutdown after */
-    uint64_t shutdown_freed_bytes, shutdown_freed_allocations;
+    bool held; /* an entry of held, not of leaks */
     /* the threads that made them: the first VT_LEAK_THREADS seen, with
      * their counts (none in aggregate mode) */
     struct {
@@ -73,8 +73,12 @@ struct vt_analysis {
     struct vt_summary summary;
     struct vt_leak *leaks; /* by bytes, then allocations, descending */
     size_t nleaks;
+    /* a Python program: held when its script ended, freed by the
+     * interpreter's shutdown (still reachable, not leaked); the same order */
+    struct vt_leak *held;
+    size_t nheld;
     /* what known framework memory held at the end, taken out of the leaks
-     * (in the same order) by the report */
+     * and of held (in the same order) by the report */
     struct vt_leak *known_leaks;
     size_t nknown;
     struct vt_failure *failures; /* in order of first occurrence */
@@ -83,9 +87,7 @@ struct vt_analysis {
     struct vt_live_table live;
     struct vt_failure_entry *failure_table;
     uint64_t live_bytes; /* device + managed */
-    /* markers: how many, and the live bytes at the first after the skip
-     * warm-up markers and at the last */
-    uint64_t marks, first_mark_live_bytes, last_mark_live_bytes;
+    uint64_t marks;      /* how many markers */
     /* usage over time; set skip (warm-up markers) before the replay */
     struct vt_usage usage;
     size_t skip;
@@ -118,14 +120,8 @@ static inline uint64_t vt_analysis_site_stack(const struct vt_analysis *a, uint6
 
 extern const struct vt_event_sink vt_analysis_sink;
 
-/* Turns what is still live into the sorted leak list. */
+/* Turns what is still live into the sorted leak and held lists. */
 void vt_analysis_finish(struct vt_analysis *a);
 void vt_analysis_free(struct vt_analysis *a);
-
-/* Growth of live device + managed bytes from the first marker after the
- * skip warm-up ones to the last (one marker: to the end; negative when it
- * shrank). Without markers after the skip, the leaked bytes (call after
- * vt_analysis_finish and any suppressing). */
-int64_t vt_analysis_growth(const struct vt_analysis *a);
 
 #endif

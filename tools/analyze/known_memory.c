@@ -16,13 +16,22 @@
 static const struct {
     const char *pattern, *label, *note;
 } defaults[] = {
-    /* the workspace comes from the cache too: matched before it */
+    /* a segment of the cache, whatever request made it (a workspace too):
+     * matched first, for once made it holds other tensors as well; a label
+     * covers only the memory of the allocation it names */
+    {"DeviceCachingAllocator::alloc_block", TORCH_CACHE, TORCH_CACHE_NOTE},
+    {"ExpandableSegment::map", TORCH_CACHE, TORCH_CACHE_NOTE},
+    /* the workspace itself, allocated by itself (cudaMallocAsync backend) */
     {"allocateCUDABlasWorkspace", CUBLAS_WORKSPACE, CUBLAS_NOTE},
     {"getCUDABlasLtWorkspace", CUBLAS_WORKSPACE, CUBLAS_NOTE},
     {"setWorkspaceForHandle", CUBLAS_WORKSPACE, CUBLAS_NOTE},
     {"getCurrentCUDABlasHandle", CUBLAS_WORKSPACE, CUBLAS_NOTE},
-    {"DeviceCachingAllocator::alloc_block", TORCH_CACHE, TORCH_CACHE_NOTE},
-    {"ExpandableSegment::map", TORCH_CACHE, TORCH_CACHE_NOTE},
+    /* .item(), float(), bool() of a CUDA tensor: a small page-locked block
+     * of PyTorch's host cache, made for that copy and kept for reuse (never a
+     * pinned tensor of the program's own: pin_memory() is not matched) */
+    {"_local_scalar_dense_cuda", "PyTorch's pinned buffer for .item()",
+     "a small page-locked block PyTorch's host caching allocator made to copy a scalar back "
+     "(.item(), float(), bool() of a CUDA tensor) and keeps for reuse"},
     {"SingleDeviceMemoryPool", "CuPy's memory pool",
      "memory CuPy's pool keeps for reuse; which arrays live in it is not traced "
      "(cupy.cuda.set_allocator(None) allocates each array by itself)"},

@@ -23,9 +23,10 @@ struct vt_summary {
     uint64_t suppressed_bytes, suppressed_allocations; /* left out of the above */
     uint64_t known_bytes, known_allocations;           /* known framework memory: left out too */
     uint64_t host_known_bytes, host_known_allocations; /* page-locked host memory of those */
-    /* device + managed held when the Python script ended and freed by the
-     * interpreter's shutdown after (counted as leaked: held to the end) */
-    uint64_t shutdown_freed_bytes, shutdown_freed_allocations;
+    /* held when the Python script ended and freed by the interpreter's
+     * shutdown after: still reachable, not leaked (device + managed; host) */
+    uint64_t held_bytes, held_allocations;
+    uint64_t host_held_bytes, host_held_allocations;
     /* device + managed still allocated when the dump ends: the leaked
      * bytes when the process ended on its own (ending.h), else only live */
     uint64_t live_at_end_bytes, live_at_end_allocations;

@@ -10,6 +10,7 @@
 
 #include "churn_apis.h"
 #include "format.h"
+#include "growth_rule.h"
 #include "xalloc.h"
 
 #define FIRST_TICK_NS 1000u /* 1 us; doubles whenever the ticks fill up */
@@ -232,64 +233,39 @@ uint64_t vt_usage_boundary_ns(const struct vt_usage *u, size_t i)
     return u->by_marks ? u->marks[i].time_ns : (uint64_t)(i + 1) * u->tick_ns;
 }
 
-/* Growing: over the boundaries after warm-up (at least two intervals), the
- * site rose in more than half of the intervals, rose at least once in the
- * second half, ends at its highest and rose in the last interval (one that
- * levelled off, a cache that filled, has stopped growing). A plateau rises
- * once; temporaries fall back. Growth starts at the last boundary where it
- * stood lowest; its figure is the present rate, not an average since the
- * start: the last rise over the intervals since the rise before it (see
- * rate_from). */
-/* Where the rate is measured from, among the N samples V whose lowest
- * after the growth started is LOW: where the rise before the last ended
- * (2 MiB every other step: 1 MiB per step), else LOW. */
-static size_t rate_from(const uint64_t *v, size_t n, size_t low)
-{
-    for (size_t i = n - 2; i > low; i--)
-        if (v[i] > v[i - 1])
-            return i;
-    return low;
-}
-
+/* Growth by the one rule (growth_rule.h), on the boundaries after the
+ * SKIP warm-up ones. */
 static void judge_growth(const struct vt_usage *u, struct vt_usage_site *s)
 {
     const struct vt_usage_samples *all = vt_usage_site_samples(u, s);
     size_t first = u->skip, n = all->n > first ? all->n - first : 0;
-    size_t rises = 0, late_rises = 0, low = 0;
-    uint64_t highest = 0;
-    if (n < 3)
-        return;
-    const uint64_t *v = all->bytes + first;
-    for (size_t i = 0; i + 1 < n; i++) {
-        bool rose = v[i + 1] > v[i];
-        rises += rose;
-        late_rises += rose && 2 * (i + 1) >= n;
-    }
-    for (size_t i = 0; i < n; i++) {
-        if (v[i] <= v[low])
-            low = i;
-        if (v[i] > highest)
-            highest = v[i];
-    }
-    size_t intervals = n - 1;
-    s->growing = v[n - 1] > v[n - 2] && 2 * rises > intervals && late_rises && v[n - 1] == highest;
+    struct vt_growth g;
+    s->growing = n && vt_growth_judge(all->bytes + first, n, &g);
     if (!s->growing)
         return;
-    s->growth_start = first + low;
-    s->growth_start_ns = vt_usage_boundary_ns(u, first + low);
-    size_t from = rate_from(v, n, low);
-    uint64_t rise = v[n - 1] - v[from];
+    s->growth_start = first + g.start;
+    s->growth_start_ns = vt_usage_boundary_ns(u, first + g.start);
+    s->growth_bytes = g.bytes;
     uint64_t rate_ns =
-        vt_usage_boundary_ns(u, first + n - 1) - vt_usage_boundary_ns(u, first + from);
-    s->rate_intervals = n - 1 - from;
-    s->bytes_per_interval = (int64_t)(rise / s->rate_intervals);
+        vt_usage_boundary_ns(u, first + g.rate_to) - vt_usage_boundary_ns(u, first + g.rate_from);
+    s->rate_intervals = g.rate_to - g.rate_from;
+    s->bytes_per_interval = (int64_t)(g.rate_bytes / s->rate_intervals);
     s->rate_interval_ns = rate_ns;
-    s->bytes_per_second = rate_ns ? (double)rise * 1e9 / (double)rate_ns : 0.0;
+    s->bytes_per_second = rate_ns ? (double)g.rate_bytes * 1e9 / (double)rate_ns : 0.0;
 }
 
 bool vt_usage_growth_judged(const struct vt_usage *u)
 {
-    return vt_usage_boundaries(u) >= u->skip + 3;
+    return vt_usage_boundaries(u) >= u->skip + VT_GROWTH_MIN_BOUNDARIES;
+}
+
+uint64_t vt_usage_growth_bytes(const struct vt_usage *u)
+{
+    uint64_t sum = 0;
+    for (size_t i = 0; i < u->nsites; i++)
+        if (u->sites[i].growing && vt_kind_counts_as_vram(u->sites[i].kind))
+            sum += u->sites[i].growth_bytes;
+    return sum;
 }
 
 size_t vt_usage_growing_sites(const struct vt_usage *u)

@@ -41,9 +41,10 @@ struct vt_usage_site {
     bool growing;
     size_t growth_start; /* boundary index the growth started from */
     uint64_t growth_start_ns;
-    /* growing: the rise per interval since the previous rise (the last
-     * interval's, when it rose too): the present rate, with steps that come
-     * every other interval counted as half a step per interval */
+    uint64_t growth_bytes; /* risen since then, to the last boundary */
+    /* growing: the last rise per interval since the rise before it: the
+     * present rate, with steps that come every other interval counted as
+     * half a step per interval */
     int64_t bytes_per_interval;
     double bytes_per_second;   /* ... over those intervals' time */
     uint64_t rate_interval_ns; /* those intervals' time */
@@ -135,6 +136,9 @@ static inline bool vt_usage_rate_shown(const struct vt_usage_site *s)
 /* Whether growth could be judged: three boundaries at least after the skip. */
 bool vt_usage_growth_judged(const struct vt_usage *u);
 size_t vt_usage_growing_sites(const struct vt_usage *u);
+/* What the growing device and managed sites rose by since each started
+ * growing (check's --max-growth: the same, but for suppressed sites). */
+uint64_t vt_usage_growth_bytes(const struct vt_usage *u);
 uint64_t vt_usage_boundary_ns(const struct vt_usage *u, size_t i);
 
 const struct vt_usage_device *vt_usage_device(const struct vt_usage *u, int64_t device);

@@ -26,7 +26,7 @@ struct status {
 static const struct command commands[] = {
     {"run",
      "run [-o PATH] [--no-children] [--aggregate] [--free-stacks] [--fail-on-leak] "
-     "[--max-leaked SIZE] [--max-leaked-per-site SIZE] [--max-growth SIZE] "
+     "[--max-leaked SIZE] [--max-leaked-per-site SIZE] [--max-growth SIZE] [--max-held SIZE] "
      "[--max-invalid-frees N] [--skip N] [--error-exitcode N] [--suppressions FILE] "
      "[--no-default-suppressions] [--known FILE] [--no-default-known] [--json] "
      "[--json-output FILE] [--log-file FILE] [--force] [--python-internals] [--all-frames] "
@@ -41,10 +41,11 @@ static const struct command commands[] = {
      "report growth, leaks, peaks, failures and invalid frees recorded in .vtr dumps"},
     {"check",
      "check [--max-leaked SIZE] [--max-leaked-per-site SIZE] [--max-growth SIZE] "
-     "[--max-invalid-frees N] [--skip N] [--error-exitcode N] [--suppressions FILE] "
+     "[--max-held SIZE] [--max-invalid-frees N] [--skip N] [--error-exitcode N] [--suppressions "
+     "FILE] "
      "[--no-default-suppressions] [--known FILE] [--no-default-known] [--json] [--top N] "
      "DUMP...|DIR",
-     "fail (status 23) when a dump leaked more than allowed"},
+     "fail (status 23) when a dump grew or leaked more than allowed"},
     {"timeline", "timeline [--json] DUMP", "chart live device memory over time, per device"},
     {"export",
      "export --format folded|pprof|chrome|json|torch-snapshot|html [-o FILE] [--force] "
@@ -81,8 +82,9 @@ static const struct option options[] = {
      "record the stack of every free (VRAMTRACE_FREE_STACKS=1), so that a double free shows "
      "where it was freed first"},
     {"run", "--fail-on-leak",
-     "exit with status 23 if a process of the tree leaked device or managed memory or made an "
-     "invalid free (each dump is held to the limits, as by vramtrace check); any limit, "
+     "exit with status 23 if a process of the tree grew (a call site growing over the markers), "
+     "leaked device or managed memory or made an invalid free (each dump is held to the limits, as "
+     "by vramtrace check); any limit, "
      "--max-invalid-frees or --error-exitcode implies it"},
     {"run", "--json",
      "print the report as JSON on stdout, after CMD's own output (give --json-output when CMD "
@@ -96,11 +98,12 @@ static const struct option options[] = {
      "each tensor is one traced cudaMallocAsync/cudaFreeAsync at its own Python line"},
     {"report check", "--json", "print one JSON object per dump instead of text"},
     {"report check run", "--top N",
-     "show at most N call sites per list, in text and JSON alike (default 10; 0: all); the "
-     "report says how many more (JSON: the *_omitted counts), the totals count all"},
+     "show at most N call sites per list, in text and JSON alike (default 10, and 5 peak "
+     "holders and churn sites in the text; 0: all); the report says how many more (JSON: the "
+     "*_omitted counts), the totals count all"},
     {"report", "--html FILE",
-     "also write the report as one self-contained HTML page (usage chart per device; one dump "
-     "only)"},
+     "also write the report as one self-contained HTML page (usage charts per device, over time "
+     "and per marker; one dump only)"},
     {"report", "--force", "let --html replace a file that holds a vramtrace dump"},
     {"report", "--gen-suppressions",
      "instead of the report, print a suppressions file for the leaks (one leak:^function$ line "
@@ -119,15 +122,23 @@ static const struct option options[] = {
     {LIMIT_COMMANDS, "--max-leaked SIZE",
      "fail when more than SIZE of device and managed memory leaked in total (limits are "
      "inclusive; SIZE: 123, 512KiB, 1.5 MiB, 2GB, all binary; without a leak limit, --max-leaked "
-     "0 applies)"},
+     "0 and --max-growth 0 apply)"},
     {LIMIT_COMMANDS, "--max-leaked-per-site SIZE", "fail when one call site leaked more than SIZE"},
     {LIMIT_COMMANDS, "--max-growth SIZE",
-     "fail when live memory grew by more than SIZE from the first vramtrace_mark() to the last "
-     "(one mark: to the end; none: the leaked bytes)"},
+     "fail when the growing call sites (the report's growth rule, judged on the markers after "
+     "--skip; those a suppression matches left out) rose by more than SIZE in all since each "
+     "started growing; with fewer than 3 "
+     "markers or none: the leaked bytes. Without a limit, any growing site fails"},
+    {LIMIT_COMMANDS, "--max-held SIZE",
+     "fail when more than SIZE was held at the end: still referenced when a Python script ended "
+     "and freed by the interpreter's shutdown (a model, optimizer state; not leaked, and passes "
+     "by default)"},
     {LIMIT_COMMANDS, "--max-invalid-frees N",
      "fail when more than N frees were refused by the driver (double frees, unknown pointers); "
      "default 0: any invalid free fails, whatever the leak limits"},
-    {"run report check", "--skip N", "leave the first N markers (warm-up) out of growth"},
+    {"run report check", "--skip N",
+     "leave the first N markers out of growth (a one-time rise, a warm-up, never counts as "
+     "growth either way)"},
     {LIMIT_COMMANDS, "--error-exitcode N",
      "the exit status for a broken limit, 1 to 255 (default 23)"},
     {SUPPRESSION_COMMANDS, "--suppressions FILE",

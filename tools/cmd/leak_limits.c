@@ -83,6 +83,8 @@ int vt_check_option(struct vt_check_options *o, int c, const char *arg, const ch
         return set_limit(&l->has_per_site, &l->max_per_site, arg, cmd, "--max-leaked-per-site", o);
     case VT_OPT_MAX_GROWTH:
         return set_limit(&l->has_growth, &l->max_growth, arg, cmd, "--max-growth", o);
+    case VT_OPT_MAX_HELD:
+        return set_limit(&l->has_held, &l->max_held, arg, cmd, "--max-held", o);
     case VT_OPT_SUPPRESSIONS:
         add_file(&o->suppression_files, &o->nfiles, arg);
         return 0;
@@ -128,8 +130,10 @@ int vt_check_options_load(struct vt_check_options *o)
 struct vt_limits vt_check_effective_limits(const struct vt_check_options *o)
 {
     struct vt_limits l = o->limits;
-    if (!o->limits_given)
+    if (!o->limits_given) {
         l.has_leaked = true, l.max_leaked = 0;
+        l.has_growth = l.growth_implied = true, l.max_growth = 0;
+    }
     if (!l.has_invalid)
         l.has_invalid = true, l.max_invalid = 0;
     return l;
@@ -191,15 +195,25 @@ static size_t check_sites(const struct vt_report *r, uint64_t limit, FILE *out)
     return n;
 }
 
-/* A site's share of vt_analysis_growth: its live bytes at the same two
- * points (the first and last marker after --skip; one: to the end). */
-static int64_t site_growth(const struct vt_analysis *a, const struct vt_usage_site *s)
+/* Whether usage site I counts for --max-growth: growing device or managed
+ * memory that no suppression matches. */
+static bool held_to_growth(const struct vt_report *r, size_t i)
 {
-    const struct vt_usage_samples *m = &s->at_marks;
-    if (a->marks <= a->skip || a->skip >= m->n)
-        return (int64_t)s->live_bytes; /* no markers: what it holds at the end */
-    uint64_t last = a->marks == a->skip + 1 || m->n < 2 ? s->live_bytes : m->bytes[m->n - 1];
-    return (int64_t)(last - m->bytes[a->skip]);
+    const struct vt_usage_site *s = &r->analysis->usage.sites[i];
+    return s->growing && vt_kind_counts_as_vram(s->kind) && !r->site_known[i].suppressed;
+}
+
+/* What the growing sites held to it rose by, and how many they are. */
+static uint64_t growth_of_sites(const struct vt_report *r, size_t *sites)
+{
+    uint64_t sum = 0;
+    *sites = 0;
+    for (size_t i = 0; i < r->analysis->usage.nsites; i++)
+        if (held_to_growth(r, i)) {
+            sum += r->analysis->usage.sites[i].growth_bytes;
+            ++*sites;
+        }
+    return sum;
 }
 
 /* Where the growth is most from: ": mostly at LABEL via API (N bytes)". */
@@ -207,14 +221,10 @@ static void print_growth_site(const struct vt_report *r, FILE *out)
 {
     const struct vt_usage *u = &r->analysis->usage;
     const struct vt_usage_site *most = NULL;
-    int64_t most_growth = 0;
     for (size_t i = 0; i < u->nsites; i++) {
-        int64_t g =
-            vt_kind_counts_as_vram(u->sites[i].kind) ? site_growth(r->analysis, &u->sites[i]) : 0;
-        if (g > most_growth) {
-            most_growth = g;
-            most = &u->sites[i];
-        }
+        const struct vt_usage_site *s = &u->sites[i];
+        if (held_to_growth(r, i) && (!most || s->growth_bytes > most->growth_bytes))
+            most = s;
     }
     if (most) {
         struct vt_site site;
@@ -222,21 +232,55 @@ static void print_growth_site(const struct vt_report *r, FILE *out)
         vt_site_frames(r->sym, r->dump, most->stack_id, most->api, &site);
         vt_site_label(&site, 1, label, sizeof label);
         fprintf(out, ": mostly at %s via %s (%s)", label, vt_api_label(site.api),
-                vt_human_size((uint64_t)most_growth, size));
+                vt_human_size(most->growth_bytes, size));
         vt_site_free(&site);
     }
     fputc('\n', out);
 }
 
-/* What --max-growth measured: from which marker, or the leaked bytes. */
-static void growth_measure(const struct vt_analysis *a, char *buf, size_t size)
+/* Whether the growth rule judged the dump on markers. */
+static bool judged_on_markers(const struct vt_report *r)
 {
-    if (a->marks > a->skip && a->skip)
-        snprintf(buf, size, "of growth from marker %zu (after --skip %zu)", a->skip, a->skip);
-    else if (a->marks > a->skip)
-        snprintf(buf, size, "of growth from the first marker");
-    else
-        snprintf(buf, size, "of growth (leaked; no markers%s)", a->marks ? " after --skip" : "");
+    const struct vt_usage *u = &r->analysis->usage;
+    return u->by_marks && vt_usage_growth_judged(u);
+}
+
+/* What --max-growth measures: the growing sites' rise by the growth rule
+ * (growth_rule.h), as the report judges it, but for those a suppression
+ * matches; where growth is not judged on markers (none, or fewer than 3
+ * after --skip), the leaked bytes. */
+static uint64_t growth_measure(const struct vt_report *r, char *buf, size_t size)
+{
+    const struct vt_usage *u = &r->analysis->usage;
+    size_t growing;
+    uint64_t growth = growth_of_sites(r, &growing);
+    if (!u->by_marks) {
+        snprintf(buf, size, "of growth (leaked; no markers)");
+        return r->analysis->summary.leaked_bytes;
+    }
+    if (!vt_usage_growth_judged(u)) {
+        snprintf(buf, size, "of growth (leaked; fewer than 3 markers%s)",
+                 u->skip ? " after --skip" : "");
+        return r->analysis->summary.leaked_bytes;
+    }
+    snprintf(buf, size, "of growth at %zu growing call %s (judged on %zu markers, %zu skipped)",
+             growing, growing == 1 ? "site" : "sites", vt_usage_boundaries(u), u->skip);
+    return growth;
+}
+
+/* The growth limit; the default one holds only growth judged on markers
+ * (the default --max-leaked 0 covers the rest). */
+static bool check_growth(const struct vt_report *r, const struct vt_limits *limits, FILE *out)
+{
+    char from[128];
+    if (!limits->has_growth || (limits->growth_implied && !judged_on_markers(r)))
+        return false;
+    uint64_t growth = growth_measure(r, from, sizeof from);
+    if (growth <= limits->max_growth)
+        return false;
+    print_over(out, r->path, growth, from, "--max-growth", limits->max_growth);
+    print_growth_site(r, out);
+    return true;
 }
 
 size_t vt_limits_apply(const struct vt_report *r, const struct vt_limits *limits, FILE *out)
@@ -251,12 +295,12 @@ size_t vt_limits_apply(const struct vt_report *r, const struct vt_limits *limits
     }
     if (limits->has_per_site)
         broken += check_sites(r, limits->max_per_site, out);
-    int64_t growth = vt_analysis_growth(a);
-    if (limits->has_growth && growth > 0 && (uint64_t)growth > limits->max_growth) {
-        char from[96];
-        growth_measure(a, from, sizeof from);
-        print_over(out, r->path, (uint64_t)growth, from, "--max-growth", limits->max_growth);
-        print_growth_site(r, out);
+    broken += check_growth(r, limits, out);
+    if (limits->has_held && a->summary.held_bytes > limits->max_held) {
+        print_over(out, r->path, a->summary.held_bytes,
+                   "held when the script ended (freed by the interpreter's shutdown)", "--max-held",
+                   limits->max_held);
+        fputc('\n', out);
         broken++;
     }
     return broken;

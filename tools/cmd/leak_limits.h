@@ -13,8 +13,11 @@
 #include "suppressions.h"
 
 struct vt_limits {
-    bool has_leaked, has_per_site, has_growth, has_invalid;
-    uint64_t max_leaked, max_per_site, max_growth, max_invalid; /* inclusive */
+    bool has_leaked, has_per_site, has_growth, has_invalid, has_held;
+    uint64_t max_leaked, max_per_site, max_growth, max_invalid, max_held; /* inclusive */
+    /* the growth limit is the default one: held to growth judged on
+     * markers only (time ticks mix steps; the leaked limit covers the rest) */
+    bool growth_implied;
 };
 
 /* The exit status for a broken limit, unless --error-exitcode says another. */
@@ -46,6 +49,7 @@ enum {
     VT_OPT_SKIP,
     VT_OPT_KNOWN,
     VT_OPT_NO_DEFAULT_KNOWN,
+    VT_OPT_MAX_HELD,
 };
 
 #define VT_SUPPRESSION_LONG_OPTIONS                                                     \
@@ -59,6 +63,7 @@ enum {
     {"max-leaked", required_argument, NULL, VT_OPT_MAX_LEAKED},                   \
         {"max-leaked-per-site", required_argument, NULL, VT_OPT_MAX_PER_SITE},    \
         {"max-growth", required_argument, NULL, VT_OPT_MAX_GROWTH},               \
+        {"max-held", required_argument, NULL, VT_OPT_MAX_HELD},                   \
         {"max-invalid-frees", required_argument, NULL, VT_OPT_MAX_INVALID_FREES}, \
         {"error-exitcode", required_argument, NULL, VT_OPT_ERROR_EXITCODE},       \
         {"skip", required_argument, NULL, VT_OPT_SKIP}, VT_SUPPRESSION_LONG_OPTIONS
@@ -70,7 +75,8 @@ int vt_check_option(struct vt_check_options *o, int c, const char *arg, const ch
  * --suppressions files; and the known framework memory the same way
  * ($VRAMTRACE_KNOWN, --known). 0, or VT_EXIT_ERROR after one line on stderr. */
 int vt_check_options_load(struct vt_check_options *o);
-/* The limits in force: those given, else --max-leaked 0. */
+/* The limits in force: those given, else --max-leaked 0 and --max-growth 0
+ * (on markers). */
 struct vt_limits vt_check_effective_limits(const struct vt_check_options *o);
 void vt_check_options_free(struct vt_check_options *o);
 

@@ -46,6 +46,7 @@ static const char style[] =
     ".peak{fill:#b3261e}.peak-label{font-size:12px;fill:#b3261e;font-weight:600}"
     ".untraced{fill:#e0932b;fill-opacity:.45}.others{fill:#8a949e;fill-opacity:.4}"
     ".outside{fill:#c9a45c;fill-opacity:.4}"
+    ".steps{fill:none;stroke:#1f5fa8;stroke-width:1.6}.step{fill:#1f5fa8}"
     ".key{display:inline-block;width:12px;height:10px;margin:0 4px 0 10px}"
     ".key.untraced{background:rgba(224,147,43,.45)}.key.others{background:rgba(138,148,158,.4)}"
     ".key.outside{background:rgba(201,164,92,.4)}"
@@ -126,7 +127,8 @@ static void chart_area(const struct vt_usage *u, const struct vt_usage_device *d
     fprintf(out, "L%.1f %.1fZ\"/>\n", x_of(s, start), y_of(s, 0));
 }
 
-static void chart_axes(const struct scale *s, FILE *out)
+/* X_END: what the x axis's end stands for ("1.5 s", "marker 29"). */
+static void chart_axes(const struct scale *s, const char *x_end, FILE *out)
 {
     char buf[32];
     double x0 = x_of(s, 0), x1 = x_of(s, s->end_ns), y0 = y_of(s, 0);
@@ -143,7 +145,7 @@ static void chart_axes(const struct scale *s, FILE *out)
             CHART_TOP, y0);
     fprintf(out, "<text class=\"label\" x=\"%.1f\" y=\"%.1f\">0</text>", x0, y0 + 16);
     fprintf(out, "<text class=\"label\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", x1,
-            y0 + 16, vt_format_time(s->end_ns, buf));
+            y0 + 16, x_end);
 }
 
 /* Labels that would run into the previous one are left to the tooltip;
@@ -277,6 +279,19 @@ static void band_legend(const struct vt_device_view *v, int64_t device, FILE *ou
     fputs("; its top is what the device had in use.", out);
 }
 
+/* A figure's SVG opened, "live bytes on device N OVER", with its axes. */
+static void open_chart(const struct vt_usage_device *d, const char *over, const struct scale *s,
+                       const char *x_end, FILE *out)
+{
+    fprintf(out,
+            "<figure>\n<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %d\" "
+            "width=\"%d\" height=\"%d\" role=\"img\" aria-label=\"live bytes on device ",
+            CHART_W, CHART_H, CHART_W, CHART_H);
+    put_device(d->device, out);
+    fprintf(out, " %s\" class=\"chart\">\n", over);
+    chart_axes(s, x_end, out);
+}
+
 static void chart(const struct vt_usage *u, const struct vt_usage_device *d,
                   const struct vt_device_view *v, FILE *out)
 {
@@ -285,14 +300,7 @@ static void chart(const struct vt_usage *u, const struct vt_usage_device *d,
     char size[32], end_size[32], time[32], tick[32];
     if (!s.top_bytes)
         s.top_bytes = 1;
-    fputs("<figure>\n", out);
-    fprintf(out,
-            "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %d\" "
-            "width=\"%d\" height=\"%d\" role=\"img\" aria-label=\"live bytes on device ",
-            CHART_W, CHART_H, CHART_W, CHART_H);
-    put_device(d->device, out);
-    fputs(" over time\" class=\"chart\">\n", out);
-    chart_axes(&s, out);
+    open_chart(d, "over time", &s, vt_format_time(s.end_ns, time), out);
     chart_driver_band(u, v, d, &s, out);
     chart_area(u, d, &s, out);
     chart_marks(u, &s, out);
@@ -307,6 +315,55 @@ static void chart(const struct vt_usage *u, const struct vt_usage_device *d,
             vt_format_time(u->tick_ns, tick));
     band_legend(v, d->device, out);
     fputs("</figcaption>\n</figure>\n", out);
+}
+
+/* Live bytes on device D at each marker (what usage_series.c sampled). */
+static uint64_t *live_at_marks(const struct vt_usage *u, const struct vt_usage_device *d,
+                               uint64_t *top)
+{
+    uint64_t *live = vt_xcalloc(u->nmarks, sizeof *live);
+    *top = 0;
+    for (size_t i = 0; i < u->nsites; i++) {
+        const struct vt_usage_site *site = &u->sites[i];
+        if (site->device != d->device || !vt_kind_counts_as_vram(site->kind))
+            continue;
+        for (size_t k = 0; k < u->nmarks && k < site->at_marks.n; k++)
+            live[k] += site->at_marks.bytes[k];
+    }
+    for (size_t k = 0; k < u->nmarks; k++)
+        *top = live[k] > *top ? live[k] : *top;
+    return live;
+}
+
+/* The same device per marker, the marker's number on the x axis: steps
+ * that follow a long start-up bunch into one line on a time axis, and
+ * growth would read as one jump. */
+static void chart_by_marker(const struct vt_usage *u, const struct vt_usage_device *d, FILE *out)
+{
+    char size[32], end[32];
+    uint64_t top, *live = live_at_marks(u, d, &top);
+    struct scale s = {u->nmarks - 1, top + top / 10 + 1};
+    snprintf(end, sizeof end, "marker %zu", u->nmarks - 1);
+    open_chart(d, "per marker", &s, end, out);
+    fputs("<path class=\"steps\" d=\"", out);
+    for (size_t k = 0; k < u->nmarks; k++)
+        fprintf(out, "%c%.1f %.1f", k ? 'L' : 'M', x_of(&s, k), y_of(&s, live[k]));
+    fputs("\"/>\n", out);
+    for (size_t k = 0; k < u->nmarks; k++) {
+        fprintf(out, "<g><title>marker %zu: ", k);
+        put_text(u->marks[k].label, out);
+        fprintf(out,
+                ", %s live</title><rect class=\"step\" x=\"%.1f\" y=\"%.1f\" "
+                "width=\"5\" height=\"5\"/></g>\n",
+                vt_human_size(live[k], size), x_of(&s, k) - 2.5, y_of(&s, live[k]) - 2.5);
+    }
+    fputs("</svg>\n<figcaption>Device ", out);
+    put_device(d->device, out);
+    fprintf(out,
+            ": live bytes right before each of the %zu markers, by the marker's number "
+            "(the step): growth reads as a slope.</figcaption>\n</figure>\n",
+            u->nmarks);
+    free(live);
 }
 
 /* ---- tables ---- */
@@ -757,6 +814,9 @@ static void header(const struct vt_report *r, FILE *out)
         fputs("; the report covers what was read.</p>\n", out);
     }
     fputs("<div class=\"cards\">\n", out);
+    /* growth leads: the leak of a long job, what check fails on */
+    card("device memory growth at growing call sites", vt_usage_growth_bytes(&r->analysis->usage),
+         vt_usage_growing_sites(&r->analysis->usage) > 0, out);
     if (r->live_not_leaked)
         card("device memory live at the end", s->live_at_end_bytes, false, out);
     else
@@ -764,6 +824,8 @@ static void header(const struct vt_report *r, FILE *out)
     char peak_label[48] = "peak";
     if (s->peak_device >= 0) /* one device's own peak: no sum over devices */
         snprintf(peak_label, sizeof peak_label, "peak (device %" PRId64 ")", s->peak_device);
+    if (s->held_bytes) /* still referenced when the script ended: not a leak */
+        card("held at the end (freed by the interpreter's shutdown)", s->held_bytes, false, out);
     card(peak_label, s->peak_bytes, false, out);
     count_card("allocations", s->allocations, false, out);
     count_card("frees", s->frees, false, out);
@@ -798,8 +860,11 @@ void vt_render_html(const struct vt_report *r, FILE *out)
     fputs("<h2 id=\"usage\">Usage over time</h2>\n", out);
     if (u->ndevices == 0)
         fputs("<p>No device memory was allocated.</p>\n", out);
-    for (size_t i = 0; i < u->ndevices; i++)
+    for (size_t i = 0; i < u->ndevices; i++) {
         chart(u, &u->devices[i], &r->analysis->devices, out);
+        if (u->nmarks >= 2)
+            chart_by_marker(u, &u->devices[i], out);
+    }
     fputs("<button id=\"toggle\" hidden>Open or close all stacks</button>\n", out);
     growing_table(r, out);
     leaks_table(r, out);

@@ -138,8 +138,10 @@ void vt_render_json_summary(struct vt_json *j, const struct vt_summary *s)
     write_uint_field(j, "host_known_allocations", s->host_known_allocations);
     write_uint_field(j, "live_at_end_bytes", s->live_at_end_bytes);
     write_uint_field(j, "live_at_end_allocations", s->live_at_end_allocations);
-    write_uint_field(j, "shutdown_freed_bytes", s->shutdown_freed_bytes);
-    write_uint_field(j, "shutdown_freed_allocations", s->shutdown_freed_allocations);
+    write_uint_field(j, "held_bytes", s->held_bytes);
+    write_uint_field(j, "held_allocations", s->held_allocations);
+    write_uint_field(j, "host_held_bytes", s->host_held_bytes);
+    write_uint_field(j, "host_held_allocations", s->host_held_allocations);
     vt_json_end_object(j);
 }
 
@@ -225,25 +227,23 @@ static void write_known(struct vt_json *j, const struct vt_suppression *k)
     vt_json_end_object(j);
 }
 
-/* What was still allocated at the end, per site: under "leaks" when the
- * process ended on its own, else under "live_at_end" (the other one []);
- * the leaks shown, then the known framework memory (its "known" set). */
-static void write_leak_list(struct vt_json *j, const struct vt_report *r, bool these)
+/* N entries of one list (LEAKS, with their SITES), each labelled apart. */
+static void write_leak_entries(struct vt_json *j, const struct vt_report *r,
+                               const struct vt_leak *leaks, const struct vt_site *all_sites,
+                               size_t n)
 {
-    size_t shown = these ? r->leaks_shown : 0, n = shown + (these ? r->analysis->nknown : 0);
     const struct vt_site **sites = vt_xcalloc(n ? n : 1, sizeof *sites);
     for (size_t i = 0; i < n; i++)
-        sites[i] = i < shown ? &r->leak_sites[i] : &r->known_sites[i - shown];
+        sites[i] = &all_sites[i];
     char **labels = vt_site_labels(sites, n);
     vt_json_begin_array(j);
     for (size_t i = 0; i < n; i++) {
-        const struct vt_leak *leak =
-            i < shown ? &r->analysis->leaks[i] : &r->analysis->known_leaks[i - shown];
+        const struct vt_leak *leak = &leaks[i];
         vt_json_begin_object(j);
         write_uint_field(j, "bytes", leak->bytes);
         write_uint_field(j, "allocations", leak->allocations);
-        write_uint_field(j, "shutdown_freed_bytes", leak->shutdown_freed_bytes);
-        write_uint_field(j, "shutdown_freed_allocations", leak->shutdown_freed_allocations);
+        vt_json_key(j, "held");
+        vt_json_bool(j, leak->held);
         write_site_fields(j, sites[i], labels[i], leak->kind, leak->device, leak->stack_id);
         write_threads(j, r, leak);
         write_known(j, leak->known);
@@ -254,13 +254,23 @@ static void write_leak_list(struct vt_json *j, const struct vt_report *r, bool t
     free(sites);
 }
 
+/* What was still allocated at the end, per site, in lists whose sums are
+ * the summary's figures: "leaks" (freed by nobody; when the process did not
+ * end on its own, "live_at_end" instead, the other one []), "held" (freed
+ * by the interpreter's shutdown), "known" (known framework memory). */
 static void write_leaks(struct vt_json *j, const struct vt_report *r)
 {
+    const struct vt_analysis *a = r->analysis;
     vt_json_key(j, "leaks");
-    write_leak_list(j, r, !r->live_not_leaked);
-    write_uint_field(j, "leaks_omitted", r->analysis->nleaks - r->leaks_shown);
+    write_leak_entries(j, r, a->leaks, r->leak_sites, r->live_not_leaked ? 0 : r->leaks_shown);
+    write_uint_field(j, "leaks_omitted", a->nleaks - r->leaks_shown);
     vt_json_key(j, "live_at_end");
-    write_leak_list(j, r, r->live_not_leaked);
+    write_leak_entries(j, r, a->leaks, r->leak_sites, r->live_not_leaked ? r->leaks_shown : 0);
+    vt_json_key(j, "held");
+    write_leak_entries(j, r, a->held, r->held_sites, r->held_shown);
+    write_uint_field(j, "held_omitted", a->nheld - r->held_shown);
+    vt_json_key(j, "known");
+    write_leak_entries(j, r, a->known_leaks, r->known_sites, a->nknown);
 }
 
 /* A site of analysis->usage: who it is and what it holds. */

@@ -198,28 +198,29 @@ static const char *live_when(const struct vt_report *r)
     }
 }
 
+/* A leak, or (leak->held) what was held when the script ended and freed by
+ * the interpreter's shutdown: still reachable, listed, not a leak. */
 static void print_leak(const struct vt_report *r, const struct vt_leak *leak,
                        const struct vt_site *site, FILE *out)
 {
-    char size[32];
+    char size[32], head[64];
     bool host = !vt_kind_counts_as_vram(leak->kind);
-    if (r->live_not_leaked)
-        fprintf(out, "\n%s %s: %" PRIu64 " %s (%s) in %" PRIu64 " %s via %s",
-                host ? "Host memory live" : "Live", live_when(r), leak->bytes, BYTES(leak->bytes),
-                vt_human_size(leak->bytes, size), leak->allocations,
-                plural(leak->allocations, "allocation", "allocations"), vt_api_label(site->api));
+    if (leak->held)
+        snprintf(head, sizeof head, "Held at the end%s:", host ? " (host memory)" : "");
+    else if (r->live_not_leaked)
+        snprintf(head, sizeof head, "%s %s:", host ? "Host memory live" : "Live", live_when(r));
     else
-        fprintf(out, "\n%s of %" PRIu64 " %s (%s) in %" PRIu64 " %s via %s",
-                host ? "Host leak" : "Leak", leak->bytes, BYTES(leak->bytes),
-                vt_human_size(leak->bytes, size), leak->allocations,
-                plural(leak->allocations, "allocation", "allocations"), vt_api_label(site->api));
+        snprintf(head, sizeof head, "%s of", host ? "Host leak" : "Leak");
+    fprintf(out, "\n%s %" PRIu64 " %s (%s) in %" PRIu64 " %s via %s", head, leak->bytes,
+            BYTES(leak->bytes), vt_human_size(leak->bytes, size), leak->allocations,
+            plural(leak->allocations, "allocation", "allocations"), vt_api_label(site->api));
     if (!host)
         print_device(leak->device, out);
     fprintf(out, " [%s]\n", vt_kind_name(leak->kind));
-    if (leak->shutdown_freed_bytes && !r->live_not_leaked)
-        fprintf(out,
-                "    held when the script ended; %s of it freed by the interpreter at shutdown\n",
-                vt_human_size(leak->shutdown_freed_bytes, size));
+    if (leak->held)
+        fputs("    still referenced when the script ended, freed by the interpreter's shutdown: "
+              "not leaked\n",
+              out);
     print_frames(site, out);
     print_threads(r, leak, out);
 }
@@ -342,21 +343,37 @@ static bool has_host_leaks(const struct vt_report *r)
     return false;
 }
 
-/* "N of device memory leaked in N allocations at N call sites", and for a
- * Python program what of it the interpreter freed after its script ended. */
+/* "N of device memory leaked in N allocations at N call sites". */
 static void print_leak_headline(const struct vt_report *r, uint64_t bytes, uint64_t count,
                                 size_t sites, FILE *out)
 {
-    const struct vt_summary *s = &r->analysis->summary;
     char size[32];
     fprintf(out,
             "vramtrace: %s (%" PRIu64 " %s) of device memory %s in %" PRIu64 " %s at %zu call %s",
             vt_human_size(bytes, size), bytes, BYTES(bytes),
             r->live_not_leaked ? "still allocated" : "leaked", count,
             plural(count, "allocation", "allocations"), sites, plural(sites, "site", "sites"));
-    if (!r->live_not_leaked && s->shutdown_freed_bytes)
-        fprintf(out, " when the script ended, %s of it freed by the interpreter at shutdown",
-                vt_human_size(s->shutdown_freed_bytes, size));
+}
+
+/* "vramtrace: held at the end (still referenced when the script ended,
+ * freed by the interpreter's shutdown; not leaked): 24.0 MiB in 12
+ * allocations at 2 call sites" */
+static void print_held_headline(const struct vt_report *r, FILE *out)
+{
+    const struct vt_summary *s = &r->analysis->summary;
+    char size[32];
+    size_t sites = 0;
+    for (size_t i = 0; i < r->analysis->nheld; i++)
+        sites += vt_kind_counts_as_vram(r->analysis->held[i].kind);
+    if (!s->held_bytes)
+        return;
+    fprintf(out,
+            "vramtrace: held at the end (still referenced when the script ended, freed by the "
+            "interpreter's shutdown; not leaked): %s (%" PRIu64 " %s) in %" PRIu64 " %s at %zu "
+            "call %s\n",
+            vt_human_size(s->held_bytes, size), s->held_bytes, BYTES(s->held_bytes),
+            s->held_allocations, plural(s->held_allocations, "allocation", "allocations"), sites,
+            plural(sites, "site", "sites"));
 }
 
 /* "; page-locked host memory: peak 12.0 MiB, 4.0 MiB (4194304 bytes) leaked":
@@ -380,6 +397,39 @@ static void print_host_totals(const struct vt_report *r, FILE *out)
     }
 }
 
+/* Growing sites named on the first line, at most. */
+#define HEADLINE_GROWING 3
+
+/* What grows leads the report, at the program's own lines: "vramtrace:
+ * growing: 4.0 MiB per marker interval at step (train.py:18), 4 B per
+ * marker interval at step (train.py:19)". */
+static void print_growing_headline(const struct vt_report *r, FILE *out)
+{
+    const struct vt_usage *u = &r->analysis->usage;
+    size_t growing = vt_usage_growing_sites(u), n = 0;
+    const struct vt_site *list[HEADLINE_GROWING];
+    size_t index[HEADLINE_GROWING], depths[HEADLINE_GROWING];
+    for (size_t i = 0; i < r->sites_shown && n < HEADLINE_GROWING; i++)
+        if (u->sites[r->site_order[i]].growing) {
+            index[n] = r->site_order[i];
+            list[n++] = &r->usage_sites[r->site_order[i]];
+        }
+    if (!n)
+        return;
+    vt_label_depths(list, n, depths);
+    fputs("vramtrace: growing:", out);
+    for (size_t i = 0; i < n; i++) {
+        char size[32], label[1024];
+        vt_site_label(list[i], depths[i], label, sizeof label);
+        fprintf(out, "%s %s per %s at %s", i ? "," : "",
+                vt_human_size((uint64_t)u->sites[index[i]].bytes_per_interval, size),
+                u->by_marks ? "marker interval" : "tick", label);
+    }
+    if (growing > n)
+        fprintf(out, ", and %zu more call %s", growing - n, plural(growing - n, "site", "sites"));
+    fputc('\n', out);
+}
+
 static void print_summary(const struct vt_report *r, FILE *out)
 {
     const struct vt_summary *s = &r->analysis->summary;
@@ -390,6 +440,8 @@ static void print_summary(const struct vt_report *r, FILE *out)
     for (size_t i = 0; i < r->analysis->nleaks; i++)
         device_sites += vt_kind_counts_as_vram(r->analysis->leaks[i].kind);
     bool host_only = s->peak_bytes == 0 && s->host_peak_bytes && !count;
+    bool growing = vt_usage_growing_sites(&r->analysis->usage) > 0; /* "no leaks" would mislead */
+    print_growing_headline(r, out);
     if (s->allocations == 0)
         fprintf(out,
                 "vramtrace: nothing to judge: no CUDA allocation succeeded in this process "
@@ -397,8 +449,11 @@ static void print_summary(const struct vt_report *r, FILE *out)
                 s->failed_allocations);
     else if (count)
         print_leak_headline(r, bytes, count, device_sites, out);
+    else if (s->held_bytes && !s->known_bytes)
+        fputs(growing ? "vramtrace: nothing leaked at exit" : "vramtrace: no leaks", out);
     else if (s->known_bytes) {
-        fputs("vramtrace: no leaks; known framework memory held at the end: ", out);
+        fprintf(out, "vramtrace: %s; known framework memory held at the end: ",
+                growing ? "nothing leaked at exit" : "no leaks");
         print_known_list(r, true, out);
     } else if (host_only)
         fputs("vramtrace: no device memory was allocated, only page-locked host memory", out);
@@ -407,7 +462,8 @@ static void print_summary(const struct vt_report *r, FILE *out)
                 vt_human_size(s->suppressed_bytes, suppressed), s->suppressed_allocations,
                 plural(s->suppressed_allocations, "allocation", "allocations"));
     else
-        fprintf(out, "vramtrace: no leaks: all device memory was freed%s",
+        fprintf(out, "vramtrace: %s: all device memory was freed%s",
+                growing ? "nothing leaked at exit" : "no leaks",
                 r->live_not_leaked ? " (so far)" : "");
     print_totals(s, !host_only, out);
     if (s->host_peak_bytes)
@@ -419,6 +475,7 @@ static void print_summary(const struct vt_report *r, FILE *out)
         print_known_list(r, true, out);
         fputc('\n', out);
     }
+    print_held_headline(r, out);
 }
 
 /* Whether a leak's site is growing: it is listed once, among the growing. */
@@ -427,6 +484,24 @@ static bool leak_is_growing(const struct vt_report *r, const struct vt_leak *lea
     const struct vt_usage_site *s = vt_usage_find_site(&r->analysis->usage, leak->stack_id,
                                                        leak->api, leak->kind, leak->device);
     return s && s->growing;
+}
+
+/* Held at the end (TOP of them), those of growing sites listed there.
+ * Returns how many were left out. */
+static size_t print_held_entries(const struct vt_report *r, FILE *out)
+{
+    size_t printed = 0, listed = 0;
+    for (size_t i = 0; i < r->analysis->nheld; i++) {
+        const struct vt_leak *held = &r->analysis->held[i];
+        if (leak_is_growing(r, held))
+            continue;
+        listed++;
+        if (i < r->held_shown && (!r->text_top || printed < r->text_top)) {
+            print_leak(r, held, &r->held_sites[i], out);
+            printed++;
+        }
+    }
+    return listed - printed;
 }
 
 /* Known framework memory at the end, those of growing sites listed there. */
@@ -450,7 +525,10 @@ static size_t print_leaks(const struct vt_report *r, bool host, FILE *out)
     size_t printed = 0, listed = 0;
     for (size_t i = 0; i < r->analysis->nleaks; i++) {
         const struct vt_leak *leak = &r->analysis->leaks[i];
-        if (vt_kind_counts_as_vram(leak->kind) == host || leak_is_growing(r, leak))
+        /* growing leaks are listed with the growing sites; what a crashed
+         * or killed process held is listed as live all the same */
+        if (vt_kind_counts_as_vram(leak->kind) == host ||
+            (!r->live_not_leaked && leak_is_growing(r, leak)))
             continue;
         listed++;
         if (i < r->leaks_shown && room_for(r, printed)) {
@@ -510,30 +588,43 @@ static void print_growth_verdict(const struct vt_report *r, FILE *out)
 
 /* A growing site's leak, in the same entry: "leaked at exit: N bytes (...) in
  * K allocations", or its live bytes when the process did not end on its own. */
+/* The entry of LIST (N long) for site S, or NULL. */
+static const struct vt_leak *entry_of(const struct vt_leak *list, size_t n,
+                                      const struct vt_usage_site *s)
+{
+    for (size_t i = 0; i < n; i++)
+        if (list[i].stack_id == s->stack_id && list[i].api == s->api && list[i].kind == s->kind &&
+            list[i].device == s->device)
+            return &list[i];
+    return NULL;
+}
+
 static void print_growing_leak(const struct vt_report *r, const struct vt_usage_site *s, FILE *out)
 {
+    const struct vt_analysis *a = r->analysis;
     char size[32];
-    for (size_t i = 0; !r->live_not_leaked && i < r->analysis->nleaks; i++) {
-        const struct vt_leak *l = &r->analysis->leaks[i];
-        if (l->stack_id == s->stack_id && l->api == s->api && l->kind == s->kind &&
-            l->device == s->device) {
-            fprintf(out, "; leaked at exit: %" PRIu64 " %s (%s) in %" PRIu64 " %s", l->bytes,
-                    BYTES(l->bytes), vt_human_size(l->bytes, size), l->allocations,
-                    plural(l->allocations, "allocation", "allocations"));
-            return;
-        }
+    const struct vt_leak *parts[3] = {entry_of(a->leaks, a->nleaks, s),
+                                      entry_of(a->held, a->nheld, s),
+                                      entry_of(a->known_leaks, a->nknown, s)};
+    bool any = false;
+    for (size_t k = 0; !r->live_not_leaked && k < 3; k++) {
+        const struct vt_leak *l = parts[k];
+        if (!l)
+            continue;
+        if (k == 0)
+            fputs("; leaked at exit: ", out);
+        else if (k == 1)
+            fputs("; held at the end: ", out);
+        else
+            fprintf(out, "; held at exit by %s (known): ", l->known->label);
+        fprintf(out, "%" PRIu64 " %s (%s) in %" PRIu64 " %s", l->bytes, BYTES(l->bytes),
+                vt_human_size(l->bytes, size), l->allocations,
+                plural(l->allocations, "allocation", "allocations"));
+        any = true;
     }
-    for (size_t i = 0; !r->live_not_leaked && i < r->analysis->nknown; i++) {
-        const struct vt_leak *l = &r->analysis->known_leaks[i];
-        if (l->stack_id == s->stack_id && l->api == s->api && l->kind == s->kind &&
-            l->device == s->device) {
-            fprintf(out, "; held at exit by %s (known): %" PRIu64 " %s (%s) in %" PRIu64 " %s",
-                    l->known->label, l->bytes, BYTES(l->bytes), vt_human_size(l->bytes, size),
-                    l->allocations, plural(l->allocations, "allocation", "allocations"));
-            return;
-        }
-    }
-    fprintf(out, ", %s live at the end", vt_human_size(s->live_bytes, size));
+    if (!any)
+        fprintf(out, ", %s live %s", vt_human_size(s->live_bytes, size),
+                r->live_not_leaked ? live_when(r) : "at the end");
 }
 
 /* The thread that made what site S held at the end (a leak or known
@@ -636,15 +727,28 @@ static size_t print_growing(const struct vt_report *r, FILE *out)
     return vt_usage_growing_sites(u) - printed;
 }
 
-/* Returns how many holders were left out, over all devices. */
-static size_t print_peaks(const struct vt_report *r, FILE *out)
+/* How many of the N symbolized of TOTAL sites a short list prints: all
+ * where one more would be left out (a line saying so takes its room). */
+static size_t short_list(const struct vt_report *r, size_t n, size_t total)
+{
+    return !r->text_short || total <= r->text_short + 1 || n <= r->text_short ? n : r->text_short;
+}
+
+/* "    … and 3 more call sites (--top N shows N, --top 0 all)" */
+static void print_more(size_t more, FILE *out)
+{
+    if (more)
+        fprintf(out, "    \u2026 and %zu more call %s (--top N shows N, --top 0 all)\n", more,
+                plural(more, "site", "sites"));
+}
+
+/* Each device's peak and its holders (the list says how many more). */
+static void print_peaks(const struct vt_report *r, FILE *out)
 {
     const struct vt_usage *u = &r->analysis->usage;
-    size_t omitted = 0;
     for (size_t d = 0; d < u->ndevices; d++) {
         const struct vt_usage_device *dev = &u->devices[d];
         size_t *holders, n = vt_report_peak_holders(r, dev->device, &holders);
-        omitted += vt_report_holders_at_peak(u, dev->device) - n;
         fputs("\nPeak", out);
         print_device(dev->device, out);
         fputs(": ", out);
@@ -659,14 +763,15 @@ static size_t print_peaks(const struct vt_report *r, FILE *out)
             fputs(")", out);
         }
         fputs(n ? ", held by:\n" : "\n", out);
+        size_t listed = short_list(r, n, vt_report_holders_at_peak(u, dev->device));
         uint64_t *held = vt_xcalloc(n ? n : 1, sizeof *held);
         for (size_t i = 0; i < n; i++)
             held[i] = u->sites[holders[i]].bytes_at_device_peak;
-        print_holders(r, holders, held, n, out);
+        print_holders(r, holders, held, listed, out);
+        print_more(vt_report_holders_at_peak(u, dev->device) - listed, out);
         free(held);
         free(holders);
     }
-    return omitted;
 }
 
 /* Churn: allocate/free pairs per site and the time inside their calls,
@@ -687,15 +792,17 @@ static void print_churn(const struct vt_report *r, FILE *out)
         for (size_t i = 0; i < n; i++)
             list[i] = &r->usage_sites[order[i]];
         char **labels = vt_site_labels(list, n);
-        size_t large = n;
+        size_t large = n, listed = short_list(r, n, nsites);
         for (size_t i = 0; i < n; i++) {
             const struct vt_usage_site *s = &u->sites[order[i]];
-            fprintf(out, "    %8" PRIu64 " %-5s  %10s  %s  %s\n", s->pairs,
-                    plural(s->pairs, "pair", "pairs"), vt_format_time(s->call_ns, time),
-                    vt_api_label(list[i]->api), labels[i]);
+            if (i < listed)
+                fprintf(out, "    %8" PRIu64 " %-5s  %10s  %s  %s\n", s->pairs,
+                        plural(s->pairs, "pair", "pairs"), vt_format_time(s->call_ns, time),
+                        vt_api_label(list[i]->api), labels[i]);
             if (large == n && vt_usage_churn_large(u, s))
                 large = i;
         }
+        print_more(nsites - listed, out);
         if (large < n)
             fprintf(out, "vramtrace: %s allocates and frees again and again; %s\n", labels[large],
                     vt_churn_hint(list[large]->api, hint, sizeof hint));
@@ -749,7 +856,7 @@ static void print_failures(const struct vt_report *r, FILE *out)
 
 /* What the bounded sections left out, per section. */
 struct omitted {
-    size_t leaks, growing, holders;
+    size_t leaks, held, growing;
 };
 
 /* "vramtrace: not shown: 30 more leaking call sites, 30 more growing call
@@ -762,14 +869,13 @@ static void print_omitted(const struct vt_report *r, const struct omitted *o, FI
         fprintf(out, " %zu more leaking call %s", o->leaks, plural(o->leaks, "site", "sites"));
         sep = ",";
     }
-    if (o->growing) {
-        fprintf(out, "%s %zu more growing call %s", sep, o->growing,
-                plural(o->growing, "site", "sites"));
+    if (o->held) {
+        fprintf(out, "%s %zu more held call %s", sep, o->held, plural(o->held, "site", "sites"));
         sep = ",";
     }
-    if (o->holders)
-        fprintf(out, "%s %zu more peak %s", sep, o->holders,
-                plural(o->holders, "holder", "holders"));
+    if (o->growing)
+        fprintf(out, "%s %zu more growing call %s", sep, o->growing,
+                plural(o->growing, "site", "sites"));
     fprintf(out, " (%zu per section; vramtrace report --top N shows N, --top 0 all)\n",
             r->text_top);
 }
@@ -778,7 +884,7 @@ static void print_notes(const struct vt_report *r, const struct omitted *o, FILE
 {
     const struct vt_summary *s = &r->analysis->summary;
     char size[32];
-    bool any_omitted = o->leaks || o->growing || o->holders;
+    bool any_omitted = o->leaks || o->held || o->growing;
     size_t failures_omitted = r->analysis->nfailures - r->failures_shown;
     if (any_omitted || failures_omitted || s->teardown_freed_allocations || s->untraced_frees)
         fputc('\n', out);
@@ -952,13 +1058,14 @@ void vt_render_text(const struct vt_report *r, FILE *out)
     struct omitted omitted = {0};
     omitted.growing = print_growing(r, out);
     omitted.leaks = print_leaks(r, false, out);
+    omitted.held = print_held_entries(r, out);
     print_known_entries(r, out);
     if (has_host_leaks(r)) {
         fputc('\n', out);
         print_host_summary(r, out);
         omitted.leaks += print_leaks(r, true, out);
     }
-    omitted.holders = print_peaks(r, out);
+    print_peaks(r, out);
     vt_render_text_devices(r, out);
     print_churn(r, out);
     print_failures(r, out);

@@ -34,19 +34,19 @@ static void free_sites(struct vt_site *sites, size_t n)
     free(sites);
 }
 
-/* Takes LEAK out of the leaked counts, into *BYTES and *ALLOCATIONS. */
+/* Takes LEAK out of the counts of its list (leaked or held), into *BYTES
+ * and *ALLOCATIONS. */
 static void take_out(struct vt_summary *s, const struct vt_leak *leak, uint64_t *bytes,
                      uint64_t *allocations)
 {
-    if (vt_kind_counts_as_vram(leak->kind)) {
-        s->leaked_bytes -= leak->bytes;
-        s->leaked_allocations -= leak->allocations;
-        s->shutdown_freed_bytes -= leak->shutdown_freed_bytes;
-        s->shutdown_freed_allocations -= leak->shutdown_freed_allocations;
-    } else {
-        s->host_leaked_bytes -= leak->bytes;
-        s->host_leaked_allocations -= leak->allocations;
-    }
+    bool vram = vt_kind_counts_as_vram(leak->kind);
+    uint64_t *from_bytes = leak->held ? (vram ? &s->held_bytes : &s->host_held_bytes)
+                                      : (vram ? &s->leaked_bytes : &s->host_leaked_bytes);
+    uint64_t *from_allocations =
+        leak->held ? (vram ? &s->held_allocations : &s->host_held_allocations)
+                   : (vram ? &s->leaked_allocations : &s->host_leaked_allocations);
+    *from_bytes -= leak->bytes;
+    *from_allocations -= leak->allocations;
     *bytes += leak->bytes;
     *allocations += leak->allocations;
 }
@@ -59,21 +59,18 @@ static void tally(struct vt_suppression *match, const struct vt_leak *leak)
     match->bytes += leak->bytes;
 }
 
-/* Leaves out the leaks that a suppression matches, tallying them there, and
- * moves those of known framework memory to known_leaks, labelled (either
- * list may be NULL). One pass: a leak's whole stack is made once. */
-static void sort_leaks(struct vt_analysis *a, struct vt_symbolizer *sym, const struct vt_dump *dump,
-                       struct vt_suppressions *sups, struct vt_suppressions *known)
+/* Leaves out of LIST (the leaks or held) what a suppression matches,
+ * tallying it there, and moves known framework memory to known_leaks,
+ * labelled (either pattern list may be NULL). One pass: a stack is made
+ * once. */
+static void sort_list(struct vt_analysis *a, struct vt_leak *list, size_t *n,
+                      struct vt_symbolizer *sym, const struct vt_dump *dump,
+                      struct vt_suppressions *sups, struct vt_suppressions *known)
 {
     size_t kept = 0;
     struct vt_summary *s = &a->summary;
-    if (sups)
-        vt_suppressions_reset_counts(sups);
-    if (known)
-        vt_suppressions_reset_counts(known);
-    a->known_leaks = vt_xcalloc(a->nleaks ? a->nleaks : 1, sizeof *a->known_leaks);
-    for (size_t i = 0; i < a->nleaks; i++) {
-        struct vt_leak *leak = &a->leaks[i];
+    for (size_t i = 0; i < *n; i++) {
+        struct vt_leak *leak = &list[i];
         struct vt_site all;
         vt_site_all_frames(sym, dump, leak->stack_id, &all);
         struct vt_suppression *suppressed =
@@ -93,25 +90,53 @@ static void sort_leaks(struct vt_analysis *a, struct vt_symbolizer *sym, const s
                 take_out(s, leak, &s->host_known_bytes, &s->host_known_allocations);
             a->known_leaks[a->nknown++] = *leak;
         } else {
-            a->leaks[kept++] = *leak;
+            list[kept++] = *leak;
         }
     }
-    a->nleaks = kept;
+    *n = kept;
 }
 
-/* What known framework memory the shown growing sites are, and what the
- * framework was doing when they allocated (what the growth entries say;
- * growing sites come first in site_order). */
-static struct vt_site_known *sites_known(const struct vt_report *r, struct vt_suppressions *known)
+static int known_by_size(const void *pa, const void *pb)
+{
+    const struct vt_leak *a = pa, *b = pb;
+    if (a->bytes != b->bytes)
+        return a->bytes > b->bytes ? -1 : 1;
+    if (a->held != b->held)
+        return a->held ? 1 : -1;
+    return a->stack_id < b->stack_id ? -1 : a->stack_id > b->stack_id;
+}
+
+/* Both lists sorted: suppressed left out, known framework memory apart. */
+static void sort_leaks(struct vt_analysis *a, struct vt_symbolizer *sym, const struct vt_dump *dump,
+                       struct vt_suppressions *sups, struct vt_suppressions *known)
+{
+    if (sups)
+        vt_suppressions_reset_counts(sups);
+    if (known)
+        vt_suppressions_reset_counts(known);
+    size_t all = a->nleaks + a->nheld;
+    a->known_leaks = vt_xcalloc(all ? all : 1, sizeof *a->known_leaks);
+    sort_list(a, a->leaks, &a->nleaks, sym, dump, sups, known);
+    sort_list(a, a->held, &a->nheld, sym, dump, sups, known);
+    if (a->nknown)
+        qsort(a->known_leaks, a->nknown, sizeof *a->known_leaks, known_by_size);
+}
+
+/* What known framework memory the growing sites are, what the framework
+ * was doing when they allocated (what the growth entries say), and which a
+ * suppression matches (growing sites come first in site_order). */
+static struct vt_site_known *sites_known(const struct vt_report *r, struct vt_suppressions *known,
+                                         struct vt_suppressions *sups)
 {
     const struct vt_usage *u = &r->analysis->usage;
     struct vt_site_known *out = vt_xcalloc(u->nsites ? u->nsites : 1, sizeof *out);
-    for (size_t i = 0; i < r->sites_shown && u->sites[r->site_order[i]].growing; i++) {
+    for (size_t i = 0; i < u->nsites && u->sites[r->site_order[i]].growing; i++) {
         struct vt_site all;
         size_t index = r->site_order[i];
         vt_site_all_frames(r->sym, r->dump, u->sites[index].stack_id, &all);
         out[index].known = known ? vt_suppressions_match(known, all.frames, all.nframes) : NULL;
         out[index].during = vt_known_during(all.frames, all.nframes);
+        out[index].suppressed = sups ? vt_suppressions_match(sups, all.frames, all.nframes) : NULL;
         vt_site_free(&all);
     }
     return out;
@@ -309,8 +334,8 @@ static int read_dump(const char *path, const struct vt_report_options *opts,
  * that moment, not leaked: the summary's leaked counts go to live_at_end. */
 static void judge_ending(struct vt_summary *s, bool live_not_leaked)
 {
-    s->live_at_end_bytes = s->leaked_bytes - s->shutdown_freed_bytes;
-    s->live_at_end_allocations = s->leaked_allocations - s->shutdown_freed_allocations;
+    s->live_at_end_bytes = s->leaked_bytes;
+    s->live_at_end_allocations = s->leaked_allocations;
     if (live_not_leaked)
         s->leaked_bytes = s->leaked_allocations = s->host_leaked_bytes =
             s->host_leaked_allocations = 0;
@@ -385,6 +410,7 @@ void vt_report_build(const char *path, const struct vt_report_options *opts,
     size_t leaks_shown =
         opts->top_given || opts->json ? shown(a->nleaks, top) : leaks_to_show(a, top);
     l->leak_sites = new_sites(leaks_shown);
+    l->held_sites = new_sites(shown(a->nheld, top));
     l->failure_sites = new_sites(shown(a->nfailures, top));
     l->site_order = vt_xcalloc(a->usage.nsites, sizeof *l->site_order);
     l->report = (struct vt_report){
@@ -394,12 +420,15 @@ void vt_report_build(const char *path, const struct vt_report_options *opts,
         .top = top,
         .sym = l->sym,
         .text_top = opts->top_given ? opts->top : VT_TEXT_TOP,
+        .text_short = opts->top_given ? opts->top : VT_TEXT_SHORT,
         .holders_max = !opts->top_given ? VT_PEAK_HOLDERS
                        : opts->top      ? opts->top
                                         : SIZE_MAX,
         .suppressions = opts->suppressions,
         .known = opts->known,
         .leaks_shown = leaks_shown,
+        .held_shown = shown(a->nheld, top),
+        .held_sites = l->held_sites,
         .failures_shown = shown(a->nfailures, top),
         .sites_shown = shown(a->usage.nsites, top),
         .site_order = l->site_order,
@@ -414,6 +443,8 @@ void vt_report_build(const char *path, const struct vt_report_options *opts,
     l->report.invalid_sites = l->invalid_sites;
     for (size_t i = 0; i < l->report.leaks_shown; i++)
         vt_site_frames(l->sym, &l->dump, a->leaks[i].stack_id, a->leaks[i].api, &l->leak_sites[i]);
+    for (size_t i = 0; i < l->report.held_shown; i++)
+        vt_site_frames(l->sym, &l->dump, a->held[i].stack_id, a->held[i].api, &l->held_sites[i]);
     for (size_t i = 0; i < l->report.failures_shown; i++)
         vt_site_frames(l->sym, &l->dump, a->failures[i].stack_id, a->failures[i].api,
                        &l->failure_sites[i]);
@@ -426,13 +457,14 @@ void vt_report_build(const char *path, const struct vt_report_options *opts,
         vt_site_frames(l->sym, &l->dump, a->known_leaks[i].stack_id, a->known_leaks[i].api,
                        &l->known_sites[i]);
     l->report.known_sites = l->known_sites;
-    l->site_known = sites_known(&l->report, opts->known);
+    l->site_known = sites_known(&l->report, opts->known, opts->suppressions);
     l->report.site_known = l->site_known;
 }
 
 void vt_report_unload(struct vt_loaded_report *l)
 {
     free_sites(l->leak_sites, l->report.leaks_shown);
+    free_sites(l->held_sites, l->report.held_shown);
     free_sites(l->failure_sites, l->report.failures_shown);
     free_sites(l->usage_sites, l->analysis.usage.nsites);
     free_sites(l->invalid_sites, 3 * l->report.invalid_shown);

@@ -42,6 +42,7 @@ struct vt_report_options {
 struct vt_site_known {
     const struct vt_suppression *known;
     const char *during;
+    const struct vt_suppression *suppressed; /* a suppression matches it: check leaves it out */
 };
 
 /* Everything a renderer needs. Sites are symbolized for the shown ones. */
@@ -51,6 +52,8 @@ struct vt_report {
     const struct vt_analysis *analysis;
     const struct vt_site *leak_sites; /* parallel to analysis->leaks */
     size_t leaks_shown;
+    const struct vt_site *held_sites; /* parallel to analysis->held */
+    size_t held_shown;
     const struct vt_site *failure_sites; /* parallel to analysis->failures */
     size_t failures_shown;
     /* usage over time: sites in report order, the shown ones, peak holders */
@@ -59,12 +62,13 @@ struct vt_report {
     const struct vt_site *usage_sites; /* parallel to usage.sites; symbolized where shown */
     size_t top;
     size_t text_top;    /* what the text shows per section; 0 = all */
+    size_t text_short;  /* the text's peak holders and churn sites (VT_TEXT_SHORT); 0 = all */
     size_t holders_max; /* peak holders listed per device */
     struct vt_symbolizer *sym;
     const struct vt_suppressions *suppressions; /* or NULL */
     const struct vt_suppressions *known;        /* or NULL */
     const struct vt_site *known_sites;          /* parallel to analysis->known_leaks */
-    /* parallel to usage.sites, set for the first sites_shown of site_order */
+    /* parallel to usage.sites, set for every growing site */
     const struct vt_site_known *site_known;
     /* how the process ended; without an ending of its own (a signal, still
      * running, no footer) what is still allocated is live, not leaked:
@@ -79,6 +83,9 @@ struct vt_report {
 };
 
 #define VT_TEXT_TOP 10
+/* Without --top, the text's peak holders and churn list this many (the
+ * first screen stays short) and say how many more. */
+#define VT_TEXT_SHORT 5
 /* Holders of each device's peak symbolized: the text's default length (with
  * --top N, N; the JSON lists at most this many). */
 #define VT_PEAK_HOLDERS VT_TEXT_TOP
@@ -100,7 +107,8 @@ struct vt_loaded_report {
     struct vt_analysis analysis;
     struct vt_shown_stacks *shown; /* call sites by the frames shown */
     struct vt_symbolizer *sym;
-    struct vt_site *leak_sites, *failure_sites, *usage_sites, *invalid_sites, *known_sites;
+    struct vt_site *leak_sites, *held_sites, *failure_sites, *usage_sites, *invalid_sites,
+        *known_sites;
     struct vt_site_known *site_known;
     size_t *site_order;
     struct vt_report report;

@@ -139,8 +139,10 @@ static void add_total(struct vt_summary *t, const struct vt_summary *s)
     t->host_known_allocations += s->host_known_allocations;
     t->live_at_end_bytes += s->live_at_end_bytes;
     t->live_at_end_allocations += s->live_at_end_allocations;
-    t->shutdown_freed_bytes += s->shutdown_freed_bytes;
-    t->shutdown_freed_allocations += s->shutdown_freed_allocations;
+    t->held_bytes += s->held_bytes;
+    t->held_allocations += s->held_allocations;
+    t->host_held_bytes += s->host_held_bytes;
+    t->host_held_allocations += s->host_held_allocations;
 }
 
 /* The physical GPU of a use: host and UUID, else host and device number. */
