@@ -45,6 +45,7 @@ venv/bin/vramtrace run -o run.vtr -- venv/bin/python ctypes_leak.py 2>run.err
 venv/bin/vramtrace report --json run.vtr >run.json
 lib=$(venv/bin/vramtrace lib)
 echo "$lib" >lib.path
+venv/bin/python -m vramtrace lib >lib-module.path
 LD_PRELOAD="$lib" VRAMTRACE_OUTPUT=preload.vtr venv/bin/python ctypes_leak.py
 venv/bin/vramtrace report --json preload.vtr >preload.json
 venv/bin/python -c 'import pytest_vramtrace as p; print(p.human_size(%d))' >human.txt
@@ -53,6 +54,18 @@ venv/bin/python -m pytest -q -p no:cacheprovider --vramtrace test_sample.py >pyt
     status=$?
 echo "$status" >pytest.status
 ''' % PYTEST_LEAK
+
+
+def case_lib_command():
+    """`vramtrace lib` prints the library run preloads (the build tree's:
+    beside the CLI), which LD_PRELOAD takes as it is; an argument is a
+    usage error."""
+    r = H._run([H.vramtrace_exe(), "lib"], H.base_env(), H.tmpdir())
+    H.expect_eq("vramtrace lib: " + r.stderr, (r.status, r.stdout),
+                (0, os.path.realpath(H.vramtrace_lib()) + "\n"))
+    r = H._run([H.vramtrace_exe(), "lib", "extra"], H.base_env(), H.tmpdir())
+    H.expect_eq("vramtrace lib extra: " + r.stdout, (r.status, r.stderr),
+                (2, "vramtrace lib: unexpected argument 'extra' (see vramtrace lib --help)\n"))
 
 
 def pypi_reachable():
@@ -126,6 +139,8 @@ def case_install():
     H.expect(r.returncode not in (90, 91), "the system's libunwind or libdw still loads")
     H.expect_eq("as nobody: " + (r.stdout + r.stderr)[-3000:], r.returncode, 0)
     lib = open(os.path.join(work, "lib.path")).read().strip()
+    H.expect_eq("python -m vramtrace lib", open(os.path.join(work, "lib-module.path")).read(),
+                lib + "\n")
     H.expect(lib.startswith(os.path.join(work, "venv", "lib")) and
              lib.endswith("/site-packages/vramtrace.bin/libvramtrace.so"), lib)
     H.expect_eq("vramtrace run: leaked bytes", leaked(os.path.join(work, "run.json")),
