@@ -81,9 +81,10 @@ def why_not_tracing():
 
 
 def _vramtrace_cli():
-    """`vramtrace` on PATH, else next to the preloaded library (a build
-    tree) or in the bin folder beside its lib folder (an installation)."""
-    found = shutil.which("vramtrace")
+    """The wheel's CLI (beside the module, whether its venv is activated or
+    not), else `vramtrace` on PATH, else next to the preloaded library (a build tree) or in the
+    bin folder beside its lib folder (an installation)."""
+    found = vramtrace._bundled_cli() or shutil.which("vramtrace")
     if found:
         return found
     for lib in os.environ.get("LD_PRELOAD", "").replace(":", " ").split():

@@ -17,9 +17,15 @@ nothing, the counts are 0. Run the program under `vramtrace run -- python ...`
 or with LD_PRELOAD=libvramtrace.so to trace it. Pure Python: the tracer's C
 API (include/vramtrace.h) is called through ctypes where the preloaded library
 put its symbols.
+
+Installed from the wheel (pip install vramtrace, pyproject.toml), the CLI and
+libvramtrace.so come with it, in vramtrace.bin/ beside this file: the
+`vramtrace` command and `python -m vramtrace` run that CLI, and
+LD_PRELOAD=$(vramtrace lib) preloads that library.
 """
 import ctypes
 import os
+import sys
 
 __all__ = ["active", "mark", "checkpoint", "leaked_since", "peak_since", "PEAK_UNKNOWN",
            "live_bytes", "leak_sites_since", "dump_path", "loaded"]
@@ -130,3 +136,25 @@ def dump_path():
     except OSError:
         pass
     return None
+
+
+def _bundled_cli():
+    """The CLI a wheel installs beside this module, or None (a plain
+    `pip install ./python`, or a meson install: the CLI is on PATH)."""
+    cli = os.path.join(os.path.dirname(os.path.abspath(__file__)), "vramtrace.bin", "vramtrace")
+    return cli if os.access(cli, os.X_OK) else None
+
+
+def main():
+    """The `vramtrace` command of a wheel and `python -m vramtrace`: the
+    bundled CLI, exec'd with the arguments (it finds its library beside it)."""
+    cli = _bundled_cli()
+    if not cli:
+        sys.stderr.write("vramtrace: this install has the Python module only, no CLI (install "
+                         "the wheel, or build the repository: tools/setup.sh)\n")
+        sys.exit(1)
+    os.execv(cli, ["vramtrace"] + sys.argv[1:])
+
+
+if __name__ == "__main__":
+    main()

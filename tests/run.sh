@@ -114,10 +114,11 @@ run_step "static analysis (tests/lint/static_analysis.sh build-tests)" \
     tests/lint/static_analysis.sh build-tests
 # Every installed CPython and real PyTorch and JAX (suite frameworks: the
 # wheels over the stand-ins, minutes) are the plain build's job; the sanitized builds run
-# the rest (the Python tests of the default interpreter among them).
+# the rest (the Python tests of the default interpreter among them). The
+# wheel (suite wheel: built by meson-python, not sanitized) is the plain build's too.
 # --setup asan: the sanitizer runtime preloaded into programs that are not
 # sanitized, its leak check off (tests/meson.build).
-TEST_ARGS=(--no-suite pyversions --no-suite frameworks --setup asan)
+TEST_ARGS=(--no-suite pyversions --no-suite frameworks --no-suite wheel --setup asan)
 run_suite "ASan+UBSan build" build-asan -Db_sanitize=address,undefined -Db_lundef=false
 
 # The library and the programs built with TSan; only the 'threaded' suite.

@@ -99,7 +99,7 @@ def section(text, title):
 
 
 def commands():
-    return re.findall(r"^  (\w+) ", "\n".join(section(vt_help(), "Commands:")), re.M)
+    return re.findall(r"^  (\w+)(?: |$)", "\n".join(section(vt_help(), "Commands:")), re.M)
 
 
 def man_section(man, name):
@@ -116,7 +116,7 @@ def case_cli_reference():
     H.expect("  watch " in main and "torch-snapshot" in main, main)
     names = commands()
     H.expect_eq("commands", sorted(names),
-                ["check", "export", "gpus", "report", "run", "timeline", "watch"])
+                ["check", "export", "gpus", "lib", "report", "run", "timeline", "watch"])
     missing = []
     helped = set()
     for cmd in names:

@@ -21,5 +21,9 @@ int vt_cmd_timeline(int argc, char **argv);
 int vt_cmd_export(int argc, char **argv);
 int vt_cmd_gpus(int argc, char **argv);
 int vt_cmd_watch(int argc, char **argv);
+int vt_cmd_lib(int argc, char **argv);
+
+/* libvramtrace.so's path (malloc'd), as run preloads it; NULL when missing. */
+char *vt_find_library(void);
 
 #endif

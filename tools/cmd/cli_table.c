@@ -57,6 +57,7 @@ static const struct command commands[] = {
      "watch a traced process while it runs, from the dump it is writing; metrics for Prometheus"},
     {"gpus", "gpus [--json|--openmetrics] [--device N] [--min-free SIZE] [DUMP|DIR...]",
      "the machine's GPUs now (NVML): memory, and who holds it"},
+    {"lib", "lib", "print the path of libvramtrace.so, for LD_PRELOAD=$(vramtrace lib) CMD"},
 };
 
 #define FRAMES_COMMANDS "run report"
@@ -224,7 +225,7 @@ static const struct variable variables[] = {
 };
 
 static const struct status statuses[] = {
-    {"run report check timeline export watch gpus", "0",
+    {"run report check timeline export watch gpus lib", "0",
      "success (report, timeline, export: any readable dump, leaks or not; check: every dump that "
      "could be judged is within the limits; watch: the process has ended, or --once, or the "
      "metrics stopped by SIGINT or SIGTERM)"},
@@ -234,13 +235,13 @@ static const struct status statuses[] = {
      "a limit was broken (run: with --fail-on-leak); --error-exitcode N chooses another"},
     {"run check", "24",
      "nothing to judge: no dump, no successful allocation, or no process that ended on its own"},
-    {"run report check timeline export watch gpus", "1",
+    {"run report check timeline export watch gpus lib", "1",
      "a dump, suppressions or known-patterns file cannot be read, or is damaged and no limit is "
      "broken; an "
      "output file cannot be written; run: the library is missing; watch: no dump found, the "
      "metrics file cannot be written or the port listened on; gpus: NVML cannot list the GPUs "
-     "or --device names none"},
-    {"run report check timeline export watch gpus", "2",
+     "or --device names none; lib: libvramtrace.so is not found"},
+    {"run report check timeline export watch gpus lib", "2",
      "a bad command line; run: an -o that cannot work (a missing directory, a directory, a "
      "symlink, an unknown % sequence) or LD_PRELOAD already loads the tracer; gpus: NVML is "
      "missing"},

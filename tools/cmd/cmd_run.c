@@ -233,8 +233,8 @@ static char *xstrdup_printf(const char *fmt, const char *a, const char *b)
     return s;
 }
 
-/* Next to the executable (build tree), then in the installed libdir. */
-static char *find_library(void)
+/* Next to the executable (build tree, wheel), then in the installed libdir. */
+char *vt_find_library(void)
 {
     char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -541,7 +541,7 @@ static int prepare(struct run_options *opts, char **library, char **pattern)
         *pattern = vt_run_output_pattern(env && *env ? env : NULL, "VRAMTRACE_OUTPUT", false);
     if (!*pattern)
         return VT_EXIT_USAGE;
-    *library = find_library();
+    *library = vt_find_library();
     if (!*library) {
         fprintf(stderr, "vramtrace run: cannot find " VT_LIBRARY_NAME " next to the vramtrace "
                         "executable or in its " VT_LIBDIR_FROM_BINDIR "\n");
