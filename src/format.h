@@ -530,19 +530,27 @@ enum vt_free_status {
     X(64, cudaGraphAddMemAllocNode, VT_API_ALLOCATES) \
     X(65, cudaGraphAddMemFreeNode, 0)                 \
     X(66, cudaGraphLaunch, VT_API_ALLOCATES)          \
-    X(67, cudaDeviceGraphMemTrim, 0)
+    X(67, cudaDeviceGraphMemTrim, 0)                  \
+    X(128, torchTensorAlloc, VT_API_ALLOCATES)        \
+    X(129, torchTensorFree, 0)
 
 #define VT_API_RUNTIME_FIRST 1u
 #define VT_API_DRIVER_FIRST 20u
 /* The runtime's range ran out: runtime APIs go on from 64 (to 128). */
 #define VT_API_RUNTIME2_FIRST 64u
 #define VT_API_RUNTIME2_LIMIT 128u
+/* Allocators of frameworks, seen inside the segments they got from CUDA:
+ * from 128. A tensor's bytes lie in a segment that its own ALLOC record
+ * counts (the device's view: usage, peaks); they count for the call site
+ * (leaks, growth), never again for the device. Its address is a key space
+ * of its own (the first tensor of a segment has the segment's address). */
+#define VT_API_FRAMEWORK_FIRST 128u
 
 enum vt_api {
 #define VT_API_ENUM(n, name, traits) VT_API_##name = n,
     VT_API_LIST(VT_API_ENUM)
 #undef VT_API_ENUM
-        VT_API_LIMIT = 128
+        VT_API_LIMIT = 256
 };
 
 /* Name of an api id, or NULL for an id this version does not know. */
@@ -564,6 +572,13 @@ static inline int vt_api_is_runtime(unsigned api)
 {
     return (api >= VT_API_RUNTIME_FIRST && api < VT_API_DRIVER_FIRST) ||
            (api >= VT_API_RUNTIME2_FIRST && api < VT_API_RUNTIME2_LIMIT);
+}
+
+/* 1 for an API whose memory lies inside a segment counted by another
+ * record (VT_API_FRAMEWORK_FIRST). */
+static inline int vt_api_in_segment(unsigned api)
+{
+    return api == VT_API_torchTensorAlloc || api == VT_API_torchTensorFree;
 }
 
 /* 1 for a known API that allocates. */

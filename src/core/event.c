@@ -7,6 +7,7 @@
 #include "graphs.h"
 #include "output.h"
 #include "pystack.h"
+#include "torch_tensors.h"
 
 #include <errno.h>
 
@@ -73,8 +74,31 @@ void vt_on_alloc(CUresult result, struct vt_alloc_info info)
         vt_owner_fill(&info);
     record_alloc(result, &info, now);
     vt_thread_state.call_ns = 0;
+    if (result == CUDA_SUCCESS && info.kind == VT_KIND_DEVICE)
+        vt_torch_tensors_notice(); /* the caching allocator's segments come here */
     vt_leave();
     errno = saved;
+}
+
+void vt_on_tensor_alloc(struct vt_alloc_info info)
+{
+    if (!vt_event_begin())
+        return;
+    int saved = errno;
+    uint64_t now = vt_event_call_ended();
+    vt_thread_state.call_ns = 0; /* the allocator's call goes on */
+    record_alloc(CUDA_SUCCESS, &info, now);
+    vt_leave();
+    errno = saved;
+}
+
+void vt_on_tensor_free(uint64_t key, uint64_t stream)
+{
+    struct vt_free_call call;
+    if (!vt_event_begin())
+        return;
+    vt_on_free_begin(&call, key, VT_SPACE_TENSOR, VT_API_torchTensorFree, stream);
+    vt_on_free(CUDA_SUCCESS, &call);
 }
 
 void vt_on_pool_alloc(CUresult result, struct vt_alloc_info info, CUmemoryPool pool)

@@ -169,7 +169,9 @@ void vt_usage_change(struct vt_usage *u, uint64_t time_ns, uint64_t stack_id, un
 {
     vt_usage_advance(u, time_ns);
     struct vt_usage_site *s = find_site(u, stack_id, api, kind, device);
-    struct vt_usage_device *d = vt_kind_counts_as_vram(kind) ? find_device(u, device) : NULL;
+    /* the device's view: a tensor's bytes are its segment's */
+    struct vt_usage_device *d =
+        vt_kind_counts_as_vram(kind) && !vt_api_in_segment(api) ? find_device(u, device) : NULL;
     if (d)
         save_at_peak(s, d);
     s->live_bytes += (uint64_t)delta;
