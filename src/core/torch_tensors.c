@@ -25,8 +25,8 @@
 #include <unistd.h>
 
 struct release {
-    const char *version; /* torch's major.minor */
-    unsigned initialized_slot, attach_slot; /* CUDAAllocator's vtable indices */
+    const char *version;                                        /* torch's major.minor */
+    unsigned initialized_slot, attach_slot;                     /* CUDAAllocator's vtable indices */
     unsigned action_at, device_at, addr_at, stream_at, size_at; /* TraceEntry's offsets */
 };
 
