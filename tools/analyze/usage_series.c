@@ -374,7 +374,8 @@ size_t vt_usage_holders(const struct vt_usage *u, int64_t device, bool at_peak, 
     size_t n = 0, *all = vt_xrealloc(NULL, u->nsites, sizeof *all);
     for (size_t i = 0; i < u->nsites; i++) {
         const struct vt_usage_site *s = &u->sites[i];
-        if (s->device == device && vt_kind_counts_as_vram(s->kind) && held(s, at_peak))
+        if (s->device == device && vt_kind_counts_as_vram(s->kind) && !vt_api_in_segment(s->api) &&
+            held(s, at_peak)) /* the device's view: segments */
             all[n++] = i;
     }
     sort_usage = u;
