@@ -410,7 +410,8 @@ def case_expandable_segments():
     rep, _ = cases_report("expandable",
                           extra_env={"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True"})
     H.expect_eq("leaks by line", leaks_by_line(rep), {
-        H.marker_line(CASES, "expandable"): [(20 << 20, 1, "cuMemCreate", "device")]})
+        H.marker_line(CASES, "expandable"): [(20 << 20, 1, "cuMemCreate", "device"),
+                                             (20 << 20, 5, "torchTensorAlloc", "device")]})
 
 
 def case_out_of_memory():
@@ -432,7 +433,8 @@ def case_out_of_memory():
     text = loop_text(r.dump)
     H.expect_eq("the first printed frames", sorted(first_printed_frames(text).values()), [
         "#14 oom (tests/python/torch_cases.py:%d)" % H.marker_line(CASES, "before_oom"),
-        "#14 oom (tests/python/torch_cases.py:%d)" % H.marker_line(CASES, "oom")])
+        "#14 oom (tests/python/torch_cases.py:%d)" % H.marker_line(CASES, "oom"),
+        "#15 oom (tests/python/torch_cases.py:%d)" % H.marker_line(CASES, "before_oom")])
     H.expect_eq("the holders at the peak and at the out-of-memory, in text", holder_labels(text),
                 2 * ["oom (tests/python/torch_cases.py:%d)" % H.marker_line(CASES, "before_oom")])
 
@@ -447,8 +449,10 @@ def case_cuda_graph():
     H.expect("CUDA Graph is empty" not in r.stderr,
              "torch found no node in the captured graph (its kernels):\n" + r.describe())
     H.expect_eq("leaks by line", leaks_by_line(rep), {
-        H.marker_line(CASES, "static_input"): [(20 << 20, 1, "cudaMalloc", "device")],
-        H.marker_line(CASES, "captured"): [(20 << 20, 1, "cudaMalloc", "device")]})
+        H.marker_line(CASES, "static_input"): [(4 << 20, 1, "torchTensorAlloc", "device"),
+                                               (20 << 20, 1, "cudaMalloc", "device")],
+        H.marker_line(CASES, "captured"): [(4 << 20, 1, "torchTensorAlloc", "device"),
+                                           (20 << 20, 1, "cudaMalloc", "device")]})
 
 
 def case_pinned_memory():
@@ -457,7 +461,8 @@ def case_pinned_memory():
     rep, _ = cases_report("pinned")
     H.expect_eq("leaks by line", leaks_by_line(rep), {
         H.marker_line(CASES, "pinned"): [(4 << 20, 1, "cudaHostAlloc", "host")],
-        H.marker_line(CASES, "copied"): [(20 << 20, 1, "cudaMalloc", "device")]})
+        H.marker_line(CASES, "copied"): [(4 << 20, 1, "torchTensorAlloc", "device"),
+                                         (20 << 20, 1, "cudaMalloc", "device")]})
 
 
 def segment_events(snapshot):
