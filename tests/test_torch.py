@@ -126,22 +126,26 @@ def case_loop_no_caching():
 
 
 def case_loop_caching_allocator():
-    """The default caching allocator: 20 MiB segments for tensors over 1 MiB
-    (kLargeBuffer), a 2 MiB one for the small losses (kSmallBuffer), each at
-    the line whose tensor grew the cache, kept to the end: the first by the
-    inputs, the second by the activations' temporaries, the small one by the
-    first loss."""
+    """The default caching allocator, no flag: each kept tensor at its line
+    (PyTorch's trace tracker, inside the segments); the segments stay the
+    device's view: 20 MiB ones for tensors over 1 MiB (kLargeBuffer), a
+    2 MiB one for the small losses (kSmallBuffer), each at the line whose
+    tensor grew the cache, kept to the end and known: the first by the
+    inputs, the second by the activations' temporaries, the small one by
+    the first loss."""
     rep = loop_sites()
-    live = sorted((loop_line(s), s["live_bytes"]) for s in rep["sites"] if s["live_bytes"])
+    check_per_tensor(rep, "torchTensorAlloc")
+    segments = [s for s in rep["sites"] if s["api"] != "torchTensorAlloc"]
+    live = sorted((loop_line(s), s["live_bytes"]) for s in segments if s["live_bytes"])
     H.expect_eq("segments live at exit", live, sorted([
         (("main", H.marker_line(LOOP, "inputs")), 20 << 20),
         (("step", H.marker_line(LOOP, "loss")), 20 << 20),
         (("step", H.marker_line(LOOP, "loss")), 2 << 20)]))
-    H.expect(all(s["api"] == "cudaMalloc" for s in rep["sites"]), "every segment by cudaMalloc")
-    H.expect_eq("the segments: known, not leaked",
-                (rep["summary"]["leaked_bytes"], rep["summary"]["known_bytes"],
-                 sorted({lk["known"]["label"] for lk in H.leaks(rep)})),
-                (0, 42 << 20, ["PyTorch's cache"]))
+    H.expect(all(s["api"] == "cudaMalloc" for s in segments), "every segment by cudaMalloc")
+    H.expect_eq("the segments: known, the peak theirs alone",
+                (rep["summary"]["known_bytes"], rep["summary"]["peak_bytes"],
+                 sorted({lk["known"]["label"] for lk in H.leaks(rep) if lk["known"]})),
+                (42 << 20, 42 << 20, ["PyTorch's cache"]))
 
 
 def loop_dump(run_args=(), extra_env=None):
@@ -284,17 +288,28 @@ def case_linear_forward_backward():
 def case_linear_cublas_workspace():
     """With the caching allocator, the backward's matrix product takes
     PyTorch's cuBLAS workspace (32 MiB on a compute capability 9.0 GPU) from
-    the cache: a segment of its own, at at::cuda::allocateCUDABlasWorkspace."""
+    the cache: a segment of its own, at at::cuda::allocateCUDABlasWorkspace;
+    the tensors the case keeps, inside the segments, at their lines."""
     rep, _ = cases_report("linear")
     found = [lk for lk in H.leaks(rep) if any(
         "allocateCUDABlasWorkspace" in (f.get("function") or "") for f in lk.get("frames") or [])]
     H.expect_eq("the cuBLAS workspace", [(lk["bytes"], lk["api"], lk["known"]["label"])
                                          for lk in found],
                 [(32 << 20, "cudaMalloc", "PyTorch's cuBLAS workspace")])
-    H.expect_eq("labelled known, the rest PyTorch's cache: nothing leaked",
-                (rep["summary"]["leaked_bytes"],
-                 sorted({lk["known"]["label"] for lk in H.leaks(rep)})),
-                (0, ["PyTorch's cache", "PyTorch's cuBLAS workspace"]))
+    segments = [lk for lk in H.leaks(rep) if lk["api"] != "torchTensorAlloc"]
+    H.expect_eq("the segments labelled known, the rest PyTorch's cache",
+                sorted({lk["known"]["label"] for lk in segments}),
+                ["PyTorch's cache", "PyTorch's cuBLAS workspace"])
+    weight, bias = 1024 * 1024 * 4, 1024 * 4
+    H.expect_eq("the tensors kept, at their lines (the gradients on autograd's thread)",
+                {k: [x for x in v if x[2] == "torchTensorAlloc"] for k, v in leaks_by_line(rep).items()
+                 if any(x[2] == "torchTensorAlloc" for x in v)}, {
+                    H.marker_line(CASES, "model"): [(weight + bias, 2, "torchTensorAlloc", "device")],
+                    H.marker_line(CASES, "input"): [(256 * 1024 * 4, 1, "torchTensorAlloc", "device")],
+                    None: [(bias, 1, "torchTensorAlloc", "device"),
+                           (weight, 1, "torchTensorAlloc", "device")]})
+    H.expect_eq("only the tensors leaked", rep["summary"]["leaked_bytes"],
+                2 * (weight + bias) + 256 * 1024 * 4)
 
 
 def case_conv2d_native():
