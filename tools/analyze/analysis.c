@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "format.h"
+#include "tensor_sites.h"
 #include "xalloc.h"
 
 /* Failures are grouped by call site, size and error. No padding: hashed as bytes. */
@@ -68,6 +69,7 @@ static void on_alloc(void *ctx, const struct vt_dump_alloc *ev)
         .kind = (uint8_t)ev->kind,
     };
     vt_live_insert(&a->live, &e);
+    vt_tensor_sites_note(a, &e);
     vt_usage_change(&a->usage, ev->time_ns, e.stack_id, e.api, e.kind, e.device, (int64_t)e.size);
     if (ev->call_ns)
         vt_usage_churn(&a->usage, e.stack_id, e.api, e.kind, e.device, 0, ev->call_ns);
@@ -107,7 +109,8 @@ static void on_free(void *ctx, const struct vt_free_event *ev)
         a->summary.teardown_freed_allocations++;
     } else if (e->kind != VT_KIND_GRAPH_POOL) {
         a->summary.frees++;
-        vt_usage_churn(&a->usage, e->stack_id, e->api, e->kind, e->device, 1, ev->call_ns);
+        if (!vt_api_in_segment(e->api)) /* churn: CUDA's calls, not the cache's tensors */
+            vt_usage_churn(&a->usage, e->stack_id, e->api, e->kind, e->device, 1, ev->call_ns);
     }
     remove_live(a, e, ev->time_ns);
 }

@@ -83,6 +83,9 @@ struct vt_analysis {
     struct vt_live_table live;
     struct vt_failure_entry *failure_table;
     uint64_t live_bytes; /* device + managed */
+    /* the last device allocation that was no tensor: the segment a tensor
+     * right after it on its thread, inside it, was put in (tensor_sites.c) */
+    struct vt_live_entry last_segment;
     /* markers: how many, and the live bytes at the first after the skip
      * warm-up markers and at the last */
     uint64_t marks, first_mark_live_bytes, last_mark_live_bytes;

@@ -191,6 +191,12 @@ void vt_usage_change(struct vt_usage *u, uint64_t time_ns, uint64_t stack_id, un
     }
 }
 
+void vt_usage_holds_tensors(struct vt_usage *u, uint64_t stack_id, unsigned api, unsigned kind,
+                            int64_t device)
+{
+    find_site(u, stack_id, api, kind, device)->holds_tensors = true;
+}
+
 void vt_usage_churn(struct vt_usage *u, uint64_t stack_id, unsigned api, unsigned kind,
                     int64_t device, uint64_t pairs, uint64_t call_ns)
 {
@@ -322,7 +328,8 @@ void vt_usage_finish(struct vt_usage *u, uint64_t end_ns, size_t skip)
     u->by_marks = u->nmarks > 0;
     u->skip = u->by_marks ? skip : 0;
     for (size_t i = 0; i < u->nsites; i++) {
-        judge_growth(u, &u->sites[i]);
+        if (!u->sites[i].holds_tensors)
+            judge_growth(u, &u->sites[i]);
         settle_peak(u, &u->sites[i]);
     }
 }

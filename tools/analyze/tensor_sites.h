@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: MIT */
+/* Which segments hold traced tensors (format.h's vt_api_in_segment): a
+ * framework's allocator asks CUDA for a segment to place the tensor it is
+ * making, then its trace says so on the same thread. Those segments are the
+ * framework's cache; the growth is their tensors'. */
+#ifndef VT_TENSOR_SITES_H
+#define VT_TENSOR_SITES_H
+
+#include "analysis.h"
+
+/* E entered the live set: a segment remembered, or a tensor inside the
+ * segment just made on its thread (an expandable segment's new pages: a
+ * cuMemCreate handle) marks that segment's site. */
+void vt_tensor_sites_note(struct vt_analysis *a, const struct vt_live_entry *e);
+
+#endif
