@@ -20,15 +20,15 @@ MiB = 1 << 20
 TENSOR = "torchTensorAlloc"
 
 
-def torch_python():
+def torch_python(release="2.15"):
     try:
-        return torch_env.venv_python(H.env_path("VT_BUILD_ROOT", "dir"))
+        return torch_env.venv_python(H.env_path("VT_BUILD_ROOT", "dir"), release)
     except torch_env.Unavailable as e:
         raise H.Skip(str(e))
 
 
-def run_case(case, mode="run", extra_env=None):
-    r = H.run_traced([torch_python(), CASES, case], mode=mode, extra_env=extra_env)
+def run_case(case, mode="run", extra_env=None, release="2.15"):
+    r = H.run_traced([torch_python(release), CASES, case], mode=mode, extra_env=extra_env)
     H.expect_program_ok(r)
     H.expect_dump(r)
     H.expect("done %s True" % case in r.stdout, "the case did not finish:\n" + r.describe())
@@ -69,6 +69,11 @@ def case_dict_cache():
 def case_dict_cache_preload():
     """The same through plain LD_PRELOAD, without `vramtrace run`."""
     check_dict_cache(run_case("dict_cache", mode="preload"))
+
+
+def case_dict_cache_2_14():
+    """The same on the older CUDA 13 release line, torch 2.14.1 (cu130)."""
+    check_dict_cache(run_case("dict_cache", release="2.14"))
 
 
 def case_slow_leak():
@@ -130,15 +135,74 @@ def table_rows():
     return {v: [int(x) for x in nums.split(",")] for v, nums in rows}
 
 
-def case_probe_table():
-    """The slots and TraceEntry offsets the tracer reads for this torch's
-    release line are those its own headers say (TraceEntry's actions and
-    std::function's size too)."""
-    version, values = probe_values(torch_python())
+def check_probe(release):
+    """The slots and TraceEntry offsets the tracer reads for RELEASE are
+    those its own headers say (TraceEntry's actions and std::function's
+    size too)."""
+    version, values = probe_values(torch_python(release))
+    H.expect_eq("the venv's torch release line", version, release)
     table = table_rows()
     H.expect(version in table, "torch %s is not in the tracer's table %s" % (version, table))
     H.expect_eq("slots and offsets of torch %s" % version, values[:7], table[version])
     H.expect_eq("ALLOC, FREE_REQUESTED, std::function's size", values[7:], [0, 1, 32])
+
+
+def case_probe_table():
+    """torch 2.15's headers against the tracer's table."""
+    check_probe("2.15")
+
+
+def case_probe_table_2_14():
+    """torch 2.14's headers against the tracer's table."""
+    check_probe("2.14")
+
+
+FAKE_C10 = """
+void *_ZN3c104cuda20CUDACachingAllocator9allocatorE; /* no allocator made yet */
+"""
+FAKE_PROGRAM = """
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stddef.h>
+int cudaMalloc(void **p, size_t size);
+int main(int argc, char **argv)
+{
+    void *p;
+    (void)argc;
+    if (!dlopen(argv[1], RTLD_NOW | RTLD_LOCAL))
+        return 2;
+    return cudaMalloc(&p, 1 << 20) ? 3 : 0;
+}
+"""
+
+
+def case_not_verified():
+    """A torch release the tracer has not verified (a libc10_cuda.so that
+    exports the allocator's symbol, torch/version.py saying 9.9.0): its
+    segments only, and the report's first line says so."""
+    tmp = H.tmpdir()
+    lib = os.path.join(tmp, "torch", "lib")
+    os.makedirs(lib)
+    with open(os.path.join(tmp, "torch", "version.py"), "w") as f:
+        f.write("__version__ = '9.9.0+cu130'\n")
+    cc = os.environ.get("VT_CC", "cc").split()
+    for name, text, args in (("c10.c", FAKE_C10, ["-shared", "-fPIC", "-o",
+                                                    os.path.join(lib, "libc10_cuda.so")]),
+                             ("main.c", FAKE_PROGRAM, ["-o", os.path.join(tmp, "main"),
+                                                       "-L", H.standin_dir(), "-lcudart", "-ldl"])):
+        with open(os.path.join(tmp, name), "w") as f:
+            f.write(text)
+        subprocess.run(cc + [os.path.join(tmp, name)] + args, check=True)
+    r = H.run_traced([os.path.join(tmp, "main"), os.path.join(lib, "libc10_cuda.so")])
+    H.expect_program_ok(r)
+    H.expect_dump(r)
+    text = subprocess.run([H.vramtrace_exe(), "report", r.dump], env=H.base_env(),
+                          stdout=subprocess.PIPE, universal_newlines=True, check=True).stdout
+    H.expect_eq("the first line", text.splitlines()[0],
+                "vramtrace: PyTorch 9.9 not verified: segments only (the tensors in its cache "
+                "are not traced; vramtrace run --pytorch-tensors traces each one)")
+    H.expect_eq("the segment", [(lk["bytes"], lk["api"]) for lk in H.leaks(H.report(r.dump))],
+                [(1 << 20, "cudaMalloc")])
 
 
 if __name__ == "__main__":

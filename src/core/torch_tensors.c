@@ -9,14 +9,14 @@
  * slots and TraceEntry's fields come from each release line's own headers
  * (tests/torch_probe.cpp prints them, test_torch_tensors.py compares them
  * with this table, for each wheel it verifies). On a release not in the
- * table the segments alone are traced, and the tracer says so. Trackers
+ * table the segments alone are traced, and the dump says so (FRAMEWORK,
+ * in the report's first lines). Trackers
  * must not take the GIL: the Python frames are read without it. */
 #include "torch_tensors.h"
 
 #include "elf_symbol.h"
 #include "event.h"
 #include "modules.h"
-#include "warn.h"
 
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -31,6 +31,7 @@ struct release {
 };
 
 static const struct release releases[] = {
+    {"2.14", 6, 50, 0, 4, 8, 32, 40},
     {"2.15", 6, 50, 0, 4, 8, 32, 40},
 };
 
@@ -125,15 +126,16 @@ static int version_of(const void *symbol, char *version, size_t cap)
 }
 
 /* libc10_cuda is loaded: its release, in the table or said unverified. */
+static char version[24]; /* of the torch found, for its FRAMEWORK record */
+
 static void look(void)
 {
-    char version[32];
     void **symbol = vt_elf_lookup("libc10_cuda.so", ALLOCATOR_SYMBOL);
     if (!symbol)
         return;
     __atomic_store_n(&state, DONE, __ATOMIC_RELEASE);
     if (version_of(symbol, version, sizeof version) < 0)
-        snprintf(version, sizeof version, "of unknown version");
+        version[0] = 0;
     for (size_t i = 0; i < sizeof releases / sizeof releases[0]; i++)
         if (!strcmp(releases[i].version, version)) {
             release = &releases[i];
@@ -141,7 +143,7 @@ static void look(void)
             __atomic_store_n(&state, FOUND, __ATOMIC_RELEASE);
             return;
         }
-    vt_warn("PyTorch %s not verified: segments only (its tensors are not traced)", version);
+    vt_track_framework("PyTorch", version, VT_FRAMEWORK_NOT_VERIFIED);
 }
 
 /* The caching allocator, once initialised (its devices' allocators, which
@@ -166,6 +168,7 @@ static int attach(void)
     void (*attach_tracker)(void *, struct cxx_function *) =
         (void (*)(void *, struct cxx_function *))vtable[release->attach_slot];
     attach_tracker(self, &tracker);
+    vt_track_framework("PyTorch", release->version, VT_FRAMEWORK_TENSORS);
     return 1;
 }
 

@@ -187,6 +187,14 @@ uint32_t vt_track_stack_id(const struct vt_stack *stack)
     return id;
 }
 
+void vt_track_framework(const char *name, const char *version, unsigned state)
+{
+    vt_lock();
+    if (vt_output_ready() == 0)
+        write_or_stop(vt_rec_framework(name, version, state));
+    vt_unlock();
+}
+
 uint64_t vt_track_live_size(uint64_t key, enum vt_space space)
 {
     vt_lock();
