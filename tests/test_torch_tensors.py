@@ -92,6 +92,31 @@ def case_validation():
                 [(10 * 4, 10), (10 * MiB, 10)])
 
 
+def behalf_line(entry):
+    """The case script's first line among ENTRY's on-behalf frames."""
+    for f in (entry.get("on_behalf") or {}).get("frames") or []:
+        if (f.get("file") or "").endswith("torch_tensor_cases.py"):
+            return f.get("line")
+    return None
+
+
+def case_module_adam():
+    """A module-level model with Adam: the parameters at the model's line,
+    Adam's two moments of each at the step's line, the gradients made on
+    autograd's thread at the backward() line (on behalf of the thread that
+    called it); the step's temporaries and the input freed."""
+    rep = run_case("module_adam")
+    weight, bias = 4 * MiB, 4 * 1024
+    H.expect_eq("the parameters", leaks_at(rep, "model"), [(weight + bias, 2)])
+    H.expect_eq("Adam's moments", leaks_at(rep, "adam_step"), 2 * [(weight + bias, 2)])
+    line = H.marker_line(CASES, "adam_backward")
+    H.expect_eq("the gradients, on behalf of the backward() line",
+                sorted((lk["bytes"], lk["allocations"]) for lk in H.leaks(rep)
+                       if lk["api"] == TENSOR and behalf_line(lk) == line),
+                [(bias, 1), (weight, 1)])
+    H.expect_eq("the tensors kept in all", H.summary(rep)["leaked_allocations"], 8)
+
+
 def case_expandable_segments():
     """expandable_segments:True: the tensors at their line as before; the
     segment's pages (cuMemCreate) are the device's view."""

@@ -47,6 +47,21 @@ def validation():
     return losses
 
 
+def module_adam():
+    """A module-level model and its Adam optimizer: the parameters, their
+    gradients (made on autograd's thread) and Adam's two moments each,
+    held to the end; the step's temporaries freed."""
+    global MODEL, OPTIMIZER
+    MODEL = torch.nn.Linear(FEATURES, FEATURES).to("cuda")               # LEAK:model
+    OPTIMIZER = torch.optim.Adam(MODEL.parameters(), foreach=False)
+    x = torch.ones(BATCH, FEATURES, device="cuda")  # freed when this returns
+    for _ in range(3):
+        OPTIMIZER.zero_grad(set_to_none=False)
+        MODEL(x).sum().backward()                                        # LEAK:adam_backward
+        OPTIMIZER.step()                                                 # LEAK:adam_step
+    return MODEL
+
+
 def main():
     kept = globals()[sys.argv[1]]()
     torch.cuda.synchronize()
