@@ -644,6 +644,8 @@ def case_tensors():
     leaks = sorted((lk["bytes"], lk["allocations"], lk["api"]) for lk in r["leaks"])
     check(leaks == [(4 * MiB, 1, "torchTensorAlloc"), (20 * MiB, 1, "cudaMalloc")],
           "leaks %r" % leaks)
+    check(r["frameworks"] == [{"name": "PyTorch", "version": "2.15", "tensors_traced": True}],
+          "frameworks %r" % r["frameworks"])
     text, _ = report_text(path)
     check("not verified" not in text, text)
 
@@ -655,6 +657,9 @@ def case_framework_unverified():
     first = text.splitlines()[0]
     check(first == "vramtrace: PyTorch 9.9 not verified: segments only (the tensors in its cache "
           "are not traced; vramtrace run --pytorch-tensors traces each one)", first)
+    r, _ = report_json(path)
+    check(r["frameworks"] == [{"name": "PyTorch", "version": "9.9", "tensors_traced": False}],
+          "frameworks %r" % r["frameworks"])
 
 
 def case_framework_bad_state():
