@@ -27,8 +27,9 @@ def torch_python(release="2.15"):
         raise H.Skip(str(e))
 
 
-def run_case(case, mode="run", extra_env=None, release="2.15"):
-    r = H.run_traced([torch_python(release), CASES, case], mode=mode, extra_env=extra_env)
+def run_case(case, mode="run", extra_env=None, release="2.15", run_args=()):
+    r = H.run_traced([torch_python(release), CASES, case], mode=mode, extra_env=extra_env,
+                     run_args=run_args)
     H.expect_program_ok(r)
     H.expect_dump(r)
     H.expect("done %s True" % case in r.stdout, "the case did not finish:\n" + r.describe())
@@ -69,6 +70,12 @@ def case_dict_cache():
 def case_dict_cache_preload():
     """The same through plain LD_PRELOAD, without `vramtrace run`."""
     check_dict_cache(run_case("dict_cache", mode="preload"))
+
+
+def case_dict_cache_aggregate():
+    """The same in aggregate mode: the tensors' site totals, the device's
+    peak the segments' alone (the tracer's own count)."""
+    check_dict_cache(run_case("dict_cache", run_args=["--aggregate"]))
 
 
 def case_dict_cache_2_14():
