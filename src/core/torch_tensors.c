@@ -156,9 +156,10 @@ static int attach(void)
     if (!self)
         return 0;
     void *const *vtable = *(void *const *const *)self;
-    const char *name = ((const char *const *)vtable[-1])[1]; /* its type_info's name */
+    const char *const *type = vtable[-1]; /* its type_info: vtable, name */
+    const char *name = type ? type[1] : NULL;
     if (!name || strcmp(name + (*name == '*'), NATIVE_CLASS))
-        return 1;
+        return 1; /* another class, or a build without RTTI: never guessed */
     _Bool (*initialized)(void *) = (_Bool(*)(void *))vtable[release->initialized_slot];
     if (!initialized(self))
         return 0;

@@ -62,13 +62,8 @@ def module_adam():
     return MODEL
 
 
-def main():
-    kept = globals()[sys.argv[1]]()
-    torch.cuda.synchronize()
-    print("done", sys.argv[1], kept is not None)
-    sys.stdout.flush()
-    os._exit(0)
-
-
 if __name__ == "__main__":
-    main()
+    KEPT = globals()[sys.argv[1]]()
+    torch.cuda.synchronize()
+    print("done", sys.argv[1], KEPT is not None, flush=True)
+    os._exit(0)
