@@ -7,7 +7,6 @@
 #include "graphs.h"
 #include "output.h"
 #include "pystack.h"
-#include "torch_tensors.h"
 
 #include <errno.h>
 
@@ -65,6 +64,20 @@ record_alloc(CUresult result, struct vt_alloc_info *info, uint64_t now)
     vt_devices_seen(info->device, info->ctx);
 }
 
+static vt_device_alloc_observer *device_alloc_observer;
+
+void vt_event_observe_device_allocs(vt_device_alloc_observer *observer)
+{
+    __atomic_store_n(&device_alloc_observer, observer, __ATOMIC_RELEASE);
+}
+
+static void observe_device_alloc(void)
+{
+    vt_device_alloc_observer *observer = __atomic_load_n(&device_alloc_observer, __ATOMIC_ACQUIRE);
+    if (observer)
+        observer();
+}
+
 void vt_on_alloc(CUresult result, struct vt_alloc_info info)
 {
     int saved = errno;
@@ -75,7 +88,7 @@ void vt_on_alloc(CUresult result, struct vt_alloc_info info)
     record_alloc(result, &info, now);
     vt_thread_state.call_ns = 0;
     if (result == CUDA_SUCCESS && info.kind == VT_KIND_DEVICE)
-        vt_torch_tensors_notice(); /* the caching allocator's segments come here */
+        observe_device_alloc(); /* a framework's allocator's segments come here */
     vt_leave();
     errno = saved;
 }

@@ -62,6 +62,11 @@ void vt_on_free_begin(struct vt_free_call *call, uint64_t key, enum vt_space spa
                       uint64_t stream);
 void vt_on_free(CUresult result, struct vt_free_call *call);
 
+/* OBSERVER runs after each traced device allocation, guard held, no lock
+ * (torch_tensors.c: a framework's allocator found loaded). */
+typedef void vt_device_alloc_observer(void);
+void vt_event_observe_device_allocs(vt_device_alloc_observer *observer);
+
 /* A tensor of a framework's allocator, inside a segment already traced
  * (INFO: its address, size, device, stream, api and VT_SPACE_TENSOR), and
  * its free: on the allocating or freeing thread, from the framework's own

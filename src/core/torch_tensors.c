@@ -11,9 +11,11 @@
  * with this table, for each wheel it verifies). On a release not in the
  * table the segments alone are traced, and the dump says so (FRAMEWORK,
  * in the report's first lines). Trackers
- * must not take the GIL: the Python frames are read without it. */
-#include "torch_tensors.h"
-
+ * must not take the GIL: the Python frames are read without it.
+ * Nothing calls into this file: at load it observes the traced device
+ * allocations (event.h) and attaches the tracker after the first one that
+ * finds the caching allocator loaded, of a verified release and initialised
+ * (cheap until objects are loaded). */
 #include "elf_symbol.h"
 #include "event.h"
 #include "modules.h"
@@ -173,7 +175,7 @@ static int attach(void)
     return 1;
 }
 
-void vt_torch_tensors_notice(void)
+static void notice(void)
 {
     int now = __atomic_load_n(&state, __ATOMIC_ACQUIRE);
     if (now == DONE || (now == LOOKING && vt_modules_generation() == generation_seen))
@@ -187,4 +189,11 @@ void vt_torch_tensors_notice(void)
     if (state == FOUND && attach())
         __atomic_store_n(&state, DONE, __ATOMIC_RELEASE);
     __atomic_store_n(&busy, 0, __ATOMIC_RELEASE);
+}
+
+/* At load, before anything allocates: only a pointer is stored (event.c
+ * calls it once tracing runs). */
+__attribute__((constructor)) static void observe(void)
+{
+    vt_event_observe_device_allocs(notice);
 }

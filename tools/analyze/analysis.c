@@ -69,7 +69,7 @@ static void on_alloc(void *ctx, const struct vt_dump_alloc *ev)
         .kind = (uint8_t)ev->kind,
     };
     vt_live_insert(&a->live, &e);
-    vt_tensor_sites_note(a, &e);
+    vt_tensor_sites_note(&a->last_segment, &a->usage, &e);
     vt_usage_change(&a->usage, ev->time_ns, e.stack_id, e.api, e.kind, e.device, (int64_t)e.size);
     if (ev->call_ns)
         vt_usage_churn(&a->usage, e.stack_id, e.api, e.kind, e.device, 0, ev->call_ns);

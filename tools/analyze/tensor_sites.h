@@ -6,11 +6,13 @@
 #ifndef VT_TENSOR_SITES_H
 #define VT_TENSOR_SITES_H
 
-#include "analysis.h"
+#include "live_table.h"
+#include "usage_series.h"
 
-/* E entered the live set: a segment remembered, or a tensor inside the
- * segment just made on its thread (an expandable segment's new pages: a
- * cuMemCreate handle) marks that segment's site. */
-void vt_tensor_sites_note(struct vt_analysis *a, const struct vt_live_entry *e);
+/* E entered the live set: a segment remembered in *LAST, or a tensor
+ * inside the segment just made on its thread (an expandable segment's new
+ * pages: a cuMemCreate handle) marks that segment's site in U. */
+void vt_tensor_sites_note(struct vt_live_entry *last, struct vt_usage *u,
+                          const struct vt_live_entry *e);
 
 #endif
