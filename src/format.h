@@ -167,7 +167,11 @@ enum vt_record_type {
      * script ended, after a SAMPLE in aggregate mode (as before a MARK);
      * only when the program is the interpreter. Absent in older dumps. */
     VT_REC_PY_FINALIZING = 21,
-    VT_REC_MAX_KNOWN = 21,
+    /* A framework's allocator the tracer looked into, once: its name
+     * ("PyTorch"), release (major.minor; empty: unknown) and state (enum
+     * vt_framework_state). Absent in older dumps. */
+    VT_REC_FRAMEWORK = 22,
+    VT_REC_MAX_KNOWN = 22,
 };
 
 /* ---- record layouts: one definition for the writer (src/output/records.c),
@@ -304,6 +308,9 @@ enum vt_record_type {
 #define VT_REC_MODULE_UNLOAD_APPENDED(F)
 #define VT_REC_PY_FINALIZING_FIELDS(F) F(DT, time_ns, "time delta") F(VARINT, tid, "tid")
 #define VT_REC_PY_FINALIZING_APPENDED(F)
+#define VT_REC_FRAMEWORK_FIELDS(F) \
+    F(STR, name, "framework") F(STR, version, "framework version") F(U8, state, "framework state")
+#define VT_REC_FRAMEWORK_APPENDED(F)
 #define VT_REC_DEVICE_USAGE_FIELDS(F) \
     F(VARINT, time_ns, "time") F(U8, reason, "reason") F(SVARINT, device, "device") \
     F(VARINT, free_bytes, "free bytes") F(VARINT, total_bytes, "total bytes") \
@@ -326,7 +333,7 @@ enum vt_record_type {
     X(PYSTACK_BEHALF_FRAME) X(SAMPLE) \
     X(SAMPLE_DEVICE) X(SAMPLE_SITES) X(SAMPLE_SITE) X(SITES) X(SITES_SITE) X(TOTALS) \
     X(TOTALS_DEVICE) X(THREAD) X(DEVICE) X(MODULE_UNLOAD) X(DEVICE_USAGE) X(BAD_FREE) \
-    X(PY_FINALIZING)
+    X(PY_FINALIZING) X(FRAMEWORK)
 /* clang-format on */
 
 /* BYTES: raw bytes with their length. */
@@ -420,6 +427,13 @@ enum vt_usage_reason {
     VT_USAGE_TEARDOWN = 3, /* right before a context reset or destroy */
     VT_USAGE_EXIT = 4,     /* at exit, before the runtime tears down */
     VT_USAGE_REASON_COUNT = 5,
+};
+
+/* FRAMEWORK: what the tracer traced of the framework's allocator. */
+enum vt_framework_state {
+    VT_FRAMEWORK_TENSORS = 0,      /* its tensors, inside its segments */
+    VT_FRAMEWORK_NOT_VERIFIED = 1, /* a release not verified: its segments only */
+    VT_FRAMEWORK_STATE_COUNT = 2,
 };
 
 /* FAILED, other processes: flags */
@@ -544,19 +558,27 @@ enum vt_free_status {
     X(64, cudaGraphAddMemAllocNode, VT_API_ALLOCATES) \
     X(65, cudaGraphAddMemFreeNode, 0)                 \
     X(66, cudaGraphLaunch, VT_API_ALLOCATES)          \
-    X(67, cudaDeviceGraphMemTrim, 0)
+    X(67, cudaDeviceGraphMemTrim, 0)                  \
+    X(128, torchTensorAlloc, VT_API_ALLOCATES)        \
+    X(129, torchTensorFree, 0)
 
 #define VT_API_RUNTIME_FIRST 1u
 #define VT_API_DRIVER_FIRST 20u
 /* The runtime's range ran out: runtime APIs go on from 64 (to 128). */
 #define VT_API_RUNTIME2_FIRST 64u
 #define VT_API_RUNTIME2_LIMIT 128u
+/* Allocators of frameworks, seen inside the segments they got from CUDA:
+ * from 128. A tensor's bytes lie in a segment that its own ALLOC record
+ * counts (the device's view: usage, peaks); they count for the call site
+ * (leaks, growth), never again for the device. Its address is a key space
+ * of its own (the first tensor of a segment has the segment's address). */
+#define VT_API_FRAMEWORK_FIRST 128u
 
 enum vt_api {
 #define VT_API_ENUM(n, name, traits) VT_API_##name = n,
     VT_API_LIST(VT_API_ENUM)
 #undef VT_API_ENUM
-        VT_API_LIMIT = 128
+        VT_API_LIMIT = 256
 };
 
 /* Name of an api id, or NULL for an id this version does not know. */
@@ -578,6 +600,13 @@ static inline int vt_api_is_runtime(unsigned api)
 {
     return (api >= VT_API_RUNTIME_FIRST && api < VT_API_DRIVER_FIRST) ||
            (api >= VT_API_RUNTIME2_FIRST && api < VT_API_RUNTIME2_LIMIT);
+}
+
+/* 1 for an API whose memory lies inside a segment counted by another
+ * record (VT_API_FRAMEWORK_FIRST). */
+static inline int vt_api_in_segment(unsigned api)
+{
+    return api == VT_API_torchTensorAlloc || api == VT_API_torchTensorFree;
 }
 
 /* 1 for a known API that allocates. */

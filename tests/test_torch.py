@@ -171,22 +171,26 @@ def case_loop_python_3_14():
 
 
 def case_loop_caching_allocator():
-    """The default caching allocator: 20 MiB segments for tensors over 1 MiB
-    (kLargeBuffer), a 2 MiB one for the small losses (kSmallBuffer), each at
-    the line whose tensor grew the cache, kept to the end: the first by the
-    inputs, the second by the activations' temporaries, the small one by the
-    first loss."""
+    """The default caching allocator, no flag: each kept tensor at its line
+    (PyTorch's trace tracker, inside the segments); the segments stay the
+    device's view: 20 MiB ones for tensors over 1 MiB (kLargeBuffer), a
+    2 MiB one for the small losses (kSmallBuffer), each at the line whose
+    tensor grew the cache, kept to the end and known: the first by the
+    inputs, the second by the activations' temporaries, the small one by
+    the first loss."""
     rep = loop_sites()
-    live = sorted((loop_line(s), s["live_bytes"]) for s in rep["sites"] if s["live_bytes"])
+    check_per_tensor(rep, "torchTensorAlloc")
+    segments = [s for s in rep["sites"] if s["api"] != "torchTensorAlloc"]
+    live = sorted((loop_line(s), s["live_bytes"]) for s in segments if s["live_bytes"])
     H.expect_eq("segments live at exit", live, sorted([
         (("main", H.marker_line(LOOP, "inputs")), 20 << 20),
         (("step", H.marker_line(LOOP, "loss")), 20 << 20),
         (("step", H.marker_line(LOOP, "loss")), 2 << 20)]))
-    H.expect(all(s["api"] == "cudaMalloc" for s in rep["sites"]), "every segment by cudaMalloc")
-    H.expect_eq("the segments: known, not leaked",
-                (rep["summary"]["leaked_bytes"], rep["summary"]["known_bytes"],
+    H.expect(all(s["api"] == "cudaMalloc" for s in segments), "every segment by cudaMalloc")
+    H.expect_eq("the segments: known, not leaked, the peak theirs alone",
+                (rep["summary"]["known_bytes"], rep["summary"]["peak_bytes"],
                  sorted({lk["known"]["label"] for lk in rep["known"]})),
-                (0, 42 << 20, ["PyTorch's cache"]))
+                (42 << 20, 42 << 20, ["PyTorch's cache"]))
 
 
 def loop_dump(run_args=(), extra_env=None, steps=STEPS):
@@ -355,17 +359,26 @@ def case_linear_cublas_workspace():
     PyTorch's cuBLAS workspace (32 MiB on a compute capability 9.0 GPU) from
     the cache: a segment made at at::cuda::allocateCUDABlasWorkspace, which
     may hold any tensor once the workspace is freed, so PyTorch's cache, not
-    the workspace (a label covers only the memory of that allocation)."""
+    the workspace (a label covers only the memory of that allocation); the
+    tensors the case keeps, inside the segments, at their lines."""
     rep, _ = cases_report("linear")
     found = [lk for lk in at_end(rep) if any(
         "allocateCUDABlasWorkspace" in (f.get("function") or "") for f in lk.get("frames") or [])]
+    segments = [lk for lk in found if lk["api"] == "cudaMalloc"]
     H.expect_eq("the segment made for the cuBLAS workspace",
-                [(lk["bytes"], lk["api"], lk["known"]["label"]) for lk in found],
+                [(lk["bytes"], lk["api"], lk["known"]["label"]) for lk in segments],
                 [(32 << 20, "cudaMalloc", "PyTorch's cache")])
-    H.expect_eq("labelled known, PyTorch's cache: nothing leaked",
-                (rep["summary"]["leaked_bytes"], H.leaks(rep),
-                 sorted({lk["known"]["label"] for lk in rep["known"]})),
-                (0, [], ["PyTorch's cache"]))
+    H.expect_eq("every segment PyTorch's cache",
+                sorted({lk["known"]["label"] for lk in rep["known"] if lk["api"] == "cudaMalloc"}),
+                ["PyTorch's cache"])
+    weight, bias = 1024 * 1024 * 4, 1024 * 4
+    H.expect_eq("the tensors kept, at their lines (the gradients on autograd's thread)",
+                {k: [x for x in v if x[2] == "torchTensorAlloc"] for k, v in leaks_by_line(rep).items()
+                 if any(x[2] == "torchTensorAlloc" for x in v)}, {
+                    H.marker_line(CASES, "model"): [(weight + bias, 2, "torchTensorAlloc", "device")],
+                    H.marker_line(CASES, "input"): [(256 * 1024 * 4, 1, "torchTensorAlloc", "device")],
+                    None: [(bias, 1, "torchTensorAlloc", "device"),
+                           (weight, 1, "torchTensorAlloc", "device")]})
 
 
 def case_conv2d_native():
@@ -390,33 +403,16 @@ def case_conv2d_native():
 
 
 def case_backward_growth():
-    """The default caching allocator grows on autograd's device thread,
-    which runs no Python: a 2 MiB segment every other step is 1 MiB per
-    step, and the report says what grew: PyTorch's cache, during backward."""
+    """The default caching allocator, no flag: each kept gradient (1 MiB a
+    step, made on autograd's device thread, which runs no Python) is a
+    tensor at the line that called backward(); the 2 MiB segments the cache
+    adds every other step for them are its cache, known, not growing."""
     rep, r = cases_report("backward_growth")
-    grow = [s for s in rep["sites"] if s["growing"]]
-    H.expect_eq("one growing site: its rate, what it is", [
-        (s["bytes_per_interval"], s["rate_intervals"], s["live_bytes"], s["known"]["label"],
-         s["during"]) for s in grow],
-        [(1 << 20, 2, 6 << 20, "PyTorch's cache", "during backward")])
-    held = [lk for lk in at_end(rep) if lk["stack_id"] == grow[0]["stack_id"]][0]
-    H.expect_eq("made on autograd's thread", [t["name"] for t in held["threads"]],
-                ["pt_autograd_0"])
-    H.expect_eq("nothing leaked", (rep["summary"]["leaked_bytes"], rep["summary"]["known_bytes"]),
-                (0, 8 << 20))
-    text = subprocess.run([H.vramtrace_exe(), "report", r.dump], env=H.base_env(),
-                          stdout=subprocess.PIPE, universal_newlines=True, check=True).stdout
-    H.expect("\nGrowing by 1.0 MiB per marker interval (2.0 MiB over the last 2) since marker 0 "
-             "\"start\"" in text, text)
-    line = H.marker_line(CASES, "backward_growth")
-    expect_on_behalf(grow[0], "backward_growth", line)
-    H.expect(re.search(r"\n    PyTorch's cache grew during backward \(on thread pt_autograd_0\), on "
-                       r"behalf of backward_growth \(\S*torch_cases.py:%d\) "
-                       r"\[known:DeviceCachingAllocator::alloc_block, built in\]\n" % line, text),
-             text)
-    H.expect(re.search(r"\n    on behalf of the thread that called backward\(\) and waited for it:\n"
-                       r"    \u2026 3 PyTorch frames in Tensor.backward \(torch/_tensor.py:\d+\)\n"
-                       r"    #3 backward_growth \(\S*torch_cases.py:%d\)\n" % line, text), text)
+    check_backward_growth(rep, r.dump)
+    segments = [s for s in rep["sites"] if s["api"] == "cudaMalloc"]
+    H.expect_eq("the segments: the cache's, none growing", [s["growing"] for s in segments],
+                len(segments) * [False])
+    H.expect_eq("the cache held at the end", rep["summary"]["known_bytes"], 8 << 20)
 
 
 def expect_on_behalf(site, function, line):
@@ -435,21 +431,26 @@ def expect_on_behalf(site, function, line):
                           behalf.get("label") or ""), "on-behalf label: %r" % behalf.get("label"))
 
 
-def case_backward_growth_per_tensor():
-    """The same loop with --pytorch-tensors: each kept gradient is one
-    cudaMallocAsync of 1 MiB a step on autograd's thread: not known memory,
-    and the report says when and where it was made."""
-    rep, r = cases_report("backward_growth", run_args=["--pytorch-tensors"])
+def check_backward_growth(rep, dump):
+    """One growing site: the gradients, 1 MiB a step on autograd's thread,
+    not known memory, said when and where they were made."""
     grow = [s for s in rep["sites"] if s["growing"]]
     H.expect_eq("one growing site", [
         (s["bytes_per_interval"], s["rate_intervals"], s["live_bytes"], s["known"], s["during"])
         for s in grow], [(1 << 20, 1, 5 << 20, None, "during backward")])
-    text = subprocess.run([H.vramtrace_exe(), "report", r.dump], env=H.base_env(),
+    text = subprocess.run([H.vramtrace_exe(), "report", dump], env=H.base_env(),
                           stdout=subprocess.PIPE, universal_newlines=True, check=True).stdout
     line = H.marker_line(CASES, "backward_growth")
     expect_on_behalf(grow[0], "backward_growth", line)
     H.expect(re.search(r"\n    allocated during backward \(on thread pt_autograd_0\), on behalf of "
                        r"backward_growth \(\S*torch_cases.py:%d\)\n" % line, text), text)
+
+
+def case_backward_growth_per_tensor():
+    """The same loop with --pytorch-tensors: each kept gradient is one
+    cudaMallocAsync of 1 MiB a step on autograd's thread."""
+    rep, r = cases_report("backward_growth", run_args=["--pytorch-tensors"])
+    check_backward_growth(rep, r.dump)
 
 
 def case_backward_two_threads():
@@ -481,7 +482,8 @@ def case_expandable_segments():
     rep, _ = cases_report("expandable",
                           extra_env={"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True"})
     H.expect_eq("leaks by line", leaks_by_line(rep), {
-        H.marker_line(CASES, "expandable"): [(20 << 20, 1, "cuMemCreate", "device")]})
+        H.marker_line(CASES, "expandable"): [(20 << 20, 1, "cuMemCreate", "device"),
+                                             (20 << 20, 5, "torchTensorAlloc", "device")]})
 
 
 def case_out_of_memory():
@@ -503,7 +505,8 @@ def case_out_of_memory():
     text = loop_text(r.dump)
     H.expect_eq("the first printed frames", sorted(first_printed_frames(text).values()), [
         "#14 oom (tests/python/torch_cases.py:%d)" % H.marker_line(CASES, "before_oom"),
-        "#14 oom (tests/python/torch_cases.py:%d)" % H.marker_line(CASES, "oom")])
+        "#14 oom (tests/python/torch_cases.py:%d)" % H.marker_line(CASES, "oom"),
+        "#15 oom (tests/python/torch_cases.py:%d)" % H.marker_line(CASES, "before_oom")])
     H.expect_eq("the holders at the peak and at the out-of-memory, in text", holder_labels(text),
                 2 * ["oom (tests/python/torch_cases.py:%d)" % H.marker_line(CASES, "before_oom")])
 
@@ -518,8 +521,10 @@ def case_cuda_graph():
     H.expect("CUDA Graph is empty" not in r.stderr,
              "torch found no node in the captured graph (its kernels):\n" + r.describe())
     H.expect_eq("leaks by line", leaks_by_line(rep), {
-        H.marker_line(CASES, "static_input"): [(20 << 20, 1, "cudaMalloc", "device")],
-        H.marker_line(CASES, "captured"): [(20 << 20, 1, "cudaMalloc", "device")]})
+        H.marker_line(CASES, "static_input"): [(4 << 20, 1, "torchTensorAlloc", "device"),
+                                               (20 << 20, 1, "cudaMalloc", "device")],
+        H.marker_line(CASES, "captured"): [(4 << 20, 1, "torchTensorAlloc", "device"),
+                                           (20 << 20, 1, "cudaMalloc", "device")]})
 
 
 def case_pinned_memory():
@@ -528,7 +533,8 @@ def case_pinned_memory():
     rep, _ = cases_report("pinned")
     H.expect_eq("leaks by line", leaks_by_line(rep), {
         H.marker_line(CASES, "pinned"): [(4 << 20, 1, "cudaHostAlloc", "host")],
-        H.marker_line(CASES, "copied"): [(20 << 20, 1, "cudaMalloc", "device")]})
+        H.marker_line(CASES, "copied"): [(4 << 20, 1, "torchTensorAlloc", "device"),
+                                         (20 << 20, 1, "cudaMalloc", "device")]})
 
 
 def case_item_pinned_known():

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """The PyTorch the torch tests run over the stand-ins: a venv in the build folder.
 
-    tests/torch_env.py BUILD_DIR     prints the venv's python (making it first)
+    tests/torch_env.py BUILD_DIR [2.14]   prints the venv's python (making it first)
 
 The real wheel from the package index (torch 2.15.0, built for CUDA 13.2) with
 --no-deps, and only the NVIDIA libraries the CUDA 13.0 toolkit lacks; its CUDA
@@ -20,15 +20,21 @@ import wheel_env  # noqa: E402
 from wheel_env import Unavailable  # noqa: E402,F401  (the torch tests catch it)
 
 # name==version of every wheel: torch and what its import needs
-WHEELS = ["torch==2.15.0", "nvidia-cusparselt-cu13==0.8.1", "nvidia-nvshmem-cu13==3.7.2",
-          "nvidia-cufile==1.17.1.22", "nvidia-nccl-cu13==2.30.7", "filelock==4.3.2",
-          "typing_extensions==4.16.0", "sympy==1.14.0", "mpmath==1.4.1", "networkx==3.6.1",
-          "jinja2==3.1.6", "markupsafe==3.0.4", "fsspec==2026.9.0", "numpy==2.4.6"]
+COMMON = ["nvidia-cusparselt-cu13==0.8.1", "nvidia-cufile==1.17.1.22", "nvidia-nccl-cu13==2.30.7",
+          "filelock==4.3.2", "typing_extensions==4.16.0", "sympy==1.14.0", "mpmath==1.4.1",
+          "networkx==3.6.1", "jinja2==3.1.6", "markupsafe==3.0.4", "fsspec==2026.9.0",
+          "numpy==2.4.6"]
+WHEELS = ["torch==2.15.0", "nvidia-nvshmem-cu13==3.7.2"] + COMMON
+# An older CUDA 13 release line (built for CUDA 13.0), for what the tracer
+# reads per release (tests/test_torch_tensors.py): its own venv, torch214.
+RELEASES = {"2.15": ("torch", WHEELS),
+            "2.14": ("torch214", ["torch==2.14.1", "nvidia-nvshmem-cu13==3.4.5"] + COMMON)}
 
 
-def venv_python(build_dir):
+def venv_python(build_dir, release="2.15"):
     """The venv's python, made first if need be; raises Unavailable."""
-    return wheel_env.venv_python(build_dir, "torch", sys.executable, WHEELS)
+    name, wheels = RELEASES[release]
+    return wheel_env.venv_python(build_dir, name, sys.executable, wheels)
 
 
 # The wheels' platforms, for a pip that installs for another Python.
@@ -92,9 +98,9 @@ def toolkit_libraries():
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        sys.exit("usage: tests/torch_env.py BUILD_DIR")
+    if len(sys.argv) not in (2, 3) or sys.argv[2:3] and sys.argv[2] not in RELEASES:
+        sys.exit("usage: tests/torch_env.py BUILD_DIR [%s]" % "|".join(RELEASES))
     try:
-        print(venv_python(os.path.abspath(sys.argv[1])))
+        print(venv_python(os.path.abspath(sys.argv[1]), *sys.argv[2:]))
     except Unavailable as e:
         sys.exit(str(e))

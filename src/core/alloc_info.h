@@ -8,8 +8,15 @@
 
 #include <stdint.h>
 
-/* Key spaces: device pointers, and opaque handles (cuMemCreate, arrays). */
-enum vt_space { VT_SPACE_POINTER = 0, VT_SPACE_HANDLE = 1 };
+/* Key spaces: device pointers, opaque handles (cuMemCreate, arrays), and
+ * tensors inside the segments of a framework's allocator (format.h's
+ * vt_api_in_segment: their bytes are the segment's on the device). */
+enum vt_space {
+    VT_SPACE_POINTER = 0,
+    VT_SPACE_HANDLE = 1,
+    VT_SPACE_TENSOR = 2,
+    VT_SPACE_COUNT = 3
+};
 
 /* 40 bytes: with the live table's own fields, an entry fills one cache
  * line (alloc_table.h). */

@@ -64,6 +64,20 @@ record_alloc(CUresult result, struct vt_alloc_info *info, uint64_t now)
     vt_devices_seen(info->device, info->ctx);
 }
 
+static vt_device_alloc_observer *device_alloc_observer;
+
+void vt_event_observe_device_allocs(vt_device_alloc_observer *observer)
+{
+    __atomic_store_n(&device_alloc_observer, observer, __ATOMIC_RELEASE);
+}
+
+static void observe_device_alloc(void)
+{
+    vt_device_alloc_observer *observer = __atomic_load_n(&device_alloc_observer, __ATOMIC_ACQUIRE);
+    if (observer)
+        observer();
+}
+
 void vt_on_alloc(CUresult result, struct vt_alloc_info info)
 {
     int saved = errno;
@@ -73,8 +87,31 @@ void vt_on_alloc(CUresult result, struct vt_alloc_info info)
         vt_owner_fill(&info);
     record_alloc(result, &info, now);
     vt_thread_state.call_ns = 0;
+    if (result == CUDA_SUCCESS && info.kind == VT_KIND_DEVICE)
+        observe_device_alloc(); /* a framework's allocator's segments come here */
     vt_leave();
     errno = saved;
+}
+
+void vt_on_tensor_alloc(struct vt_alloc_info info)
+{
+    if (!vt_event_begin())
+        return;
+    int saved = errno;
+    uint64_t now = vt_event_call_ended();
+    vt_thread_state.call_ns = 0; /* the allocator's call goes on */
+    record_alloc(CUDA_SUCCESS, &info, now);
+    vt_leave();
+    errno = saved;
+}
+
+void vt_on_tensor_free(uint64_t key, uint64_t stream)
+{
+    struct vt_free_call call;
+    if (!vt_event_begin())
+        return;
+    vt_on_free_begin(&call, key, VT_SPACE_TENSOR, VT_API_torchTensorFree, stream);
+    vt_on_free(CUDA_SUCCESS, &call);
 }
 
 void vt_on_pool_alloc(CUresult result, struct vt_alloc_info info, CUmemoryPool pool)

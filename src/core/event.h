@@ -62,6 +62,18 @@ void vt_on_free_begin(struct vt_free_call *call, uint64_t key, enum vt_space spa
                       uint64_t stream);
 void vt_on_free(CUresult result, struct vt_free_call *call);
 
+/* OBSERVER runs after each traced device allocation, guard held, no lock
+ * (torch_tensors.c: a framework's allocator found loaded). */
+typedef void vt_device_alloc_observer(void);
+void vt_event_observe_device_allocs(vt_device_alloc_observer *observer);
+
+/* A tensor of a framework's allocator, inside a segment already traced
+ * (INFO: its address, size, device, stream, api and VT_SPACE_TENSOR), and
+ * its free: on the allocating or freeing thread, from the framework's own
+ * notice, no CUDA call around them (they take the guard themselves). */
+void vt_on_tensor_alloc(struct vt_alloc_info info);
+void vt_on_tensor_free(uint64_t key, uint64_t stream);
+
 /* Virtual memory management, after the real call returned RESULT. */
 void vt_on_vmm_map(CUresult result, uint64_t va, uint64_t size, uint64_t handle);
 void vt_on_vmm_unmap(CUresult result, uint64_t va, uint64_t size);

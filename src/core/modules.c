@@ -31,7 +31,8 @@ static struct {
     int failed;
 } modules;
 
-static unsigned unloads; /* dlclose calls: an object may be gone */
+static unsigned unloads;    /* dlclose calls: an object may be gone */
+static unsigned generation; /* syncs that found the objects changed */
 
 static size_t build_id_of(const struct dl_phdr_info *info, const uint8_t **out)
 {
@@ -176,6 +177,7 @@ int vt_modules_sync(vt_forget_range_fn *forget)
     if (modules.table && changes == modules.adds_seen && closed == modules.unloads_seen)
         return 0;
     forget_range = forget;
+    __atomic_add_fetch(&generation, 1, __ATOMIC_RELEASE);
     modules.adds_seen = changes;
     modules.unloads_seen = closed;
     modules.failed = 0;
@@ -186,6 +188,11 @@ int vt_modules_sync(vt_forget_range_fn *forget)
         if (!m->seen)
             unloaded(m);
     return modules.failed ? -1 : 0;
+}
+
+unsigned vt_modules_generation(void)
+{
+    return __atomic_load_n(&generation, __ATOMIC_ACQUIRE);
 }
 
 int vt_modules_unload_pending(void)

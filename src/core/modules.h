@@ -13,6 +13,10 @@
 typedef void vt_forget_range_fn(uint64_t start, uint64_t end);
 int vt_modules_sync(vt_forget_range_fn *forget);
 
+/* Any thread, no lock: how many syncs found objects loaded or unloaded (a
+ * new value: look for an object again). */
+unsigned vt_modules_generation(void);
+
 /* Any thread, no lock: an object may have been unloaded (dlclose returned). */
 void vt_modules_note_unload(void);
 /* Lock held: 1 when vt_modules_note_unload() was called since the last sync. */

@@ -71,7 +71,7 @@ struct mapping {
 };
 
 static struct {
-    struct vt_alloc_table by_space[2];
+    struct vt_alloc_table by_space[VT_SPACE_COUNT];
     struct mapping *mappings;
     uint64_t live_bytes; /* device + managed */
     uint64_t seq;
@@ -84,10 +84,16 @@ static struct vt_live *find(enum vt_space space, uint64_t key)
     return vt_alloc_table_find(&table.by_space[space], key);
 }
 
+/* The device's view: a tensor's bytes are its segment's. */
+static int counts_on_device(const struct vt_alloc_info *info)
+{
+    return vt_kind_counts_as_vram(info->kind) && info->space != VT_SPACE_TENSOR;
+}
+
 /* E, filled in, entered the table: the counters. */
 static void count(const struct vt_live *e)
 {
-    if (vt_kind_counts_as_vram(e->info.kind)) {
+    if (counts_on_device(&e->info)) {
         __atomic_fetch_add(&table.live_bytes, e->info.size, __ATOMIC_RELAXED);
         vt_peaks_change(e->seq, (int64_t)e->info.size);
     }
@@ -97,7 +103,7 @@ static void count(const struct vt_live *e)
 /* E leaves the counters (it stays in the table). */
 static void uncount(const struct vt_live *e)
 {
-    if (vt_kind_counts_as_vram(e->info.kind)) {
+    if (counts_on_device(&e->info)) {
         __atomic_fetch_sub(&table.live_bytes, e->info.size, __ATOMIC_RELAXED);
         vt_peaks_change(e->seq, -(int64_t)e->info.size);
     }
@@ -179,6 +185,14 @@ uint32_t vt_track_stack_id(const struct vt_stack *stack)
         id = vt_stack_intern(stack);
     vt_unlock();
     return id;
+}
+
+void vt_track_framework(const char *name, const char *version, unsigned state)
+{
+    vt_lock();
+    if (vt_output_ready() == 0)
+        write_or_stop(vt_rec_framework(name, version, state));
+    vt_unlock();
 }
 
 uint64_t vt_track_live_size(uint64_t key, enum vt_space space)
@@ -553,7 +567,7 @@ size_t vt_track_sites_since(uint64_t checkpoint, struct vt_site_total *out, size
 void vt_track_reset(void)
 {
     struct mapping *m, *mtmp;
-    for (int s = 0; s < 2; s++) {
+    for (int s = 0; s < VT_SPACE_COUNT; s++) {
         struct vt_alloc_table *t = &table.by_space[s];
         for (size_t i = 0; t->slots && i <= t->mask; i++)
             if (t->slots[i].used)

@@ -181,8 +181,8 @@ static void move_live(struct vt_agg_site *s, const struct vt_alloc_info *info, i
     s->live_count += (uint64_t)(int64_t)sign;
     s->live_bytes += (uint64_t)(int64_t)sign * info->size;
     mark_dirty(s);
-    if (!vt_kind_counts_as_vram(info->kind))
-        return;
+    if (!vt_kind_counts_as_vram(info->kind) || info->space == VT_SPACE_TENSOR)
+        return; /* a tensor's bytes are its segment's on the device */
     agg.counts.live_bytes += (uint64_t)(int64_t)sign * info->size;
     d = device(info->device);
     if (d)

@@ -324,6 +324,15 @@ int vt_rec_thread(pid_t tid, const char *name)
     return emit(VT_REC_THREAD, &b);
 }
 
+int vt_rec_framework(const char *name, const char *version, unsigned state)
+{
+    uint8_t data[3 * VT_VARINT_MAX + 64];
+    struct buf b = {data, 0, sizeof data, 0};
+    vt_encode_FRAMEWORK(
+        &b, &(struct vt_rec_FRAMEWORK){.name = name, .version = version, .state = state}, 1);
+    return emit(VT_REC_FRAMEWORK, &b);
+}
+
 int vt_rec_failed(uint64_t size, uint32_t stack, unsigned api, unsigned kind, int device, int error,
                   const struct vt_meminfo *mem)
 {

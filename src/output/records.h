@@ -52,6 +52,8 @@ int vt_rec_pystack(uint32_t id, const uintptr_t *frames, unsigned n,
                    const struct vt_python_part *python, const struct vt_python_part *behalf,
                    const struct vt_stack_cut *cut);
 int vt_rec_thread(pid_t tid, const char *name);
+/* NAME and VERSION: at most 30 bytes each (the tracer's own strings). */
+int vt_rec_framework(const char *name, const char *version, unsigned state);
 /* E->time_ns: vt_now_ns(), read before the lock; E->tid is set here. */
 int vt_rec_alloc(struct vt_rec_ALLOC *e);
 /* TIME_NS: vt_now_ns(), read before the lock; CALL_NS: the time the real

@@ -638,6 +638,44 @@ def case_big_dump():
     check(s["leaked_allocations"] == n // 10 and s["leaked_bytes"] == 4096 * (n // 10), s)
 
 
+def case_tensors():
+    """Tensors inside a segment (torchTensorAlloc): the segment is the
+    device's view (peak 20 MiB, not 28), the tensor still live is a leak of
+    its own, the one freed is gone (its address the segment's: a key space
+    of its own, the segment stays)."""
+    path, _ = mkdump("tensors")
+    r, _ = report_json(path)
+    check(r["summary"]["peak_bytes"] == 20 * MiB, "peak %r" % r["summary"]["peak_bytes"])
+    leaks = sorted((lk["bytes"], lk["allocations"], lk["api"]) for lk in r["leaks"])
+    check(leaks == [(4 * MiB, 1, "torchTensorAlloc"), (20 * MiB, 1, "cudaMalloc")],
+          "leaks %r" % leaks)
+    check(r["frameworks"] == [{"name": "PyTorch", "version": "2.15", "tensors_traced": True}],
+          "frameworks %r" % r["frameworks"])
+    text, _ = report_text(path)
+    check("not verified" not in text, text)
+
+
+def case_framework_unverified():
+    """A torch release the tracer did not verify: the report's first line."""
+    path, _ = mkdump("tensors-unverified")
+    text, _ = report_text(path)
+    first = text.splitlines()[0]
+    check(first == "vramtrace: PyTorch 9.9 not verified: segments only (the tensors in its cache "
+          "are not traced; vramtrace run --pytorch-tensors traces each one)", first)
+    r, _ = report_json(path)
+    check(r["frameworks"] == [{"name": "PyTorch", "version": "9.9", "tensors_traced": False}],
+          "frameworks %r" % r["frameworks"])
+
+
+def case_framework_bad_state():
+    """A FRAMEWORK record of a state this version does not know: dropped,
+    one warning."""
+    path, _ = mkdump("tensors-badstate")
+    r = expect_warned(path, "FRAMEWORK record at offset %d: unknown framework state 7; dropped"
+                      % H.record_offset(path, 22))
+    check(r["summary"]["peak_bytes"] == 20 * MiB, "peak %r" % r["summary"]["peak_bytes"])
+
+
 def report_on_terminal(path, delay):
     """vramtrace report PATH with stderr on a pseudo-terminal (stdout a pipe):
     (status, what the terminal showed)."""

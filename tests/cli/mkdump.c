@@ -497,6 +497,37 @@ static void scenario_behalf(struct writer *w, const char *variant)
     end_record(w, 2);
 }
 
+/* PyTorch's cache with its tensors traced: a 20 MiB segment (stack 1),
+ * two 4 MiB tensors in it (stack 2; the first at the segment's own
+ * address), the first freed; a FRAMEWORK record of STATE (VARIANT
+ * "unverified": 1, release 9.9; "badstate": 7). Device peak: 20 MiB. */
+static void scenario_tensors(struct writer *w, const char *variant)
+{
+    struct buf p = {0};
+    struct field_out o = {w, &p};
+    standard_start(w);
+    uintptr_t s1[] = {site_a.address, site_main.address};
+    uintptr_t s2[] = {site_b.address, site_main.address};
+    unsigned state = !strcmp(variant, "unverified") ? VT_FRAMEWORK_NOT_VERIFIED
+                     : !strcmp(variant, "badstate") ? 7
+                                                    : VT_FRAMEWORK_TENSORS;
+    vt_encode_FRAMEWORK(&o,
+                        &(struct vt_rec_FRAMEWORK){.name = "PyTorch",
+                                                   .version = state == VT_FRAMEWORK_TENSORS
+                                                                  ? "2.15"
+                                                                  : "9.9",
+                                                   .state = state},
+                        1);
+    record(w, VT_REC_FRAMEWORK, &p);
+    stack_record(w, 1, 2, s1);
+    stack_record(w, 2, 2, s2);
+    alloc_record(w, 0x10000000, 20 * MiB, 1, VT_API_cudaMalloc, VT_KIND_DEVICE, 0);
+    alloc_record(w, 0x10000000, 4 * MiB, 2, VT_API_torchTensorAlloc, VT_KIND_DEVICE, 0);
+    alloc_record(w, 0x10400000, 4 * MiB, 2, VT_API_torchTensorAlloc, VT_KIND_DEVICE, 0);
+    free_record(w, 0x10000000, VT_API_torchTensorFree, VT_FREE_OK);
+    end_record(w, 2);
+}
+
 static void scenario_noleak(struct writer *w)
 {
     standard_start(w);
@@ -763,6 +794,8 @@ static bool build(struct writer *w, const char *scenario, uint64_t n)
         scenario_noleak(w);
     else if (!strncmp(scenario, "behalf", 6))
         scenario_behalf(w, scenario[6] == '-' ? scenario + 7 : "");
+    else if (!strncmp(scenario, "tensors", 7))
+        scenario_tensors(w, scenario[7] == '-' ? scenario + 8 : "");
     else if (!strcmp(scenario, "trim"))
         scenario_trim(w);
     else if (!strcmp(scenario, "badmodules"))

@@ -10,7 +10,7 @@
 static struct vt_live_entry entry(uint64_t address, bool is_handle, uint64_t size)
 {
     return (struct vt_live_entry){
-        .address = address, .is_handle = is_handle, .size = size, .stack_id = address + 1};
+        .address = address, .space = is_handle, .size = size, .stack_id = address + 1};
 }
 
 static uint64_t size_of(const struct vt_live_table *t, uint64_t address, bool is_handle)

@@ -48,7 +48,7 @@ static void apply(const struct vt_aggregate_target *t, uint64_t time_ns,
             uint64_t stack_id =
                 t->site_stack ? t->site_stack(t->site_stack_ctx, s->stack_id) : s->stack_id;
             vt_usage_change(t->usage, time_ns, stack_id, s->api, s->kind, s->device, delta);
-            if (vt_kind_counts_as_vram(s->kind))
+            if (vt_kind_counts_as_vram(s->kind) && !vt_api_in_segment(s->api))
                 *t->live_bytes += (uint64_t)delta;
             known->live_bytes = s->live_bytes;
             known->live_count = s->live_count;

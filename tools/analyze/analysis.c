@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "format.h"
+#include "tensor_sites.h"
 #include "xalloc.h"
 
 /* Failures are grouped by call site, size and error. No padding: hashed as bytes. */
@@ -22,6 +23,20 @@ struct vt_failure_entry {
     UT_hash_handle hh;
 };
 
+/* The device's view: a tensor's bytes are its segment's. */
+static bool counts_on_device(unsigned kind, unsigned api)
+{
+    return vt_kind_counts_as_vram(kind) && !vt_api_in_segment(api);
+}
+
+/* The key space of an event's address (live_table.h). */
+static unsigned key_space(unsigned flags, unsigned api)
+{
+    if (flags & VT_ADDR_HANDLE)
+        return VT_LIVE_HANDLE;
+    return vt_api_in_segment(api) ? VT_LIVE_TENSOR : VT_LIVE_POINTER;
+}
+
 static void remove_live(struct vt_analysis *a, struct vt_live_entry *e, uint64_t time_ns)
 {
     if (e->held_at_script_end) { /* freed at shutdown: still the script's */
@@ -30,7 +45,7 @@ static void remove_live(struct vt_analysis *a, struct vt_live_entry *e, uint64_t
                                             sizeof *a->shutdown_freed);
         a->shutdown_freed[a->nshutdown_freed++] = *e;
     }
-    if (vt_kind_counts_as_vram(e->kind))
+    if (counts_on_device(e->kind, e->api))
         a->live_bytes -= e->size;
     vt_usage_change(&a->usage, time_ns, e->stack_id, e->api, e->kind, e->device, -(int64_t)e->size);
     vt_live_remove(&a->live, e);
@@ -39,8 +54,8 @@ static void remove_live(struct vt_analysis *a, struct vt_live_entry *e, uint64_t
 static void on_alloc(void *ctx, const struct vt_dump_alloc *ev)
 {
     struct vt_analysis *a = ctx;
-    bool is_handle = (ev->flags & VT_ADDR_HANDLE) != 0;
-    struct vt_live_entry *old = vt_live_find(&a->live, ev->address, is_handle);
+    unsigned space = key_space(ev->flags, ev->api);
+    struct vt_live_entry *old = vt_live_find(&a->live, ev->address, space);
     if (old) /* a free the tracer never saw: the newer allocation wins */
         remove_live(a, old, ev->time_ns);
     struct vt_live_entry e = {
@@ -49,11 +64,12 @@ static void on_alloc(void *ctx, const struct vt_dump_alloc *ev)
         .stack_id = vt_analysis_site_stack(a, ev->stack_id),
         .device = ev->device,
         .tid = (uint32_t)ev->tid,
-        .is_handle = is_handle,
+        .space = space,
         .api = (uint8_t)ev->api,
         .kind = (uint8_t)ev->kind,
     };
     vt_live_insert(&a->live, &e);
+    vt_tensor_sites_note(&a->last_segment, &a->usage, &e);
     vt_usage_change(&a->usage, ev->time_ns, e.stack_id, e.api, e.kind, e.device, (int64_t)e.size);
     if (ev->call_ns)
         vt_usage_churn(&a->usage, e.stack_id, e.api, e.kind, e.device, 0, ev->call_ns);
@@ -65,7 +81,7 @@ static void on_alloc(void *ctx, const struct vt_dump_alloc *ev)
     } else if (e.kind != VT_KIND_GRAPH_POOL) { /* the pool's, not an allocation made */
         a->summary.allocations++;
     }
-    if (vt_kind_counts_as_vram(e.kind))
+    if (counts_on_device(e.kind, e.api))
         a->live_bytes += e.size;
 }
 
@@ -83,7 +99,7 @@ static void on_free(void *ctx, const struct vt_free_event *ev)
         a->summary.untraced_frees++;
         return;
     }
-    e = vt_live_find(&a->live, ev->address, (ev->flags & VT_ADDR_HANDLE) != 0);
+    e = vt_live_find(&a->live, ev->address, key_space(ev->flags, ev->api));
     if (!e) { /* lenient: a free of something never seen */
         a->summary.untraced_frees++;
         return;
@@ -93,7 +109,8 @@ static void on_free(void *ctx, const struct vt_free_event *ev)
         a->summary.teardown_freed_allocations++;
     } else if (e->kind != VT_KIND_GRAPH_POOL) {
         a->summary.frees++;
-        vt_usage_churn(&a->usage, e->stack_id, e->api, e->kind, e->device, 1, ev->call_ns);
+        if (!vt_api_in_segment(e->api)) /* churn: CUDA's calls, not the cache's tensors */
+            vt_usage_churn(&a->usage, e->stack_id, e->api, e->kind, e->device, 1, ev->call_ns);
     }
     remove_live(a, e, ev->time_ns);
 }

@@ -12,6 +12,12 @@
 #define TORCH_CACHE_NOTE                                                                        \
     "segments PyTorch's caching allocator reserved and keeps for reuse; which tensors live in " \
     "them is not traced (vramtrace run --pytorch-tensors traces each tensor)"
+#define TORCH_CACHE_TENSORS_NOTE                                                              \
+    "segments PyTorch's caching allocator reserved and keeps for reuse; the tensors in them " \
+    "are traced, each at its own line"
+
+static const char torch_cache_note[] = TORCH_CACHE_NOTE;
+static const char torch_cache_tensors_note[] = TORCH_CACHE_TENSORS_NOTE;
 
 static const struct {
     const char *pattern, *label, *note;
@@ -19,8 +25,8 @@ static const struct {
     /* a segment of the cache, whatever request made it (a workspace too):
      * matched first, for once made it holds other tensors as well; a label
      * covers only the memory of the allocation it names */
-    {"DeviceCachingAllocator::alloc_block", TORCH_CACHE, TORCH_CACHE_NOTE},
-    {"ExpandableSegment::map", TORCH_CACHE, TORCH_CACHE_NOTE},
+    {"DeviceCachingAllocator::alloc_block", TORCH_CACHE, torch_cache_note},
+    {"ExpandableSegment::map", TORCH_CACHE, torch_cache_note},
     /* the workspace itself, allocated by itself (cudaMallocAsync backend) */
     {"allocateCUDABlasWorkspace", CUBLAS_WORKSPACE, CUBLAS_NOTE},
     {"getCUDABlasLtWorkspace", CUBLAS_WORKSPACE, CUBLAS_NOTE},
@@ -55,6 +61,13 @@ void vt_known_add_defaults(struct vt_suppressions *k)
                             "built in", 0);
         k->list[k->n - 1].note = defaults[i].note;
     }
+}
+
+void vt_known_tensors_traced(struct vt_suppressions *k, bool traced)
+{
+    for (size_t i = 0; i < k->n; i++)
+        if (k->list[i].note == torch_cache_note || k->list[i].note == torch_cache_tensors_note)
+            k->list[i].note = traced ? torch_cache_tensors_note : torch_cache_note;
 }
 
 /* "PATTERN LABEL": the label after the first blank, else the pattern. */

@@ -19,6 +19,10 @@
 void vt_known_add_defaults(struct vt_suppressions *k);
 /* Adds every pattern of PATH. Returns 0, or -1 after one line on stderr
  * naming the file (and the line, for a line that is not "known:PATTERN"). */
+/* The notes of PyTorch's cache as a dump with (TRACED) or without the
+ * tensors inside it traced reads. */
+void vt_known_tensors_traced(struct vt_suppressions *k, bool traced);
+
 int vt_known_load(struct vt_suppressions *k, const char *path);
 /* What a framework was doing when FRAMES allocated ("during backward"), or NULL. */
 const char *vt_known_during(const struct vt_frame *const *frames, size_t n);

@@ -7,30 +7,30 @@
 #include <stdlib.h>
 
 /* splitmix64's finalizer: allocation addresses differ in few, high bits. */
-static size_t hash_key(uint64_t address, bool is_handle)
+static size_t hash_key(uint64_t address, unsigned space)
 {
-    uint64_t x = address ^ ((uint64_t)is_handle << 63);
+    uint64_t x = address ^ ((uint64_t)space << 62);
     x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
     x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
     return (size_t)(x ^ (x >> 31));
 }
 
-struct vt_live_entry *vt_live_find(const struct vt_live_table *t, uint64_t address, bool is_handle)
+struct vt_live_entry *vt_live_find(const struct vt_live_table *t, uint64_t address, unsigned space)
 {
     if (!t->slots)
         return NULL;
-    for (size_t i = hash_key(address, is_handle) & t->mask;; i = (i + 1) & t->mask) {
+    for (size_t i = hash_key(address, space) & t->mask;; i = (i + 1) & t->mask) {
         struct vt_live_entry *e = &t->slots[i];
         if (!e->used)
             return NULL;
-        if (e->address == address && e->is_handle == is_handle)
+        if (e->address == address && e->space == space)
             return e;
     }
 }
 
 static void place(struct vt_live_table *t, const struct vt_live_entry *e)
 {
-    size_t i = hash_key(e->address, e->is_handle) & t->mask;
+    size_t i = hash_key(e->address, e->space) & t->mask;
     while (t->slots[i].used)
         i = (i + 1) & t->mask;
     t->slots[i] = *e;
@@ -67,7 +67,7 @@ void vt_live_remove(struct vt_live_table *t, struct vt_live_entry *e)
 {
     size_t hole = (size_t)(e - t->slots);
     for (size_t i = (hole + 1) & t->mask; t->slots[i].used; i = (i + 1) & t->mask) {
-        size_t home = hash_key(t->slots[i].address, t->slots[i].is_handle) & t->mask;
+        size_t home = hash_key(t->slots[i].address, t->slots[i].space) & t->mask;
         /* movable if its home is not in (hole, i], cyclically */
         if (((i - home) & t->mask) >= ((i - hole) & t->mask)) {
             t->slots[hole] = t->slots[i];

@@ -8,13 +8,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Key spaces: device addresses, cuMemCreate handles, tensors inside a
+ * framework's segments (format.h's vt_api_in_segment). */
+enum vt_live_space { VT_LIVE_POINTER = 0, VT_LIVE_HANDLE = 1, VT_LIVE_TENSOR = 2 };
+
 struct vt_live_entry {
     uint64_t address;
     uint64_t size, stack_id;
     int64_t device;
     uint32_t tid; /* the allocating thread */
     uint8_t used;
-    uint8_t is_handle : 1;          /* a cuMemCreate handle, not an address */
+    uint8_t space : 2;              /* enum vt_live_space */
     uint8_t held_at_script_end : 1; /* live when the Python script ended */
     uint8_t api, kind;
 };
@@ -26,7 +30,7 @@ struct vt_live_table {
 };
 
 /* The entry for the key, or NULL. */
-struct vt_live_entry *vt_live_find(const struct vt_live_table *t, uint64_t address, bool is_handle);
+struct vt_live_entry *vt_live_find(const struct vt_live_table *t, uint64_t address, unsigned space);
 /* Inserts a copy of E (its key must not be present). */
 void vt_live_insert(struct vt_live_table *t, const struct vt_live_entry *e);
 /* Removes an entry returned by vt_live_find. */

@@ -171,7 +171,9 @@ void vt_usage_change(struct vt_usage *u, uint64_t time_ns, uint64_t stack_id, un
 {
     vt_usage_advance(u, time_ns);
     struct vt_usage_site *s = find_site(u, stack_id, api, kind, device);
-    struct vt_usage_device *d = vt_kind_counts_as_vram(kind) ? find_device(u, device) : NULL;
+    /* the device's view: a tensor's bytes are its segment's */
+    struct vt_usage_device *d =
+        vt_kind_counts_as_vram(kind) && !vt_api_in_segment(api) ? find_device(u, device) : NULL;
     if (d)
         save_at_peak(s, d);
     if (delta > 0 && s->pairs)
@@ -191,6 +193,12 @@ void vt_usage_change(struct vt_usage *u, uint64_t time_ns, uint64_t stack_id, un
         d->peak_time_ns = time_ns;
         d->peak_epoch++; /* every site now holds its at-peak value */
     }
+}
+
+void vt_usage_holds_tensors(struct vt_usage *u, uint64_t stack_id, unsigned api, unsigned kind,
+                            int64_t device)
+{
+    find_site(u, stack_id, api, kind, device)->holds_tensors = true;
 }
 
 void vt_usage_churn(struct vt_usage *u, uint64_t stack_id, unsigned api, unsigned kind,
@@ -300,7 +308,8 @@ void vt_usage_finish(struct vt_usage *u, uint64_t end_ns, size_t skip)
     u->by_marks = u->nmarks > 0;
     u->skip = u->by_marks ? skip : 0;
     for (size_t i = 0; i < u->nsites; i++) {
-        judge_growth(u, &u->sites[i]);
+        if (!u->sites[i].holds_tensors)
+            judge_growth(u, &u->sites[i]);
         settle_peak(u, &u->sites[i]);
     }
 }
@@ -352,7 +361,8 @@ size_t vt_usage_holders(const struct vt_usage *u, int64_t device, bool at_peak, 
     size_t n = 0, *all = vt_xrealloc(NULL, u->nsites, sizeof *all);
     for (size_t i = 0; i < u->nsites; i++) {
         const struct vt_usage_site *s = &u->sites[i];
-        if (s->device == device && vt_kind_counts_as_vram(s->kind) && held(s, at_peak))
+        if (s->device == device && vt_kind_counts_as_vram(s->kind) && !vt_api_in_segment(s->api) &&
+            held(s, at_peak)) /* the device's view: segments */
             all[n++] = i;
     }
     sort_usage = u;

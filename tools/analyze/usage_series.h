@@ -37,6 +37,9 @@ struct vt_usage_site {
     uint64_t bytes_at_device_peak;    /* what it held when its device peaked */
     struct vt_usage_samples at_marks; /* live bytes right before each marker */
     struct vt_usage_samples at_ticks; /* live bytes at each time tick */
+    /* a framework's segment whose tensors are traced (vt_api_in_segment):
+     * their sites carry the growth, not it */
+    bool holds_tensors;
     /* growth, set by vt_usage_finish */
     bool growing;
     size_t growth_start; /* boundary index the growth started from */
@@ -103,6 +106,9 @@ void vt_usage_change(struct vt_usage *u, uint64_t time_ns, uint64_t stack_id, un
 void vt_usage_mark(struct vt_usage *u, uint64_t time_ns, const char *label);
 /* Churn at one site: PAIRS more allocate/free pairs, CALL_NS more time
  * inside its calls. */
+/* The site's segments hold traced tensors (see holds_tensors). */
+void vt_usage_holds_tensors(struct vt_usage *u, uint64_t stack_id, unsigned api, unsigned kind,
+                            int64_t device);
 void vt_usage_churn(struct vt_usage *u, uint64_t stack_id, unsigned api, unsigned kind,
                     int64_t device, uint64_t pairs, uint64_t call_ns);
 /* Churn is worth a hint: this many pairs, and allocations again after a

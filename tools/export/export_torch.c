@@ -173,8 +173,9 @@ static void on_alloc(void *ctx, const struct vt_dump_alloc *ev)
     struct torch *t = ctx;
     struct live_key k = {ev->address, (ev->flags & VT_ADDR_HANDLE) != 0};
     struct live_block *b;
-    if (!vt_kind_counts_as_vram(ev->kind) || device_of(ev->device) != t->device)
-        return;
+    if (!vt_kind_counts_as_vram(ev->kind) || vt_api_in_segment(ev->api) ||
+        device_of(ev->device) != t->device)
+        return; /* segments: a tensor inside one is not one of its own (yet) */
     HASH_FIND(hh, t->live, &k, sizeof k, b);
     if (b) /* a free the tracer never saw: the newer allocation wins */
         release(t, b, ev->time_ns);
@@ -191,7 +192,7 @@ static void on_free(void *ctx, const struct vt_free_event *ev)
     struct torch *t = ctx;
     struct live_key k = {ev->address, (ev->flags & VT_ADDR_HANDLE) != 0};
     struct live_block *b;
-    if (ev->status != VT_FREE_OK && ev->status != VT_FREE_TEARDOWN)
+    if ((ev->status != VT_FREE_OK && ev->status != VT_FREE_TEARDOWN) || vt_api_in_segment(ev->api))
         return;
     HASH_FIND(hh, t->live, &k, sizeof k, b);
     if (b)

@@ -927,6 +927,22 @@ static char *unless_empty(const char *s)
     return (char *)s;
 }
 
+/* FRAMEWORK: a state this version does not know drops it. */
+static bool believe_framework(struct record_in *in, struct vt_framework_seen *f)
+{
+    struct vt_rec_FRAMEWORK rec = {0};
+    struct vt_at_FRAMEWORK at;
+    if (!vt_decode_FRAMEWORK(in, &rec, &at) || rec.state >= VT_FRAMEWORK_STATE_COUNT) {
+        free_fields_FRAMEWORK(&rec);
+        return rec.state >= VT_FRAMEWORK_STATE_COUNT
+                   ? doubt(in, "dropped", "unknown framework state %u", rec.state)
+                   : drop(in);
+    }
+    *f = (struct vt_framework_seen){
+        .name = (char *)rec.name, .version = unless_empty(rec.version), .state = rec.state};
+    return true;
+}
+
 /* 16 bytes, or none (unknown); another length is doubted. Frees FIELD. */
 static bool believe_uuid(struct record_in *in, struct vt_bytes *field, const char *what,
                          const char *consequence, uint8_t out[16])
@@ -1054,6 +1070,7 @@ static const char *const record_names[VT_REC_MAX_KNOWN + 1] = {
     [VT_REC_BAD_FREE] = "BAD_FREE",
     [VT_REC_MODULE_UNLOAD] = "MODULE_UNLOAD",
     [VT_REC_PY_FINALIZING] = "PY_FINALIZING",
+    [VT_REC_FRAMEWORK] = "FRAMEWORK",
 };
 
 static bool believe_type(struct record_in *in, struct vt_believed *out)
@@ -1097,6 +1114,8 @@ static bool believe_type(struct record_in *in, struct vt_believed *out)
         return believe_module_unload(in, &out->as.module_unload);
     case VT_REC_PY_FINALIZING:
         return believe_py_finalizing(in, &out->as.py_finalizing);
+    case VT_REC_FRAMEWORK:
+        return believe_framework(in, &out->as.framework);
     default:
         return false;
     }
@@ -1156,6 +1175,10 @@ void vt_believed_free(struct vt_believed *rec)
         break;
     case VT_REC_THREAD:
         free(rec->as.thread.name);
+        break;
+    case VT_REC_FRAMEWORK:
+        free(rec->as.framework.name);
+        free(rec->as.framework.version);
         break;
     case VT_REC_DEVICE:
         free(rec->as.device.pci_bus_id);

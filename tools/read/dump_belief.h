@@ -47,10 +47,11 @@ struct vt_believed {
             unsigned reason;
             int signal, status;
         } end;
-        struct vt_sample_event sample; /* arrays allocated */
-        struct vt_sites_event sites;   /* array allocated */
-        struct vt_totals_event totals; /* array allocated */
-        struct vt_thread_name thread;  /* name allocated */
+        struct vt_sample_event sample;      /* arrays allocated */
+        struct vt_sites_event sites;        /* array allocated */
+        struct vt_totals_event totals;      /* array allocated */
+        struct vt_thread_name thread;       /* name allocated */
+        struct vt_framework_seen framework; /* strings allocated */
         struct vt_device_info device;
         struct vt_device_usage_event device_usage;
         struct vt_bad_free_event bad_free;

@@ -66,6 +66,13 @@ static void build_thread(struct vt_dump *d, struct vt_thread_name *rec)
     rec->name = NULL;
 }
 
+static void build_framework(struct vt_dump *d, struct vt_framework_seen *rec)
+{
+    d->frameworks = vt_xgrow(d->frameworks, d->nframeworks, sizeof *d->frameworks);
+    d->frameworks[d->nframeworks++] = *rec;
+    memset(rec, 0, sizeof *rec);
+}
+
 /* One per device: a later record replaces it. */
 static void build_device(struct vt_dump *dump, struct vt_device_info *d)
 {
@@ -168,6 +175,9 @@ void vt_build(struct vt_dump *dump, const struct vt_event_sink *sink, void *ctx,
         break;
     case VT_REC_THREAD:
         build_thread(dump, &rec->as.thread);
+        break;
+    case VT_REC_FRAMEWORK:
+        build_framework(dump, &rec->as.framework);
         break;
     case VT_REC_DEVICE:
         build_device(dump, &rec->as.device);

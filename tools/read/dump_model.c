@@ -56,6 +56,11 @@ void vt_dump_free(struct vt_dump *dump)
         free(t->name);
         free(t);
     }
+    for (size_t i = 0; i < dump->nframeworks; i++) {
+        free(dump->frameworks[i].name);
+        free(dump->frameworks[i].version);
+    }
+    free(dump->frameworks);
     for (size_t i = 0; i < dump->nmodules; i++) {
         free(dump->modules[i].path);
         free(dump->modules[i].build_id);

@@ -77,6 +77,12 @@ struct vt_thread_name {
     UT_hash_handle hh;
 };
 
+/* A framework's allocator the tracer looked into (FRAMEWORK). */
+struct vt_framework_seen {
+    char *name, *version; /* version: NULL when unknown */
+    unsigned state;       /* enum vt_framework_state */
+};
+
 /* Times are nanoseconds since the process started (PROCESS.start_mono). */
 struct vt_dump_alloc {
     uint64_t time_ns, address, size, stack_id, tid, stream;
@@ -237,15 +243,17 @@ struct vt_dump {
     struct vt_dump_pyframe *pyframes; /* uthash, by id */
     struct vt_device_info *devices;   /* DEVICE records, in order (one per device) */
     size_t ndevices;
-    struct vt_thread_name *threads; /* uthash, by tid */
-    bool complete;                  /* END record read and nothing cut off */
-    bool has_footer;                /* an END record was read */
-    bool no_records;                /* not one after the header (or none: an empty file) */
-    unsigned end_reason;            /* its reason (enum vt_end_reason) */
-    char end[192];                  /* how the data ended, for the report */
-    int end_signal;                 /* the fatal signal when end is "signal", else 0 */
-    int end_status;                 /* _exit's argument when end is "_exit" */
-    uint64_t last_time_ns;          /* of the last timed record */
+    struct vt_thread_name *threads;       /* uthash, by tid */
+    struct vt_framework_seen *frameworks; /* FRAMEWORK records, in order */
+    size_t nframeworks;
+    bool complete;         /* END record read and nothing cut off */
+    bool has_footer;       /* an END record was read */
+    bool no_records;       /* not one after the header (or none: an empty file) */
+    unsigned end_reason;   /* its reason (enum vt_end_reason) */
+    char end[192];         /* how the data ended, for the report */
+    int end_signal;        /* the fatal signal when end is "signal", else 0 */
+    int end_status;        /* _exit's argument when end is "_exit" */
+    uint64_t last_time_ns; /* of the last timed record */
     /* A dump is evidence: records the reader disbelieved were dropped or
      * had a value clamped (one warning each on stderr), the rest read. */
     uint64_t disbelieved;

@@ -653,6 +653,24 @@ void vt_render_json(const struct vt_report *r, FILE *out)
     vt_json_end_object(&j);
 }
 
+/* The frameworks' allocators the tracer looked into, and what it traced. */
+static void write_frameworks(struct vt_json *j, const struct vt_dump *d)
+{
+    vt_json_key(j, "frameworks");
+    vt_json_begin_array(j);
+    for (size_t i = 0; i < d->nframeworks; i++) {
+        vt_json_begin_object(j);
+        vt_json_key(j, "name");
+        vt_json_string(j, d->frameworks[i].name);
+        vt_json_key(j, "version");
+        d->frameworks[i].version ? vt_json_string(j, d->frameworks[i].version) : vt_json_null(j);
+        vt_json_key(j, "tensors_traced");
+        vt_json_bool(j, d->frameworks[i].state == VT_FRAMEWORK_TENSORS);
+        vt_json_end_object(j);
+    }
+    vt_json_end_array(j);
+}
+
 void vt_render_json_fields(const struct vt_report *r, struct vt_json *j)
 {
     vt_json_key(j, "vramtrace_version");
@@ -675,6 +693,7 @@ void vt_render_json_fields(const struct vt_report *r, struct vt_json *j)
     write_aggregate(j, r);
     write_ending(j, r);
     write_process(j, &r->dump->process);
+    write_frameworks(j, r->dump);
     vt_render_json_summary(j, &r->analysis->summary);
     write_leaks(j, r);
     write_failures(j, r);

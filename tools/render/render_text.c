@@ -430,6 +430,20 @@ static void print_growing_headline(const struct vt_report *r, FILE *out)
     fputc('\n', out);
 }
 
+/* A framework's allocator whose tensors were not traced: first, since
+ * what follows sees its segments only. */
+static void print_frameworks(const struct vt_report *r, FILE *out)
+{
+    for (size_t i = 0; i < r->dump->nframeworks; i++) {
+        const struct vt_framework_seen *f = &r->dump->frameworks[i];
+        if (f->state == VT_FRAMEWORK_NOT_VERIFIED)
+            fprintf(out,
+                    "vramtrace: %s %s not verified: segments only (the tensors in its cache are "
+                    "not traced; vramtrace run --pytorch-tensors traces each one)\n",
+                    f->name, f->version ? f->version : "of an unknown release");
+    }
+}
+
 static void print_summary(const struct vt_report *r, FILE *out)
 {
     const struct vt_summary *s = &r->analysis->summary;
@@ -1051,6 +1065,7 @@ static void print_ending(const struct vt_report *r, FILE *out)
 
 void vt_render_text(const struct vt_report *r, FILE *out)
 {
+    print_frameworks(r, out);
     print_summary(r, out);
     print_ending(r, out);
     if (r->dump->aggregated)

@@ -392,6 +392,14 @@ int vt_report_load(const char *path, const struct vt_report_options *opts,
     return 0;
 }
 
+static bool tensors_traced(const struct vt_usage *u)
+{
+    for (size_t i = 0; i < u->nsites; i++)
+        if (vt_api_in_segment(u->sites[i].api))
+            return true;
+    return false;
+}
+
 void vt_report_build(const char *path, const struct vt_report_options *opts,
                      struct vt_loaded_report *l)
 {
@@ -399,6 +407,8 @@ void vt_report_build(const char *path, const struct vt_report_options *opts,
     vt_analysis_finish(&l->analysis);
     if (!l->sym)
         l->sym = vt_symbolizer_new(&l->dump);
+    if (opts->known)
+        vt_known_tensors_traced(opts->known, tensors_traced(&a->usage));
     if (opts->suppressions || opts->known)
         sort_leaks(&l->analysis, l->sym, &l->dump, opts->suppressions, opts->known);
     struct vt_ending ending = vt_dump_ending_waited(&l->dump, opts->waits);

@@ -1,0 +1,69 @@
+# SPDX-License-Identifier: MIT
+"""PyTorch programs for tests/test_torch_tensors.py, one per argument, run
+with PyTorch's default caching allocator and no flag: the tensors inside its
+segments are traced at their own lines. Each ends with os._exit(0) after
+synchronizing, so what it keeps is still allocated at the end."""
+import os
+import sys
+
+import torch
+
+STEPS = 30
+ACTIVATION = 1024 * 1024          # float32 elements: 4 MiB
+SLOW_STEPS = 300
+SLOW = 2048                       # float32 elements: 8 KiB
+BATCH, FEATURES = 256, 1024
+
+
+def dict_cache():
+    """A dict keeps one 4 MiB activation per step."""
+    cache = {}
+    x = torch.ones(ACTIVATION, device="cuda")
+    for i in range(STEPS):
+        y = torch.relu(x)
+        cache[i] = y * 2                                  # LEAK:cache
+        del y
+    return cache
+
+
+def slow_leak():
+    """8 KiB kept per step for 300 steps, 1 MiB made and dropped beside."""
+    kept = []
+    for _ in range(SLOW_STEPS):
+        scratch = torch.ones(256 * 1024, device="cuda")
+        kept.append(torch.empty(SLOW, device="cuda"))     # LEAK:slow
+        del scratch
+    return kept
+
+
+def validation():
+    """A validation loop without no_grad: each kept loss keeps its graph,
+    and relu saved its 1 MiB output for a backward that never comes."""
+    model = torch.nn.Linear(FEATURES, FEATURES).to("cuda")
+    x = torch.ones(BATCH, FEATURES, device="cuda")
+    losses = []
+    for _ in range(10):
+        losses.append(torch.relu(model(x)).sum())        # LEAK:validation
+    return losses
+
+
+def module_adam():
+    """A module-level model and its Adam optimizer: the parameters, their
+    gradients (made on autograd's thread) and Adam's two moments each,
+    held to the end; the step's temporaries freed."""
+    global MODEL, OPTIMIZER
+    MODEL = torch.nn.Linear(FEATURES, FEATURES).to("cuda")               # LEAK:model
+    OPTIMIZER = torch.optim.Adam(MODEL.parameters(), foreach=False)
+    x = torch.ones(BATCH, FEATURES, device="cuda")  # freed when this returns
+    for _ in range(3):
+        OPTIMIZER.zero_grad(set_to_none=False)
+        MODEL(x).sum().backward()                                        # LEAK:adam_backward
+        OPTIMIZER.step()                                                 # LEAK:adam_step
+    return MODEL
+
+
+if __name__ == "__main__":
+    KEPT = globals()[sys.argv[1]]()
+    torch.cuda.synchronize()
+    print("done", sys.argv[1], KEPT is not None, flush=True)
+    os._exit(0)

@@ -1,0 +1,241 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Real PyTorch over the stand-ins, its default caching allocator, no flag:
+every tensor inside its segments is traced at its own line (the tracker of
+src/core/torch_tensors.c), the segments stay the device's view (peaks count
+them, never the tensors again); under `vramtrace run` and plain LD_PRELOAD.
+Skipped (exit 77) where torch cannot be had."""
+import os
+import re
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness as H  # noqa: E402
+import torch_env  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CASES = os.path.join(HERE, "python", "torch_tensor_cases.py")
+MiB = 1 << 20
+TENSOR = "torchTensorAlloc"
+
+
+def torch_python(release="2.15"):
+    try:
+        return torch_env.venv_python(H.env_path("VT_BUILD_ROOT", "dir"), release)
+    except torch_env.Unavailable as e:
+        raise H.Skip(str(e))
+
+
+def run_case(case, mode="run", extra_env=None, release="2.15", run_args=()):
+    r = H.run_traced([torch_python(release), CASES, case], mode=mode, extra_env=extra_env,
+                     run_args=run_args)
+    H.expect_program_ok(r)
+    H.expect_dump(r)
+    H.expect("done %s True" % case in r.stdout, "the case did not finish:\n" + r.describe())
+    return H.report(r.dump)
+
+
+def line_of(entry):
+    for f in entry.get("frames") or []:
+        if (f.get("file") or "").endswith("torch_tensor_cases.py"):
+            return f.get("line")
+    return None
+
+
+def leaks_at(rep, tag, api=TENSOR):
+    """(bytes, allocations) of each leak of API at the line marked TAG."""
+    line = H.marker_line(CASES, tag)
+    return sorted((lk["bytes"], lk["allocations"]) for lk in H.leaks(rep)
+                  if lk["api"] == api and line_of(lk) == line)
+
+
+def segments(rep):
+    """Bytes of the segments the caching allocator still holds (known)."""
+    return sum(lk["bytes"] for lk in H.leaks(rep) if lk["api"] in ("cudaMalloc", "cuMemCreate"))
+
+
+def check_dict_cache(rep):
+    H.expect_eq("the kept activations at their line", leaks_at(rep, "cache"), [(30 * 4 * MiB, 30)])
+    H.expect_eq("the peak: the segments only, never their tensors again",
+                H.summary(rep)["peak_bytes"], segments(rep))
+
+
+def case_dict_cache():
+    """A dict keeps a 4 MiB activation per step: 30 tensors of 4 MiB at the
+    line that made them, inside 20 MiB segments that the peak counts once."""
+    check_dict_cache(run_case("dict_cache"))
+
+
+def case_dict_cache_preload():
+    """The same through plain LD_PRELOAD, without `vramtrace run`."""
+    check_dict_cache(run_case("dict_cache", mode="preload"))
+
+
+def case_dict_cache_aggregate():
+    """The same in aggregate mode: the tensors' site totals, the device's
+    peak the segments' alone (the tracer's own count)."""
+    check_dict_cache(run_case("dict_cache", run_args=["--aggregate"]))
+
+
+def case_dict_cache_2_14():
+    """The same on the older CUDA 13 release line, torch 2.14.1 (cu130)."""
+    check_dict_cache(run_case("dict_cache", release="2.14"))
+
+
+def case_slow_leak():
+    """8 KiB a step for 300 steps, beside 1 MiB made and dropped: 300
+    tensors of 8 KiB at their line, nothing of the dropped ones."""
+    rep = run_case("slow_leak")
+    H.expect_eq("the slow leak at its line", leaks_at(rep, "slow"), [(300 * 8192, 300)])
+    H.expect_eq("the tensors leaked in all", H.summary(rep)["leaked_allocations"], 300)
+
+
+def case_validation():
+    """A validation loop without no_grad: relu's saved 1 MiB output and the
+    4-byte loss of each of 10 steps, at the loop's line."""
+    rep = run_case("validation")
+    H.expect_eq("what the kept graphs hold", leaks_at(rep, "validation"),
+                [(10 * 4, 10), (10 * MiB, 10)])
+
+
+def behalf_line(entry):
+    """The case script's first line among ENTRY's on-behalf frames."""
+    for f in (entry.get("on_behalf") or {}).get("frames") or []:
+        if (f.get("file") or "").endswith("torch_tensor_cases.py"):
+            return f.get("line")
+    return None
+
+
+def case_module_adam():
+    """A module-level model with Adam: the parameters at the model's line,
+    Adam's two moments of each at the step's line, the gradients made on
+    autograd's thread at the backward() line (on behalf of the thread that
+    called it); the step's temporaries and the input freed."""
+    rep = run_case("module_adam")
+    weight, bias = 4 * MiB, 4 * 1024
+    H.expect_eq("the parameters", leaks_at(rep, "model"), [(weight + bias, 2)])
+    H.expect_eq("Adam's moments", leaks_at(rep, "adam_step"), 2 * [(weight + bias, 2)])
+    line = H.marker_line(CASES, "adam_backward")
+    H.expect_eq("the gradients, on behalf of the backward() line",
+                sorted((lk["bytes"], lk["allocations"]) for lk in H.leaks(rep)
+                       if lk["api"] == TENSOR and behalf_line(lk) == line),
+                [(bias, 1), (weight, 1)])
+    H.expect_eq("the tensors kept in all", H.summary(rep)["leaked_allocations"], 8)
+
+
+def case_expandable_segments():
+    """expandable_segments:True: the tensors at their line as before; the
+    segment's pages (cuMemCreate) are the device's view."""
+    rep = run_case("dict_cache", extra_env={"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True"})
+    check_dict_cache(rep)
+
+
+def case_async_backend():
+    """backend:cudaMallocAsync: every tensor is already a cudaMallocAsync
+    (the backend refuses trackers, none is attached): counted once."""
+    rep = run_case("dict_cache", extra_env={"PYTORCH_CUDA_ALLOC_CONF": "backend:cudaMallocAsync"})
+    H.expect_eq("the tensors through cudaMallocAsync", leaks_at(rep, "cache", "cudaMallocAsync"),
+                [(30 * 4 * MiB, 30)])
+    H.expect_eq("no tensor traced twice", [lk for lk in H.leaks(rep) if lk["api"] == TENSOR], [])
+
+
+def probe_values(python):
+    """tests/torch_probe.cpp built against the venv's torch headers: what
+    the release's own headers say of the slots and offsets."""
+    site = subprocess.run([python, "-c", "import torch, os; print(os.path.dirname(torch.__file__))"],
+                          stdout=subprocess.PIPE, universal_newlines=True, check=True,
+                          env=H.base_env()).stdout.strip()
+    exe = os.path.join(H.tmpdir(), "torch_probe")
+    cuda = os.environ.get("CUDA_HOME", "/usr/local/cuda")
+    if not os.path.exists(os.path.join(cuda, "include", "cuda_runtime_api.h")):
+        raise H.Skip("no CUDA toolkit headers in %s" % cuda)
+    subprocess.run(["g++", "-std=c++20", "-Wno-invalid-offsetof", "-I", os.path.join(site, "include"),
+                    "-I", os.path.join(cuda, "include"), os.path.join(HERE, "torch_probe.cpp"),
+                    "-o", exe], check=True)
+    out = subprocess.run([exe], stdout=subprocess.PIPE, universal_newlines=True, check=True).stdout
+    version = subprocess.run([python, "-c", "import torch; print(torch.__version__)"],
+                             stdout=subprocess.PIPE, universal_newlines=True, check=True,
+                             env=H.base_env()).stdout.strip()
+    return ".".join(version.split(".")[:2]), [int(v) for v in out.split()]
+
+
+def table_rows():
+    """The tracer's table of verified releases (src/core/torch_tensors.c)."""
+    source = open(os.path.join(H.source_root(), "src", "core", "torch_tensors.c")).read()
+    rows = re.findall(r'\{"(\d+\.\d+)", ([\d, ]+)\}', source)
+    return {v: [int(x) for x in nums.split(",")] for v, nums in rows}
+
+
+def check_probe(release):
+    """The slots and TraceEntry offsets the tracer reads for RELEASE are
+    those its own headers say (TraceEntry's actions and std::function's
+    size too)."""
+    version, values = probe_values(torch_python(release))
+    H.expect_eq("the venv's torch release line", version, release)
+    table = table_rows()
+    H.expect(version in table, "torch %s is not in the tracer's table %s" % (version, table))
+    H.expect_eq("slots and offsets of torch %s" % version, values[:7], table[version])
+    H.expect_eq("ALLOC, FREE_REQUESTED, std::function's size", values[7:], [0, 1, 32])
+
+
+def case_probe_table():
+    """torch 2.15's headers against the tracer's table."""
+    check_probe("2.15")
+
+
+def case_probe_table_2_14():
+    """torch 2.14's headers against the tracer's table."""
+    check_probe("2.14")
+
+
+FAKE_C10 = """
+void *_ZN3c104cuda20CUDACachingAllocator9allocatorE; /* no allocator made yet */
+"""
+FAKE_PROGRAM = """
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stddef.h>
+int cudaMalloc(void **p, size_t size);
+int main(int argc, char **argv)
+{
+    void *p;
+    (void)argc;
+    if (!dlopen(argv[1], RTLD_NOW | RTLD_LOCAL))
+        return 2;
+    return cudaMalloc(&p, 1 << 20) ? 3 : 0;
+}
+"""
+
+
+def case_not_verified():
+    """A torch release the tracer has not verified (a libc10_cuda.so that
+    exports the allocator's symbol, torch/version.py saying 9.9.0): its
+    segments only, and the report's first line says so."""
+    tmp = H.tmpdir()
+    lib = os.path.join(tmp, "torch", "lib")
+    os.makedirs(lib)
+    with open(os.path.join(tmp, "torch", "version.py"), "w") as f:
+        f.write("__version__ = '9.9.0+cu130'\n")
+    cc = os.environ.get("VT_CC", "cc").split()
+    for name, text, args in (("c10.c", FAKE_C10, ["-shared", "-fPIC", "-o",
+                                                    os.path.join(lib, "libc10_cuda.so")]),
+                             ("main.c", FAKE_PROGRAM, ["-o", os.path.join(tmp, "main"),
+                                                       "-L", H.standin_dir(), "-lcudart", "-ldl"])):
+        with open(os.path.join(tmp, name), "w") as f:
+            f.write(text)
+        subprocess.run(cc + [os.path.join(tmp, name)] + args, check=True)
+    r = H.run_traced([os.path.join(tmp, "main"), os.path.join(lib, "libc10_cuda.so")])
+    H.expect_program_ok(r)
+    H.expect_dump(r)
+    text = subprocess.run([H.vramtrace_exe(), "report", r.dump], env=H.base_env(),
+                          stdout=subprocess.PIPE, universal_newlines=True, check=True).stdout
+    H.expect_eq("the first line", text.splitlines()[0],
+                "vramtrace: PyTorch 9.9 not verified: segments only (the tensors in its cache "
+                "are not traced; vramtrace run --pytorch-tensors traces each one)")
+    H.expect_eq("the segment", [(lk["bytes"], lk["api"]) for lk in H.leaks(H.report(r.dump))],
+                [(1 << 20, "cudaMalloc")])
+
+
+if __name__ == "__main__":
+    H.main(globals())
