@@ -131,6 +131,57 @@ def case_module_adam():
     H.expect_eq("the tensors kept in all", H.summary(rep)["leaked_allocations"], 8)
 
 
+MODEL_HELD = os.path.join(HERE, "python", "torch_model_held.py")
+
+
+def model_held_run(*args):
+    """torch_model_held.py traced, its report and `vramtrace check`."""
+    r = H.run_traced([torch_python(), MODEL_HELD, *args])
+    H.expect_program_ok(r)
+    H.expect_dump(r)
+    check = subprocess.run([H.vramtrace_exe(), "check", r.dump], env=H.base_env(),
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+    return H.report(r.dump), check
+
+
+def model_line(lk):
+    for f in lk.get("frames") or []:
+        if (f.get("file") or "").endswith("torch_model_held.py"):
+            return f.get("line")
+    return None
+
+
+def case_model_held_check_passes():
+    """A user's script, no flag, ending normally: the module-level model and
+    its Adam state are still referenced when the script ended, so held, not
+    leaked (the parameters even where the interpreter's shutdown does not
+    free them), nothing grows over the 12 markers, and check passes."""
+    rep, check = model_held_run()
+    weight, bias = 4 * MiB, 4 * 1024
+    H.expect_eq("nothing leaked, nothing growing",
+                (H.summary(rep)["leaked_bytes"], H.leaks(rep),
+                 [s for s in rep["sites"] if s["growing"]]), (0, [], []))
+    H.expect_eq("the parameters held at the model's line",
+                [(lk["bytes"], lk["allocations"]) for lk in rep["held"]
+                 if lk["api"] == TENSOR and model_line(lk) == H.marker_line(MODEL_HELD, "model")],
+                [(weight + bias, 2)])
+    H.expect_eq("check: status", (check.returncode, check.stderr), (0, ""))
+
+
+def case_model_held_cache_grows():
+    """The same script keeping a 1 MiB activation a step in a dict: the
+    headline says it grows at the dict's line, 1 MiB a step, and check
+    fails on that growth (23), while the model stays held."""
+    rep, check = model_held_run("cache")
+    grow = [(model_line(s), s["bytes_per_interval"], s["api"]) for s in rep["sites"]
+            if s["growing"]]
+    H.expect_eq("the growing site", grow,
+                [(H.marker_line(MODEL_HELD, "cache"), 256 * 1024 * 4, TENSOR)])
+    H.expect_eq("nothing leaked", H.summary(rep)["leaked_bytes"], 0)
+    H.expect_eq("check: status", check.returncode, 23)
+    H.expect("of growth at 1 growing call site" in check.stderr, check.stderr)
+
+
 def case_expandable_segments():
     """expandable_segments:True: the tensors at their line as before; the
     segment's pages (cuMemCreate) are the device's view."""

@@ -342,13 +342,20 @@ static void count_thread(struct vt_leak *leak, uint64_t tid)
     leak->threads[leak->nthreads++].allocations = 1;
 }
 
-static void group_live_allocations(struct vt_analysis *a, struct leak_list *l)
+/* What is still allocated at the end: leaked, but for a tensor the script
+ * still held when it ended. A tensor is an object of the interpreter's: one
+ * its shutdown did not free (CPython need not destroy every object, and
+ * PyTorch keeps parameters alive through autograd's graph) is still
+ * referenced, while a raw allocation nobody freed stays a leak. */
+static void group_live_allocations(struct vt_analysis *a, struct leak_list *leaked,
+                                   struct leak_list *held)
 {
     for (size_t i = 0; a->live.slots && i <= a->live.mask; i++) {
         const struct vt_live_entry *e = &a->live.slots[i];
         struct vt_site_key key = vt_site_key(e->stack_id, e->api, e->kind, e->device);
+        bool still_held = e->held_at_script_end && vt_api_in_segment(e->api);
         if (e->used)
-            count_thread(add_to_group(l, &key, e->size, 1), e->tid);
+            count_thread(add_to_group(still_held ? held : leaked, &key, e->size, 1), e->tid);
     }
 }
 
@@ -414,7 +421,7 @@ static void summary_peak(struct vt_analysis *a)
 void vt_analysis_finish(struct vt_analysis *a)
 {
     struct leak_list leaked = leak_list(a, false), held = leak_list(a, true);
-    group_live_allocations(a, &leaked);
+    group_live_allocations(a, &leaked, &held);
     group_live_sites(a, &leaked);
     group_shutdown_freed(a, &held);
     group_shutdown_sites(a, &held);

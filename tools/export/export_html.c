@@ -825,7 +825,7 @@ static void header(const struct vt_report *r, FILE *out)
     if (s->peak_device >= 0) /* one device's own peak: no sum over devices */
         snprintf(peak_label, sizeof peak_label, "peak (device %" PRId64 ")", s->peak_device);
     if (s->held_bytes) /* still referenced when the script ended: not a leak */
-        card("held at the end (freed by the interpreter's shutdown)", s->held_bytes, false, out);
+        card("held at the end (still referenced when the script ended)", s->held_bytes, false, out);
     card(peak_label, s->peak_bytes, false, out);
     count_card("allocations", s->allocations, false, out);
     count_card("frees", s->frees, false, out);

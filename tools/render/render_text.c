@@ -218,8 +218,10 @@ static void print_leak(const struct vt_report *r, const struct vt_leak *leak,
         print_device(leak->device, out);
     fprintf(out, " [%s]\n", vt_kind_name(leak->kind));
     if (leak->held)
-        fputs("    still referenced when the script ended, freed by the interpreter's shutdown: "
-              "not leaked\n",
+        fputs(vt_api_in_segment(site->api)
+                  ? "    tensors still referenced when the script ended: not leaked\n"
+                  : "    still referenced when the script ended, freed by the interpreter's "
+                    "shutdown: not leaked\n",
               out);
     print_frames(site, out);
     print_threads(r, leak, out);
@@ -355,9 +357,8 @@ static void print_leak_headline(const struct vt_report *r, uint64_t bytes, uint6
             plural(count, "allocation", "allocations"), sites, plural(sites, "site", "sites"));
 }
 
-/* "vramtrace: held at the end (still referenced when the script ended,
- * freed by the interpreter's shutdown; not leaked): 24.0 MiB in 12
- * allocations at 2 call sites" */
+/* "vramtrace: held at the end (still referenced when the script ended; not
+ * leaked): 24.0 MiB in 12 allocations at 2 call sites" */
 static void print_held_headline(const struct vt_report *r, FILE *out)
 {
     const struct vt_summary *s = &r->analysis->summary;
@@ -368,9 +369,8 @@ static void print_held_headline(const struct vt_report *r, FILE *out)
     if (!s->held_bytes)
         return;
     fprintf(out,
-            "vramtrace: held at the end (still referenced when the script ended, freed by the "
-            "interpreter's shutdown; not leaked): %s (%" PRIu64 " %s) in %" PRIu64 " %s at %zu "
-            "call %s\n",
+            "vramtrace: held at the end (still referenced when the script ended; not leaked): "
+            "%s (%" PRIu64 " %s) in %" PRIu64 " %s at %zu call %s\n",
             vt_human_size(s->held_bytes, size), s->held_bytes, BYTES(s->held_bytes),
             s->held_allocations, plural(s->held_allocations, "allocation", "allocations"), sites,
             plural(sites, "site", "sites"));
