@@ -98,8 +98,8 @@ static int from_start_dir(char *path, size_t size)
         return 0;
     if (dir + 1 + len >= size)
         return -1;
-    memmove(path + dir + 1, path, len + 1);
-    memcpy(path, start_dir, dir);
+    memmove(path + dir + 1, path, len + 1); /* the terminator moves with it */
+    memcpy(path, start_dir, dir); /* NOLINT(bugprone-not-null-terminated-result): see above */
     path[dir] = '/';
     return 0;
 }
