@@ -212,7 +212,8 @@ def case_pytest_since():
     """pytest --vramtrace over real torch, no flag: each run of test_keep
     left exactly its 1 MiB tensor (not the segment it landed in, nor nothing
     when it fit in room the cache had), test_clean nothing, and the model
-    fixture its weight and bias (4 MiB + 4 KiB), not its segments."""
+    fixture its weight and bias (4 MiB + 4 KiB), not its segments; the kept
+    tensor grows from test to test at test_keep's own line."""
     import test_api as A
     A.need_debian_python("pytest")
     try:
@@ -233,6 +234,9 @@ def case_pytest_since():
                 [("test_keep[0]", "1.0 MiB"), ("test_keep[1]", "1.0 MiB")])
     H.expect(re.search(r"^held by fixtures \(charged to their setup, not to a test\):\n +4\.0 MiB  "
                        r"fixture model \(module scope\)$", r.stdout, re.M), r.stdout)
+    H.expect(re.search(r"^growing from test to test \(a marker after each test\):\n +1\.0 MiB per "
+                       r"test  test_keep \(\S*torch_pytest_cases\.py:%d\) via torchTensorAlloc$"
+                       % H.marker_line(sample, "kept"), r.stdout, re.M), r.stdout)
 
 
 def case_expandable_segments():
