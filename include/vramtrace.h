@@ -48,7 +48,9 @@ static inline uint64_t vramtrace_checkpoint(void)
 }
 
 /* Device + managed bytes allocated after CHECKPOINT and still live (0 when
- * called from a signal handler that interrupted the tracer on this thread). */
+ * called from a signal handler that interrupted the tracer on this thread).
+ * Inside PyTorch's caching allocator, where its tensors are traced, the
+ * tensors kept, not the segments of its cache that hold them. */
 static inline uint64_t vramtrace_leaked_since(uint64_t checkpoint)
 {
     uint64_t (*f)(uint64_t) = (uint64_t (*)(uint64_t))vramtrace__lookup("vramtrace_leaked_since");
@@ -64,7 +66,7 @@ static inline uint64_t vramtrace_leaked_since(uint64_t checkpoint)
 /* The highest value vramtrace_leaked_since(CHECKPOINT) reached since the
  * checkpoint was taken: the peak of the device + managed bytes allocated
  * after it, live at once (as pytest-memray's limit_memory, for device
- * memory). The VRAMTRACE_PEAK_CHECKPOINTS most recent checkpoints are
+ * memory); the device's view: PyTorch's cache counts by its segments. The VRAMTRACE_PEAK_CHECKPOINTS most recent checkpoints are
  * followed; an older one reads VRAMTRACE_PEAK_UNKNOWN. 0 without the tracer
  * (and 0 from a tracer older than this function). */
 static inline uint64_t vramtrace_peak_since(uint64_t checkpoint)

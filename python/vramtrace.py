@@ -90,14 +90,17 @@ def checkpoint():
 
 
 def leaked_since(token):
-    """Device + managed bytes allocated after checkpoint TOKEN and still live."""
+    """Device + managed bytes allocated after checkpoint TOKEN and still live
+    (inside PyTorch's caching allocator, where its tensors are traced, the
+    tensors kept, not the cache's segments)."""
     lib = _tracer()
     return lib.vramtrace_leaked_since(token) if lib else 0
 
 
 def peak_since(token):
     """The most device + managed bytes allocated after checkpoint TOKEN that
-    were live at once (the peak of leaked_since(TOKEN) since then). The 16
+    were live at once (the peak of leaked_since(TOKEN) since then; PyTorch's
+    cache counted by its segments). The 16
     most recent checkpoints are followed; an older one gives PEAK_UNKNOWN.
     0 without the tracer, or with a tracer older than this function."""
     lib = _tracer()

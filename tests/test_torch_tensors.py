@@ -182,6 +182,63 @@ def case_model_held_cache_grows():
     H.expect("of growth at 1 growing call site" in check.stderr, check.stderr)
 
 
+def since_run(extra_env=None):
+    """The since case's output: the 1 MiB each checkpoint left, twice (a new
+    segment of the cache, then room in it), then 0 for one made and dropped;
+    each site a single allocation of those 1 MiB."""
+    env = {"PYTHONPATH": os.path.join(H.source_root(), "python")}
+    r = H.run_traced([torch_python(), CASES, "since"], extra_env=dict(env, **(extra_env or {})))
+    H.expect_program_ok(r)
+    H.expect_eq("what each checkpoint left", re.findall(r"^(kept|dropped) (\d+)$", r.stdout, re.M),
+                [("kept", str(MiB)), ("kept", str(MiB)), ("dropped", "0")])
+    H.expect_eq("the sites", re.findall(r"^(\d+) bytes in (\d+) allocations? at ", r.stdout, re.M),
+                [(str(MiB), "1")] * 2)
+
+
+def case_since():
+    """vramtrace.leaked_since and leak_sites_since count the tensors kept
+    since a checkpoint, not the caching allocator's segments that hold them
+    (a whole 2 MiB segment for the first, nothing for the second)."""
+    since_run()
+
+
+def case_since_expandable_segments():
+    """The same with expandable segments: their pages (cuMemCreate handles,
+    mapped by SEGMENT_MAP) are not counted, the tensors are."""
+    since_run({"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True"})
+
+
+def case_pytest_since():
+    """pytest --vramtrace over real torch, no flag: each run of test_keep
+    left exactly its 1 MiB tensor (not the segment it landed in, nor nothing
+    when it fit in room the cache had), test_clean nothing, and the model
+    fixture its weight and bias (4 MiB + 4 KiB), not its segments; the kept
+    tensor grows from test to test at test_keep's own line."""
+    import test_api as A
+    A.need_debian_python("pytest")
+    try:
+        site = torch_env.site_for(H.env_path("VT_BUILD_ROOT", "dir"), "3.11")
+    except torch_env.Unavailable as e:
+        raise H.Skip(str(e))
+    toolkit = torch_env.toolkit_libraries()
+    sample = os.path.join(HERE, "python", "torch_pytest_cases.py")
+    build = os.path.dirname(H.vramtrace_exe())
+    env = {"PYTHONPATH": ":".join([site, A.PYTHON_DIR]),
+           "PATH": build + ":" + os.environ.get("PATH", ""),
+           "LD_LIBRARY_PATH": ":".join([H.standin_dir()] + toolkit)}
+    r = H.run_plain([A.DEBIAN_PYTHON, "-m", "pytest", "-p", "no:cacheprovider", "-p",
+                     "pytest_vramtrace", "--vramtrace", sample], extra_env=env)
+    H.expect_eq("pytest status: " + r.describe(), r.status, 0)
+    rows = re.findall(r"^ +([\d.]+ [KMG]?i?B)  (\S+)$", r.stdout, re.M)
+    H.expect_eq("the tests that left memory", sorted((n.split("::")[-1], s) for s, n in rows),
+                [("test_keep[0]", "1.0 MiB"), ("test_keep[1]", "1.0 MiB")])
+    H.expect(re.search(r"^held by fixtures \(charged to their setup, not to a test\):\n +4\.0 MiB  "
+                       r"fixture model \(module scope\)$", r.stdout, re.M), r.stdout)
+    H.expect(re.search(r"^growing from test to test \(a marker after each test\):\n +1\.0 MiB per "
+                       r"test  test_keep \(\S*torch_pytest_cases\.py:%d\) via torchTensorAlloc$"
+                       % H.marker_line(sample, "kept"), r.stdout, re.M), r.stdout)
+
+
 def case_expandable_segments():
     """expandable_segments:True: the tensors at their line as before; the
     segment's pages (cuMemCreate) are the device's view."""
@@ -234,7 +291,8 @@ def check_probe(release):
     table = table_rows()
     H.expect(version in table, "torch %s is not in the tracer's table %s" % (version, table))
     H.expect_eq("slots and offsets of torch %s" % version, values[:7], table[version])
-    H.expect_eq("ALLOC, FREE_REQUESTED, std::function's size", values[7:], [0, 1, 32])
+    H.expect_eq("ALLOC, FREE_REQUESTED, SEGMENT_ALLOC, SEGMENT_MAP, std::function's size",
+                values[7:], [0, 1, 3, 5, 32])
 
 
 def case_probe_table():

@@ -33,6 +33,7 @@ int main()
     std::printf("%zu\n%zu\n%zu\n%zu\n%zu\n", offsetof(TraceEntry, action_),
                 offsetof(TraceEntry, device_), offsetof(TraceEntry, addr_),
                 offsetof(TraceEntry, stream_), offsetof(TraceEntry, size_));
-    std::printf("%d\n%d\n%zu\n", (int)TraceEntry::ALLOC, (int)TraceEntry::FREE_REQUESTED,
+    std::printf("%d\n%d\n%d\n%d\n%zu\n", (int)TraceEntry::ALLOC, (int)TraceEntry::FREE_REQUESTED,
+                (int)TraceEntry::SEGMENT_ALLOC, (int)TraceEntry::SEGMENT_MAP,
                 sizeof(AllocatorTraceTracker));
 }

@@ -26,10 +26,13 @@ struct vt_alloc_info {
     void *ctx;
     uint64_t stream;
     int32_t device;
-    uint8_t api;   /* enum vt_api (all under VT_API_LIMIT) */
-    uint8_t kind;  /* VT_KIND_* */
-    uint8_t space; /* enum vt_space */
-    uint8_t graph; /* a graph's allocation: freed, its memory stays in the graph memory pool */
+    uint8_t api;       /* enum vt_api (all under VT_API_LIMIT) */
+    uint8_t kind;      /* VT_KIND_* */
+    uint8_t space;     /* enum vt_space */
+    uint8_t graph : 1; /* a graph's allocation: freed, its memory stays in the graph memory pool */
+    /* a segment of a framework's cache whose tensors are traced: the
+     * per-checkpoint figures count the tensors, not it (track.c) */
+    uint8_t cache_segment : 1;
 };
 _Static_assert(sizeof(struct vt_alloc_info) == 40 && VT_API_LIMIT <= 256,
                "an allocation in 40 bytes");

@@ -114,6 +114,16 @@ void vt_on_tensor_free(uint64_t key, uint64_t stream)
     vt_on_free(CUDA_SUCCESS, &call);
 }
 
+void vt_on_cache_segment(uint64_t va, uint64_t size)
+{
+    if (!vt_enter())
+        return;
+    int saved = errno;
+    vt_track_cache_segment(va, size);
+    vt_leave();
+    errno = saved;
+}
+
 void vt_on_pool_alloc(CUresult result, struct vt_alloc_info info, CUmemoryPool pool)
 {
     int saved = errno;

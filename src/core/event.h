@@ -73,6 +73,8 @@ void vt_event_observe_device_allocs(vt_device_alloc_observer *observer);
  * notice, no CUDA call around them (they take the guard themselves). */
 void vt_on_tensor_alloc(struct vt_alloc_info info);
 void vt_on_tensor_free(uint64_t key, uint64_t stream);
+/* [VA, VA + SIZE): a segment that allocator got or mapped, already traced. */
+void vt_on_cache_segment(uint64_t va, uint64_t size);
 
 /* Virtual memory management, after the real call returned RESULT. */
 void vt_on_vmm_map(CUresult result, uint64_t va, uint64_t size, uint64_t handle);

@@ -4,7 +4,9 @@
  * attachAllocatorTraceTracker, a std::function<void(const TraceEntry &)>)
  * synchronously, on the allocating thread with its lock held, for each
  * tensor it hands out (ALLOC) and takes back (FREE_REQUESTED): how its own
- * memory history sees tensors. The tracer is C: it builds that std::function
+ * memory history sees tensors; and for each segment it gets (SEGMENT_ALLOC,
+ * SEGMENT_MAP), marked as its cache's (track.c: what a test left counts the
+ * tensors, not the segments). The tracer is C: it builds that std::function
  * as libstdc++ lays it out and calls the method by its vtable slot; the
  * slots and TraceEntry's fields come from each release line's own headers
  * (tests/torch_probe.cpp prints them, test_torch_tensors.py compares them
@@ -37,7 +39,13 @@ static const struct release releases[] = {
     {"2.15", 6, 50, 0, 4, 8, 32, 40},
 };
 
-enum { ACTION_ALLOC = 0, ACTION_FREE_REQUESTED = 1 }; /* TraceEntry::Action */
+/* TraceEntry::Action (the probe checks them too) */
+enum {
+    ACTION_ALLOC = 0,
+    ACTION_FREE_REQUESTED = 1,
+    ACTION_SEGMENT_ALLOC = 3,
+    ACTION_SEGMENT_MAP = 5
+};
 
 #define ALLOCATOR_SYMBOL "_ZN3c104cuda20CUDACachingAllocator9allocatorE"
 #define NATIVE_CLASS "N3c104cuda20CUDACachingAllocator6Native22NativeCachingAllocatorE"
@@ -74,12 +82,17 @@ static void on_entry(const void *functor, const void *entry)
     const char *e = entry;
     const struct release *r = release;
     int action;
-    uint64_t addr, stream;
+    uint64_t addr, stream, size;
     (void)functor;
     memcpy(&action, e + r->action_at, sizeof action);
-    if (action != ACTION_ALLOC && action != ACTION_FREE_REQUESTED)
-        return; /* the segments' own actions: their CUDA calls are traced */
     memcpy(&addr, e + r->addr_at, sizeof addr);
+    memcpy(&size, e + r->size_at, sizeof size);
+    if (action == ACTION_SEGMENT_ALLOC || action == ACTION_SEGMENT_MAP) {
+        vt_on_cache_segment(addr, size); /* its CUDA calls are traced: marked */
+        return;
+    }
+    if (action != ACTION_ALLOC && action != ACTION_FREE_REQUESTED)
+        return; /* the segments' frees and unmaps: their CUDA calls are traced */
     memcpy(&stream, e + r->stream_at, sizeof stream);
     if (action == ACTION_FREE_REQUESTED) {
         vt_on_tensor_free(addr, stream);
@@ -92,8 +105,8 @@ static void on_entry(const void *functor, const void *entry)
         .api = VT_API_torchTensorAlloc,
         .kind = VT_KIND_DEVICE,
         .space = VT_SPACE_TENSOR,
+        .size = size,
     };
-    memcpy(&info.size, e + r->size_at, sizeof info.size);
     vt_on_tensor_alloc(info);
 }
 

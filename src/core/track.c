@@ -403,6 +403,27 @@ void vt_track_vmm_unmap(uint64_t va, uint64_t size)
     vt_unlock();
 }
 
+/* [VA, VA + SIZE) is a segment of a framework's cache, or a part of one
+ * mapped (PyTorch's expandable segments, page by page): the allocation
+ * behind it, a device pointer or each handle mapped there, is marked. */
+void vt_track_cache_segment(uint64_t va, uint64_t size)
+{
+    struct mapping *m;
+    struct vt_live *e;
+    vt_lock();
+    if ((e = find(VT_SPACE_POINTER, va)))
+        e->info.cache_segment = 1;
+    for (uint64_t at = va; !e && at < va + size; at += m->size) {
+        HASH_FIND(hh, table.mappings, &at, sizeof at, m);
+        if (!m || !m->size)
+            break;
+        struct vt_live *h = find(VT_SPACE_HANDLE, m->handle);
+        if (h)
+            h->info.cache_segment = 1;
+    }
+    vt_unlock();
+}
+
 void vt_track_vmm_release(uint64_t handle)
 {
     struct vt_live *e;
@@ -496,15 +517,24 @@ bool vt_track_peak_since(uint64_t checkpoint, uint64_t *peak)
     return followed;
 }
 
+/* What a program left since a checkpoint: its device memory, and inside a
+ * framework's cache whose tensors are traced, the tensors it kept, not the
+ * segments that hold them (they came at whichever line grew the cache). */
+static int left_since(const struct vt_live *e, uint64_t checkpoint)
+{
+    return e->used && e->seq > checkpoint && vt_kind_counts_as_vram(e->info.kind) &&
+           !e->info.cache_segment;
+}
+
 uint64_t vt_track_bytes_since(uint64_t checkpoint)
 {
     uint64_t bytes = 0;
     vt_lock();
-    for (int s = 0; s < 2; s++) {
+    for (int s = 0; s < VT_SPACE_COUNT; s++) {
         const struct vt_alloc_table *t = &table.by_space[s];
         for (size_t i = 0; t->slots && i <= t->mask; i++) {
             const struct vt_live *e = &t->slots[i];
-            if (e->used && e->seq > checkpoint && vt_kind_counts_as_vram(e->info.kind))
+            if (left_since(e, checkpoint))
                 bytes += e->info.size;
         }
     }
@@ -544,11 +574,11 @@ size_t vt_track_sites_since(uint64_t checkpoint, struct vt_site_total *out, size
     struct site_sum sums[VT_SITES_TRACKED];
     size_t n = 0;
     vt_lock();
-    for (int s = 0; s < 2; s++) {
+    for (int s = 0; s < VT_SPACE_COUNT; s++) {
         const struct vt_alloc_table *t = &table.by_space[s];
         for (size_t i = 0; t->slots && i <= t->mask; i++) {
             const struct vt_live *e = &t->slots[i];
-            if (e->used && e->seq > checkpoint && vt_kind_counts_as_vram(e->info.kind))
+            if (left_since(e, checkpoint))
                 add_to_sites(sums, &n, e);
         }
     }

@@ -56,6 +56,9 @@ void vt_track_free_end(uint64_t key, enum vt_space space, unsigned api, uint64_t
 void vt_track_vmm_map(uint64_t va, uint64_t size, uint64_t handle);
 void vt_track_vmm_unmap(uint64_t va, uint64_t size);
 void vt_track_vmm_release(uint64_t handle);
+/* A segment of a framework's cache whose tensors are traced (the
+ * per-checkpoint figures skip it). */
+void vt_track_cache_segment(uint64_t va, uint64_t size);
 
 /* Context teardown freed every allocation of CTX (or, with CTX NULL, of
  * DEVICE's primary context; with DEVICE >= 0, also what DEVICE's memory

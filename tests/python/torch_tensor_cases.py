@@ -13,6 +13,7 @@ ACTIVATION = 1024 * 1024          # float32 elements: 4 MiB
 SLOW_STEPS = 300
 SLOW = 2048                       # float32 elements: 8 KiB
 BATCH, FEATURES = 256, 1024
+KEPT_FLOATS = 256 * 1024          # float32 elements: 1 MiB
 
 
 def dict_cache():
@@ -60,6 +61,24 @@ def module_adam():
         MODEL(x).sum().backward()                                        # LEAK:adam_backward
         OPTIMIZER.step()                                                 # LEAK:adam_step
     return MODEL
+
+
+def since():
+    """vramtrace.leaked_since and leak_sites_since around a 1 MiB tensor
+    kept, in a new segment of the cache and then in that segment's free
+    room, and around one made and dropped: each figure the tensors kept."""
+    import vramtrace
+    kept = []
+    for _ in range(2):
+        token = vramtrace.checkpoint()
+        kept.append(torch.empty(KEPT_FLOATS, device="cuda"))     # LEAK:since
+        print("kept", vramtrace.leaked_since(token), flush=True)
+        print(vramtrace.leak_sites_since(token), end="", flush=True)
+    token = vramtrace.checkpoint()
+    del kept[-1]
+    torch.empty(KEPT_FLOATS, device="cuda")
+    print("dropped", vramtrace.leaked_since(token), flush=True)
+    return kept
 
 
 if __name__ == "__main__":
