@@ -191,12 +191,13 @@ static int attach(void)
 static void notice(void)
 {
     int now = __atomic_load_n(&state, __ATOMIC_ACQUIRE);
-    if (now == DONE || (now == LOOKING && vt_modules_generation() == generation_seen))
+    if (now == DONE || (now == LOOKING && vt_modules_generation() ==
+                                              __atomic_load_n(&generation_seen, __ATOMIC_RELAXED)))
         return;
     if (__atomic_exchange_n(&busy, 1, __ATOMIC_ACQUIRE))
         return; /* another thread looks: never wait for it (it may wait for our lock) */
     if (state == LOOKING) {
-        generation_seen = vt_modules_generation();
+        __atomic_store_n(&generation_seen, vt_modules_generation(), __ATOMIC_RELAXED);
         look();
     }
     if (state == FOUND && attach())
