@@ -134,9 +134,9 @@ def case_module_adam():
 MODEL_HELD = os.path.join(HERE, "python", "torch_model_held.py")
 
 
-def model_held_run(*args):
+def model_held_run(*args, run_args=(), extra_env=None):
     """torch_model_held.py traced, its report and `vramtrace check`."""
-    r = H.run_traced([torch_python(), MODEL_HELD, *args])
+    r = H.run_traced([torch_python(), MODEL_HELD, *args], run_args=run_args, extra_env=extra_env)
     H.expect_program_ok(r)
     H.expect_dump(r)
     check = subprocess.run([H.vramtrace_exe(), "check", r.dump], env=H.base_env(),
@@ -151,21 +151,36 @@ def model_line(lk):
     return None
 
 
-def case_model_held_check_passes():
-    """A user's script, no flag, ending normally: the module-level model and
-    its Adam state are still referenced when the script ended, so held, not
-    leaked (the parameters even where the interpreter's shutdown does not
-    free them), nothing grows over the 12 markers, and check passes."""
-    rep, check = model_held_run()
+def check_model_held(api, **run):
+    """The parameters (4 MiB + 4 KiB, 2 allocations) held at the model's
+    line through API, nothing leaked or growing, check 0."""
+    rep, check = model_held_run(**run)
     weight, bias = 4 * MiB, 4 * 1024
     H.expect_eq("nothing leaked, nothing growing",
                 (H.summary(rep)["leaked_bytes"], H.leaks(rep),
                  [s for s in rep["sites"] if s["growing"]]), (0, [], []))
     H.expect_eq("the parameters held at the model's line",
                 [(lk["bytes"], lk["allocations"]) for lk in rep["held"]
-                 if lk["api"] == TENSOR and model_line(lk) == H.marker_line(MODEL_HELD, "model")],
+                 if lk["api"] == api and model_line(lk) == H.marker_line(MODEL_HELD, "model")],
                 [(weight + bias, 2)])
     H.expect_eq("check: status", (check.returncode, check.stderr), (0, ""))
+
+
+def case_model_held_check_passes():
+    """A user's script, no flag, ending normally: the module-level model and
+    its Adam state are still referenced when the script ended, so held, not
+    leaked (the parameters even where the interpreter's shutdown does not
+    free them), nothing grows over the 12 markers, and check passes."""
+    check_model_held(TENSOR)
+
+
+def case_model_held_every_allocator_mode():
+    """The same verdict whichever way PyTorch allocates: each tensor its own
+    cudaMalloc (PYTORCH_NO_CUDA_MEMORY_CACHING=1) or cudaMallocAsync
+    (--pytorch-tensors): what PyTorch's objects still held when the script
+    ended is held (a frame of PyTorch on its stack), not a leak."""
+    check_model_held("cudaMalloc", extra_env={"PYTORCH_NO_CUDA_MEMORY_CACHING": "1"})
+    check_model_held("cudaMallocAsync", run_args=["--pytorch-tensors"])
 
 
 def case_model_held_cache_grows():

@@ -342,20 +342,53 @@ static void count_thread(struct vt_leak *leak, uint64_t tid)
     leak->threads[leak->nthreads++].allocations = 1;
 }
 
-/* What is still allocated at the end: leaked, but for a tensor the script
- * still held when it ended. A tensor is an object of the interpreter's: one
- * its shutdown did not free (CPython need not destroy every object, and
- * PyTorch keeps parameters alive through autograd's graph) is still
- * referenced, while a raw allocation nobody freed stays a leak. */
+/* Whether a framework's objects own what STACK_ID allocated (a tensor, or
+ * its frames say so: vt_analysis.framework_owned), asked once a stack. */
+struct owner_answer {
+    uint64_t stack_id;
+    bool owned;
+    UT_hash_handle hh;
+};
+
+static bool framework_owned(const struct vt_analysis *a, struct owner_answer **answers,
+                            const struct vt_live_entry *e)
+{
+    struct owner_answer *found;
+    if (vt_api_in_segment(e->api))
+        return true;
+    if (!a->framework_owned)
+        return false;
+    HASH_FIND(hh, *answers, &e->stack_id, sizeof e->stack_id, found);
+    if (!found) {
+        found = vt_xcalloc(1, sizeof *found);
+        found->stack_id = e->stack_id;
+        found->owned = a->framework_owned(a->framework_owned_ctx, e->stack_id);
+        HASH_ADD(hh, *answers, stack_id, sizeof found->stack_id, found);
+    }
+    return found->owned;
+}
+
+/* What is still allocated at the end: leaked, but for what a framework's
+ * objects held when the script ended (a tensor, a model's parameters, an
+ * optimizer's state: the interpreter's shutdown need not destroy every
+ * object, and autograd's graph keeps parameters alive), which is still
+ * referenced: held. A raw allocation nobody freed (ctypes, an extension's
+ * own cudaMalloc) stays a leak. */
 static void group_live_allocations(struct vt_analysis *a, struct leak_list *leaked,
                                    struct leak_list *held)
 {
+    struct owner_answer *answers = NULL, *o, *otmp;
     for (size_t i = 0; a->live.slots && i <= a->live.mask; i++) {
         const struct vt_live_entry *e = &a->live.slots[i];
+        if (!e->used)
+            continue;
         struct vt_site_key key = vt_site_key(e->stack_id, e->api, e->kind, e->device);
-        bool still_held = e->held_at_script_end && vt_api_in_segment(e->api);
-        if (e->used)
-            count_thread(add_to_group(still_held ? held : leaked, &key, e->size, 1), e->tid);
+        bool still_held = e->held_at_script_end && framework_owned(a, &answers, e);
+        count_thread(add_to_group(still_held ? held : leaked, &key, e->size, 1), e->tid);
+    }
+    HASH_ITER(hh, answers, o, otmp) {
+        HASH_DEL(answers, o);
+        free(o);
     }
 }
 

@@ -113,6 +113,10 @@ struct vt_analysis {
      * each stack its own site); CTX is its first argument */
     uint64_t (*site_stack)(void *ctx, uint64_t stack_id);
     void *site_stack_ctx;
+    /* set before finishing (NULL: tensors alone): whether a framework's
+     * objects own what STACK_ID allocated (its frames are a framework's) */
+    bool (*framework_owned)(void *ctx, uint64_t stack_id);
+    void *framework_owned_ctx;
 };
 
 /* The stack STACK_ID's call site is known by. */

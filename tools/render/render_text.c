@@ -218,11 +218,7 @@ static void print_leak(const struct vt_report *r, const struct vt_leak *leak,
         print_device(leak->device, out);
     fprintf(out, " [%s]\n", vt_kind_name(leak->kind));
     if (leak->held)
-        fputs(vt_api_in_segment(site->api)
-                  ? "    tensors still referenced when the script ended: not leaked\n"
-                  : "    still referenced when the script ended, freed by the interpreter's "
-                    "shutdown: not leaked\n",
-              out);
+        fputs("    still referenced when the script ended: not leaked\n", out);
     print_frames(site, out);
     print_threads(r, leak, out);
 }

@@ -400,13 +400,32 @@ static bool tensors_traced(const struct vt_usage *u)
     return false;
 }
 
+/* A framework's objects own what STACK_ID allocated: a frame of PyTorch,
+ * CuPy or JAX on it (the tensors they hand out, the segments and arrays
+ * behind them). CTX: the struct vt_loaded_report. */
+static bool framework_owned(void *ctx, uint64_t stack_id)
+{
+    struct vt_loaded_report *l = ctx;
+    struct vt_site all;
+    bool owned = false;
+    vt_site_all_frames(l->sym, &l->dump, stack_id, &all);
+    for (size_t i = 0; i < all.nframes && !owned; i++) {
+        enum vt_framework fw = vt_frame_framework(all.frames[i]);
+        owned = fw == VT_FRAMEWORK_PYTORCH || fw == VT_FRAMEWORK_CUPY || fw == VT_FRAMEWORK_JAX;
+    }
+    vt_site_free(&all);
+    return owned;
+}
+
 void vt_report_build(const char *path, const struct vt_report_options *opts,
                      struct vt_loaded_report *l)
 {
     const struct vt_analysis *a = &l->analysis;
-    vt_analysis_finish(&l->analysis);
     if (!l->sym)
         l->sym = vt_symbolizer_new(&l->dump);
+    l->analysis.framework_owned = framework_owned;
+    l->analysis.framework_owned_ctx = l;
+    vt_analysis_finish(&l->analysis);
     if (opts->known)
         vt_known_tensors_traced(opts->known, tensors_traced(&a->usage));
     if (opts->suppressions || opts->known)
