@@ -228,6 +228,14 @@ static uint64_t noise(size_t i)
     return 1000 + (x >> 7) % 1000 - 500;
 }
 
+/* 12 markers wandering around 500 whose thirds' medians happen to rise
+ * (200, 400, 500), each third scattered by more than that */
+static uint64_t wandering(size_t i)
+{
+    static const uint64_t at[12] = {200, 300, 500, 100, 300, 400, 500, 500, 900, 400, 500, 800};
+    return at[i];
+}
+
 static const struct shape shapes[] = {
     {"linear", 30, linear, true, 100},
     {"staircase: 2 MiB every third step", 30, staircase, true, (2 << 20) / 3},
@@ -242,6 +250,7 @@ static const struct shape shapes[] = {
     {"stopped growing halfway", 30, stopped_halfway, false, 0},
     {"a leak under temporaries", 30, leak_with_temporaries, true, 1000},
     {"noise around a level", 30, noise, false, 0},
+    {"values wandering around a level, medians rising by chance", 12, wandering, false, 0},
 };
 
 static void growth_shapes(void)

@@ -13,16 +13,30 @@ static int by_value(const void *pa, const void *pb)
     return a < b ? -1 : a > b;
 }
 
+/* V[FROM..TO) sorted, in a copy the caller frees. */
+static uint64_t *sorted_copy(const uint64_t *v, size_t from, size_t to)
+{
+    uint64_t *copy = vt_xcalloc(to - from, sizeof *copy);
+    memcpy(copy, v + from, (to - from) * sizeof *copy);
+    qsort(copy, to - from, sizeof *copy, by_value);
+    return copy;
+}
+
 /* The lower median of V[FROM..TO). */
 static uint64_t median(const uint64_t *v, size_t from, size_t to)
 {
-    size_t n = to - from;
-    uint64_t *copy = vt_xcalloc(n, sizeof *copy);
-    memcpy(copy, v + from, n * sizeof *copy);
-    qsort(copy, n, sizeof *copy, by_value);
-    uint64_t m = copy[(n - 1) / 2];
-    free(copy);
+    uint64_t *s = sorted_copy(v, from, to), m = s[(to - from - 1) / 2];
+    free(s);
     return m;
+}
+
+/* How far V[FROM..TO) spreads around its middle: its interquartile range. */
+static uint64_t spread(const uint64_t *v, size_t from, size_t to)
+{
+    size_t n = to - from;
+    uint64_t *s = sorted_copy(v, from, to), range = s[3 * (n - 1) / 4] - s[(n - 1) / 4];
+    free(s);
+    return range;
 }
 
 /* The end of the last rise at or before BEFORE and after LOW, else LOW. */
@@ -68,6 +82,9 @@ bool vt_growth_judge(const uint64_t *v, size_t n, struct vt_growth *g)
         return false;
     if (lowest(v, c, n) <= mid_a) /* fell back to where it stood: no level kept */
         return false;
+    uint64_t spread_a = spread(v, 0, b), spread_c = spread(v, c, n);
+    if (mid_c - mid_a <= (spread_a > spread_c ? spread_a : spread_c))
+        return false; /* a rise no larger than the scatter within a third: noise */
     if (v[n - 1] <= lowest(v, c - 1, n)) /* nothing kept of a rise in the last third */
         return false;
     memset(g, 0, sizeof *g);

@@ -28,7 +28,10 @@ struct vt_growth {
  *     once, one jump however late, rise once);
  *  2. the lowest of C lies above the middle of A: the level rose and did not
  *     fall back (temporaries, a sawtooth, noise around a level do);
- *  3. the last sample lies above the lowest of C (and of the boundary
+ *  3. the middle of C lies above the middle of A by more than the scatter
+ *     within either third (its interquartile range): values that wander
+ *     around a level rise from one third to the next by chance, by less;
+ *  4. the last sample lies above the lowest of C (and of the boundary
  *     before it): a rise in the last third is kept to the end (growth that
  *     stopped halfway has stopped).
  * Medians, not extremes, so that a temporary held at one boundary neither
