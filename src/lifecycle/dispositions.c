@@ -28,8 +28,14 @@ static struct {
     struct sigaction found; /* what the program has there (the default) while taken */
 } slots[NSIG];
 
+/* The real ones: sigaction, then the calls that set a handler, each in its
+ * own way (glibc's signal is bsd_signal; sysv_signal resets the handler
+ * when it runs; sigset can hold a signal), passed on as they are. */
+enum { REAL_SIGNAL, REAL_BSD_SIGNAL, REAL_SYSV_SIGNAL, REAL_SIGSET, SIGNAL_CALLS };
+static const char *const signal_call_names[SIGNAL_CALLS] = {"signal", "bsd_signal", "sysv_signal",
+                                                            "sigset"};
 static sigaction_fn real_sigaction_fn;
-static signal_fn real_signal_fn;
+static signal_fn real_signal_fns[SIGNAL_CALLS];
 /* The process these slots describe: a vfork child shares our memory but
  * has dispositions of its own, and passes through untouched. */
 static pid_t slots_pid;
@@ -40,9 +46,10 @@ static int find_reals(void)
 {
     if (!real_sigaction_fn)
         real_sigaction_fn = (sigaction_fn)vt_find_real("sigaction");
-    if (!real_signal_fn)
-        real_signal_fn = (signal_fn)vt_find_real("signal");
-    return real_sigaction_fn && real_signal_fn ? 0 : -1;
+    for (int i = 0; i < SIGNAL_CALLS; i++)
+        if (!real_signal_fns[i])
+            real_signal_fns[i] = (signal_fn)vt_find_real(signal_call_names[i]);
+    return real_sigaction_fn && real_signal_fns[REAL_SIGNAL] ? 0 : -1;
 }
 
 void vt_dispositions_init(void)
@@ -137,24 +144,48 @@ VT_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *
     return 0;
 }
 
-VT_EXPORT handler_fn signal(int sig, handler_fn handler)
+/* A handler set through the real CALL: what was there before, as the
+ * program would find it untraced. */
+static handler_fn set_handler(int call, int sig, handler_fn handler)
 {
     handler_fn before;
     int was_taken;
-    if (find_reals() < 0) {
+    if (find_reals() < 0 || !real_signal_fns[call]) {
         errno = ENOSYS;
         return SIG_ERR;
     }
     if (!ours(sig))
-        return real_signal_fn(sig, handler);
+        return real_signal_fns[call](sig, handler);
     was_taken = __atomic_load_n(&slots[sig].taken, __ATOMIC_ACQUIRE);
-    before = real_signal_fn(sig, handler);
+    before = real_signal_fns[call](sig, handler);
     if (before == SIG_ERR)
         return SIG_ERR;
-    if (was_taken)
+    if (was_taken && before == slots[sig].wanted)
         before = slots[sig].found.sa_handler;
+    if (handler == SIG_HOLD) /* blocked: the disposition stays as it was */
+        return before;
     slots[sig].taken = 0;
     if (handler == SIG_DFL)
         take(sig);
     return before;
+}
+
+VT_EXPORT handler_fn signal(int sig, handler_fn handler)
+{
+    return set_handler(REAL_SIGNAL, sig, handler);
+}
+
+VT_EXPORT handler_fn bsd_signal(int sig, handler_fn handler)
+{
+    return set_handler(REAL_BSD_SIGNAL, sig, handler);
+}
+
+VT_EXPORT handler_fn sysv_signal(int sig, handler_fn handler)
+{
+    return set_handler(REAL_SYSV_SIGNAL, sig, handler);
+}
+
+VT_EXPORT handler_fn sigset(int sig, handler_fn handler)
+{
+    return set_handler(REAL_SIGSET, sig, handler);
 }

@@ -143,6 +143,19 @@ static int queries_mode(char **args)
         printf("signal(%d): was %s, then %s\n", asked[i], kind(before),
                mine == ignore_it ? "mine" : kind(mine));
     }
+    /* the System V calls set a handler too: sigaction then says so */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations" /* sigset: old, still called */
+    static sighandler_t (*const set_by[])(int, sighandler_t) = {sysv_signal, sigset};
+#pragma GCC diagnostic pop
+    for (size_t i = 0; i < sizeof set_by / sizeof set_by[0]; i++) {
+        struct sigaction now;
+        void (*before)(int) = set_by[i](SIGHUP, ignore_it);
+        REQUIRE(sigaction(SIGHUP, NULL, &now) == 0);
+        printf("call %zu: was %s, now %s\n", i, kind(before),
+               now.sa_handler == ignore_it ? "mine" : kind(now.sa_handler));
+        signal(SIGHUP, before);
+    }
     return 0;
 }
 
