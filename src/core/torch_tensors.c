@@ -146,8 +146,10 @@ static char version[24]; /* of the torch found, for its FRAMEWORK record */
 static void look(void)
 {
     void **symbol = vt_elf_lookup("libc10_cuda.so", ALLOCATOR_SYMBOL);
-    if (!symbol)
+    if (!symbol) { /* not loaded, or unloaded since it was found */
+        __atomic_store_n(&state, LOOKING, __ATOMIC_RELEASE);
         return;
+    }
     __atomic_store_n(&state, DONE, __ATOMIC_RELEASE);
     if (version_of(symbol, version, sizeof version) < 0)
         version[0] = 0;
@@ -188,16 +190,21 @@ static int attach(void)
     return 1;
 }
 
+/* Until attached, each change of the loaded objects is looked at again:
+ * the allocator found (a pointer into libc10_cuda) may have been unloaded
+ * before it was initialised. */
 static void notice(void)
 {
     int now = __atomic_load_n(&state, __ATOMIC_ACQUIRE);
-    if (now == DONE || (now == LOOKING && vt_modules_generation() ==
-                                              __atomic_load_n(&generation_seen, __ATOMIC_RELAXED)))
+    if (now == DONE)
+        return;
+    unsigned generation = vt_modules_generation();
+    if (now == LOOKING && generation == __atomic_load_n(&generation_seen, __ATOMIC_RELAXED))
         return;
     if (__atomic_exchange_n(&busy, 1, __ATOMIC_ACQUIRE))
         return; /* another thread looks: never wait for it (it may wait for our lock) */
-    if (state == LOOKING) {
-        __atomic_store_n(&generation_seen, vt_modules_generation(), __ATOMIC_RELAXED);
+    if (generation != generation_seen) {
+        __atomic_store_n(&generation_seen, generation, __ATOMIC_RELAXED);
         look();
     }
     if (state == FOUND && attach())
