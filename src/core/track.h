@@ -19,9 +19,9 @@ void vt_track_alloc(const struct vt_alloc_info *info, const struct vt_stack *sta
 void vt_track_alloc_interned(const struct vt_alloc_info *info, uint32_t stack_id);
 /* STACK's id in the dump (written the first time); 0 when none. */
 uint32_t vt_track_stack_id(const struct vt_stack *stack);
-/* The size of the live allocation KEY in SPACE, 0 when there is none. */
 /* What was traced of a framework's allocator (a FRAMEWORK record). */
 void vt_track_framework(const char *name, const char *version, unsigned state);
+/* The size of the live allocation KEY in SPACE, 0 when there is none. */
 uint64_t vt_track_live_size(uint64_t key, enum vt_space space);
 /* MEM may be NULL (not an out-of-memory error, or the driver did not say). */
 void vt_track_failed(const struct vt_alloc_info *info, int error, const struct vt_stack *stack,

@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -480,10 +481,8 @@ int vt_writer_record(uint8_t type, const uint8_t *payload, size_t len)
 {
     uint8_t head[VT_VARINT_MAX];
     size_t head_len = 1 + vt_put_varint(head, len), need = out.used + head_len + len;
-    if (out.fd < 0)
-        return -1;
-    if (type == VT_REC_END ? room_for_footer(need) < 0 && (out.broken || make_room(need) < 0)
-                           : out.broken || make_room(need) < 0)
+    bool footer_fits = type == VT_REC_END && room_for_footer(need) == 0;
+    if (out.fd < 0 || (!footer_fits && (out.broken || make_room(need) < 0)))
         return -1;
     uint8_t *at = out.map + (out.used - out.window_start) + head_len;
     memcpy(at, payload, len);
