@@ -3,6 +3,7 @@
 import json
 import os
 import re
+import subprocess
 import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
@@ -234,6 +235,27 @@ def case_dump_named_at_exit():
     run = H.run_traced([H.program("exit_status")], extra_env=loud)
     H.expect_eq("under run: lines naming the dump", run.stderr.count("dump written to"), 1)
     H.expect("read it with" not in run.stderr, run.describe())
+
+
+def case_many_growing_first():
+    """Several dumps: which processes grow leads the combined lines, before
+    the totals (a rank that grows while the others hold steady), and the
+    JSON counts them."""
+    grows = H.run_traced([H.program("usage"), "grow"])
+    steady = H.run_traced([H.program("usage"), "warmup"])
+    for r in (grows, steady):
+        H.expect_program_ok(r)
+        H.expect_dump(r)
+    pid = H.report(grows.dump)["process"]["pid"]
+    p = subprocess.run([H.vramtrace_exe(), "report", grows.dump, steady.dump], env=H.base_env(),
+                       stdout=subprocess.PIPE, universal_newlines=True, check=True)
+    combined = p.stdout.split("== combined: 2 processes ==\n", 1)[1].splitlines()
+    H.expect_eq("the combined block's first line", combined[0],
+                "vramtrace: growing in 1 of 2 processes: pid %d (1 call site)" % pid)
+    data = json.loads(subprocess.run(
+        [H.vramtrace_exe(), "report", "--json", grows.dump, steady.dump], env=H.base_env(),
+        stdout=subprocess.PIPE, universal_newlines=True, check=True).stdout)
+    H.expect_eq("growing_processes", data["combined"]["growing_processes"], 1)
 
 
 if __name__ == "__main__":

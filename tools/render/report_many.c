@@ -35,6 +35,7 @@ struct process_info {
     struct vt_ending ending;
     uint64_t live_bytes; /* device + managed at the end (leaked, or live) */
     bool leaked;         /* ... and it counts as leaked */
+    size_t growing;      /* its call sites growing */
     enum vt_verdict verdict;
 };
 
@@ -164,6 +165,7 @@ static void record(struct combined *c, const struct vt_loaded_report *l)
     p->ending = l->report.ending;
     p->live_bytes = l->analysis.summary.live_at_end_bytes;
     p->leaked = !l->report.live_not_leaked;
+    p->growing = vt_usage_growing_sites(u);
     add_total(&c->total, &l->analysis.summary);
     for (size_t i = 0; i < u->ndevices; i++) {
         c->uses = vt_xrealloc(c->uses, c->nuses + 1, sizeof *c->uses);
@@ -309,11 +311,39 @@ static void print_processes(const struct combined *c, FILE *out)
     }
 }
 
+static size_t growing_processes(const struct combined *c)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < c->nprocesses; i++)
+        n += c->processes[i].growing > 0;
+    return n;
+}
+
+/* What grows leads: "vramtrace: growing in 1 of 4 processes: pid 4242
+ * rank 2 (1 call site)"; each process's report says where. */
+static void print_growing(const struct combined *c, FILE *out)
+{
+    size_t n = growing_processes(c);
+    if (!n)
+        return;
+    fprintf(out, "vramtrace: growing in %zu of %zu processes:", n, c->nprocesses);
+    for (size_t i = 0, shown = 0; i < c->nprocesses; i++) {
+        const struct process_info *p = &c->processes[i];
+        if (!p->growing)
+            continue;
+        fprintf(out, "%s pid %" PRIu64 "%s%s (%zu call %s)", shown++ ? "," : "", p->pid,
+                p->rank ? " rank " : "", p->rank ? p->rank : "", p->growing,
+                p->growing == 1 ? "site" : "sites");
+    }
+    fputc('\n', out);
+}
+
 static void print_combined(const struct combined *c, FILE *out)
 {
     char size[32], peak[32], end[32];
     fprintf(out, "\n== combined: %zu %s ==\n", c->nprocesses,
             c->nprocesses == 1 ? "process" : "processes");
+    print_growing(c, out);
     fprintf(out,
             "vramtrace: %s (%" PRIu64 " bytes) of device memory leaked in %" PRIu64
             " allocations, %" PRIu64 " failed allocations, %" PRIu64 " invalid frees, over all "
@@ -368,6 +398,7 @@ static void write_combined(const struct combined *c, struct vt_json *j)
     vt_json_key(j, "combined");
     vt_json_begin_object(j);
     json_uint(j, "processes", c->nprocesses);
+    json_uint(j, "growing_processes", growing_processes(c));
     json_uint(j, "leaked_bytes", c->total.leaked_bytes);
     json_uint(j, "leaked_allocations", c->total.leaked_allocations);
     json_uint(j, "failed_allocations", c->total.failed_allocations);
