@@ -171,7 +171,14 @@ enum vt_record_type {
      * ("PyTorch"), release (major.minor; empty: unknown) and state (enum
      * vt_framework_state). Absent in older dumps. */
     VT_REC_FRAMEWORK = 22,
-    VT_REC_MAX_KNOWN = 22,
+    /* The live allocation at address (in the key space flags say: handle
+     * with VT_ADDR_HANDLE) is a segment of a framework's cache whose
+     * tensors are traced, as the framework's allocator said: its bytes are
+     * its tensors', its growth theirs. Written after the allocation, once
+     * per segment (an expandable segment: each handle mapped into it).
+     * Absent in older dumps. */
+    VT_REC_CACHE_SEGMENT = 23,
+    VT_REC_MAX_KNOWN = 23,
 };
 
 /* ---- record layouts: one definition for the writer (src/output/records.c),
@@ -311,6 +318,8 @@ enum vt_record_type {
 #define VT_REC_FRAMEWORK_FIELDS(F) \
     F(STR, name, "framework") F(STR, version, "framework version") F(U8, state, "framework state")
 #define VT_REC_FRAMEWORK_APPENDED(F)
+#define VT_REC_CACHE_SEGMENT_FIELDS(F) F(VARINT, address, "address") F(U8, flags, "flags")
+#define VT_REC_CACHE_SEGMENT_APPENDED(F)
 #define VT_REC_DEVICE_USAGE_FIELDS(F) \
     F(VARINT, time_ns, "time") F(U8, reason, "reason") F(SVARINT, device, "device") \
     F(VARINT, free_bytes, "free bytes") F(VARINT, total_bytes, "total bytes") \
@@ -333,7 +342,7 @@ enum vt_record_type {
     X(PYSTACK_BEHALF_FRAME) X(SAMPLE) \
     X(SAMPLE_DEVICE) X(SAMPLE_SITES) X(SAMPLE_SITE) X(SITES) X(SITES_SITE) X(TOTALS) \
     X(TOTALS_DEVICE) X(THREAD) X(DEVICE) X(MODULE_UNLOAD) X(DEVICE_USAGE) X(BAD_FREE) \
-    X(PY_FINALIZING) X(FRAMEWORK)
+    X(PY_FINALIZING) X(FRAMEWORK) X(CACHE_SEGMENT)
 /* clang-format on */
 
 /* BYTES: raw bytes with their length. */

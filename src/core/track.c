@@ -403,6 +403,17 @@ void vt_track_vmm_unmap(uint64_t va, uint64_t size)
     vt_unlock();
 }
 
+/* E (live at KEY in SPACE) is a segment of a framework's cache: marked for
+ * the per-checkpoint figures, and said in the dump, once. Lock held. */
+static void mark_cache_segment(struct vt_live *e, uint64_t key, enum vt_space space)
+{
+    if (!e || e->info.cache_segment)
+        return;
+    e->info.cache_segment = 1;
+    if (vt_output_ready() == 0)
+        write_or_stop(vt_rec_cache_segment(key, vt_space_flag(space)));
+}
+
 /* [VA, VA + SIZE) is a segment of a framework's cache, or a part of one
  * mapped (PyTorch's expandable segments, page by page): the allocation
  * behind it, a device pointer or each handle mapped there, is marked. */
@@ -412,14 +423,12 @@ void vt_track_cache_segment(uint64_t va, uint64_t size)
     struct vt_live *e;
     vt_lock();
     if ((e = find(VT_SPACE_POINTER, va)))
-        e->info.cache_segment = 1;
+        mark_cache_segment(e, va, VT_SPACE_POINTER);
     for (uint64_t at = va; !e && at < va + size; at += m->size) {
         HASH_FIND(hh, table.mappings, &at, sizeof at, m);
         if (!m || !m->size)
             break;
-        struct vt_live *h = find(VT_SPACE_HANDLE, m->handle);
-        if (h)
-            h->info.cache_segment = 1;
+        mark_cache_segment(find(VT_SPACE_HANDLE, m->handle), m->handle, VT_SPACE_HANDLE);
     }
     vt_unlock();
 }

@@ -378,6 +378,14 @@ int vt_rec_mark(const char *label)
     return emit(VT_REC_MARK, &b);
 }
 
+int vt_rec_cache_segment(uint64_t key, unsigned flags)
+{
+    uint8_t data[VT_VARINT_MAX + 1];
+    struct buf b = {data, 0, sizeof data, 0};
+    vt_encode_CACHE_SEGMENT(&b, &(struct vt_rec_CACHE_SEGMENT){.address = key, .flags = flags}, 1);
+    return emit(VT_REC_CACHE_SEGMENT, &b);
+}
+
 int vt_rec_py_finalizing(void)
 {
     uint8_t data[2 * VT_VARINT_MAX];

@@ -54,6 +54,9 @@ int vt_rec_pystack(uint32_t id, const uintptr_t *frames, unsigned n,
 int vt_rec_thread(pid_t tid, const char *name);
 /* NAME and VERSION: at most 30 bytes each (the tracer's own strings). */
 int vt_rec_framework(const char *name, const char *version, unsigned state);
+/* The live allocation KEY (FLAGS: VT_ADDR_HANDLE for a handle) is a segment
+ * of a framework's cache whose tensors are traced. */
+int vt_rec_cache_segment(uint64_t key, unsigned flags);
 /* E->time_ns: vt_now_ns(), read before the lock; E->tid is set here. */
 int vt_rec_alloc(struct vt_rec_ALLOC *e);
 /* TIME_NS: vt_now_ns(), read before the lock; CALL_NS: the time the real

@@ -655,6 +655,19 @@ def case_tensors():
     check("not verified" not in text, text)
 
 
+def case_cache_segments_named():
+    """A segment the framework's allocator named (CACHE_SEGMENT) is its
+    cache: the growth is said once, at the tensors kept in it (1 MiB a
+    step), not again at the segments (2 MiB a step); segments no record
+    names grow as what they are (segments only: a torch not verified)."""
+    def growing(scenario):
+        r, _ = report_json(mkdump(scenario)[0])
+        return sorted((s["api"], s["bytes_per_interval"]) for s in r["sites"] if s["growing"])
+    check(growing("cache-grows") == [("torchTensorAlloc", 1 * MiB)], growing("cache-grows"))
+    check(growing("cache-grows-unnamed") == [("cudaMalloc", 2 * MiB), ("torchTensorAlloc", 1 * MiB)],
+          growing("cache-grows-unnamed"))
+
+
 def case_framework_unverified():
     """A torch release the tracer did not verify: the report's first line."""
     path, _ = mkdump("tensors-unverified")

@@ -497,6 +497,37 @@ static void scenario_behalf(struct writer *w, const char *variant)
     end_record(w, 2);
 }
 
+/* CACHE_SEGMENT: the allocation at ADDRESS is a segment of the cache. */
+static void cache_segment_record(struct writer *w, uint64_t address)
+{
+    struct buf p = {0};
+    struct field_out o = {w, &p};
+    vt_encode_CACHE_SEGMENT(&o, &(struct vt_rec_CACHE_SEGMENT){.address = address, .flags = 0},
+                            1);
+    record(w, VT_REC_CACHE_SEGMENT, &p);
+}
+
+/* Ten steps, a marker after each: a 2 MiB segment of the cache (stack 1)
+ * and a 1 MiB tensor kept in it (stack 2) every step, each segment named
+ * by a CACHE_SEGMENT record unless VARIANT is "unnamed". */
+static void scenario_cache_grows(struct writer *w, const char *variant)
+{
+    standard_start(w);
+    uintptr_t s1[] = {site_a.address, site_main.address};
+    uintptr_t s2[] = {site_b.address, site_main.address};
+    stack_record(w, 1, 2, s1);
+    stack_record(w, 2, 2, s2);
+    for (uint64_t step = 0; step < 10; step++) {
+        uint64_t segment = 0x10000000 + step * 2 * MiB;
+        alloc_record(w, segment, 2 * MiB, 1, VT_API_cudaMalloc, VT_KIND_DEVICE, 0);
+        if (strcmp(variant, "unnamed") != 0)
+            cache_segment_record(w, segment);
+        alloc_record(w, segment, 1 * MiB, 2, VT_API_torchTensorAlloc, VT_KIND_DEVICE, 0);
+        mark_record(w, "step");
+    }
+    end_record(w, 20);
+}
+
 /* PyTorch's cache with its tensors traced: a 20 MiB segment (stack 1),
  * two 4 MiB tensors in it (stack 2; the first at the segment's own
  * address), the first freed; a FRAMEWORK record of STATE (VARIANT
@@ -794,6 +825,8 @@ static bool build(struct writer *w, const char *scenario, uint64_t n)
         scenario_noleak(w);
     else if (!strncmp(scenario, "behalf", 6))
         scenario_behalf(w, scenario[6] == '-' ? scenario + 7 : "");
+    else if (!strncmp(scenario, "cache-grows", 11))
+        scenario_cache_grows(w, scenario[11] == '-' ? scenario + 12 : "");
     else if (!strncmp(scenario, "tensors", 7))
         scenario_tensors(w, scenario[7] == '-' ? scenario + 8 : "");
     else if (!strcmp(scenario, "trim"))

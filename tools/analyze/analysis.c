@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "format.h"
-#include "tensor_sites.h"
 #include "xalloc.h"
 
 /* Failures are grouped by call site, size and error. No padding: hashed as bytes. */
@@ -69,7 +68,6 @@ static void on_alloc(void *ctx, const struct vt_dump_alloc *ev)
         .kind = (uint8_t)ev->kind,
     };
     vt_live_insert(&a->live, &e);
-    vt_tensor_sites_note(&a->last_segment, &a->usage, &e);
     vt_usage_change(&a->usage, ev->time_ns, e.stack_id, e.api, e.kind, e.device, (int64_t)e.size);
     if (ev->call_ns)
         vt_usage_churn(&a->usage, e.stack_id, e.api, e.kind, e.device, 0, ev->call_ns);
@@ -231,9 +229,20 @@ static void on_totals(void *ctx, const struct vt_totals_event *ev)
     vt_aggregate_totals(&t, ev);
 }
 
+/* A segment of a framework's cache whose tensors are traced (the framework's
+ * allocator said so): its site's growth is its tensors', judged there. */
+static void on_cache_segment(void *ctx, const struct vt_cache_segment_event *ev)
+{
+    struct vt_analysis *a = ctx;
+    unsigned space = ev->flags & VT_ADDR_HANDLE ? VT_LIVE_HANDLE : VT_LIVE_POINTER;
+    const struct vt_live_entry *e = vt_live_find(&a->live, ev->address, space);
+    if (e)
+        vt_usage_holds_tensors(&a->usage, e->stack_id, e->api, e->kind, e->device);
+}
+
 const struct vt_event_sink vt_analysis_sink = {
-    on_alloc, on_free,   on_failed,       on_mark,     on_sample,
-    on_sites, on_totals, on_device_usage, on_bad_free, on_py_finalizing};
+    on_alloc,  on_free,         on_failed,   on_mark,          on_sample,       on_sites,
+    on_totals, on_device_usage, on_bad_free, on_py_finalizing, on_cache_segment};
 
 struct leak_entry {
     struct vt_site_key key;

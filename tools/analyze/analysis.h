@@ -87,10 +87,7 @@ struct vt_analysis {
     struct vt_live_table live;
     struct vt_failure_entry *failure_table;
     uint64_t live_bytes; /* device + managed */
-    /* the last device allocation that was no tensor: the segment a tensor
-     * right after it on its thread, inside it, was put in (tensor_sites.c) */
-    struct vt_live_entry last_segment;
-    uint64_t marks; /* how many markers */
+    uint64_t marks;      /* how many markers */
     /* usage over time; set skip (warm-up markers) before the replay */
     struct vt_usage usage;
     size_t skip;

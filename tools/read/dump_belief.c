@@ -759,6 +759,16 @@ static bool believe_py_finalizing(struct record_in *in, struct vt_py_finalizing_
     return true;
 }
 
+static bool believe_cache_segment(struct record_in *in, struct vt_cache_segment_event *ev)
+{
+    struct vt_rec_CACHE_SEGMENT rec = {0};
+    struct vt_at_CACHE_SEGMENT at;
+    if (!vt_decode_CACHE_SEGMENT(in, &rec, &at))
+        return drop(in);
+    *ev = (struct vt_cache_segment_event){.address = rec.address, .flags = rec.flags};
+    return true;
+}
+
 /* END: the process ended. A signal ending whose number cannot be one is
  * kept as an ending by an unknown signal. */
 static bool believe_end(struct record_in *in, struct vt_believed *out)
@@ -1071,6 +1081,7 @@ static const char *const record_names[VT_REC_MAX_KNOWN + 1] = {
     [VT_REC_MODULE_UNLOAD] = "MODULE_UNLOAD",
     [VT_REC_PY_FINALIZING] = "PY_FINALIZING",
     [VT_REC_FRAMEWORK] = "FRAMEWORK",
+    [VT_REC_CACHE_SEGMENT] = "CACHE_SEGMENT",
 };
 
 static bool believe_type(struct record_in *in, struct vt_believed *out)
@@ -1116,6 +1127,8 @@ static bool believe_type(struct record_in *in, struct vt_believed *out)
         return believe_py_finalizing(in, &out->as.py_finalizing);
     case VT_REC_FRAMEWORK:
         return believe_framework(in, &out->as.framework);
+    case VT_REC_CACHE_SEGMENT:
+        return believe_cache_segment(in, &out->as.cache_segment);
     default:
         return false;
     }

@@ -56,6 +56,7 @@ struct vt_believed {
         struct vt_device_usage_event device_usage;
         struct vt_bad_free_event bad_free;
         struct vt_py_finalizing_event py_finalizing;
+        struct vt_cache_segment_event cache_segment;
         size_t module_unload; /* the index in dump->modules of the module unloaded */
     } as;
 };

@@ -148,6 +148,10 @@ static void build_event(const struct vt_event_sink *sink, void *ctx, const struc
         if (sink->py_finalizing)
             sink->py_finalizing(ctx, &rec->as.py_finalizing);
         break;
+    case VT_REC_CACHE_SEGMENT:
+        if (sink->cache_segment)
+            sink->cache_segment(ctx, &rec->as.cache_segment);
+        break;
     default:
         break;
     }

@@ -144,6 +144,13 @@ struct vt_py_finalizing_event {
     uint64_t time_ns, tid;
 };
 
+/* CACHE_SEGMENT: the live allocation at ADDRESS (a handle with
+ * VT_ADDR_HANDLE in FLAGS) is a segment of a framework's cache. */
+struct vt_cache_segment_event {
+    uint64_t address;
+    unsigned flags;
+};
+
 /* A free the driver refused (BAD_FREE): where, and what it tried to free. */
 struct vt_bad_free_event {
     uint64_t time_ns, address, tid, error, stack_id;
@@ -206,6 +213,8 @@ struct vt_event_sink {
     void (*bad_free)(void *ctx, const struct vt_bad_free_event *ev); /* may be NULL */
     /* may be NULL */
     void (*py_finalizing)(void *ctx, const struct vt_py_finalizing_event *ev);
+    /* may be NULL */
+    void (*cache_segment)(void *ctx, const struct vt_cache_segment_event *ev);
 };
 
 /* DEVICE: which GPU a device of the process is (a MIG device: which

@@ -317,9 +317,17 @@ static void tee_py_finalizing(void *ctx, const struct vt_py_finalizing_event *ev
         t->tap->py_finalizing(t->tap_ctx, ev);
 }
 
+static void tee_cache_segment(void *ctx, const struct vt_cache_segment_event *ev)
+{
+    struct tee *t = ctx;
+    vt_analysis_sink.cache_segment(t->analysis, ev);
+    if (t->tap->cache_segment)
+        t->tap->cache_segment(t->tap_ctx, ev);
+}
+
 static const struct vt_event_sink tee_sink = {
-    tee_alloc, tee_free,   tee_failed,       tee_mark,     tee_sample,
-    tee_sites, tee_totals, tee_device_usage, tee_bad_free, tee_py_finalizing};
+    tee_alloc,  tee_free,         tee_failed,   tee_mark,          tee_sample,       tee_sites,
+    tee_totals, tee_device_usage, tee_bad_free, tee_py_finalizing, tee_cache_segment};
 
 static int read_dump(const char *path, const struct vt_report_options *opts,
                      struct vt_loaded_report *l)
