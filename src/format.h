@@ -84,7 +84,9 @@ enum vt_record_type {
     /* reason: enum vt_end_reason; live: allocations the tracer still held;
      * appended signal (VT_END_SIGNAL: its number; else 0; absent in dumps
      * written before it) and exit status (VT_END_UNDERSCORE_EXIT: _exit's
-     * argument; else 0). */
+     * argument; else 0), then (absent in older dumps) how many times the
+     * program took the dump's descriptor and the tracer found the file again
+     * by its path, tracing on in it. */
     VT_REC_END = 8,
     /* A Python source location, ids 1, 2, ...: function is the qualified
      * name where the interpreter has one; line 0 = unknown. */
@@ -253,7 +255,8 @@ enum vt_record_type {
 #define VT_REC_MARK_APPENDED(F)
 #define VT_REC_END_FIELDS(F) \
     F(DT, time_ns, "time delta") F(U8, reason, "reason") F(VARINT, live, "live count")
-#define VT_REC_END_APPENDED(F) F(VARINT, signal, "signal") F(VARINT, status, "exit status")
+#define VT_REC_END_APPENDED(F) \
+    F(VARINT, signal, "signal") F(VARINT, status, "exit status") F(VARINT, reopened, "reopened")
 #define VT_REC_PYFRAME_FIELDS(F) \
     F(VARINT, id, "Python frame id") F(STR, function, "function") F(STR, file, "file") \
     F(VARINT, line, "line")

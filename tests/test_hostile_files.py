@@ -77,9 +77,21 @@ def main_dump(dumps):
     return [os.path.join(dumps, n) for n in names]
 
 
-def expect_leak_reported(dump, allocations):
+REOPENED = ("the program took the dump's descriptor (closed it, or put a file of its own at "
+            "its number) 1 time; the tracer left that number to the program and went on in the "
+            "same dump, found again by its path: nothing was lost")
+
+
+def expect_leak_reported(dump, allocations, reopened=0):
+    """DUMP's process exited holding the leak, after ALLOCATIONS, the tracer
+    having found its dump again by path REOPENED times (0 or 1)."""
     rep = H.report(dump)
     H.expect_eq("ending", rep["ending"]["reason"], "exit")
+    H.expect_eq("stop cause", rep["ending"]["stop_cause"], None)
+    H.expect_eq("dump reopened", rep["ending"]["dump_reopened"], reopened)
+    text = H._run([H.vramtrace_exe(), "report", dump], H.base_env(), H.tmpdir()).stdout
+    H.expect_eq("the report says the dump was reopened", ("vramtrace: " + REOPENED) in text,
+                reopened == 1)
     H.expect_eq("allocations", H.summary(rep)["allocations"], allocations)
     H.leak_by_bytes(rep, LEAK_BYTES)
 
@@ -92,7 +104,7 @@ def check_daemon(argv, allocations):
     reports = {p: H.report(p) for p in paths}
     parent = [p for p, r in reports.items() if H.summary(r)["allocations"] == allocations]
     H.expect(len(parent) == 1, "dumps: %r" % {p: H.summary(r) for p, r in reports.items()})
-    expect_leak_reported(parent[0], allocations)
+    expect_leak_reported(parent[0], allocations, reopened=1)
 
 
 def case_closeall_c():
@@ -138,6 +150,7 @@ def case_dump_lost():
     H.expect_eq("dumps", len(dumps), 1)
     rep = H.report(os.path.join(moved, dumps[0]))
     H.expect_eq("ending", rep["ending"]["reason"], "stopped")
+    H.expect_eq("stop cause", rep["ending"]["stop_cause"], "dump_lost")
     text = H._run([H.vramtrace_exe(), "report", os.path.join(moved, dumps[0])], H.base_env(),
                   traced_dir).stdout
     H.expect("the program took the dump's descriptor and the file could not be found again"
@@ -148,7 +161,8 @@ def case_closerange_python():
     """os.closerange(3, 1024) in Python, then its own file, log and socket."""
     traced, dumps = same_as_untraced([sys.executable, script("hostile_files.py")])
     H.expect("file 23\nlog 23\nsocket 23\n" in traced.stdout, traced.describe())
-    expect_leak_reported(main_dump(dumps)[0], 10 + 150000 + 1)
+    # the dump sits at 2048, above the range closed: never taken
+    expect_leak_reported(main_dump(dumps)[0], 10 + 150000 + 1, reopened=0)
 
 
 def case_small_disk_filled():
@@ -178,6 +192,7 @@ def case_small_disk_filled():
             H.expect(a.read() == b.read(), "data differs")
         rep = H.report(dump)
         H.expect_eq("ending", rep["ending"]["reason"], "stopped")
+        H.expect_eq("stop cause", rep["ending"]["stop_cause"], "disk_full")
         text = H._run([H.vramtrace_exe(), "report", dump], H.base_env(), d).stdout
         H.expect("the dump's filesystem was nearly full" in text and "killed" not in text, text)
     finally:

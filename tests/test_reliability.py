@@ -187,8 +187,8 @@ def case_fork_underscore_exit():
     rep = child_report(d, child)
     summary_of(rep, allocations=1, frees=0, leaked_bytes=FORK["CHILD_BYTES"])
     # _exit runs no destructor, but the tracer's _exit writes the footer
-    H.expect_eq('"ending"', rep["ending"], {"reason": "_exit", "signal": None, "status": 0,
-                                            "leaks_judged": True})
+    H.expect_eq('"ending"', rep["ending"], {"reason": "_exit", "signal": None, "status": 0, "stop_cause": None,
+                                            "dump_reopened": 0, "leaks_judged": True})
     H.check_complete(rep)
 
 
@@ -262,8 +262,8 @@ def case_crash_own_handler():
     that ending has its footer."""
     r, rep = crash_run("own", 3, "_exit")
     H.expect_eq("stdout", r.stdout, "own handler\n")
-    H.expect_eq('"ending"', rep["ending"], {"reason": "_exit", "signal": None, "status": 3,
-                                            "leaks_judged": True})
+    H.expect_eq('"ending"', rep["ending"], {"reason": "_exit", "signal": None, "status": 3, "stop_cause": None,
+                                            "dump_reopened": 0, "leaks_judged": True})
     H.check_complete(rep)
 
 
@@ -479,6 +479,7 @@ def case_config_full_disk():
         rep = H.report(out)
         H.expect_eq("ending", rep["ending"]["reason"], "stopped")
         H.expect_eq("leaks judged", rep["ending"]["leaks_judged"], False)
+        H.expect_eq("stop cause", rep["ending"]["stop_cause"], "disk_full")
         text = H._run([H.vramtrace_exe(), "report", out], H.base_env(), d).stdout
         H.expect("tracing stopped early, the process running on: the dump's filesystem was "
                  "nearly full" in text and "killed" not in text, text)
@@ -503,6 +504,7 @@ def case_config_file_size_limit():
     s = H.summary(rep)
     H.expect(10000 < s["allocations"] < PROBE["BIG_PAIRS"], "dump: %r" % s)
     H.expect_eq("ending", rep["ending"]["reason"], "stopped")
+    H.expect_eq("stop cause", rep["ending"]["stop_cause"], "size_limit")
 
 
 def case_config_dump_window():

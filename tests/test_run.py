@@ -114,7 +114,8 @@ def case_loader_error():
     H.expect_eq("exit status with --json", H.run_status(j), 127)
     ending = json.loads(j.stdout)["ending"]
     H.expect_eq("JSON ending", ending,
-                {"reason": "unknown", "signal": None, "status": 127, "leaks_judged": False})
+                {"reason": "unknown", "signal": None, "status": 127, "stop_cause": None,
+                 "dump_reopened": 0, "leaks_judged": False})
     c = H.run_traced([tree, "loader", lib], run_args=["--fail-on-leak"])
     H.expect("nothing to judge for leaks: the process exited with status 127 without the "
              "tracer's footer\n" in c.stderr, c.describe())
@@ -133,7 +134,8 @@ def case_killed_names_signal():
              "live when it was killed, not as leaked\n" in r.stderr, r.describe())
     j = H.run_traced([H.program("exit_status"), "kill"], run_args=["--json"])
     H.expect_eq("JSON ending", json.loads(j.stdout)["ending"],
-                {"reason": "unknown", "signal": 9, "status": None, "leaks_judged": False})
+                {"reason": "unknown", "signal": 9, "status": None, "stop_cause": None,
+                 "dump_reopened": 0, "leaks_judged": False})
 
 
 def case_default_output_run():

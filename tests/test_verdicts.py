@@ -359,8 +359,8 @@ def case_crash_segv():
              "crash, not as leaked\n" in r.stderr, r.describe())
     H.expect(leak_lines(r.stderr) == [] and "\nLive at the crash: " in r.stderr, r.describe())
     rep = H.report(written_dumps(r)[0])
-    H.expect_eq("ending", rep["ending"], {"reason": "signal", "signal": 11, "status": None,
-                                          "leaks_judged": False})
+    H.expect_eq("ending", rep["ending"], {"reason": "signal", "signal": 11, "status": None, "stop_cause": None,
+                                          "dump_reopened": 0, "leaks_judged": False})
     live = H.live_view(rep, "signal")
     H.check_leak(live, function="leak_before_death", source=CRASHER_SRC, tag="crash",
                  nbytes=sum(CRASH["CRASH_BASE"] + i * 1000 for i in range(CRASH["CRASH_LEAKS"])),
@@ -459,8 +459,8 @@ def case_underscore_exit():
     r = run(tree("_exit"))
     expect_status(r, 5, "_exit(5)")
     rep = H.report(written_dumps(r)[0])
-    H.expect_eq("ending", rep["ending"], {"reason": "_exit", "signal": None, "status": 5,
-                                          "leaks_judged": True})
+    H.expect_eq("ending", rep["ending"], {"reason": "_exit", "signal": None, "status": 5, "stop_cause": None,
+                                          "dump_reopened": 0, "leaks_judged": True})
     H.check_complete(rep)
     H.check_leak(rep, function="leak_parent", source=SRC, tag="parent", nbytes=PARENT,
                  api="cudaMalloc", kind="device")

@@ -397,7 +397,7 @@ int vt_rec_py_finalizing(void)
 
 int vt_rec_end(unsigned reason, uint64_t live_allocations, int signal, int status)
 {
-    uint8_t data[5 * VT_VARINT_MAX];
+    uint8_t data[6 * VT_VARINT_MAX];
     struct buf b = {data, 0, sizeof data, 0};
     struct vt_rec_END rec = {
         .time_ns = vt_now_ns(),
@@ -405,6 +405,7 @@ int vt_rec_end(unsigned reason, uint64_t live_allocations, int signal, int statu
         .live = live_allocations,
         .signal = (uint64_t)(unsigned)signal,
         .status = (uint64_t)(unsigned)status,
+        .reopened = vt_writer_reopened(),
     };
     vt_encode_END(&b, &rec, 1);
     return emit(VT_REC_END, &b);

@@ -67,6 +67,7 @@ static struct {
     size_t used;             /* file bytes written */
     int broken;              /* could not grow: said so once, writes nothing more */
     int lost;                /* fd is the program's now, and the file is gone */
+    unsigned reopened;       /* times the file was found again by its path */
     enum vt_stop_cause stop; /* why, where known (0: not stopped) */
     pid_t owner;             /* the process that opened it */
     char path[4096];
@@ -231,6 +232,7 @@ static int own_fd(void)
         return -1;
     }
     out.fd = fd;
+    out.reopened++;
     return 0;
 }
 
@@ -505,6 +507,11 @@ void vt_writer_small_end(uint8_t type, uint8_t *payload, size_t len)
 unsigned vt_writer_stop_cause(void)
 {
     return out.fd >= 0 ? out.stop : 0;
+}
+
+unsigned vt_writer_reopened(void)
+{
+    return out.fd >= 0 ? out.reopened : 0;
 }
 
 /* A dump whose descriptor is gone and whose file cannot be found again

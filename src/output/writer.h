@@ -63,6 +63,10 @@ void vt_writer_small_end(uint8_t type, uint8_t *payload, size_t len);
  * END record (VT_END_STOPPED), which may still use the room kept for it. */
 unsigned vt_writer_stop_cause(void);
 
+/* How many times the program took the dump's descriptor and the dump was
+ * found again by its path (said in its END record). */
+unsigned vt_writer_reopened(void);
+
 /* Cuts the file to what was written and closes it. Each use of the
  * descriptor (grow, map, rewind, trim, close) first checks that it is still
  * the dump (device and inode): one the program took over is left alone, and

@@ -358,7 +358,8 @@ def case_noend():
     r, _ = report_json(path)
     check(r["complete"] is False and r["end"] == "no footer", r["end"])
     check(r["ending"] == {"reason": "unknown", "signal": None, "status": None,
-                          "leaks_judged": False}, r["ending"])
+                          "stop_cause": None, "dump_reopened": 0, "leaks_judged": False},
+          r["ending"])
     live = dict(BASIC_SUMMARY, leaked_bytes=0, leaked_allocations=0, host_leaked_bytes=0,
                 host_leaked_allocations=0, live_at_end_bytes=15 * MiB, live_at_end_allocations=4)
     check(r["summary"] == {**r["summary"], **live}, "summary of a partial dump: %r" % r["summary"])

@@ -808,6 +808,11 @@ static void header(const struct vt_report *r, FILE *out)
         put_text(sentence, out);
         fputs(".</p>\n", out);
     }
+    if (vt_ending_reopened_sentence(&r->ending, sentence, sizeof sentence)) {
+        fputs("<p>", out);
+        put_text(sentence, out);
+        fputs(".</p>\n", out);
+    }
     if (!r->dump->complete && strcmp(r->dump->end, "no footer") != 0) {
         fputs("<p class=\"warn\">Partial dump: ", out);
         put_text(r->dump->end, out);

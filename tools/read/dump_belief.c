@@ -7,6 +7,7 @@
  * dropped where it does not. */
 #include "dump_belief.h"
 
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -787,6 +788,7 @@ static bool believe_end(struct record_in *in, struct vt_believed *out)
               (unsigned long long)rec.signal);
         out->as.end.signal = 0;
     }
+    out->as.end.reopened = rec.reopened > UINT_MAX ? UINT_MAX : (unsigned)rec.reopened;
     return true;
 }
 

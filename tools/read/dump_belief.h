@@ -46,6 +46,7 @@ struct vt_believed {
         struct {
             unsigned reason;
             int signal, status;
+            unsigned reopened; /* times the dump was found again by its path */
         } end;
         struct vt_sample_event sample;      /* arrays allocated */
         struct vt_sites_event sites;        /* array allocated */

@@ -95,12 +95,13 @@ static const char *const end_names[] = {
     [VT_END_STOPPED] = "tracing stopped",
 };
 
-static void build_end(struct vt_dump *d, unsigned reason, int signal, int status)
+static void build_end(struct vt_dump *d, unsigned reason, int signal, int status, unsigned reopened)
 {
     d->complete = d->has_footer = true;
     d->end_reason = reason;
     d->end_signal = signal;
     d->end_status = status;
+    d->end_reopened = reopened;
     if (reason < sizeof end_names / sizeof end_names[0])
         snprintf(d->end, sizeof d->end, "%s", end_names[reason]);
     else
@@ -187,7 +188,8 @@ void vt_build(struct vt_dump *dump, const struct vt_event_sink *sink, void *ctx,
         build_device(dump, &rec->as.device);
         break;
     case VT_REC_END:
-        build_end(dump, rec->as.end.reason, rec->as.end.signal, rec->as.end.status);
+        build_end(dump, rec->as.end.reason, rec->as.end.signal, rec->as.end.status,
+                  rec->as.end.reopened);
         break;
     default:
         build_event(sink, ctx, rec);

@@ -262,6 +262,7 @@ struct vt_dump {
     char end[192];         /* how the data ended, for the report */
     int end_signal;        /* the fatal signal when end is "signal", else 0 */
     int end_status;        /* _exit's argument when end is "_exit" */
+    unsigned end_reopened; /* times the tracer found the dump again by its path */
     uint64_t last_time_ns; /* of the last timed record */
     /* A dump is evidence: records the reader disbelieved were dropped or
      * had a value clamped (one warning each on stderr), the rest read. */

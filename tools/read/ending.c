@@ -115,6 +115,7 @@ struct vt_ending vt_dump_ending(const struct vt_dump *dump)
         }
         e.signal = dump->end_signal;
         e.status = dump->end_status;
+        e.reopened = dump->end_reopened;
         return e;
     }
     if (dump->no_records) {
@@ -274,4 +275,32 @@ const char *vt_ending_sentence(const struct vt_ending *e, char *buf, size_t size
         break;
     }
     return NULL;
+}
+
+const char *vt_ending_reopened_sentence(const struct vt_ending *e, char *buf, size_t size)
+{
+    if (!e->reopened)
+        return NULL;
+    snprintf(buf, size,
+             "the program took the dump's descriptor (closed it, or put a file of its own at its "
+             "number) %u time%s; the tracer left that number to the program and went on in "
+             "the same dump, found again by its path: nothing was lost",
+             e->reopened, e->reopened == 1 ? "" : "s");
+    return buf;
+}
+
+const char *vt_ending_stop_cause_name(const struct vt_ending *e)
+{
+    if (e->reason != VT_ENDING_STOPPED)
+        return NULL;
+    switch (e->status) {
+    case VT_STOP_DISK_FULL:
+        return "disk_full";
+    case VT_STOP_DUMP_LOST:
+        return "dump_lost";
+    case VT_STOP_SIZE_LIMIT:
+        return "size_limit";
+    default:
+        return "write_error";
+    }
 }

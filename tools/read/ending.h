@@ -34,6 +34,8 @@ struct vt_ending {
     enum vt_ending_reason reason;
     int signal; /* VT_ENDING_SIGNAL */
     int status; /* VT_ENDING_UNDERSCORE_EXIT: _exit's argument; STOPPED: enum vt_stop_cause */
+    unsigned reopened;           /* times the program took the dump's descriptor and the
+                        * tracer went on in the file, found again by its path */
     enum vt_writer_state writer; /* without a footer: whether the writer runs */
     /* without a footer: the wait status `vramtrace run` reaped the writer
      * with (waited), which says how it ended where the dump cannot */
@@ -76,6 +78,15 @@ bool vt_ending_judges_leaks(const struct vt_ending *e);
  * "crashed with SIGSEGV: what was still allocated is listed as live at the
  * crash, not as leaked". NULL for a plain exit. */
 const char *vt_ending_sentence(const struct vt_ending *e, char *buf, size_t size);
+
+/* Where the program took the dump's descriptor and tracing went on in the
+ * file found again by its path, one sentence saying so (without the
+ * "vramtrace: " prefix); NULL otherwise. */
+const char *vt_ending_reopened_sentence(const struct vt_ending *e, char *buf, size_t size);
+
+/* "disk_full", "dump_lost", "size_limit", "write_error" for a STOPPED
+ * ending (the JSON's), NULL for any other. */
+const char *vt_ending_stop_cause_name(const struct vt_ending *e);
 
 /* A signal one process sends another to end it (TERM, INT, HUP, KILL...),
  * as opposed to a crash (SEGV, ABRT...). */

@@ -602,6 +602,10 @@ static void write_ending(struct vt_json *j, const struct vt_report *r)
     e->reason == VT_ENDING_UNDERSCORE_EXIT ? vt_json_uint(j, (uint64_t)e->status)
     : exited                               ? vt_json_uint(j, (uint64_t)WEXITSTATUS(e->wait_status))
                                            : vt_json_null(j);
+    vt_json_key(j, "stop_cause");
+    vt_json_string(j, vt_ending_stop_cause_name(e));
+    vt_json_key(j, "dump_reopened");
+    vt_json_uint(j, e->reopened);
     vt_json_key(j, "leaks_judged");
     vt_json_bool(j, !r->live_not_leaked);
     vt_json_end_object(j);

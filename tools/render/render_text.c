@@ -1047,6 +1047,8 @@ static void print_ending(const struct vt_report *r, FILE *out)
     char sentence[320];
     if (vt_ending_sentence(&r->ending, sentence, sizeof sentence))
         fprintf(out, "vramtrace: %s\n", sentence);
+    if (vt_ending_reopened_sentence(&r->ending, sentence, sizeof sentence))
+        fprintf(out, "vramtrace: %s\n", sentence);
     /* a cut-off dump (not just one without a footer) says where */
     if (!r->dump->complete && strcmp(r->dump->end, "no footer") != 0)
         fprintf(out, "vramtrace: partial dump: %s; the report covers what was read\n",
