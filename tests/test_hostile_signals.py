@@ -175,13 +175,23 @@ def case_signals_queries():
     """Once CUDA is in use (the tracer's handlers installed), sigaction's
     answer for every signal and signal()'s previous handler are what they
     are untraced, and so are sysv_signal's and sigset's, and what sigaction
-    says after them."""
+    says after them; sigset's SIG_HOLD blocks and keeps the disposition."""
     # (what the test runner leaves ignored stays ignored: any disposition)
     lines = ["%d: .*" % sig for sig in range(1, 65)]
     lines += ["signal\\(%d\\): was \\w+, then mine" % sig for sig in (2, 15, 11, 12, 13)]
     lines += ["call %d: was \\w+, now mine" % call for call in (0, 1)]
+    lines += ["hold: default, hold, hold, blocked 0"]
     expect_same_traced("sigaction and signal queries", [hostile(), "queries"],
                        "\n".join(lines) + "\n")
+
+
+def case_signals_racing():
+    """One thread sets SIGTERM's handler and the default again, 20,000
+    times, while another asks sigaction: every answer is the program's own
+    (its handler or the default), never the tracer's handler caught between
+    the program's call and the tracer taking the signal back."""
+    expect_same_traced("sigaction asked while another thread sets it", [hostile(), "racing"],
+                       "foreign 0, then default\n")
 
 
 def case_signals_vfork_child():

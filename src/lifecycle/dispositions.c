@@ -7,13 +7,15 @@
  * that chains to the previous handler unless it is SIG_DFL finds SIG_DFL).
  * When the program sets the default action again, the tracer takes the
  * signal back. glibc's own internal changes (system(), abort()) do not pass
- * through here. */
+ * through here, nor does a raw rt_sigaction system call. */
 #include "dispositions.h"
 
 #include "resolve.h"
 #include "tracing.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
@@ -26,14 +28,15 @@ static struct {
     handler_fn wanted;      /* the tracer's handler, or NULL: the signal is never taken */
     int taken;              /* ours is installed now */
     struct sigaction found; /* what the program has there (the default) while taken */
+    int busy;               /* a call is changing or asking it: see lock_slot */
 } slots[NSIG];
 
 /* The real ones: sigaction, then the calls that set a handler, each in its
  * own way (glibc's signal is bsd_signal; sysv_signal resets the handler
- * when it runs; sigset can hold a signal), passed on as they are. */
-enum { REAL_SIGNAL, REAL_BSD_SIGNAL, REAL_SYSV_SIGNAL, REAL_SIGSET, SIGNAL_CALLS };
-static const char *const signal_call_names[SIGNAL_CALLS] = {"signal", "bsd_signal", "sysv_signal",
-                                                            "sigset"};
+ * when it runs), passed on as they are. (sigset is made of sigaction and
+ * the signal mask below: the mask is blocked while a slot is held.) */
+enum { REAL_SIGNAL, REAL_BSD_SIGNAL, REAL_SYSV_SIGNAL, SIGNAL_CALLS };
+static const char *const signal_call_names[SIGNAL_CALLS] = {"signal", "bsd_signal", "sysv_signal"};
 static sigaction_fn real_sigaction_fn;
 static signal_fn real_signal_fns[SIGNAL_CALLS];
 /* The process these slots describe: a vfork child shares our memory but
@@ -60,7 +63,30 @@ void vt_dispositions_init(void)
 
 void vt_dispositions_after_fork(void)
 {
+    /* the only thread now: a slot another thread held at the fork is free */
+    for (int sig = 1; sig < NSIG; sig++)
+        __atomic_store_n(&slots[sig].busy, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&slots_pid, getpid(), __ATOMIC_RELAXED);
+}
+
+/* One call at a time on a signal the tracer takes: the slot and the
+ * kernel's disposition change together (else a query between a program's
+ * SIG_DFL and the tracer taking the signal back answers the tracer's
+ * handler). Every signal is blocked while it is held, so a handler that
+ * calls sigaction never waits on its own thread; *SAVED: the mask before. */
+static void lock_slot(int sig, sigset_t *saved)
+{
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, saved);
+    while (__atomic_exchange_n(&slots[sig].busy, 1, __ATOMIC_ACQUIRE))
+        sched_yield();
+}
+
+static void unlock_slot(int sig, const sigset_t *saved)
+{
+    __atomic_store_n(&slots[sig].busy, 0, __ATOMIC_RELEASE);
+    pthread_sigmask(SIG_SETMASK, saved, NULL);
 }
 
 static int is_default(const struct sigaction *sa)
@@ -92,10 +118,10 @@ static int take(int sig)
     return 1;
 }
 
-int vt_dispositions_take(int sig, void (*handler)(int), struct sigaction *found)
+/* vt_dispositions_take with SIG's slot held. */
+static int take_held(int sig, void (*handler)(int), struct sigaction *found)
 {
-    memset(found, 0, sizeof *found); /* SIG_DFL where it cannot be asked */
-    if (find_reals() < 0 || sig <= 0 || sig >= NSIG || real_sigaction_fn(sig, NULL, found) != 0)
+    if (real_sigaction_fn(sig, NULL, found) != 0)
         return 0;
     if (slots[sig].wanted && slots[sig].wanted != handler)
         return 0; /* the tracer's other use of it (the marker on a fatal signal) */
@@ -103,12 +129,27 @@ int vt_dispositions_take(int sig, void (*handler)(int), struct sigaction *found)
     return take(sig);
 }
 
+int vt_dispositions_take(int sig, void (*handler)(int), struct sigaction *found)
+{
+    sigset_t saved;
+    memset(found, 0, sizeof *found); /* SIG_DFL where it cannot be asked */
+    if (find_reals() < 0 || sig <= 0 || sig >= NSIG)
+        return 0;
+    lock_slot(sig, &saved);
+    int taken = take_held(sig, handler, found);
+    unlock_slot(sig, &saved);
+    return taken;
+}
+
 void vt_dispositions_give_back(int sig)
 {
     struct sigaction dfl;
+    sigset_t saved;
     if (ours(sig)) {
+        lock_slot(sig, &saved);
         if (__atomic_exchange_n(&slots[sig].taken, 0, __ATOMIC_ACQ_REL))
             real_sigaction_fn(sig, &slots[sig].found, NULL);
+        unlock_slot(sig, &saved);
         return;
     }
     /* a vfork child, where the parent's handler was copied: the default */
@@ -117,17 +158,11 @@ void vt_dispositions_give_back(int sig)
     real_sigaction_fn(sig, &dfl, NULL);
 }
 
-VT_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+/* sigaction on a signal the tracer takes, its slot held. */
+static int sigaction_held(int sig, const struct sigaction *act, struct sigaction *old)
 {
     struct sigaction before;
-    int was_taken;
-    if (find_reals() < 0) {
-        errno = ENOSYS;
-        return -1;
-    }
-    if (!ours(sig))
-        return real_sigaction_fn(sig, act, old);
-    was_taken = __atomic_load_n(&slots[sig].taken, __ATOMIC_ACQUIRE);
+    int was_taken = __atomic_load_n(&slots[sig].taken, __ATOMIC_ACQUIRE);
     if (was_taken)
         before = slots[sig].found;
     if (act) {
@@ -144,29 +179,54 @@ VT_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *
     return 0;
 }
 
+VT_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+    sigset_t saved;
+    if (find_reals() < 0) {
+        errno = ENOSYS;
+        return -1;
+    }
+    if (!ours(sig))
+        return real_sigaction_fn(sig, act, old);
+    lock_slot(sig, &saved);
+    int rc = sigaction_held(sig, act, old);
+    int err = errno;
+    unlock_slot(sig, &saved);
+    errno = err;
+    return rc;
+}
+
+/* set_handler on a signal the tracer takes, its slot held. */
+static handler_fn set_handler_held(int call, int sig, handler_fn handler)
+{
+    int was_taken = __atomic_load_n(&slots[sig].taken, __ATOMIC_ACQUIRE);
+    handler_fn before = real_signal_fns[call](sig, handler);
+    if (before == SIG_ERR)
+        return SIG_ERR;
+    if (was_taken && before == slots[sig].wanted)
+        before = slots[sig].found.sa_handler;
+    slots[sig].taken = 0;
+    if (handler == SIG_DFL)
+        take(sig);
+    return before;
+}
+
 /* A handler set through the real CALL: what was there before, as the
  * program would find it untraced. */
 static handler_fn set_handler(int call, int sig, handler_fn handler)
 {
-    handler_fn before;
-    int was_taken;
+    sigset_t saved;
     if (find_reals() < 0 || !real_signal_fns[call]) {
         errno = ENOSYS;
         return SIG_ERR;
     }
     if (!ours(sig))
         return real_signal_fns[call](sig, handler);
-    was_taken = __atomic_load_n(&slots[sig].taken, __ATOMIC_ACQUIRE);
-    before = real_signal_fns[call](sig, handler);
-    if (before == SIG_ERR)
-        return SIG_ERR;
-    if (was_taken && before == slots[sig].wanted)
-        before = slots[sig].found.sa_handler;
-    if (handler == SIG_HOLD) /* blocked: the disposition stays as it was */
-        return before;
-    slots[sig].taken = 0;
-    if (handler == SIG_DFL)
-        take(sig);
+    lock_slot(sig, &saved);
+    handler_fn before = set_handler_held(call, sig, handler);
+    int err = errno;
+    unlock_slot(sig, &saved);
+    errno = err;
     return before;
 }
 
@@ -185,7 +245,30 @@ VT_EXPORT handler_fn sysv_signal(int sig, handler_fn handler)
     return set_handler(REAL_SYSV_SIGNAL, sig, handler);
 }
 
+/* System V's sigset, as POSIX has it: SIG_HOLD blocks SIG and leaves its
+ * disposition; anything else sets it (no flags, no mask) and unblocks SIG.
+ * The previous disposition, or SIG_HOLD where SIG was blocked. */
 VT_EXPORT handler_fn sigset(int sig, handler_fn handler)
 {
-    return set_handler(REAL_SIGSET, sig, handler);
+    struct sigaction act, before;
+    sigset_t one, mask_before;
+    if (sig <= 0 || sig >= NSIG || handler == SIG_ERR) {
+        errno = EINVAL;
+        return SIG_ERR;
+    }
+    sigemptyset(&one);
+    sigaddset(&one, sig);
+    if (handler == SIG_HOLD) {
+        if (sigprocmask(SIG_BLOCK, &one, &mask_before) != 0)
+            return SIG_ERR;
+        if (sigismember(&mask_before, sig))
+            return SIG_HOLD;
+        return sigaction(sig, NULL, &before) != 0 ? SIG_ERR : before.sa_handler;
+    }
+    memset(&act, 0, sizeof act);
+    act.sa_handler = handler;
+    sigemptyset(&act.sa_mask);
+    if (sigaction(sig, &act, &before) != 0 || sigprocmask(SIG_UNBLOCK, &one, &mask_before) != 0)
+        return SIG_ERR;
+    return sigismember(&mask_before, sig) ? SIG_HOLD : before.sa_handler;
 }

@@ -17,11 +17,15 @@
  *                     writes a line into it, uses CUDA and exits 0
  *   vfork             uses CUDA, ignores SIGPIPE, and a vfork child restores its
  *                     default before exec (as Python's subprocess does); prints
- *                     the parent's SIGPIPE and SIGTERM dispositions after */
+ *                     the parent's SIGPIPE and SIGTERM dispositions after
+ *   racing            uses CUDA; one thread sets a SIGTERM handler and the
+ *                     default again, over and over, while another asks
+ *                     sigaction: prints how many answers were neither */
 #include <cuda_runtime_api.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -110,7 +114,10 @@ static int chain_mode(char **args)
 
 static const char *kind(void (*handler)(int))
 {
-    return handler == SIG_DFL ? "default" : handler == SIG_IGN ? "ignore" : "handler";
+    return handler == SIG_DFL    ? "default"
+           : handler == SIG_IGN  ? "ignore"
+           : handler == SIG_HOLD ? "hold"
+                                 : "handler";
 }
 
 static void ignore_it(int sig)
@@ -156,6 +163,15 @@ static int queries_mode(char **args)
                now.sa_handler == ignore_it ? "mine" : kind(now.sa_handler));
         signal(SIGHUP, before);
     }
+    /* sigset (set_by[1])'s hold: blocks the signal, keeps its disposition */
+    sighandler_t held[3];
+    sigset_t mask;
+    held[0] = set_by[1](SIGTERM, SIG_HOLD);
+    held[1] = set_by[1](SIGTERM, SIG_HOLD);
+    held[2] = set_by[1](SIGTERM, SIG_DFL);
+    REQUIRE(sigprocmask(SIG_BLOCK, NULL, &mask) == 0);
+    printf("hold: %s, %s, %s, blocked %d\n", kind(held[0]), kind(held[1]), kind(held[2]),
+           sigismember(&mask, SIGTERM));
     return 0;
 }
 
@@ -211,6 +227,42 @@ static int vfork_mode(char **args)
     return 0;
 }
 
+#define RACING_ROUNDS 20000
+
+static int racing_done;
+
+/* Sets SIGTERM's handler and the default, RACING_ROUNDS times each. */
+static void *set_and_reset(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < RACING_ROUNDS; i++) {
+        signal(SIGTERM, ignore_it);
+        signal(SIGTERM, SIG_DFL);
+    }
+    __atomic_store_n(&racing_done, 1, __ATOMIC_RELEASE);
+    return NULL;
+}
+
+static int racing_mode(char **args)
+{
+    (void)args;
+    pthread_t setter;
+    long asked = 0, foreign = 0;
+    vt_sink = leak(MAIN_LEAK_BYTES);
+    REQUIRE(pthread_create(&setter, NULL, set_and_reset, NULL) == 0);
+    while (!__atomic_load_n(&racing_done, __ATOMIC_ACQUIRE) || asked < 1000) {
+        struct sigaction now;
+        REQUIRE(sigaction(SIGTERM, NULL, &now) == 0);
+        foreign += now.sa_handler != ignore_it && now.sa_handler != SIG_DFL;
+        asked++;
+    }
+    pthread_join(setter, NULL);
+    struct sigaction last;
+    REQUIRE(sigaction(SIGTERM, NULL, &last) == 0);
+    printf("foreign %ld, then %s\n", foreign, kind(last.sa_handler));
+    return 0;
+}
+
 /* Each mode with the arguments it takes after its name. */
 static const struct {
     const char *name;
@@ -219,7 +271,7 @@ static const struct {
 } modes[] = {
     {"closefrom", 2, closefrom_mode}, {"files", 0, files_mode}, {"chain", 0, chain_mode},
     {"queries", 0, queries_mode},     {"head", 0, head_mode},   {"stderr", 1, stderr_mode},
-    {"vfork", 0, vfork_mode},
+    {"vfork", 0, vfork_mode},         {"racing", 0, racing_mode},
 };
 
 int main(int argc, char **argv)
