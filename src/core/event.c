@@ -95,8 +95,6 @@ void vt_on_alloc(CUresult result, struct vt_alloc_info info)
 
 void vt_on_tensor_alloc(struct vt_alloc_info info)
 {
-    if (!vt_event_begin())
-        return;
     int saved = errno;
     uint64_t now = vt_event_call_ended();
     vt_thread_state.call_ns = 0; /* the allocator's call goes on */
@@ -108,16 +106,12 @@ void vt_on_tensor_alloc(struct vt_alloc_info info)
 void vt_on_tensor_free(uint64_t key, uint64_t stream)
 {
     struct vt_free_call call;
-    if (!vt_event_begin())
-        return;
     vt_on_free_begin(&call, key, VT_SPACE_TENSOR, VT_API_torchTensorFree, stream);
     vt_on_free(CUDA_SUCCESS, &call);
 }
 
 void vt_on_cache_segment(uint64_t va, uint64_t size)
 {
-    if (!vt_enter())
-        return;
     int saved = errno;
     vt_track_cache_segment(va, size);
     vt_leave();
@@ -357,27 +351,17 @@ void vt_on_teardown(int torn_down, void *ctx, int device, unsigned api)
     errno = saved;
 }
 
-/* A failure the driver never saw (no driver loaded, a bad argument) is
- * recorded too: a run where every allocation failed has nothing to judge.
- * It holds no memory, so its owner is not asked of a driver that may be
- * gone (NVIDIA's runtime unloads a driver it refuses). */
+/* A failed allocation holds no memory, so its owner is not asked of a
+ * driver that may be gone (NVIDIA's runtime unloads a driver it refuses). */
 void vt_on_unseen_runtime_alloc(cudaError_t result, struct vt_alloc_info info)
 {
-    int saved = errno;
-    if ((result != cudaSuccess || info.key) && vt_event_begin()) { /* the call is over: 0 ns */
-        info.device = result == cudaSuccess ? VT_DEVICE_OF_CONTEXT : VT_DEVICE_UNKNOWN;
-        vt_on_alloc((CUresult)result, info);
-    }
-    errno = saved;
+    info.device = result == cudaSuccess ? VT_DEVICE_OF_CONTEXT : VT_DEVICE_UNKNOWN;
+    vt_on_alloc((CUresult)result, info);
 }
 
-void vt_on_unseen_runtime_free(cudaError_t result, uint64_t key, unsigned api, uint64_t stream)
+void vt_on_unseen_runtime_free(uint64_t key, unsigned api, uint64_t stream)
 {
-    int saved = errno;
-    if (result == cudaSuccess && key && vt_event_begin()) {
-        struct vt_free_call call;
-        vt_on_free_begin(&call, key, VT_SPACE_POINTER, api, stream);
-        vt_on_free(CUDA_SUCCESS, &call);
-    }
-    errno = saved;
+    struct vt_free_call call;
+    vt_on_free_begin(&call, key, VT_SPACE_POINTER, api, stream);
+    vt_on_free(CUDA_SUCCESS, &call);
 }

@@ -4,7 +4,9 @@
  * re-entrancy guard, errno, the API the program called (the runtime's tag),
  * the stack, the owner (device, context), and the call into the live table.
  *
- * A driver hook asks vt_event_begin() before its real call; when that says
+ * A driver hook asks vt_event_begin() (hooks/entry.h: it may start the
+ * tracer, which nothing below the entry points does) before its real call;
+ * when that says
  * 1 the guard is held (what CUDA calls inside passes through untraced) and
  * the hook ends the event with exactly one vt_on_* call after the real call,
  * which records it, releases the guard and leaves errno as the real call
@@ -18,17 +20,9 @@
 #include "owner.h"
 #include "stacks.h"
 #include "track.h"
-#include "tracer.h"
+#include "tracing.h"
 
 #include <stdint.h>
-
-static inline int vt_event_begin(void)
-{
-    if (!vt_enter())
-        return 0;
-    vt_thread_state.call_start_ns = vt_call_clock_ns(); /* the real call follows */
-    return 1;
-}
 
 /* The real call has just returned: how long it took, for its record; the
  * time now (the event's, one clock read for both). */
@@ -70,10 +64,12 @@ void vt_event_observe_device_allocs(vt_device_alloc_observer *observer);
 /* A tensor of a framework's allocator, inside a segment already traced
  * (INFO: its address, size, device, stream, api and VT_SPACE_TENSOR), and
  * its free: on the allocating or freeing thread, from the framework's own
- * notice, no CUDA call around them (they take the guard themselves). */
+ * notice, no CUDA call around them; each ends an event begun by
+ * vt_event_begin. */
 void vt_on_tensor_alloc(struct vt_alloc_info info);
 void vt_on_tensor_free(uint64_t key, uint64_t stream);
-/* [VA, VA + SIZE): a segment that allocator got or mapped, already traced. */
+/* [VA, VA + SIZE): a segment that allocator got or mapped, already traced
+ * (guard held: vt_enter). */
 void vt_on_cache_segment(uint64_t va, uint64_t size);
 
 /* Virtual memory management, after the real call returned RESULT. */
@@ -123,54 +119,10 @@ static inline void vt_event_end(void)
     vt_leave();
 }
 
-/* The runtime wrappers: they tag the thread with the API the program
- * called (vt_on_runtime_begin: 1 when tagged), and the driver hook that the
- * runtime reaches records the event under that name. Only when no driver
- * hook saw the call is it recorded at the end of the tag, from what the
- * runtime wrapper describes. The tag's part is inline: every runtime call
- * passes here. */
-static inline __attribute__((always_inline)) int vt_on_runtime_begin(unsigned api)
-{
-    if (vt_thread_state.busy || vt_thread_state.api || !vt_tracing()) {
-        /* a runtime call inside the tagged one (from a signal handler, or
-         * the runtime's own): its stack is not the tagged call's */
-        vt_thread_state.runtime_caller.cfa = 0;
-        return 0;
-    }
-    vt_thread_state.api = api;
-    vt_thread_state.counted = 0;
-    vt_walk_start_of_caller(&vt_thread_state.runtime_caller);
-    return 1;
-}
-
-/* Ends the tag; 1 when the driver hooks did not see the call. */
-static inline int vt_runtime_end_unseen(void)
-{
-    vt_thread_state.api = 0;
-    return !vt_thread_state.counted;
-}
-
-/* The records of a runtime call that no driver hook saw. */
+/* The records of a runtime call that no driver hook saw (entry.h: the
+ * runtime wrappers' tag), each in an event begun after the call (0 ns): an
+ * allocation that failed or succeeded, a free that succeeded. */
 void vt_on_unseen_runtime_alloc(cudaError_t result, struct vt_alloc_info info);
-void vt_on_unseen_runtime_free(cudaError_t result, uint64_t key, unsigned api, uint64_t stream);
-
-static inline void vt_on_runtime_alloc(cudaError_t result, struct vt_alloc_info info)
-{
-    if (vt_runtime_end_unseen())
-        vt_on_unseen_runtime_alloc(result, info);
-}
-
-static inline void vt_on_runtime_free(cudaError_t result, uint64_t key, unsigned api,
-                                      uint64_t stream)
-{
-    if (vt_runtime_end_unseen())
-        vt_on_unseen_runtime_free(result, key, api, stream);
-}
-
-/* A tagged call that the driver hooks record in full (arrays, reset). */
-static inline void vt_on_runtime_end(void)
-{
-    vt_runtime_end_unseen();
-}
+void vt_on_unseen_runtime_free(uint64_t key, unsigned api, uint64_t stream);
 
 #endif

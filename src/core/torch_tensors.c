@@ -20,6 +20,7 @@
  * (cheap until objects are loaded). */
 #include "elf_symbol.h"
 #include "event.h"
+#include "entry.h"
 #include "modules.h"
 
 #include <dlfcn.h>
@@ -88,12 +89,15 @@ static void on_entry(const void *functor, const void *entry)
     memcpy(&addr, e + r->addr_at, sizeof addr);
     memcpy(&size, e + r->size_at, sizeof size);
     if (action == ACTION_SEGMENT_ALLOC || action == ACTION_SEGMENT_MAP) {
-        vt_on_cache_segment(addr, size); /* its CUDA calls are traced: marked */
+        if (vt_enter())
+            vt_on_cache_segment(addr, size); /* its CUDA calls are traced: marked */
         return;
     }
     if (action != ACTION_ALLOC && action != ACTION_FREE_REQUESTED)
         return; /* the segments' frees and unmaps: their CUDA calls are traced */
     memcpy(&stream, e + r->stream_at, sizeof stream);
+    if (!vt_event_begin())
+        return;
     if (action == ACTION_FREE_REQUESTED) {
         vt_on_tensor_free(addr, stream);
         return;

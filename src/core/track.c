@@ -2,6 +2,7 @@
 #include "track.h"
 
 #include "alloc_table.h"
+#include "devices.h"
 #include "entry_pool.h"
 #include "format.h"
 #include "freed.h"
@@ -61,7 +62,6 @@ static void table_block_put(void *block, size_t size)
 #define uthash_free(block, size) table_block_put((block), (size))
 #include <uthash.h>
 
-#define MAX_DEVICES 64
 
 struct mapping {
     uint64_t va;
@@ -75,7 +75,6 @@ static struct {
     struct mapping *mappings;
     uint64_t live_bytes; /* device + managed */
     uint64_t seq;
-    void *primary[MAX_DEVICES];
     struct vt_entry_pool maps;
 } table = {.maps = VT_ENTRY_POOL(struct mapping)};
 
@@ -137,6 +136,8 @@ static void write_or_stop(int result)
 {
     if (result < 0)
         vt_disable_locked(NULL); /* the writer said why */
+    else if (result == VT_OUTPUT_SAMPLED)
+        vt_devices_request(VT_USAGE_SAMPLE); /* the driver's view, once the lock is free */
 }
 
 static void write_alloc(const struct vt_live *e, unsigned flags, uint64_t time_ns)
@@ -479,19 +480,6 @@ void vt_track_teardown(void *ctx, int device, unsigned api)
     vt_unlock();
 }
 
-void vt_track_set_primary_context(int device, void *ctx)
-{
-    if (device >= 0 && device < MAX_DEVICES)
-        __atomic_store_n(&table.primary[device], ctx, __ATOMIC_RELAXED);
-}
-
-void *vt_track_primary_context(int device)
-{
-    if (device < 0 || device >= MAX_DEVICES)
-        return NULL;
-    return __atomic_load_n(&table.primary[device], __ATOMIC_RELAXED);
-}
-
 /* Without the lock: a signal handler may ask while its thread holds it. */
 uint64_t vt_track_live_bytes(void)
 {
@@ -618,6 +606,4 @@ void vt_track_reset(void)
     table.seq = 0;
     vt_peaks_reset();
     vt_freed_reset();
-    for (int d = 0; d < MAX_DEVICES; d++)
-        table.primary[d] = NULL;
 }

@@ -64,8 +64,6 @@ void vt_track_cache_segment(uint64_t va, uint64_t size);
  * DEVICE's primary context; with DEVICE >= 0, also what DEVICE's memory
  * pools held) without free calls: arrays too, not cuMemCreate memory. */
 void vt_track_teardown(void *ctx, int device, unsigned api);
-void vt_track_set_primary_context(int device, void *ctx);
-void *vt_track_primary_context(int device);
 
 /* For the public API: live device+managed bytes, the allocation counter
  * (a checkpoint), live device+managed bytes allocated after a checkpoint. */

@@ -8,7 +8,6 @@
 #include "resolve.h"
 #include "output.h"
 #include "tracing.h"
-#include "track.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +18,7 @@ enum { DEVICE_UNSEEN, DEVICE_READING, DEVICE_KNOWN };
 
 struct device {
     unsigned state;
+    void *primary;                /* its primary context, once retained */
     void *ctx;                    /* the context of its allocations, to query through */
     struct vt_device_identity id; /* set before state becomes DEVICE_KNOWN */
 };
@@ -68,7 +68,7 @@ static CUcontext context_on(int device)
         DRIVER(cuDevicePrimaryCtxGetState_fn, primary_state, "cuDevicePrimaryCtxGetState");
     unsigned flags;
     int active = 0;
-    CUcontext primary = vt_track_primary_context(device);
+    CUcontext primary = vt_devices_primary_context(device);
     if (primary && get_state && get_state(device, &flags, &active) == CUDA_SUCCESS && active)
         return primary;
     return __atomic_load_n(&devices[device].ctx, __ATOMIC_ACQUIRE);
@@ -245,6 +245,19 @@ void vt_devices_oom_view(int device, void *ctx, struct vt_meminfo *mem)
         first_use(device, ctx); /* its identity, before the failure is written */
     if (__atomic_load_n(&devices[device].state, __ATOMIC_ACQUIRE) == DEVICE_KNOWN)
         vt_gpu_view_processes(&devices[device].id, mem);
+}
+
+void vt_devices_set_primary_context(int device, void *ctx)
+{
+    if (device >= 0 && device < MAX_DEVICES)
+        __atomic_store_n(&devices[device].primary, ctx, __ATOMIC_RELAXED);
+}
+
+void *vt_devices_primary_context(int device)
+{
+    if (device < 0 || device >= MAX_DEVICES)
+        return NULL;
+    return __atomic_load_n(&devices[device].primary, __ATOMIC_RELAXED);
 }
 
 void vt_devices_reset(void)

@@ -17,6 +17,11 @@
  * marker signal, an aggregate sample) is taken. */
 void vt_devices_seen(int device, void *ctx);
 
+/* DEVICE's primary context, as cuDevicePrimaryCtxRetain gave it (NULL:
+ * none seen): what its teardown frees, and a context to ask through. */
+void vt_devices_set_primary_context(int device, void *ctx);
+void *vt_devices_primary_context(int device);
+
 /* A sample of every device in use now (guard held, lock free). */
 void vt_devices_sample(unsigned reason);
 

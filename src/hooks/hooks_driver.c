@@ -3,12 +3,14 @@
  * programs, dlsym, cuGetProcAddress, the runtimes) ends here, so this is
  * where each allocation is counted, exactly once. */
 #include "cuda_abi.h"
+#include "devices.h"
 #include "event.h"
 #include "exiting.h"
 #include "format.h"
 #include "hook_table.h"
 #include "driver_function.h"
 #include "resolve.h"
+#include "entry.h"
 #include "tracer.h"
 
 /* In the exported function itself: its caller decides (another wrapper of
@@ -585,7 +587,7 @@ VT_EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice device)
         return CUDA_ERROR_NOT_INITIALIZED;
     CUresult r = real(pctx, device);
     if (r == CUDA_SUCCESS && pctx)
-        vt_track_set_primary_context(device, *pctx);
+        vt_devices_set_primary_context(device, *pctx);
     return r;
 }
 
@@ -599,7 +601,7 @@ VT_EXPORT CUresult cuDevicePrimaryCtxReset_v2(CUdevice device)
         return vt_owners_changed(real(device));
     vt_on_teardown_begin(NULL, device);
     CUresult r = vt_owners_changed(real(device));
-    vt_on_teardown(r == CUDA_SUCCESS, vt_track_primary_context(device), device,
+    vt_on_teardown(r == CUDA_SUCCESS, vt_devices_primary_context(device), device,
                    VT_API_cuDevicePrimaryCtxReset);
     return r;
 }
@@ -631,7 +633,7 @@ VT_EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice device)
                     !vt_process_exiting();
     if (destroyed && sampled)
         vt_on_release_sampled(&before);
-    vt_on_teardown(destroyed, vt_track_primary_context(device), device,
+    vt_on_teardown(destroyed, vt_devices_primary_context(device), device,
                    VT_API_cuDevicePrimaryCtxRelease);
     return r;
 }

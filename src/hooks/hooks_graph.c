@@ -7,6 +7,7 @@
 #include "event.h"
 #include "format.h"
 #include "hook_table.h"
+#include "entry.h"
 #include "tracer.h"
 
 /* In the exported function itself: its caller decides (another wrapper of

@@ -9,6 +9,7 @@
 #include "event.h"
 #include "format.h"
 #include "resolve.h"
+#include "entry.h"
 #include "tracer.h"
 
 #include <stdint.h>

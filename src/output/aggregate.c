@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "aggregate.h"
 
-#include "devices.h"
 #include "format.h"
+#include "output.h"
 #include "records.h"
 #include "warn.h"
 
@@ -240,10 +240,9 @@ static int tick(uint64_t now)
         agg.interval_ns *= 2;
     }
     int result = write_sample();
-    vt_devices_request(VT_USAGE_SAMPLE); /* the driver's view, once the lock is free */
     /* from the sample's own time: samples in the dump lie an interval apart */
     agg.next_sample_ns = vt_rec_last_time() + agg.interval_ns;
-    return result;
+    return result < 0 ? result : VT_OUTPUT_SAMPLED;
 }
 
 static int out_of_memory(void)

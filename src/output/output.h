@@ -13,6 +13,8 @@
 
 #include <stdint.h>
 
+#define VT_OUTPUT_SAMPLED 1
+
 struct vt_output {
     uint32_t header_flags; /* of the dump (format.h VT_FLAG_*) */
     /* An allocation entered or left the live table. */
@@ -20,7 +22,9 @@ struct vt_output {
     void (*discard)(const struct vt_alloc_info *info, uint32_t stack);
     /* An allocation (FLAGS: VT_ALLOC_RESTORED or 0) and a free of KEY
      * (INFO, STACK: what it freed; NULL, 0: nothing traced) at TIME_NS.
-     * 0, or -1 when tracing must stop (the writer said why). */
+     * 0; VT_OUTPUT_SAMPLED when a sample was written, which the driver's
+     * view of the devices should follow; -1 when tracing must stop (the
+     * writer said why). */
     int (*alloc)(const struct vt_alloc_info *info, uint32_t stack, unsigned flags,
                  uint64_t time_ns);
     int (*free)(const struct vt_alloc_info *info, uint32_t stack, uint64_t key, unsigned api,
