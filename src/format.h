@@ -183,7 +183,7 @@ enum vt_record_type {
     VT_REC_MAX_KNOWN = 23,
 };
 
-/* ---- record layouts: one definition for the writer (src/output/records.c),
+/* ---- record layouts: one definition for the writer (src/dump/records.c),
  * the reader (tools/read/dump_reader.c) and the test encoder
  * (tests/cli/mkdump.c) ----
  * VT_REC_<LAYOUT>_FIELDS(F) lists fields in order as F(kind, name, label),

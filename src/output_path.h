@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* VRAMTRACE_OUTPUT, the dump path pattern: the one definition of its
- * %-sequences, shared by the library (src/core/config.c expands it per
+ * %-sequences, shared by the library (src/base/config.c expands it per
  * process) and `vramtrace run` (tools/cmd/run_output.c checks it before the
  * program starts). Unknown or dangling %-sequences are refused by both,
  * rather than guessed at. */

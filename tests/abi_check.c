@@ -1,4 +1,4 @@
-/* Proves that vramtrace's own CUDA declarations (src/hooks/cuda_abi.h) match the
+/* Proves that vramtrace's own CUDA declarations (src/reach/cuda_abi.h) match the
  * real CUDA headers: compiled (-fsyntax-only) by tests/test_abi.py where
  * the toolkit is installed; every check is a _Static_assert, so a wrong
  * declaration fails the compile.

@@ -24,7 +24,7 @@ find "$dir" -name '*.gcda' -delete
 GCOV_ERROR_FILE=/dev/null meson test -C "$dir" --num-processes 2 --no-rebuild --no-suite frameworks \
     --no-suite wheel >/dev/null
 tests_ok=$?
-# PyTorch's tensors (src/core/torch_tensors.c) are traced only inside real
+# PyTorch's tensors (src/hooks/torch_tensors.c) are traced only inside real
 # torch: its torch_tensors cases count too, from the plain build's wheels
 # (linked, nothing fetched; skipped with them where it has none). Those
 # needing another venv (2.14, the pytest session's site) are left out.

@@ -1,4 +1,4 @@
-/* Proves that vramtrace's own NVML declarations (src/gpu/nvml_abi.h) match the
+/* Proves that vramtrace's own NVML declarations (src/reach/nvml_abi.h) match the
  * real nvml.h: compiled (-fsyntax-only) by tests/test_abi.py where nvml.h is
  * installed, the same way tests/abi_check.c checks cuda_abi.h: the real
  * header first, then ours with every shared name renamed to vt_<name>, and

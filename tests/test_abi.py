@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
-"""tests/abi_check.c: vramtrace's own CUDA declarations (src/hooks/cuda_abi.h)
+"""tests/abi_check.c: vramtrace's own CUDA declarations (src/reach/cuda_abi.h)
 against the real toolkit headers, where the toolkit is installed;
-tests/nvml_abi_check.c: its NVML declarations (src/gpu/nvml_abi.h, which the
+tests/nvml_abi_check.c: its NVML declarations (src/reach/nvml_abi.h, which the
 stand-in libnvidia-ml.so.1 implements) against the real nvml.h, found in the
 toolkit, in VT_NVML_INCLUDE_DIR, or in the nvidia-nvml-dev wheel
 (tools/install-deps.sh installs it where the toolkit lacks nvml.h)."""
@@ -49,7 +49,7 @@ def compile_check(extra, source="abi_check.c", inc=None):
 
 def case_abi_check():
     argv, p = compile_check([])
-    H.expect(p.returncode == 0, "src/hooks/cuda_abi.h does not match the CUDA headers:\n%s\n%s" % (
+    H.expect(p.returncode == 0, "src/reach/cuda_abi.h does not match the CUDA headers:\n%s\n%s" % (
         " ".join(argv), p.stdout[-6000:]))
 
 
@@ -68,7 +68,7 @@ def case_abi_check_bites():
 def case_nvml_abi_check():
     inc = nvml_include_dir()
     argv, p = compile_check([], "nvml_abi_check.c", inc)
-    H.expect(p.returncode == 0, "src/gpu/nvml_abi.h does not match %s/nvml.h:\n%s\n%s" % (
+    H.expect(p.returncode == 0, "src/reach/nvml_abi.h does not match %s/nvml.h:\n%s\n%s" % (
         inc, " ".join(argv), p.stdout[-6000:]))
 
 

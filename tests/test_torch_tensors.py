@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """Real PyTorch over the stand-ins, its default caching allocator, no flag:
 every tensor inside its segments is traced at its own line (the tracker of
-src/core/torch_tensors.c), the segments stay the device's view (peaks count
+src/hooks/torch_tensors.c), the segments stay the device's view (peaks count
 them, never the tensors again); under `vramtrace run` and plain LD_PRELOAD.
 Skipped (exit 77) where torch cannot be had."""
 import os
@@ -291,7 +291,7 @@ def probe_values(python):
 
 
 def table_rows():
-    """The tracer's table of verified releases (src/core/torch_tensors.c)."""
+    """The tracer's table of verified releases (src/hooks/torch_tensors.c)."""
     source = open(os.path.join(H.source_root(), "src", "core", "torch_tensors.c")).read()
     rows = re.findall(r'\{"(\d+\.\d+)", ([\d, ]+)\}', source)
     return {v: [int(x) for x in nums.split(",")] for v, nums in rows}

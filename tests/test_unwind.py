@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""The fast stack walk (src/core/unwind_fast.c, x86_64) against libunwind,
+"""The fast stack walk (src/stacks/unwind_fast.c, x86_64) against libunwind,
 frame by frame. tests/programs/unwind_check.c is preloaded in place of the
 tracer: at each cudaMalloc it walks the stack three ways (the fast walk,
 unw_backtrace, libunwind's unw_step walk without caches) and prints at exit

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// What a torch release's own headers say of what src/core/torch_tensors.c
+// What a torch release's own headers say of what src/hooks/torch_tensors.c
 // reads: CUDAAllocator's vtable slots of initialized() and
 // attachAllocatorTraceTracker(), TraceEntry's field offsets, the actions'
 // values and std::function's size; one number a line, in the order of the

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* What the dump gets for each event: one output, chosen once at start-up
- * (lifecycle/tracer.c) before the first event, either every event as a
+ * (process/tracer.c) before the first event, either every event as a
  * record (events.c, the default) or per-call-site aggregates
- * (aggregate.c, VRAMTRACE_MODE=aggregate). The live table (core/track.c)
+ * (aggregate.c, VRAMTRACE_MODE=aggregate). The live table (track/track.c)
  * calls it with the tracer lock held; nothing here decides the mode per
  * event. */
 #ifndef VRAMTRACE_OUTPUT_H

@@ -882,7 +882,7 @@ static void write_file(const char *path, const struct buf *b, bool atomic)
     }
 }
 
-/* As src/output/manifest.c does for the dumps the library creates. */
+/* As src/dump/manifest.c does for the dumps the library creates. */
 static void add_to_manifest(const char *path)
 {
     const char *manifest = getenv("VRAMTRACE_MANIFEST");

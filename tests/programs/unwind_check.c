@@ -2,7 +2,7 @@
 /* Preloaded by tests/test_unwind.py in place of the tracer: every cudaMalloc
  * of the program is answered here (host memory), after three walks of the
  * stack at that point are compared frame by frame: the tracer's fast walk
- * (src/core/unwind_fast.c), libunwind's unw_backtrace (what the tracer
+ * (src/stacks/unwind_fast.c), libunwind's unw_backtrace (what the tracer
  * called before it, and still calls where the fast walk cannot say) and
  * libunwind's unw_step walk without caches (no fast-trace cache, no rule
  * cache: each frame's CFI read anew). dlclose forgets the fast walk's rules,

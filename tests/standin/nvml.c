@@ -1,5 +1,5 @@
 /* Stand-in libnvidia-ml.so.1: the NVML functions vramtrace uses, with their
- * real signatures (src/gpu/nvml_abi.h, checked against nvml.h by
+ * real signatures (src/reach/nvml_abi.h, checked against nvml.h by
  * tests/nvml_abi_check.c), answering from the stand-in machine's GPUs
  * (standin_gpus.h): every GPU whatever CUDA_VISIBLE_DEVICES says (NVML
  * ignores it), their memory as all processes use it, and the processes with

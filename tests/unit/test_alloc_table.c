@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The tracer's live-allocation table (src/core/alloc_table.c): exact counts
+/* The tracer's live-allocation table (src/track/alloc_table.c): exact counts
  * and contents under add, remove and growth; removal (backward shift)
  * never hides an entry further along its probe run, also where the run
  * wraps past the last slot; iterating over the slots with removals (as a

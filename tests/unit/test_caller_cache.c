@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The caller cache (src/hooks/caller_cache.c) under contention: 8 threads
+/* The caller cache (src/reach/caller_cache.c) under contention: 8 threads
  * look up and fill one cache for more calling objects than it holds (64 and
  * then 100: entries replaced in turn) while another empties it again and
  * again, as a dlclose does. A lookup must never answer with another

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The rules src/core/eh_frame.c reads from call frame information: the
+/* The rules src/stacks/eh_frame.c reads from call frame information: the
  * functions below are never run; their CFI, written with the assembler's
  * directives (and .cfi_escape for the instructions it has no directive
  * for), is read at each label from this program's own .eh_frame, through

@@ -1,4 +1,4 @@
-/* Stack interning in the tracer (src/core/stacks.c): each distinct stack
+/* Stack interning in the tracer (src/stacks/stacks.c): each distinct stack
  * gets the next id and is written once; a stack with a frame in an unloaded
  * module is written anew; Python locations are written once per dump; a new
  * dump (reset) starts the ids again. The dump's record writers and the

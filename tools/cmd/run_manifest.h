@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The list of dumps a `vramtrace run` tree wrote (src/output/manifest.h): a file
+/* The list of dumps a `vramtrace run` tree wrote (src/dump/manifest.h): a file
  * run creates, names in VRAMTRACE_MANIFEST, and reads once the tree ends. */
 #ifndef VT_RUN_MANIFEST_H
 #define VT_RUN_MANIFEST_H

@@ -2,7 +2,7 @@
 /* Per-event state shared by every layer: whether this process is tracing,
  * the one lock, and the per-thread re-entrancy guard. It imports nothing
  * but a type (walk_start.h): starting, forking and ending belong to
- * src/lifecycle/, which sets the state through vt_tracing_set. */
+ * src/process/, which sets the state through vt_tracing_set. */
 #ifndef VRAMTRACE_TRACING_H
 #define VRAMTRACE_TRACING_H
 
@@ -74,7 +74,7 @@ extern __thread struct vt_thread vt_thread_state __attribute__((tls_model("initi
 
 /* The guard of an already started tracer: 1 (taken, call vt_leave) when
  * this thread is not inside the tracer and tracing is on, else 0. Hooks
- * use vt_enter (lifecycle/tracer.h), which starts the tracer first.
+ * use vt_enter (process/tracer.h), which starts the tracer first.
  * Inline: every traced call passes here twice. */
 static inline int vt_guard_take(void)
 {
