@@ -112,6 +112,10 @@ run_step "format (tests/lint/format.sh)" tests/lint/format.sh
 run_step "license lines (tests/lint/spdx.py)" tests/lint/spdx.py
 run_step "static analysis (tests/lint/static_analysis.sh build-tests)" \
     tests/lint/static_analysis.sh build-tests
+# The tracer's folders as a chain of layers, none used from below (the
+# order: LAYERS in the lint).
+run_step "src/ as layers (tests/lint/include_cycles.py --layers src)" \
+    python3 tests/lint/include_cycles.py --build build-tests --layers src
 # Every installed CPython and real PyTorch and JAX (suite frameworks: the
 # wheels over the stand-ins, minutes) are the plain build's job; the sanitized builds run
 # the rest (the Python tests of the default interpreter among them). The

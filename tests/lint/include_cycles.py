@@ -3,7 +3,9 @@
 """Finds circles between the C files of the given folders.
 
     tests/lint/include_cycles.py [--build DIR] FOLDER...   (e.g. tools src)
-    tests/lint/include_cycles.py --self-test   (it finds planted circles of both kinds)
+    tests/lint/include_cycles.py [--build DIR] --layers src
+    tests/lint/include_cycles.py --self-test   (it finds planted circles of both kinds,
+                                                and a planted edge up the layers)
 
 A unit is a file's name without its extension: foo.c and foo.h are one unit
 (a circle report.c -> render_text.h, render_text.c -> report.h is a circle
@@ -21,6 +23,11 @@ DIR/compile_commands.json): a header declared in one place and defined in
 another (cli.h's vt_usage_error in main.c) cannot hide a circle. Names libc
 defines (dlclose, raise: the library's interposers) are calls into libc,
 not dependencies between the files.
+
+With --layers ROOT (the tracer's src/), the folders of ROOT must form the
+chain LAYERS, lowest first: a file may use (include, or call with --build)
+files of its own folder and of the folders below it, never one above it. A
+folder missing from LAYERS is an error: a new folder gets its place here.
 """
 import contextlib
 import io
@@ -30,6 +37,24 @@ import re
 import subprocess
 import sys
 import tempfile
+
+# The tracer's folders, lowest first, each using only those before it. "."
+# is src/ itself: the headers shared with the reader (format.h, output_path.h).
+LAYERS = [
+    '.',        # the dump format and the output path pattern, shared with tools/
+    'base',     # thread state, the lock and guard, clock, warnings, options, entry pools
+    'reach',    # the real CUDA, NVML and libc: ABI types, real dlsym, ELF symbols,
+                # driver functions, the hook table, the caller cache
+    'python',   # Python frames, read from the interpreter's memory
+    'dump',     # the dump file: writer, records, the process's facts, manifest, the exit line
+    'stacks',   # native stacks, the module list, thread names
+    'output',   # what the dump gets per event: every event, or aggregates
+    'gpu',      # the devices: identity, the driver's and NVML's view
+    'track',    # the event core: the live table, owners, graphs, peaks
+    'process',  # the process's life: start, fork, exit, exec, signals, markers
+    'hooks',    # what the program calls: CUDA's wrappers, the loader's lookups, PyTorch's tracker
+    'api',      # the public C API (include/vramtrace.h)
+]
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
@@ -164,6 +189,8 @@ def self_test():
                       'int main(void) { return run(); }\n',
         'sym/run.c': '#include "cli.h"\nint run(void) { return usage(); }\n',
         'ok/x.c': '#include "x.h"\n#include "y.h"\n', 'ok/x.h': '', 'ok/y.h': '',
+        'up/low/l.c': '#include "h.h"\n', 'up/high/h.h': '', 'up/high/h.c': '#include "l.h"\n',
+        'up/low/l.h': '',
     }
     with tempfile.TemporaryDirectory() as tmp:
         for name, text in files.items():
@@ -185,8 +212,20 @@ def self_test():
                            ('no circle', [os.path.join(tmp, 'ok')])):
             with contextlib.redirect_stdout(io.StringIO()) as out:
                 results[what] = (main(args), out.getvalue())
-    wrong = [w for w, want in (('include circle', 1), ('symbol circle', 1), ('no circle', 0))
+        with contextlib.redirect_stdout(io.StringIO()) as out:
+            edges = include_graph([os.path.join(tmp, 'up')])
+            results['edge up'] = (check_layers(os.path.join(tmp, 'up'), edges, ['low', 'high']),
+                                  out.getvalue())
+        with contextlib.redirect_stdout(io.StringIO()) as out:
+            results['no place'] = (check_layers(os.path.join(tmp, 'up'), edges, ['high']),
+                                   out.getvalue())
+    wrong = [w for w, want in (('include circle', 1), ('symbol circle', 1), ('no circle', 0),
+                               ('edge up', 1), ('no place', 1))
              if results[w][0] != want]
+    if 'layers: low -> high goes up' not in results['edge up'][1]:
+        wrong.append('edge up named')
+    if 'folder low of' not in results['no place'][1]:
+        wrong.append('no place named')
     if 'circle: a b c' not in results['include circle'][1]:
         wrong.append('include circle members')
     if 'circle: main run' not in results['symbol circle'][1]:
@@ -197,15 +236,49 @@ def self_test():
     return 1 if wrong else 0
 
 
+def folder_of(path, root):
+    return os.path.relpath(os.path.dirname(os.path.realpath(path)), os.path.realpath(root))
+
+
+def check_layers(root, edges, order):
+    """Edges up ORDER between ROOT's folders, and folders not in ORDER: 0
+    when none (prints the chain), else 1 (prints each)."""
+    folders = {unit_of(f): folder_of(f, root) for f in c_files([root])}
+    unknown = sorted(set(folders.values()) - set(order))
+    for folder in unknown:
+        print(f'layers: folder {folder} of {root} has no place in the layer order '
+              f'(LAYERS in tests/lint/include_cycles.py)')
+    rank = {folder: i for i, folder in enumerate(order)}
+    down, up = {}, 0
+    for unit, targets in sorted(edges.items()):
+        for target, where in sorted(targets.items()):
+            a, b = folders.get(unit), folders.get(target)
+            if a is None or b is None or a == b or a in unknown or b in unknown:
+                continue
+            if rank[b] > rank[a]:
+                up += 1
+                print(f'layers: {a} -> {b} goes up: {where}')
+            else:
+                down[(a, b)] = down.get((a, b), 0) + 1
+    present = [f for f in order if f in set(folders.values())]
+    print('layers: ' + ' <- '.join(present) +
+          f' ({len(down)} folder pairs used downward, {up} edge(s) upward)')
+    return 1 if up or unknown else 0
+
+
 def main(args):
     if args == ['--self-test']:
         return self_test()
     build = None
     if args[:1] == ['--build'] and len(args) > 1:
         build, args = args[1], args[2:]
+    layers = args[:1] == ['--layers'] and len(args) == 2
+    if layers:
+        args = args[1:]
     folders = args
     if not folders or any(f.startswith('-') for f in folders):
-        print('usage: include_cycles.py [--build DIR] FOLDER...', file=sys.stderr)
+        print('usage: include_cycles.py [--build DIR] FOLDER... | [--build DIR] --layers ROOT',
+              file=sys.stderr)
         return 2
     for folder in folders:
         if not os.path.isdir(folder):
@@ -231,6 +304,8 @@ def main(args):
                     print(f'  {unit} -> {target}: {where}')
     units = len(edges)
     print(f'{units} units in {" ".join(folders)}{linked}: {circles} circle(s)')
+    if layers and check_layers(folders[0], edges, LAYERS):
+        return 1
     return 1 if circles else 0
 
 
