@@ -179,7 +179,9 @@ static int sigaction_held(int sig, const struct sigaction *act, struct sigaction
     return 0;
 }
 
-VT_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+/* sigaction as the program sees it (sigset's too: the tracer calls no
+ * exported name of its own). */
+static int program_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
     sigset_t saved;
     if (find_reals() < 0) {
@@ -194,6 +196,11 @@ VT_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *
     unlock_slot(sig, &saved);
     errno = err;
     return rc;
+}
+
+VT_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+    return program_sigaction(sig, act, old);
 }
 
 /* set_handler on a signal the tracer takes, its slot held. */
@@ -263,12 +270,13 @@ VT_EXPORT handler_fn sigset(int sig, handler_fn handler)
             return SIG_ERR;
         if (sigismember(&mask_before, sig))
             return SIG_HOLD;
-        return sigaction(sig, NULL, &before) != 0 ? SIG_ERR : before.sa_handler;
+        return program_sigaction(sig, NULL, &before) != 0 ? SIG_ERR : before.sa_handler;
     }
     memset(&act, 0, sizeof act);
     act.sa_handler = handler;
     sigemptyset(&act.sa_mask);
-    if (sigaction(sig, &act, &before) != 0 || sigprocmask(SIG_UNBLOCK, &one, &mask_before) != 0)
+    if (program_sigaction(sig, &act, &before) != 0 ||
+        sigprocmask(SIG_UNBLOCK, &one, &mask_before) != 0)
         return SIG_ERR;
     return sigismember(&mask_before, sig) ? SIG_HOLD : before.sa_handler;
 }

@@ -20,16 +20,23 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-VT_EXPORT void _exit(int status)
+/* Ours, called by name nowhere inside the tracer: a layer preloaded before
+ * us would see our own calls as the program's. */
+__attribute__((noreturn)) static void exit_now(int status)
 {
     vt_finish_underscore_exit(status);
     for (;;)
         syscall(SYS_exit_group, status);
 }
 
+VT_EXPORT void _exit(int status)
+{
+    exit_now(status);
+}
+
 VT_EXPORT void _Exit(int status)
 {
-    _exit(status);
+    exit_now(status);
 }
 
 /* ---- exec ---- */
@@ -72,11 +79,23 @@ void vt_endings_init(void)
         return -1;                    \
     }
 
-VT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+static int exec_path(const char *path, char *const argv[], char *const envp[])
 {
     REAL_EXEC(execve_fn, execve);
     int began = vt_exec_begin();
     return after_failed_exec(began, real(path, argv, envp));
+}
+
+static int exec_search(const char *file, char *const argv[])
+{
+    REAL_EXEC(execv_fn, execvp);
+    int began = vt_exec_begin();
+    return after_failed_exec(began, real(file, argv));
+}
+
+VT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+    return exec_path(path, argv, envp);
 }
 
 VT_EXPORT int execv(const char *path, char *const argv[])
@@ -88,9 +107,7 @@ VT_EXPORT int execv(const char *path, char *const argv[])
 
 VT_EXPORT int execvp(const char *file, char *const argv[])
 {
-    REAL_EXEC(execv_fn, execvp);
-    int began = vt_exec_begin();
-    return after_failed_exec(began, real(file, argv));
+    return exec_search(file, argv);
 }
 
 VT_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
@@ -115,7 +132,8 @@ VT_EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *co
     return after_failed_exec(began, real(dirfd, path, argv, envp, flags));
 }
 
-/* execl, execlp, execle: the arguments into an array, then the v form. */
+/* execl, execlp, execle: the arguments into an array, then the v form (ours,
+ * not the exported name). */
 #define COLLECT_ARGS(arg0, last_named, envp_out)        \
     va_list ap;                                         \
     size_t argc = 1;                                    \
@@ -137,18 +155,18 @@ extern char **environ;
 VT_EXPORT int execl(const char *path, const char *arg, ...)
 {
     COLLECT_ARGS(arg, arg, (void)0);
-    return execve(path, argv, environ);
+    return exec_path(path, argv, environ);
 }
 
 VT_EXPORT int execlp(const char *file, const char *arg, ...)
 {
     COLLECT_ARGS(arg, arg, (void)0);
-    return execvp(file, argv);
+    return exec_search(file, argv);
 }
 
 VT_EXPORT int execle(const char *path, const char *arg, ...)
 {
     char *const *envp;
     COLLECT_ARGS(arg, arg, envp = va_arg(ap, char *const *));
-    return execve(path, argv, envp);
+    return exec_path(path, argv, envp);
 }

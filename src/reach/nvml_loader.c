@@ -8,6 +8,12 @@
 
 #define LISTING_TRIES 4
 
+/* dlclose here is, inside the tracer, its own exported interposer
+ * (hooks/hooks_dlclose.c), and on purpose the one exported name the tracer
+ * calls for itself: what it kept of NVML's code (modules, unwind rules,
+ * resolved functions) is forgotten as for any library the program unloads.
+ * A lower layer reaches it by the symbol, not by a call into hooks/. */
+
 int vt_nvml_open(struct vt_nvml *n, vt_nvml_lookup_fn lookup, char *why, size_t size)
 {
     char error[96];

@@ -62,7 +62,6 @@ static void table_block_put(void *block, size_t size)
 #define uthash_free(block, size) table_block_put((block), (size))
 #include <uthash.h>
 
-
 struct mapping {
     uint64_t va;
     uint64_t size;
