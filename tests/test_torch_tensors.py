@@ -64,6 +64,8 @@ def segments(rep):
 
 def check_dict_cache(rep):
     H.expect_eq("the kept activations at their line", leaks_at(rep, "cache"), [(30 * 4 * MiB, 30)])
+    H.expect_eq("format version: a reader from before tensors refuses it",
+                rep["format_version"], 3)
     H.expect_eq("the peak: the segments only, never their tensors again",
                 H.summary(rep)["peak_bytes"], segments(rep))
 
@@ -364,8 +366,10 @@ def case_not_verified():
     H.expect_eq("the first line", text.splitlines()[0],
                 "vramtrace: PyTorch 9.9 not verified: segments only (the tensors in its cache "
                 "are not traced; vramtrace run --pytorch-tensors traces each one)")
-    H.expect_eq("the segment", [(lk["bytes"], lk["api"]) for lk in at_end(H.report(r.dump))],
+    rep = H.report(r.dump)
+    H.expect_eq("the segment", [(lk["bytes"], lk["api"]) for lk in at_end(rep)],
                 [(1 << 20, "cudaMalloc")])
+    H.expect_eq("format version: no tensor, every reader reads it", rep["format_version"], 1)
 
 
 if __name__ == "__main__":

@@ -64,6 +64,8 @@ FITS(FREE);
 
 int vt_rec_alloc(struct vt_rec_ALLOC *e)
 {
+    if (vt_api_in_segment(e->api) && vt_writer_raise_version(VT_VERSION_TENSORS) < 0)
+        return -1;
     struct cursor c = {vt_writer_small_begin()};
     uint8_t *payload = c.p;
     if (!payload)

@@ -328,6 +328,8 @@ int vt_rec_framework(const char *name, const char *version, unsigned state)
 {
     uint8_t data[3 * VT_VARINT_MAX + 64];
     struct buf b = {data, 0, sizeof data, 0};
+    if (state == VT_FRAMEWORK_TENSORS && vt_writer_raise_version(VT_VERSION_TENSORS) < 0)
+        return -1;
     vt_encode_FRAMEWORK(
         &b, &(struct vt_rec_FRAMEWORK){.name = name, .version = version, .state = state}, 1);
     return emit(VT_REC_FRAMEWORK, &b);

@@ -68,6 +68,7 @@ static struct {
     int broken;              /* could not grow: said so once, writes nothing more */
     int lost;                /* fd is the program's now, and the file is gone */
     unsigned reopened;       /* times the file was found again by its path */
+    uint32_t version;        /* the header's format version */
     enum vt_stop_cause stop; /* why, where known (0: not stopped) */
     pid_t owner;             /* the process that opened it */
     char path[4096];
@@ -410,7 +411,8 @@ static int start_file(uint32_t flags)
     struct stat st;
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
     memcpy(header, VT_MAGIC, VT_MAGIC_LEN);
-    header[8] = flags & VT_FLAG_AGGREGATED ? VT_VERSION_AGGREGATED : VT_VERSION_EVENTS;
+    out.version = flags & VT_FLAG_AGGREGATED ? VT_VERSION_AGGREGATED : VT_VERSION_EVENTS;
+    header[8] = (uint8_t)out.version;
     header[12] = flags & 0xff;
     if (beyond_file_size_limit(page)) { /* the kernel would send SIGXFSZ */
         errno = EFBIG;
@@ -432,6 +434,7 @@ static int start_file(uint32_t flags)
     out.capacity = page;
     out.used = sizeof header;
     out.broken = out.lost = 0;
+    out.reopened = 0;
     out.stop = 0;
     return make_room(out.used);
 }
@@ -507,6 +510,18 @@ void vt_writer_small_end(uint8_t type, uint8_t *payload, size_t len)
 unsigned vt_writer_stop_cause(void)
 {
     return out.fd >= 0 ? out.stop : 0;
+}
+
+int vt_writer_raise_version(uint32_t version)
+{
+    uint8_t le[4] = {(uint8_t)version, (uint8_t)(version >> 8), (uint8_t)(version >> 16),
+                     (uint8_t)(version >> 24)};
+    if (out.fd < 0 || version <= out.version)
+        return 0;
+    if (own_fd() < 0 || pwrite(out.fd, le, sizeof le, VT_MAGIC_LEN) != (ssize_t)sizeof le)
+        return -1;
+    out.version = version;
+    return 0;
 }
 
 unsigned vt_writer_reopened(void)

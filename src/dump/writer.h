@@ -63,6 +63,11 @@ void vt_writer_small_end(uint8_t type, uint8_t *payload, size_t len);
  * END record (VT_END_STOPPED), which may still use the room kept for it. */
 unsigned vt_writer_stop_cause(void);
 
+/* The header says format VERSION from now on, where it said an older one
+ * (a record an older reader would misread is about to be written): 0, or
+ * -1 when the header could not be written. Lock held. */
+int vt_writer_raise_version(uint32_t version);
+
 /* How many times the program took the dump's descriptor and the dump was
  * found again by its path (said in its END record). */
 unsigned vt_writer_reopened(void);
