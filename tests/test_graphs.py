@@ -95,8 +95,8 @@ def node_api_case(program, api):
     s = [x for x in rep["sites"] if x.get("api") == api and x.get("peak_live_bytes") == d["NODE_BYTES"]]
     H.expect(len(s) == 1, "no %s site of %d bytes: %r" % (api, d["NODE_BYTES"], rep["sites"]))
     top = s[0]["frames"][0]
-    H.expect_eq("the freed node's site: function, line, allocations, live at exit",
-                (top.get("function"), top.get("line"), s[0].get("allocations"), s[0].get("live_bytes")),
+    H.expect_eq("the freed node's site: function, line, pairs freed, live at exit",
+                (top.get("function"), top.get("line"), s[0].get("pairs"), s[0].get("live_bytes")),
                 ("build_alloc", H.marker_line(src, "node_alloc"), d["LAUNCHES"], 0))
     H.check_complete(rep)
 
