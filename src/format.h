@@ -518,8 +518,8 @@ enum vt_free_status {
  * to VT_API_DRIVER_FIRST and from VT_API_RUNTIME2_FIRST up to
  * VT_API_RUNTIME2_LIMIT, driver APIs (cu*) from VT_API_DRIVER_FIRST up to
  * VT_API_RUNTIME2_FIRST. A graph's allocation is recorded under the API
- * that made its node (cudaMallocAsync captured, cuGraphAddMemAllocNode...)
- * when a launch runs the node; cuGraphLaunch / cudaGraphLaunch name the
+ * that made its node (cudaMallocAsync captured, cuGraphAddMemAllocNode,
+ * cuGraphAddNode: it makes free nodes too...) when a launch runs the node; cuGraphLaunch / cudaGraphLaunch name the
  * graph memory pool's growth.
  * A new API takes the next free id of its range (ids are never reused). */
 #define VT_API_ALLOCATES 0x1u
@@ -572,10 +572,12 @@ enum vt_free_status {
     X(45, cuGraphLaunch, VT_API_ALLOCATES)            \
     X(46, cuDeviceGraphMemTrim, 0)                    \
     X(47, cuGreenCtxDestroy, 0)                       \
+    X(48, cuGraphAddNode, VT_API_ALLOCATES)           \
     X(64, cudaGraphAddMemAllocNode, VT_API_ALLOCATES) \
     X(65, cudaGraphAddMemFreeNode, 0)                 \
     X(66, cudaGraphLaunch, VT_API_ALLOCATES)          \
     X(67, cudaDeviceGraphMemTrim, 0)                  \
+    X(68, cudaGraphAddNode, VT_API_ALLOCATES)         \
     X(128, torchTensorAlloc, VT_API_ALLOCATES)        \
     X(129, torchTensorFree, 0)
 

@@ -144,6 +144,19 @@
 #define CUmemPoolProps vt_CUmemPoolProps
 #define CUDA_MEM_ALLOC_NODE_PARAMS_v1_st vt_CUDA_MEM_ALLOC_NODE_PARAMS_v1_st
 #define CUDA_MEM_ALLOC_NODE_PARAMS vt_CUDA_MEM_ALLOC_NODE_PARAMS
+#define CUgraphNodeType_enum vt_CUgraphNodeType_enum
+#define CUgraphNodeType vt_CUgraphNodeType
+#define CU_GRAPH_NODE_TYPE_MEM_ALLOC vt_CU_GRAPH_NODE_TYPE_MEM_ALLOC
+#define CU_GRAPH_NODE_TYPE_MEM_FREE vt_CU_GRAPH_NODE_TYPE_MEM_FREE
+#define CUDA_MEM_ALLOC_NODE_PARAMS_v2_st vt_CUDA_MEM_ALLOC_NODE_PARAMS_v2_st
+#define CUDA_MEM_ALLOC_NODE_PARAMS_v2 vt_CUDA_MEM_ALLOC_NODE_PARAMS_v2
+#define CUDA_MEM_FREE_NODE_PARAMS_st vt_CUDA_MEM_FREE_NODE_PARAMS_st
+#define CUDA_MEM_FREE_NODE_PARAMS vt_CUDA_MEM_FREE_NODE_PARAMS
+#define CUgraphNodeParams_st vt_CUgraphNodeParams_st
+#define CUgraphNodeParams vt_CUgraphNodeParams
+#define cudaGraphNodeTypeMemAlloc vt_cudaGraphNodeTypeMemAlloc
+#define cudaGraphNodeTypeMemFree vt_cudaGraphNodeTypeMemFree
+#define cudaGraphNodeParams vt_cudaGraphNodeParams
 #define CU_STREAM_CAPTURE_STATUS_NONE vt_CU_STREAM_CAPTURE_STATUS_NONE
 #define CU_STREAM_CAPTURE_STATUS_ACTIVE vt_CU_STREAM_CAPTURE_STATUS_ACTIVE
 #define CU_STREAM_CAPTURE_STATUS_INVALIDATED vt_CU_STREAM_CAPTURE_STATUS_INVALIDATED
@@ -306,6 +319,19 @@
 #undef CUmemPoolProps
 #undef CUDA_MEM_ALLOC_NODE_PARAMS_v1_st
 #undef CUDA_MEM_ALLOC_NODE_PARAMS
+#undef CUgraphNodeType_enum
+#undef CUgraphNodeType
+#undef CU_GRAPH_NODE_TYPE_MEM_ALLOC
+#undef CU_GRAPH_NODE_TYPE_MEM_FREE
+#undef CUDA_MEM_ALLOC_NODE_PARAMS_v2_st
+#undef CUDA_MEM_ALLOC_NODE_PARAMS_v2
+#undef CUDA_MEM_FREE_NODE_PARAMS_st
+#undef CUDA_MEM_FREE_NODE_PARAMS
+#undef CUgraphNodeParams_st
+#undef CUgraphNodeParams
+#undef cudaGraphNodeTypeMemAlloc
+#undef cudaGraphNodeTypeMemFree
+#undef cudaGraphNodeParams
 #undef CU_STREAM_CAPTURE_STATUS_NONE
 #undef CU_STREAM_CAPTURE_STATUS_ACTIVE
 #undef CU_STREAM_CAPTURE_STATUS_INVALIDATED
@@ -510,6 +536,36 @@ VT_ABI_MEMBER(vt_CUDA_MEM_ALLOC_NODE_PARAMS, CUDA_MEM_ALLOC_NODE_PARAMS, accessD
 VT_ABI_MEMBER_TYPE(vt_CUDA_MEM_ALLOC_NODE_PARAMS, CUDA_MEM_ALLOC_NODE_PARAMS, accessDescCount);
 VT_ABI_MEMBER_TYPE(vt_CUDA_MEM_ALLOC_NODE_PARAMS, CUDA_MEM_ALLOC_NODE_PARAMS, bytesize);
 VT_ABI_MEMBER_TYPE(vt_CUDA_MEM_ALLOC_NODE_PARAMS, CUDA_MEM_ALLOC_NODE_PARAMS, dptr);
+/* cuGraphAddNode's and cudaGraphAddNode's tagged unions: their memory node
+ * members; the rest is padding of the real size */
+VT_ABI_TYPE(vt_CUgraphNodeType, CUgraphNodeType);
+VT_ABI_ENUM(CU_GRAPH_NODE_TYPE_MEM_ALLOC);
+VT_ABI_ENUM(CU_GRAPH_NODE_TYPE_MEM_FREE);
+VT_ABI_STRUCT(vt_CUDA_MEM_ALLOC_NODE_PARAMS_v2, CUDA_MEM_ALLOC_NODE_PARAMS_v2);
+VT_ABI_MEMBER(vt_CUDA_MEM_ALLOC_NODE_PARAMS_v2, CUDA_MEM_ALLOC_NODE_PARAMS_v2, poolProps);
+VT_ABI_MEMBER(vt_CUDA_MEM_ALLOC_NODE_PARAMS_v2, CUDA_MEM_ALLOC_NODE_PARAMS_v2, accessDescs);
+VT_ABI_MEMBER_TYPE(vt_CUDA_MEM_ALLOC_NODE_PARAMS_v2, CUDA_MEM_ALLOC_NODE_PARAMS_v2,
+                   accessDescCount);
+VT_ABI_MEMBER_TYPE(vt_CUDA_MEM_ALLOC_NODE_PARAMS_v2, CUDA_MEM_ALLOC_NODE_PARAMS_v2, bytesize);
+VT_ABI_MEMBER_TYPE(vt_CUDA_MEM_ALLOC_NODE_PARAMS_v2, CUDA_MEM_ALLOC_NODE_PARAMS_v2, dptr);
+VT_ABI_STRUCT(vt_CUDA_MEM_FREE_NODE_PARAMS, CUDA_MEM_FREE_NODE_PARAMS);
+VT_ABI_MEMBER_TYPE(vt_CUDA_MEM_FREE_NODE_PARAMS, CUDA_MEM_FREE_NODE_PARAMS, dptr);
+VT_ABI_STRUCT(vt_CUgraphNodeParams, CUgraphNodeParams);
+VT_ABI_MEMBER(vt_CUgraphNodeParams, CUgraphNodeParams, type);
+VT_ABI_MEMBER_TYPE(vt_CUgraphNodeParams, CUgraphNodeParams, reserved0);
+VT_ABI_MEMBER_TYPE(vt_CUgraphNodeParams, CUgraphNodeParams, reserved1);
+VT_ABI_MEMBER(vt_CUgraphNodeParams, CUgraphNodeParams, alloc);
+VT_ABI_MEMBER(vt_CUgraphNodeParams, CUgraphNodeParams, free);
+VT_ABI_MEMBER_TYPE(vt_CUgraphNodeParams, CUgraphNodeParams, reserved2);
+VT_ABI_ENUM(cudaGraphNodeTypeMemAlloc);
+VT_ABI_ENUM(cudaGraphNodeTypeMemFree);
+VT_ABI_STRUCT(struct vt_cudaGraphNodeParams, struct cudaGraphNodeParams);
+VT_ABI_MEMBER(struct vt_cudaGraphNodeParams, struct cudaGraphNodeParams, type);
+VT_ABI_MEMBER_TYPE(struct vt_cudaGraphNodeParams, struct cudaGraphNodeParams, reserved0);
+VT_ABI_MEMBER_TYPE(struct vt_cudaGraphNodeParams, struct cudaGraphNodeParams, reserved1);
+VT_ABI_MEMBER_TYPE(struct vt_cudaGraphNodeParams, struct cudaGraphNodeParams, reserved2);
+VT_ABI_SAME_TYPE(cudaGraphEdgeData, struct cudaGraphEdgeData_st);
+VT_ABI_SAME_TYPE(CUgraphEdgeData, struct CUgraphEdgeData_st);
 VT_ABI_STRUCT(vt_CUmemLocation, CUmemLocation);
 VT_ABI_MEMBER(vt_CUmemLocation, CUmemLocation, type);
 VT_ABI_MEMBER_TYPE(vt_CUmemLocation, CUmemLocation, id);
@@ -686,6 +742,13 @@ VT_ABI_FN(cuGetProcAddress_v2_fn, (PFN_cuGetProcAddress_v12000)0, S_cuGetProcAdd
                     T(CUDA_MEM_ALLOC_NODE_PARAMS) *)
 #define S_cuGraphAddMemFreeNode(T) \
     T(CUresult) (*)(T(CUgraphNode) *, T(CUgraph), const T(CUgraphNode) *, size_t, T(CUdeviceptr))
+/* edge data: one typedef, ours and the real one (passed through) */
+#define S_cuGraphAddNode_v2(T)                                                          \
+    T(CUresult) (*)(T(CUgraphNode) *, T(CUgraph), const T(CUgraphNode) *, const CUgraphEdgeData *, \
+                    size_t, T(CUgraphNodeParams) *)
+#define S_cuGraphAddNode(T)                                                      \
+    T(CUresult) (*)(T(CUgraphNode) *, T(CUgraph), const T(CUgraphNode) *, size_t, \
+                    T(CUgraphNodeParams) *)
 #define S_cuGraphInstantiateWithFlags(T) \
     T(CUresult) (*)(T(CUgraphExec) *, T(CUgraph), unsigned long long)
 #define S_cuGraphLaunch(T) T(CUresult) (*)(T(CUgraphExec), T(CUstream))
@@ -705,6 +768,9 @@ VT_ABI_FN(cuStreamGetCaptureInfo_v2_fn, (PFN_cuStreamGetCaptureInfo_v11030)0,
 VT_ABI_FN(cuGraphAddMemAllocNode_fn, (PFN_cuGraphAddMemAllocNode_v11040)0,
           S_cuGraphAddMemAllocNode);
 VT_ABI_FN(cuGraphAddMemFreeNode_fn, (PFN_cuGraphAddMemFreeNode_v11040)0, S_cuGraphAddMemFreeNode);
+VT_ABI_FN(cuGraphAddNode_v2_fn, (PFN_cuGraphAddNode_v12030)0, S_cuGraphAddNode_v2);
+VT_ABI_FN(cuGraphAddNode_v2_fn, &cuGraphAddNode, S_cuGraphAddNode_v2); /* cuda.h: the _v2 */
+VT_ABI_FN(cuGraphAddNode_fn, (PFN_cuGraphAddNode_v12020)0, S_cuGraphAddNode);
 VT_ABI_FN(cuGraphInstantiateWithFlags_fn, (PFN_cuGraphInstantiateWithFlags_v11040)0,
           S_cuGraphInstantiateWithFlags);
 VT_ABI_FN(cuGraphLaunch_fn, (PFN_cuGraphLaunch_v10000)0, S_cuGraphLaunch);
@@ -757,12 +823,18 @@ VT_ABI_FN(cuCtxFromGreenCtx_fn, &cuCtxFromGreenCtx, S_cuCtxFromGreenCtx);
                        struct cudaMemAllocNodeParams *)
 #define S_cudaGraphAddMemFreeNode(T) \
     T(cudaError_t) (*)(T(cudaGraphNode_t) *, T(cudaGraph_t), const T(cudaGraphNode_t) *, size_t, void *)
+#define T_OURS_cudaGraphNodeParams vt_cudaGraphNodeParams
+#define T_REAL_cudaGraphNodeParams cudaGraphNodeParams
+#define S_cudaGraphAddNode(T)                                                                    \
+    T(cudaError_t) (*)(T(cudaGraphNode_t) *, T(cudaGraph_t), const T(cudaGraphNode_t) *,          \
+                       const cudaGraphEdgeData *, size_t, struct T(cudaGraphNodeParams) *)
 #define S_cudaGraphLaunch(T) T(cudaError_t) (*)(T(cudaGraphExec_t), T(cudaStream_t))
 #define S_cudaDeviceGraphMemTrim(T) T(cudaError_t) (*)(int)
 #define S_cudaHostRegister(T) T(cudaError_t) (*)(void *, size_t, unsigned int)
 #define S_cudaHostUnregister(T) T(cudaError_t) (*)(void *)
 VT_ABI_FN(cudaGraphAddMemAllocNode_fn, &cudaGraphAddMemAllocNode, S_cudaGraphAddMemAllocNode);
 VT_ABI_FN(cudaGraphAddMemFreeNode_fn, &cudaGraphAddMemFreeNode, S_cudaGraphAddMemFreeNode);
+VT_ABI_FN(cudaGraphAddNode_fn, &cudaGraphAddNode, S_cudaGraphAddNode);
 VT_ABI_FN(cudaGraphLaunch_fn, &cudaGraphLaunch, S_cudaGraphLaunch);
 VT_ABI_FN(cudaDeviceGraphMemTrim_fn, &cudaDeviceGraphMemTrim, S_cudaDeviceGraphMemTrim);
 VT_ABI_FN(cudaHostRegister_fn, &cudaHostRegister, S_cudaHostRegister);

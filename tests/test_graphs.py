@@ -70,5 +70,44 @@ def case_sites():
     H.expect_eq("graph pool: the most it kept", max(x.get("peak_live_bytes") for x in pools),
                 max(D["EXPLICIT_BYTES"], D["CAPTURED_BYTES"]))
 
+
+# ---- memory nodes made by the generic node API (cudaGraphAddNode,
+# cuGraphAddNode): tests/programs/graph_nodes.c (runtime), drv_graph_nodes.c
+# (driver) ----
+
+def node_api_case(program, api):
+    """PROGRAM's allocation node (made by API) allocated at each of its
+    LAUNCHES and freed by the free node of another graph; the third graph's
+    allocation, launched once, leaked at its node's call site under API;
+    nothing else leaks, nothing is untraced or invalid."""
+    src = H.program_source(program + ".c")
+    d = H.c_defines(src)
+    r = H.run_traced([H.program(program)])
+    H.expect_program_ok(r)
+    rep = H.report(r.dump)
+    H.check_leak(rep, function="build_leak", source=src, tag="node_leak", nbytes=d["LEAK_BYTES"],
+                 api=api, kind="device", device=0, caller="main")
+    H.expect_eq("leak entries", len(H.leaks(rep)), 1)
+    H.check_summary(rep, allocations=d["LAUNCHES"] + 1, frees=d["LAUNCHES"],
+                    leaked_bytes=d["LEAK_BYTES"], leaked_allocations=1,
+                    peak_bytes=max(d["NODE_BYTES"], d["LEAK_BYTES"]), failed_allocations=0,
+                    invalid_frees=0, untraced_frees=0)
+    s = [x for x in rep["sites"] if x.get("api") == api and x.get("peak_live_bytes") == d["NODE_BYTES"]]
+    H.expect(len(s) == 1, "no %s site of %d bytes: %r" % (api, d["NODE_BYTES"], rep["sites"]))
+    top = s[0]["frames"][0]
+    H.expect_eq("the freed node's site: function, line, pairs freed, live at exit",
+                (top.get("function"), top.get("line"), s[0].get("pairs"), s[0].get("live_bytes")),
+                ("build_alloc", H.marker_line(src, "node_alloc"), d["LAUNCHES"], 0))
+    H.check_complete(rep)
+
+
+def case_node_api_runtime():
+    node_api_case("graph_nodes", "cudaGraphAddNode")
+
+
+def case_node_api_driver():
+    node_api_case("drv_graph_nodes", "cuGraphAddNode")
+
+
 if __name__ == "__main__":
     H.main(globals())

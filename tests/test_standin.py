@@ -15,6 +15,7 @@ PROGRAMS = {  # program: (args, expected status)
     "dlopen_local": ([], 0), "dlsym_driver": (["--check-names"], 0),
     "entry_point": (["--check-names"], 0), "errors": ([], 0), "teardown": ([], 0),
     "inline_leak": ([], 0), "exit_status": ([], 7), "clean_exit": ([], 0), "graphs": ([], 0),
+    "graph_nodes": ([], 0), "drv_graph_nodes": ([], 0),
 }
 
 

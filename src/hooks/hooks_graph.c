@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Wrappers of CUDA graphs' memory and of stream capture (graphs.h): memory
- * nodes made explicitly, instantiation, launches, trims; a capture's begin
+ * nodes made explicitly (cuGraphAddMem*Node, or cuGraphAddNode's memory
+ * node types), instantiation, launches, trims; a capture's begin
  * (stream-ordered allocations ask whether their stream captures only after
  * one, hooks_driver.c). Nothing here changes what the calls do. */
 #include "cuda_abi.h"
@@ -37,7 +38,21 @@ VT_EXPORT CUresult cuStreamBeginCapture_v2_ptsz(CUstream stream, CUstreamCapture
                          mode);
 }
 
-/* The node's memory is the pool's device's (graph memory is device memory). */
+/* An allocation node made through API: its memory is the pool's device's
+ * (graph memory is device memory); no address when the call failed. */
+static void alloc_node_made(CUresult r, CUgraph graph, const CUmemPoolProps *pool, size_t bytes,
+                            CUdeviceptr dptr, unsigned api)
+{
+    struct vt_alloc_info info = {.key = r ? 0 : dptr,
+                                 .size = bytes,
+                                 .api = api,
+                                 .kind = VT_KIND_DEVICE,
+                                 .space = VT_SPACE_POINTER,
+                                 .device = pool->location.id,
+                                 .graph = 1};
+    vt_on_graph_alloc_node(r, graph, info);
+}
+
 VT_EXPORT CUresult cuGraphAddMemAllocNode(CUgraphNode *node, CUgraph graph,
                                           const CUgraphNode *dependencies, size_t count,
                                           CUDA_MEM_ALLOC_NODE_PARAMS *params)
@@ -48,14 +63,8 @@ VT_EXPORT CUresult cuGraphAddMemAllocNode(CUgraphNode *node, CUgraph graph,
     if (!params || !vt_event_begin())
         return real(node, graph, dependencies, count, params);
     CUresult r = real(node, graph, dependencies, count, params);
-    struct vt_alloc_info info = {.key = r ? 0 : params->dptr,
-                                 .size = params->bytesize,
-                                 .api = VT_API_cuGraphAddMemAllocNode,
-                                 .kind = VT_KIND_DEVICE,
-                                 .space = VT_SPACE_POINTER,
-                                 .device = params->poolProps.location.id,
-                                 .graph = 1};
-    vt_on_graph_alloc_node(r, graph, info);
+    alloc_node_made(r, graph, &params->poolProps, params->bytesize, params->dptr,
+                    VT_API_cuGraphAddMemAllocNode);
     return r;
 }
 
@@ -70,6 +79,53 @@ VT_EXPORT CUresult cuGraphAddMemFreeNode(CUgraphNode *node, CUgraph graph,
         return real(node, graph, dependencies, count, dptr);
     CUresult r = real(node, graph, dependencies, count, dptr);
     vt_on_graph_free_node(r, graph, dptr, VT_API_cuGraphAddMemFreeNode);
+    return r;
+}
+
+/* cuGraphAddNode: only its memory nodes are graph memory; any other type
+ * goes straight through, at the cost of this test. */
+static int memory_node(const CUgraphNodeParams *params)
+{
+    return params && (params->type == CU_GRAPH_NODE_TYPE_MEM_ALLOC ||
+                      params->type == CU_GRAPH_NODE_TYPE_MEM_FREE);
+}
+
+/* The same events as cuGraphAddMemAllocNode's and cuGraphAddMemFreeNode's. */
+static void memory_node_made(CUresult r, CUgraph graph, const CUgraphNodeParams *params)
+{
+    if (params->type == CU_GRAPH_NODE_TYPE_MEM_FREE) {
+        vt_on_graph_free_node(r, graph, params->free.dptr, VT_API_cuGraphAddNode);
+        return;
+    }
+    alloc_node_made(r, graph, &params->alloc.poolProps, params->alloc.bytesize, params->alloc.dptr,
+                    VT_API_cuGraphAddNode);
+}
+
+VT_EXPORT CUresult cuGraphAddNode_v2(CUgraphNode *node, CUgraph graph,
+                                     const CUgraphNode *dependencies, const CUgraphEdgeData *edges,
+                                     size_t count, CUgraphNodeParams *params)
+{
+    cuGraphAddNode_v2_fn real = REAL(cuGraphAddNode_v2_fn, cuGraphAddNode_v2);
+    if (!real)
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!memory_node(params) || !vt_event_begin())
+        return real(node, graph, dependencies, edges, count, params);
+    CUresult r = real(node, graph, dependencies, edges, count, params);
+    memory_node_made(r, graph, params);
+    return r;
+}
+
+/* CUDA 12.2's ABI, without edge data (cuGetProcAddress at 12020). */
+VT_EXPORT CUresult cuGraphAddNode(CUgraphNode *node, CUgraph graph, const CUgraphNode *dependencies,
+                                  size_t count, CUgraphNodeParams *params)
+{
+    cuGraphAddNode_fn real = REAL(cuGraphAddNode_fn, cuGraphAddNode);
+    if (!real)
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!memory_node(params) || !vt_event_begin())
+        return real(node, graph, dependencies, count, params);
+    CUresult r = real(node, graph, dependencies, count, params);
+    memory_node_made(r, graph, params);
     return r;
 }
 

@@ -6,12 +6,15 @@
  * do not intercept) is it recorded from what the wrapper describes
  * (event.h). */
 #include "cuda_abi.h"
+#include "elf_symbol.h"
 #include "event.h"
 #include "format.h"
 #include "resolve.h"
 #include "entry.h"
 #include "tracer.h"
 
+#include <dlfcn.h>
+#include <link.h>
 #include <stdint.h>
 
 #define RUNTIME_REAL(type, name)                                                             \
@@ -301,6 +304,43 @@ VT_EXPORT cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t *node, cudaGraph_t
     if (!vt_on_runtime_begin(VT_API_cudaGraphAddMemFreeNode))
         return real(node, graph, dependencies, count, dptr);
     cudaError_t r = real(node, graph, dependencies, count, dptr);
+    vt_on_runtime_end();
+    return r;
+}
+
+/* CUDA 12's runtimes name cudaGraphAddNode the call without edge data
+ * (12.3 to 12.9 call ours cudaGraphAddNode_v2): REAL is one of those when
+ * its object defines it at the version libcudart.so.12. Asked once per
+ * runtime (a second runtime in the process asks again). */
+static int without_edge_data(void *real)
+{
+    static void *asked;
+    static int answer;
+    Dl_info info;
+    struct link_map *map = NULL;
+    if (__atomic_load_n(&asked, __ATOMIC_ACQUIRE) == real)
+        return __atomic_load_n(&answer, __ATOMIC_RELAXED);
+    int old = dladdr1(real, &info, (void **)&map, RTLD_DL_LINKMAP) && map &&
+              vt_elf_lookup_map(map, "cudaGraphAddNode", "libcudart.so.12") == real;
+    __atomic_store_n(&answer, old, __ATOMIC_RELAXED);
+    __atomic_store_n(&asked, real, __ATOMIC_RELEASE);
+    return old;
+}
+
+/* Only memory nodes are tagged (the driver's cuGraphAddNode records them);
+ * any other type goes straight through, at the cost of the test. A CUDA 12
+ * runtime's call is passed on untouched: its arguments are not these. */
+VT_EXPORT cudaError_t cudaGraphAddNode(cudaGraphNode_t *node, cudaGraph_t graph,
+                                       const cudaGraphNode_t *dependencies,
+                                       const cudaGraphEdgeData *edges, size_t count,
+                                       struct cudaGraphNodeParams *params)
+{
+    RUNTIME_REAL(cudaGraphAddNode_fn, cudaGraphAddNode);
+    if (without_edge_data((void *)real) || !params ||
+        (params->type != cudaGraphNodeTypeMemAlloc && params->type != cudaGraphNodeTypeMemFree) ||
+        !vt_on_runtime_begin(VT_API_cudaGraphAddNode))
+        return real(node, graph, dependencies, edges, count, params);
+    cudaError_t r = real(node, graph, dependencies, edges, count, params);
     vt_on_runtime_end();
     return r;
 }

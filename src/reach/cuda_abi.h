@@ -209,6 +209,38 @@ typedef struct CUDA_MEM_ALLOC_NODE_PARAMS_v1_st {
     CUdeviceptr dptr;
 } CUDA_MEM_ALLOC_NODE_PARAMS;
 
+/* cuGraphAddNode's tagged union (CUDA 12.2+): only the memory nodes'
+ * members are read; the rest is padding of the real size. */
+typedef enum CUgraphNodeType_enum {
+    CU_GRAPH_NODE_TYPE_MEM_ALLOC = 10,
+    CU_GRAPH_NODE_TYPE_MEM_FREE = 11
+} CUgraphNodeType;
+
+typedef struct CUDA_MEM_ALLOC_NODE_PARAMS_v2_st {
+    CUmemPoolProps poolProps;
+    const CUmemAccessDesc *accessDescs;
+    size_t accessDescCount;
+    size_t bytesize;
+    CUdeviceptr dptr;
+} CUDA_MEM_ALLOC_NODE_PARAMS_v2;
+
+typedef struct CUDA_MEM_FREE_NODE_PARAMS_st {
+    CUdeviceptr dptr;
+} CUDA_MEM_FREE_NODE_PARAMS;
+
+typedef struct CUgraphNodeParams_st {
+    CUgraphNodeType type;
+    int reserved0[3];
+    union {
+        long long reserved1[29];
+        CUDA_MEM_ALLOC_NODE_PARAMS_v2 alloc;
+        CUDA_MEM_FREE_NODE_PARAMS free;
+    };
+    long long reserved2;
+} CUgraphNodeParams;
+
+typedef struct CUgraphEdgeData_st CUgraphEdgeData; /* passed through */
+
 #ifndef CU_UUID_HAS_BEEN_DEFINED /* the real cuda.h and driver_types.h share it so */
 #define CU_UUID_HAS_BEEN_DEFINED
 typedef struct CUuuid_st {
@@ -299,6 +331,14 @@ typedef CUresult (*cuGraphAddMemAllocNode_fn)(CUgraphNode *node, CUgraph graph,
 typedef CUresult (*cuGraphAddMemFreeNode_fn)(CUgraphNode *node, CUgraph graph,
                                              const CUgraphNode *dependencies,
                                              size_t numDependencies, CUdeviceptr dptr);
+/* CUDA 12.3+ (cuda.h's cuGraphAddNode), and CUDA 12.2's without edge data. */
+typedef CUresult (*cuGraphAddNode_v2_fn)(CUgraphNode *node, CUgraph graph,
+                                         const CUgraphNode *dependencies,
+                                         const CUgraphEdgeData *dependencyData,
+                                         size_t numDependencies, CUgraphNodeParams *params);
+typedef CUresult (*cuGraphAddNode_fn)(CUgraphNode *node, CUgraph graph,
+                                      const CUgraphNode *dependencies, size_t numDependencies,
+                                      CUgraphNodeParams *params);
 typedef CUresult (*cuGraphInstantiateWithFlags_fn)(CUgraphExec *exec, CUgraph graph,
                                                    unsigned long long flags);
 typedef CUresult (*cuGraphLaunch_fn)(CUgraphExec exec, CUstream stream);
@@ -384,6 +424,20 @@ typedef cudaError_t (*cudaGraphAddMemAllocNode_fn)(cudaGraphNode_t *node, cudaGr
 typedef cudaError_t (*cudaGraphAddMemFreeNode_fn)(cudaGraphNode_t *node, cudaGraph_t graph,
                                                   const cudaGraphNode_t *dependencies,
                                                   size_t numDependencies, void *dptr);
+/* cudaGraphAddNode's tagged union: its type is what the wrapper reads. */
+enum { cudaGraphNodeTypeMemAlloc = 0x0a, cudaGraphNodeTypeMemFree = 0x0b };
+struct cudaGraphNodeParams {
+    int type; /* enum cudaGraphNodeType */
+    int reserved0[3];
+    long long reserved1[29]; /* the union of each type's parameters */
+    long long reserved2;
+};
+typedef struct cudaGraphEdgeData_st cudaGraphEdgeData; /* passed through */
+typedef cudaError_t (*cudaGraphAddNode_fn)(cudaGraphNode_t *node, cudaGraph_t graph,
+                                           const cudaGraphNode_t *dependencies,
+                                           const cudaGraphEdgeData *dependencyData,
+                                           size_t numDependencies,
+                                           struct cudaGraphNodeParams *params);
 typedef cudaError_t (*cudaGraphLaunch_fn)(cudaGraphExec_t exec, cudaStream_t stream);
 typedef cudaError_t (*cudaDeviceGraphMemTrim_fn)(int device);
 typedef cudaError_t (*cudaHostRegister_fn)(void *ptr, size_t size, unsigned int flags);

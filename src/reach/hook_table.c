@@ -202,6 +202,8 @@ static const struct request {
     {"cuStreamBeginCapture", 10010, "cuStreamBeginCapture_v2", "cuStreamBeginCapture_v2_ptsz"},
     {"cuGraphAddMemAllocNode", 11040, "cuGraphAddMemAllocNode", NULL},
     {"cuGraphAddMemFreeNode", 11040, "cuGraphAddMemFreeNode", NULL},
+    {"cuGraphAddNode", 12020, "cuGraphAddNode", NULL},
+    {"cuGraphAddNode", 12030, "cuGraphAddNode_v2", NULL},
     {"cuGraphInstantiate", 12000, "cuGraphInstantiateWithFlags", NULL},
     {"cuGraphInstantiateWithFlags", 11040, "cuGraphInstantiateWithFlags", NULL},
     {"cuGraphLaunch", 10000, "cuGraphLaunch", "cuGraphLaunch_ptsz"},

@@ -51,6 +51,8 @@
     X(cuStreamBeginCapture_v2_ptsz) \
     X(cuGraphAddMemAllocNode)       \
     X(cuGraphAddMemFreeNode)        \
+    X(cuGraphAddNode)               \
+    X(cuGraphAddNode_v2)            \
     X(cuGraphInstantiateWithFlags)  \
     X(cuGraphLaunch)                \
     X(cuGraphLaunch_ptsz)           \

@@ -856,6 +856,92 @@ CUresult CUDAAPI cuGraphAddDependencies_v2(CUgraph hGraph, const CUgraphNode *fr
                                            size_t numDependencies);
 CUresult CUDAAPI cuGraphClone(CUgraph *phGraphClone, CUgraph originalGraph);
 
+/* Nodes of any type through one call (driver_graph_node.c). */
+typedef enum CUgraphNodeType_enum {
+    CU_GRAPH_NODE_TYPE_KERNEL = 0,
+    CU_GRAPH_NODE_TYPE_MEMCPY = 1,
+    CU_GRAPH_NODE_TYPE_MEMSET = 2,
+    CU_GRAPH_NODE_TYPE_HOST = 3,
+    CU_GRAPH_NODE_TYPE_GRAPH = 4,
+    CU_GRAPH_NODE_TYPE_EMPTY = 5,
+    CU_GRAPH_NODE_TYPE_WAIT_EVENT = 6,
+    CU_GRAPH_NODE_TYPE_EVENT_RECORD = 7,
+    CU_GRAPH_NODE_TYPE_EXT_SEMAS_SIGNAL = 8,
+    CU_GRAPH_NODE_TYPE_EXT_SEMAS_WAIT = 9,
+    CU_GRAPH_NODE_TYPE_MEM_ALLOC = 10,
+    CU_GRAPH_NODE_TYPE_MEM_FREE = 11,
+    CU_GRAPH_NODE_TYPE_BATCH_MEM_OP = 12,
+    CU_GRAPH_NODE_TYPE_CONDITIONAL = 13
+} CUgraphNodeType;
+typedef struct CUDA_KERNEL_NODE_PARAMS_v3_st {
+    CUfunction func;
+    unsigned int gridDimX;
+    unsigned int gridDimY;
+    unsigned int gridDimZ;
+    unsigned int blockDimX;
+    unsigned int blockDimY;
+    unsigned int blockDimZ;
+    unsigned int sharedMemBytes;
+    void **kernelParams;
+    void **extra;
+    CUkernel kern;
+    CUcontext ctx;
+} CUDA_KERNEL_NODE_PARAMS_v3;
+typedef struct CUDA_MEMCPY_NODE_PARAMS_st {
+    int flags;
+    int reserved;
+    CUcontext copyCtx;
+    CUDA_MEMCPY3D copyParams;
+} CUDA_MEMCPY_NODE_PARAMS;
+typedef struct CUDA_MEMSET_NODE_PARAMS_v2_st {
+    CUdeviceptr dst;
+    size_t pitch;
+    unsigned int value;
+    unsigned int elementSize;
+    size_t width;
+    size_t height;
+    CUcontext ctx;
+} CUDA_MEMSET_NODE_PARAMS_v2;
+typedef struct CUDA_HOST_NODE_PARAMS_v2_st {
+    CUhostFn fn;
+    void *userData;
+} CUDA_HOST_NODE_PARAMS_v2;
+typedef struct CUDA_MEM_ALLOC_NODE_PARAMS_v2_st {
+    CUmemPoolProps poolProps;
+    const CUmemAccessDesc *accessDescs;
+    size_t accessDescCount;
+    size_t bytesize;
+    CUdeviceptr dptr;
+} CUDA_MEM_ALLOC_NODE_PARAMS_v2;
+typedef struct CUDA_MEM_FREE_NODE_PARAMS_st {
+    CUdeviceptr dptr;
+} CUDA_MEM_FREE_NODE_PARAMS;
+typedef struct CUgraphNodeParams_st {
+    CUgraphNodeType type;
+    int reserved0[3];
+    union {
+        long long reserved1[29];
+        CUDA_KERNEL_NODE_PARAMS_v3 kernel;
+        CUDA_MEMCPY_NODE_PARAMS memcpy;
+        CUDA_MEMSET_NODE_PARAMS_v2 memset;
+        CUDA_HOST_NODE_PARAMS_v2 host;
+        CUDA_MEM_ALLOC_NODE_PARAMS_v2 alloc;
+        CUDA_MEM_FREE_NODE_PARAMS free;
+    };
+    long long reserved2;
+} CUgraphNodeParams;
+CUresult CUDAAPI cuGraphAddNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph,
+                                   const CUgraphNode *dependencies,
+                                   const CUgraphEdgeData *dependencyData, size_t numDependencies,
+                                   CUgraphNodeParams *nodeParams);
+#if defined(__CUDA_API_VERSION_INTERNAL)
+CUresult CUDAAPI cuGraphAddNode(CUgraphNode *phGraphNode, CUgraph hGraph,
+                                const CUgraphNode *dependencies, size_t numDependencies,
+                                CUgraphNodeParams *nodeParams);
+#else
+#define cuGraphAddNode cuGraphAddNode_v2
+#endif
+
 /* Occupancy (driver_occupancy.c), peers (driver_context.c), modules from a
  * file or with JIT options (driver_module.c). */
 typedef size_t (*CUoccupancyB2DSize)(int blockSize);

@@ -156,6 +156,28 @@ cudaError_t CUDARTAPI cudaGraphAddMemAllocNode(cudaGraphNode_t *pGraphNode, cuda
 cudaError_t CUDARTAPI cudaGraphAddMemFreeNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
                                               const cudaGraphNode_t *pDependencies,
                                               size_t numDependencies, void *dptr);
+/* Nodes of any type (cudart_graph_nodes.c) and the node-by-node calls it
+ * delegates to (cudart_graph_build.c). */
+cudaError_t CUDARTAPI cudaGraphAddNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                       const cudaGraphNode_t *pDependencies,
+                                       const cudaGraphEdgeData *dependencyData,
+                                       size_t numDependencies,
+                                       struct cudaGraphNodeParams *nodeParams);
+cudaError_t CUDARTAPI cudaGraphAddEmptyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                            const cudaGraphNode_t *pDependencies,
+                                            size_t numDependencies);
+cudaError_t CUDARTAPI cudaGraphAddMemcpyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                             const cudaGraphNode_t *pDependencies,
+                                             size_t numDependencies,
+                                             const struct cudaMemcpy3DParms *pCopyParams);
+cudaError_t CUDARTAPI cudaGraphAddMemsetNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                             const cudaGraphNode_t *pDependencies,
+                                             size_t numDependencies,
+                                             const struct cudaMemsetParams *pMemsetParams);
+cudaError_t CUDARTAPI cudaGraphAddHostNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                           const cudaGraphNode_t *pDependencies,
+                                           size_t numDependencies,
+                                           const struct cudaHostNodeParams *pNodeParams);
 cudaError_t CUDARTAPI cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGraph_t graph,
                                            unsigned long long flags);
 cudaError_t CUDARTAPI cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphExec, cudaGraph_t graph,

@@ -417,6 +417,73 @@ struct cudaHostNodeParams {
     cudaHostFn_t fn;
     void *userData;
 };
+
+/* Nodes of any type through one call (cudaGraphAddNode). */
+enum cudaGraphNodeType {
+    cudaGraphNodeTypeKernel = 0x00,
+    cudaGraphNodeTypeMemcpy = 0x01,
+    cudaGraphNodeTypeMemset = 0x02,
+    cudaGraphNodeTypeHost = 0x03,
+    cudaGraphNodeTypeGraph = 0x04,
+    cudaGraphNodeTypeEmpty = 0x05,
+    cudaGraphNodeTypeWaitEvent = 0x06,
+    cudaGraphNodeTypeEventRecord = 0x07,
+    cudaGraphNodeTypeExtSemaphoreSignal = 0x08,
+    cudaGraphNodeTypeExtSemaphoreWait = 0x09,
+    cudaGraphNodeTypeMemAlloc = 0x0a,
+    cudaGraphNodeTypeMemFree = 0x0b,
+    cudaGraphNodeTypeConditional = 0x0d,
+    cudaGraphNodeTypeCount
+};
+struct cudaKernelNodeParamsV2 {
+    void *func;
+    struct standin_dim3_t gridDim;
+    struct standin_dim3_t blockDim;
+    unsigned int sharedMemBytes;
+    void **kernelParams;
+    void **extra;
+};
+struct cudaMemcpyNodeParams {
+    int flags;
+    int reserved[3];
+    struct cudaMemcpy3DParms copyParams;
+};
+struct cudaMemsetParamsV2 {
+    void *dst;
+    size_t pitch;
+    unsigned int value;
+    unsigned int elementSize;
+    size_t width;
+    size_t height;
+};
+struct cudaHostNodeParamsV2 {
+    cudaHostFn_t fn;
+    void *userData;
+};
+struct cudaMemAllocNodeParamsV2 {
+    struct cudaMemPoolProps poolProps;
+    const struct cudaMemAccessDesc *accessDescs;
+    size_t accessDescCount;
+    size_t bytesize;
+    void *dptr;
+};
+struct cudaMemFreeNodeParams {
+    void *dptr;
+};
+struct cudaGraphNodeParams {
+    enum cudaGraphNodeType type;
+    int reserved0[3];
+    union {
+        long long reserved1[29];
+        struct cudaKernelNodeParamsV2 kernel;
+        struct cudaMemcpyNodeParams memcpy;
+        struct cudaMemsetParamsV2 memset;
+        struct cudaHostNodeParamsV2 host;
+        struct cudaMemAllocNodeParamsV2 alloc;
+        struct cudaMemFreeNodeParams free;
+    };
+    long long reserved2;
+};
 typedef void (*cudaStreamCallback_t)(cudaStream_t stream, cudaError_t status, void *userData);
 #define cudaEventDefault 0x00
 #define cudaEventBlockingSync 0x01
