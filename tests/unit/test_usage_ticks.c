@@ -349,8 +349,7 @@ static double percent(size_t n, size_t of)
 
 static void figures(size_t draws)
 {
-    printf("%-32s %8s %10s %9s %14s\n", "shape", "draws", "by ticks", "growing",
-           "with markers");
+    printf("%-32s %8s %10s %9s %14s\n", "shape", "draws", "by ticks", "growing", "with markers");
     for (size_t i = 0; i < NSHAPES; i++) {
         marking = false;
         struct outcome o = play(shapes[i].fn, draws, 1);
