@@ -199,6 +199,60 @@ def case_model_held_cache_grows():
     H.expect("of growth at 1 growing call site" in check.stderr, check.stderr)
 
 
+
+UNMARKED = os.path.join(HERE, "python", "torch_unmarked.py")
+
+
+def unmarked_run(*args):
+    """torch_unmarked.py under `vramtrace run`: its report, its text and
+    `vramtrace check`."""
+    r = H.run_traced([torch_python(), UNMARKED, *args])
+    H.expect_program_ok(r)
+    H.expect_dump(r)
+    text = subprocess.run([H.vramtrace_exe(), "report", r.dump], env=H.base_env(),
+                          stdout=subprocess.PIPE, universal_newlines=True).stdout
+    check = subprocess.run([H.vramtrace_exe(), "check", r.dump], env=H.base_env(),
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+    return H.report(r.dump), text, check
+
+
+def unmarked_line(entry):
+    for f in entry.get("frames") or []:
+        if (f.get("file") or "").endswith("torch_unmarked.py"):
+            return f.get("line")
+    return None
+
+
+def case_unmarked_keeps():
+    """`import torch` (seconds), then 30 fast steps keeping a 1 MiB
+    activation a step in a dict, no marker: growth at the dict's line on
+    allocation ticks, named first, and check fails on it (23); the model
+    is held, not growing."""
+    rep, text, check = unmarked_run("keep")
+    line = H.marker_line(UNMARKED, "keep")
+    H.expect_eq("the growing site", [(unmarked_line(s), s["api"]) for s in rep["sites"]
+                                     if s["growing"]], [(line, TENSOR)])
+    H.expect(re.match(r"vramtrace: growing: \S+ \S+ per tick at <module> "
+                      r"\((?:\S*/)?tests/python/torch_unmarked\.py:%d\)\n" % line, text),
+             "first line:\n" + text)
+    g = rep["growth"]
+    H.expect_eq("growth: interval, reliable", (g["interval"], g["reliable"]),
+                ("allocations", True))
+    H.expect_eq("check: status\n" + check.stderr, check.returncode, 23)
+    H.expect("of growth at 1 growing call site" in check.stderr, check.stderr)
+
+
+def case_unmarked_clean():
+    """The same script keeping nothing: nothing grows on the allocation
+    ticks, check passes."""
+    rep, text, check = unmarked_run()
+    g = rep["growth"]
+    H.expect_eq("growth: interval, growing sites", (g["interval"], g["growing_sites"]),
+                ("allocations", 0))
+    H.expect(re.search(r"^vramtrace: growth judged on \d+ ticks of \d+ repeated allocations? "
+                       r"each \(no markers\): nothing grows$", text, re.M), text)
+    H.expect_eq("check: status, stderr", (check.returncode, check.stderr), (0, ""))
+
 def since_run(extra_env=None):
     """The since case's output: the 1 MiB each checkpoint left, twice (a new
     segment of the cache, then room in it), then 0 for one made and dropped;

@@ -94,6 +94,7 @@ static struct vt_usage_site *find_site(struct vt_usage *u, uint64_t stack_id, un
         s->peak_epoch_saved = find_device(u, device)->peak_epoch;
     pad_to(&s->at_marks, u->nmarks);
     pad_to(&s->at_ticks, u->nticks);
+    pad_to(&s->at_allocs, u->nalloc_ticks);
     return s;
 }
 
@@ -133,6 +134,38 @@ static void pass_tick(struct vt_usage *u)
     u->nticks++;
     if (u->nticks == VT_USAGE_MAX_TICKS)
         coarsen(u);
+}
+
+/* Keeps every second allocation tick: the allocations per tick double. */
+static void coarsen_allocs(struct vt_usage *u)
+{
+    size_t half = u->nalloc_ticks / 2;
+    for (size_t i = 0; i < u->nsites; i++) {
+        struct vt_usage_samples *t = &u->sites[i].at_allocs;
+        for (size_t k = 0; k < half; k++)
+            t->bytes[k] = t->bytes[2 * k + 1];
+        t->n = half;
+    }
+    for (size_t k = 0; k < half; k++)
+        u->alloc_tick_ns[k] = u->alloc_tick_ns[2 * k + 1];
+    u->nalloc_ticks = half;
+    u->tick_allocs *= 2;
+}
+
+/* A repeated allocation at TIME_NS, not yet applied: the tick it passes
+ * samples every site right before it, as a marker would before a step. */
+static void count_repeat(struct vt_usage *u, uint64_t time_ns)
+{
+    if (!u->tick_allocs)
+        u->tick_allocs = 1;
+    if (++u->repeats % u->tick_allocs)
+        return;
+    for (size_t i = 0; i < u->nsites; i++)
+        push(&u->sites[i].at_allocs, u->sites[i].live_bytes);
+    u->alloc_tick_ns = vt_xgrow(u->alloc_tick_ns, u->nalloc_ticks, sizeof *u->alloc_tick_ns);
+    u->alloc_tick_ns[u->nalloc_ticks++] = time_ns;
+    if (u->nalloc_ticks == VT_USAGE_MAX_TICKS)
+        coarsen_allocs(u);
 }
 
 void vt_usage_advance(struct vt_usage *u, uint64_t time_ns)
@@ -178,6 +211,13 @@ void vt_usage_change(struct vt_usage *u, uint64_t time_ns, uint64_t stack_id, un
         save_at_peak(s, d);
     if (delta > 0 && s->pairs)
         s->reallocs++;
+    if (delta > 0 && s->freed) {
+        count_repeat(u, time_ns);
+        s->first_repeat = s->first_repeat ? s->first_repeat : u->repeats;
+        s->last_repeat = u->repeats;
+    }
+    if (delta < 0)
+        s->freed = true;
     s->live_bytes += (uint64_t)delta;
     if (s->live_bytes > s->peak_live_bytes)
         s->peak_live_bytes = s->live_bytes;
@@ -233,12 +273,14 @@ void vt_usage_mark(struct vt_usage *u, uint64_t time_ns, const char *label)
 
 size_t vt_usage_boundaries(const struct vt_usage *u)
 {
-    return u->by_marks ? u->nmarks : u->nticks;
+    return u->by_marks ? u->nmarks : u->by_allocs ? u->nalloc_ticks : u->nticks;
 }
 
 uint64_t vt_usage_boundary_ns(const struct vt_usage *u, size_t i)
 {
-    return u->by_marks ? u->marks[i].time_ns : (uint64_t)(i + 1) * u->tick_ns;
+    if (u->by_marks)
+        return u->marks[i].time_ns;
+    return u->by_allocs ? u->alloc_tick_ns[i] : (uint64_t)(i + 1) * u->tick_ns;
 }
 
 /* Growth by the one rule (growth_rule.h), on the boundaries after the
@@ -265,6 +307,11 @@ static void judge_growth(const struct vt_usage *u, struct vt_usage_site *s)
 bool vt_usage_growth_judged(const struct vt_usage *u)
 {
     return vt_usage_boundaries(u) >= u->skip + VT_GROWTH_MIN_BOUNDARIES;
+}
+
+bool vt_usage_growth_reliable(const struct vt_usage *u)
+{
+    return (u->by_marks || u->by_allocs) && vt_usage_growth_judged(u);
 }
 
 uint64_t vt_usage_growth_bytes(const struct vt_usage *u)
@@ -300,13 +347,48 @@ static int by_device(const void *pa, const void *pb)
     return a->device < b->device ? -1 : a->device > b->device;
 }
 
+struct repeats {
+    uint64_t first, last;
+};
+
+static int by_last_desc(const void *pa, const void *pb)
+{
+    const struct repeats *a = pa, *b = pb;
+    return a->last > b->last ? -1 : a->last < b->last;
+}
+
+/* The allocation ticks before the loop that ran at the end began, left out
+ * as a warm-up: a model copied in through a staging buffer made again for
+ * each part is a loop of its own, over before the steps (memory that rose
+ * in it then stopped). The loop at the end: the sites repeating at the end
+ * and every site whose repeated allocations overlap theirs, back to the
+ * first of them. */
+static size_t loop_skip(const struct vt_usage *u)
+{
+    if (!u->nalloc_ticks)
+        return 0;
+    struct repeats *r = vt_xcalloc(u->nsites ? u->nsites : 1, sizeof *r);
+    size_t n = 0;
+    for (size_t i = 0; i < u->nsites; i++)
+        if (u->sites[i].first_repeat)
+            r[n++] = (struct repeats){u->sites[i].first_repeat, u->sites[i].last_repeat};
+    qsort(r, n, sizeof *r, by_last_desc);
+    uint64_t start = n ? r[0].first : 1;
+    for (size_t i = 1; i < n && r[i].last >= start; i++)
+        start = r[i].first < start ? r[i].first : start;
+    free(r);
+    return (size_t)((start - 1) / u->tick_allocs);
+}
+
 void vt_usage_finish(struct vt_usage *u, uint64_t end_ns, size_t skip)
 {
     vt_usage_advance(u, end_ns);
     if (u->ndevices)
         qsort(u->devices, u->ndevices, sizeof *u->devices, by_device);
     u->by_marks = u->nmarks > 0;
-    u->skip = u->by_marks ? skip : 0;
+    size_t loop = u->nalloc_ticks - loop_skip(u); /* ticks of the loop at the end */
+    u->by_allocs = !u->by_marks && loop >= VT_USAGE_MIN_ALLOC_TICKS;
+    u->skip = u->by_marks ? skip : u->by_allocs ? u->nalloc_ticks - loop : 0;
     for (size_t i = 0; i < u->nsites; i++) {
         if (!u->sites[i].holds_tensors)
             judge_growth(u, &u->sites[i]);
@@ -324,6 +406,7 @@ void vt_usage_free(struct vt_usage *u)
     for (size_t i = 0; i < u->nsites; i++) {
         free(u->sites[i].at_marks.bytes);
         free(u->sites[i].at_ticks.bytes);
+        free(u->sites[i].at_allocs.bytes);
     }
     for (size_t i = 0; i < u->ndevices; i++) {
         free(u->devices[i].bin_max.bytes);
@@ -334,6 +417,7 @@ void vt_usage_free(struct vt_usage *u)
     free(u->sites);
     free(u->devices);
     free(u->marks);
+    free(u->alloc_tick_ns);
     memset(u, 0, sizeof *u);
 }
 

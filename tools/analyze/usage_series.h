@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Usage over time, built while a dump is replayed: live bytes per call site
- * sampled at every marker (and at time ticks), total live bytes per device
+ * sampled at every marker (and at allocation and time ticks), total live bytes per device
  * in time bins for charts, the peak of each device with what each site held
  * then, and growth detection per site.
  *
@@ -16,13 +16,18 @@
 #include <stdint.h>
 
 #define VT_USAGE_MAX_TICKS 128
+/* Without markers growth is judged on allocation ticks when the loop that
+ * ran at the end has this many, else on time ticks (docs/reports.md has the
+ * false positives it costs at each count). */
+#define VT_USAGE_MIN_ALLOC_TICKS 16
 
 struct vt_usage_mark {
     uint64_t time_ns;
     char *label;
 };
 
-/* A series of live-byte samples at boundaries (markers or time ticks). */
+/* A series of live-byte samples at boundaries (markers, allocation or time
+ * ticks). */
 struct vt_usage_samples {
     uint64_t *bytes;
     size_t n;
@@ -32,11 +37,16 @@ struct vt_usage_site {
     uint64_t stack_id;
     unsigned api, kind;
     int64_t device;
-    uint64_t live_bytes;              /* now; at the end: at exit */
-    uint64_t peak_live_bytes;         /* the site's own highest */
-    uint64_t bytes_at_device_peak;    /* what it held when its device peaked */
-    struct vt_usage_samples at_marks; /* live bytes right before each marker */
-    struct vt_usage_samples at_ticks; /* live bytes at each time tick */
+    uint64_t live_bytes;               /* now; at the end: at exit */
+    uint64_t peak_live_bytes;          /* the site's own highest */
+    uint64_t bytes_at_device_peak;     /* what it held when its device peaked */
+    struct vt_usage_samples at_marks;  /* live bytes right before each marker */
+    struct vt_usage_samples at_ticks;  /* live bytes at each time tick */
+    struct vt_usage_samples at_allocs; /* ... right before each allocation tick */
+    bool freed;                        /* freed one of its allocations already */
+    /* its first and last repeated allocation (1-based counts of the run's
+     * repeated allocations; 0: none) */
+    uint64_t first_repeat, last_repeat;
     /* a framework's segment whose tensors are traced (vt_api_in_segment):
      * their sites carry the growth, not it */
     bool holds_tensors;
@@ -84,6 +94,14 @@ struct vt_usage {
     /* time ticks at k * tick_ns (k = 1..nticks) and bins [k, k+1) * tick_ns */
     uint64_t tick_ns;
     size_t nticks; /* ticks passed = bins complete */
+    /* allocation ticks: one every tick_allocs repeated allocations (made at
+     * a site that freed one before: the work a loop does again each step,
+     * not what a program does once, as loading a model); the clock of an
+     * unmarked run, whatever its steps' share of the time */
+    uint64_t repeats;        /* repeated allocations so far */
+    uint64_t tick_allocs;    /* per allocation tick; doubles as the ticks fill up */
+    uint64_t *alloc_tick_ns; /* when each allocation tick passed */
+    size_t nalloc_ticks;
     struct vt_usage_device *devices;
     size_t ndevices;
     struct vt_usage_site *sites; /* in order of first appearance */
@@ -92,8 +110,11 @@ struct vt_usage {
     /* page-locked host memory, which counts towards no device */
     uint64_t host_live_bytes, host_peak_bytes, host_peak_time_ns;
     /* set by vt_usage_finish */
-    bool by_marks; /* boundaries are markers, else time ticks */
-    size_t skip;   /* warm-up boundaries left out of growth */
+    bool by_marks;  /* boundaries are markers, */
+    bool by_allocs; /* else allocation ticks (enough of them), else time ticks */
+    /* warm-up boundaries left out of growth: markers (--skip), or the
+     * allocation ticks before the loop that ran at the end began */
+    size_t skip;
     struct vt_usage_site_entry *index;
     struct vt_usage_site_entry *last_site; /* lookup cache */
     size_t last_device;                    /* lookup cache */
@@ -121,15 +142,18 @@ bool vt_usage_churn_large(const struct vt_usage *u, const struct vt_usage_site *
 void vt_usage_advance(struct vt_usage *u, uint64_t time_ns);
 
 /* Closes the series at END_NS and decides growth, leaving out the first
- * SKIP markers (warm-up); without markers the boundaries are time ticks. */
+ * SKIP markers (warm-up); without markers the boundaries are the
+ * allocation ticks of the loop that ran at the end, or time ticks where it
+ * had fewer than VT_USAGE_MIN_ALLOC_TICKS. */
 void vt_usage_finish(struct vt_usage *u, uint64_t end_ns, size_t skip);
 void vt_usage_free(struct vt_usage *u);
 
-/* The boundaries growth was judged on (by_marks: markers, else ticks). */
+/* The boundaries growth was judged on (by_marks: markers, by_allocs:
+ * allocation ticks, else time ticks). */
 static inline const struct vt_usage_samples *vt_usage_site_samples(const struct vt_usage *u,
                                                                    const struct vt_usage_site *s)
 {
-    return u->by_marks ? &s->at_marks : &s->at_ticks;
+    return u->by_marks ? &s->at_marks : u->by_allocs ? &s->at_allocs : &s->at_ticks;
 }
 size_t vt_usage_boundaries(const struct vt_usage *u);
 /* A rate per second means something over this much time at least: steps
@@ -141,6 +165,9 @@ static inline bool vt_usage_rate_shown(const struct vt_usage_site *s)
 }
 /* Whether growth could be judged: three boundaries at least after the skip. */
 bool vt_usage_growth_judged(const struct vt_usage *u);
+/* Judged on boundaries that follow the program's steps (markers or
+ * allocation ticks), not on time ticks that mix them: a verdict to act on. */
+bool vt_usage_growth_reliable(const struct vt_usage *u);
 size_t vt_usage_growing_sites(const struct vt_usage *u);
 /* What the growing device and managed sites rose by since each started
  * growing (check's --max-growth: the same, but for suppressed sites). */

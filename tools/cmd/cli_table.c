@@ -127,9 +127,9 @@ static const struct option options[] = {
     {LIMIT_COMMANDS, "--max-leaked-per-site SIZE", "fail when one call site leaked more than SIZE"},
     {LIMIT_COMMANDS, "--max-growth SIZE",
      "fail when the growing call sites (the report's growth rule, judged on the markers after "
-     "--skip; those a suppression matches left out) rose by more than SIZE in all since each "
-     "started growing; with fewer than 3 "
-     "markers or none: the leaked bytes. Without a limit, any growing site fails"},
+     "--skip, or without markers on allocation ticks; those a suppression matches left out) "
+     "rose by more than SIZE in all since each started growing; with fewer than 3 "
+     "markers, or on time ticks: the leaked bytes. Without a limit, any growing site fails"},
     {LIMIT_COMMANDS, "--max-held SIZE",
      "fail when more than SIZE was held at the end: still referenced when a Python script ended "
      "and freed by the interpreter's shutdown (a model, optimizer state; not leaked, and passes "

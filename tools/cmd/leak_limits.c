@@ -238,22 +238,25 @@ static void print_growth_site(const struct vt_report *r, FILE *out)
     fputc('\n', out);
 }
 
-/* Whether the growth rule judged the dump on markers. */
-static bool judged_on_markers(const struct vt_report *r)
-{
-    const struct vt_usage *u = &r->analysis->usage;
-    return u->by_marks && vt_usage_growth_judged(u);
-}
-
 /* What --max-growth measures: the growing sites' rise by the growth rule
  * (growth_rule.h), as the report judges it, but for those a suppression
- * matches; where growth is not judged on markers (none, or fewer than 3
- * after --skip), the leaked bytes. */
+ * matches; where growth is not judged on the program's steps (markers or
+ * allocation ticks: time ticks, or fewer than 3 markers after --skip), the
+ * leaked bytes. */
 static uint64_t growth_measure(const struct vt_report *r, char *buf, size_t size)
 {
     const struct vt_usage *u = &r->analysis->usage;
     size_t growing;
     uint64_t growth = growth_of_sites(r, &growing);
+    if (u->by_allocs) {
+        snprintf(buf, size,
+                 "of growth at %zu growing call %s (judged on %zu ticks of %llu repeated %s "
+                 "each, no markers)",
+                 growing, growing == 1 ? "site" : "sites", vt_usage_boundaries(u),
+                 (unsigned long long)u->tick_allocs,
+                 u->tick_allocs == 1 ? "allocation" : "allocations");
+        return growth;
+    }
     if (!u->by_marks) {
         snprintf(buf, size, "of growth (leaked; no markers)");
         return r->analysis->summary.leaked_bytes;
@@ -268,12 +271,13 @@ static uint64_t growth_measure(const struct vt_report *r, char *buf, size_t size
     return growth;
 }
 
-/* The growth limit; the default one holds only growth judged on markers
- * (the default --max-leaked 0 covers the rest). */
+/* The growth limit; the default one holds only growth judged on the
+ * program's steps (the default --max-leaked 0 covers the rest). */
 static bool check_growth(const struct vt_report *r, const struct vt_limits *limits, FILE *out)
 {
-    char from[128];
-    if (!limits->has_growth || (limits->growth_implied && !judged_on_markers(r)))
+    char from[192];
+    if (!limits->has_growth ||
+        (limits->growth_implied && !vt_usage_growth_reliable(&r->analysis->usage)))
         return false;
     uint64_t growth = growth_measure(r, from, sizeof from);
     if (growth <= limits->max_growth)

@@ -15,8 +15,9 @@
 struct vt_limits {
     bool has_leaked, has_per_site, has_growth, has_invalid, has_held;
     uint64_t max_leaked, max_per_site, max_growth, max_invalid, max_held; /* inclusive */
-    /* the growth limit is the default one: held to growth judged on
-     * markers only (time ticks mix steps; the leaked limit covers the rest) */
+    /* the growth limit is the default one: held to growth judged on the
+     * program's steps only, markers or allocation ticks (time ticks mix
+     * steps; the leaked limit covers the rest) */
     bool growth_implied;
 };
 

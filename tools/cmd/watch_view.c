@@ -150,13 +150,16 @@ static void sites_table(struct lines *l, const struct vt_report *r, size_t max)
     char **labels = vt_site_labels(list, n);
     add(l, "top call sites by live bytes:");
     end_line(l);
-    add(l, "  %12s  %12s  %12s  %s", "live", u->by_marks ? "per marker" : "", "per second",
-        "call site");
+    add(l, "  %12s  %12s  %12s  %s", "live",
+        u->by_marks    ? "per marker"
+        : u->by_allocs ? "per tick"
+                       : "",
+        "per second", "call site");
     end_line(l);
     for (size_t i = 0; i < n; i++) {
         const struct vt_usage_site *s = &u->sites[order[i]];
         char live[32], marker[32] = "", second[32] = "";
-        if (u->by_marks)
+        if (u->by_marks || u->by_allocs)
             signed_size(s->bytes_per_interval, marker);
         if (vt_usage_rate_shown(s)) {
             signed_size((int64_t)s->bytes_per_second, second);

@@ -398,17 +398,19 @@ static void write_growth(struct vt_json *j, const struct vt_report *r)
     vt_json_key(j, "growth");
     vt_json_begin_object(j);
     vt_json_key(j, "interval");
-    vt_json_string(j, u->by_marks ? "marker" : "time");
+    vt_json_string(j, u->by_marks ? "marker" : u->by_allocs ? "allocations" : "time");
     write_uint_field(j, "boundaries", vt_usage_boundaries(u));
     write_uint_field(j, "marks", u->nmarks);
     write_uint_field(j, "skip", u->skip);
     vt_json_key(j, "tick_ns");
-    u->by_marks ? vt_json_null(j) : vt_json_uint(j, u->tick_ns);
+    u->by_marks || u->by_allocs ? vt_json_null(j) : vt_json_uint(j, u->tick_ns);
+    vt_json_key(j, "tick_allocations"); /* repeated allocations per tick */
+    u->by_allocs ? vt_json_uint(j, u->tick_allocs) : vt_json_null(j);
     vt_json_key(j, "judged");
     vt_json_bool(j, vt_usage_growth_judged(u));
     write_uint_field(j, "growing_sites", vt_usage_growing_sites(u));
-    vt_json_key(j, "reliable"); /* markers, enough of them */
-    vt_json_bool(j, u->by_marks && vt_usage_growth_judged(u));
+    vt_json_key(j, "reliable"); /* markers, enough of them, or allocation ticks */
+    vt_json_bool(j, vt_usage_growth_reliable(u));
     vt_json_key(j, "verdict");
     vt_json_string(j, verdict);
     vt_json_end_object(j);

@@ -47,11 +47,34 @@ static void unmarked_verdict(const struct vt_report *r, size_t ticks, char *buf,
         snprintf(buf + n, len - (size_t)n, "); " VT_MARKER_HINT);
 }
 
+/* Allocation ticks follow the program's steps: both verdicts hold. */
+static void alloc_ticks_verdict(const struct vt_usage *u, char *buf, size_t len)
+{
+    size_t n = vt_usage_boundaries(u), growing = vt_usage_growing_sites(u);
+    int w = snprintf(buf, len, "growth judged on %zu ticks of %llu repeated %s each (no markers", n,
+                     (unsigned long long)u->tick_allocs,
+                     plural(u->tick_allocs, "allocation", "allocations"));
+    if (w >= 0 && (size_t)w < len && u->skip) /* ticks of a loop over before the last began */
+        w += snprintf(buf + w, len - (size_t)w,
+                      "; the first %zu, before the loop at the end, left out", u->skip);
+    if (w >= 0 && (size_t)w < len)
+        w += snprintf(buf + w, len - (size_t)w, "): ");
+    if (w < 0 || (size_t)w >= len)
+        return;
+    if (growing)
+        snprintf(buf + w, len - (size_t)w, "%zu call %s growing", growing,
+                 plural(growing, "site", "sites"));
+    else
+        snprintf(buf + w, len - (size_t)w, "nothing grows");
+}
+
 void vt_growth_verdict(const struct vt_report *r, char *buf, size_t len)
 {
     const struct vt_usage *u = &r->analysis->usage;
     size_t n = vt_usage_boundaries(u), growing = vt_usage_growing_sites(u);
-    if (!u->by_marks && !vt_usage_growth_judged(u))
+    if (u->by_allocs)
+        alloc_ticks_verdict(u, buf, len);
+    else if (!u->by_marks && !vt_usage_growth_judged(u))
         snprintf(
             buf, len,
             "growth not judged: no markers, and fewer than 3 time ticks (%zu); " VT_MARKER_HINT, n);

@@ -18,7 +18,8 @@ const char *vt_churn_hint(unsigned api, char *buf, size_t len);
 
 /* What growth was judged on and what it found, without "vramtrace: ":
  * "growth judged on 10 markers (0 skipped as warm-up): 1 call site growing";
- * without markers never "nothing grows" (time ticks mix steps). */
+ * "growth judged on 58 ticks of 1 repeated allocation each (no markers):
+ * nothing grows"; on time ticks never "nothing grows" (they mix steps). */
 void vt_growth_verdict(const struct vt_report *r, char *buf, size_t len);
 
 /* Leak sites still holding several allocations at exit (one never freed
