@@ -171,8 +171,7 @@ static nvtxRangeId_t start(int named)
 {
     if (!named)
         return 0;
-    return RANGE_TAG |
-           (__atomic_add_fetch(&ranges_started, 1, __ATOMIC_RELAXED) & ~RANGE_TAG_MASK);
+    return RANGE_TAG | (__atomic_add_fetch(&ranges_started, 1, __ATOMIC_RELAXED) & ~RANGE_TAG_MASK);
 }
 
 static void end(nvtxRangeId_t id)
@@ -249,7 +248,10 @@ struct slot {
     NvtxFunctionPointer fn;
 };
 
-#define SLOT(id, fn) {(id), (NvtxFunctionPointer)(fn)}
+#define SLOT(id, fn)                    \
+    {                                   \
+        (id), (NvtxFunctionPointer)(fn) \
+    }
 
 static const struct slot core_slots[] = {
     SLOT(NVTX_CBID_CORE_RangeStartEx, start_ex), SLOT(NVTX_CBID_CORE_RangeStartA, start_a),
