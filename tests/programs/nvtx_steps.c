@@ -152,3 +152,4 @@ int main(int argc, char **argv)
     printf("done %s\n", mode);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */
