@@ -100,6 +100,26 @@ def case_slow_leak():
     H.expect_eq("the tensors leaked in all", H.summary(rep)["leaked_allocations"], 300)
 
 
+def case_nvtx_steps():
+    """`with torch.cuda.nvtx.range("step")` around each of 20 steps keeping
+    1 MiB, under `run --mark-on-nvtx step`: 20 markers (libtorch_python's
+    NVTX loads the library from NVTX_INJECTION64_PATH at its first range),
+    growth of 1 MiB per marker interval at the script's line. Skipped where
+    this torch has no NVTX."""
+    r = H.run_traced([torch_python(), CASES, "nvtx_steps"], run_args=("--mark-on-nvtx", "step"))
+    H.expect_program_ok(r)
+    if "no nvtx:" in r.stdout:
+        raise H.Skip("torch has no NVTX: " + r.stdout.strip())
+    H.expect("done nvtx_steps True" in r.stdout, "the case did not finish:\n" + r.describe())
+    H.expect_dump(r)
+    rep = H.report(r.dump)
+    H.expect_eq("markers", rep["growth"]["marks"], 20)
+    growing = [s for s in rep["sites"] if s["growing"]]
+    H.expect_eq("growing sites' lines", [line_of(s) for s in growing],
+                [H.marker_line(CASES, "nvtx")])
+    H.expect_eq("bytes per marker interval", growing[0]["bytes_per_interval"], MiB)
+
+
 def case_validation():
     """A validation loop without no_grad: relu's saved 1 MiB output and the
     4-byte loss of each of 10 steps, at the loop's line."""

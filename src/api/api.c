@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The functions behind include/vramtrace.h, exported under the same names so
  * the header's shim and ctypes find them with dlsym(RTLD_DEFAULT, ...). */
-#include "devices.h"
 #include "format.h"
-#include "output.h"
-#include "records.h"
+#include "marker.h"
 #include "tracer.h"
 #include "peaks.h"
 #include "track.h"
@@ -71,14 +69,7 @@ VT_EXPORT uint64_t vramtrace_leaked_since(uint64_t checkpoint)
 
 VT_EXPORT void vramtrace_mark(const char *label)
 {
-    if (!vt_enter())
-        return;
-    vt_lock();
-    if (vt_output_ready() == 0 && vt_output_mark(label ? label : "") < 0)
-        vt_disable_locked(NULL); /* the writer said why */
-    vt_unlock();
-    vt_devices_sample(VT_USAGE_MARK);
-    vt_leave();
+    vt_marker_write(label);
 }
 
 /* Appends to BUF as snprintf would, counting what did not fit. */

@@ -120,3 +120,9 @@ int vt_config_output_path(char *out, size_t size, unsigned attempt)
         return -1;
     return attempt ? add_attempt(out, size, attempt) : 0;
 }
+
+const char *vt_config_nvtx_mark(void)
+{
+    const char *name = getenv("VRAMTRACE_NVTX_MARK");
+    return name && *name ? name : NULL;
+}

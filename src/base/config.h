@@ -24,4 +24,9 @@ void vt_config_remember_start_dir(void);
  * Returns 0, or -1 (OUT empty) when none is set. */
 int vt_config_rank(char *out, size_t size);
 
+/* The NVTX range name whose ends are step markers (VRAMTRACE_NVTX_MARK,
+ * which `vramtrace run --mark-on-nvtx NAME` sets), or NULL when unset or
+ * empty: then nothing of NVTX is installed. */
+const char *vt_config_nvtx_mark(void);
+
 #endif

@@ -63,6 +63,22 @@ def module_adam():
     return MODEL
 
 
+def nvtx_steps():
+    """20 steps, each an NVTX range named "step" that keeps a 1 MiB tensor
+    (no vramtrace marker: `run --mark-on-nvtx step` makes them)."""
+    try:
+        torch.cuda.nvtx.range_push("probe")
+        torch.cuda.nvtx.range_pop()
+    except (RuntimeError, AttributeError, ImportError) as e:
+        print("no nvtx:", e, flush=True)
+        os._exit(0)
+    kept = []
+    for _ in range(20):
+        with torch.cuda.nvtx.range("step"):
+            kept.append(torch.empty(KEPT_FLOATS, device="cuda"))  # LEAK:nvtx
+    return kept
+
+
 def since():
     """vramtrace.leaked_since and leak_sites_since around a 1 MiB tensor
     kept, in a new segment of the cache and then in that segment's free

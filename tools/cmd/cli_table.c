@@ -30,7 +30,7 @@ static const struct command commands[] = {
      "[--max-invalid-frees N] [--skip N] [--error-exitcode N] [--suppressions FILE] "
      "[--no-default-suppressions] [--known FILE] [--no-default-known] [--json] "
      "[--json-output FILE] [--log-file FILE] [--force] [--python-internals] [--all-frames] "
-     "[--max-frames N] [--top N] [--pytorch-tensors] [--] CMD [ARG...]",
+     "[--max-frames N] [--top N] [--pytorch-tensors] [--mark-on-nvtx NAME] [--] CMD [ARG...]",
      "run CMD and every process it starts with libvramtrace.so preloaded, wait for them all, "
      "then report each one"},
     {"report",
@@ -97,6 +97,10 @@ static const struct option options[] = {
     {"run", "--pytorch-tensors",
      "PyTorch: add backend:cudaMallocAsync to PYTORCH_CUDA_ALLOC_CONF (other settings kept), so "
      "each tensor is one traced cudaMallocAsync/cudaFreeAsync at its own Python line"},
+    {"run", "--mark-on-nvtx NAME",
+     "each end of an NVTX range named NAME (any domain; torch.cuda.nvtx.range too) is a step "
+     "marker, as vramtrace_mark(NAME) is: sets VRAMTRACE_NVTX_MARK and NVTX_INJECTION64_PATH "
+     "to libvramtrace.so, unless another tool (nsys) set that already, which is left and said"},
     {"report check", "--json", "print one JSON object per dump instead of text"},
     {"report check run", "--top N",
      "show at most N call sites per list, in text and JSON alike (default 10, and 5 peak "
@@ -210,6 +214,9 @@ static const struct variable variables[] = {
     {"VRAMTRACE_MARK_SIGNAL",
      "the signal that writes a marker, once the process uses CUDA (default USR2; 0 or off: "
      "none)"},
+    {"VRAMTRACE_NVTX_MARK",
+     "NAME: each end of an NVTX range named NAME is a marker, where NVTX_INJECTION64_PATH names "
+     "libvramtrace.so and it is preloaded too (run --mark-on-nvtx sets both)"},
     {"VRAMTRACE_QUIET", "1: no line on stderr at exit naming the dump"},
     {"VRAMTRACE_NVML", "0: the traced process does not load NVML"},
     {"VRAMTRACE_MANIFEST", "set by run: the file each process appends the path of its dumps to"},

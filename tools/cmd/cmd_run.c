@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* vramtrace run [-o PATH] [--fail-on-leak] [LIMIT...] [--json] [--pytorch-tensors] -- CMD [ARG...]
+/* vramtrace run [-o PATH] [--fail-on-leak] [LIMIT...] [--json] [--pytorch-tensors]
+ *               [--mark-on-nvtx NAME] -- CMD [ARG...]
  * Runs CMD with libvramtrace.so preloaded, and with it every process CMD
  * starts; waits for the whole tree, then reports the dumps its processes
  * wrote (the library lists them in a manifest: never a guessed name) on
@@ -53,7 +54,9 @@ struct run_options {
     const char *json_output, *log_file;
     bool force; /* --log-file and --json-output may overwrite a dump */
     bool pytorch_tensors;
-    size_t top; /* --top: call sites per section of the reports */
+    const char *nvtx_mark; /* --mark-on-nvtx NAME */
+    bool nvtx_taken;       /* NVTX_INJECTION64_PATH names another tool */
+    size_t top;            /* --top: call sites per section of the reports */
     bool top_given;
     struct vt_check_options check;
 };
@@ -118,6 +121,7 @@ static int parse_options(int argc, char **argv, struct run_options *opts)
         OPT_NO_CHILDREN,
         OPT_FREE_STACKS,
         OPT_PYTORCH_TENSORS,
+        OPT_MARK_ON_NVTX,
         OPT_ALL_FRAMES,
         OPT_MAX_FRAMES,
         OPT_FORCE
@@ -134,6 +138,7 @@ static int parse_options(int argc, char **argv, struct run_options *opts)
         {"force", no_argument, NULL, OPT_FORCE},
         {"python-internals", no_argument, NULL, OPT_PYTHON_INTERNALS},
         {"pytorch-tensors", no_argument, NULL, OPT_PYTORCH_TENSORS},
+        {"mark-on-nvtx", required_argument, NULL, OPT_MARK_ON_NVTX},
         {"all-frames", no_argument, NULL, OPT_ALL_FRAMES},
         {"max-frames", required_argument, NULL, OPT_MAX_FRAMES},
         {"top", required_argument, NULL, VT_OPT_TOP},
@@ -183,6 +188,13 @@ static int parse_options(int argc, char **argv, struct run_options *opts)
             break;
         case OPT_PYTORCH_TENSORS:
             opts->pytorch_tensors = true;
+            break;
+        case OPT_MARK_ON_NVTX:
+            /* the library keeps the name in a buffer of 256 bytes */
+            if (!*optarg || strlen(optarg) > 255)
+                return vt_usage_error(
+                    "run", "--mark-on-nvtx needs a range name of 1 to 255 bytes, not '%s'", optarg);
+            opts->nvtx_mark = optarg;
             break;
         case OPT_ALL_FRAMES:
             vt_frames_set_display(true, vt_frames_max());
@@ -291,6 +303,11 @@ static void exec_child(char **cmd, const struct child_setup *setup, const struct
     }
     if (opts->pytorch_tensors)
         vt_alloc_conf_apply();
+    if (opts->nvtx_mark) {
+        setenv("VRAMTRACE_NVTX_MARK", opts->nvtx_mark, 1);
+        if (!opts->nvtx_taken)
+            setenv("NVTX_INJECTION64_PATH", setup->library, 1);
+    }
     add_to_preload(setup->library);
     execvp(cmd[0], cmd);
     int err = errno;
@@ -527,6 +544,21 @@ static pid_t start(char **cmd, const struct child_setup *setup, const struct run
 }
 
 /* Everything that can be refused before CMD runs. */
+/* --mark-on-nvtx: NVTX loads one injection library, the one that
+ * NVTX_INJECTION64_PATH names; another tool's (nsys) is left in place, and
+ * said once, here, before the tree starts. */
+static void nvtx_injection(struct run_options *opts, const char *library)
+{
+    const char *taken = getenv("NVTX_INJECTION64_PATH");
+    if (!opts->nvtx_mark || !taken || !*taken || !strcmp(taken, library))
+        return;
+    opts->nvtx_taken = true;
+    fprintf(stderr,
+            "vramtrace: NVTX_INJECTION64_PATH is already set (%s, another NVTX tool's): left as "
+            "it is, so NVTX ranges named '%s' are not markers\n",
+            taken, opts->nvtx_mark);
+}
+
 static int prepare(struct run_options *opts, char **library, char **pattern)
 {
     const char *preload = getenv("LD_PRELOAD"), *env = getenv("VRAMTRACE_OUTPUT");
@@ -552,6 +584,7 @@ static int prepare(struct run_options *opts, char **library, char **pattern)
                 *library);
         return VT_EXIT_ERROR;
     }
+    nvtx_injection(opts, *library);
     return -1;
 }
 

@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""NVTX ranges as step markers (`vramtrace run --mark-on-nvtx NAME`,
+VRAMTRACE_NVTX_MARK): tests/programs/nvtx_steps.c, built with the toolkit's
+header-only nvtx3 over the stand-in CUDA, keeps 1 MiB in each of 10 steps,
+each a range named "step" with a "data" range inside; the program calls no
+vramtrace_mark(). Skipped (exit 77) where nvtx3 is not installed."""
+import json
+import os
+import subprocess
+import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness as H  # noqa: E402
+
+STEPS = 10
+MiB = 1 << 20
+SOURCE = "nvtx_steps.c"
+TAKEN = "/nonexistent/libnsys-injection.so"
+
+
+def program():
+    path = os.path.join(H.env_path("PROGRAMS_DIR", "dir"), "nvtx_steps")
+    if not os.path.isfile(path):
+        raise H.Skip("nvtx_steps is not built: no /usr/local/cuda/include/nvtx3")
+    return path
+
+
+def traced(mode, run_args=("--mark-on-nvtx", "step"), extra_env=None, how="run"):
+    r = H.run_traced([program(), mode], mode=how, run_args=run_args, extra_env=extra_env)
+    H.expect_program_ok(r)
+    H.expect("done %s" % mode in r.stdout, "the program did not finish:\n" + r.describe())
+    H.expect_dump(r)
+    return r
+
+
+def timeline_marks(dump):
+    p = subprocess.run([H.vramtrace_exe(), "timeline", "--json", dump], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, universal_newlines=True, env=H.base_env())
+    H.expect_eq("vramtrace timeline's exit status", p.returncode, 0)
+    return json.loads(p.stdout)["marks"]
+
+
+def growing_at_step(rep):
+    """The one growing site: 1 MiB per marker interval at LEAK:step."""
+    line = H.marker_line(H.program_source(SOURCE), "step")
+    growing = [s for s in rep["sites"] if s["growing"]]
+    H.expect_eq("growing sites", len(growing), 1)
+    site = growing[0]
+    top = site["frames"][0]
+    H.expect_eq("the growing site's frame",
+                (top.get("function"), os.path.basename(top.get("file") or ""), top.get("line")),
+                ("keep", SOURCE, line))
+    H.expect_eq("bytes per marker interval", site["bytes_per_interval"], MiB)
+
+
+def check_steps(mode, **kw):
+    r = traced(mode, **kw)
+    rep = H.report(r.dump)
+    H.expect_eq("markers (one per step range's end; none of 'data')", rep["growth"]["marks"], STEPS)
+    H.expect_eq("growth judged per marker", rep["growth"]["interval"], "marker")
+    growing_at_step(rep)
+    H.expect_eq("marker labels", {m["label"] for m in timeline_marks(r.dump)}, {"step"})
+    c = subprocess.run([H.vramtrace_exe(), "check", r.dump], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, universal_newlines=True, env=H.base_env())
+    H.expect_eq("vramtrace check's exit status", c.returncode, 23)
+    return r, rep
+
+
+def case_push_pop():
+    """nvtxRangePushA("step") / nvtxRangePop: 10 markers, growth per step at keep()."""
+    check_steps("push")
+
+
+def case_domain_start_end():
+    """A domain's nvtxDomainRangeStartEx / nvtxDomainRangeEnd with an event
+    attribute's ASCII message."""
+    check_steps("domain")
+
+
+def case_unicode():
+    """nvtxRangeStartW(L"step") / nvtxRangeEnd, nvtxRangePushW(L"data") inside."""
+    check_steps("wide")
+
+
+def case_registered_string():
+    """A string registered in a domain names the pushed range; a range of the
+    default domain opened inside it is popped after it (interleaved domains)."""
+    check_steps("registered")
+
+
+def case_threads():
+    """4 threads push, pop, start and end other ranges ("data", "stepping")
+    all along: only the main thread's 10 steps mark."""
+    check_steps("threads")
+
+
+def case_plain_preload():
+    """Plain LD_PRELOAD users set VRAMTRACE_NVTX_MARK and NVTX_INJECTION64_PATH."""
+    check_steps("push", how="preload", extra_env={"VRAMTRACE_NVTX_MARK": "step",
+                                                  "NVTX_INJECTION64_PATH": H.vramtrace_lib()})
+
+
+def case_other_name():
+    """--mark-on-nvtx data: the 10 inner ranges mark, never the steps (so
+    the kept 1 MiB is sampled once per step all the same)."""
+    r = traced("push", run_args=("--mark-on-nvtx", "data"))
+    rep = H.report(r.dump)
+    H.expect_eq("markers", rep["growth"]["marks"], STEPS)
+    H.expect_eq("marker labels", {m["label"] for m in timeline_marks(r.dump)}, {"data"})
+
+
+def case_without_option():
+    """No option: nothing of NVTX is installed, no marker."""
+    r = traced("push", run_args=())
+    H.expect_eq("markers", H.report(r.dump)["growth"]["marks"], 0)
+
+
+def case_injection_taken():
+    """An NVTX_INJECTION64_PATH set before (nsys's) is left alone, and said
+    once on stderr; no marker then."""
+    r = traced("push", extra_env={"NVTX_INJECTION64_PATH": TAKEN})
+    said = [l for l in r.stderr.splitlines() if "NVTX_INJECTION64_PATH" in l]
+    H.expect_eq("lines about NVTX_INJECTION64_PATH", len(said), 1)
+    H.expect(said[0].startswith("vramtrace: ") and TAKEN in said[0],
+             "the line names the path: %r" % said[0])
+    H.expect_eq("markers", H.report(r.dump)["growth"]["marks"], 0)
+
+
+def case_not_preloaded():
+    """The injection loaded by NVTX alone (no LD_PRELOAD): it declines and
+    says why once; the program runs as without a tool, and writes no dump."""
+    r = H.run_plain([program(), "push"], extra_env={"VRAMTRACE_NVTX_MARK": "step",
+                                                   "NVTX_INJECTION64_PATH": H.vramtrace_lib(),
+                                                   "VRAMTRACE_OUTPUT": "never.vtr"})
+    H.expect_program_ok(r)
+    said = [l for l in r.stderr.splitlines() if l.startswith("vramtrace: ")]
+    H.expect_eq("vramtrace's lines", len(said), 1)
+    H.expect("not preloaded" in said[0], "the line says why: %r" % said[0])
+    H.expect(not os.path.exists(os.path.join(r.cwd, "never.vtr")), "a dump was written")
+
+
+def case_bad_name():
+    """An empty name is a usage error (exit 2)."""
+    p = subprocess.run([H.vramtrace_exe(), "run", "--mark-on-nvtx", "", "--", "true"],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
+                       env=H.base_env())
+    H.expect_eq("exit status", p.returncode, 2)
+    H.expect("--mark-on-nvtx needs a range name" in p.stderr, "stderr: %r" % p.stderr)
+
+
+if __name__ == "__main__":
+    H.main(globals())
