@@ -4,7 +4,9 @@ against the real toolkit headers, where the toolkit is installed;
 tests/nvml_abi_check.c: its NVML declarations (src/reach/nvml_abi.h, which the
 stand-in libnvidia-ml.so.1 implements) against the real nvml.h, found in the
 toolkit, in VT_NVML_INCLUDE_DIR, or in the nvidia-nvml-dev wheel
-(tools/install-deps.sh installs it where the toolkit lacks nvml.h)."""
+(tools/install-deps.sh installs it where the toolkit lacks nvml.h);
+tests/nvtx_abi_check.c: its NVTX injection declarations (src/reach/nvtx_abi.h)
+against the toolkit's nvtx3 headers."""
 import glob
 import os
 import shlex
@@ -79,6 +81,31 @@ def case_nvml_abi_check_bites():
         argv, p = compile_check(["-DVT_ABI_SELFTEST_" + what], "nvml_abi_check.c", inc)
         H.expect(p.returncode != 0,
                  "nvml_abi_check.c accepted a wrong %s declaration" % what.lower())
+        H.expect("VT_ABI" in p.stdout, "VT_ABI_SELFTEST_%s failed for another reason:\n%s" % (
+            what, p.stdout[-3000:]))
+
+
+def nvtx_include_dir():
+    inc = os.environ.get("CUDA_INCLUDE_DIR", "/usr/local/cuda/include")
+    if not os.path.isfile(os.path.join(inc, "nvtx3", "nvToolsExt.h")):
+        raise H.Skip("no nvtx3 headers at %s" % inc)
+    return inc
+
+
+def case_nvtx_abi_check():
+    inc = nvtx_include_dir()
+    argv, p = compile_check([], "nvtx_abi_check.c", inc)
+    H.expect(p.returncode == 0, "src/reach/nvtx_abi.h does not match %s/nvtx3:\n%s\n%s" % (
+        inc, " ".join(argv), p.stdout[-6000:]))
+
+
+def case_nvtx_abi_check_bites():
+    """Deliberately wrong NVTX declarations must fail the same check."""
+    inc = nvtx_include_dir()
+    for what in ("FN", "STRUCT", "ENUM"):
+        argv, p = compile_check(["-DVT_ABI_SELFTEST_" + what], "nvtx_abi_check.c", inc)
+        H.expect(p.returncode != 0,
+                 "nvtx_abi_check.c accepted a wrong %s declaration" % what.lower())
         H.expect("VT_ABI" in p.stdout, "VT_ABI_SELFTEST_%s failed for another reason:\n%s" % (
             what, p.stdout[-3000:]))
 
