@@ -368,7 +368,7 @@ def probe_values(python):
 
 def table_rows():
     """The tracer's table of verified releases (src/hooks/torch_tensors.c)."""
-    source = open(os.path.join(H.source_root(), "src", "core", "torch_tensors.c")).read()
+    source = open(os.path.join(H.source_root(), "src", "hooks", "torch_tensors.c")).read()
     rows = re.findall(r'\{"(\d+\.\d+)", ([\d, ]+)\}', source)
     return {v: [int(x) for x in nums.split(",")] for v, nums in rows}
 
