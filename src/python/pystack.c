@@ -532,7 +532,7 @@ static inline __attribute__((always_inline)) void end_walk(struct vt_pystack *st
  * walk_plain. */
 static inline __attribute__((always_inline)) int
 walk_remembered_as(const struct vt_pylayout *L, const char *frame, struct vt_pystack *stack,
-                   const struct vt_pycode_slot *table, enum walk_shape shape, int plain)
+                   struct vt_pycode_slot *table, uint64_t walk, enum walk_shape shape, int plain)
 {
     struct vt_pycode_fields fields;
     struct filling at = {0, 0, 0};
@@ -558,7 +558,8 @@ walk_remembered_as(const struct vt_pylayout *L, const char *frame, struct vt_pys
                 truncated = 1;
                 break;
             }
-            const struct vt_pycode_slot *hit = vt_pycode_hit(table, code, offset, &fields);
+            const struct vt_pycode_slot *hit =
+                vt_pycode_hit_in_walk(table, code, offset, &fields, walk);
             if (!hit)
                 return 0;
             stack->frames[at.count++] = hit->loc;
@@ -583,30 +584,35 @@ walk_remembered_as(const struct vt_pylayout *L, const char *frame, struct vt_pys
 /* walk_remembered_as for the interpreter's shape of frame. */
 static inline __attribute__((always_inline)) int
 walk_remembered_shaped(const char *innermost, struct vt_pystack *stack,
-                       const struct vt_pycode_slot *table, int plain)
+                       struct vt_pycode_slot *table, uint64_t walk, int plain)
 {
     switch (walk_shape) {
 #define REMEMBERED_AS(shape) \
     case shape:              \
-        return walk_remembered_as(&vt_py.layout, innermost, stack, table, shape, plain);
+        return walk_remembered_as(&vt_py.layout, innermost, stack, table, walk, shape, plain);
         EACH_WALK_SHAPE(REMEMBERED_AS)
 #undef REMEMBERED_AS
     }
     return 0;
 }
 
+/* The walks of remembered locations this thread made (64 bits: never back
+ * to a number a slot still holds). */
+static __thread uint64_t walks __attribute__((tls_model("initial-exec")));
+
 /* walk_remembered_as for the interpreter's shape of frame and header; 0
  * also when this thread remembers no location yet. */
 static inline __attribute__((always_inline)) int walk_remembered(const char *innermost,
                                                                  struct vt_pystack *stack)
 {
-    const struct vt_pycode_slot *table = vt_pycode_slots;
+    struct vt_pycode_slot *table = vt_pycode_slots;
     if (!table)
         return 0;
+    uint64_t walk = ++walks;
     if (walk_311)
-        return walk_remembered_as(&layout_311, innermost, stack, table, WALK_ENTRY_FLAG, 1);
-    return walk_plain ? walk_remembered_shaped(innermost, stack, table, 1)
-                      : walk_remembered_shaped(innermost, stack, table, 0);
+        return walk_remembered_as(&layout_311, innermost, stack, table, walk, WALK_ENTRY_FLAG, 1);
+    return walk_plain ? walk_remembered_shaped(innermost, stack, table, walk, 1)
+                      : walk_remembered_shaped(innermost, stack, table, walk, 0);
 }
 
 /* ---- a location, decoded on a cache miss ---- */
