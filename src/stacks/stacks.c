@@ -219,24 +219,35 @@ hash_cut(const uintptr_t *frames, int n, int cut_at, const struct vt_tracer_text
     return stack_hash(frames + *first, (size_t)(n - *first) * sizeof *frames);
 }
 
-/* The key's Python part, written at TAIL (after the native frames): its
- * length, 0 without Python frames of this thread or the one it works for. */
-static int python_key(const struct vt_stack *stack, uintptr_t *tail)
+/* W put at *OUT (then after it), and taken into the running hash *H:
+ * one multiply a word, no pass over the words again (xor-multiply leaves
+ * the low bits weak: mix() folds the high ones down after). */
+static inline void put_hashed(uintptr_t **out, uint64_t *h, uintptr_t w)
+{
+    *(*out)++ = w;
+    *h = (*h ^ w) * 0x9E3779B97F4A7C15u;
+}
+
+/* The key's Python part, written at TAIL (after the native frames), and
+ * its hash into *H: its length, 0 without Python frames of this thread or
+ * the one it works for. */
+static int python_key(const struct vt_stack *stack, uintptr_t *tail, uint64_t *h)
 {
     const struct vt_pystack *py = &stack->python, *behalf = &stack->behalf;
-    int len = 0;
+    uintptr_t *out = tail;
+    *h = 0x94D049BB133111EBu;
     if (py->count) {
-        tail[len++] = py->truncated ? CUT_PYTHON_FOLLOWS : PYTHON_FOLLOWS;
+        put_hashed(&out, h, py->truncated ? CUT_PYTHON_FOLLOWS : PYTHON_FOLLOWS);
         for (int i = 0; i < py->count; i++)
-            tail[len++] = (uintptr_t)py->frames[i];
+            put_hashed(&out, h, (uintptr_t)py->frames[i]);
         for (int i = 0; i < py->entries; i++) /* small numbers: never an address */
-            tail[len++] = py->entry_frames[i];
+            put_hashed(&out, h, py->entry_frames[i]);
     } else if (behalf->count) {
-        tail[len++] = behalf->truncated ? CUT_BEHALF_FOLLOWS : BEHALF_FOLLOWS;
+        put_hashed(&out, h, behalf->truncated ? CUT_BEHALF_FOLLOWS : BEHALF_FOLLOWS);
         for (int i = 0; i < behalf->count; i++)
-            tail[len++] = (uintptr_t)behalf->frames[i];
+            put_hashed(&out, h, (uintptr_t)behalf->frames[i]);
     }
-    return len;
+    return (int)(out - tail);
 }
 
 void vt_stacks_init(void)
@@ -299,9 +310,10 @@ void vt_stack_capture(struct vt_stack *stack)
     stack->behalf.count = 0;
     if (!stack->python.count)
         vt_pybehalf_capture(&stack->behalf);
-    int tail = python_key(stack, frames + n);
+    uint64_t tail_hash;
+    int tail = python_key(stack, frames + n, &tail_hash);
     if (tail) {
-        hash = mix(hash, stack_hash(frames + n, (size_t)tail * sizeof *frames));
+        hash = mix(hash, mix(tail_hash, (uint64_t)tail));
         stack->key_len += tail;
     }
     stack->hash = (unsigned)(hash ^ (hash >> 32));
