@@ -75,6 +75,7 @@ struct memo_read {
 struct memo {
     uintptr_t ip, sp, bp;
     int limit, from, frames, reads, bp_used, valid, next;
+    uint64_t stamp; /* from recordings: which recording it holds */
     struct vt_frame_key key;
     uintptr_t frame[MEMO_FRAMES];
     struct memo_read read[MEMO_READS];
@@ -97,6 +98,10 @@ struct walk_cache {
 #define GONE ((struct walk_cache *)1)
 static __thread struct walk_cache *cache __attribute__((tls_model("initial-exec")));
 static __thread int walking __attribute__((tls_model("initial-exec")));
+/* The thread's walks remembered so far: each memo's stamp. Outside the
+ * cache, which is made again after vt_unwind_forget: a stamp is never
+ * given twice on a thread, so equal stamps are equal frames. */
+static __thread uint64_t recordings __attribute__((tls_model("initial-exec")));
 static unsigned generation;
 static pthread_key_t free_at_exit;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
@@ -356,6 +361,7 @@ static int walk_remembered(const struct memo *m, uintptr_t *frames, struct vt_fr
             return -1;
     memcpy(frames + m->from, m->frame, (size_t)m->frames * sizeof *frames);
     *key = m->key;
+    key->walk = m->stamp;
     return m->from + m->frames;
 }
 
@@ -384,7 +390,9 @@ static __attribute__((noinline)) int walk_recorded(struct walk_cache *c, struct 
     m->next = -1;
     m->key = *key;
     memcpy(m->frame, out, (size_t)(n - from) * sizeof *frames);
+    m->stamp = ++recordings;
     m->valid = 1;
+    key->walk = m->stamp;
     return n;
 }
 
@@ -467,6 +475,7 @@ __attribute__((noinline)) int vt_unwind_fast(uintptr_t *frames, int limit,
     walking = 1;
     key->first = 0;
     key->hash = VT_FRAME_HASH_SEED;
+    key->walk = 0;
     /* Above this frame: no read of the stack below the start. */
     if (start && start->cfa > sp)
         n = walk_from(c, start, frames, limit, tracer, key);
