@@ -103,4 +103,5 @@ void vt_pycode_remember(const struct vt_pycode_key *key, struct vt_pyloc *loc)
     struct vt_pycode_slot *s = &table[vt_pycode_slot_of(key->code, key->offset)];
     s->key = *key;
     s->loc = loc;
+    s->checked = 0;
 }

@@ -26,10 +26,12 @@ struct vt_pycode_key {
 
 /* One remembered location. Its table is the calling thread's own (NULL
  * until it remembers one), direct-mapped by vt_pycode_slot_of: an empty
- * slot's code is 0, never a code object's. */
+ * slot's code is 0, never a code object's. CHECKED: the walk (a number of
+ * the thread's, never 0) that last found its code object the same. */
 struct vt_pycode_slot {
     struct vt_pycode_key key;
     struct vt_pyloc *loc;
+    uint64_t checked;
 };
 
 #define VT_PYCODE_SLOT_BITS 10
@@ -77,6 +79,28 @@ static inline const struct vt_pycode_slot *vt_pycode_hit(const struct vt_pycode_
     if (s->key.code != (uintptr_t)code || s->key.offset != offset ||
         !vt_pycode_still_same(code, &s->key, at))
         return NULL;
+    return s;
+}
+
+/* vt_pycode_hit for the walk numbered WALK (not 0) of the calling
+ * thread's own frames: a slot this walk found the same already is not
+ * checked again. Its code object is that of a frame of the chain, which
+ * holds it alive while the thread waits in the tracer, so the same address
+ * is the same object: a recursive function, or the same call made at each
+ * level of nesting (PyTorch's Module._call_impl), is checked once. */
+static inline const struct vt_pycode_slot *vt_pycode_hit_in_walk(struct vt_pycode_slot *table,
+                                                                 const char *code, long offset,
+                                                                 const struct vt_pycode_fields *at,
+                                                                 uint64_t walk)
+{
+    struct vt_pycode_slot *s = &table[vt_pycode_slot_of((uintptr_t)code, offset)];
+    if (s->key.code != (uintptr_t)code || s->key.offset != offset)
+        return NULL;
+    if (s->checked != walk) {
+        if (!vt_pycode_still_same(code, &s->key, at))
+            return NULL;
+        s->checked = walk;
+    }
     return s;
 }
 

@@ -68,6 +68,47 @@ static int plain_header(const struct vt_pylayout *L)
            L->str_hash == PLAIN_STR_HASH && L->bytes_size == PLAIN_BYTES_SIZE;
 }
 
+/* 3.11's frames and code objects (pylayout.c's built-in layout): the
+ * fields the walk of remembered locations reads, as constants for the walk
+ * where walk_311 says the layout has them there. Each offset an immediate,
+ * none kept in a register or loaded again: some 15 instructions fewer a
+ * frame, where the pairs of a deep stack under 10 frames spend some 1,100
+ * on the Python frames. */
+static const struct vt_pylayout layout_311 = {
+    .frame_code = 32,
+    .frame_back = 48,
+    .frame_instr = 56,
+    .frame_owner = 69,
+    .owner_generator = 1,
+    .owner_cstack = -1,
+    .frame_is_entry = 68,
+    .code_filename = 112,
+    .code_qualname = 128,
+    .code_firstlineno = 72,
+    .code_linetable = 136,
+    .code_bytecode = 184,
+    .code_firsttraceable = 168,
+    .ob_type = PLAIN_OB_TYPE,
+    .var_size = PLAIN_VAR_SIZE,
+    .str_hash = PLAIN_STR_HASH,
+    .bytes_size = PLAIN_BYTES_SIZE,
+};
+static int walk_311;
+
+/* Whether the walk may read L's fields at layout_311's offsets (its
+ * function name the qualname, as look_up picks it). */
+static int fixed_311(const struct vt_pylayout *L, enum walk_shape shape, long code_function)
+{
+    const struct vt_pylayout *F = &layout_311;
+    return shape == WALK_ENTRY_FLAG && plain_header(L) && L->frame_code == F->frame_code &&
+           L->frame_back == F->frame_back && L->frame_instr == F->frame_instr &&
+           L->frame_owner == F->frame_owner && L->owner_generator == F->owner_generator &&
+           L->owner_cstack == F->owner_cstack && L->frame_is_entry == F->frame_is_entry &&
+           L->code_filename == F->code_filename && code_function == F->code_qualname &&
+           L->code_firstlineno == F->code_firstlineno && L->code_linetable == F->code_linetable &&
+           L->code_bytecode == F->code_bytecode && L->code_firsttraceable == F->code_firsttraceable;
+}
+
 static enum walk_shape shape_of(const struct vt_pylayout *L)
 {
     if (L->instr == VT_PY_LASTI_BYTES)
@@ -173,6 +214,7 @@ static int look_up(void)
     walk_plain = plain_header(&vt_py.layout);
     vt_py.code_function =
         vt_py.layout.code_qualname >= 0 ? vt_py.layout.code_qualname : vt_py.layout.code_name;
+    walk_311 = fixed_311(&vt_py.layout, walk_shape, vt_py.code_function);
     return PY_READY;
 }
 
@@ -254,9 +296,14 @@ static inline int is_a(const char *object, const void *type)
     return vt_py_is_a(object, type);
 }
 
+static inline int load_owner_at(const struct vt_pylayout *L, const char *frame)
+{
+    return *(const unsigned char *)(frame + L->frame_owner);
+}
+
 static inline int load_owner(const char *frame)
 {
-    return *(const unsigned char *)(frame + vt_py.layout.frame_owner);
+    return load_owner_at(&vt_py.layout, frame);
 }
 
 /* This thread's Python thread state. Up to 3.11 the gilstate stays with the
@@ -341,11 +388,13 @@ struct found {
     int whole;             /* the chain was walked to its end */
 };
 
-/* Byte offset of FRAME's current instruction in CODE. */
-static inline __attribute__((always_inline)) long
-instruction_offset(const char *frame, const char *code, enum walk_shape shape)
+/* Byte offset of FRAME's current instruction in CODE (L: the layout, or
+ * layout_311). */
+static inline __attribute__((always_inline)) long instruction_offset(const struct vt_pylayout *L,
+                                                                     const char *frame,
+                                                                     const char *code,
+                                                                     enum walk_shape shape)
 {
-    const struct vt_pylayout *L = &vt_py.layout;
     switch (shape) {
     case WALK_LASTI_BYTES:
         return vt_load_int(frame, L->frame_instr);
@@ -368,23 +417,27 @@ static inline __attribute__((always_inline)) int shims(enum walk_shape shape)
 
 /* A frame of running Python code (not a shim or entry frame owned by the C
  * stack, not one whose code has not started yet): its code object, and its
- * instruction's offset into *OFFSET. PLAIN: walk_plain. */
+ * instruction's offset into *OFFSET. L: the layout, or layout_311; PLAIN:
+ * walk_plain. BOUNDED: an offset past the code's end is no frame's; the
+ * walk of remembered locations leaves that out: only offsets inside their
+ * code are remembered, so such a frame is not found there, and a code
+ * object found the same as a remembered one has its size. */
 static inline __attribute__((always_inline)) const char *
-code_of_python_frame(const char *frame, long *offset, enum walk_shape shape, int plain)
+code_of_python_frame(const struct vt_pylayout *L, const char *frame, long *offset,
+                     enum walk_shape shape, int plain, int bounded)
 {
-    const struct vt_pylayout *L = &vt_py.layout;
     const char *code = shape == WALK_SHIMS_TAGGED || shape == WALK_SHIMS_TLBC
                            ? executable_of(frame)
                            : vt_load_ptr(frame, L->frame_code);
     if (!code || vt_load_ptr(code, plain ? PLAIN_OB_TYPE : L->ob_type) != vt_py.code_type)
         return NULL;
-    *offset = instruction_offset(frame, code, shape);
+    *offset = instruction_offset(L, frame, code, shape);
     if (shape == WALK_LASTI_BYTES || shape == WALK_LASTI_UNITS)
         return code;
-    if (*offset > 2 * vt_load_long(code, plain ? PLAIN_VAR_SIZE : L->var_size))
+    if (bounded && *offset > 2 * vt_load_long(code, plain ? PLAIN_VAR_SIZE : L->var_size))
         return NULL;
     if (*offset < 2L * vt_load_int(code, L->code_firsttraceable) &&
-        load_owner(frame) != L->owner_generator)
+        load_owner_at(L, frame) != L->owner_generator)
         return NULL; /* incomplete */
     return code;
 }
@@ -397,7 +450,7 @@ static inline __attribute__((always_inline)) void walk_as(const char *frame, str
     for (; frame && steps < MAX_STEPS; frame = vt_load_ptr(frame, L->frame_back), steps++) {
         int shim = shims(shape) && load_owner(frame) >= L->owner_cstack;
         long offset;
-        const char *code = shim ? NULL : code_of_python_frame(frame, &offset, shape, 0);
+        const char *code = shim ? NULL : code_of_python_frame(L, frame, &offset, shape, 0, 1);
         if (code && f->count == VT_PY_MAX) {
             f->truncated = 1;
             return;
@@ -475,31 +528,38 @@ static inline __attribute__((always_inline)) void end_walk(struct vt_pystack *st
 /* walk_as and record() in one pass, for a stack whose every location TABLE
  * remembers: 1 when STACK is filled (count, entries, truncated, outermost
  * and outermost_read), 0 at the first frame it does not (STACK then holds
- * nothing of use). PLAIN: walk_plain. */
+ * nothing of use). L: the layout, or layout_311 (PLAIN then too); PLAIN:
+ * walk_plain. */
 static inline __attribute__((always_inline)) int
-walk_remembered_as(const char *frame, struct vt_pystack *stack, const struct vt_pycode_slot *table,
-                   enum walk_shape shape, int plain)
+walk_remembered_as(const struct vt_pylayout *L, const char *frame, struct vt_pystack *stack,
+                   struct vt_pycode_slot *table, uint64_t walk, enum walk_shape shape, int plain)
 {
-    const struct vt_pylayout *L = &vt_py.layout;
     struct vt_pycode_fields fields;
     struct filling at = {0, 0, 0};
     const char *outermost = NULL;
     int steps = 0, truncated = 0;
     vt_pycode_fields_of(&fields);
+    if (L == &layout_311) {
+        fields.name = layout_311.code_qualname;
+        fields.file = layout_311.code_filename;
+        fields.table = layout_311.code_linetable;
+        fields.firstlineno = layout_311.code_firstlineno;
+    }
     if (plain) {
         fields.str_hash = PLAIN_STR_HASH;
         fields.bytes_size = PLAIN_BYTES_SIZE;
     }
     for (; frame && steps < MAX_STEPS; frame = vt_load_ptr(frame, L->frame_back), steps++) {
-        int shim = shims(shape) && load_owner(frame) >= L->owner_cstack;
+        int shim = shims(shape) && load_owner_at(L, frame) >= L->owner_cstack;
         long offset;
-        const char *code = shim ? NULL : code_of_python_frame(frame, &offset, shape, plain);
+        const char *code = shim ? NULL : code_of_python_frame(L, frame, &offset, shape, plain, 0);
         if (code) {
             if (at.count == VT_PY_MAX) {
                 truncated = 1;
                 break;
             }
-            const struct vt_pycode_slot *hit = vt_pycode_hit(table, code, offset, &fields);
+            const struct vt_pycode_slot *hit =
+                vt_pycode_hit_in_walk(table, code, offset, &fields, walk);
             if (!hit)
                 return 0;
             stack->frames[at.count++] = hit->loc;
@@ -524,28 +584,35 @@ walk_remembered_as(const char *frame, struct vt_pystack *stack, const struct vt_
 /* walk_remembered_as for the interpreter's shape of frame. */
 static inline __attribute__((always_inline)) int
 walk_remembered_shaped(const char *innermost, struct vt_pystack *stack,
-                       const struct vt_pycode_slot *table, int plain)
+                       struct vt_pycode_slot *table, uint64_t walk, int plain)
 {
     switch (walk_shape) {
 #define REMEMBERED_AS(shape) \
     case shape:              \
-        return walk_remembered_as(innermost, stack, table, shape, plain);
+        return walk_remembered_as(&vt_py.layout, innermost, stack, table, walk, shape, plain);
         EACH_WALK_SHAPE(REMEMBERED_AS)
 #undef REMEMBERED_AS
     }
     return 0;
 }
 
+/* The walks of remembered locations this thread made (64 bits: never back
+ * to a number a slot still holds). */
+static __thread uint64_t walks __attribute__((tls_model("initial-exec")));
+
 /* walk_remembered_as for the interpreter's shape of frame and header; 0
  * also when this thread remembers no location yet. */
 static inline __attribute__((always_inline)) int walk_remembered(const char *innermost,
                                                                  struct vt_pystack *stack)
 {
-    const struct vt_pycode_slot *table = vt_pycode_slots;
+    struct vt_pycode_slot *table = vt_pycode_slots;
     if (!table)
         return 0;
-    return walk_plain ? walk_remembered_shaped(innermost, stack, table, 1)
-                      : walk_remembered_shaped(innermost, stack, table, 0);
+    uint64_t walk = ++walks;
+    if (walk_311)
+        return walk_remembered_as(&layout_311, innermost, stack, table, walk, WALK_ENTRY_FLAG, 1);
+    return walk_plain ? walk_remembered_shaped(innermost, stack, table, walk, 1)
+                      : walk_remembered_shaped(innermost, stack, table, walk, 0);
 }
 
 /* ---- a location, decoded on a cache miss ---- */

@@ -29,10 +29,13 @@ static inline int vt_is_tracer_frame(const struct vt_tracer_text *t, uintptr_t f
 }
 
 /* Where a walk's key begins (after the outermost tracer frame) and the
- * hash of the frames from there, before the key's length is mixed in. */
+ * hash of the frames from there, before the key's length is mixed in.
+ * WALK: the remembered walk (unwind_fast.c) whose frames these are, a
+ * number the calling thread never gives another; 0: none. */
 struct vt_frame_key {
     int first;
     uint64_t hash;
+    uint64_t walk;
 };
 
 #endif

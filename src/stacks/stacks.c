@@ -67,7 +67,19 @@ static struct {
     uint32_t next_id;
     uint32_t next_pyframe_id;
     unsigned generation; /* of the dump: Python locations' ids belong to one */
+    unsigned changes;    /* stacks dropped from the table: a thread's last id may be gone */
 } stacks = {.generation = 1};
+
+/* The stack this thread found in the table last, when its native frames
+ * were a remembered walk's: the same walk again (the same frames:
+ * frame_hash.h) with the same Python part is the same key, found without
+ * the table's compare of the whole key (some 150 instructions a stack).
+ * KNOWN stays in the table while CHANGES is the table's. */
+static __thread struct {
+    uint64_t walk; /* 0: none */
+    unsigned changes;
+    const struct known_stack *known;
+} last_found __attribute__((tls_model("initial-exec")));
 
 static struct {
     uintptr_t start, end; /* this library's text and data */
@@ -202,6 +214,7 @@ static __attribute__((cold, noinline)) void key_of_frames(const uintptr_t *frame
         i--;
     key->first = i;
     key->hash = VT_FRAME_HASH_SEED;
+    key->walk = 0;
     for (; i < n; i++)
         key->hash = vt_frame_hash_step(key->hash, frames[i]);
 }
@@ -219,24 +232,35 @@ hash_cut(const uintptr_t *frames, int n, int cut_at, const struct vt_tracer_text
     return stack_hash(frames + *first, (size_t)(n - *first) * sizeof *frames);
 }
 
-/* The key's Python part, written at TAIL (after the native frames): its
- * length, 0 without Python frames of this thread or the one it works for. */
-static int python_key(const struct vt_stack *stack, uintptr_t *tail)
+/* W put at *OUT (then after it), and taken into the running hash *H:
+ * one multiply a word, no pass over the words again (xor-multiply leaves
+ * the low bits weak: mix() folds the high ones down after). */
+static inline void put_hashed(uintptr_t **out, uint64_t *h, uintptr_t w)
+{
+    *(*out)++ = w;
+    *h = (*h ^ w) * 0x9E3779B97F4A7C15u;
+}
+
+/* The key's Python part, written at TAIL (after the native frames), and
+ * its hash into *H: its length, 0 without Python frames of this thread or
+ * the one it works for. */
+static int python_key(const struct vt_stack *stack, uintptr_t *tail, uint64_t *h)
 {
     const struct vt_pystack *py = &stack->python, *behalf = &stack->behalf;
-    int len = 0;
+    uintptr_t *out = tail;
+    *h = 0x94D049BB133111EBu;
     if (py->count) {
-        tail[len++] = py->truncated ? CUT_PYTHON_FOLLOWS : PYTHON_FOLLOWS;
+        put_hashed(&out, h, py->truncated ? CUT_PYTHON_FOLLOWS : PYTHON_FOLLOWS);
         for (int i = 0; i < py->count; i++)
-            tail[len++] = (uintptr_t)py->frames[i];
+            put_hashed(&out, h, (uintptr_t)py->frames[i]);
         for (int i = 0; i < py->entries; i++) /* small numbers: never an address */
-            tail[len++] = py->entry_frames[i];
+            put_hashed(&out, h, py->entry_frames[i]);
     } else if (behalf->count) {
-        tail[len++] = behalf->truncated ? CUT_BEHALF_FOLLOWS : BEHALF_FOLLOWS;
+        put_hashed(&out, h, behalf->truncated ? CUT_BEHALF_FOLLOWS : BEHALF_FOLLOWS);
         for (int i = 0; i < behalf->count; i++)
-            tail[len++] = (uintptr_t)behalf->frames[i];
+            put_hashed(&out, h, (uintptr_t)behalf->frames[i]);
     }
-    return len;
+    return (int)(out - tail);
 }
 
 void vt_stacks_init(void)
@@ -285,6 +309,7 @@ void vt_stack_capture(struct vt_stack *stack)
             key_of_frames(frames, n, &text, &key);
     }
     first = key.first;
+    stack->walk = stack->dropped || n == (int)limit ? 0 : key.walk;
     if (stack->dropped) {
         hash = hash_cut(frames, n, stack->cut_at, &text, &first);
         stack->cut_at = stack->cut_at > first ? stack->cut_at - first : 0;
@@ -299,9 +324,10 @@ void vt_stack_capture(struct vt_stack *stack)
     stack->behalf.count = 0;
     if (!stack->python.count)
         vt_pybehalf_capture(&stack->behalf);
-    int tail = python_key(stack, frames + n);
+    uint64_t tail_hash;
+    int tail = python_key(stack, frames + n, &tail_hash);
     if (tail) {
-        hash = mix(hash, stack_hash(frames + n, (size_t)tail * sizeof *frames));
+        hash = mix(hash, mix(tail_hash, (uint64_t)tail));
         stack->key_len += tail;
     }
     stack->hash = (unsigned)(hash ^ (hash >> 32));
@@ -336,6 +362,20 @@ static int write_stack(const struct known_stack *known, const struct vt_stack *s
     return vt_rec_pystack(known->id, known->key, (unsigned)known->native, &part, &other, &cut);
 }
 
+/* The entry of STACK when it is the one this thread found last (lock
+ * held): the native frames compared by their walk, the rest (the Python
+ * part) by its words; NULL otherwise. */
+static const struct known_stack *found_last(const struct vt_stack *stack)
+{
+    const struct known_stack *known = last_found.known;
+    if (!stack->walk || stack->walk != last_found.walk || last_found.changes != stacks.changes ||
+        known->native != stack->count || known->key_len != stack->key_len)
+        return NULL;
+    const uintptr_t *key = stack->key + stack->start;
+    size_t tail = (size_t)(stack->key_len - stack->count) * sizeof *key;
+    return memcmp(key + stack->count, known->key + stack->count, tail) == 0 ? known : NULL;
+}
+
 uint32_t vt_stack_intern(const struct vt_stack *stack)
 {
     struct known_stack *known;
@@ -345,9 +385,16 @@ uint32_t vt_stack_intern(const struct vt_stack *stack)
         return 0;
     if (vt_modules_unload_pending())
         vt_stacks_sync_modules(); /* before any cached stack is reused */
+    const struct known_stack *last = found_last(stack);
+    if (last)
+        return last->id;
     HASH_FIND_BYHASHVALUE(hh, stacks.table, key, key_len, stack->hash, known);
-    if (known)
+    if (known) {
+        last_found.walk = stack->walk;
+        last_found.changes = stacks.changes;
+        last_found.known = known;
         return known->id;
+    }
     known = malloc(sizeof *known + key_len);
     if (!known)
         return 0;
@@ -384,6 +431,7 @@ void vt_stacks_forget_range(uint64_t start, uint64_t end)
             if (s->key[i] >= start && s->key[i] < end) {
                 HASH_DEL(stacks.table, s);
                 free(s);
+                stacks.changes++;
                 break;
             }
     }
@@ -403,5 +451,6 @@ void vt_stacks_reset(void)
     }
     stacks.next_id = 0;
     stacks.next_pyframe_id = 0;
+    stacks.changes++;
     stacks.generation++; /* every Python location is written again */
 }

@@ -21,6 +21,7 @@ struct vt_stack {
     int cut_at;       /* where: between frames[cut_at - 1] and frames[cut_at] */
     int key_len;
     unsigned hash;            /* of the key: taken before the lock */
+    uint64_t walk;            /* the remembered walk its native part repeats (frame_hash.h), 0 */
     struct vt_pystack python; /* empty when the thread is not running Python */
     /* Without Python frames of its own: those of the thread it works for
      * (pybehalf.h); empty when there is none. */

@@ -75,6 +75,7 @@ struct memo_read {
 struct memo {
     uintptr_t ip, sp, bp;
     int limit, from, frames, reads, bp_used, valid, next;
+    uint64_t stamp; /* from recordings: which recording it holds */
     struct vt_frame_key key;
     uintptr_t frame[MEMO_FRAMES];
     struct memo_read read[MEMO_READS];
@@ -97,6 +98,10 @@ struct walk_cache {
 #define GONE ((struct walk_cache *)1)
 static __thread struct walk_cache *cache __attribute__((tls_model("initial-exec")));
 static __thread int walking __attribute__((tls_model("initial-exec")));
+/* The thread's walks remembered so far: each memo's stamp. Outside the
+ * cache, which is made again after vt_unwind_forget: a stamp is never
+ * given twice on a thread, so equal stamps are equal frames. */
+static __thread uint64_t recordings __attribute__((tls_model("initial-exec")));
 static unsigned generation;
 static pthread_key_t free_at_exit;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
@@ -333,16 +338,30 @@ walk_body(struct walk_cache *c, uintptr_t ip, uintptr_t sp, uintptr_t bp, uintpt
     return (int)(out - frames);
 }
 
+/* The value M's read I finds now, less the one it found (0: the same). */
+static inline uintptr_t read_changed(const struct memo *m, const char *base, int i)
+{
+    return *(const uintptr_t *)(base + m->read[i].at) ^ m->read[i].value;
+}
+
 /* M's walk again, where every value it read is still there: its frames
- * after FRAMES' first M->from and its key; -1 where one differs. */
+ * after FRAMES' first M->from and its key; -1 where one differs. Four
+ * reads a test: some 5 instructions a read instead of 7 (every place lies
+ * in the thread's stack above the same sp: reading past a change is safe). */
 static int walk_remembered(const struct memo *m, uintptr_t *frames, struct vt_frame_key *key)
 {
     const char *base = (const char *)m->sp;
-    for (int i = 0; i < m->reads; i++)
-        if (*(const uintptr_t *)(base + m->read[i].at) != m->read[i].value)
+    int i = 0;
+    for (; i + 4 <= m->reads; i += 4)
+        if (read_changed(m, base, i) | read_changed(m, base, i + 1) | read_changed(m, base, i + 2) |
+            read_changed(m, base, i + 3))
+            return -1;
+    for (; i < m->reads; i++)
+        if (read_changed(m, base, i))
             return -1;
     memcpy(frames + m->from, m->frame, (size_t)m->frames * sizeof *frames);
     *key = m->key;
+    key->walk = m->stamp;
     return m->from + m->frames;
 }
 
@@ -371,7 +390,9 @@ static __attribute__((noinline)) int walk_recorded(struct walk_cache *c, struct 
     m->next = -1;
     m->key = *key;
     memcpy(m->frame, out, (size_t)(n - from) * sizeof *frames);
+    m->stamp = ++recordings;
     m->valid = 1;
+    key->walk = m->stamp;
     return n;
 }
 
@@ -454,6 +475,7 @@ __attribute__((noinline)) int vt_unwind_fast(uintptr_t *frames, int limit,
     walking = 1;
     key->first = 0;
     key->hash = VT_FRAME_HASH_SEED;
+    key->walk = 0;
     /* Above this frame: no read of the stack below the start. */
     if (start && start->cfa > sp)
         n = walk_from(c, start, frames, limit, tracer, key);

@@ -70,7 +70,7 @@ static struct vt_tracer_text own_text(void)
 /* The key over frames another walk gave, as stacks.c takes it. */
 static struct vt_frame_key key_of(const uintptr_t *frames, int n, const struct vt_tracer_text *text)
 {
-    struct vt_frame_key key = {n, VT_FRAME_HASH_SEED};
+    struct vt_frame_key key = {n, VT_FRAME_HASH_SEED, 0};
     while (key.first > 0 && !vt_is_tracer_frame(text, frames[key.first - 1]))
         key.first--;
     for (int i = key.first; i < n; i++)
