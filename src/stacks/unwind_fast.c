@@ -338,8 +338,13 @@ walk_body(struct walk_cache *c, uintptr_t ip, uintptr_t sp, uintptr_t bp, uintpt
     return (int)(out - frames);
 }
 
-/* The value M's read I finds now, less the one it found (0: the same). */
-static inline uintptr_t read_changed(const struct memo *m, const char *base, int i)
+/* The value M's read I finds now, less the one it found (0: the same).
+ * Not instrumented by AddressSanitizer, nor is walk_remembered: reads go on
+ * past the first change, where the place may now be another frame's
+ * padding (poisoned under ASan, plain stack memory otherwise); what they
+ * find there is compared, never used. */
+__attribute__((no_sanitize_address)) static inline uintptr_t read_changed(const struct memo *m,
+                                                                          const char *base, int i)
 {
     return *(const uintptr_t *)(base + m->read[i].at) ^ m->read[i].value;
 }
@@ -348,7 +353,8 @@ static inline uintptr_t read_changed(const struct memo *m, const char *base, int
  * after FRAMES' first M->from and its key; -1 where one differs. Four
  * reads a test: some 5 instructions a read instead of 7 (every place lies
  * in the thread's stack above the same sp: reading past a change is safe). */
-static int walk_remembered(const struct memo *m, uintptr_t *frames, struct vt_frame_key *key)
+__attribute__((no_sanitize_address)) static int
+walk_remembered(const struct memo *m, uintptr_t *frames, struct vt_frame_key *key)
 {
     const char *base = (const char *)m->sp;
     int i = 0;
