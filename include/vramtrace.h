@@ -66,8 +66,9 @@ static inline uint64_t vramtrace_leaked_since(uint64_t checkpoint)
 /* The highest value vramtrace_leaked_since(CHECKPOINT) reached since the
  * checkpoint was taken: the peak of the device + managed bytes allocated
  * after it, live at once (as pytest-memray's limit_memory, for device
- * memory); the device's view: PyTorch's cache counts by its segments. The VRAMTRACE_PEAK_CHECKPOINTS most recent checkpoints are
- * followed; an older one reads VRAMTRACE_PEAK_UNKNOWN. 0 without the tracer
+ * memory); inside PyTorch's cache, its tensors, not its segments. The
+ * VRAMTRACE_PEAK_CHECKPOINTS most recent checkpoints are followed; an older
+ * one reads VRAMTRACE_PEAK_UNKNOWN. 0 without the tracer
  * (and 0 from a tracer older than this function). */
 static inline uint64_t vramtrace_peak_since(uint64_t checkpoint)
 {

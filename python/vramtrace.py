@@ -99,8 +99,8 @@ def leaked_since(token):
 
 def peak_since(token):
     """The most device + managed bytes allocated after checkpoint TOKEN that
-    were live at once (the peak of leaked_since(TOKEN) since then; PyTorch's
-    cache counted by its segments). The 16
+    were live at once (the peak of leaked_since(TOKEN) since then: inside
+    PyTorch's cache, its tensors, not its segments). The 16
     most recent checkpoints are followed; an older one gives PEAK_UNKNOWN.
     0 without the tracer, or with a tracer older than this function."""
     lib = _tracer()

@@ -173,8 +173,8 @@ def torch_line(function):
 def case_python_folded():
     """A script's leaks through the torch package: the package's Python
     frames and its library's native frames fold into one run, the script's
-    line printed first."""
-    report = text(py_dump())
+    line printed first (the held entries with their stacks: --top)."""
+    report = text(py_dump(), "--top", "10")
     for nbytes, (function, tag, call) in PY_LEAKS.items():
         lines = entry(report, nbytes)
         call = call % torch_line(call.split(" ")[0])

@@ -76,6 +76,38 @@ def case_dict_cache():
     check_dict_cache(run_case("dict_cache"))
 
 
+def case_peak_at_lines():
+    """The peak's holders are the tensors at their lines, not the segments
+    (each at whichever line grew the cache): the 30 kept activations, the
+    input and the last relu output, live when the last segment came (with
+    the activation it came for); the rest of the segments is free in the
+    cache, and the holders and the free room sum to the peak. At the end
+    the cache is described as reserved, in tensors and free."""
+    r = H.run_traced([torch_python(), CASES, "dict_cache"])
+    H.expect_program_ok(r)
+    rep = H.report(r.dump)
+    peak = rep["peaks"][0]
+    H.expect_eq("the peak's holders: tensors at their lines",
+                [(h["bytes"], h["api"], line_of(h)) for h in peak["holders"]],
+                [(30 * 4 * MiB, TENSOR, H.marker_line(CASES, "cache")),
+                 (4 * MiB, TENSOR, H.call_line(CASES, "input")),
+                 (4 * MiB, TENSOR, H.call_line(CASES, "relu"))])
+    H.expect_eq("the cache at the peak",
+                peak["cache"], {"reserved_bytes": peak["bytes"], "tensor_bytes": 32 * 4 * MiB,
+                                "free_bytes": peak["bytes"] - 32 * 4 * MiB})
+    H.expect_eq("the cache at the end (os._exit: no script end)", rep["caches"],
+                [{"device": 0, "when": "end", "reserved_bytes": segments(rep),
+                  "tensor_bytes": 30 * 4 * MiB, "free_bytes": segments(rep) - 30 * 4 * MiB}])
+    text = subprocess.run([H.vramtrace_exe(), "report", r.dump], env=H.base_env(),
+                          stdout=subprocess.PIPE, universal_newlines=True).stdout
+    H.expect(re.search(r"^PyTorch's cache on device 0 at the end: [\d.]+ MiB \(%d bytes\) reserved "
+                       r"in \d+ segments: 120\.0 MiB in live tensors \(listed at their lines\), "
+                       r"[\d.]+ MiB free for reuse; not counted as leaked" % segments(rep),
+                       text, re.M), text)
+    H.expect("Known framework memory, PyTorch's cache" not in text,
+             "the segments' own entries, whose stacks say nothing of their tensors:\n" + text)
+
+
 def case_dict_cache_preload():
     """The same through plain LD_PRELOAD, without `vramtrace run`."""
     check_dict_cache(run_case("dict_cache", mode="preload"))
@@ -282,14 +314,17 @@ def since_run(extra_env=None):
     H.expect_program_ok(r)
     H.expect_eq("what each checkpoint left", re.findall(r"^(kept|dropped) (\d+)$", r.stdout, re.M),
                 [("kept", str(MiB)), ("kept", str(MiB)), ("dropped", "0")])
+    H.expect_eq("each checkpoint's peak: the tensor, not a segment or nothing",
+                re.findall(r"^peak (\d+)$", r.stdout, re.M), [str(MiB)] * 3)
     H.expect_eq("the sites", re.findall(r"^(\d+) bytes in (\d+) allocations? at ", r.stdout, re.M),
                 [(str(MiB), "1")] * 2)
 
 
 def case_since():
-    """vramtrace.leaked_since and leak_sites_since count the tensors kept
-    since a checkpoint, not the caching allocator's segments that hold them
-    (a whole 2 MiB segment for the first, nothing for the second)."""
+    """vramtrace.leaked_since, peak_since and leak_sites_since count the
+    tensors kept since a checkpoint, not the caching allocator's segments
+    that hold them (a whole 2 MiB segment for the first, nothing for the
+    second and third)."""
     since_run()
 
 

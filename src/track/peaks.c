@@ -10,6 +10,9 @@ static struct slot {
     uint64_t seq;   /* the checkpoint: allocations numbered above it count */
     uint64_t order; /* when it was followed, to forget the oldest */
     uint64_t live, peak;
+    /* the allocation that raised the peak last, and the peak before it: a
+     * segment of a framework's cache is known as one only after its call */
+    uint64_t raised_by, peak_before;
 } slots[VT_PEAK_CHECKPOINTS];
 static uint64_t followed;
 static unsigned nused;
@@ -44,17 +47,40 @@ void vt_peaks_follow(uint64_t seq)
     *s = (struct slot){.used = true, .seq = seq, .order = ++followed};
 }
 
+/* The slots, from *I on, of the checkpoints taken before allocation SEQ. */
+static struct slot *following(unsigned *i, uint64_t seq)
+{
+    for (; *i < VT_PEAK_CHECKPOINTS; (*i)++)
+        if (slots[*i].used && seq > slots[*i].seq)
+            return &slots[(*i)++];
+    return NULL;
+}
+
 void vt_peaks_change(uint64_t seq, int64_t delta)
 {
+    struct slot *s;
     if (!nused)
         return;
-    for (unsigned i = 0; i < VT_PEAK_CHECKPOINTS; i++) {
-        struct slot *s = &slots[i];
-        if (!s->used || seq <= s->seq)
-            continue;
+    for (unsigned i = 0; (s = following(&i, seq));) {
         s->live += (uint64_t)delta;
-        if (s->live > s->peak)
+        if (s->live > s->peak) {
+            if (s->raised_by != seq)
+                s->peak_before = s->peak;
+            s->raised_by = seq;
             s->peak = s->live;
+        }
+    }
+}
+
+void vt_peaks_unsegment(uint64_t seq, uint64_t size)
+{
+    struct slot *s;
+    if (!nused)
+        return;
+    for (unsigned i = 0; (s = following(&i, seq));) {
+        s->live -= size;
+        if (s->raised_by == seq) /* the segment alone raised it: undone */
+            s->peak = s->peak_before > s->live ? s->peak_before : s->live;
     }
 }
 

@@ -88,23 +88,30 @@ static int counts_on_device(const struct vt_alloc_info *info)
     return vt_kind_counts_as_vram(info->kind) && info->space != VT_SPACE_TENSOR;
 }
 
+/* The program's view, as leaked_since counts: a framework's tensors, not
+ * the segments of its cache that hold them. */
+static int counts_for_checkpoints(const struct vt_alloc_info *info)
+{
+    return vt_kind_counts_as_vram(info->kind) && !info->cache_segment;
+}
+
 /* E, filled in, entered the table: the counters. */
 static void count(const struct vt_live *e)
 {
-    if (counts_on_device(&e->info)) {
+    if (counts_on_device(&e->info))
         __atomic_fetch_add(&table.live_bytes, e->info.size, __ATOMIC_RELAXED);
+    if (counts_for_checkpoints(&e->info))
         vt_peaks_change(e->seq, (int64_t)e->info.size);
-    }
     vt_output->insert(&e->info, e->stack);
 }
 
 /* E leaves the counters (it stays in the table). */
 static void uncount(const struct vt_live *e)
 {
-    if (counts_on_device(&e->info)) {
+    if (counts_on_device(&e->info))
         __atomic_fetch_sub(&table.live_bytes, e->info.size, __ATOMIC_RELAXED);
+    if (counts_for_checkpoints(&e->info))
         vt_peaks_change(e->seq, -(int64_t)e->info.size);
-    }
     vt_output->discard(&e->info, e->stack);
 }
 
@@ -410,6 +417,7 @@ static void mark_cache_segment(struct vt_live *e, uint64_t key, enum vt_space sp
     if (!e || e->info.cache_segment)
         return;
     e->info.cache_segment = 1;
+    vt_peaks_unsegment(e->seq, e->info.size);
     if (vt_output_ready() == 0)
         write_or_stop(vt_rec_cache_segment(key, vt_space_flag(space)));
 }

@@ -19,9 +19,9 @@ KEPT_FLOATS = 256 * 1024          # float32 elements: 1 MiB
 def dict_cache():
     """A dict keeps one 4 MiB activation per step."""
     cache = {}
-    x = torch.ones(ACTIVATION, device="cuda")
+    x = torch.ones(ACTIVATION, device="cuda")             # CALL:input
     for i in range(STEPS):
-        y = torch.relu(x)
+        y = torch.relu(x)                                 # CALL:relu
         cache[i] = y * 2                                  # LEAK:cache
         del y
     return cache
@@ -80,20 +80,23 @@ def nvtx_steps():
 
 
 def since():
-    """vramtrace.leaked_since and leak_sites_since around a 1 MiB tensor
-    kept, in a new segment of the cache and then in that segment's free
-    room, and around one made and dropped: each figure the tensors kept."""
+    """vramtrace.leaked_since, peak_since and leak_sites_since around a
+    1 MiB tensor kept, in a new segment of the cache and then in that
+    segment's free room, and around one made and dropped: each figure the
+    tensors kept, each peak the 1 MiB tensor live at once."""
     import vramtrace
     kept = []
     for _ in range(2):
         token = vramtrace.checkpoint()
         kept.append(torch.empty(KEPT_FLOATS, device="cuda"))     # LEAK:since
         print("kept", vramtrace.leaked_since(token), flush=True)
+        print("peak", vramtrace.peak_since(token), flush=True)
         print(vramtrace.leak_sites_since(token), end="", flush=True)
     token = vramtrace.checkpoint()
     del kept[-1]
     torch.empty(KEPT_FLOATS, device="cuda")
     print("dropped", vramtrace.leaked_since(token), flush=True)
+    print("peak", vramtrace.peak_since(token), flush=True)
     return kept
 
 

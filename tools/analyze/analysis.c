@@ -133,6 +133,7 @@ static void autopsy(const struct vt_analysis *a, const struct vt_failed_event *e
     f->nholders = vt_usage_holders(&a->usage, ev->device, false, sites, VT_OOM_HOLDERS);
     for (size_t i = 0; i < f->nholders; i++)
         f->holders[i] = (struct vt_oom_holder){sites[i], a->usage.sites[sites[i]].live_bytes};
+    f->cache = vt_usage_cache(&a->usage, ev->device, VT_USAGE_NOW);
 }
 
 static void on_failed(void *ctx, const struct vt_failed_event *ev)
@@ -188,6 +189,7 @@ static void on_py_finalizing(void *ctx, const struct vt_py_finalizing_event *ev)
         memcpy(a->script_end_sites, a->agg.sites, a->agg.nsites * sizeof *a->agg.sites);
     }
     vt_usage_advance(&a->usage, ev->time_ns);
+    vt_usage_script_ended(&a->usage);
 }
 
 /* The driver's view, beside what was traced live on the device then. */

@@ -65,6 +65,7 @@ struct vt_failure {
     struct vt_gpu_process_info others[VT_GPU_PROCESSES_MAX];
     struct vt_oom_holder holders[VT_OOM_HOLDERS];
     size_t nholders;
+    struct vt_usage_cache cache; /* a framework's cache then, its tensors among the holders */
 };
 
 struct vt_failure_entry; /* internal: failures being grouped */

@@ -199,14 +199,39 @@ static void host_change(struct vt_usage *u, uint64_t time_ns, int64_t delta)
     }
 }
 
+/* A tensor inside a segment changed by DELTA: while the device stays at
+ * its peak, the most in tensors is the peak's moment (every site then
+ * saves what it holds, at its next change). */
+static void tensor_change(struct vt_usage_device *d, int64_t delta)
+{
+    d->tensor_live_bytes += (uint64_t)delta;
+    if (d->at_peak && d->tensor_live_bytes > d->tensor_peak_bytes) {
+        d->tensor_peak_bytes = d->tensor_live_bytes;
+        d->peak_epoch++;
+    }
+}
+
+/* The device's bytes changed by DELTA at TIME_NS. */
+static void device_change(struct vt_usage_device *d, uint64_t time_ns, int64_t delta)
+{
+    d->live_bytes += (uint64_t)delta;
+    if (d->live_bytes > d->open_bin_max)
+        d->open_bin_max = d->live_bytes;
+    d->at_peak = d->live_bytes > d->peak_bytes;
+    if (d->at_peak) {
+        d->peak_bytes = d->live_bytes;
+        d->peak_time_ns = time_ns;
+        d->tensor_peak_bytes = d->tensor_live_bytes;
+        d->peak_epoch++; /* every site now holds its at-peak value */
+    }
+}
+
 void vt_usage_change(struct vt_usage *u, uint64_t time_ns, uint64_t stack_id, unsigned api,
                      unsigned kind, int64_t device, int64_t delta)
 {
     vt_usage_advance(u, time_ns);
     struct vt_usage_site *s = find_site(u, stack_id, api, kind, device);
-    /* the device's view: a tensor's bytes are its segment's */
-    struct vt_usage_device *d =
-        vt_kind_counts_as_vram(kind) && !vt_api_in_segment(api) ? find_device(u, device) : NULL;
+    struct vt_usage_device *d = vt_kind_counts_as_vram(kind) ? find_device(u, device) : NULL;
     if (d)
         save_at_peak(s, d);
     if (delta > 0 && s->pairs)
@@ -223,16 +248,17 @@ void vt_usage_change(struct vt_usage *u, uint64_t time_ns, uint64_t stack_id, un
         s->peak_live_bytes = s->live_bytes;
     if (kind == VT_KIND_HOST)
         host_change(u, time_ns, delta);
-    if (!d)
-        return;
-    d->live_bytes += (uint64_t)delta;
-    if (d->live_bytes > d->open_bin_max)
-        d->open_bin_max = d->live_bytes;
-    if (d->live_bytes > d->peak_bytes) {
-        d->peak_bytes = d->live_bytes;
-        d->peak_time_ns = time_ns;
-        d->peak_epoch++; /* every site now holds its at-peak value */
-    }
+    if (d && vt_api_in_segment(api)) /* the device's view: a tensor's bytes are its segment's */
+        tensor_change(d, delta);
+    else if (d)
+        device_change(d, time_ns, delta);
+}
+
+void vt_usage_script_ended(struct vt_usage *u)
+{
+    for (size_t i = 0; i < u->nsites; i++)
+        u->sites[i].bytes_at_script_end = u->sites[i].live_bytes;
+    u->script_ended = true;
 }
 
 void vt_usage_holds_tensors(struct vt_usage *u, uint64_t stack_id, unsigned api, unsigned kind,
@@ -439,14 +465,45 @@ static int by_held_desc(const void *pa, const void *pb)
     return *(const size_t *)pa < *(const size_t *)pb ? -1 : 1;
 }
 
+static uint64_t held_when(const struct vt_usage *u, const struct vt_usage_site *s,
+                          enum vt_usage_when when)
+{
+    if (when == VT_USAGE_AT_SCRIPT_END && u->script_ended)
+        return s->bytes_at_script_end;
+    return held(s, when == VT_USAGE_AT_PEAK);
+}
+
+struct vt_usage_cache vt_usage_cache(const struct vt_usage *u, int64_t device,
+                                     enum vt_usage_when when)
+{
+    struct vt_usage_cache c = {0};
+    for (size_t i = 0; i < u->nsites; i++) {
+        const struct vt_usage_site *s = &u->sites[i];
+        if (s->device != device || !vt_kind_counts_as_vram(s->kind))
+            continue;
+        if (s->holds_tensors)
+            c.reserved += held_when(u, s, when);
+        else if (vt_api_in_segment(s->api))
+            c.in_tensors += held_when(u, s, when);
+    }
+    c.free = c.reserved > c.in_tensors ? c.reserved - c.in_tensors : 0;
+    return c;
+}
+
+/* The user's view: a framework's tensors at their lines, not the segments
+ * that hold them. */
+bool vt_usage_is_holder(const struct vt_usage_site *s)
+{
+    return vt_kind_counts_as_vram(s->kind) && !s->holds_tensors;
+}
+
 size_t vt_usage_holders(const struct vt_usage *u, int64_t device, bool at_peak, size_t *out,
                         size_t max)
 {
     size_t n = 0, *all = vt_xrealloc(NULL, u->nsites, sizeof *all);
     for (size_t i = 0; i < u->nsites; i++) {
         const struct vt_usage_site *s = &u->sites[i];
-        if (s->device == device && vt_kind_counts_as_vram(s->kind) && !vt_api_in_segment(s->api) &&
-            held(s, at_peak)) /* the device's view: segments */
+        if (s->device == device && vt_usage_is_holder(s) && held(s, at_peak))
             all[n++] = i;
     }
     sort_usage = u;

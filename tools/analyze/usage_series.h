@@ -40,6 +40,7 @@ struct vt_usage_site {
     uint64_t live_bytes;               /* now; at the end: at exit */
     uint64_t peak_live_bytes;          /* the site's own highest */
     uint64_t bytes_at_device_peak;     /* what it held when its device peaked */
+    uint64_t bytes_at_script_end;      /* ... when the Python script ended */
     struct vt_usage_samples at_marks;  /* live bytes right before each marker */
     struct vt_usage_samples at_ticks;  /* live bytes at each time tick */
     struct vt_usage_samples at_allocs; /* ... right before each allocation tick */
@@ -76,7 +77,13 @@ struct vt_usage_site {
 struct vt_usage_device {
     int64_t device;
     uint64_t live_bytes, peak_bytes, peak_time_ns;
-    uint64_t peak_epoch;              /* bumped at each new peak */
+    uint64_t peak_epoch; /* bumped at each new peak */
+    /* a framework's tensors inside its segments (vt_api_in_segment): live
+     * now, and at the peak — the moment, while the device stayed at its
+     * peak, with the most in tensors (a segment arrives before the tensor
+     * that asked for it) */
+    uint64_t tensor_live_bytes, tensor_peak_bytes;
+    bool at_peak;                     /* no change of the device's bytes since its peak */
     struct vt_usage_samples bin_max;  /* highest live bytes in each complete time bin */
     struct vt_usage_samples bin_last; /* live bytes at the end of each complete bin */
     uint64_t open_bin_max;            /* highest in the bin not yet complete */
@@ -107,6 +114,7 @@ struct vt_usage {
     struct vt_usage_site *sites; /* in order of first appearance */
     size_t nsites;
     uint64_t end_ns;
+    bool script_ended; /* the sites' bytes_at_script_end are set */
     /* page-locked host memory, which counts towards no device */
     uint64_t host_live_bytes, host_peak_bytes, host_peak_time_ns;
     /* set by vt_usage_finish */
@@ -138,6 +146,9 @@ void vt_usage_churn(struct vt_usage *u, uint64_t stack_id, unsigned api, unsigne
 #define VT_CHURN_HINT_PAIRS 10
 #define VT_CHURN_HINT_PERMILLE 10
 bool vt_usage_churn_large(const struct vt_usage *u, const struct vt_usage_site *s);
+/* The Python script ended: what each site holds now is what it held to
+ * the end (the interpreter's shutdown frees it next). */
+void vt_usage_script_ended(struct vt_usage *u);
 /* Moves the clock on (ticks pass) without a change. */
 void vt_usage_advance(struct vt_usage *u, uint64_t time_ns);
 
@@ -180,10 +191,25 @@ const struct vt_usage_site *vt_usage_find_site(const struct vt_usage *u, uint64_
                                                unsigned api, unsigned kind, int64_t device);
 
 /* Up to MAX site indices holding the most bytes on DEVICE, most first: live
- * now, or (AT_PEAK, after vt_usage_finish) at the device's peak. Returns
- * how many. */
+ * now, or (AT_PEAK, after vt_usage_finish) at the device's peak; where a
+ * framework's tensors are traced, its tensors at their lines instead of the
+ * segments that hold them (vt_usage_cache says what no tensor used).
+ * Returns how many. */
 size_t vt_usage_holders(const struct vt_usage *u, int64_t device, bool at_peak, size_t *out,
                         size_t max);
+/* A framework's cache whose tensors are traced, on one device: its
+ * segments (reserved), what of them live tensors use, and the rest, free
+ * for reuse. */
+struct vt_usage_cache {
+    uint64_t reserved, in_tensors, free;
+};
+enum vt_usage_when { VT_USAGE_NOW, VT_USAGE_AT_PEAK, VT_USAGE_AT_SCRIPT_END };
+/* DEVICE's cache now, at its peak (after vt_usage_finish) or when the
+ * script ended (VT_USAGE_AT_SCRIPT_END: now if it did not). */
+struct vt_usage_cache vt_usage_cache(const struct vt_usage *u, int64_t device,
+                                     enum vt_usage_when when);
+/* Whether site S is among the holders vt_usage_holders lists. */
+bool vt_usage_is_holder(const struct vt_usage_site *s);
 
 /* Site indices ordered for a report: growing sites by rate, then by live
  * bytes at exit, then by peak. OUT holds nsites entries. */

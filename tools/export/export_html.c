@@ -608,6 +608,19 @@ static void growing_table(const struct vt_report *r, FILE *out)
     }
 }
 
+/* Where the holders are a framework's tensors: its segments' room that no
+ * tensor used, so that the table sums to the peak. */
+static void cache_room_row(struct vt_usage_cache c, FILE *out)
+{
+    if (!c.reserved)
+        return;
+    fputs("<tr>", out);
+    put_bytes_cell(c.free, out);
+    fputs("<td colspan=\"4\">free in PyTorch's cache (of ", out);
+    put_size(c.reserved, out);
+    fputs(" reserved; its tensors are listed)</td></tr>\n", out);
+}
+
 static void peak_tables(const struct vt_report *r, FILE *out)
 {
     const struct vt_usage *u = &r->analysis->usage;
@@ -647,6 +660,7 @@ static void peak_tables(const struct vt_report *r, FILE *out)
         vt_site_labels_free(labels, n);
         free(sites);
         free(holders);
+        cache_room_row(vt_usage_cache(u, dev->device, VT_USAGE_AT_PEAK), out);
         fputs("</tbody></table>\n", out);
     }
 }

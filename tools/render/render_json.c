@@ -254,6 +254,37 @@ static void write_leak_entries(struct vt_json *j, const struct vt_report *r,
     free(sites);
 }
 
+static void write_cache_figures(struct vt_json *j, const struct vt_usage_cache *c)
+{
+    write_uint_field(j, "reserved_bytes", c->reserved);
+    write_uint_field(j, "tensor_bytes", c->in_tensors);
+    write_uint_field(j, "free_bytes", c->free);
+}
+
+/* "caches": per device, a framework's cache whose tensors are traced, when
+ * the script ended (or at the end): its segments (in "known"), what of them
+ * live tensors used (in "held" or "leaks" at their lines), the rest free
+ * for reuse. */
+static void write_caches(struct vt_json *j, const struct vt_report *r)
+{
+    const struct vt_usage *u = &r->analysis->usage;
+    vt_json_key(j, "caches");
+    vt_json_begin_array(j);
+    for (size_t d = 0; d < u->ndevices; d++) {
+        struct vt_usage_cache c = vt_usage_cache(u, u->devices[d].device, VT_USAGE_AT_SCRIPT_END);
+        if (!c.reserved)
+            continue;
+        vt_json_begin_object(j);
+        vt_json_key(j, "device");
+        vt_json_int(j, u->devices[d].device);
+        vt_json_key(j, "when");
+        vt_json_string(j, u->script_ended ? "script_end" : "end");
+        write_cache_figures(j, &c);
+        vt_json_end_object(j);
+    }
+    vt_json_end_array(j);
+}
+
 /* What was still allocated at the end, per site, in lists whose sums are
  * the summary's figures: "leaks" (freed by nobody; when the process did not
  * end on its own, "live_at_end" instead, the other one []), "held" (freed
@@ -271,6 +302,7 @@ static void write_leaks(struct vt_json *j, const struct vt_report *r)
     write_uint_field(j, "held_omitted", a->nheld - r->held_shown);
     vt_json_key(j, "known");
     write_leak_entries(j, r, a->known_leaks, r->known_sites, a->nknown);
+    write_caches(j, r);
 }
 
 /* A site of analysis->usage: who it is and what it holds. */
@@ -302,6 +334,20 @@ static void write_holders(struct vt_json *j, const struct vt_report *r, const si
     free(sites);
 }
 
+/* "cache": a framework's cache whose tensors are listed among the
+ * holders (its segments are not), or null. */
+static void write_cache(struct vt_json *j, const struct vt_usage_cache *c)
+{
+    vt_json_key(j, "cache");
+    if (!c->reserved) {
+        vt_json_null(j);
+        return;
+    }
+    vt_json_begin_object(j);
+    write_cache_figures(j, c);
+    vt_json_end_object(j);
+}
+
 static void write_oom(struct vt_json *j, const struct vt_report *r, const struct vt_failure *f)
 {
     vt_json_key(j, "oom");
@@ -325,6 +371,7 @@ static void write_oom(struct vt_json *j, const struct vt_report *r, const struct
         held[i] = f->holders[i].bytes;
     }
     write_holders(j, r, sites, held, f->nholders);
+    write_cache(j, &f->cache);
     vt_render_json_gpu_processes(f, j);
     vt_json_end_object(j);
 }
@@ -473,6 +520,8 @@ static void write_peaks(struct vt_json *j, const struct vt_report *r)
             held[i] = u->sites[holders[i]].bytes_at_device_peak;
         write_holders(j, r, holders, held, n);
         write_uint_field(j, "holders_omitted", vt_report_holders_at_peak(u, dev->device) - n);
+        struct vt_usage_cache cache = vt_usage_cache(u, dev->device, VT_USAGE_AT_PEAK);
+        write_cache(j, &cache);
         free(held);
         free(holders);
         vt_json_end_object(j);

@@ -184,6 +184,13 @@ static void print_device(int64_t device, FILE *out)
         fprintf(out, " on device %" PRId64, device);
 }
 
+/* "1.0 MiB (1048576 bytes)" */
+static void print_bytes(uint64_t bytes, FILE *out)
+{
+    char size[32];
+    fprintf(out, "%s (%" PRIu64 " %s)", vt_human_size(bytes, size), bytes, BYTES(bytes));
+}
+
 /* "at the crash", "when killed", "so far": when a live_not_leaked report's
  * allocations were live. */
 static const char *live_when(const struct vt_report *r)
@@ -496,8 +503,23 @@ static bool leak_is_growing(const struct vt_report *r, const struct vt_leak *lea
     return s && s->growing;
 }
 
-/* Held at the end (TOP of them), those of growing sites listed there.
- * Returns how many were left out. */
+/* How many of the N symbolized of TOTAL sites a short list prints: all
+ * where one more would be left out (a line saying so takes its room). */
+static size_t short_list(const struct vt_report *r, size_t n, size_t total)
+{
+    return !r->text_short || total <= r->text_short + 1 || n <= r->text_short ? n : r->text_short;
+}
+
+/* "    … and 3 more call sites (--top N shows N, --top 0 all)" */
+static void print_more(size_t more, FILE *out)
+{
+    if (more)
+        fprintf(out, "    \u2026 and %zu more call %s (--top N shows N, --top 0 all)\n", more,
+                plural(more, "site", "sites"));
+}
+
+/* Held at the end (TOP of them) with their stacks, those of growing sites
+ * listed there. Returns how many were left out. */
 static size_t print_held_entries(const struct vt_report *r, FILE *out)
 {
     size_t printed = 0, listed = 0;
@@ -514,12 +536,91 @@ static size_t print_held_entries(const struct vt_report *r, FILE *out)
     return listed - printed;
 }
 
-/* Known framework memory at the end, those of growing sites listed there. */
+/* Held at the end, a line per call site: still referenced, not leaked, so
+ * no stack before the peak on the first screen (--top N lists the stacks);
+ * it says itself how many more there are. */
+static void print_held_lines(const struct vt_report *r, FILE *out)
+{
+    size_t n = 0;
+    const struct vt_site **list = vt_xcalloc(r->held_shown ? r->held_shown : 1, sizeof *list);
+    const struct vt_leak **held = vt_xcalloc(r->held_shown ? r->held_shown : 1, sizeof *held);
+    size_t listed = 0;
+    for (size_t i = 0; i < r->analysis->nheld; i++)
+        listed += !leak_is_growing(r, &r->analysis->held[i]);
+    size_t room = short_list(r, listed, listed);
+    for (size_t i = 0; i < r->held_shown && n < room; i++)
+        if (!leak_is_growing(r, &r->analysis->held[i])) {
+            held[n] = &r->analysis->held[i];
+            list[n++] = &r->held_sites[i];
+        }
+    if (n)
+        fputs("\nHeld at the end (still referenced when the script ended; not leaked):\n", out);
+    char **labels = vt_site_labels(list, n);
+    for (size_t i = 0; i < n; i++) {
+        char size[32], count[48];
+        snprintf(count, sizeof count, "in %" PRIu64 " %s", held[i]->allocations,
+                 plural(held[i]->allocations, "allocation", "allocations"));
+        fprintf(out, "    %10s  %-18s  %s  %s\n", vt_human_size(held[i]->bytes, size), count,
+                vt_api_label(list[i]->api), labels[i]);
+    }
+    vt_site_labels_free(labels, n);
+    free(held);
+    free(list);
+    print_more(listed - n, out);
+}
+
+/* Whether a leak's site is a framework's segments whose tensors are traced. */
+static bool leak_holds_tensors(const struct vt_report *r, const struct vt_leak *leak)
+{
+    const struct vt_usage_site *s = vt_usage_find_site(&r->analysis->usage, leak->stack_id,
+                                                       leak->api, leak->kind, leak->device);
+    return s && s->holds_tensors;
+}
+
+/* A cache whose tensors are traced, on one device, in one paragraph: what
+ * it reserved, what of it live tensors use (listed at their lines), what is
+ * free for reuse; its segments' stacks say nothing of the tensors in them. */
+static void print_cache(const struct vt_report *r, int64_t device, FILE *out)
+{
+    const struct vt_leak *first = NULL;
+    uint64_t segments = 0;
+    for (size_t i = 0; i < r->analysis->nknown; i++) {
+        const struct vt_leak *k = &r->analysis->known_leaks[i];
+        if (k->device == device && leak_holds_tensors(r, k)) {
+            first = first ? first : k;
+            segments += k->allocations;
+        }
+    }
+    if (!first)
+        return;
+    const struct vt_usage *u = &r->analysis->usage;
+    struct vt_usage_cache c = vt_usage_cache(u, device, VT_USAGE_AT_SCRIPT_END);
+    char in_tensors[32], room[32];
+    fprintf(out, "\n%s", first->known->label);
+    print_device(device, out);
+    fputs(u->script_ended ? " when the script ended: " : " at the end: ", out);
+    print_bytes(c.reserved, out);
+    fprintf(out,
+            " reserved in %" PRIu64 " %s: %s in live tensors (listed at their lines), %s free "
+            "for reuse; not counted as leaked [",
+            segments, plural(segments, "segment", "segments"),
+            vt_human_size(c.in_tensors, in_tensors), vt_human_size(c.free, room));
+    print_known_origin(first->known, out);
+    fputs("]\n", out);
+}
+
+/* Known framework memory at the end, those of growing sites listed there;
+ * a cache whose tensors are traced, described as one. */
 static void print_known_entries(const struct vt_report *r, FILE *out)
 {
-    for (size_t i = 0; i < r->analysis->nknown; i++)
-        if (!leak_is_growing(r, &r->analysis->known_leaks[i]))
-            print_known_entry(r, &r->analysis->known_leaks[i], &r->known_sites[i], out);
+    const struct vt_usage *u = &r->analysis->usage;
+    for (size_t i = 0; i < r->analysis->nknown; i++) {
+        const struct vt_leak *k = &r->analysis->known_leaks[i];
+        if (!leak_is_growing(r, k) && !leak_holds_tensors(r, k))
+            print_known_entry(r, k, &r->known_sites[i], out);
+    }
+    for (size_t d = 0; d < u->ndevices; d++)
+        print_cache(r, u->devices[d].device, out);
 }
 
 /* What the text lists: the first text_top (0: all) of those symbolized. */
@@ -547,13 +648,6 @@ static size_t print_leaks(const struct vt_report *r, bool host, FILE *out)
         }
     }
     return listed - printed;
-}
-
-/* "1.0 MiB (1048576 bytes)" */
-static void print_bytes(uint64_t bytes, FILE *out)
-{
-    char size[32];
-    fprintf(out, "%s (%" PRIu64 " %s)", vt_human_size(bytes, size), bytes, BYTES(bytes));
 }
 
 /* "    4.0 MiB  cudaMalloc  fn file:line <- caller file:line", one line per
@@ -737,19 +831,14 @@ static size_t print_growing(const struct vt_report *r, FILE *out)
     return vt_usage_growing_sites(u) - printed;
 }
 
-/* How many of the N symbolized of TOTAL sites a short list prints: all
- * where one more would be left out (a line saying so takes its room). */
-static size_t short_list(const struct vt_report *r, size_t n, size_t total)
+/* "    26.0 MiB  free in PyTorch's cache": what the segments of a cache
+ * whose tensors are listed as holders kept that no tensor used. */
+static void print_cache_room(const struct vt_usage_cache *c, FILE *out)
 {
-    return !r->text_short || total <= r->text_short + 1 || n <= r->text_short ? n : r->text_short;
-}
-
-/* "    … and 3 more call sites (--top N shows N, --top 0 all)" */
-static void print_more(size_t more, FILE *out)
-{
-    if (more)
-        fprintf(out, "    \u2026 and %zu more call %s (--top N shows N, --top 0 all)\n", more,
-                plural(more, "site", "sites"));
+    char size[32];
+    if (c->reserved)
+        fprintf(out, "    %10s  free in PyTorch's cache (of %s reserved; its tensors are listed)\n",
+                vt_human_size(c->free, size), vt_human_size(c->reserved, (char[32]){0}));
 }
 
 /* Each device's peak and its holders (the list says how many more). */
@@ -779,6 +868,8 @@ static void print_peaks(const struct vt_report *r, FILE *out)
             held[i] = u->sites[holders[i]].bytes_at_device_peak;
         print_holders(r, holders, held, listed, out);
         print_more(vt_report_holders_at_peak(u, dev->device) - listed, out);
+        struct vt_usage_cache cache = vt_usage_cache(u, dev->device, VT_USAGE_AT_PEAK);
+        print_cache_room(&cache, out);
         free(held);
         free(holders);
     }
@@ -844,6 +935,7 @@ static void print_oom(const struct vt_report *r, const struct vt_failure *f, FIL
         held[i] = f->holders[i].bytes;
     }
     print_holders(r, sites, held, f->nholders, out);
+    print_cache_room(&f->cache, out);
     vt_render_text_gpu_processes(f, out);
 }
 
@@ -1071,7 +1163,10 @@ void vt_render_text(const struct vt_report *r, FILE *out)
     struct omitted omitted = {0};
     omitted.growing = print_growing(r, out);
     omitted.leaks = print_leaks(r, false, out);
-    omitted.held = print_held_entries(r, out);
+    if (r->held_stacks)
+        omitted.held = print_held_entries(r, out);
+    else
+        print_held_lines(r, out);
     print_known_entries(r, out);
     if (has_host_leaks(r)) {
         fputc('\n', out);

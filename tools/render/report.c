@@ -156,7 +156,7 @@ size_t vt_report_holders_at_peak(const struct vt_usage *u, int64_t device)
 {
     size_t n = 0;
     for (size_t i = 0; i < u->nsites; i++)
-        n += u->sites[i].device == device && vt_kind_counts_as_vram(u->sites[i].kind) &&
+        n += u->sites[i].device == device && vt_usage_is_holder(&u->sites[i]) &&
              u->sites[i].bytes_at_device_peak;
     return n;
 }
@@ -458,6 +458,7 @@ void vt_report_build(const char *path, const struct vt_report_options *opts,
         .sym = l->sym,
         .text_top = opts->top_given ? opts->top : VT_TEXT_TOP,
         .text_short = opts->top_given ? opts->top : VT_TEXT_SHORT,
+        .held_stacks = opts->top_given,
         .holders_max = !opts->top_given ? VT_PEAK_HOLDERS
                        : opts->top      ? opts->top
                                         : SIZE_MAX,

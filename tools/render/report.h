@@ -64,6 +64,7 @@ struct vt_report {
     size_t text_top;    /* what the text shows per section; 0 = all */
     size_t text_short;  /* the text's peak holders and churn sites (VT_TEXT_SHORT); 0 = all */
     size_t holders_max; /* peak holders listed per device */
+    bool held_stacks;   /* the text lists held memory with stacks (--top), else a line each */
     struct vt_symbolizer *sym;
     const struct vt_suppressions *suppressions; /* or NULL */
     const struct vt_suppressions *known;        /* or NULL */

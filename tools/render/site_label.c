@@ -109,6 +109,28 @@ static int by_frames(const void *pa, const void *pb)
     return a->n < b->n ? -1 : a->n > b->n;
 }
 
+/* A and B have the same own frames: from the outermost frame in, the first
+ * where they part names each (the innermost such part, if a site parts from
+ * two neighbours) where both are Python frames, lines of the framework's
+ * Python code (a C++ frame there is a template wrapper, no help to read).
+ * Identical stacks stay alike. */
+static bool part_inside(const struct vt_site *a, const struct vt_site *b, size_t *depth_a,
+                        size_t *depth_b)
+{
+    size_t i = 0;
+    while (i < a->nframes && i < b->nframes &&
+           !compare_frame(a->frames[a->nframes - 1 - i], b->frames[b->nframes - 1 - i]))
+        i++;
+    if (i == a->nframes || i == b->nframes || !a->frames[a->nframes - 1 - i]->python ||
+        !b->frames[b->nframes - 1 - i]->python)
+        return false;
+    size_t ka = VT_LABEL_INNER + a->nframes - 1 - i, kb = VT_LABEL_INNER + b->nframes - 1 - i;
+    /* the part nearest the allocation: the lower frame index */
+    *depth_a = *depth_a >= VT_LABEL_INNER && *depth_a < ka ? *depth_a : ka;
+    *depth_b = *depth_b >= VT_LABEL_INNER && *depth_b < kb ? *depth_b : kb;
+    return true;
+}
+
 /* Sorted by their frames, a site shares the longest prefix with a neighbour:
  * one frame more than that tells it apart. */
 void vt_label_depths(const struct vt_site *const *sites, size_t n, size_t *depths)
@@ -124,6 +146,9 @@ void vt_label_depths(const struct vt_site *const *sites, size_t n, size_t *depth
     qsort(order, n, sizeof *order, by_frames);
     for (size_t k = 0; k + 1 < n; k++) {
         size_t a = order[k], b = order[k + 1], shared = common(&own[a], &own[b]) + 1;
+        if (shared > own[a].n && shared > own[b].n &&
+            part_inside(sites[a], sites[b], &depths[a], &depths[b]))
+            continue;
         if (shared > depths[a])
             depths[a] = shared < own[a].n ? shared : own[a].n ? own[a].n : 1;
         if (shared > depths[b])
@@ -188,6 +213,10 @@ void vt_site_label(const struct vt_site *site, size_t depth, char *buf, size_t l
         if (n < 0)
             break;
         used += (size_t)n;
+    }
+    if (depth >= VT_LABEL_INNER && depth - VT_LABEL_INNER < site->nframes && used + 5 < len) {
+        used += (size_t)snprintf(buf + used, len - used, " \u2026 ");
+        vt_frame_call_name(site->frames[depth - VT_LABEL_INNER], buf + used, len - used);
     }
 }
 

@@ -14,7 +14,12 @@
 #define VT_LABEL_MAX_FRAMES 6
 
 /* Into DEPTHS[i]: how many frames SITES[i]'s label needs so that no other of
- * the N sites has the same label (1 at least; identical stacks stay alike). */
+ * the N sites has the same label (1 at least; identical stacks stay alike).
+ * Two sites whose own frames are all alike (two allocations inside one
+ * framework call: Adam's two moments) also name the frame, inside the
+ * framework, where their stacks part: a depth of VT_LABEL_INNER + K names
+ * all own frames and then frame K of the stack. */
+#define VT_LABEL_INNER (VT_LABEL_MAX_FRAMES + 2)
 void vt_label_depths(const struct vt_site *const *sites, size_t n, size_t *depths);
 
 /* SITE's label of DEPTH frames into BUF (always terminated). */
