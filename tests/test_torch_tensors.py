@@ -108,6 +108,49 @@ def case_peak_at_lines():
              "the segments' own entries, whose stacks say nothing of their tensors:\n" + text)
 
 
+def case_torch_snapshot():
+    """export --format torch-snapshot as PyTorch's own snapshot has the
+    cache: its segments segment_alloc only, each tensor alloc and
+    free_requested + free_completed at its line, and at the end each
+    segment's tensors as active_allocated blocks, the room between them
+    inactive; memory_viz's timeline peaks at the tensors' peak."""
+    import test_export as E
+    r = H.run_traced([torch_python(), CASES, "dict_cache"])
+    H.expect_program_ok(r)
+    rep = H.report(r.dump)
+    snap = E.torch_snapshot(r.dump)
+    trace = snap["device_traces"][0]
+    nsegments = sum(k["allocations"] for k in rep["known"])
+    counts = {}
+    for e in trace:
+        counts[e["action"]] = counts.get(e["action"], 0) + 1
+    # the input and 30 relu outputs, freed; 30 kept
+    H.expect_eq("trace events", counts, {"segment_alloc": nsegments, "alloc": 61,
+                                         "free_requested": 31, "free_completed": 31})
+    kept = [e for e in trace if e["action"] == "alloc" and
+            any(f["line"] == H.marker_line(CASES, "cache") and f["filename"] == CASES
+                for f in e["frames"])]
+    H.expect_eq("the kept tensors' allocs at their line", len(kept), 30)
+    _, _, _, high = E.memory_viz_timeline(snap, 0)
+    H.expect_eq("the timeline's peak: the tensors'", high,
+                rep["peaks"][0]["cache"]["tensor_bytes"])
+    segs = snap["segments"]
+    H.expect_eq("segments at the end", (len(segs), sum(s["total_size"] for s in segs)),
+                (nsegments, segments(rep)))
+    blocks = [b for s in segs for b in s["blocks"]]
+    H.expect_eq("active blocks: the kept tensors", sorted(
+        (b["size"], line_of({"frames": [{"file": f["filename"], "line": f["line"]}
+                                        for f in b["frames"]]}))
+        for b in blocks if b["state"] == "active_allocated"),
+        [(4 * MiB, H.marker_line(CASES, "cache"))] * 30)
+    for s in segs:
+        H.expect_eq("a segment's blocks tile it", (sum(b["size"] for b in s["blocks"]),
+                                                   s["blocks"][0]["address"]),
+                    (s["total_size"], s["address"]))
+        H.expect_eq("its allocated size", s["allocated_size"],
+                    sum(b["size"] for b in s["blocks"] if b["state"] == "active_allocated"))
+
+
 def case_dict_cache_preload():
     """The same through plain LD_PRELOAD, without `vramtrace run`."""
     check_dict_cache(run_case("dict_cache", mode="preload"))

@@ -4,12 +4,18 @@
  * (one list of trace events per device, in time order) and "segments" (the
  * memory held when the dump ends).
  *
- * The tracer sees the driver's allocations, not a caching allocator's, so
- * each allocation is its own segment holding one block: it is traced as
- * segment_alloc + alloc, its free as free_requested + free_completed +
- * segment_free (with the allocation's frames: frees have no stack), and
- * what is still allocated at the end becomes one segment with one
- * active_allocated block. An out-of-memory failure is an "oom" event.
+ * Where PyTorch's tensors were traced inside its cache, as PyTorch's own
+ * snapshot has them: a segment of the cache is segment_alloc and
+ * segment_free, each tensor alloc and free_requested + free_completed, and
+ * a segment still held at the end lists its tensors as active_allocated
+ * blocks, the room between them inactive (expandable segments are handles,
+ * not addresses: their tensors are in the trace, not in the segments list).
+ * Any other allocation is its own segment holding one block: segment_alloc
+ * + alloc, its free free_requested + free_completed + segment_free (with
+ * the allocation's frames: frees have no stack), one segment of one
+ * active_allocated block at the end. Which allocations are the cache's
+ * segments is read first (CACHE_SEGMENT records follow their allocation).
+ * An out-of-memory failure is an "oom" event.
  * Times (time_us) are microseconds since the epoch, as PyTorch's. Page-locked
  * host memory is left out (it is no device's); an allocation whose device is
  * unknown is put on device 0. One pass over the dump per device: each
@@ -33,6 +39,19 @@ struct live_block {
     struct live_key key;
     uint64_t size, stack_id, stream;
     unsigned api;
+    bool cache_segment; /* holds tensors, traced as blocks of their own */
+    UT_hash_handle hh;
+};
+
+/* An allocation that was a segment of a framework's cache: its address and
+ * when it was made (an address is used again). */
+struct cache_segment {
+    struct live_key key;
+    uint64_t time_ns;
+};
+
+struct segment_mark {
+    struct cache_segment segment;
     UT_hash_handle hh;
 };
 
@@ -70,8 +89,11 @@ struct torch {
     const struct vt_dump *dump; /* the first read: stacks, modules */
     struct vt_symbolizer *sym;
     struct frames_memo *frames;
-    struct live_block *live; /* this pass's device */
-    int64_t device;          /* of this pass */
+    struct live_block *live;       /* this pass's device: allocations */
+    struct live_block *tensors;    /* ... and tensors inside the cache's segments */
+    struct segment_mark *made;     /* the first pass: live allocations, when made */
+    struct segment_mark *segments; /* the cache's segments */
+    int64_t device;                /* of this pass */
     uint64_t start_real_ns;
 };
 
@@ -168,36 +190,104 @@ static void release(struct torch *t, struct live_block *b, uint64_t time_ns)
     free(b);
 }
 
+/* A segment of the cache, or a tensor in one, freed: its events only. */
+static void release_part(struct torch *t, struct live_block **table, struct live_block *b,
+                         uint64_t time_ns)
+{
+    if (b->cache_segment) {
+        write_event(t, S_SEGMENT_FREE, b, time_ns);
+    } else {
+        write_event(t, S_FREE_REQUESTED, b, time_ns);
+        write_event(t, S_FREE_COMPLETED, b, time_ns);
+    }
+    HASH_DEL(*table, b);
+    free(b);
+}
+
+static bool is_cache_segment(const struct torch *t, struct live_key k, uint64_t time_ns)
+{
+    struct cache_segment key = {k, time_ns};
+    struct segment_mark *m;
+    HASH_FIND(hh, t->segments, &key, sizeof key, m);
+    return m != NULL;
+}
+
 static void on_alloc(void *ctx, const struct vt_dump_alloc *ev)
 {
     struct torch *t = ctx;
     struct live_key k = {ev->address, (ev->flags & VT_ADDR_HANDLE) != 0};
-    struct live_block *b;
-    if (!vt_kind_counts_as_vram(ev->kind) || vt_api_in_segment(ev->api) ||
-        device_of(ev->device) != t->device)
-        return; /* segments: a tensor inside one is not one of its own (yet) */
-    HASH_FIND(hh, t->live, &k, sizeof k, b);
-    if (b) /* a free the tracer never saw: the newer allocation wins */
+    bool tensor = vt_api_in_segment(ev->api);
+    struct live_block *b, **table = tensor ? &t->tensors : &t->live;
+    if (!vt_kind_counts_as_vram(ev->kind) || device_of(ev->device) != t->device)
+        return;
+    HASH_FIND(hh, *table, &k, sizeof k, b);
+    if (b && (tensor || b->cache_segment)) /* a free the tracer never saw: the newer wins */
+        release_part(t, table, b, ev->time_ns);
+    else if (b)
         release(t, b, ev->time_ns);
     b = vt_xcalloc(1, sizeof *b);
-    *b = (struct live_block){
-        .key = k, .size = ev->size, .stack_id = ev->stack_id, .stream = ev->stream, .api = ev->api};
-    HASH_ADD(hh, t->live, key, sizeof b->key, b);
-    write_event(t, S_SEGMENT_ALLOC, b, ev->time_ns);
-    write_event(t, S_ALLOC, b, ev->time_ns);
+    *b = (struct live_block){.key = k,
+                             .size = ev->size,
+                             .stack_id = ev->stack_id,
+                             .stream = ev->stream,
+                             .api = ev->api,
+                             .cache_segment = !tensor && is_cache_segment(t, k, ev->time_ns)};
+    HASH_ADD(hh, *table, key, sizeof b->key, b);
+    if (!tensor)
+        write_event(t, S_SEGMENT_ALLOC, b, ev->time_ns);
+    if (!b->cache_segment)
+        write_event(t, S_ALLOC, b, ev->time_ns);
 }
 
 static void on_free(void *ctx, const struct vt_free_event *ev)
 {
     struct torch *t = ctx;
     struct live_key k = {ev->address, (ev->flags & VT_ADDR_HANDLE) != 0};
-    struct live_block *b;
-    if ((ev->status != VT_FREE_OK && ev->status != VT_FREE_TEARDOWN) || vt_api_in_segment(ev->api))
+    bool tensor = vt_api_in_segment(ev->api);
+    struct live_block *b, **table = tensor ? &t->tensors : &t->live;
+    if (ev->status != VT_FREE_OK && ev->status != VT_FREE_TEARDOWN)
         return;
-    HASH_FIND(hh, t->live, &k, sizeof k, b);
-    if (b)
+    HASH_FIND(hh, *table, &k, sizeof k, b);
+    if (b && (tensor || b->cache_segment))
+        release_part(t, table, b, ev->time_ns);
+    else if (b)
         release(t, b, ev->time_ns);
 }
+
+/* The first pass: which allocations the cache's allocator called its
+ * segments (CACHE_SEGMENT follows the allocation, after its events would
+ * have been written). */
+static void find_alloc(void *ctx, const struct vt_dump_alloc *ev)
+{
+    struct torch *t = ctx;
+    if (vt_api_in_segment(ev->api))
+        return;
+    struct segment_mark *m = vt_xcalloc(1, sizeof *m), *old;
+    m->segment =
+        (struct cache_segment){{ev->address, (ev->flags & VT_ADDR_HANDLE) != 0}, ev->time_ns};
+    HASH_FIND(hh, t->made, &m->segment.key, sizeof m->segment.key, old);
+    if (old) {
+        HASH_DEL(t->made, old);
+        free(old);
+    }
+    HASH_ADD(hh, t->made, segment.key, sizeof m->segment.key, m);
+}
+
+static void find_segment(void *ctx, const struct vt_cache_segment_event *ev)
+{
+    struct torch *t = ctx;
+    struct live_key k = {ev->address, (ev->flags & VT_ADDR_HANDLE) != 0};
+    struct segment_mark *made, *m;
+    HASH_FIND(hh, t->made, &k, sizeof k, made);
+    if (!made || is_cache_segment(t, k, made->segment.time_ns))
+        return;
+    m = vt_xcalloc(1, sizeof *m);
+    m->segment = made->segment;
+    HASH_ADD(hh, t->segments, segment, sizeof m->segment, m);
+}
+
+static const struct vt_event_sink segments_sink = {.alloc = find_alloc,
+                                                   .cache_segment = find_segment};
 
 static void str_item(struct torch *t, const char *k, const char *v)
 {
@@ -241,54 +331,99 @@ static int by_address(const void *pa, const void *pb)
     return a->key.address < b->key.address ? -1 : a->key.address > b->key.address;
 }
 
-/* A segment of one active block, as torch.cuda.memory._snapshot() has them. */
-static void write_segment(struct torch *t, const struct live_block *b)
+static void write_block(struct torch *t, uint64_t address, uint64_t size, const char *state,
+                        const struct live_block *b)
+{
+    vt_pickle_dict_begin(&t->p);
+    uint_item(t, "address", address);
+    uint_item(t, "size", size);
+    uint_item(t, "requested_size", b ? size : 0);
+    str_item(t, "state", state);
+    key(t, S_FRAMES);
+    if (b)
+        write_frames(t, b->stack_id, b->api);
+    else { /* free room: no stack */
+        vt_pickle_list_begin(&t->p);
+        vt_pickle_list_end(&t->p);
+    }
+    vt_pickle_dict_end(&t->p);
+}
+
+/* A live set sorted by address (take_live). */
+struct blocks {
+    struct live_block **b;
+    size_t n;
+};
+
+/* SEGMENT's blocks: the tensors inside it (from *NEXT on in TENSORS, by
+ * address), the room between them inactive; without tensors of its own,
+ * it is one block. Returns the bytes in tensors. */
+static uint64_t write_blocks(struct torch *t, const struct live_block *segment,
+                             const struct blocks *tensors, size_t *next)
+{
+    uint64_t at = segment->key.address, end = at + segment->size, used = 0;
+    vt_pickle_str(&t->p, "blocks");
+    vt_pickle_list_begin(&t->p);
+    if (!segment->cache_segment) {
+        write_block(t, at, segment->size, "active_allocated", segment);
+        vt_pickle_list_end(&t->p);
+        return segment->size;
+    }
+    while (*next < tensors->n && tensors->b[*next]->key.address < at)
+        (*next)++; /* in no segment held at the end (an expandable one's) */
+    for (; *next < tensors->n && tensors->b[*next]->key.address < end; (*next)++) {
+        const struct live_block *b = tensors->b[*next];
+        if (b->key.address > at)
+            write_block(t, at, b->key.address - at, "inactive", NULL);
+        write_block(t, b->key.address, b->size, "active_allocated", b);
+        at = b->key.address + b->size;
+        used += b->size;
+    }
+    if (at < end)
+        write_block(t, at, end - at, "inactive", NULL);
+    vt_pickle_list_end(&t->p);
+    return used;
+}
+
+/* A segment, as torch.cuda.memory._snapshot() has them: the allocation's
+ * own, or one of the cache's with its tensors. */
+static void write_segment(struct torch *t, const struct live_block *b, const struct blocks *tensors,
+                          size_t *next)
 {
     vt_pickle_dict_begin(&t->p);
     uint_item(t, "device", (uint64_t)t->device);
     uint_item(t, "address", b->key.address);
     uint_item(t, "total_size", b->size);
-    uint_item(t, "allocated_size", b->size);
-    uint_item(t, "active_size", b->size);
-    uint_item(t, "requested_size", b->size);
-    uint_item(t, "stream", b->stream);
     str_item(t, "segment_type", b->size >= (1u << 20) ? "large" : "small");
     vt_pickle_str(&t->p, "segment_pool_id");
     vt_pickle_int_pair(&t->p, 0, 0);
     vt_pickle_str(&t->p, "is_expandable");
     vt_pickle_bool(&t->p, false);
+    uint_item(t, "stream", b->stream);
     key(t, S_FRAMES);
     write_frames(t, b->stack_id, b->api);
-    vt_pickle_str(&t->p, "blocks");
-    vt_pickle_list_begin(&t->p);
-    vt_pickle_dict_begin(&t->p);
-    uint_item(t, "address", b->key.address);
-    uint_item(t, "size", b->size);
-    uint_item(t, "requested_size", b->size);
-    str_item(t, "state", "active_allocated");
-    key(t, S_FRAMES);
-    write_frames(t, b->stack_id, b->api);
-    vt_pickle_dict_end(&t->p);
-    vt_pickle_list_end(&t->p);
+    uint64_t used = write_blocks(t, b, tensors, next);
+    uint_item(t, "allocated_size", used);
+    uint_item(t, "active_size", used);
+    uint_item(t, "requested_size", used);
     vt_pickle_dict_end(&t->p);
 }
 
-/* The blocks still live after a pass, by address; the pass's table is emptied. */
-static struct live_block **take_live(struct torch *t, size_t *n)
+/* The blocks still live after a pass, by address; the table is emptied. */
+static struct blocks take_live(struct live_block **table)
 {
-    struct live_block **all = vt_xcalloc(HASH_COUNT(t->live) + 1, sizeof *all), *b, *tmp;
-    *n = 0;
-    HASH_ITER(hh, t->live, b, tmp) {
-        HASH_DEL(t->live, b);
-        all[(*n)++] = b;
+    struct blocks all = {vt_xcalloc(HASH_COUNT(*table) + 1, sizeof *all.b), 0};
+    struct live_block *b, *tmp;
+    HASH_ITER(hh, *table, b, tmp) {
+        HASH_DEL(*table, b);
+        all.b[all.n++] = b;
     }
-    qsort(all, *n, sizeof *all, by_address);
+    qsort(all.b, all.n, sizeof *all.b, by_address);
     return all;
 }
 
 struct device_segments {
-    struct live_block **blocks;
-    size_t n;
+    struct blocks segments, tensors;
 };
 
 static int64_t device_count(const struct vt_analysis *a)
@@ -306,6 +441,11 @@ static int64_t device_count(const struct vt_analysis *a)
 static int write_traces(struct torch *t, const char *path, struct device_segments *segs,
                         int64_t ndevices)
 {
+    struct vt_dump first;
+    int found = vt_dump_reread(path, &segments_sink, t, &first);
+    vt_dump_free(&first);
+    if (found != 0)
+        return -1;
     vt_pickle_str(&t->p, "device_traces");
     vt_pickle_list_begin(&t->p);
     for (t->device = 0; t->device < ndevices; t->device++) {
@@ -316,7 +456,8 @@ static int write_traces(struct torch *t, const char *path, struct device_segment
         if (status != 0)
             return -1;
         vt_pickle_list_end(&t->p);
-        segs[t->device].blocks = take_live(t, &segs[t->device].n);
+        segs[t->device].segments = take_live(&t->live);
+        segs[t->device].tensors = take_live(&t->tensors);
     }
     vt_pickle_list_end(&t->p);
     return 0;
@@ -326,10 +467,19 @@ static void write_segments(struct torch *t, struct device_segments *segs, int64_
 {
     vt_pickle_str(&t->p, "segments");
     vt_pickle_list_begin(&t->p);
-    for (t->device = 0; t->device < ndevices; t->device++)
-        for (size_t i = 0; i < segs[t->device].n; i++)
-            write_segment(t, segs[t->device].blocks[i]);
+    for (t->device = 0; t->device < ndevices; t->device++) {
+        size_t next = 0;
+        for (size_t i = 0; i < segs[t->device].segments.n; i++)
+            write_segment(t, segs[t->device].segments.b[i], &segs[t->device].tensors, &next);
+    }
     vt_pickle_list_end(&t->p);
+}
+
+static void free_blocks(struct blocks *all)
+{
+    for (size_t i = 0; i < all->n; i++)
+        free(all->b[i]);
+    free(all->b);
 }
 
 static void free_all(struct torch *t, struct device_segments *segs, int64_t ndevices)
@@ -340,14 +490,22 @@ static void free_all(struct torch *t, struct device_segments *segs, int64_t ndev
         HASH_DEL(t->frames, m);
         free(m);
     }
-    HASH_ITER(hh, t->live, b, btmp) {
-        HASH_DEL(t->live, b);
-        free(b);
+    struct segment_mark *s, *stmp;
+    struct live_block **blocks[] = {&t->live, &t->tensors};
+    struct segment_mark **marks[] = {&t->made, &t->segments};
+    for (size_t i = 0; i < 2; i++) {
+        HASH_ITER(hh, *blocks[i], b, btmp) {
+            HASH_DEL(*blocks[i], b);
+            free(b);
+        }
+        HASH_ITER(hh, *marks[i], s, stmp) {
+            HASH_DEL(*marks[i], s);
+            free(s);
+        }
     }
     for (int64_t d = 0; d < ndevices; d++) {
-        for (size_t i = 0; i < segs[d].n; i++)
-            free(segs[d].blocks[i]);
-        free(segs[d].blocks);
+        free_blocks(&segs[d].segments);
+        free_blocks(&segs[d].tensors);
     }
     free(segs);
 }

@@ -108,18 +108,21 @@ static void build_end(struct vt_dump *d, unsigned reason, int signal, int status
         snprintf(d->end, sizeof d->end, "end reason %u", reason);
 }
 
-/* The sink's callbacks that may be NULL are skipped then. */
+/* The sink's callbacks that are NULL are skipped. */
 static void build_event(const struct vt_event_sink *sink, void *ctx, const struct vt_believed *rec)
 {
     switch (rec->type) {
     case VT_REC_ALLOC:
-        sink->alloc(ctx, &rec->as.alloc);
+        if (sink->alloc)
+            sink->alloc(ctx, &rec->as.alloc);
         break;
     case VT_REC_FREE:
-        sink->free(ctx, &rec->as.free);
+        if (sink->free)
+            sink->free(ctx, &rec->as.free);
         break;
     case VT_REC_FAILED:
-        sink->failed(ctx, &rec->as.failed);
+        if (sink->failed)
+            sink->failed(ctx, &rec->as.failed);
         break;
     case VT_REC_MARK:
         if (sink->mark)

@@ -199,6 +199,7 @@ struct vt_totals_event {
     size_t ndevices;
 };
 
+/* What a replay calls per event; a NULL callback is skipped. */
 struct vt_event_sink {
     void (*alloc)(void *ctx, const struct vt_dump_alloc *ev);
     void (*free)(void *ctx, const struct vt_free_event *ev);
