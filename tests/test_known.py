@@ -35,7 +35,11 @@ BUILT_IN = [
     "  known:_local_scalar_dense_cuda                 PyTorch's pinned buffer for .item()  "
     "(built in)",
     "  known:SingleDeviceMemoryPool                   CuPy's memory pool  (built in)",
-    "  known:BFCAllocator::Extend                     XLA's BFC allocator  (built in)"]
+    "  known:BFCAllocator::Extend                     XLA's BFC allocator  (built in)",
+    "  known:ncclMemAlloc                             not known: the program's own  (built in)",
+    "  known:libnccl.so                               NCCL's buffers  (built in)",
+    "  known:ncclCommInit                             NCCL's buffers  (built in)",
+    "  known:ncclProxy                                NCCL's buffers  (built in)"]
 
 
 def program():
@@ -91,6 +95,52 @@ def case_builtin_labels():
     H.expect_eq("the first known entry", [line for line in text if "Known" in line][0],
                 "Known framework memory, PyTorch's cache: 33554432 bytes (32.0 MiB) "
                 "in 1 allocation via cudaMalloc on device 0 [device]")
+
+
+def nccl_program():
+    """The program of tests/nccl/nccl_user.c over the stand-in NCCL library
+    (libnccl.so.2, built beside it)."""
+    out = H.tmpdir()
+    src = os.path.join(H.source_root(), "tests", "nccl")
+    cuda = os.environ.get("CUDA_INCLUDE_DIR", "/usr/local/cuda/include")
+    lib = os.path.join(out, "libnccl.so.2")
+    prog = os.path.join(out, "nccl_user")
+    for cmd in (["cc", "-g", "-O0", "-fno-omit-frame-pointer", "-shared", "-fPIC", "-I", cuda,
+                 "-Wl,-soname,libnccl.so.2", os.path.join(src, "nccl_standin.c"), "-o", lib,
+                 "-L", H.standin_dir(), "-lcudart", "-lcuda"],
+                ["cc", "-g", "-O0", "-fno-omit-frame-pointer", os.path.join(src, "nccl_user.c"),
+                 "-o", prog, lib, "-Wl,-rpath," + out]):
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode != 0:
+            H.fail(" ".join(cmd) + " failed:\n" + r.stderr[-3000:])
+    return prog
+
+
+def case_nccl_buffers():
+    """A communicator never destroyed: NCCL's device buffers (made inside
+    libnccl, by a function it does not export) and its page-locked proxy
+    buffer are NCCL's buffers, known, at the line that created the
+    communicator; the buffer the program asked NCCL for (ncclMemAlloc) and
+    never freed is the program's leak at its own line."""
+    src = os.path.join(H.source_root(), "tests", "nccl", "nccl_user.c")
+    r = H.run_traced([nccl_program()])
+    H.expect_program_ok(r)
+    rep = H.report(r.dump)
+    line = H.call_line(src, "comm")
+    H.expect_eq("NCCL's buffers", sorted(
+        (k["bytes"], k["allocations"], k["kind"], k["known"]["label"],
+         [f.get("line") for f in H.frames(k) if (f.get("file") or "").endswith("nccl_user.c")])
+        for k in rep["known"]),
+        [(2 << 20, 1, "host", "NCCL's buffers", [line]),
+         (8 << 20, 2, "device", "NCCL's buffers", [line])])
+    H.expect_eq("the program's leak", [
+        (lk["bytes"], lk["known"], [f.get("line") for f in H.frames(lk)
+                                    if (f.get("file") or "").endswith("nccl_user.c")])
+        for lk in H.leaks(rep)], [(1 << 20, None, [H.marker_line(src, "buffer")])])
+    first = cli("report", r.dump).stdout.splitlines()[:2]
+    H.expect(first[0].startswith("vramtrace: 1.0 MiB (1048576 bytes) of device memory leaked") and
+             first[1] == "vramtrace: also held at the end, known framework memory (not counted "
+             "as leaked): 8.0 MiB by NCCL's buffers", "\n".join(first))
 
 
 def case_no_leaks_headline():

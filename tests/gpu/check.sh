@@ -4,7 +4,8 @@
 # 3D and a mipmapped array, built by nvcc with its default static runtime and
 # with the shared runtime, (where PyTorch is
 # installed) a PyTorch loop that leaks a known tensor, without PyTorch's cache
-# and with run --pytorch-tensors (its cudaMallocAsync backend), and
+# and with run --pytorch-tensors (its cudaMallocAsync backend), NCCL's
+# buffers of a one-rank NCCL process group named as NCCL's, and
 # `vramtrace gpus` and the report's device view against nvidia-smi
 # --query-gpu and --query-compute-apps, and the nvcc-built samples of
 # tests/samples against their exact ground truth (the suite `samples` with
@@ -130,6 +131,22 @@ assert py[:1] == [("leak_tensor", 4)], py
         python3 "$work/torch_leak.py" >/dev/null 2>&1
     check torch_pytorch_tensors "$work/torch_async.vtr" "$torch_assertions"'
 assert big[0]["api"] == "cudaMallocAsync", big[0]["api"]
+'
+    # NCCL's buffers: one rank of the NCCL backend, an all_reduce, no
+    # destroy_process_group: what libnccl allocated is known as NCCL's.
+    cat >"$work/torch_nccl.py" <<'PY'
+import os, torch, torch.distributed as dist
+os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT="29533")
+dist.init_process_group("nccl", rank=0, world_size=1)
+t = torch.ones(1024, device="cuda")
+dist.all_reduce(t)
+torch.cuda.synchronize()
+PY
+    "$vramtrace" run -o "$work/nccl.vtr" -- python3 "$work/torch_nccl.py" >/dev/null 2>&1
+    check torch_nccl_buffers "$work/nccl.vtr" '
+nccl = [k for k in r["known"] if k["known"]["label"] == "NCCL'"'"'s buffers"]
+assert nccl and sum(k["bytes"] for k in nccl) > 0, [(k["bytes"], k["known"]["label"]) for k in r["known"]]
+assert not [l for l in r["leaks"] if any("libnccl" in (f.get("module") or "") for f in l["frames"])], r["leaks"]
 '
 else
     echo "SKIP torch (PyTorch with CUDA not available)"

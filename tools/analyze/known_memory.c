@@ -16,7 +16,17 @@
     "segments PyTorch's caching allocator reserved and keeps for reuse; the tensors in them " \
     "are traced, each at its own line"
 
+#define NCCL_BUFFERS "NCCL's buffers"
+#define NCCL_NOTE                                                                               \
+    "device and page-locked host memory NCCL allocated for its communicators (channels, proxy " \
+    "and connection buffers) and keeps until ncclCommDestroy (PyTorch: destroy_process_group)"
+
 static const char torch_cache_note[] = TORCH_CACHE_NOTE;
+/* A pattern whose match is the program's own memory, never known: what a
+ * framework allocated at the program's request, inside the framework's code
+ * that another pattern labels. */
+static const char programs_own_note[] =
+    "allocated at the program's request (ncclMemAlloc): the program's own, judged as any other";
 static const char torch_cache_tensors_note[] = TORCH_CACHE_TENSORS_NOTE;
 
 static const struct {
@@ -45,6 +55,14 @@ static const struct {
      "memory XLA's allocator reserved (JAX preallocates 75% of the GPU at its first use; "
      "XLA_PYTHON_CLIENT_PREALLOCATE=false reserves on demand); which arrays live in it is not "
      "traced"},
+    /* NCCL's own, inside libnccl (its internal functions have no symbols
+     * there: the module names them) or linked into another library (its
+     * communicators' creation and proxy threads); a buffer the program asked
+     * for is the program's */
+    {"ncclMemAlloc", "not known: the program's own", programs_own_note},
+    {"libnccl.so", NCCL_BUFFERS, NCCL_NOTE},
+    {"ncclCommInit", NCCL_BUFFERS, NCCL_NOTE},
+    {"ncclProxy", NCCL_BUFFERS, NCCL_NOTE},
 };
 
 /* Frames that say what a framework was doing when it allocated. */
@@ -81,6 +99,13 @@ static void add_line(struct vt_suppressions *k, char *text, const char *path, si
         label = own;
     }
     vt_suppressions_add(k, text, len, label, path, line);
+}
+
+struct vt_suppression *vt_known_match(struct vt_suppressions *k,
+                                      const struct vt_frame *const *frames, size_t n)
+{
+    struct vt_suppression *match = vt_suppressions_match(k, frames, n);
+    return match && match->note == programs_own_note ? NULL : match;
 }
 
 int vt_known_load(struct vt_suppressions *k, const char *path)

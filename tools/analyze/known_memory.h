@@ -24,6 +24,10 @@ void vt_known_add_defaults(struct vt_suppressions *k);
 void vt_known_tensors_traced(struct vt_suppressions *k, bool traced);
 
 int vt_known_load(struct vt_suppressions *k, const char *path);
+/* The known pattern FRAMES match, or NULL: none, or one that says it is the
+ * program's own memory (a buffer a framework allocated at its request). */
+struct vt_suppression *vt_known_match(struct vt_suppressions *k,
+                                      const struct vt_frame *const *frames, size_t n);
 /* What a framework was doing when FRAMES allocated ("during backward"), or NULL. */
 const char *vt_known_during(const struct vt_frame *const *frames, size_t n);
 

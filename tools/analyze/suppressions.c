@@ -17,12 +17,12 @@ struct vt_suppression_memo {
 };
 
 /* Allocations known not to be leaks: CUDA's libraries allocate device
- * memory once per context (handles, workspaces, communicators) and keep it
- * until the context goes; so does module registration in the runtime. */
+ * memory once per context (handles, workspaces) and keep it until the
+ * context goes; so does module registration in the runtime. (NCCL's
+ * communicators' buffers are named, not left out: known_memory.c.) */
 static const char *const default_patterns[] = {
     "libcublas", /* also libcublasLt */
     "libcudnn",
-    "libnccl",
     "libcufft",
     "libcusparse",
     "libcusolver",

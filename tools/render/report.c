@@ -76,7 +76,7 @@ static void sort_list(struct vt_analysis *a, struct vt_leak *list, size_t *n,
         struct vt_suppression *suppressed =
             sups ? vt_suppressions_match(sups, all.frames, all.nframes) : NULL;
         struct vt_suppression *k =
-            !suppressed && known ? vt_suppressions_match(known, all.frames, all.nframes) : NULL;
+            !suppressed && known ? vt_known_match(known, all.frames, all.nframes) : NULL;
         vt_site_free(&all);
         leak->known = k;
         if (suppressed) {
@@ -134,7 +134,7 @@ static struct vt_site_known *sites_known(const struct vt_report *r, struct vt_su
         struct vt_site all;
         size_t index = r->site_order[i];
         vt_site_all_frames(r->sym, r->dump, u->sites[index].stack_id, &all);
-        out[index].known = known ? vt_suppressions_match(known, all.frames, all.nframes) : NULL;
+        out[index].known = known ? vt_known_match(known, all.frames, all.nframes) : NULL;
         out[index].during = vt_known_during(all.frames, all.nframes);
         out[index].suppressed = sups ? vt_suppressions_match(sups, all.frames, all.nframes) : NULL;
         vt_site_free(&all);
