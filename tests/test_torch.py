@@ -464,7 +464,17 @@ def case_backward_two_threads():
     made while both wait has no on-behalf frames; the other thread's, made
     for it while the first may still be returning, has none or its own,
     never the first thread's."""
-    rep, _ = cases_report("backward_two_threads", run_args=["--pytorch-tensors"])
+    check_backward_two_threads(["--pytorch-tensors"])
+
+
+def case_backward_two_threads_default():
+    """The same with PyTorch's caching allocator, no flag: the gradients are
+    tensors inside its segments, each said for the right thread or none."""
+    check_backward_two_threads([])
+
+
+def check_backward_two_threads(run_args):
+    rep, _ = cases_report("backward_two_threads", run_args=run_args)
     c = constants(CASES)
     main_bytes, other_bytes = (c["TWO_THREADS_MAIN_ELEMENTS"] * 4,
                                c["TWO_THREADS_OTHER_ELEMENTS"] * 4)
