@@ -151,6 +151,21 @@ def case_torch_snapshot():
                     sum(b["size"] for b in s["blocks"] if b["state"] == "active_allocated"))
 
 
+def case_graph_shared_pool():
+    """Two CUDA graphs sharing a private pool: the graphs' outputs held at
+    their captured lines (tensors in the pool's segments, not the segments),
+    the clones kept each step growing 4 MiB a marker at theirs."""
+    r = H.run_traced([torch_python(), CASES, "graph_shared_pool"],
+                     extra_env={"PYTHONPATH": os.path.join(H.source_root(), "python")})
+    H.expect_program_ok(r)
+    rep = H.report(r.dump)
+    grow = [(s["api"], line_of(s), s["bytes_per_interval"]) for s in rep["sites"] if s["growing"]]
+    H.expect_eq("growing", grow, [(TENSOR, H.marker_line(CASES, "graph_kept"), 4 * MiB)])
+    for tag in ("graph_input", "graph_first", "graph_second"):
+        H.expect_eq("held at %s" % tag, leaks_at(rep, tag), [(4 * MiB, 1)])
+    H.expect_eq("the kept clones", leaks_at(rep, "graph_kept"), [(10 * 4 * MiB, 10)])
+
+
 def case_dict_cache_preload():
     """The same through plain LD_PRELOAD, without `vramtrace run`."""
     check_dict_cache(run_case("dict_cache", mode="preload"))

@@ -100,6 +100,32 @@ def since():
     return kept
 
 
+def graph_shared_pool():
+    """Two CUDA graphs sharing one private pool (pool=g1.pool()), replayed
+    for 10 steps that each keep a clone of the second graph's output: the
+    graphs' outputs are tensors in the pool at their captured lines, the
+    clones grow at theirs."""
+    import vramtrace
+    x = torch.ones(ACTIVATION, device="cuda")                        # LEAK:graph_input
+    side = torch.cuda.Stream()
+    with torch.cuda.stream(side):
+        warm = x * 2                                                 # warm-up, off the graphs
+    torch.cuda.current_stream().wait_stream(side)
+    del warm
+    g1, g2 = torch.cuda.CUDAGraph(), torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g1):
+        a = x * 2                                                    # LEAK:graph_first
+    with torch.cuda.graph(g2, pool=g1.pool()):
+        b = a + 1                                                    # LEAK:graph_second
+    kept = []
+    for _ in range(10):
+        g1.replay()
+        g2.replay()
+        kept.append(b.clone())                                       # LEAK:graph_kept
+        vramtrace.mark("step")
+    return g1, g2, x, a, b, kept
+
+
 if __name__ == "__main__":
     KEPT = globals()[sys.argv[1]]()
     torch.cuda.synchronize()
