@@ -1,0 +1,187 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""One report for the ranks of a job (tests/programs/job_ranks.c, a fork
+launcher in C, and real torchrun over the stand-ins): per rank its peak,
+what it held at the end and what grows; what all ranks share said once;
+what one rank does apart called out; which rank ran out of memory first;
+dumps of several hosts in one directory."""
+import json
+import os
+import re
+import subprocess
+import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness as H  # noqa: E402
+
+SRC = H.program_source("job_ranks.c")
+D = H.c_defines(SRC)
+STEPS, HOLD, EXTRA, KEEP, TEMP, OOM = (D["JOB_" + k] for k in (
+    "STEPS", "HOLD_BYTES", "EXTRA_BYTES", "KEEP_BYTES", "TEMP_BYTES", "OOM_BYTES"))
+MiB = 1 << 20
+RANK_VARS = ("RANK", "LOCAL_RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID")
+
+
+def label(function, tag):
+    return "%s %s:%d" % (function, SRC, H.marker_line(SRC, tag))
+
+
+def job_env(devices, extra=None):
+    env = dict({k: "" for k in RANK_VARS}, STANDIN_CUDA_DEVICES=str(devices))
+    env.update(extra or {})
+    return env
+
+
+def report_dir(d, *args):
+    r = H._run([H.vramtrace_exe(), "report"] + list(args) + [d], H.base_env(), d)
+    H.expect_eq("report DIR exit status", r.status, 0)
+    return r.stdout
+
+
+def job_of(d):
+    """The job object of `report --json D`."""
+    data = json.loads(report_dir(d, "--json"))
+    H.expect(isinstance(data.get("job"), dict), "no job object in the JSON: %r" % data.get("job"))
+    return data["job"]
+
+
+def job_lines(text):
+    """The job block: from its heading to the blank line before the next."""
+    H.expect("\n== job: " in text, "no job block in\n" + text)
+    return text.split("\n== job: ", 1)[1].split("\n\n", 1)[0].splitlines()
+
+
+def rank_row(rank, pid, host, device, peak, held, leaked, grows):
+    return "    %-5s %-8d %-16s %-6s %10s %10s %10s       %s" % (
+        rank, pid, host, device, peak, held, leaked, grows)
+
+
+HEADING = "    %-5s %-8s %-16s %-6s %10s %10s %10s       %s" % (
+    "rank", "pid", "host", "device", "peak", "held", "leaked", "grows")
+
+
+def expect_ranks(job, want):
+    """(rank, host, device, peak, held, leaked, growing labels and bytes)."""
+    H.expect_eq("job ranks", [(r["rank"], r["host"], r["device"], r["peak_bytes"], r["held_bytes"],
+                               r["leaked_bytes"], r["interval"],
+                               [(g["label"], g["bytes_per_interval"]) for g in r["growing"]])
+                              for r in job["ranks"]], want)
+
+
+def fork_job(d, mode, n, first, big, extra=None):
+    """`job_ranks MODE N FIRST BIG` under vramtrace run, the dumps in D."""
+    r = H.run_traced([H.program("job_ranks"), mode, str(n), str(first), str(big)],
+                     output=False, run_args=["-o", os.path.join(d, "job.%r.vtr")],
+                     extra_env=job_env(n, extra))
+    H.expect_program_ok(r)
+    return r
+
+
+def rank_want(rank, host, device, big):
+    held_at_end = HOLD + (EXTRA if big else 0)
+    return (str(rank), host, device, held_at_end + STEPS * KEEP + TEMP, 0, held_at_end, "step",
+            [(label("keep", "keep"), KEEP)])
+
+
+def case_fork_launcher():
+    """A launcher in C (no CUDA call of its own) forks ranks 0-2 with RANK
+    set; all keep 1 MiB a step at one line, rank 1 holds 6 MiB more at
+    another: the job says the growth once for all and rank 1's excess with
+    the median of the others; only rank 0's and rank 1's reports follow."""
+    d = H.tmpdir()
+    r = fork_job(d, "fork", 3, 0, 1)
+    host = os.uname().nodename
+    job = job_of(d)
+    expect_ranks(job, [rank_want(i, host, i, i == 1) for i in range(3)])
+    H.expect_eq("shared growth", [(g["label"], g["all_ranks"], g["ranks"],
+                                   g["least_bytes_per_interval"], g["most_bytes_per_interval"])
+                                  for g in job["growing"]],
+                [(label("keep", "keep"), True, ["0", "1", "2"], KEEP, KEEP)])
+    H.expect_eq("outliers", job["outliers"], [{"rank": "1", "label": label("hold", "hold"),
+                                               "bytes": HOLD + EXTRA, "median_bytes": HOLD}])
+    H.expect_eq("first out of memory", job["first_oom"], None)
+    pids = [x["pid"] for x in job["ranks"]]
+    want = ["3 ranks on 1 host ==", HEADING]
+    for i in range(3):
+        peak = "%.1f MiB" % (rank_want(i, host, i, i == 1)[3] / MiB)
+        want.append(rank_row(i, pids[i], host, i, peak, "0 B",
+                             "%.1f MiB" % ((HOLD + (EXTRA if i == 1 else 0)) / MiB),
+                             "1.0 MiB per step"))
+    want += ["vramtrace: all 3 ranks: growing 1.0 MiB per step at %s" % label("keep", "keep"),
+             "vramtrace: rank 1: 6.0 MiB more than the median of the other ranks at %s "
+             "(10.0 MiB there, median 4.0 MiB)" % label("hold", "hold")]
+    for text, what in ((r.stderr, "run's report"), (report_dir(d), "report DIR")):
+        H.expect_eq("%s: the job block" % what, job_lines(text), want)
+        H.expect_eq("%s: the reports printed" % what,
+                    re.findall(r"^== (\S+): pid \d+, rank (\d+)", text, re.M),
+                    [(os.path.join(d, "job.0.vtr"), "0"), (os.path.join(d, "job.1.vtr"), "1")])
+        H.expect("vramtrace: the report of rank 2 is not printed: like rank 0's, nothing in it is "
+                 "called out in the job's lines (vramtrace report FILE prints one)\n" in text,
+                 "%s: no line for rank 2's report left out:\n%s" % (what, text))
+        H.expect(text.index("\n== job: ") < text.index("\n== combined: "),
+                 "%s: the job does not open the report" % what)
+
+
+def case_oom_rank():
+    """Three ranks on stand-in GPUs of 64 MiB: rank 2 asks for 96 MiB. The
+    job names it as the first (and only) rank out of memory, with its dump."""
+    d = H.tmpdir()
+    fork_job(d, "oom", 3, 0, 2, {"STANDIN_CUDA_MEMORY": "64M"})
+    job = job_of(d)
+    oom = job["first_oom"]
+    H.expect_eq("first out of memory", (oom["rank"], oom["bytes"], oom["device"], oom["dump"]),
+                ("2", OOM, 2, os.path.join(d, "job.2.vtr")))
+    text = report_dir(d)
+    lines = [x for x in job_lines(text) if "out of memory" in x]
+    H.expect_eq("the out-of-memory line", len(lines), 1)
+    H.expect(re.fullmatch(r"vramtrace: rank 2 ran out of memory first: 96\.0 MiB refused on "
+                          r"device 2, [\d.]+ m?s into its run; its autopsy: in its report below "
+                          r"\(%s\)" % re.escape(oom["dump"]), lines[0]), lines[0])
+    autopsy = text.split("== %s: pid " % oom["dump"], 1)
+    H.expect(len(autopsy) == 2 and "    out of memory: requested 96.0 MiB" in
+             autopsy[1].split("\n== ", 1)[0],
+             "rank 2's report with its autopsy is not printed:\n" + text)
+
+
+def in_namespace(argv, host, env, d):
+    """ARGV as the only process tree of a host named HOST: a UTS namespace
+    (its own host name) and a pid namespace (its pids repeat the other
+    host's)."""
+    cmd = ["unshare", "--uts", "--pid", "--fork", "--mount", "--mount-proc", "sh", "-c",
+           'hostname "$0" && exec "$@"', host] + argv
+    r = H._run(cmd, env, d)
+    if r.status != 0 and "unshare" in r.stderr and "Operation not permitted" in r.stderr:
+        raise H.Skip("cannot make UTS and pid namespaces here: " + r.stderr.strip())
+    H.expect_program_ok(r)
+
+
+def case_two_hosts():
+    """Two hosts write into one directory (a shared filesystem): each runs
+    the launcher in namespaces of its own, so both hosts' ranks have pids 3
+    and 4. Four ranks on two hosts, none confused with another; the
+    processes named with their hosts."""
+    d = H.tmpdir()
+    env = H.base_env(job_env(2, {"LD_PRELOAD": H.vramtrace_lib(),
+                                 "VRAMTRACE_OUTPUT": os.path.join(d, "job.%r.vtr")}))
+    for host, first in (("node-a", 0), ("node-b", 2)):
+        in_namespace([H.program("job_ranks"), "fork", "2", str(first), "3"], host, env, d)
+    job = job_of(d)
+    H.expect_eq("ranks, pids, hosts", [(x["rank"], x["pid"], x["host"], x["device"])
+                                       for x in job["ranks"]],
+                [("0", 3, "node-a", 0), ("1", 4, "node-a", 1), ("2", 3, "node-b", 0),
+                 ("3", 4, "node-b", 1)])
+    H.expect_eq("hosts", job["hosts"], 2)
+    H.expect_eq("outliers", [(o["rank"], o["bytes"], o["median_bytes"]) for o in job["outliers"]],
+                [("3", HOLD + EXTRA, HOLD)])
+    text = report_dir(d)
+    H.expect_eq("heading", job_lines(text)[0], "4 ranks on 2 hosts ==")
+    processes = text.split("\nProcesses:\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    H.expect_eq("processes with their hosts",
+                [(x.split()[1], x.split()[3], x.split()[4]) for x in processes],
+                [("3", "1", "node-a"), ("4", "1", "node-a"), ("3", "1", "node-b"),
+                 ("4", "1", "node-b")])
+
+
+if __name__ == "__main__":
+    H.main(globals())
