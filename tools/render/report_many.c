@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "job.h"
 #include "json_writer.h"
 #include "report.h"
 #include "report_dump.h"
@@ -29,7 +30,7 @@ struct device_use {
 };
 
 struct process_info {
-    char *path, *rank;
+    char *path, *rank, *host;
     uint64_t pid, ppid;
     bool read;
     struct vt_ending ending;
@@ -47,6 +48,9 @@ struct combined {
     struct vt_summary total;
     enum vt_verdict worst; /* of the verdicts, with limits */
     size_t passed;
+    struct vt_job job; /* parallel to processes */
+    char **texts;      /* each process's text report (NULL: JSON only) */
+    size_t *text_sizes;
 };
 
 static char *xstrdup(const char *s)
@@ -162,6 +166,7 @@ static void record(struct combined *c, const struct vt_loaded_report *l)
     p->pid = l->dump.process.pid;
     p->ppid = l->dump.process.ppid;
     p->rank = l->dump.process.rank ? xstrdup(l->dump.process.rank) : NULL;
+    p->host = xstrdup(l->dump.process.hostname);
     p->ending = l->report.ending;
     p->live_bytes = l->analysis.summary.live_at_end_bytes;
     p->leaked = !l->report.live_not_leaked;
@@ -298,16 +303,26 @@ static const char *ending_label(const struct vt_ending *e, char *buf)
     }
 }
 
+/* Dumps of several hosts: a pid names a process only with its host. */
+static bool several_hosts(const struct combined *c)
+{
+    for (size_t i = 1; i < c->nprocesses; i++)
+        if (strcmp(c->processes[i].host, c->processes[0].host))
+            return true;
+    return false;
+}
+
 /* One line per process: how it ended and what it left. */
 static void print_processes(const struct combined *c, FILE *out)
 {
     char size[32], ending[16];
+    bool hosts = several_hosts(c);
     fputs("\nProcesses:\n", out);
     for (size_t i = 0; i < c->nprocesses; i++) {
         const struct process_info *p = &c->processes[i];
-        fprintf(out, "    pid %-8" PRIu64 " ppid %-8" PRIu64 " %-10s %-7s %10s  %s\n", p->pid,
-                p->ppid, ending_label(&p->ending, ending), p->leaked ? "leaked" : "live",
-                vt_human_size(p->live_bytes, size), p->path);
+        fprintf(out, "    pid %-8" PRIu64 " ppid %-8" PRIu64 " %s%s%-10s %-7s %10s  %s\n", p->pid,
+                p->ppid, hosts ? p->host : "", hosts ? " " : "", ending_label(&p->ending, ending),
+                p->leaked ? "leaked" : "live", vt_human_size(p->live_bytes, size), p->path);
     }
 }
 
@@ -331,7 +346,8 @@ static void print_growing(const struct combined *c, FILE *out)
         const struct process_info *p = &c->processes[i];
         if (!p->growing)
             continue;
-        fprintf(out, "%s pid %" PRIu64 "%s%s (%zu call %s)", shown++ ? "," : "", p->pid,
+        fprintf(out, "%s pid %" PRIu64 "%s%s%s%s (%zu call %s)", shown++ ? "," : "", p->pid,
+                several_hosts(c) ? " on " : "", several_hosts(c) ? p->host : "",
                 p->rank ? " rank " : "", p->rank ? p->rank : "", p->growing,
                 p->growing == 1 ? "site" : "sites");
     }
@@ -385,6 +401,8 @@ static void json_process_ref(struct vt_json *j, const struct process_info *p)
     vt_json_uint(j, p->pid);
     vt_json_key(j, "rank");
     vt_json_string(j, p->rank);
+    vt_json_key(j, "host");
+    vt_json_string(j, p->host);
 }
 
 static void json_uint(struct vt_json *j, const char *key, uint64_t v)
@@ -457,50 +475,6 @@ static void combine_verdict(struct combined *c, enum vt_verdict v)
         c->worst = v;
 }
 
-/* Reads and renders each dump in turn, as text on TEXT and into J (either
- * may be NULL); with limits, each one's verdict on VERDICTS. */
-static void report_each(char *const *paths, size_t n, const struct vt_report_options *opts,
-                        struct combined *c, FILE *text, struct vt_json *j, FILE *verdicts)
-{
-    for (size_t i = 0; i < n; i++) {
-        struct vt_loaded_report l;
-        c->processes = vt_xrealloc(c->processes, c->nprocesses + 1, sizeof *c->processes);
-        c->processes[c->nprocesses++] = (struct process_info){.path = paths[i]};
-        if (vt_report_load(paths[i], opts, &l) != 0) {
-            combine_verdict(c, VT_VERDICT_UNREADABLE);
-            c->nprocesses--;
-            continue;
-        }
-        record(c, &l);
-        if (j) {
-            vt_json_begin_object(j);
-            vt_render_json_fields(&l.report, j);
-            vt_json_end_object(j);
-        }
-        if (text) {
-            print_process_header(&l, text);
-            vt_render_text(&l.report, text);
-            fflush(text);
-        }
-        if (opts->limits) {
-            enum vt_verdict v = vt_report_verdict(&l.report, opts->limits, verdicts);
-            c->processes[c->nprocesses - 1].verdict = v;
-            combine_verdict(c, v);
-        }
-        vt_report_unload(&l);
-    }
-}
-
-static void free_combined(struct combined *c)
-{
-    for (size_t i = 0; i < c->nprocesses; i++)
-        free(c->processes[i].rank);
-    for (size_t i = 0; i < c->nuses; i++)
-        free(c->uses[i].host);
-    free(c->processes);
-    free(c->uses);
-}
-
 /* A stream in memory, for what is printed after the combined view. */
 struct buffer {
     char *data;
@@ -527,16 +501,116 @@ static void buffer_flush_to(struct buffer *b, FILE *out)
     free(b->data);
 }
 
-/* The combined verdict first, then each process's report (kept in memory
- * meanwhile), then each process's verdict lines. */
+/* Reads and renders each dump in turn, as text into C's texts (with TEXT)
+ * and into J (either may be off); with limits, each one's verdict on
+ * VERDICTS. */
+static void report_each(char *const *paths, size_t n, const struct vt_report_options *opts,
+                        struct combined *c, bool text, struct vt_json *j, FILE *verdicts)
+{
+    c->texts = vt_xcalloc(n, sizeof *c->texts);
+    c->text_sizes = vt_xcalloc(n, sizeof *c->text_sizes);
+    for (size_t i = 0; i < n; i++) {
+        struct vt_loaded_report l;
+        c->processes = vt_xrealloc(c->processes, c->nprocesses + 1, sizeof *c->processes);
+        c->processes[c->nprocesses++] = (struct process_info){.path = paths[i]};
+        if (vt_report_load(paths[i], opts, &l) != 0) {
+            combine_verdict(c, VT_VERDICT_UNREADABLE);
+            c->nprocesses--;
+            continue;
+        }
+        record(c, &l);
+        vt_job_add(&c->job, &l);
+        if (j) {
+            vt_json_begin_object(j);
+            vt_render_json_fields(&l.report, j);
+            vt_json_end_object(j);
+        }
+        if (text) {
+            struct buffer b;
+            print_process_header(&l, buffer_open(&b));
+            vt_render_text(&l.report, b.f);
+            fclose(b.f);
+            c->texts[c->nprocesses - 1] = b.data;
+            c->text_sizes[c->nprocesses - 1] = b.size;
+        }
+        if (opts->limits) {
+            enum vt_verdict v = vt_report_verdict(&l.report, opts->limits, verdicts);
+            c->processes[c->nprocesses - 1].verdict = v;
+            combine_verdict(c, v);
+        }
+        vt_report_unload(&l);
+    }
+}
+
+/* Whether process I's own report is printed: in a job, ranks alike are
+ * represented by the first of them (what they share is said once, in the
+ * job's lines), and the others are named. */
+static bool report_printed(const struct combined *c, bool job, size_t i, size_t *representative)
+{
+    const struct vt_job_process *p = &c->job.processes[i];
+    if (!job || !p->is_rank || p->called_out)
+        return true;
+    if (*representative == SIZE_MAX)
+        *representative = i;
+    return *representative == i;
+}
+
+static void print_left_out(const struct combined *c, size_t representative, FILE *out)
+{
+    size_t left[2] = {0}, n = 0; /* the first and the last left out */
+    for (size_t r = 0; r < c->job.nranks; r++)
+        if (!vt_job_rank(&c->job, r)->called_out && c->job.ranks[r] != representative)
+            left[n++ ? 1 : 0] = r;
+    if (!n)
+        return;
+    fputs(n == 1 ? "\nvramtrace: the report of rank " : "\nvramtrace: the reports of ranks ", out);
+    for (size_t r = left[0]; r <= left[n > 1]; r++)
+        if (!vt_job_rank(&c->job, r)->called_out && c->job.ranks[r] != representative)
+            fprintf(out, "%s%s", r > left[0] ? ", " : "", vt_job_rank(&c->job, r)->rank);
+    fprintf(out,
+            " %s not printed: like rank %s's, nothing in %s is called out in the job's lines "
+            "(vramtrace report FILE prints one)\n",
+            n == 1 ? "is" : "are", c->job.processes[representative].rank, n == 1 ? "it" : "them");
+}
+
+/* Each process's report, in the order read. */
+static void print_reports(const struct combined *c, bool job, FILE *out)
+{
+    size_t representative = SIZE_MAX;
+    for (size_t i = 0; i < c->nprocesses; i++)
+        if (report_printed(c, job, i, &representative))
+            fwrite(c->texts[i], 1, c->text_sizes[i], out);
+    if (job && representative != SIZE_MAX)
+        print_left_out(c, representative, out);
+}
+
+static void free_combined(struct combined *c)
+{
+    for (size_t i = 0; i < c->nprocesses; i++) {
+        free(c->processes[i].rank);
+        free(c->processes[i].host);
+    }
+    for (size_t i = 0; i < c->nuses; i++)
+        free(c->uses[i].host);
+    for (size_t i = 0; c->texts && i < c->nprocesses; i++)
+        free(c->texts[i]);
+    free(c->texts);
+    free(c->text_sizes);
+    vt_job_free(&c->job);
+    free(c->processes);
+    free(c->uses);
+}
+
+/* The job and the combined verdict first, then each process's report
+ * (kept in memory meanwhile), then each process's verdict lines. */
 static enum vt_verdict report_all(char *const *dumps, size_t n,
                                   const struct vt_report_options *many_opts)
 {
     struct combined c = {.worst = VT_VERDICT_NO_DATA, .total.peak_device = -1};
     struct vt_report_options opts = *many_opts;
     FILE *json = opts.json ? opts.out : opts.json_out;
-    struct buffer each_text, verdicts;
-    FILE *text = opts.json ? NULL : buffer_open(&each_text);
+    struct buffer verdicts;
+    bool text = !opts.json;
     struct vt_json j;
     opts.part_of_many = true;
     if (json) {
@@ -548,10 +622,12 @@ static enum vt_verdict report_all(char *const *dumps, size_t n,
         vt_json_begin_array(&j);
     }
     report_each(dumps, n, &opts, &c, text, json ? &j : NULL, buffer_open(&verdicts));
+    bool job = vt_job_finish(&c.job);
     if (c.nuses)
         order_by_gpu(&c);
     if (json) {
         vt_json_end_array(&j);
+        vt_job_render_json(job ? &c.job : NULL, &j);
         write_combined(&c, &j);
         vt_render_json_summary(&j, &c.total);
         vt_render_json_unused_suppressions(&j, opts.suppressions);
@@ -560,8 +636,10 @@ static enum vt_verdict report_all(char *const *dumps, size_t n,
     }
     if (text) {
         fprintf(opts.out, "vramtrace: %zu %s\n", n, n == 1 ? "dump" : "dumps");
+        if (job)
+            vt_job_render_text(&c.job, opts.out);
         print_combined(&c, opts.out);
-        buffer_flush_to(&each_text, opts.out);
+        print_reports(&c, job, opts.out);
         vt_render_unused_suppressions(opts.suppressions, opts.out);
         fflush(opts.out);
     }
