@@ -114,7 +114,7 @@ def case_fork_launcher():
     for text, what in ((r.stderr, "run's report"), (report_dir(d), "report DIR")):
         H.expect_eq("%s: the job block" % what, job_lines(text), want)
         H.expect_eq("%s: the reports printed" % what,
-                    re.findall(r"^== (\S+): pid \d+, rank (\d+)", text, re.M),
+                    sorted(re.findall(r"^== (\S+): pid \d+, rank (\d+)", text, re.M)),
                     [(os.path.join(d, "job.0.vtr"), "0"), (os.path.join(d, "job.1.vtr"), "1")])
         H.expect("vramtrace: the report of rank 2 is not printed: like rank 0's, nothing in it is "
                  "called out in the job's lines (vramtrace report FILE prints one)\n" in text,
@@ -142,6 +142,56 @@ def case_oom_rank():
     H.expect(len(autopsy) == 2 and "    out of memory: requested 96.0 MiB" in
              autopsy[1].split("\n== ", 1)[0],
              "rank 2's report with its autopsy is not printed:\n" + text)
+
+
+TRAIN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "python", "job_train.py")
+TRAIN_STEPS = 3
+
+
+def torchrun():
+    """The torch venv's torchrun (tests/torch_env.py); skipped without it."""
+    import torch_env
+    try:
+        python = torch_env.venv_python(H.env_path("VT_BUILD_ROOT", "dir"))
+    except torch_env.Unavailable as e:
+        raise H.Skip(str(e))
+    return [python, "-m", "torch.distributed.run"]
+
+
+def case_torchrun():
+    """Real torchrun --nproc-per-node 4 (gloo, CUDA tensors on four stand-in
+    GPUs) under vramtrace run: every rank keeps 1 MiB a step at one line,
+    rank 2 also 8 MiB at another. The job names the shared growth once and
+    rank 2's as its own; nothing else differs; rank 2's report and one for
+    the other ranks follow."""
+    d = H.tmpdir()
+    r = H.run_traced(torchrun() + ["--standalone", "--nproc-per-node", "4", TRAIN,
+                                   str(TRAIN_STEPS)],
+                     output=False, run_args=["-o", os.path.join(d, "job.%r.%p.vtr")],
+                     extra_env=job_env(4, {"OMP_NUM_THREADS": "1"}))
+    H.expect_program_ok(r)
+    H.expect_eq("the ranks' output", sorted(r.stdout.splitlines()),
+                ["rank %d kept %d %d" % (i, TRAIN_STEPS, TRAIN_STEPS if i == 2 else 0)
+                 for i in range(4)])
+    common = "main (%s:%d)" % (TRAIN, H.marker_line(TRAIN, "common"))
+    extra = "main (%s:%d)" % (TRAIN, H.marker_line(TRAIN, "extra"))
+    job = job_of(d)
+    H.expect_eq("ranks", [(x["rank"], x["device"], x["interval"],
+                           [(g["label"], g["bytes_per_interval"]) for g in x["growing"]])
+                          for x in job["ranks"]],
+                [(str(i), i, "step", [(common, MiB)] + ([(extra, 8 * MiB)] if i == 2 else []))
+                 for i in range(4)])
+    H.expect_eq("growth", [(g["label"], g["ranks"]) for g in job["growing"]],
+                [(common, ["0", "1", "2", "3"]), (extra, ["2"])])
+    H.expect_eq("outliers", job["outliers"], [])
+    H.expect_eq("first out of memory", job["first_oom"], None)
+    said = [x for x in job_lines(r.stderr) if x.startswith("vramtrace: ")]
+    H.expect_eq("the job's lines", said, [
+        "vramtrace: all 4 ranks: growing 1.0 MiB per step at " + common,
+        "vramtrace: rank 2: growing 8.0 MiB per step at %s (no other rank)" % extra])
+    H.expect_eq("the reports printed",
+                sorted(re.findall(r"^== \S+: pid \d+, rank (\d+)", r.stderr, re.M)),
+                ["0", "2"])
 
 
 def in_namespace(argv, host, env, d):

@@ -22,18 +22,21 @@ static struct vt_job_site *site_of(struct vt_job_process *p, const char *key, co
         if (!strcmp(p->sites[i].key, key))
             return &p->sites[i];
     p->sites = vt_xgrow(p->sites, p->nsites, sizeof *p->sites);
-    p->sites[p->nsites] = (struct vt_job_site){vt_xstrdup(key), vt_xstrdup(label), 0, 0, false, 0, false};
+    p->sites[p->nsites] =
+        (struct vt_job_site){vt_xstrdup(key), vt_xstrdup(label), 0, 0, false, 0, false};
     return &p->sites[p->nsites++];
 }
 
 /* Device and managed sites that held VT_JOB_SITE_FLOOR at least, or grow:
- * labelled (symbolized here where the report did not show them). */
+ * labelled (symbolized here where the report did not show them). A
+ * framework's segment whose tensors are traced is left out: its tensors
+ * are the sites, at the same lines. */
 static void add_sites(struct vt_job_process *p, const struct vt_loaded_report *l)
 {
     const struct vt_usage *u = &l->analysis.usage;
     for (size_t i = 0; i < u->nsites; i++) {
         const struct vt_usage_site *s = &u->sites[i];
-        if (!vt_kind_counts_as_vram(s->kind) ||
+        if (!vt_kind_counts_as_vram(s->kind) || s->holds_tensors ||
             (s->peak_live_bytes < VT_JOB_SITE_FLOOR && !s->growing))
             continue;
         struct vt_site own = {0};
@@ -315,8 +318,7 @@ static void find_outliers(struct vt_job *job)
             e->bytes[r] = s->peak_bytes >= VT_JOB_SITE_FLOOR ? s->peak_bytes : 0;
         }
     }
-    HASH_ITER(hh, keys, e, tmp)
-    {
+    HASH_ITER(hh, keys, e, tmp) {
         compare_site(job, e);
         HASH_DEL(keys, e);
         free(e->bytes);

@@ -54,7 +54,7 @@ struct vt_job_process {
     uint64_t oom_ns, oom_bytes;
     int64_t oom_device;
     struct vt_job_series series;
-    bool is_rank;   /* set by vt_job_finish */
+    bool is_rank;    /* set by vt_job_finish */
     bool called_out; /* what it does is said apart from the others */
 };
 

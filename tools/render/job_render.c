@@ -94,8 +94,9 @@ void vt_job_render_text(const struct vt_job *job, FILE *out)
         said++;
     }
     if (!said)
-        fprintf(out, "vramtrace: the %zu ranks are alike: none grows, none holds more than the "
-                     "others at a call site\n",
+        fprintf(out,
+                "vramtrace: the %zu ranks are alike: none grows, none holds more than the "
+                "others at a call site\n",
                 job->nranks);
 }
 
@@ -141,8 +142,7 @@ static void json_rank(const struct vt_job_process *p, struct vt_json *j)
     vt_json_end_object(j);
 }
 
-static void json_growth(const struct vt_job *job, const struct vt_job_growth *g,
-                        struct vt_json *j)
+static void json_growth(const struct vt_job *job, const struct vt_job_growth *g, struct vt_json *j)
 {
     vt_json_begin_object(j);
     json_string(j, "label", g->label);

@@ -542,17 +542,22 @@ static void report_each(char *const *paths, size_t n, const struct vt_report_opt
     }
 }
 
-/* Whether process I's own report is printed: in a job, ranks alike are
- * represented by the first of them (what they share is said once, in the
- * job's lines), and the others are named. */
-static bool report_printed(const struct combined *c, bool job, size_t i, size_t *representative)
+/* Ranks alike are represented by the lowest of them: what they share is
+ * said once, in the job's lines. Its index, or SIZE_MAX: none is alike. */
+static size_t representative_rank(const struct combined *c)
+{
+    for (size_t r = 0; r < c->job.nranks; r++)
+        if (!vt_job_rank(&c->job, r)->called_out)
+            return c->job.ranks[r];
+    return SIZE_MAX;
+}
+
+/* Whether process I's own report is printed: in a job, not for a rank like
+ * the representative (the others are named). */
+static bool report_printed(const struct combined *c, bool job, size_t i, size_t representative)
 {
     const struct vt_job_process *p = &c->job.processes[i];
-    if (!job || !p->is_rank || p->called_out)
-        return true;
-    if (*representative == SIZE_MAX)
-        *representative = i;
-    return *representative == i;
+    return !job || !p->is_rank || p->called_out || i == representative;
 }
 
 static void print_left_out(const struct combined *c, size_t representative, FILE *out)
@@ -576,9 +581,9 @@ static void print_left_out(const struct combined *c, size_t representative, FILE
 /* Each process's report, in the order read. */
 static void print_reports(const struct combined *c, bool job, FILE *out)
 {
-    size_t representative = SIZE_MAX;
+    size_t representative = job ? representative_rank(c) : SIZE_MAX;
     for (size_t i = 0; i < c->nprocesses; i++)
-        if (report_printed(c, job, i, &representative))
+        if (report_printed(c, job, i, representative))
             fwrite(c->texts[i], 1, c->text_sizes[i], out);
     if (job && representative != SIZE_MAX)
         print_left_out(c, representative, out);
