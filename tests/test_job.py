@@ -123,6 +123,31 @@ def case_fork_launcher():
                  "%s: the job does not open the report" % what)
 
 
+def case_html_charts():
+    """report --html FILE DIR: the job's lines, then one chart per rank, in
+    rank order, every chart on the same byte scale (rank 1's peak, the
+    highest, and a tenth more)."""
+    d = H.tmpdir()
+    fork_job(d, "fork", 3, 0, 1)
+    page = os.path.join(H.tmpdir(), "job.html")
+    r = H._run([H.vramtrace_exe(), "report", "--html", page, d], H.base_env(), d)
+    H.expect_eq("report --html FILE DIR: exit status", r.status, 0)
+    with open(page) as f:
+        html = f.read()
+    H.expect_eq("the job's lines", re.findall(r"<li>([^<]*)</li>", html), [
+        "all 3 ranks: growing 1.0 MiB per step at " + label("keep", "keep"),
+        "rank 1: 6.0 MiB more than the median of the other ranks at %s (10.0 MiB there, median "
+        "4.0 MiB)" % label("hold", "hold")])
+    charts = html.split("<svg ")[1:]
+    H.expect_eq("charts", [re.search(r'aria-label="([^"]*)"', c).group(1) for c in charts],
+                ["live bytes of rank %d over time" % i for i in range(3)])
+    top = (HOLD + EXTRA + STEPS * KEEP + TEMP) * 11 // 10
+    scale = ["%.1f MiB" % (top // 4 * k / MiB) for k in range(1, 5)]
+    for i, c in enumerate(charts):
+        H.expect_eq("rank %d: the byte scale" % i,
+                    re.findall(r'text-anchor="end">([\d.]+ MiB)</text>', c)[:4], scale)
+
+
 def case_oom_rank():
     """Three ranks on stand-in GPUs of 64 MiB: rank 2 asks for 96 MiB. The
     job names it as the first (and only) rank out of memory, with its dump."""

@@ -97,3 +97,4 @@ int main(int argc, char **argv)
         failed += !WIFEXITED(status) || WEXITSTATUS(status) != 0;
     return failed ? 1 : 0;
 }
+/* SPDX-License-Identifier: MIT */

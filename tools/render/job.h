@@ -105,5 +105,9 @@ const char *vt_job_interval(const struct vt_job_process *p);
 void vt_job_render_text(const struct vt_job *job, FILE *out);
 struct vt_json;
 void vt_job_render_json(const struct vt_job *job, struct vt_json *j);
+/* The job's page (tools/export/job_html.c): a chart per rank on one byte
+ * scale; without IS_JOB, a chart per process. -1 (said on stderr) when
+ * PATH cannot be written. */
+int vt_job_write_html(const struct vt_job *job, bool is_job, const char *path, bool force);
 
 #endif

@@ -630,6 +630,8 @@ static enum vt_verdict report_all(char *const *dumps, size_t n,
     bool job = vt_job_finish(&c.job);
     if (c.nuses)
         order_by_gpu(&c);
+    if (opts.html && vt_job_write_html(&c.job, job, opts.html, opts.force) < 0)
+        c.worst = VT_VERDICT_UNREADABLE;
     if (json) {
         vt_json_end_array(&j);
         vt_job_render_json(job ? &c.job : NULL, &j);
