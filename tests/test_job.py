@@ -206,6 +206,12 @@ def case_torchrun():
                           for x in job["ranks"]],
                 [(str(i), i, "step", [(common, MiB)] + ([(extra, 8 * MiB)] if i == 2 else []))
                  for i in range(4)])
+    H.expect_eq("held and leaked at the end", [(x["held_bytes"], x["leaked_bytes"])
+                                               for x in job["ranks"]], 4 * [(0, 0)])
+    # the peaks are segments': rank 2's 8 MiB tensors two to a 20 MiB
+    # segment (PyTorch's for requests under 10 MiB), beside what every rank has
+    peaks = [x["peak_bytes"] for x in job["ranks"]]
+    H.expect_eq("peaks", peaks, [peaks[0], peaks[0], peaks[0] + 40 * MiB, peaks[0]])
     H.expect_eq("growth", [(g["label"], g["ranks"]) for g in job["growing"]],
                 [(common, ["0", "1", "2", "3"]), (extra, ["2"])])
     H.expect_eq("outliers", job["outliers"], [])
