@@ -79,9 +79,25 @@ def fork_job(d, mode, n, first, big, extra=None):
 
 
 def rank_want(rank, host, device, big):
-    held_at_end = HOLD + (EXTRA if big else 0)
-    return (str(rank), host, device, held_at_end + STEPS * KEEP + TEMP, 0, held_at_end, "step",
-            [(label("keep", "keep"), KEEP)])
+    peak = HOLD + (EXTRA if big else 0) + STEPS * KEEP + TEMP
+    leaked = HOLD + (EXTRA + STEPS * KEEP if big else 0)
+    return (str(rank), host, device, peak, 0, leaked, "step", [(label("keep", "keep"), KEEP)])
+
+
+def outliers_want(rank):
+    """Rank BIG: the extra bytes it holds at its peak, and what it kept
+    per step, kept to the end."""
+    return [{"rank": str(rank), "label": label("hold", "hold"), "bytes": HOLD + EXTRA,
+             "median_bytes": HOLD, "at": "peak"},
+            {"rank": str(rank), "label": label("keep", "keep"), "bytes": STEPS * KEEP,
+             "median_bytes": 0, "at": "end"}]
+
+
+def outlier_lines(rank):
+    return ["vramtrace: rank %d: 6.0 MiB more than the median of the other ranks at %s "
+            "(10.0 MiB there, median 4.0 MiB)" % (rank, label("hold", "hold")),
+            "vramtrace: rank %d: 6.0 MiB more held at the end than the median of the other ranks "
+            "at %s (6.0 MiB there, median 0 B)" % (rank, label("keep", "keep"))]
 
 
 def case_fork_launcher():
@@ -98,19 +114,17 @@ def case_fork_launcher():
                                    g["least_bytes_per_interval"], g["most_bytes_per_interval"])
                                   for g in job["growing"]],
                 [(label("keep", "keep"), True, ["0", "1", "2"], KEEP, KEEP)])
-    H.expect_eq("outliers", job["outliers"], [{"rank": "1", "label": label("hold", "hold"),
-                                               "bytes": HOLD + EXTRA, "median_bytes": HOLD}])
+    H.expect_eq("outliers", job["outliers"], outliers_want(1))
     H.expect_eq("first out of memory", job["first_oom"], None)
     pids = [x["pid"] for x in job["ranks"]]
     want = ["3 ranks on 1 host ==", HEADING]
     for i in range(3):
         peak = "%.1f MiB" % (rank_want(i, host, i, i == 1)[3] / MiB)
         want.append(rank_row(i, pids[i], host, i, peak, "0 B",
-                             "%.1f MiB" % ((HOLD + (EXTRA if i == 1 else 0)) / MiB),
+                             "%.1f MiB" % (rank_want(i, host, i, i == 1)[5] / MiB),
                              "1.0 MiB per step"))
-    want += ["vramtrace: all 3 ranks: growing 1.0 MiB per step at %s" % label("keep", "keep"),
-             "vramtrace: rank 1: 6.0 MiB more than the median of the other ranks at %s "
-             "(10.0 MiB there, median 4.0 MiB)" % label("hold", "hold")]
+    want += ["vramtrace: all 3 ranks: growing 1.0 MiB per step at %s" % label("keep", "keep")]
+    want += outlier_lines(1)
     for text, what in ((r.stderr, "run's report"), (report_dir(d), "report DIR")):
         H.expect_eq("%s: the job block" % what, job_lines(text), want)
         H.expect_eq("%s: the reports printed" % what,
@@ -135,9 +149,9 @@ def case_html_charts():
     with open(page) as f:
         html = f.read()
     H.expect_eq("the job's lines", re.findall(r"<li>([^<]*)</li>", html), [
-        "all 3 ranks: growing 1.0 MiB per step at " + label("keep", "keep"),
-        "rank 1: 6.0 MiB more than the median of the other ranks at %s (10.0 MiB there, median "
-        "4.0 MiB)" % label("hold", "hold")])
+        x[len("vramtrace: "):] for x in
+        ["vramtrace: all 3 ranks: growing 1.0 MiB per step at " + label("keep", "keep")] +
+        outlier_lines(1)])
     charts = html.split("<svg ")[1:]
     H.expect_eq("charts", [re.search(r'aria-label="([^"]*)"', c).group(1) for c in charts],
                 ["live bytes of rank %d over time" % i for i in range(3)])
@@ -255,8 +269,7 @@ def case_two_hosts():
                 [("0", 3, "node-a", 0), ("1", 4, "node-a", 1), ("2", 3, "node-b", 0),
                  ("3", 4, "node-b", 1)])
     H.expect_eq("hosts", job["hosts"], 2)
-    H.expect_eq("outliers", [(o["rank"], o["bytes"], o["median_bytes"]) for o in job["outliers"]],
-                [("3", HOLD + EXTRA, HOLD)])
+    H.expect_eq("outliers", job["outliers"], outliers_want(3))
     text = report_dir(d)
     H.expect_eq("heading", job_lines(text)[0], "4 ranks on 2 hosts ==")
     processes = text.split("\nProcesses:\n", 1)[1].split("\n\n", 1)[0].splitlines()

@@ -7,7 +7,8 @@
  *                                steps (a mark after each; freed at the
  *                                end) and uses a JOB_TEMP_BYTES temporary
  *                                per step; rank BIG holds JOB_EXTRA_BYTES
- *                                more at the same line
+ *                                more at the same line, and keeps what it
+ *                                kept per step to the end (leaked)
  *   job_ranks oom N FIRST BIG    the same steps, then rank BIG asks for
  *                                JOB_OOM_BYTES (more than a stand-in GPU of
  *                                STANDIN_CUDA_MEMORY=64M has) and goes on */
@@ -68,7 +69,7 @@ static int rank_main(int device, bool big, bool oom)
     }
     if (oom && big)
         ask_too_much();
-    for (int i = 0; i < JOB_STEPS; i++)
+    for (int i = 0; i < JOB_STEPS && !big; i++)
         CHECK(cudaFree(kept[i]));
     return 0;
 }

@@ -96,7 +96,9 @@ static void job_page(const struct vt_job *job, bool is_job, FILE *out)
             "<title>vramtrace: %s</title>\n<meta name=\"generator\" content=\"vramtrace %s\">\n"
             "<style>%s</style>\n</head>\n<body>\n<h1>vramtrace: %zu %s</h1>\n",
             is_job ? "job" : "processes", vt_version, vt_html_style, n,
-            is_job ? "ranks" : n == 1 ? "process" : "processes");
+            is_job   ? "ranks"
+            : n == 1 ? "process"
+                     : "processes");
     if (is_job)
         job_lines(job, out);
     fputs("<h2 id=\"usage\">Usage over time, each on the same scale</h2>\n", out);

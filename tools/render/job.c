@@ -245,10 +245,11 @@ static bool grows_apart(const struct vt_job *job, const char *key, size_t rank)
     return false;
 }
 
-/* A site over all ranks: each one's peak bytes there (0: not held). */
+/* A site over all ranks: each one's peak bytes there and what it held
+ * there at the end (0: not held). */
 struct key_entry {
     const char *key, *label;
-    uint64_t *bytes; /* per rank */
+    uint64_t *peak, *end; /* per rank */
     UT_hash_handle hh;
 };
 
@@ -266,30 +267,50 @@ static uint64_t median_without(const uint64_t *sorted, size_t n, size_t skip)
     return a / 2 + b / 2 + (a % 2 + b % 2) / 2;
 }
 
-static void add_outlier(struct vt_job *job, size_t rank, const char *label, uint64_t bytes,
-                        uint64_t median)
+/* Of N VALUES (SORTED: the same, in order), whether the one of rank R is
+ * more than the median of the others by the rule of job.h; *MEDIAN. */
+static bool over_median(const uint64_t *values, const uint64_t *sorted, size_t n, size_t r,
+                        uint64_t *median)
 {
-    job->outliers = vt_xgrow(job->outliers, job->noutliers, sizeof *job->outliers);
-    job->outliers[job->noutliers++] = (struct vt_job_outlier){rank, label, bytes, median};
+    size_t at = 0; /* where this rank's value stands in SORTED */
+    while (sorted[at] != values[r])
+        at++;
+    *median = median_without(sorted, n, at);
+    uint64_t least = *median / VT_JOB_OUTLIER_SHARE > VT_JOB_OUTLIER_MIN_BYTES
+                         ? *median / VT_JOB_OUTLIER_SHARE
+                         : VT_JOB_OUTLIER_MIN_BYTES;
+    return values[r] > *median && values[r] - *median >= least;
 }
 
+static uint64_t *sorted_copy(const uint64_t *values, size_t n)
+{
+    uint64_t *sorted = vt_xcalloc(n, sizeof *sorted);
+    memcpy(sorted, values, n * sizeof *sorted);
+    qsort(sorted, n, sizeof *sorted, by_value);
+    return sorted;
+}
+
+/* Each rank over the others at E's site: at its peak there, else at the
+ * end (the same peak, but kept). */
 static void compare_site(struct vt_job *job, const struct key_entry *e)
 {
-    uint64_t *sorted = vt_xcalloc(job->nranks, sizeof *sorted);
-    memcpy(sorted, e->bytes, job->nranks * sizeof *sorted);
-    qsort(sorted, job->nranks, sizeof *sorted, by_value);
+    uint64_t *peaks = sorted_copy(e->peak, job->nranks), *ends = sorted_copy(e->end, job->nranks);
     for (size_t r = 0; r < job->nranks; r++) {
-        size_t at = 0; /* where this rank's value stands in SORTED */
-        while (sorted[at] != e->bytes[r])
-            at++;
-        uint64_t median = median_without(sorted, job->nranks, at), over = e->bytes[r] - median;
-        uint64_t least = median / VT_JOB_OUTLIER_SHARE > VT_JOB_OUTLIER_MIN_BYTES
-                             ? median / VT_JOB_OUTLIER_SHARE
-                             : VT_JOB_OUTLIER_MIN_BYTES;
-        if (e->bytes[r] > median && over >= least && !grows_apart(job, e->key, r))
-            add_outlier(job, r, e->label, e->bytes[r], median);
+        uint64_t median;
+        struct vt_job_outlier o = {r, e->label, e->peak[r], 0, false};
+        if (grows_apart(job, e->key, r))
+            continue;
+        if (over_median(e->peak, peaks, job->nranks, r, &median))
+            o.median_bytes = median;
+        else if (over_median(e->end, ends, job->nranks, r, &median))
+            o = (struct vt_job_outlier){r, e->label, e->end[r], median, true};
+        else
+            continue;
+        job->outliers = vt_xgrow(job->outliers, job->noutliers, sizeof *job->outliers);
+        job->outliers[job->noutliers++] = o;
     }
-    free(sorted);
+    free(peaks);
+    free(ends);
 }
 
 static int by_excess(const void *pa, const void *pb)
@@ -298,7 +319,9 @@ static int by_excess(const void *pa, const void *pb)
     uint64_t ea = a->bytes - a->median_bytes, eb = b->bytes - b->median_bytes;
     if (ea != eb)
         return ea > eb ? -1 : 1;
-    return a->rank < b->rank ? -1 : a->rank > b->rank;
+    if (a->rank != b->rank)
+        return a->rank < b->rank ? -1 : 1;
+    return strcmp(a->label, b->label);
 }
 
 static void find_outliers(struct vt_job *job)
@@ -312,16 +335,20 @@ static void find_outliers(struct vt_job *job)
             if (!e) {
                 e = vt_xcalloc(1, sizeof *e);
                 *e = (struct key_entry){.key = s->key, .label = s->label};
-                e->bytes = vt_xcalloc(job->nranks, sizeof *e->bytes);
+                e->peak = vt_xcalloc(job->nranks, sizeof *e->peak);
+                e->end = vt_xcalloc(job->nranks, sizeof *e->end);
                 HASH_ADD_KEYPTR(hh, keys, e->key, strlen(e->key), e);
             }
-            e->bytes[r] = s->peak_bytes >= VT_JOB_SITE_FLOOR ? s->peak_bytes : 0;
+            bool counted = s->peak_bytes >= VT_JOB_SITE_FLOOR;
+            e->peak[r] = counted ? s->peak_bytes : 0;
+            e->end[r] = counted ? s->live_bytes : 0;
         }
     }
     HASH_ITER(hh, keys, e, tmp) {
         compare_site(job, e);
         HASH_DEL(keys, e);
-        free(e->bytes);
+        free(e->peak);
+        free(e->end);
         free(e);
     }
     if (job->noutliers)

@@ -16,7 +16,7 @@
 
 /* An outlier holds this much more than the median of the other ranks at a
  * site, and a quarter of that median more (noise: allocators round, a
- * batch of another length). */
+ * batch of another length): at its peak there, else at the end. */
 #define VT_JOB_OUTLIER_MIN_BYTES (1ull << 20)
 #define VT_JOB_OUTLIER_SHARE 4
 /* Sites that held less than this at their peak in a rank count as 0 there. */
@@ -66,10 +66,13 @@ struct vt_job_growth {
     int64_t least, most; /* bytes per interval */
 };
 
+/* A rank that held more than the others at a site: at its peak there, or
+ * (AT_END) at the same peak but kept at the end. */
 struct vt_job_outlier {
     size_t rank; /* index into ranks */
     const char *label;
     uint64_t bytes, median_bytes;
+    bool at_end;
 };
 
 struct vt_job {

@@ -55,10 +55,11 @@ static void print_outlier(const struct vt_job *job, const struct vt_job_outlier 
 {
     char over[32], bytes[32], median[32];
     fprintf(out,
-            "vramtrace: rank %s: %s more than the median of the other ranks at %s (%s there, "
+            "vramtrace: rank %s: %s more %sthan the median of the other ranks at %s (%s there, "
             "median %s)\n",
             vt_job_rank(job, o->rank)->rank, vt_human_size(o->bytes - o->median_bytes, over),
-            o->label, vt_human_size(o->bytes, bytes), vt_human_size(o->median_bytes, median));
+            o->at_end ? "held at the end " : "", o->label, vt_human_size(o->bytes, bytes),
+            vt_human_size(o->median_bytes, median));
 }
 
 static void print_first_oom(const struct vt_job *job, FILE *out)
@@ -208,6 +209,7 @@ void vt_job_render_json(const struct vt_job *job, struct vt_json *j)
         json_string(j, "label", o->label);
         json_uint(j, "bytes", o->bytes);
         json_uint(j, "median_bytes", o->median_bytes);
+        json_string(j, "at", o->at_end ? "end" : "peak");
         vt_json_end_object(j);
     }
     vt_json_end_array(j);
