@@ -137,6 +137,31 @@ def case_fork_launcher():
                  "%s: the job does not open the report" % what)
 
 
+def case_growth_apart():
+    """Three ranks, two of which keep 1 MiB a step: that growth names the
+    rank it is not in; three ranks alike: said so."""
+    d = H.tmpdir()
+    fork_job(d, "lag", 3, 0, 1)
+    said = [x for x in job_lines(report_dir(d)) if x.startswith("vramtrace: ")]
+    H.expect_eq("the job's lines", said, [
+        "vramtrace: ranks 0, 2: growing 1.0 MiB per step at %s (not rank 1)" % label("keep",
+                                                                                    "keep")])
+    H.expect_eq("growth", [(g["label"], g["all_ranks"], g["ranks"]) for g in job_of(d)["growing"]],
+                [(label("keep", "keep"), False, ["0", "2"])])
+    d = H.tmpdir()
+    fork_job(d, "flat", 3, 0, -1)
+    said = [x for x in job_lines(report_dir(d)) if x.startswith("vramtrace: ")]
+    H.expect_eq("the job's lines, ranks alike", said, [
+        "vramtrace: the 3 ranks are alike: none grows, none holds more than the others at a call "
+        "site"])
+    text = report_dir(d)
+    H.expect_eq("ranks alike: one report", re.findall(r"^== \S+: pid \d+, rank (\d+)", text, re.M),
+                ["0"])
+    H.expect("vramtrace: the reports of ranks 1, 2 are not printed: like rank 0's, nothing in "
+             "them is called out in the job's lines (vramtrace report FILE prints one)\n" in text,
+             text)
+
+
 def case_html_charts():
     """report --html FILE DIR: the job's lines, then one chart per rank, in
     rank order, every chart on the same byte scale (rank 1's peak, the

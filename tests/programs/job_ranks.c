@@ -11,7 +11,12 @@
  *                                kept per step to the end (leaked)
  *   job_ranks oom N FIRST BIG    the same steps, then rank BIG asks for
  *                                JOB_OOM_BYTES (more than a stand-in GPU of
- *                                STANDIN_CUDA_MEMORY=64M has) and goes on */
+ *                                STANDIN_CUDA_MEMORY=64M has) and goes on
+ *   job_ranks lag N FIRST BIG    each rank holds JOB_HOLD_BYTES and keeps
+ *                                JOB_KEEP_BYTES per step, but rank BIG,
+ *                                which frees each at once
+ *   job_ranks flat N FIRST -     each rank holds JOB_HOLD_BYTES and uses a
+ *                                temporary per step: the ranks are alike */
 #include <cuda_runtime_api.h>
 #include <stdio.h>
 #include <stdbool.h>
@@ -57,19 +62,22 @@ NOINLINE static void ask_too_much(void)
     EXPECT(cudaMalloc(&p, JOB_OOM_BYTES), cudaErrorMemoryAllocation); /* LEAK:oom */
 }
 
-static int rank_main(int device, bool big, bool oom)
+static int rank_main(int device, bool big, const char *mode)
 {
-    void *kept[JOB_STEPS];
+    void *kept[JOB_STEPS] = {NULL};
+    bool more = big && (!strcmp(mode, "fork") || !strcmp(mode, "oom"));
+    bool keeps = strcmp(mode, "flat") && !(big && !strcmp(mode, "lag"));
     CHECK(cudaSetDevice(device));
-    vt_sink = hold(JOB_HOLD_BYTES + (big ? JOB_EXTRA_BYTES : 0));
+    vt_sink = hold(JOB_HOLD_BYTES + (more ? JOB_EXTRA_BYTES : 0));
     for (int i = 0; i < JOB_STEPS; i++) {
-        kept[i] = keep();
+        if (keeps)
+            kept[i] = keep();
         temporary();
         vramtrace_mark("step");
     }
-    if (oom && big)
+    if (big && !strcmp(mode, "oom"))
         ask_too_much();
-    for (int i = 0; i < JOB_STEPS && !big; i++)
+    for (int i = 0; i < JOB_STEPS && keeps && !more; i++)
         CHECK(cudaFree(kept[i]));
     return 0;
 }
@@ -77,11 +85,10 @@ static int rank_main(int device, bool big, bool oom)
 int main(int argc, char **argv)
 {
     if (argc != 5) {
-        fputs("usage: job_ranks fork|oom N FIRST BIG\n", stderr);
+        fputs("usage: job_ranks fork|oom|lag|flat N FIRST BIG\n", stderr);
         return 2;
     }
     int n = atoi(argv[2]), first = atoi(argv[3]), big = atoi(argv[4]), failed = 0;
-    bool oom = !strcmp(argv[1], "oom");
     for (int i = 0; i < n; i++) {
         pid_t pid = fork();
         REQUIRE(pid >= 0);
@@ -91,7 +98,7 @@ int main(int argc, char **argv)
             snprintf(local, sizeof local, "%d", i);
             setenv("RANK", rank, 1);
             setenv("LOCAL_RANK", local, 1);
-            exit(rank_main(i, first + i == big, oom));
+            exit(rank_main(i, first + i == big, argv[1]));
         }
     }
     for (int status; wait(&status) > 0;)

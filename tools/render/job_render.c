@@ -33,6 +33,20 @@ static void print_rank_list(const struct vt_job *job, const size_t *ranks, size_
         fprintf(out, "%s%s", i ? ", " : "", vt_job_rank(job, ranks[i])->rank);
 }
 
+/* " (not ranks 0, 3)": those G's site does not grow in. */
+static void print_other_ranks(const struct vt_job *job, const struct vt_job_growth *g, FILE *out)
+{
+    size_t n = job->nranks - g->nranks, shown = 0;
+    fprintf(out, " (not rank%s ", n == 1 ? "" : "s");
+    for (size_t r = 0, k = 0; r < job->nranks; r++) {
+        while (k < g->nranks && g->ranks[k] < r)
+            k++;
+        if (k == g->nranks || g->ranks[k] != r)
+            fprintf(out, "%s%s", shown++ ? ", " : "", vt_job_rank(job, r)->rank);
+    }
+    fputc(')', out);
+}
+
 static void print_growth(const struct vt_job *job, const struct vt_job_growth *g, FILE *out)
 {
     char least[32], most[32];
@@ -48,6 +62,8 @@ static void print_growth(const struct vt_job *job, const struct vt_job_growth *g
     fprintf(out, " %s at %s", per, g->label);
     if (g->nranks == 1)
         fputs(" (no other rank)", out);
+    else if (g->nranks < job->nranks)
+        print_other_ranks(job, g, out);
     fputc('\n', out);
 }
 
