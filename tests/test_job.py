@@ -162,6 +162,18 @@ def case_growth_apart():
              text)
 
 
+def case_labels_apart():
+    """Two call sites through one helper: where one frame would name both
+    alike, the job names a site by its callers too."""
+    d = H.tmpdir()
+    fork_job(d, "twice", 3, 0, 2)
+    again = "%s <- hold_again %s:%d <- rank_main %s:%d <- main %s:%d" % (
+        label("hold", "hold"), SRC, H.marker_line(SRC, "hold_again"), SRC,
+        H.marker_line(SRC, "twice_call"), SRC, H.marker_line(SRC, "rank_call"))
+    H.expect_eq("outliers", [(o["rank"], o["label"], o["at"]) for o in job_of(d)["outliers"]],
+                [("2", again, "peak")])
+
+
 def case_html_charts():
     """report --html FILE DIR: the job's lines, then one chart per rank, in
     rank order, every chart on the same byte scale (rank 1's peak, the

@@ -16,7 +16,10 @@
  *                                JOB_KEEP_BYTES per step, but rank BIG,
  *                                which frees each at once
  *   job_ranks flat N FIRST -     each rank holds JOB_HOLD_BYTES and uses a
- *                                temporary per step: the ranks are alike */
+ *                                temporary per step: the ranks are alike
+ *   job_ranks twice N FIRST BIG  as flat, and each rank holds JOB_HOLD_BYTES
+ *                                more through the same helper from another
+ *                                caller, rank BIG JOB_EXTRA_BYTES more there */
 #include <cuda_runtime_api.h>
 #include <stdio.h>
 #include <stdbool.h>
@@ -62,13 +65,21 @@ NOINLINE static void ask_too_much(void)
     EXPECT(cudaMalloc(&p, JOB_OOM_BYTES), cudaErrorMemoryAllocation); /* LEAK:oom */
 }
 
+NOINLINE static void *hold_again(bool big)
+{
+    return hold(JOB_HOLD_BYTES + (big ? JOB_EXTRA_BYTES : 0)); /* LEAK:hold_again */
+}
+
 static int rank_main(int device, bool big, const char *mode)
 {
     void *kept[JOB_STEPS] = {NULL};
     bool more = big && (!strcmp(mode, "fork") || !strcmp(mode, "oom"));
-    bool keeps = strcmp(mode, "flat") && !(big && !strcmp(mode, "lag"));
+    bool twice = !strcmp(mode, "twice");
+    bool keeps = strcmp(mode, "flat") && !twice && !(big && !strcmp(mode, "lag"));
     CHECK(cudaSetDevice(device));
-    vt_sink = hold(JOB_HOLD_BYTES + (more ? JOB_EXTRA_BYTES : 0));
+    vt_sink = hold(JOB_HOLD_BYTES + (more ? JOB_EXTRA_BYTES : 0)); /* LEAK:hold_first */
+    if (twice)
+        vt_sink = hold_again(big); /* LEAK:twice_call */
     for (int i = 0; i < JOB_STEPS; i++) {
         if (keeps)
             kept[i] = keep();
@@ -85,7 +96,7 @@ static int rank_main(int device, bool big, const char *mode)
 int main(int argc, char **argv)
 {
     if (argc != 5) {
-        fputs("usage: job_ranks fork|oom|lag|flat N FIRST BIG\n", stderr);
+        fputs("usage: job_ranks fork|oom|lag|flat|twice N FIRST BIG\n", stderr);
         return 2;
     }
     int n = atoi(argv[2]), first = atoi(argv[3]), big = atoi(argv[4]), failed = 0;
@@ -98,7 +109,7 @@ int main(int argc, char **argv)
             snprintf(local, sizeof local, "%d", i);
             setenv("RANK", rank, 1);
             setenv("LOCAL_RANK", local, 1);
-            exit(rank_main(i, first + i == big, argv[1]));
+            exit(rank_main(i, first + i == big, argv[1])); /* LEAK:rank_call */
         }
     }
     for (int status; wait(&status) > 0;)

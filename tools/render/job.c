@@ -15,15 +15,44 @@ static char *copy_or_empty(const char *s)
     return vt_xstrdup(s ? s : "");
 }
 
-/* The rank's site of KEY, made where it is not there yet. */
-static struct vt_job_site *site_of(struct vt_job_process *p, const char *key, const char *label)
+/* A string's entry in a look-up table: an index, or another string. */
+struct text_entry {
+    const char *text;
+    size_t index;
+    const char *other;
+    bool shared;
+    UT_hash_handle hh;
+};
+
+static void free_entries(struct text_entry **table)
 {
-    for (size_t i = 0; i < p->nsites; i++)
-        if (!strcmp(p->sites[i].key, key))
-            return &p->sites[i];
+    struct text_entry *e, *tmp;
+    HASH_ITER(hh, *table, e, tmp) {
+        HASH_DEL(*table, e);
+        free(e);
+    }
+}
+
+static struct text_entry *add_entry(struct text_entry **table, const char *text)
+{
+    struct text_entry *e = vt_xcalloc(1, sizeof *e);
+    e->text = text;
+    HASH_ADD_KEYPTR(hh, *table, e->text, strlen(e->text), e);
+    return e;
+}
+
+/* The rank's site of KEY (INDEX: the rank's sites by key), made where it
+ * is not there yet. */
+static struct vt_job_site *site_of(struct vt_job_process *p, struct text_entry **index,
+                                   const char *key, const char *label)
+{
+    struct text_entry *e;
+    HASH_FIND_STR(*index, key, e);
+    if (e)
+        return &p->sites[e->index];
     p->sites = vt_xgrow(p->sites, p->nsites, sizeof *p->sites);
-    p->sites[p->nsites] =
-        (struct vt_job_site){vt_xstrdup(key), vt_xstrdup(label), 0, 0, false, 0, false};
+    p->sites[p->nsites] = (struct vt_job_site){.key = vt_xstrdup(key), .label = vt_xstrdup(label)};
+    add_entry(index, p->sites[p->nsites].key)->index = p->nsites;
     return &p->sites[p->nsites++];
 }
 
@@ -34,6 +63,7 @@ static struct vt_job_site *site_of(struct vt_job_process *p, const char *key, co
 static void add_sites(struct vt_job_process *p, const struct vt_loaded_report *l)
 {
     const struct vt_usage *u = &l->analysis.usage;
+    struct text_entry *index = NULL;
     for (size_t i = 0; i < u->nsites; i++) {
         const struct vt_usage_site *s = &u->sites[i];
         if (!vt_kind_counts_as_vram(s->kind) || s->holds_tensors ||
@@ -49,7 +79,7 @@ static void add_sites(struct vt_job_process *p, const struct vt_loaded_report *l
         vt_site_label(site, VT_LABEL_MAX_FRAMES, key, sizeof key);
         vt_site_label(site, 1, label, sizeof label);
         vt_site_free(&own);
-        struct vt_job_site *js = site_of(p, key, label);
+        struct vt_job_site *js = site_of(p, &index, key, label);
         js->peak_bytes += s->peak_live_bytes;
         js->live_bytes += s->live_bytes;
         if (s->growing) {
@@ -57,6 +87,7 @@ static void add_sites(struct vt_job_process *p, const struct vt_loaded_report *l
             js->bytes_per_interval += s->bytes_per_interval;
         }
     }
+    free_entries(&index);
 }
 
 static void add_series(struct vt_job_process *p, const struct vt_usage *u)
@@ -174,26 +205,27 @@ static void find_ranks(struct vt_job *job)
     }
 }
 
-/* Whether another site of the ranks has S's first-frame label. */
-static bool label_shared(const struct vt_job *job, const struct vt_job_site *s)
-{
-    for (size_t q = 0; q < job->nranks; q++)
-        for (size_t k = 0; k < vt_job_rank(job, q)->nsites; k++) {
-            const struct vt_job_site *o = &vt_job_rank(job, q)->sites[k];
-            if (strcmp(o->key, s->key) && !strcmp(o->label, s->label))
-                return true;
-        }
-    return false;
-}
-
 /* Two sites that one frame names alike are named by their long labels. */
 static void tell_labels_apart(struct vt_job *job)
 {
+    struct text_entry *labels = NULL, *e;
+    for (size_t r = 0; r < job->nranks; r++)
+        for (size_t i = 0; i < vt_job_rank(job, r)->nsites; i++) {
+            const struct vt_job_site *s = &vt_job_rank(job, r)->sites[i];
+            HASH_FIND_STR(labels, s->label, e);
+            if (!e)
+                add_entry(&labels, s->label)->other = s->key;
+            else if (strcmp(e->other, s->key))
+                e->shared = true;
+        }
     for (size_t r = 0; r < job->nranks; r++)
         for (size_t i = 0; i < vt_job_rank(job, r)->nsites; i++) {
             struct vt_job_site *s = &job->processes[job->ranks[r]].sites[i];
-            s->long_label = label_shared(job, s);
+            HASH_FIND_STR(labels, s->label, e);
+            if (e->shared) /* the table keeps the old label: compared before it is freed */
+                s->long_label = true;
         }
+    free_entries(&labels);
     for (size_t r = 0; r < job->nranks; r++)
         for (size_t i = 0; i < vt_job_rank(job, r)->nsites; i++) {
             struct vt_job_site *s = &job->processes[job->ranks[r]].sites[i];
