@@ -135,6 +135,11 @@ def case_fork_launcher():
                  "%s: no line for rank 2's report left out:\n%s" % (what, text))
         H.expect(text.index("\n== job: ") < text.index("\n== combined: "),
                  "%s: the job does not open the report" % what)
+        combined = text.split("\n== combined: ", 1)[1].split("\n== ", 1)[0]
+        H.expect("vramtrace: growing in" not in combined and "\nDevice " not in combined and
+                 "\nvramtrace: 3 GPUs used by one rank alone (the job's lines give each rank's "
+                 "device)\n" in combined,
+                 "%s: the combined block repeats the job's lines:\n%s" % (what, combined))
 
 
 def case_growth_apart():

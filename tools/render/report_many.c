@@ -354,26 +354,25 @@ static void print_growing(const struct combined *c, FILE *out)
     fputc('\n', out);
 }
 
-static void print_combined(const struct combined *c, FILE *out)
+/* Whether the uses from I on (N of them) are one rank's alone: in a job,
+ * its line gives the device; only GPUs shared or used by other processes
+ * are listed. */
+static bool one_rank_alone(const struct combined *c, bool job, size_t i, size_t n)
 {
-    char size[32], peak[32], end[32];
-    fprintf(out, "\n== combined: %zu %s ==\n", c->nprocesses,
-            c->nprocesses == 1 ? "process" : "processes");
-    print_growing(c, out);
-    fprintf(out,
-            "vramtrace: %s (%" PRIu64 " bytes) of device memory leaked in %" PRIu64
-            " allocations, %" PRIu64 " failed allocations, %" PRIu64 " invalid frees, over all "
-            "processes\n",
-            vt_human_size(c->total.leaked_bytes, size), c->total.leaked_bytes,
-            c->total.leaked_allocations, c->total.failed_allocations, c->total.invalid_frees);
-    if (c->total.known_bytes)
-        fprintf(out,
-                "vramtrace: %s (%" PRIu64 " bytes) of known framework memory held at the end "
-                "(not counted as leaked), over all processes\n",
-                vt_human_size(c->total.known_bytes, size), c->total.known_bytes);
-    print_processes(c, out);
+    return job && n == 1 && c->job.processes[c->uses[i].process].is_rank;
+}
+
+/* Each GPU and the processes that used it. */
+static void print_devices(const struct combined *c, bool job, FILE *out)
+{
+    char peak[32], end[32];
+    size_t alone = 0;
     for (size_t i = 0; i < c->nuses; i += device_run(c, i)) {
         size_t n = device_run(c, i);
+        if (one_rank_alone(c, job, i, n)) {
+            alone++;
+            continue;
+        }
         fprintf(out, "\nDevice %" PRId64, c->uses[i].device);
         if (c->uses[i].uuid[0])
             fprintf(out, " (%s%s%s)", c->uses[i].uuid, c->uses[i].host[0] ? " on " : "",
@@ -391,6 +390,34 @@ static void print_combined(const struct combined *c, FILE *out)
         if (ranked_processes(c, i, n) > 1)
             warn_shared(c, i, n, out);
     }
+    if (alone)
+        fprintf(out,
+                "\nvramtrace: %zu %s used by one rank alone (the job's lines give each "
+                "rank's device)\n",
+                alone, alone == 1 ? "GPU" : "GPUs");
+}
+
+/* In a job, what grows is in the job's lines. */
+static void print_combined(const struct combined *c, bool job, FILE *out)
+{
+    char size[32];
+    fprintf(out, "\n== combined: %zu %s ==\n", c->nprocesses,
+            c->nprocesses == 1 ? "process" : "processes");
+    if (!job)
+        print_growing(c, out);
+    fprintf(out,
+            "vramtrace: %s (%" PRIu64 " bytes) of device memory leaked in %" PRIu64
+            " allocations, %" PRIu64 " failed allocations, %" PRIu64 " invalid frees, over all "
+            "processes\n",
+            vt_human_size(c->total.leaked_bytes, size), c->total.leaked_bytes,
+            c->total.leaked_allocations, c->total.failed_allocations, c->total.invalid_frees);
+    if (c->total.known_bytes)
+        fprintf(out,
+                "vramtrace: %s (%" PRIu64 " bytes) of known framework memory held at the end "
+                "(not counted as leaked), over all processes\n",
+                vt_human_size(c->total.known_bytes, size), c->total.known_bytes);
+    print_processes(c, out);
+    print_devices(c, job, out);
 }
 
 static void json_process_ref(struct vt_json *j, const struct process_info *p)
@@ -645,7 +672,7 @@ static enum vt_verdict report_all(char *const *dumps, size_t n,
         fprintf(opts.out, "vramtrace: %zu %s\n", n, n == 1 ? "dump" : "dumps");
         if (job)
             vt_job_render_text(&c.job, opts.out);
-        print_combined(&c, opts.out);
+        print_combined(&c, job, opts.out);
         print_reports(&c, job, opts.out);
         vt_render_unused_suppressions(opts.suppressions, opts.out);
         fflush(opts.out);
