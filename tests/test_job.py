@@ -180,7 +180,7 @@ def case_labels_apart():
 
 
 def case_html_charts():
-    """report --html FILE DIR: the job's lines, then one chart per rank, in
+    """report --html FILE DIR: the job's lines, the ranks' table, then one chart per rank, in
     rank order, every chart on the same byte scale (rank 1's peak, the
     highest, and a tenth more)."""
     d = H.tmpdir()
@@ -194,6 +194,13 @@ def case_html_charts():
         x[len("vramtrace: "):] for x in
         ["vramtrace: all 3 ranks: growing 1.0 MiB per step at " + label("keep", "keep")] +
         outlier_lines(1)])
+    rows = re.findall(r"<tr>(.*?)</tr>", html)
+    H.expect_eq("the ranks' table", [re.findall(r"<td[^>]*>([^<]*)</td>", x)[:1] +
+                                     re.findall(r"<td[^>]*>([^<]*)</td>", x)[3:]
+                                     for x in rows[1:]],
+                [[str(i), str(i), "%.1f MiB" % (rank_want(i, "", i, i == 1)[3] / MiB), "0 B",
+                  "%.1f MiB" % (rank_want(i, "", i, i == 1)[5] / MiB), "1.0 MiB per step"]
+                 for i in range(3)])
     charts = html.split("<svg ")[1:]
     H.expect_eq("charts", [re.search(r'aria-label="([^"]*)"', c).group(1) for c in charts],
                 ["live bytes of rank %d over time" % i for i in range(3)])

@@ -77,6 +77,40 @@ static void job_lines(const struct vt_job *job, FILE *out)
     free(text);
 }
 
+static void job_cell(const char *text, bool num, FILE *out)
+{
+    fputs(num ? "<td class=\"num\">" : "<td>", out);
+    vt_html_text(text, out);
+    fputs("</td>", out);
+}
+
+/* One row per rank, as the text's lines. */
+static void job_table(const struct vt_job *job, FILE *out)
+{
+    fputs("<table>\n<tr><th>rank</th><th class=\"num\">pid</th><th>host</th>"
+          "<th class=\"num\">device</th><th class=\"num\">peak</th><th class=\"num\">held</th>"
+          "<th class=\"num\">leaked</th><th>grows</th></tr>\n",
+          out);
+    for (size_t r = 0; r < job->nranks; r++) {
+        const struct vt_job_process *p = vt_job_rank(job, r);
+        char pid[24], device[24] = "-", size[32], grows[64];
+        snprintf(pid, sizeof pid, "%" PRIu64, p->pid);
+        if (p->device >= 0)
+            snprintf(device, sizeof device, "%" PRId64, p->device);
+        fputs("<tr>", out);
+        job_cell(p->rank, false, out);
+        job_cell(pid, true, out);
+        job_cell(p->host, false, out);
+        job_cell(device, true, out);
+        job_cell(vt_human_size(p->peak_bytes, size), true, out);
+        job_cell(vt_human_size(p->held_bytes, size), true, out);
+        job_cell(vt_human_size(p->leaked_bytes, size), true, out);
+        job_cell(vt_job_grows(p, grows, sizeof grows), false, out);
+        fputs("</tr>\n", out);
+    }
+    fputs("</table>\n", out);
+}
+
 /* The processes charted: the ranks of a job, else every process read. */
 static size_t charted(const struct vt_job *job, bool is_job, size_t i)
 {
@@ -99,8 +133,10 @@ static void job_page(const struct vt_job *job, bool is_job, FILE *out)
             is_job   ? "ranks"
             : n == 1 ? "process"
                      : "processes");
-    if (is_job)
+    if (is_job) {
         job_lines(job, out);
+        job_table(job, out);
+    }
     fputs("<h2 id=\"usage\">Usage over time, each on the same scale</h2>\n", out);
     for (size_t i = 0; i < n; i++)
         if (job->processes[charted(job, is_job, i)].series.nbins)

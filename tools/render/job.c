@@ -2,6 +2,7 @@
 /* The job of several dumps: see job.h. */
 #include "job.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -147,6 +148,19 @@ void vt_job_add(struct vt_job *job, const struct vt_loaded_report *l)
 const char *vt_job_interval(const struct vt_job_process *p)
 {
     return p->by_marks ? "per step" : "per tick";
+}
+
+const char *vt_job_grows(const struct vt_job_process *p, char *buf, size_t len)
+{
+    char size[32];
+    int64_t per = 0;
+    for (size_t i = 0; i < p->nsites; i++)
+        per += p->sites[i].growing ? p->sites[i].bytes_per_interval : 0;
+    if (per > 0)
+        snprintf(buf, len, "%s %s", vt_human_size((uint64_t)per, size), vt_job_interval(p));
+    else
+        snprintf(buf, len, "-");
+    return buf;
 }
 
 /* One process: the same host (and boot: pids repeat across hosts and

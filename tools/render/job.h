@@ -103,6 +103,8 @@ static inline const struct vt_job_process *vt_job_rank(const struct vt_job *job,
 
 /* "per step" where the rank's growth was judged at markers, else "per tick". */
 const char *vt_job_interval(const struct vt_job_process *p);
+/* What P's growing sites add per interval ("1.0 MiB per step"), or "-". */
+const char *vt_job_grows(const struct vt_job_process *p, char *buf, size_t len);
 
 /* The job view on OUT / into J's open object ("job": {...} or null). */
 void vt_job_render_text(const struct vt_job *job, FILE *out);

@@ -9,20 +9,13 @@
 
 static void print_rank_line(const struct vt_job_process *p, FILE *out)
 {
-    char peak[32], held[32], leaked[32], grows[64] = "-", rate[32];
-    int64_t per = 0;
-    for (size_t i = 0; i < p->nsites; i++)
-        per += p->sites[i].growing ? p->sites[i].bytes_per_interval : 0;
-    if (per > 0)
-        snprintf(grows, sizeof grows, "%s %s", vt_human_size((uint64_t)per, rate),
-                 vt_job_interval(p));
-    char device[24] = "-";
+    char peak[32], held[32], leaked[32], grows[64], device[24] = "-";
     if (p->device >= 0)
         snprintf(device, sizeof device, "%" PRId64, p->device);
     fprintf(out, "    %-5s %-8" PRIu64 " %-16s %-6s %10s %10s %10s%s  %s\n", p->rank, p->pid,
             p->host[0] ? p->host : "?", device, vt_human_size(p->peak_bytes, peak),
             vt_human_size(p->held_bytes, held), vt_human_size(p->leaked_bytes, leaked),
-            p->live_not_leaked ? " live" : "     ", grows);
+            p->live_not_leaked ? " live" : "     ", vt_job_grows(p, grows, sizeof grows));
 }
 
 /* "rank 2", "ranks 1, 3" */
