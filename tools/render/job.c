@@ -235,9 +235,8 @@ static void tell_labels_apart(struct vt_job *job)
     for (size_t r = 0; r < job->nranks; r++)
         for (size_t i = 0; i < vt_job_rank(job, r)->nsites; i++) {
             struct vt_job_site *s = &job->processes[job->ranks[r]].sites[i];
-            HASH_FIND_STR(labels, s->label, e);
-            if (e->shared) /* the table keeps the old label: compared before it is freed */
-                s->long_label = true;
+            HASH_FIND_STR(labels, s->label, e); /* every label is in the table */
+            s->long_label = e && e->shared;
         }
     free_entries(&labels);
     for (size_t r = 0; r < job->nranks; r++)
