@@ -179,6 +179,27 @@ def case_labels_apart():
                 [("2", again, "peak")])
 
 
+def case_rank_helper():
+    """Each of two ranks forks a helper that allocates too, with the rank it
+    inherited: four dumps, two ranks (the helpers are part of theirs, not
+    ranks of their own); their reports are printed as any process's."""
+    d = H.tmpdir()
+    fork_job(d, "helper", 2, 0, -1)
+    data = json.loads(report_dir(d, "--json"))
+    ranks = {p["process"]["pid"]: (p["process"]["ppid"], p["process"]["rank"])
+             for p in data["processes"]}
+    H.expect_eq("dumps", len(ranks), 4)
+    job = data["job"] or {}
+    H.expect_eq("the ranks", [(x["rank"], ranks[x["pid"]][1]) for x in job.get("ranks", [])],
+                [("0", "0"), ("1", "1")])
+    helpers = sorted(pid for pid, (ppid, _) in ranks.items() if ppid in ranks)
+    H.expect_eq("helpers: children of the ranks", len(helpers), 2)
+    text = report_dir(d)
+    printed = sorted(int(x) for x in re.findall(r"^== \S+: pid (\d+), rank \d+", text, re.M))
+    H.expect_eq("reports printed: rank 0's (rank 1 is alike) and the helpers'", printed,
+                sorted(helpers + [x["pid"] for x in job["ranks"] if x["rank"] == "0"]))
+
+
 def case_html_charts():
     """report --html FILE DIR: the job's lines, the ranks' table, then one chart per rank, in
     rank order, every chart on the same byte scale (rank 1's peak, the

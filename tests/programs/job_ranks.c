@@ -19,7 +19,10 @@
  *                                temporary per step: the ranks are alike
  *   job_ranks twice N FIRST BIG  as flat, and each rank holds JOB_HOLD_BYTES
  *                                more through the same helper from another
- *                                caller, rank BIG JOB_EXTRA_BYTES more there */
+ *                                caller, rank BIG JOB_EXTRA_BYTES more there
+ *   job_ranks helper N FIRST -   as flat, and each rank first forks a helper
+ *                                (its RANK inherited) that holds
+ *                                JOB_HOLD_BYTES, and waits for it */
 #include <cuda_runtime_api.h>
 #include <stdio.h>
 #include <stdbool.h>
@@ -70,12 +73,29 @@ NOINLINE static void *hold_again(bool big)
     return hold(JOB_HOLD_BYTES + (big ? JOB_EXTRA_BYTES : 0)); /* LEAK:hold_again */
 }
 
+/* A process of the rank's own, with its rank. */
+static void run_helper(int device)
+{
+    int status;
+    pid_t pid = fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+        CHECK(cudaSetDevice(device));
+        vt_sink = hold(JOB_HOLD_BYTES);
+        exit(0);
+    }
+    REQUIRE(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
 static int rank_main(int device, bool big, const char *mode)
 {
     void *kept[JOB_STEPS] = {NULL};
     bool more = big && (!strcmp(mode, "fork") || !strcmp(mode, "oom"));
     bool twice = !strcmp(mode, "twice");
-    bool keeps = strcmp(mode, "flat") && !twice && !(big && !strcmp(mode, "lag"));
+    bool helper = !strcmp(mode, "helper");
+    bool keeps = strcmp(mode, "flat") && !twice && !helper && !(big && !strcmp(mode, "lag"));
+    if (helper)
+        run_helper(device);
     CHECK(cudaSetDevice(device));
     vt_sink = hold(JOB_HOLD_BYTES + (more ? JOB_EXTRA_BYTES : 0)); /* LEAK:hold_first */
     if (twice)
@@ -96,7 +116,7 @@ static int rank_main(int device, bool big, const char *mode)
 int main(int argc, char **argv)
 {
     if (argc != 5) {
-        fputs("usage: job_ranks fork|oom|lag|flat|twice N FIRST BIG\n", stderr);
+        fputs("usage: job_ranks fork|oom|lag|flat|twice|helper N FIRST BIG\n", stderr);
         return 2;
     }
     int n = atoi(argv[2]), first = atoi(argv[3]), big = atoi(argv[4]), failed = 0;
