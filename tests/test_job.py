@@ -342,6 +342,9 @@ def case_two_hosts():
     H.expect_eq("outliers", job["outliers"], outliers_want(3))
     text = report_dir(d)
     H.expect_eq("heading", job_lines(text)[0], "4 ranks on 2 hosts ==")
+    H.expect_eq("the reports printed, with their hosts",
+                re.findall(r"^== \S+: pid (\d+), rank (\d+) on (\S+), ", text, re.M),
+                [("3", "0", "node-a"), ("4", "3", "node-b")])
     processes = text.split("\nProcesses:\n", 1)[1].split("\n\n", 1)[0].splitlines()
     H.expect_eq("processes with their hosts",
                 [(x.split()[1], x.split()[3], x.split()[4]) for x in processes],

@@ -30,7 +30,7 @@ struct device_use {
 };
 
 struct process_info {
-    char *path, *rank, *host;
+    char *path, *rank, *host, *exe;
     uint64_t pid, ppid;
     bool read;
     struct vt_ending ending;
@@ -167,6 +167,7 @@ static void record(struct combined *c, const struct vt_loaded_report *l)
     p->ppid = l->dump.process.ppid;
     p->rank = l->dump.process.rank ? xstrdup(l->dump.process.rank) : NULL;
     p->host = xstrdup(l->dump.process.hostname);
+    p->exe = xstrdup(l->dump.process.exe ? l->dump.process.exe : "?");
     p->ending = l->report.ending;
     p->live_bytes = l->analysis.summary.live_at_end_bytes;
     p->leaked = !l->report.live_not_leaked;
@@ -262,15 +263,6 @@ static void warn_shared(const struct combined *c, size_t i, size_t n, FILE *out)
                 "numbers); if each rank should have its own, check cudaSetDevice and "
                 "CUDA_VISIBLE_DEVICES\n",
                 u->uuid, n);
-}
-
-static void print_process_header(const struct vt_loaded_report *l, FILE *out)
-{
-    const struct vt_process *p = &l->dump.process;
-    fprintf(out, "\n== %s: pid %" PRIu64, l->report.path, p->pid);
-    if (p->rank)
-        fprintf(out, ", rank %s", p->rank);
-    fprintf(out, ", %s ==\n", p->exe ? p->exe : "?");
 }
 
 /* Of the N uses from uses[i], those by processes with a rank: ranks of a
@@ -554,8 +546,7 @@ static void report_each(char *const *paths, size_t n, const struct vt_report_opt
         }
         if (text) {
             struct buffer b;
-            print_process_header(&l, buffer_open(&b));
-            vt_render_text(&l.report, b.f);
+            vt_render_text(&l.report, buffer_open(&b));
             fclose(b.f);
             c->texts[c->nprocesses - 1] = b.data;
             c->text_sizes[c->nprocesses - 1] = b.size;
@@ -605,13 +596,27 @@ static void print_left_out(const struct combined *c, size_t representative, FILE
             n == 1 ? "is" : "are", c->job.processes[representative].rank, n == 1 ? "it" : "them");
 }
 
+/* "== DUMP: pid 4242, rank 2 on node7, python3 ==" (the host where the
+ * dumps come from several). */
+static void print_process_header(const struct process_info *p, bool hosts, FILE *out)
+{
+    fprintf(out, "\n== %s: pid %" PRIu64, p->path, p->pid);
+    if (p->rank)
+        fprintf(out, ", rank %s", p->rank);
+    if (hosts)
+        fprintf(out, " on %s", p->host);
+    fprintf(out, ", %s ==\n", p->exe);
+}
+
 /* Each process's report, in the order read. */
 static void print_reports(const struct combined *c, bool job, FILE *out)
 {
     size_t representative = job ? representative_rank(c) : SIZE_MAX;
     for (size_t i = 0; i < c->nprocesses; i++)
-        if (report_printed(c, job, i, representative))
+        if (report_printed(c, job, i, representative)) {
+            print_process_header(&c->processes[i], several_hosts(c), out);
             fwrite(c->texts[i], 1, c->text_sizes[i], out);
+        }
     if (job && representative != SIZE_MAX)
         print_left_out(c, representative, out);
 }
@@ -621,6 +626,7 @@ static void free_combined(struct combined *c)
     for (size_t i = 0; i < c->nprocesses; i++) {
         free(c->processes[i].rank);
         free(c->processes[i].host);
+        free(c->processes[i].exe);
     }
     for (size_t i = 0; i < c->nuses; i++)
         free(c->uses[i].host);
