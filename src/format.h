@@ -57,8 +57,8 @@ enum vt_record_type {
     VT_REC_PAD = 0, /* not a record: end of written data */
     /* The process: start_real_ns since the epoch, start_mono_ns on
      * CLOCK_MONOTONIC (the origin of every time); the appended rank is
-     * RANK / LOCAL_RANK / OMPI_COMM_WORLD_RANK / SLURM_PROCID (empty when
-     * none is set), start ticks field 22 of /proc/PID/stat (clock ticks since
+     * RANK / OMPI_COMM_WORLD_RANK / PMI_RANK / SLURM_PROCID / LOCAL_RANK
+     * (the first set; empty when none is), start ticks field 22 of /proc/PID/stat (clock ticks since
      * boot) and the boot id /proc/sys/kernel/random/boot_id: with the pid
      * and hostname they tell whether the writer still runs. */
     VT_REC_PROCESS = 1,

@@ -267,7 +267,7 @@ def case_timeline_text():
     H.expect("#" in lines[axis[0] - 12], "the top row must reach the peak:\n" + text)
 
 
-RANK_VARS = ("RANK", "LOCAL_RANK", "OMPI_COMM_WORLD_RANK", "SLURM_PROCID")
+RANK_VARS = ("RANK", "LOCAL_RANK", "OMPI_COMM_WORLD_RANK", "SLURM_PROCID", "PMI_RANK")
 
 
 def rank_dump_names(env):
@@ -286,6 +286,13 @@ def case_rank_output():
                 ["trace.5.vtr"])
     H.expect_eq("dump for SLURM_PROCID=7", rank_dump_names({"SLURM_PROCID": "7"}),
                 ["trace.7.vtr"])
+    H.expect_eq("dump for PMI_RANK=6", rank_dump_names({"PMI_RANK": "6"}), ["trace.6.vtr"])
+    # the job-wide rank before the node-local one, whichever launcher set it
+    H.expect_eq("dump for LOCAL_RANK=1, SLURM_PROCID=9",
+                rank_dump_names({"LOCAL_RANK": "1", "SLURM_PROCID": "9"}), ["trace.9.vtr"])
+    H.expect_eq("dump for SLURM_PROCID=0 (the batch step), OMPI_COMM_WORLD_RANK=5",
+                rank_dump_names({"SLURM_PROCID": "0", "OMPI_COMM_WORLD_RANK": "5"}),
+                ["trace.5.vtr"])
     H.expect_eq("dump without a rank", rank_dump_names({}), ["trace.norank.vtr"])
 
 

@@ -28,8 +28,11 @@ static void exe_name(char *out, size_t size)
 
 int vt_config_rank(char *out, size_t size)
 {
-    static const char *const vars[] = {"RANK", "LOCAL_RANK", "OMPI_COMM_WORLD_RANK",
-                                       "SLURM_PROCID"};
+    /* the job-wide rank first (torchrun's RANK inside an srun step whose
+     * SLURM_PROCID numbers the launchers; mpirun's inside an allocation);
+     * LOCAL_RANK, which repeats on every node, last */
+    static const char *const vars[] = {"RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID",
+                                       "LOCAL_RANK"};
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
         const char *v = getenv(vars[i]);
         size_t n = 0;

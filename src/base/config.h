@@ -6,8 +6,7 @@
 #include <stddef.h>
 
 /* Writes the dump path for this process into OUT: VRAMTRACE_OUTPUT with
- * %p = pid, %r = rank (the first of RANK, LOCAL_RANK, OMPI_COMM_WORLD_RANK,
- * SLURM_PROCID that is set; "norank" when none is), %e = the program's name
+ * %p = pid, %r = rank (vt_config_rank; "norank" when none is set), %e = the program's name
  * (as in the default name) and %% = %, or vramtrace.<exe-name>.<pid>.vtr.
  * attempt > 0 asks for the attempt-th fresh alternative (before ".vtr":
  * ".<attempt>", from 16 on ".<pid>-<attempt - 15>").
@@ -19,8 +18,9 @@ int vt_config_output_path(char *out, size_t size, unsigned attempt);
  * (called once at start; a fork child keeps its parent's). */
 void vt_config_remember_start_dir(void);
 
-/* The process's rank in a distributed job: the first of RANK, LOCAL_RANK,
- * OMPI_COMM_WORLD_RANK, SLURM_PROCID that is set, made file-name safe.
+/* The process's rank in a distributed job: the first of RANK,
+ * OMPI_COMM_WORLD_RANK, PMI_RANK, SLURM_PROCID, LOCAL_RANK that is set (the
+ * job-wide rank before the node-local one), made file-name safe.
  * Returns 0, or -1 (OUT empty) when none is set. */
 int vt_config_rank(char *out, size_t size);
 

@@ -108,7 +108,8 @@ static const struct option options[] = {
      "*_omitted counts), the totals count all"},
     {"report", "--html FILE",
      "also write the report as one self-contained HTML page (usage charts per device, over time "
-     "and per marker; one dump only)"},
+     "and per marker; with several dumps or a directory, the job's page: one chart per rank on "
+     "one byte scale)"},
     {"report", "--force", "let --html replace a file that holds a vramtrace dump"},
     {"report", "--gen-suppressions",
      "instead of the report, print a suppressions file for the leaks (one leak:^function$ line "

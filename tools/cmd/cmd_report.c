@@ -29,9 +29,14 @@ static const char about[] =
     "--show-known) is labelled and not counted as leaked. Per device: which GPU it\n"
     "was and what it had in use at the end, traced and not (context, library\n"
     "workspaces, other processes: from the driver and NVML).\n"
-    "With several dumps, or a directory (its *.vtr files): the combined totals and\n"
-    "which process used which GPU (by host and UUID, with a warning where several\n"
-    "processes shared one), then one report per process.\n";
+    "With several dumps, or a directory (its *.vtr files): the job first where two\n"
+    "processes or more carry a rank (RANK, OMPI_COMM_WORLD_RANK, PMI_RANK,\n"
+    "SLURM_PROCID, LOCAL_RANK) and made CUDA allocations: one line per rank, what\n"
+    "all ranks grow said once, what one rank grows or holds more than the median\n"
+    "of the others called out, which rank ran out of memory first; then the\n"
+    "combined totals and which process used which GPU (by host and UUID, with a\n"
+    "warning where several processes shared one), then one report per process\n"
+    "(of ranks that nothing calls out, only the lowest's).\n";
 
 static int gen_suppressions(char *const *paths, size_t npaths, const struct vt_report_options *opts)
 {
@@ -74,10 +79,6 @@ static int report(char *const *paths, size_t npaths, struct vt_report_options *o
     struct stat st;
     int status = vt_check_options_load(check);
     bool one_file = npaths == 1 && !(stat(paths[0], &st) == 0 && S_ISDIR(st.st_mode));
-    if (opts->html && !one_file) {
-        vt_check_options_free(check);
-        return vt_usage_error("report", "%s", "--html takes one dump");
-    }
     opts->suppressions = &check->suppressions;
     opts->known = &check->known;
     if (status == 0 && gen)

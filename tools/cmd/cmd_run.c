@@ -43,8 +43,9 @@
 static const char about[] =
     "Run CMD with libvramtrace.so preloaded, and every process it starts (exec'd\n"
     "programs, forked children, their children: the whole tree); wait for all of\n"
-    "them, then say which dumps were written, the combined totals, then the report\n"
-    "of each process that used CUDA, on stderr.\n";
+    "them, then say which dumps were written, the job's ranks (see report --help),\n"
+    "the combined totals, then the report of each process that used CUDA, on\n"
+    "stderr.\n";
 
 struct run_options {
     const char *output;

@@ -12,6 +12,7 @@
 
 #include "cuda_errors.h"
 #include "format.h"
+#include "html_page.h"
 #include "output_file.h"
 #include "report.h"
 #include "site_label.h"
@@ -19,13 +20,7 @@
 #include "timeline.h"
 #include "xalloc.h"
 
-#define CHART_W 960
-#define CHART_H 220
-#define CHART_LEFT 80   /* room for the byte scale */
-#define CHART_TOP 24    /* room for marker labels */
-#define CHART_BOTTOM 28 /* room for the time scale */
-
-static const char style[] =
+const char vt_html_style[] =
     "body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1100px;"
     "padding:0 16px;color:#1d232b;background:#fff}"
     "h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px;"
@@ -52,9 +47,7 @@ static const char style[] =
     ".key.outside{background:rgba(201,164,92,.4)}"
     "button{margin:0 0 8px;font:inherit}";
 
-/* Text and attribute values: markup characters escaped, control
- * characters dropped (the page declares UTF-8). */
-static void put_text(const char *s, FILE *out)
+void vt_html_text(const char *s, FILE *out)
 {
     for (; s && *s; s++) {
         switch (*s) {
@@ -80,6 +73,11 @@ static void put_text(const char *s, FILE *out)
     }
 }
 
+static void put_text(const char *s, FILE *out)
+{
+    vt_html_text(s, out);
+}
+
 static void put_size(uint64_t bytes, FILE *out)
 {
     char size[32];
@@ -96,17 +94,13 @@ static void put_device(int64_t device, FILE *out)
 
 /* ---- the chart ---- */
 
-struct scale {
-    uint64_t end_ns, top_bytes;
-};
-
-static double x_of(const struct scale *s, uint64_t ns)
+double vt_html_x(const struct vt_html_scale *s, uint64_t ns)
 {
     double w = CHART_W - CHART_LEFT - 10;
     return CHART_LEFT + (s->end_ns ? (double)ns / (double)s->end_ns * w : 0);
 }
 
-static double y_of(const struct scale *s, uint64_t bytes)
+double vt_html_y(const struct vt_html_scale *s, uint64_t bytes)
 {
     double h = CHART_H - CHART_TOP - CHART_BOTTOM;
     return CHART_TOP + h - (s->top_bytes ? (double)bytes / (double)s->top_bytes * h : 0);
@@ -114,30 +108,29 @@ static double y_of(const struct scale *s, uint64_t bytes)
 
 /* The highest live bytes of each bin as a step area. */
 static void chart_area(const struct vt_usage *u, const struct vt_usage_device *d,
-                       const struct scale *s, FILE *out)
+                       const struct vt_html_scale *s, FILE *out)
 {
     uint64_t start = 0;
-    fprintf(out, "<path class=\"area\" d=\"M%.1f %.1f", x_of(s, 0), y_of(s, 0));
+    fprintf(out, "<path class=\"area\" d=\"M%.1f %.1f", vt_html_x(s, 0), vt_html_y(s, 0));
     for (size_t i = 0; i <= d->bin_max.n; i++) {
         struct vt_timeline_sample b = vt_timeline_sample(u, d, i);
-        fprintf(out, "L%.1f %.1fL%.1f %.1f", x_of(s, start), y_of(s, b.max_bytes),
-                x_of(s, b.end_ns), y_of(s, b.max_bytes));
+        fprintf(out, "L%.1f %.1fL%.1f %.1f", vt_html_x(s, start), vt_html_y(s, b.max_bytes),
+                vt_html_x(s, b.end_ns), vt_html_y(s, b.max_bytes));
         start = b.end_ns;
     }
-    fprintf(out, "L%.1f %.1fZ\"/>\n", x_of(s, start), y_of(s, 0));
+    fprintf(out, "L%.1f %.1fZ\"/>\n", vt_html_x(s, start), vt_html_y(s, 0));
 }
 
-/* X_END: what the x axis's end stands for ("1.5 s", "marker 29"). */
-static void chart_axes(const struct scale *s, const char *x_end, FILE *out)
+void vt_html_axes(const struct vt_html_scale *s, const char *x_end, FILE *out)
 {
     char buf[32];
-    double x0 = x_of(s, 0), x1 = x_of(s, s->end_ns), y0 = y_of(s, 0);
+    double x0 = vt_html_x(s, 0), x1 = vt_html_x(s, s->end_ns), y0 = vt_html_y(s, 0);
     for (int k = 1; k <= 4; k++) {
         uint64_t v = s->top_bytes / 4 * (uint64_t)k;
         fprintf(out, "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", x0,
-                x1, y_of(s, v), y_of(s, v));
+                x1, vt_html_y(s, v), vt_html_y(s, v));
         fprintf(out, "<text class=\"label\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
-                CHART_LEFT - 6, y_of(s, v) + 4, vt_human_size(v, buf));
+                CHART_LEFT - 6, vt_html_y(s, v) + 4, vt_human_size(v, buf));
     }
     fprintf(out, "<line class=\"axis\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", x0, x1,
             y0, y0);
@@ -150,12 +143,12 @@ static void chart_axes(const struct scale *s, const char *x_end, FILE *out)
 
 /* Labels that would run into the previous one are left to the tooltip;
  * near the right edge a label ends at its line instead of starting there. */
-static void chart_marks(const struct vt_usage *u, const struct scale *s, FILE *out)
+static void chart_marks(const struct vt_usage *u, const struct vt_html_scale *s, FILE *out)
 {
     char buf[32];
     double label_end = 0;
     for (size_t i = 0; i < u->nmarks; i++) {
-        double x = x_of(s, u->marks[i].time_ns);
+        double x = vt_html_x(s, u->marks[i].time_ns);
         double width = 6.5 * (double)strlen(u->marks[i].label);
         bool flip = x + 2 + width > CHART_W;
         double left = flip ? x - 2 - width : x + 2;
@@ -164,7 +157,7 @@ static void chart_marks(const struct vt_usage *u, const struct scale *s, FILE *o
         fprintf(out,
                 " at %s</title><line class=\"mark\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" "
                 "y2=\"%.1f\"/>",
-                vt_format_time(u->marks[i].time_ns, buf), x, x, CHART_TOP - 4, y_of(s, 0));
+                vt_format_time(u->marks[i].time_ns, buf), x, x, CHART_TOP - 4, vt_html_y(s, 0));
         if (left >= label_end) {
             fprintf(out, "<text class=\"mark-label\" x=\"%.1f\" y=\"%d\">", left, CHART_TOP - 8);
             put_text(u->marks[i].label, out);
@@ -175,10 +168,10 @@ static void chart_marks(const struct vt_usage *u, const struct scale *s, FILE *o
     }
 }
 
-static void chart_peak(const struct vt_usage_device *d, const struct scale *s, FILE *out)
+static void chart_peak(const struct vt_usage_device *d, const struct vt_html_scale *s, FILE *out)
 {
     char size[32], time[32];
-    double x = x_of(s, d->peak_time_ns), y = y_of(s, d->peak_bytes);
+    double x = vt_html_x(s, d->peak_time_ns), y = vt_html_y(s, d->peak_bytes);
     bool right_half = x > CHART_W / 2;
     fprintf(out,
             "<g><title>peak %s at %s</title><circle class=\"peak\" cx=\"%.1f\" cy=\"%.1f\" "
@@ -216,7 +209,8 @@ static void band_rect(const char *class, double x0, double x1, double y_top, dou
  * other processes' (without NVML: the rest of what the device had in use,
  * unsplit), so the band's top is what the device holds. */
 static void chart_driver_band(const struct vt_usage *u, const struct vt_device_view *v,
-                              const struct vt_usage_device *d, const struct scale *s, FILE *out)
+                              const struct vt_usage_device *d, const struct vt_html_scale *s,
+                              FILE *out)
 {
     char own[32], others[32];
     uint64_t start = 0;
@@ -230,13 +224,15 @@ static void chart_driver_band(const struct vt_usage *u, const struct vt_device_v
         uint64_t rest = p->has_split ? (p->other_processes > 0 ? (uint64_t)p->other_processes : 0)
                         : p->driver_used > p->traced_live ? p->driver_used - p->traced_live
                                                           : 0;
-        double x0 = x_of(s, start), x1 = x_of(s, b.end_ns);
+        double x0 = vt_html_x(s, start), x1 = vt_html_x(s, b.end_ns);
         fprintf(out, "<g><title>%s this process outside the traced calls, %s %s</title>",
                 p->has_split ? vt_human_size(untraced, own) : "?", vt_human_size(rest, others),
                 p->has_split ? "other processes" : "outside the traced calls, unsplit");
-        band_rect("untraced", x0, x1, y_of(s, b.max_bytes + untraced), y_of(s, b.max_bytes), out);
+        band_rect("untraced", x0, x1, vt_html_y(s, b.max_bytes + untraced),
+                  vt_html_y(s, b.max_bytes), out);
         band_rect(p->has_split ? "others" : "outside", x0, x1,
-                  y_of(s, b.max_bytes + untraced + rest), y_of(s, b.max_bytes + untraced), out);
+                  vt_html_y(s, b.max_bytes + untraced + rest), vt_html_y(s, b.max_bytes + untraced),
+                  out);
         fputs("</g>\n", out);
     }
 }
@@ -280,8 +276,8 @@ static void band_legend(const struct vt_device_view *v, int64_t device, FILE *ou
 }
 
 /* A figure's SVG opened, "live bytes on device N OVER", with its axes. */
-static void open_chart(const struct vt_usage_device *d, const char *over, const struct scale *s,
-                       const char *x_end, FILE *out)
+static void open_chart(const struct vt_usage_device *d, const char *over,
+                       const struct vt_html_scale *s, const char *x_end, FILE *out)
 {
     fprintf(out,
             "<figure>\n<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %d\" "
@@ -289,14 +285,14 @@ static void open_chart(const struct vt_usage_device *d, const char *over, const 
             CHART_W, CHART_H, CHART_W, CHART_H);
     put_device(d->device, out);
     fprintf(out, " %s\" class=\"chart\">\n", over);
-    chart_axes(s, x_end, out);
+    vt_html_axes(s, x_end, out);
 }
 
 static void chart(const struct vt_usage *u, const struct vt_usage_device *d,
                   const struct vt_device_view *v, FILE *out)
 {
     uint64_t top = d->peak_bytes + highest_driver_used(v, d->device);
-    struct scale s = {u->end_ns, top + top / 10};
+    struct vt_html_scale s = {u->end_ns, top + top / 10};
     char size[32], end_size[32], time[32], tick[32];
     if (!s.top_bytes)
         s.top_bytes = 1;
@@ -342,12 +338,12 @@ static void chart_by_marker(const struct vt_usage *u, const struct vt_usage_devi
 {
     char size[32], end[32];
     uint64_t top, *live = live_at_marks(u, d, &top);
-    struct scale s = {u->nmarks - 1, top + top / 10 + 1};
+    struct vt_html_scale s = {u->nmarks - 1, top + top / 10 + 1};
     snprintf(end, sizeof end, "marker %zu", u->nmarks - 1);
     open_chart(d, "per marker", &s, end, out);
     fputs("<path class=\"steps\" d=\"", out);
     for (size_t k = 0; k < u->nmarks; k++)
-        fprintf(out, "%c%.1f %.1f", k ? 'L' : 'M', x_of(&s, k), y_of(&s, live[k]));
+        fprintf(out, "%c%.1f %.1f", k ? 'L' : 'M', vt_html_x(&s, k), vt_html_y(&s, live[k]));
     fputs("\"/>\n", out);
     for (size_t k = 0; k < u->nmarks; k++) {
         fprintf(out, "<g><title>marker %zu: ", k);
@@ -355,7 +351,7 @@ static void chart_by_marker(const struct vt_usage *u, const struct vt_usage_devi
         fprintf(out,
                 ", %s live</title><rect class=\"step\" x=\"%.1f\" y=\"%.1f\" "
                 "width=\"5\" height=\"5\"/></g>\n",
-                vt_human_size(live[k], size), x_of(&s, k) - 2.5, y_of(&s, live[k]) - 2.5);
+                vt_human_size(live[k], size), vt_html_x(&s, k) - 2.5, vt_html_y(&s, live[k]) - 2.5);
     }
     fputs("</svg>\n<figcaption>Device ", out);
     put_device(d->device, out);
@@ -874,7 +870,7 @@ void vt_render_html(const struct vt_report *r, FILE *out)
     fprintf(out,
             "</title>\n<meta name=\"generator\" content=\"vramtrace %s\">\n<style>%s</style>"
             "\n</head>\n<body>\n",
-            vt_version, style);
+            vt_version, vt_html_style);
     header(r, out);
     fputs("<h2 id=\"usage\">Usage over time</h2>\n", out);
     if (u->ndevices == 0)

@@ -245,8 +245,11 @@ void vt_json_null(struct vt_json *j)
 
 bool vt_json_memo_begin(struct vt_json *j, const void *key)
 {
-    struct memo_key k = {key, j->depth};
+    struct memo_key k;
     struct vt_json_memo *m;
+    memset(&k, 0, sizeof k); /* its padding is hashed too */
+    k.key = key;
+    k.depth = j->depth;
     HASH_FIND(hh, j->memo, &k, sizeof k, m);
     begin_value(j);
     if (m) {

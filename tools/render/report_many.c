@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "job.h"
 #include "json_writer.h"
 #include "report.h"
 #include "report_dump.h"
@@ -29,7 +30,7 @@ struct device_use {
 };
 
 struct process_info {
-    char *path, *rank;
+    char *path, *rank, *host, *exe;
     uint64_t pid, ppid;
     bool read;
     struct vt_ending ending;
@@ -47,6 +48,9 @@ struct combined {
     struct vt_summary total;
     enum vt_verdict worst; /* of the verdicts, with limits */
     size_t passed;
+    struct vt_job job; /* parallel to processes */
+    char **texts;      /* each process's text report (NULL: JSON only) */
+    size_t *text_sizes;
 };
 
 static char *xstrdup(const char *s)
@@ -162,6 +166,8 @@ static void record(struct combined *c, const struct vt_loaded_report *l)
     p->pid = l->dump.process.pid;
     p->ppid = l->dump.process.ppid;
     p->rank = l->dump.process.rank ? xstrdup(l->dump.process.rank) : NULL;
+    p->host = xstrdup(l->dump.process.hostname);
+    p->exe = xstrdup(l->dump.process.exe ? l->dump.process.exe : "?");
     p->ending = l->report.ending;
     p->live_bytes = l->analysis.summary.live_at_end_bytes;
     p->leaked = !l->report.live_not_leaked;
@@ -259,15 +265,6 @@ static void warn_shared(const struct combined *c, size_t i, size_t n, FILE *out)
                 u->uuid, n);
 }
 
-static void print_process_header(const struct vt_loaded_report *l, FILE *out)
-{
-    const struct vt_process *p = &l->dump.process;
-    fprintf(out, "\n== %s: pid %" PRIu64, l->report.path, p->pid);
-    if (p->rank)
-        fprintf(out, ", rank %s", p->rank);
-    fprintf(out, ", %s ==\n", p->exe ? p->exe : "?");
-}
-
 /* Of the N uses from uses[i], those by processes with a rank: ranks of a
  * job sharing a device is the classic bug; workers of one process are not. */
 static size_t ranked_processes(const struct combined *c, size_t i, size_t n)
@@ -298,16 +295,26 @@ static const char *ending_label(const struct vt_ending *e, char *buf)
     }
 }
 
+/* Dumps of several hosts: a pid names a process only with its host. */
+static bool several_hosts(const struct combined *c)
+{
+    for (size_t i = 1; i < c->nprocesses; i++)
+        if (strcmp(c->processes[i].host, c->processes[0].host))
+            return true;
+    return false;
+}
+
 /* One line per process: how it ended and what it left. */
 static void print_processes(const struct combined *c, FILE *out)
 {
     char size[32], ending[16];
+    bool hosts = several_hosts(c);
     fputs("\nProcesses:\n", out);
     for (size_t i = 0; i < c->nprocesses; i++) {
         const struct process_info *p = &c->processes[i];
-        fprintf(out, "    pid %-8" PRIu64 " ppid %-8" PRIu64 " %-10s %-7s %10s  %s\n", p->pid,
-                p->ppid, ending_label(&p->ending, ending), p->leaked ? "leaked" : "live",
-                vt_human_size(p->live_bytes, size), p->path);
+        fprintf(out, "    pid %-8" PRIu64 " ppid %-8" PRIu64 " %s%s%-10s %-7s %10s  %s\n", p->pid,
+                p->ppid, hosts ? p->host : "", hosts ? " " : "", ending_label(&p->ending, ending),
+                p->leaked ? "leaked" : "live", vt_human_size(p->live_bytes, size), p->path);
     }
 }
 
@@ -331,33 +338,33 @@ static void print_growing(const struct combined *c, FILE *out)
         const struct process_info *p = &c->processes[i];
         if (!p->growing)
             continue;
-        fprintf(out, "%s pid %" PRIu64 "%s%s (%zu call %s)", shown++ ? "," : "", p->pid,
+        fprintf(out, "%s pid %" PRIu64 "%s%s%s%s (%zu call %s)", shown++ ? "," : "", p->pid,
+                several_hosts(c) ? " on " : "", several_hosts(c) ? p->host : "",
                 p->rank ? " rank " : "", p->rank ? p->rank : "", p->growing,
                 p->growing == 1 ? "site" : "sites");
     }
     fputc('\n', out);
 }
 
-static void print_combined(const struct combined *c, FILE *out)
+/* Whether the uses from I on (N of them) are one rank's alone: in a job,
+ * its line gives the device; only GPUs shared or used by other processes
+ * are listed. */
+static bool one_rank_alone(const struct combined *c, bool job, size_t i, size_t n)
 {
-    char size[32], peak[32], end[32];
-    fprintf(out, "\n== combined: %zu %s ==\n", c->nprocesses,
-            c->nprocesses == 1 ? "process" : "processes");
-    print_growing(c, out);
-    fprintf(out,
-            "vramtrace: %s (%" PRIu64 " bytes) of device memory leaked in %" PRIu64
-            " allocations, %" PRIu64 " failed allocations, %" PRIu64 " invalid frees, over all "
-            "processes\n",
-            vt_human_size(c->total.leaked_bytes, size), c->total.leaked_bytes,
-            c->total.leaked_allocations, c->total.failed_allocations, c->total.invalid_frees);
-    if (c->total.known_bytes)
-        fprintf(out,
-                "vramtrace: %s (%" PRIu64 " bytes) of known framework memory held at the end "
-                "(not counted as leaked), over all processes\n",
-                vt_human_size(c->total.known_bytes, size), c->total.known_bytes);
-    print_processes(c, out);
+    return job && n == 1 && c->job.processes[c->uses[i].process].is_rank;
+}
+
+/* Each GPU and the processes that used it. */
+static void print_devices(const struct combined *c, bool job, FILE *out)
+{
+    char peak[32], end[32];
+    size_t alone = 0;
     for (size_t i = 0; i < c->nuses; i += device_run(c, i)) {
         size_t n = device_run(c, i);
+        if (one_rank_alone(c, job, i, n)) {
+            alone++;
+            continue;
+        }
         fprintf(out, "\nDevice %" PRId64, c->uses[i].device);
         if (c->uses[i].uuid[0])
             fprintf(out, " (%s%s%s)", c->uses[i].uuid, c->uses[i].host[0] ? " on " : "",
@@ -375,6 +382,34 @@ static void print_combined(const struct combined *c, FILE *out)
         if (ranked_processes(c, i, n) > 1)
             warn_shared(c, i, n, out);
     }
+    if (alone)
+        fprintf(out,
+                "\nvramtrace: %zu %s used by one rank alone (the job's lines give each "
+                "rank's device)\n",
+                alone, alone == 1 ? "GPU" : "GPUs");
+}
+
+/* In a job, what grows is in the job's lines. */
+static void print_combined(const struct combined *c, bool job, FILE *out)
+{
+    char size[32];
+    fprintf(out, "\n== combined: %zu %s ==\n", c->nprocesses,
+            c->nprocesses == 1 ? "process" : "processes");
+    if (!job)
+        print_growing(c, out);
+    fprintf(out,
+            "vramtrace: %s (%" PRIu64 " bytes) of device memory leaked in %" PRIu64
+            " allocations, %" PRIu64 " failed allocations, %" PRIu64 " invalid frees, over all "
+            "processes\n",
+            vt_human_size(c->total.leaked_bytes, size), c->total.leaked_bytes,
+            c->total.leaked_allocations, c->total.failed_allocations, c->total.invalid_frees);
+    if (c->total.known_bytes)
+        fprintf(out,
+                "vramtrace: %s (%" PRIu64 " bytes) of known framework memory held at the end "
+                "(not counted as leaked), over all processes\n",
+                vt_human_size(c->total.known_bytes, size), c->total.known_bytes);
+    print_processes(c, out);
+    print_devices(c, job, out);
 }
 
 static void json_process_ref(struct vt_json *j, const struct process_info *p)
@@ -385,6 +420,8 @@ static void json_process_ref(struct vt_json *j, const struct process_info *p)
     vt_json_uint(j, p->pid);
     vt_json_key(j, "rank");
     vt_json_string(j, p->rank);
+    vt_json_key(j, "host");
+    vt_json_string(j, p->host);
 }
 
 static void json_uint(struct vt_json *j, const char *key, uint64_t v)
@@ -457,50 +494,6 @@ static void combine_verdict(struct combined *c, enum vt_verdict v)
         c->worst = v;
 }
 
-/* Reads and renders each dump in turn, as text on TEXT and into J (either
- * may be NULL); with limits, each one's verdict on VERDICTS. */
-static void report_each(char *const *paths, size_t n, const struct vt_report_options *opts,
-                        struct combined *c, FILE *text, struct vt_json *j, FILE *verdicts)
-{
-    for (size_t i = 0; i < n; i++) {
-        struct vt_loaded_report l;
-        c->processes = vt_xrealloc(c->processes, c->nprocesses + 1, sizeof *c->processes);
-        c->processes[c->nprocesses++] = (struct process_info){.path = paths[i]};
-        if (vt_report_load(paths[i], opts, &l) != 0) {
-            combine_verdict(c, VT_VERDICT_UNREADABLE);
-            c->nprocesses--;
-            continue;
-        }
-        record(c, &l);
-        if (j) {
-            vt_json_begin_object(j);
-            vt_render_json_fields(&l.report, j);
-            vt_json_end_object(j);
-        }
-        if (text) {
-            print_process_header(&l, text);
-            vt_render_text(&l.report, text);
-            fflush(text);
-        }
-        if (opts->limits) {
-            enum vt_verdict v = vt_report_verdict(&l.report, opts->limits, verdicts);
-            c->processes[c->nprocesses - 1].verdict = v;
-            combine_verdict(c, v);
-        }
-        vt_report_unload(&l);
-    }
-}
-
-static void free_combined(struct combined *c)
-{
-    for (size_t i = 0; i < c->nprocesses; i++)
-        free(c->processes[i].rank);
-    for (size_t i = 0; i < c->nuses; i++)
-        free(c->uses[i].host);
-    free(c->processes);
-    free(c->uses);
-}
-
 /* A stream in memory, for what is printed after the combined view. */
 struct buffer {
     char *data;
@@ -527,16 +520,135 @@ static void buffer_flush_to(struct buffer *b, FILE *out)
     free(b->data);
 }
 
-/* The combined verdict first, then each process's report (kept in memory
- * meanwhile), then each process's verdict lines. */
+/* Reads and renders each dump in turn, as text into C's texts (with TEXT)
+ * and into J (either may be off); with limits, each one's verdict on
+ * VERDICTS. */
+static void report_each(char *const *paths, size_t n, const struct vt_report_options *opts,
+                        struct combined *c, bool text, struct vt_json *j, FILE *verdicts)
+{
+    c->texts = vt_xcalloc(n, sizeof *c->texts);
+    c->text_sizes = vt_xcalloc(n, sizeof *c->text_sizes);
+    for (size_t i = 0; i < n; i++) {
+        struct vt_loaded_report l;
+        c->processes = vt_xrealloc(c->processes, c->nprocesses + 1, sizeof *c->processes);
+        c->processes[c->nprocesses++] = (struct process_info){.path = paths[i]};
+        if (vt_report_load(paths[i], opts, &l) != 0) {
+            combine_verdict(c, VT_VERDICT_UNREADABLE);
+            c->nprocesses--;
+            continue;
+        }
+        record(c, &l);
+        vt_job_add(&c->job, &l);
+        if (j) {
+            vt_json_begin_object(j);
+            vt_render_json_fields(&l.report, j);
+            vt_json_end_object(j);
+        }
+        if (text) {
+            struct buffer b;
+            vt_render_text(&l.report, buffer_open(&b));
+            fclose(b.f);
+            c->texts[c->nprocesses - 1] = b.data;
+            c->text_sizes[c->nprocesses - 1] = b.size;
+        }
+        if (opts->limits) {
+            enum vt_verdict v = vt_report_verdict(&l.report, opts->limits, verdicts);
+            c->processes[c->nprocesses - 1].verdict = v;
+            combine_verdict(c, v);
+        }
+        vt_report_unload(&l);
+    }
+}
+
+/* Ranks alike are represented by the lowest of them: what they share is
+ * said once, in the job's lines. Its index, or SIZE_MAX: none is alike. */
+static size_t representative_rank(const struct combined *c)
+{
+    for (size_t r = 0; r < c->job.nranks; r++)
+        if (!vt_job_rank(&c->job, r)->called_out)
+            return c->job.ranks[r];
+    return SIZE_MAX;
+}
+
+/* Whether process I's own report is printed: in a job, not for a rank like
+ * the representative (the others are named). */
+static bool report_printed(const struct combined *c, bool job, size_t i, size_t representative)
+{
+    const struct vt_job_process *p = &c->job.processes[i];
+    return !job || !p->is_rank || p->called_out || i == representative;
+}
+
+static void print_left_out(const struct combined *c, size_t representative, FILE *out)
+{
+    size_t left[2] = {0}, n = 0; /* the first and the last left out */
+    for (size_t r = 0; r < c->job.nranks; r++)
+        if (!vt_job_rank(&c->job, r)->called_out && c->job.ranks[r] != representative)
+            left[n++ ? 1 : 0] = r;
+    if (!n)
+        return;
+    fputs(n == 1 ? "\nvramtrace: the report of rank " : "\nvramtrace: the reports of ranks ", out);
+    for (size_t r = left[0]; r <= left[n > 1]; r++)
+        if (!vt_job_rank(&c->job, r)->called_out && c->job.ranks[r] != representative)
+            fprintf(out, "%s%s", r > left[0] ? ", " : "", vt_job_rank(&c->job, r)->rank);
+    fprintf(out,
+            " %s not printed: like rank %s's, nothing in %s is called out in the job's lines "
+            "(vramtrace report FILE prints one)\n",
+            n == 1 ? "is" : "are", c->job.processes[representative].rank, n == 1 ? "it" : "them");
+}
+
+/* "== DUMP: pid 4242, rank 2 on node7, python3 ==" (the host where the
+ * dumps come from several). */
+static void print_process_header(const struct process_info *p, bool hosts, FILE *out)
+{
+    fprintf(out, "\n== %s: pid %" PRIu64, p->path, p->pid);
+    if (p->rank)
+        fprintf(out, ", rank %s", p->rank);
+    if (hosts)
+        fprintf(out, " on %s", p->host);
+    fprintf(out, ", %s ==\n", p->exe);
+}
+
+/* Each process's report, in the order read. */
+static void print_reports(const struct combined *c, bool job, FILE *out)
+{
+    size_t representative = job ? representative_rank(c) : SIZE_MAX;
+    for (size_t i = 0; i < c->nprocesses; i++)
+        if (report_printed(c, job, i, representative)) {
+            print_process_header(&c->processes[i], several_hosts(c), out);
+            fwrite(c->texts[i], 1, c->text_sizes[i], out);
+        }
+    if (job && representative != SIZE_MAX)
+        print_left_out(c, representative, out);
+}
+
+static void free_combined(struct combined *c)
+{
+    for (size_t i = 0; i < c->nprocesses; i++) {
+        free(c->processes[i].rank);
+        free(c->processes[i].host);
+        free(c->processes[i].exe);
+    }
+    for (size_t i = 0; i < c->nuses; i++)
+        free(c->uses[i].host);
+    for (size_t i = 0; c->texts && i < c->nprocesses; i++)
+        free(c->texts[i]);
+    free(c->texts);
+    free(c->text_sizes);
+    vt_job_free(&c->job);
+    free(c->processes);
+    free(c->uses);
+}
+
+/* The job and the combined verdict first, then each process's report
+ * (kept in memory meanwhile), then each process's verdict lines. */
 static enum vt_verdict report_all(char *const *dumps, size_t n,
                                   const struct vt_report_options *many_opts)
 {
     struct combined c = {.worst = VT_VERDICT_NO_DATA, .total.peak_device = -1};
     struct vt_report_options opts = *many_opts;
     FILE *json = opts.json ? opts.out : opts.json_out;
-    struct buffer each_text, verdicts;
-    FILE *text = opts.json ? NULL : buffer_open(&each_text);
+    struct buffer verdicts;
+    bool text = !opts.json;
     struct vt_json j;
     opts.part_of_many = true;
     if (json) {
@@ -548,10 +660,14 @@ static enum vt_verdict report_all(char *const *dumps, size_t n,
         vt_json_begin_array(&j);
     }
     report_each(dumps, n, &opts, &c, text, json ? &j : NULL, buffer_open(&verdicts));
+    bool job = vt_job_finish(&c.job);
     if (c.nuses)
         order_by_gpu(&c);
+    if (opts.html && vt_job_write_html(&c.job, job, opts.html, opts.force) < 0)
+        c.worst = VT_VERDICT_UNREADABLE;
     if (json) {
         vt_json_end_array(&j);
+        vt_job_render_json(job ? &c.job : NULL, &j);
         write_combined(&c, &j);
         vt_render_json_summary(&j, &c.total);
         vt_render_json_unused_suppressions(&j, opts.suppressions);
@@ -560,8 +676,10 @@ static enum vt_verdict report_all(char *const *dumps, size_t n,
     }
     if (text) {
         fprintf(opts.out, "vramtrace: %zu %s\n", n, n == 1 ? "dump" : "dumps");
-        print_combined(&c, opts.out);
-        buffer_flush_to(&each_text, opts.out);
+        if (job)
+            vt_job_render_text(&c.job, opts.out);
+        print_combined(&c, job, opts.out);
+        print_reports(&c, job, opts.out);
         vt_render_unused_suppressions(opts.suppressions, opts.out);
         fflush(opts.out);
     }
