@@ -249,6 +249,13 @@ def case_crash_trap():
     expect_signal_end(rep, signal.SIGILL)
 
 
+def case_crash_breakpoint():
+    """A breakpoint no debugger catches (int3, brk) ends the program with
+    SIGTRAP: a crash like the others, with its footer."""
+    _, rep = crash_run("breakpoint", 128 + signal.SIGTRAP, "signal")
+    expect_signal_end(rep, signal.SIGTRAP)
+
+
 def case_crash_kill():
     """SIGKILL leaves no footer; the writer is gone: "unknown" (killed)."""
     _, rep = crash_run("kill", 128 + signal.SIGKILL, "unknown")
