@@ -218,14 +218,21 @@ def emulated(argv):
         return argv
     own = elf_machine("/proc/self/exe")
     python = os.environ.get("VT_TEST_PYTHON") or sys.executable
+    # The CLI at pages of VT_TEST_CLI_PAGE bytes (qemu's -p; its loader
+    # cannot start a traced program at pages larger than the host's).
+    page = os.environ.get("VT_TEST_CLI_PAGE")
+
+    def cli(path):
+        return os.path.realpath(path) == os.path.realpath(vramtrace_exe())
 
     def wrapped(cmd):
         cmd = [python if cmd[0] == sys.executable else cmd[0]] + cmd[1:]
-        return qemu + cmd if elf_machine(cmd[0]) not in (None, own) else cmd
+        if elf_machine(cmd[0]) in (None, own):
+            return cmd
+        return qemu + (["-p", page] if page and cli(cmd[0]) else []) + cmd
 
     argv = list(argv)
-    if len(argv) > 2 and argv[1] == "run" and "--" in argv and \
-            os.path.realpath(argv[0]) == os.path.realpath(vramtrace_exe()):
+    if len(argv) > 2 and argv[1] == "run" and "--" in argv and cli(argv[0]):
         start = argv.index("--") + 1
         argv[start:] = wrapped(argv[start:])
     return wrapped(argv)
