@@ -19,7 +19,7 @@ command -v mmdebstrap >/dev/null || { echo "arm64_root: no mmdebstrap" >&2; exit
 # The release and mirror this machine's apt reads its own packages from.
 set -- $(apt-get indextargets --format '$(RELEASE) $(REPO_URI)' 'Created-By: Packages' |
     grep -v -e security -e updates -e backports | head -n1)
-suite=${1:-bookworm} mirror=${2:-http://deb.debian.org/debian}
+suite=${1:-$(. /etc/os-release && echo "$VERSION_CODENAME")} mirror=${2:-http://deb.debian.org/debian}
 mkdir -p "$(dirname "$root")"
 new=$(mktemp -d "$root.new.XXXXXX")
 chmod 755 "$new"
