@@ -19,6 +19,7 @@ tests/gpu/README.md).
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -191,7 +192,54 @@ def _tail(text, n=4000):
     return text if text.endswith("\n") or not text else text + "\n"
 
 
+# ---- another machine's programs (the aarch64 lane, tests/aarch64/lane.sh) ----
+
+EM_AARCH64 = 183  # <elf.h>
+
+
+def elf_machine(path):
+    """The ELF e_machine of the file at PATH, or None."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(20)
+    except OSError:
+        return None
+    return int.from_bytes(head[18:20], "little") if head[:4] == b"\x7fELF" else None
+
+
+def emulated(argv):
+    """ARGV as run where the build is another machine's: VT_TEST_QEMU (say
+    "qemu-aarch64-static -L ROOT") runs its programs. qemu-user's static
+    build has no loader of its own to take the LD_PRELOAD meant for the
+    program. A program `vramtrace run` starts is wrapped too (no binfmt
+    here), and the Python a test runs is that machine's (VT_TEST_PYTHON)."""
+    qemu = shlex.split(os.environ.get("VT_TEST_QEMU", ""))
+    if not qemu:
+        return argv
+    own = elf_machine("/proc/self/exe")
+    python = os.environ.get("VT_TEST_PYTHON") or sys.executable
+    # The CLI at pages of VT_TEST_CLI_PAGE bytes (qemu's -p; its loader
+    # cannot start a traced program at pages larger than the host's).
+    page = os.environ.get("VT_TEST_CLI_PAGE")
+
+    def cli(path):
+        return os.path.realpath(path) == os.path.realpath(vramtrace_exe())
+
+    def wrapped(cmd):
+        cmd = [python if cmd[0] == sys.executable else cmd[0]] + cmd[1:]
+        if elf_machine(cmd[0]) in (None, own):
+            return cmd
+        return qemu + (["-p", page] if page and cli(cmd[0]) else []) + cmd
+
+    argv = list(argv)
+    if len(argv) > 2 and argv[1] == "run" and "--" in argv and cli(argv[0]):
+        start = argv.index("--") + 1
+        argv[start:] = wrapped(argv[start:])
+    return wrapped(argv)
+
+
 def _run(argv, env, cwd):
+    argv = emulated(argv)
     try:
         p = subprocess.Popen(argv, env=env, cwd=cwd, stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, universal_newlines=True,

@@ -5,13 +5,15 @@
 # the threaded tests under ThreadSanitizer (every build with -Werror), checks
 # the format (.clang-format) and runs clang-tidy (.clang-tidy), builds the
 # library alone (-Dcli=false -Dtests=false), fuzzes the dump reader for
-# VT_FUZZ_SECONDS (default 60) when clang has libFuzzer, and prints the line
-# coverage of the plain suite (tests/coverage.sh; src/ must stay at 90% or more).
+# VT_FUZZ_SECONDS (default 60) when clang has libFuzzer, prints the line
+# coverage of the plain suite (tests/coverage.sh; src/ must stay at 90% or more),
+# and, beside all that, builds for aarch64 and runs its cases under qemu-user.
 # The last line is "N passed, N failed, N skipped".
 set -u
 cd "$(dirname "$0")/.."
 # Chromium too: the HTML report is rendered headless (tests/test_export.py).
-VT_WITH_CHROMIUM=1 tools/install-deps.sh || { echo "0 passed, 1 failed"; exit 1; }
+# The aarch64 lane's cross compilers, arm64 libraries and qemu-user too.
+VT_WITH_CHROMIUM=1 VT_WITH_AARCH64=1 tools/install-deps.sh || { echo "0 passed, 1 failed"; exit 1; }
 
 # Steps outside meson test (fuzz seeds, coverage's extra runs) must not write
 # the user's symbol cache; the tests that need one set their own folder.
@@ -105,6 +107,12 @@ echo "=== Python interpreters (tests/python/sid_root.sh, tests/test_pyversions.p
 tests/python/sid_root.sh || echo "no Debian unstable root: the cases of 3.14 and 3.15 skip"
 python3 tests/test_pyversions.py --interpreters
 
+# The aarch64 lane (tests/aarch64/lane.sh: a cross build, the ground-truth
+# cases under qemu-user) runs beside the steps below; its lines come last.
+aarch64_log=$(mktemp)
+tests/aarch64/lane.sh build-aarch64 >"$aarch64_log" 2>&1 &
+aarch64_lane=$!
+
 TEST_ARGS=()
 run_suite "plain build" build-tests
 # The habits: the code as .clang-format has it, clang-tidy clean (.clang-tidy).
@@ -158,6 +166,13 @@ dev_null_intact() {
     return 1
 }
 run_step "/dev/null left as a device" dev_null_intact
+
+echo "=== aarch64 lane (tests/aarch64/lane.sh build-aarch64, beside the steps above)"
+wait "$aarch64_lane"
+cat "$aarch64_log"
+rm -f "$aarch64_log"
+TEST_ARGS=()
+count_results build-aarch64
 
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

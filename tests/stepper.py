@@ -19,7 +19,7 @@ class Stepper:
         env = H.base_env(extra_env)
         env["LD_PRELOAD"] = ":".join(filter(None, [env.get("LD_PRELOAD"), H.vramtrace_lib()]))
         env["VRAMTRACE_OUTPUT"] = self.dump
-        self.p = subprocess.Popen([H.program("watch_steps")], stdin=subprocess.PIPE,
+        self.p = subprocess.Popen(H.emulated([H.program("watch_steps")]), stdin=subprocess.PIPE,
                                   stdout=subprocess.PIPE, cwd=self.dir, env=env,
                                   universal_newlines=True)
 

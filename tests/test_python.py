@@ -182,11 +182,11 @@ def case_held_only_check():
     H.expect_eq("the lists", (rep["leaks"], [h["bytes"] for h in rep["held"]]), ([], [kept]))
     for args, status in (((), 0), (("--max-held", str(kept)), 0),
                          (("--max-held", str(kept - 1)), 23)):
-        p = subprocess.run([H.vramtrace_exe(), "check"] + list(args) + [r.dump], env=H.base_env(),
-                           capture_output=True, text=True)
+        p = subprocess.run(H.emulated([H.vramtrace_exe(), "check"] + list(args) + [r.dump]),
+                           env=H.base_env(), capture_output=True, text=True)
         H.expect_eq("check %s: status (%s)" % (" ".join(args), p.stderr), p.returncode, status)
     H.expect("%d bytes (5.0 MiB) held when the script ended" % kept in p.stderr, p.stderr)
-    text = subprocess.run([H.vramtrace_exe(), "report", r.dump], env=H.base_env(),
+    text = subprocess.run(H.emulated([H.vramtrace_exe(), "report", r.dump]), env=H.base_env(),
                           capture_output=True, text=True).stdout.splitlines()
     H.expect_eq("the first lines", [line.split(" (peak")[0] for line in text[:2]], [
         "vramtrace: no leaks",

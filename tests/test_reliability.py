@@ -245,8 +245,18 @@ def case_crash_abort():
 
 
 def case_crash_trap():
-    _, rep = crash_run("trap", 128 + signal.SIGILL, "signal")
-    expect_signal_end(rep, signal.SIGILL)
+    # __builtin_trap: ud2 on x86_64 (SIGILL), brk on aarch64 (SIGTRAP)
+    arm = H.elf_machine(program("crasher")) == H.EM_AARCH64
+    sig = signal.SIGTRAP if arm else signal.SIGILL
+    _, rep = crash_run("trap", 128 + sig, "signal")
+    expect_signal_end(rep, sig)
+
+
+def case_crash_breakpoint():
+    """A breakpoint no debugger catches (int3, brk) ends the program with
+    SIGTRAP: a crash like the others, with its footer."""
+    _, rep = crash_run("breakpoint", 128 + signal.SIGTRAP, "signal")
+    expect_signal_end(rep, signal.SIGTRAP)
 
 
 def case_crash_kill():
@@ -286,8 +296,9 @@ def exit_order_run(extra_env=None):
     dump = os.path.join(cwd, "trace.vtr")
     env["LD_PRELOAD"] = ":".join(filter(None, [env.get("LD_PRELOAD"), H.vramtrace_lib(), lib]))
     env["VRAMTRACE_OUTPUT"] = dump
-    p = subprocess.run([program("exit_order")], env=env, cwd=cwd, stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE, universal_newlines=True, timeout=H.TIMEOUT)
+    p = subprocess.run(H.emulated([program("exit_order")]), env=env, cwd=cwd,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
+                       timeout=H.TIMEOUT)
     r = H.Run([program("exit_order")], p.returncode, p.stdout, p.stderr, dump, cwd)
     H.expect_program_ok(r, 0)
     H.expect_eq("stdout", r.stdout, "destructor calls ok\n")
@@ -363,8 +374,9 @@ def probe(output, extra=None, args=(), preexec=None):
     env["VRAMTRACE_OUTPUT"] = output
     cwd = H.tmpdir()
     argv = [program("config_probe")] + list(args)
-    p = subprocess.run(argv, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       universal_newlines=True, timeout=H.TIMEOUT, preexec_fn=preexec)
+    p = subprocess.run(H.emulated(argv), env=env, cwd=cwd, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, universal_newlines=True, timeout=H.TIMEOUT,
+                       preexec_fn=preexec)
     r = H.Run(argv, p.returncode, p.stdout, p.stderr, output, cwd)
     H.expect_program_ok(r, 5)
     H.expect_eq("stdout", r.stdout, "result 42\n")
@@ -678,7 +690,7 @@ def case_secure_setgid_own_registry():
     os.environ["STANDIN_CUDA_MEMORY"] = "64M"
     env = H.base_env()
     del env["STANDIN_GPU_REGISTRY"]  # the machine's: /dev/shm, this test's own
-    holder = subprocess.Popen([H.program("gpu_holder"), "hold", str(64 << 20)], env=env,
+    holder = subprocess.Popen(H.emulated([H.program("gpu_holder"), "hold", str(64 << 20)]), env=env,
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                               universal_newlines=True)
     try:

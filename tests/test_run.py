@@ -249,14 +249,15 @@ def case_many_growing_first():
         H.expect_program_ok(r)
         H.expect_dump(r)
     pid = H.report(grows.dump)["process"]["pid"]
-    p = subprocess.run([H.vramtrace_exe(), "report", grows.dump, steady.dump], env=H.base_env(),
-                       stdout=subprocess.PIPE, universal_newlines=True, check=True)
+    p = subprocess.run(H.emulated([H.vramtrace_exe(), "report", grows.dump, steady.dump]),
+                       env=H.base_env(), stdout=subprocess.PIPE, universal_newlines=True,
+                       check=True)
     combined = p.stdout.split("== combined: 2 processes ==\n", 1)[1].splitlines()
     H.expect_eq("the combined block's first line", combined[0],
                 "vramtrace: growing in 1 of 2 processes: pid %d (1 call site)" % pid)
     data = json.loads(subprocess.run(
-        [H.vramtrace_exe(), "report", "--json", grows.dump, steady.dump], env=H.base_env(),
-        stdout=subprocess.PIPE, universal_newlines=True, check=True).stdout)
+        H.emulated([H.vramtrace_exe(), "report", "--json", grows.dump, steady.dump]),
+        env=H.base_env(), stdout=subprocess.PIPE, universal_newlines=True, check=True).stdout)
     H.expect_eq("growing_processes", data["combined"]["growing_processes"], 1)
 
 

@@ -249,8 +249,8 @@ def case_pty():
     watcher = None
     try:
         st.do("a a %d" % (3 * MiB))
-        watcher = subprocess.Popen([H.vramtrace_exe(), "watch", "--interval", "0.05",
-                                    str(st.p.pid)], stdin=slave, stdout=slave,
+        watcher = subprocess.Popen(H.emulated([H.vramtrace_exe(), "watch", "--interval", "0.05",
+                                               str(st.p.pid)]), stdin=slave, stdout=slave,
                                    stderr=subprocess.PIPE, cwd=st.dir, env=H.base_env())
         os.close(slave)
         out = [""]
@@ -299,13 +299,13 @@ def case_growing():
     try:
         st.do("a a %d" % MiB)
         log = os.path.join(st.dir, "watch.json")
-        base = subprocess.Popen([H.vramtrace_exe(), "watch", "--once", st.dump],
+        base = subprocess.Popen(H.emulated([H.vramtrace_exe(), "watch", "--once", st.dump]),
                                 stdout=subprocess.DEVNULL, env=H.base_env())
         base_rss = os.wait4(base.pid, 0)[2].ru_maxrss
         size0 = os.path.getsize(st.dump)
         with open(log, "w") as f:
-            watcher = subprocess.Popen([H.vramtrace_exe(), "watch", "--json", "--interval",
-                                        "0.02", st.dump], stdout=f, env=H.base_env())
+            watcher = subprocess.Popen(H.emulated([H.vramtrace_exe(), "watch", "--json", "--interval",
+                                                    "0.02", st.dump]), stdout=f, env=H.base_env())
         for k in range(1, bursts + 1):
             st.do("burst %d %d" % (pairs, size), "m burst%d" % k)
             want = 1 + k * pairs
@@ -380,8 +380,8 @@ class RunStepper(Stepper):
     def __init__(self):
         self.dir = H.tmpdir()
         self.err = open(os.path.join(self.dir, "run.err"), "w")
-        self.p = subprocess.Popen([H.vramtrace_exe(), "run", "-o", "t.%p.vtr", "--",
-                                   H.program("watch_steps")], stdin=subprocess.PIPE,
+        self.p = subprocess.Popen(H.emulated([H.vramtrace_exe(), "run", "-o", "t.%p.vtr", "--",
+                                              H.program("watch_steps")]), stdin=subprocess.PIPE,
                                   stdout=subprocess.PIPE, stderr=self.err, cwd=self.dir,
                                   env=H.base_env(), universal_newlines=True)
 

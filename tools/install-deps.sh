@@ -15,6 +15,15 @@ packages=(meson ninja-build pkg-config gcc g++ python3 libunwind-dev uthash-dev 
 # it is large, so a plain install leaves it out. tmux: the terminal that
 # tools/readme_picture.sh captures `vramtrace watch` in.
 [ "${VT_WITH_CHROMIUM:-0}" = 1 ] && packages+=(chromium tmux)
+# The aarch64 lane of tests/run.sh (VT_WITH_AARCH64=1, tests/aarch64/lane.sh):
+# Debian's cross compilers, the arm64 libraries the build links (multiarch:
+# the machine's own architecture stays as it is) and qemu-user; the static
+# build, having no loader of its own, leaves LD_PRELOAD to the program.
+aarch64=(gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user-static libc6-dev:arm64
+         libunwind-dev:arm64 libdw-dev:arm64 libelf-dev:arm64 zlib1g-dev:arm64 libstdc++6:arm64)
+if [ "${VT_WITH_AARCH64:-0}" = 1 ]; then
+    packages+=("${aarch64[@]}")
+fi
 # nvml.h, for tests/test_abi.py's check of the NVML declarations: the NVIDIA
 # wheel of the toolkit's version (headers only), where the toolkit lacks it.
 install_nvml_header() {
@@ -40,6 +49,9 @@ echo "vramtrace: installing ${missing[*]}" >&2
 sudo=()
 [ "$(id -u)" -eq 0 ] || sudo=(sudo)
 export DEBIAN_FRONTEND=noninteractive
+if [[ " ${missing[*]}" == *:arm64* ]] && ! dpkg --print-foreign-architectures | grep -qx arm64; then
+    "${sudo[@]}" dpkg --add-architecture arm64
+fi
 "${sudo[@]}" apt-get update -qq
 # Debian starts (and enables) the services of prometheus and
 # prometheus-node-exporter when it installs them; the tests start their own on

@@ -9,11 +9,12 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-/* Crashes, and what schedulers, terminals and pipes end a program with
- * (time limits: TERM, XCPU; Ctrl-C: INT; a closed terminal: HUP; `| head`:
- * PIPE); each only where the program leaves it to the default action. */
-static const int fatal_signals[] = {SIGSEGV, SIGBUS,  SIGILL,  SIGFPE,  SIGABRT, SIGTERM, SIGINT,
-                                    SIGHUP,  SIGQUIT, SIGPIPE, SIGXCPU, SIGXFSZ, SIGALRM};
+/* Crashes (__builtin_trap: SIGILL on x86_64, SIGTRAP on aarch64), and what
+ * schedulers, terminals and pipes end a program with (time limits: TERM,
+ * XCPU; Ctrl-C: INT; a closed terminal: HUP; `| head`: PIPE); each only
+ * where the program leaves it to the default action. */
+static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGILL,  SIGTRAP, SIGFPE,  SIGABRT, SIGTERM,
+                                    SIGINT,  SIGHUP, SIGQUIT, SIGPIPE, SIGXCPU, SIGXFSZ, SIGALRM};
 
 /* Writes the footer (vt_finish_from_signal: it never waits on this thread
  * itself), then dies of the same signal with the default action, as it

@@ -4,8 +4,8 @@
 #ifndef VRAMTRACE_CRASH_H
 #define VRAMTRACE_CRASH_H
 
-/* Installs the handler for SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTERM,
- * SIGINT, SIGHUP, SIGQUIT, SIGPIPE, SIGXCPU, SIGXFSZ and SIGALRM where the
+/* Installs the handler for SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGFPE, SIGABRT,
+ * SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGPIPE, SIGXCPU, SIGXFSZ and SIGALRM where the
  * program leaves the default action, invisibly (dispositions.h: its
  * handlers stay in charge). Called once the dump exists. */
 void vt_crash_install(void);

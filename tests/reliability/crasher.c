@@ -1,7 +1,9 @@
 /* Dies after known allocations: CRASH_LEAKS allocations of CRASH_BYTES(i)
  * (all live at death) and CRASH_PAIRS alloc/free pairs. Modes (argv[1]):
  *   segv   write to an unmapped address        abort  abort()
- *   trap   __builtin_trap() (SIGILL)          kill   raise(SIGKILL)
+ *   trap   __builtin_trap() (SIGILL; aarch64: SIGTRAP)
+ *   breakpoint  raise(SIGTRAP): a breakpoint (int3, brk) left in the code
+ *   kill   raise(SIGKILL)
  *   own    SIGSEGV with the program's own handler (installed before the
  *          first CUDA call), which prints "own handler" and _exit(3)s */
 #include <cuda_runtime_api.h>
@@ -47,6 +49,8 @@ int main(int argc, char **argv)
         abort();
     if (strcmp(mode, "trap") == 0)
         __builtin_trap();
+    if (strcmp(mode, "breakpoint") == 0)
+        raise(SIGTRAP);
     if (strcmp(mode, "kill") == 0)
         raise(SIGKILL);
     int *volatile nowhere = (int *)16; /* not NULL: UBSan would catch that first */
