@@ -243,11 +243,19 @@ void vt_note_chained(const char *name, const void *caller, struct vt_caller_cach
         remember(cache, info.dli_fbase, object->l_addr, real, epoch);
 }
 
+static int loaded_late;
+
+void vt_resolve_loaded_late(void)
+{
+    __atomic_store_n(&loaded_late, 1, __ATOMIC_RELEASE);
+}
+
 int vt_loaded_before_us(const void *p)
 {
     Dl_info info;
     struct link_map *object = NULL, *self = own_map();
-    if (!self || !dladdr1(p, &info, (void **)&object, RTLD_DL_LINKMAP) || !object)
+    if (!self || __atomic_load_n(&loaded_late, __ATOMIC_ACQUIRE) ||
+        !dladdr1(p, &info, (void **)&object, RTLD_DL_LINKMAP) || !object)
         return 0;
     for (const struct link_map *m = self->l_prev; m; m = m->l_prev)
         if (m == object)

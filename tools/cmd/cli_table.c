@@ -58,6 +58,9 @@ static const struct command commands[] = {
     {"gpus", "gpus [--json|--openmetrics] [--device N] [--min-free SIZE] [DUMP|DIR...]",
      "the machine's GPUs now (NVML): memory, and who holds it"},
     {"lib", "lib", "print the path of libvramtrace.so, for LD_PRELOAD=$(vramtrace lib) CMD"},
+    {"attach", "attach [-o DUMP] PID",
+     "trace a running process that was started without vramtrace, from now on (x86_64)"},
+    {"detach", "detach PID", "stop tracing a process attach traces; it runs on untraced"},
 };
 
 #define FRAMES_COMMANDS "run report"
@@ -169,6 +172,10 @@ static const struct option options[] = {
      "write to FILE instead of standard output (put in place once whole: a failure leaves what "
      "was there; pprof and torch-snapshot need it on a terminal)"},
     {"export", "--force", "let -o replace a file that holds a vramtrace dump"},
+    {"attach", "-o, --output DUMP",
+     "the dump's path (the process writes it: its user must be able to); refused when it exists. "
+     "Default: vramtrace.<program>.<pid>.vtr in the working directory, .1, .2... before .vtr "
+     "when taken"},
     {"export", "--what WHAT",
      "folded: leaked (still allocated at exit, the default), peak (held when its device peaked) "
      "or allocated (all bytes allocated during the run)"},

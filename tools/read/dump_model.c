@@ -36,6 +36,17 @@ void vt_dump_stack_free(struct vt_dump_stack_record *s)
     free(s);
 }
 
+void vt_attach_info_free(struct vt_attach_info *a)
+{
+    if (!a)
+        return;
+    for (size_t i = 0; i < a->nroutes; i++)
+        free(a->routes[i]);
+    free(a->routes);
+    free(a->devices);
+    free(a);
+}
+
 void vt_dump_free(struct vt_dump *dump)
 {
     struct vt_dump_stack_record *s, *tmp;
@@ -61,6 +72,7 @@ void vt_dump_free(struct vt_dump *dump)
         free(dump->frameworks[i].version);
     }
     free(dump->frameworks);
+    vt_attach_info_free(dump->attach);
     for (size_t i = 0; i < dump->nmodules; i++) {
         free(dump->modules[i].path);
         free(dump->modules[i].build_id);
