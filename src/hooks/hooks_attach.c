@@ -44,25 +44,24 @@ static char route_text[ROUTES][200];
  * before attach, and those the program itself fetched. */
 static unsigned unreached(const char **routes)
 {
-    Dl_info info;
-    struct link_map *m = NULL;
+    struct link_map *m = vt_own_map();
     unsigned n = 0;
-    if (!dladdr1((void *)&unreached, &info, (void **)&m, RTLD_DL_LINKMAP) || !m)
+    if (!m)
         return 0;
     while (m->l_prev)
         m = m->l_prev;
     for (; m && n + 1 < ROUTES; m = m->l_next)
         if (!vt_is_own_address((void *)m->l_ld) && vt_elf_lookup_map(m, "cudaMalloc", NULL)) {
             snprintf(route_text[n], sizeof route_text[n],
-                     "driver functions that %s fetched before attach (its runtime API calls "
-                     "from other objects are seen)",
+                     "the driver functions %s fetched before attach (calls of its runtime API "
+                     "from other objects are seen there)",
                      base_name(m->l_name));
             routes[n] = route_text[n];
             n++;
         }
-    routes[n++] = "driver functions fetched through cuGetProcAddress, "
-                  "cudaGetDriverEntryPoint or dlsym before attach, and CUDA calls inside a "
-                  "program linked with the static runtime";
+    routes[n++] = "driver function pointers taken before attach (cuGetProcAddress, "
+                  "cudaGetDriverEntryPoint, dlsym), and a CUDA runtime linked statically into "
+                  "a program";
     return n;
 }
 

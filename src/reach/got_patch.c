@@ -2,6 +2,7 @@
 #include "got_patch.h"
 
 #include "elf_symbol.h"
+#include "resolve.h"
 
 #include <dlfcn.h>
 #include <link.h>
@@ -25,18 +26,9 @@ static size_t count, capacity;
 static vt_got_choose_fn chooser;     /* set while patched */
 static unsigned long long seen_adds; /* dl_iterate_phdr's load count at the last patching */
 
-static struct link_map *own_map(void)
-{
-    Dl_info info;
-    struct link_map *m = NULL;
-    if (!dladdr1((void *)&own_map, &info, (void **)&m, RTLD_DL_LINKMAP))
-        return NULL;
-    return m;
-}
-
 void *vt_own_export(const char *name)
 {
-    struct link_map *self = own_map();
+    struct link_map *self = vt_own_map();
     return self ? vt_elf_lookup_map(self, name, NULL) : NULL;
 }
 
@@ -172,7 +164,7 @@ static int patch_object(struct dl_phdr_info *info, size_t size, void *data)
     struct relro ro = {0, 0};
     uintptr_t mask = ~((uintptr_t)sysconf(_SC_PAGESIZE) - 1);
     struct tables t;
-    struct link_map *self = own_map();
+    struct link_map *self = vt_own_map();
     (void)size;
     if (skipped(info, self ? self->l_addr : 0))
         return 0;

@@ -26,6 +26,10 @@ void *vt_find_real(const char *name);
  * scope (glibc's RTLD_NEXT from here), NULL if none. */
 void *vt_next_definition(const char *name);
 
+struct link_map;
+/* libvramtrace.so's own link_map (NULL if the loader does not say). */
+struct link_map *vt_own_map(void);
+
 /* 1 when P lies inside libvramtrace.so itself. */
 int vt_is_own_address(const void *p);
 

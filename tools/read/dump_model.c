@@ -47,6 +47,12 @@ void vt_attach_info_free(struct vt_attach_info *a)
     free(a);
 }
 
+uint64_t vt_attach_held_bytes(const struct vt_attach_device *device, bool *by_nvml)
+{
+    *by_nvml = device->own_plus1 != 0;
+    return *by_nvml ? device->own_plus1 - 1 : device->total_bytes - device->free_bytes;
+}
+
 void vt_dump_free(struct vt_dump *dump)
 {
     struct vt_dump_stack_record *s, *tmp;

@@ -289,6 +289,9 @@ struct vt_dump {
 
 void vt_dump_free(struct vt_dump *dump);
 void vt_attach_info_free(struct vt_attach_info *a);
+/* The memory DEVICE held before attach: NVML's bytes of this process where
+ * it said them (*BY_NVML), else the driver's total - free of the device. */
+uint64_t vt_attach_held_bytes(const struct vt_attach_device *device, bool *by_nvml);
 /* Free what they hold (PROC and D cleared; S itself freed, NULL is fine). */
 void vt_process_free(struct vt_process *proc);
 void vt_device_info_free(struct vt_device_info *d);
