@@ -39,6 +39,9 @@ static void not_permitted(pid_t pid, char *why, size_t size)
         snprintf(why, size,
                  "process %d belongs to another user (uid %u): attach as that user or as root",
                  (int)pid, (unsigned)st.st_uid);
+    else if (scope >= 3)
+        snprintf(why, size,
+                 "kernel.yama.ptrace_scope is 3: no process may be traced until the next boot");
     else if (scope > 0 && geteuid() != 0)
         snprintf(why, size,
                  "kernel.yama.ptrace_scope is %d, which lets only %s trace process %d: "

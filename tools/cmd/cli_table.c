@@ -239,23 +239,25 @@ static const struct variable variables[] = {
 };
 
 static const struct status statuses[] = {
-    {"run report check timeline export watch gpus lib", "0",
+    {"run report check timeline export watch gpus lib attach detach", "0",
      "success (report, timeline, export: any readable dump, leaks or not; check: every dump that "
      "could be judged is within the limits; watch: the process has ended, or --once, or the "
-     "metrics stopped by SIGINT or SIGTERM)"},
+     "metrics stopped by SIGINT or SIGTERM; attach: the process is traced; detach: no longer)"},
     {"run", "CMD's", "CMD's own status when nothing is wrong, or without --fail-on-leak"},
     {"run", "128+N", "CMD was killed by signal N (a crash is never reported as a leak)"},
     {"run check", "23",
      "a limit was broken (run: with --fail-on-leak); --error-exitcode N chooses another"},
     {"run check", "24",
      "nothing to judge: no dump, no successful allocation, or no process that ended on its own"},
-    {"run report check timeline export watch gpus lib", "1",
+    {"run report check timeline export watch gpus lib attach detach", "1",
      "a dump, suppressions or known-patterns file cannot be read, or is damaged and no limit is "
      "broken; an "
      "output file cannot be written; run: the library is missing; watch: no dump found, the "
      "metrics file cannot be written or the port listened on; gpus: NVML cannot list the GPUs "
-     "or --device names none; lib: libvramtrace.so is not found"},
-    {"run report check timeline export watch gpus lib", "2",
+     "or --device names none; lib: libvramtrace.so is not found; attach, detach: the process "
+     "cannot be attached (none such, another user's, not permitted, no CUDA loaded, attached or "
+     "traced already, -o exists) or is not attached, said in one line, the process untouched"},
+    {"run report check timeline export watch gpus lib attach detach", "2",
      "a bad command line; run: an -o that cannot work (a missing directory, a directory, a "
      "symlink, an unknown % sequence) or LD_PRELOAD already loads the tracer; gpus: NVML is "
      "missing"},
