@@ -211,7 +211,7 @@ def case_twice():
 
 def case_traced_from_start():
     env = H.base_env()
-    env["LD_PRELOAD"] = H.vramtrace_lib()
+    env["LD_PRELOAD"] = ":".join(filter(None, [env.get("LD_PRELOAD"), H.vramtrace_lib()]))
     t = Target(env=env)
     t.said("ready")
     expect_refused(vramtrace("attach", t.p.pid, "-o", os.path.join(t.cwd, "x.vtr")),

@@ -669,6 +669,44 @@ def case_cache_segments_named():
           growing("cache-grows-unnamed"))
 
 
+def case_attached():
+    """A dump begun by vramtrace attach: what was held before (the driver's
+    view) is said and attributed to no site; the route not reached is
+    listed; the free of memory from before is one of memory allocated
+    before attach; detached, what is held is live, not leaked. Cut at
+    every offset, it reads up to its last whole record."""
+    path, _ = mkdump("attached")
+    r, _ = report_json(path)
+    check(r["attach"] == {"time_ns": r["attach"]["time_ns"], "held_before": [
+        {"device": 0, "bytes": 3 * MiB, "source": "driver", "free_bytes": 1021 * MiB,
+         "total_bytes": 1024 * MiB}], "not_seen": ["the driver functions libcudart.so.13 fetched"]},
+          "attach %r" % r["attach"])
+    check(r["ending"]["reason"] == "detached" and r["leaks"] == [], r["ending"])
+    check([lk["bytes"] for lk in r["live_at_end"]] == [1 * MiB], r["live_at_end"])
+    text, _ = report_text(path)
+    for line in ("3.0 MiB (3145728 bytes) held on device 0 before attach (the driver: used on "
+                 "the device)",
+                 "vramtrace: allocations through the driver functions libcudart.so.13 fetched are "
+                 "not seen after attach",
+                 "vramtrace: note: 1 free of memory allocated before attach"):
+        check(line in text, "%r not in:\n%s" % (line, text))
+    data = open(path, "rb").read()
+    cut = os.path.join(WORK, "cut.vtr")
+    for n in range(16, len(data)):
+        with open(cut, "wb") as f:
+            f.write(data[:n])
+        check_damaged(cut, "attached, cut at %d" % n)
+
+
+def case_attached_short():
+    """An ATTACH record whose device list is shorter than it says: dropped,
+    one warning; the report goes on without it."""
+    path, _ = mkdump("attached-short")
+    r = expect_warned(path, "ATTACH record at offset %d: bad device; dropped"
+                      % H.record_offset(path, 24))
+    check(r["attach"] is None, r["attach"])
+
+
 def case_framework_unverified():
     """A torch release the tracer did not verify: the report's first line."""
     path, _ = mkdump("tensors-unverified")
