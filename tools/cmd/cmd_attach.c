@@ -112,7 +112,7 @@ int vt_cmd_attach(int argc, char **argv)
 {
     const char *output = NULL;
     char why[1024], *library, *dump;
-    pid_t pid;
+    pid_t pid = 0;
     int r = parse("attach", attach_about, argc, argv, &output, &pid);
     if (r >= 0)
         return r;
@@ -142,7 +142,7 @@ int vt_cmd_attach(int argc, char **argv)
 int vt_cmd_detach(int argc, char **argv)
 {
     char why[1024];
-    pid_t pid;
+    pid_t pid = 0;
     int r = parse("detach", detach_about, argc, argv, NULL, &pid);
     if (r >= 0)
         return r;
