@@ -196,6 +196,21 @@ def case_exit_attached():
         SIZES["AFTER_DETACH_BYTES"], SIZES["AFTER_DETACH_BYTES"] + 2, PLUGIN_LEAK_BYTES]))
 
 
+def case_watch():
+    """watch PID follows an attached process's dump like any other."""
+    t = Target()
+    dump = os.path.join(t.cwd, "attached.vtr")
+    t.said("ready")
+    expect_ok(vramtrace("attach", t.p.pid, "-o", dump), "attach")
+    t.attached_part()
+    r = vramtrace("watch", "--once", t.p.pid)
+    expect_ok(r, "watch --once")
+    H.expect(dump in r.stdout and "rt_leak" in r.stdout and "allocations 5" in r.stdout,
+             "watch does not show the attached dump:\n" + r.stdout)
+    expect_ok(vramtrace("detach", t.p.pid), "detach")
+    H.expect_eq("exit status", t.to_end()[2], 0)
+
+
 def case_twice():
     t = Target()
     dump = os.path.join(t.cwd, "attached.vtr")
