@@ -10,6 +10,7 @@ lines; what was held before attach is reported as such; the program's output
 and exit status are an untraced run's. And the refusals, each touching
 nothing."""
 import os
+import signal
 import subprocess
 import sys
 
@@ -209,6 +210,43 @@ def case_watch():
              "watch does not show the attached dump:\n" + r.stdout)
     expect_ok(vramtrace("detach", t.p.pid), "detach")
     H.expect_eq("exit status", t.to_end()[2], 0)
+
+
+def case_torch_loop():
+    """A real PyTorch loop started untraced, attached after its first
+    allocations: the line whose tensors it keeps grows 4 MiB each step
+    (marked with SIGUSR2), through its Python frames; the 5 MiB held before
+    attach are said, at no line."""
+    import torch_env
+    try:
+        python = torch_env.venv_python(H.env_path("VT_BUILD_ROOT", "dir"))
+    except torch_env.Unavailable as e:
+        raise H.Skip(str(e))
+    loop = os.path.join(os.path.dirname(os.path.abspath(__file__)), "python", "attach_loop.py")
+    steps = 4
+    t = Target([python, loop, str(steps)],
+               env=H.base_env({"PYTORCH_NO_CUDA_MEMORY_CACHING": "1"}))
+    dump = os.path.join(t.cwd, "attached.vtr")
+    t.said("ready")
+    expect_ok(vramtrace("attach", t.p.pid, "-o", dump), "attach")
+    for _ in range(steps):
+        t.go_on()
+        t.said("step")
+        os.kill(t.p.pid, signal.SIGUSR2)
+    expect_ok(vramtrace("detach", t.p.pid), "detach")
+    out, _, status = t.to_end()
+    H.expect_eq("exit status and output", (status, out.splitlines()[-1]), (0, "kept 4 256"))
+    rep = H.report(dump)
+    H.expect_eq("held before attach", [h["bytes"] for h in rep["attach"]["held_before"]],
+                [5 * 1024 * 1024])
+    growing = [s for s in rep["sites"] if s["growing"]]
+    H.expect_eq("growing sites", [(s["api"], s["bytes_per_interval"]) for s in growing],
+                [("cudaMalloc", 4 * 1024 * 1024)])
+    python_frames = [(f.get("function"), os.path.basename(f.get("file") or ""), f.get("line"))
+                     for f in growing[0]["frames"] if f.get("module") == "python"]
+    H.expect_eq("the growing line's Python frames", python_frames[:2],
+                [("step", "attach_loop.py", H.marker_line(loop, "grow")),
+                 ("main", "attach_loop.py", H.call_line(loop, "step"))])
 
 
 def case_twice():
