@@ -249,6 +249,29 @@ def case_torch_loop():
                  ("main", "attach_loop.py", H.call_line(loop, "step"))])
 
 
+def case_dump_not_written():
+    """An -o the process cannot create (in /proc): refused, said; then a
+    good one works. An -o that exists or has no folder: refused before
+    anything is done."""
+    t = Target()
+    dump = os.path.join(t.cwd, "attached.vtr")
+    t.said("ready")
+    expect_refused(vramtrace("attach", t.p.pid, "-o", "/proc/self/x.vtr"),
+                   "could not create its dump")
+    expect_refused(vramtrace("attach", t.p.pid, "-o", os.path.join(t.cwd, "none", "x.vtr")),
+                   "no folder for")
+    open(dump, "w").close()
+    expect_refused(vramtrace("attach", t.p.pid, "-o", dump), "exists")
+    os.unlink(dump)
+    expect_ok(vramtrace("attach", t.p.pid, "-o", dump), "attach after a refused dump")
+    t.attached_part()
+    expect_ok(vramtrace("detach", t.p.pid), "detach")
+    out, err, status = t.to_end()
+    H.expect_eq("exit status", status, 0)
+    rep = H.live_view(H.report(dump), "detached")
+    H.expect_eq("live", sorted(lk["bytes"] for lk in H.leaks(rep)), sorted(ATTACHED))
+
+
 def case_twice():
     t = Target()
     dump = os.path.join(t.cwd, "attached.vtr")

@@ -136,9 +136,12 @@ int vt_tracer_start(void)
 
 int vt_tracer_restart(void)
 {
+    enum vt_tracing_state state;
     int restarted = 0;
     vt_lock();
-    if (vt_tracing_get() == VT_TRACING_FINISHED && !getauxval(AT_SECURE)) {
+    state = vt_tracing_get();
+    if ((state == VT_TRACING_FINISHED || state == VT_TRACING_OFF) && !getauxval(AT_SECURE) &&
+        !excluded_process()) {
         forget_dump();
         vt_tracing_set(VT_TRACING_READY);
         restarted = 1;

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "attach_process.h"
@@ -46,6 +47,16 @@ static void command_name(pid_t pid, char *out, size_t size)
     }
 }
 
+/* The folder PATH would be created in is there. */
+static int folder_exists(const char *path)
+{
+    char folder[PATH_MAX];
+    struct stat st;
+    const char *slash = strrchr(path, '/');
+    snprintf(folder, sizeof folder, "%.*s", (int)(slash - path), path);
+    return stat(folder[0] ? folder : "/", &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 /* -o DUMP made absolute, or vramtrace.<comm>.<pid>[.N].vtr here, a name
  * no file has yet; NULL (said why) when DUMP exists. */
 static char *dump_path(const char *output, pid_t pid)
@@ -58,7 +69,12 @@ static char *dump_path(const char *output, pid_t pid)
                      output) < 0)
             return NULL;
         if (access(path, F_OK) == 0) {
-            fprintf(stderr, "vramtrace attach: %s exists; name another dump with -o\n", output);
+            fprintf(stderr, "vramtrace: %s exists; name another dump with -o\n", output);
+            free(path);
+            return NULL;
+        }
+        if (!folder_exists(path)) {
+            fprintf(stderr, "vramtrace: no folder for %s; name another dump with -o\n", output);
             free(path);
             return NULL;
         }
