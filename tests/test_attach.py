@@ -272,6 +272,20 @@ def case_dump_not_written():
     H.expect_eq("live", sorted(lk["bytes"] for lk in H.leaks(rep)), sorted(ATTACHED))
 
 
+def case_marker_signal_given_back():
+    """SIGUSR2 marks steps while attached; after detach it does what it did
+    before attach (here its default action: the process ends of it)."""
+    t = Target()
+    dump = os.path.join(t.cwd, "attached.vtr")
+    t.said("ready")
+    expect_ok(vramtrace("attach", t.p.pid, "-o", dump), "attach")
+    t.attached_part()
+    expect_ok(vramtrace("detach", t.p.pid), "detach")
+    os.kill(t.p.pid, signal.SIGUSR2)
+    _, _, status = t.finish()
+    H.expect_eq("status after SIGUSR2 once detached", status, -signal.SIGUSR2)
+
+
 def case_twice():
     t = Target()
     dump = os.path.join(t.cwd, "attached.vtr")

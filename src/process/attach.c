@@ -5,6 +5,7 @@
 #include "config.h"
 #include "devices.h"
 #include "finish.h"
+#include "mark_signal.h"
 #include "output.h"
 #include "records.h"
 #include "tracer.h"
@@ -52,4 +53,5 @@ int vt_attach_begin(const char *path, const char *const *routes, unsigned nroute
 void vt_attach_end(void)
 {
     vt_finish_detached();
+    vt_mark_signal_give_back();
 }

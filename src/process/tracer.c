@@ -90,8 +90,8 @@ static void dump_ready(void)
     if (!installed) {
         installed = 1;
         vt_crash_install();
-        vt_mark_signal_install();
     }
+    vt_mark_signal_install(); /* once; again after a detach gave it back */
     vt_mark_signal_flush();
 }
 

@@ -173,7 +173,8 @@ static const struct option options[] = {
      "was there; pprof and torch-snapshot need it on a terminal)"},
     {"export", "--force", "let -o replace a file that holds a vramtrace dump"},
     {"attach", "-o, --output DUMP",
-     "the dump's path (the process writes it: its user must be able to); refused when it exists. "
+     "the dump's path (the process writes it: its user must be able to); refused when it exists "
+     "or its folder does not. "
      "Default: vramtrace.<program>.<pid>.vtr in the working directory, .1, .2... before .vtr "
      "when taken"},
     {"export", "--what WHAT",
