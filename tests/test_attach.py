@@ -55,6 +55,13 @@ class Target:
         self.p.stdin.write("go\n")
         self.p.stdin.flush()
 
+    def attach(self):
+        """Once the program is ready: attached, tracing into a dump in its folder."""
+        dump = os.path.join(self.cwd, "attached.vtr")
+        self.said("ready")
+        expect_ok(vramtrace("attach", self.p.pid, "-o", dump), "vramtrace attach")
+        return dump
+
     def attached_part(self):
         """From the first wait to the second: everything traced runs."""
         self.go_on()
@@ -74,6 +81,7 @@ class Target:
 
 
 def vramtrace(*args, user=None):
+    """vramtrace ARGS, run by USER (a command prefix: setpriv, nsenter)."""
     cmd = (user or []) + [H.vramtrace_exe()] + [str(a) for a in args]
     return subprocess.run(cmd, capture_output=True, text=True, env=H.base_env(),
                           timeout=H.TIMEOUT)
@@ -103,9 +111,7 @@ def attached_run():
     """(dump, output, stderr, status) of a run attached after "ready" and
     detached after "attached part done"."""
     t = Target()
-    dump = os.path.join(t.cwd, "attached.vtr")
-    t.said("ready")
-    expect_ok(vramtrace("attach", t.p.pid, "-o", dump), "vramtrace attach")
+    dump = t.attach()
     t.attached_part()
     expect_ok(vramtrace("detach", t.p.pid), "vramtrace detach")
     out, err, status = t.to_end()
@@ -183,9 +189,7 @@ def case_exit_attached():
     """Not detached: the dump ends at exit, and what was allocated since
     attach and never freed is leaked (the later allocations too)."""
     t = Target()
-    dump = os.path.join(t.cwd, "attached.vtr")
-    t.said("ready")
-    expect_ok(vramtrace("attach", t.p.pid, "-o", dump), "attach")
+    dump = t.attach()
     t.attached_part()
     _, err, status = t.to_end()
     H.expect_eq("exit status", status, 0)
@@ -200,9 +204,7 @@ def case_exit_attached():
 def case_watch():
     """watch PID follows an attached process's dump like any other."""
     t = Target()
-    dump = os.path.join(t.cwd, "attached.vtr")
-    t.said("ready")
-    expect_ok(vramtrace("attach", t.p.pid, "-o", dump), "attach")
+    dump = t.attach()
     t.attached_part()
     r = vramtrace("watch", "--once", t.p.pid)
     expect_ok(r, "watch --once")
@@ -226,9 +228,7 @@ def case_torch_loop():
     steps = 4
     t = Target([python, loop, str(steps)],
                env=H.base_env({"PYTORCH_NO_CUDA_MEMORY_CACHING": "1"}))
-    dump = os.path.join(t.cwd, "attached.vtr")
-    t.said("ready")
-    expect_ok(vramtrace("attach", t.p.pid, "-o", dump), "attach")
+    dump = t.attach()
     for _ in range(steps):
         t.go_on()
         t.said("step")
@@ -276,9 +276,7 @@ def case_marker_signal_given_back():
     """SIGUSR2 marks steps while attached; after detach it does what it did
     before attach (here its default action: the process ends of it)."""
     t = Target()
-    dump = os.path.join(t.cwd, "attached.vtr")
-    t.said("ready")
-    expect_ok(vramtrace("attach", t.p.pid, "-o", dump), "attach")
+    dump = t.attach()
     t.attached_part()
     expect_ok(vramtrace("detach", t.p.pid), "detach")
     os.kill(t.p.pid, signal.SIGUSR2)
@@ -286,11 +284,45 @@ def case_marker_signal_given_back():
     H.expect_eq("status after SIGUSR2 once detached", status, -signal.SIGUSR2)
 
 
+def case_python_3_14_remote():
+    """CPython 3.14 (Debian unstable's, in the root of tests/python/sid_root.sh)
+    is attached and detached through its own remote execution (sys.remote_exec):
+    the allocations between are traced at their Python line, the 3 MiB from
+    before said as held before attach."""
+    import test_pyversions as V
+    python = V.interpreter("3.14")
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "python", "attach_py.py")
+    folder = H.tmpdir()
+    t = Target([python, script, folder])
+    dump = os.path.join(folder, "attached.vtr")
+    # the CLI where the interpreter is: each entry into the root has mounts
+    # of its own, and remote execution reads the interpreter's file by the
+    # path its memory map gives
+    inside = ["nsenter", "--target", str(t.p.pid), "--mount", "--root", "--wd"]
+    t.said("ready")
+    r = vramtrace("attach", t.p.pid, "-o", dump, user=inside)
+    expect_ok(r, "attach")
+    H.expect("through its interpreter's remote execution" in r.stdout, r.stdout)
+    open(os.path.join(folder, "go"), "w").close()
+    t.said("attached part done")
+    expect_ok(vramtrace("detach", t.p.pid, user=inside), "detach")
+    open(os.path.join(folder, "end"), "w").close()
+    out, err, status = t.finish()
+    H.expect_eq("exit status, last line, stderr", (status, out.splitlines()[-1], err),
+                (0, "kept 5", ""))
+    rep = H.live_view(H.report(dump), "detached")
+    H.expect_eq("held before attach", [h["bytes"] for h in rep["attach"]["held_before"]],
+                [3 << 20])
+    lk = H.leak_by_bytes(rep, 3 << 20)
+    H.expect_eq("allocations at the growing line", lk["allocations"], 3)
+    H.expect_eq("its Python frames", V.python_frames(lk)[:2],
+                [("grow", script, H.marker_line(script, "py_grow")),
+                 ("main", script, H.call_line(script, "grow"))])
+
+
 def case_twice():
     t = Target()
-    dump = os.path.join(t.cwd, "attached.vtr")
-    t.said("ready")
-    expect_ok(vramtrace("attach", t.p.pid, "-o", dump), "attach")
+    dump = t.attach()
     expect_refused(vramtrace("attach", t.p.pid, "-o", dump + ".2"), "attached already")
     H.expect(not os.path.exists(dump + ".2"), "a second dump was created")
     expect_ok(vramtrace("detach", t.p.pid), "detach")

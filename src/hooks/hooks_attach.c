@@ -53,15 +53,15 @@ static unsigned unreached(const char **routes)
     for (; m && n + 1 < ROUTES; m = m->l_next)
         if (!vt_is_own_address((void *)m->l_ld) && vt_elf_lookup_map(m, "cudaMalloc", NULL)) {
             snprintf(route_text[n], sizeof route_text[n],
-                     "the driver functions %s fetched before attach (calls of its runtime API "
-                     "from other objects are seen there)",
+                     "the driver functions %s fetched before attach (its runtime API is seen "
+                     "where objects call it by name)",
                      base_name(m->l_name));
             routes[n] = route_text[n];
             n++;
         }
-    routes[n++] = "driver function pointers taken before attach (cuGetProcAddress, "
-                  "cudaGetDriverEntryPoint, dlsym), and a CUDA runtime linked statically into "
-                  "a program";
+    routes[n++] = "CUDA function pointers taken before attach (cuGetProcAddress, "
+                  "cudaGetDriverEntryPoint, dlsym: ctypes keeps those it looked up), and a CUDA "
+                  "runtime linked statically into a program";
     return n;
 }
 

@@ -593,12 +593,17 @@ def case_behalf():
     # without its on-behalf frames, stack 1 shows what stack 2 does: one call site
     check([(lk["bytes"], lk["allocations"], lk["on_behalf"]) for lk in r["leaks"]]
           == [(3 << 20, 2, None)], r["leaks"])
+    read_every_cut(path)
+
+
+def read_every_cut(path):
+    """PATH cut after its header at every offset reads up to its last whole record."""
     data = open(path, "rb").read()
     cut = os.path.join(WORK, "cut.vtr")
     for n in range(16, len(data)):
         with open(cut, "wb") as f:
             f.write(data[:n])
-        check_damaged(cut, "cut at %d" % n)
+        check_damaged(cut, "%s cut at %d" % (os.path.basename(path), n))
 
 
 def case_truncated_every_offset():
@@ -690,12 +695,7 @@ def case_attached():
                  "not seen after attach",
                  "vramtrace: note: 1 free of memory allocated before attach"):
         check(line in text, "%r not in:\n%s" % (line, text))
-    data = open(path, "rb").read()
-    cut = os.path.join(WORK, "cut.vtr")
-    for n in range(16, len(data)):
-        with open(cut, "wb") as f:
-            f.write(data[:n])
-        check_damaged(cut, "attached, cut at %d" % n)
+    read_every_cut(path)
 
 
 def case_attached_short():

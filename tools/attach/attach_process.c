@@ -2,6 +2,7 @@
 #include "attach_process.h"
 
 #include "inject.h"
+#include "python_remote.h"
 #include "target.h"
 
 #include <dlfcn.h>
@@ -116,6 +117,15 @@ static const char *const start_errors[] = {
     [3] = "cannot be attached on this machine (x86_64 only)",
 };
 
+/* What vramtrace_attach_start's RESULT means: 0, or -1 with WHY. */
+static int started(pid_t pid, unsigned result, char *why, size_t size)
+{
+    if (result == 0)
+        return 0;
+    snprintf(why, size, "process %d %s", (int)pid, start_errors[result < 4 ? result : 2]);
+    return -1;
+}
+
 /* dlopen(LIBRARY) then vramtrace_attach_start(DUMP) in the stopped thread. */
 static int load_and_start(pid_t pid, struct vt_injection *in, const char *library, const char *dump,
                           char *why, size_t size)
@@ -140,18 +150,14 @@ static int load_and_start(pid_t pid, struct vt_injection *in, const char *librar
     }
     if (vt_inject_call(in, start, dump, 0, &result, why, size) < 0)
         return -1;
-    if ((uint32_t)result != 0) {
-        unsigned code = (uint32_t)result < 4 ? (uint32_t)result : 2;
-        snprintf(why, size, "process %d %s", (int)pid, start_errors[code]);
-        return -1;
-    }
-    return 0;
+    return started(pid, (uint32_t)result, why, size);
 }
 
-int vt_attach_process(pid_t pid, const char *library, const char *dump, char *why, size_t size)
+int vt_attach_process(pid_t pid, const char *library, const char *dump, int *by_python, char *why,
+                      size_t size)
 {
     struct vt_injection *in;
-    int r;
+    int r, code = 0;
     if (check_target(pid, why, size) < 0)
         return -1;
     switch (attach_state(pid)) {
@@ -167,6 +173,11 @@ int vt_attach_process(pid_t pid, const char *library, const char *dump, char *wh
     default:
         break;
     }
+    /* CPython 3.14 and later: the interpreter runs the call at a safe point */
+    r = vt_python_remote_call(pid, library, "vramtrace_attach_start", dump, &code, why, size);
+    *by_python = r <= 0;
+    if (r <= 0)
+        return r < 0 ? -1 : started(pid, (unsigned)code, why, size);
     in = vt_inject_open(pid, why, size);
     if (!in) {
         if (strstr(why, "not permitted"))
@@ -181,20 +192,28 @@ int vt_attach_process(pid_t pid, const char *library, const char *dump, char *wh
 int vt_detach_process(pid_t pid, char *why, size_t size)
 {
     struct vt_injection *in;
-    uint64_t stop, result = 1;
-    int r = -1;
+    char library[4096];
+    uint64_t stop, result = 1, bias;
+    int r, code = 1;
     if (kill(pid, 0) < 0 && errno == ESRCH) {
         snprintf(why, size, "no process %d", (int)pid);
         return -1;
     }
-    if (attach_state(pid) != STATE_ON) {
+    stop = vt_target_symbol(pid, "libvramtrace.so", "vramtrace_attach_stop");
+    if (attach_state(pid) != STATE_ON || !stop ||
+        vt_target_object(pid, "libvramtrace.so", library, sizeof library, &bias) != 0) {
         snprintf(why, size, "process %d is not attached", (int)pid);
         return -1;
     }
-    stop = vt_target_symbol(pid, "libvramtrace.so", "vramtrace_attach_stop");
-    in = stop ? vt_inject_open(pid, why, size) : NULL;
+    r = vt_python_remote_call(pid, library, "vramtrace_attach_stop", NULL, &code, why, size);
+    if (r == 0 && code != 0)
+        snprintf(why, size, "process %d is not attached", (int)pid);
+    if (r <= 0)
+        return r < 0 || code != 0 ? -1 : 0;
+    in = vt_inject_open(pid, why, size);
     if (!in)
         return -1;
+    r = -1;
     if (vt_inject_call(in, stop, NULL, 0, &result, why, size) == 0) {
         r = (uint32_t)result == 0 ? 0 : -1;
         if (r < 0)

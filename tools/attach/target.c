@@ -43,11 +43,17 @@ static const char *file_name(const char *path)
     return slash ? slash + 1 : path;
 }
 
-/* The object's file as the process sees it (its root: a container's). */
-static int open_object(pid_t pid, const char *path)
+/* The object mapped at START in PID: the mapping itself (map_files), else
+ * its file as the process sees it (its root: a container's), else as we
+ * do. */
+static int open_object(pid_t pid, uint64_t start, uint64_t end, const char *path)
 {
     char rooted[4200];
     int fd;
+    snprintf(rooted, sizeof rooted, "/proc/%d/map_files/%lx-%lx", (int)pid, (unsigned long)start,
+             (unsigned long)end);
+    if ((fd = open(rooted, O_RDONLY | O_CLOEXEC)) >= 0)
+        return fd;
     snprintf(rooted, sizeof rooted, "/proc/%d/root%s", (int)pid, path);
     fd = open(rooted, O_RDONLY | O_CLOEXEC);
     return fd >= 0 ? fd : open(path, O_RDONLY | O_CLOEXEC);
@@ -71,38 +77,55 @@ static int first_load_page(const uint8_t *elf, size_t size, uint64_t *page)
     return -1;
 }
 
-int vt_target_object(pid_t pid, const char *prefix, char *path, size_t size, uint64_t *bias)
+/* The first mapping (offset 0) of the object PREFIX in PID: 0, -1 when
+ * none, -2 (errno) when the map cannot be read. */
+static int find_object(pid_t pid, const char *prefix, struct mapping *found)
 {
     FILE *f = open_maps(pid);
-    struct mapping m;
-    int found = -1;
+    int r = -1;
     if (!f)
         return -2;
-    while (found < 0 && next_mapping(f, &m))
-        if (m.path[0] == '/' && m.offset == 0 &&
-            strncmp(file_name(m.path), prefix, strlen(prefix)) == 0) {
-            snprintf(path, size, "%s", m.path);
-            *bias = m.start;
-            found = 0;
-        }
+    while (r < 0 && next_mapping(f, found))
+        if (found->path[0] == '/' && found->offset == 0 &&
+            strncmp(file_name(found->path), prefix, strlen(prefix)) == 0)
+            r = 0;
     fclose(f);
-    if (found == 0) { /* the bias: the mapping minus the first segment's page */
-        int fd = open_object(pid, path);
-        struct stat st;
-        uint64_t page = 0;
-        void *elf;
-        if (fd < 0 || fstat(fd, &st) < 0 ||
-            (elf = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)) == MAP_FAILED) {
-            if (fd >= 0)
-                close(fd);
-            return -1;
-        }
-        close(fd);
-        if (first_load_page(elf, (size_t)st.st_size, &page) == 0)
-            *bias -= page;
-        munmap(elf, (size_t)st.st_size);
+    return r;
+}
+
+/* The object's file mapped read-only into *ELF (*SIZE bytes); -1 if it
+ * cannot be opened. */
+static int map_object(pid_t pid, const struct mapping *m, void **elf, size_t *size)
+{
+    struct stat st;
+    int fd = open_object(pid, m->start, m->end, m->path);
+    *elf = MAP_FAILED;
+    if (fd >= 0 && fstat(fd, &st) == 0 && (size_t)st.st_size > sizeof(Elf64_Ehdr)) {
+        *size = (size_t)st.st_size;
+        *elf = mmap(NULL, *size, PROT_READ, MAP_PRIVATE, fd, 0);
     }
-    return found;
+    if (fd >= 0)
+        close(fd);
+    return *elf == MAP_FAILED ? -1 : 0;
+}
+
+int vt_target_object(pid_t pid, const char *prefix, char *path, size_t size, uint64_t *bias)
+{
+    struct mapping m;
+    uint64_t page = 0;
+    size_t elf_size;
+    void *elf;
+    int r = find_object(pid, prefix, &m);
+    if (r != 0)
+        return r;
+    snprintf(path, size, "%s", m.path);
+    *bias = m.start; /* the bias: the mapping minus the first segment's page */
+    if (map_object(pid, &m, &elf, &elf_size) == 0) {
+        if (first_load_page(elf, elf_size, &page) == 0)
+            *bias -= page;
+        munmap(elf, elf_size);
+    }
+    return 0;
 }
 
 /* NAME's value in the .dynsym of the ELF image ELF (SIZE bytes), its
@@ -138,23 +161,16 @@ static uint64_t dynamic_symbol(const uint8_t *elf, size_t size, const char *name
 
 uint64_t vt_target_symbol(pid_t pid, const char *prefix, const char *name)
 {
-    char path[4096];
-    uint64_t bias, value = 0;
-    struct stat st;
+    struct mapping m;
+    uint64_t value = 0, page = 0;
+    size_t size;
     void *elf;
-    int fd;
-    if (vt_target_object(pid, prefix, path, sizeof path, &bias) != 0)
+    if (find_object(pid, prefix, &m) != 0 || map_object(pid, &m, &elf, &size) != 0)
         return 0;
-    fd = open_object(pid, path);
-    if (fd < 0)
-        return 0;
-    if (fstat(fd, &st) == 0 && (size_t)st.st_size > sizeof(Elf64_Ehdr) &&
-        (elf = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)) != MAP_FAILED) {
-        value = dynamic_symbol(elf, (size_t)st.st_size, name);
-        munmap(elf, (size_t)st.st_size);
-    }
-    close(fd);
-    return value ? bias + value : 0;
+    if (first_load_page(elf, size, &page) == 0)
+        value = dynamic_symbol(elf, size, name);
+    munmap(elf, size);
+    return value ? m.start - page + value : 0;
 }
 
 int vt_target_read(pid_t pid, uint64_t address, void *out, size_t len)

@@ -128,6 +128,7 @@ int vt_cmd_attach(int argc, char **argv)
 {
     const char *output = NULL;
     char why[1024], *library, *dump;
+    int by_python = 0;
     pid_t pid = 0;
     int r = parse("attach", attach_about, argc, argv, &output, &pid);
     if (r >= 0)
@@ -144,10 +145,12 @@ int vt_cmd_attach(int argc, char **argv)
         free(library);
         return VT_EXIT_ERROR;
     }
-    r = vt_attach_process(pid, library, dump, why, sizeof why);
+    r = vt_attach_process(pid, library, dump, &by_python, why, sizeof why);
     if (r == 0)
-        printf("vramtrace: attached to process %d, tracing into %s (vramtrace detach %d stops)\n",
-               (int)pid, dump, (int)pid);
+        printf("vramtrace: attached to process %d%s, tracing into %s (vramtrace detach %d "
+               "stops)\n",
+               (int)pid, by_python ? " through its interpreter's remote execution" : "", dump,
+               (int)pid);
     else
         fprintf(stderr, "vramtrace: %s\n", why);
     free(library);
