@@ -214,11 +214,11 @@ def case_watch():
     H.expect_eq("exit status", t.to_end()[2], 0)
 
 
-def case_torch_loop():
-    """A real PyTorch loop started untraced, attached after its first
-    allocations: the line whose tensors it keeps grows 4 MiB each step
-    (marked with SIGUSR2), through its Python frames; the 5 MiB held before
-    attach are said, at no line."""
+def torch_loop(extra_env, held_before):
+    """tests/python/attach_loop.py in real PyTorch, started untraced, attached
+    after its first allocations, 4 steps marked with SIGUSR2, detached: the
+    growing sites (api, bytes per step) of its report, and the Python frames
+    of the first, after checking the memory held before attach."""
     import torch_env
     try:
         python = torch_env.venv_python(H.env_path("VT_BUILD_ROOT", "dir"))
@@ -226,8 +226,7 @@ def case_torch_loop():
         raise H.Skip(str(e))
     loop = os.path.join(os.path.dirname(os.path.abspath(__file__)), "python", "attach_loop.py")
     steps = 4
-    t = Target([python, loop, str(steps)],
-               env=H.base_env({"PYTORCH_NO_CUDA_MEMORY_CACHING": "1"}))
+    t = Target([python, loop, str(steps)], env=H.base_env(extra_env))
     dump = t.attach()
     for _ in range(steps):
         t.go_on()
@@ -238,15 +237,31 @@ def case_torch_loop():
     H.expect_eq("exit status and output", (status, out.splitlines()[-1]), (0, "kept 4 256"))
     rep = H.report(dump)
     H.expect_eq("held before attach", [h["bytes"] for h in rep["attach"]["held_before"]],
-                [5 * 1024 * 1024])
+                [held_before])
     growing = [s for s in rep["sites"] if s["growing"]]
-    H.expect_eq("growing sites", [(s["api"], s["bytes_per_interval"]) for s in growing],
-                [("cudaMalloc", 4 * 1024 * 1024)])
-    python_frames = [(f.get("function"), os.path.basename(f.get("file") or ""), f.get("line"))
-                     for f in growing[0]["frames"] if f.get("module") == "python"]
-    H.expect_eq("the growing line's Python frames", python_frames[:2],
+    frames = [(f.get("function"), os.path.basename(f.get("file") or ""), f.get("line"))
+              for f in (growing[0]["frames"] if growing else []) if f.get("module") == "python"]
+    H.expect_eq("the growing line's Python frames", frames[:2],
                 [("step", "attach_loop.py", H.marker_line(loop, "grow")),
                  ("main", "attach_loop.py", H.call_line(loop, "step"))])
+    return [(s["api"], s["bytes_per_interval"]) for s in growing]
+
+
+def case_torch_loop():
+    """Without PyTorch's cache: the line whose tensors the loop keeps grows
+    4 MiB a step, each one cudaMalloc; the 5 MiB from before said, at no line."""
+    growing = torch_loop({"PYTORCH_NO_CUDA_MEMORY_CACHING": "1"}, 5 << 20)
+    H.expect_eq("growing sites", growing, [("cudaMalloc", 4 << 20)])
+
+
+def case_torch_loop_caching_allocator():
+    """PyTorch's caching allocator: its tensor tracker attached at attach, so
+    the tensors kept each step are traced though they are cut from the 20 MiB
+    segment reserved before attach (no segment is reserved after); the two
+    segments from before (20 MiB, and 2 MiB for the small tensor) are what
+    was held."""
+    growing = torch_loop({}, 22 << 20)
+    H.expect_eq("growing sites", growing, [("torchTensorAlloc", 4 << 20)])
 
 
 def case_dump_not_written():

@@ -7,6 +7,7 @@
 #include "elf_symbol.h"
 #include "got_patch.h"
 #include "resolve.h"
+#include "torch_tensors.h"
 #include "tracing.h"
 
 #include <dlfcn.h>
@@ -88,6 +89,7 @@ VT_EXPORT int vramtrace_attach_start(const char *dump_path)
         return 3;
     }
     vramtrace_attach_state = VT_ATTACH_ON;
+    vt_torch_tensors_look_now();
     return 0;
 }
 
