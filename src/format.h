@@ -185,7 +185,17 @@ enum vt_record_type {
      * per segment (an expandable segment: each handle mapped into it).
      * Absent in older dumps. */
     VT_REC_CACHE_SEGMENT = 23,
-    VT_REC_MAX_KNOWN = 23,
+    /* (25: taken by another record.) Tracing began in a process that ran
+     * untraced until then (vramtrace attach), once, right after the module
+     * list: what was allocated before is not in the dump. The time; per
+     * device with a live context then, cuMemGetInfo_v2's free and total
+     * bytes and NVML's used bytes of this process + 1 (0: NVML did not say):
+     * the memory held before attach, never attributed to a line; then the
+     * routes to the driver that attaching could not reach (each a sentence
+     * naming the object, e.g. driver functions a runtime fetched before).
+     * Absent in dumps of processes traced from their start. */
+    VT_REC_ATTACH = 24,
+    VT_REC_MAX_KNOWN = 24,
 };
 
 /* ---- record layouts: one definition for the writer (src/dump/records.c),
@@ -214,6 +224,7 @@ enum vt_record_type {
  *   SAMPLE   SAMPLE, devices x SAMPLE_DEVICE, SAMPLE_SITES, sites x SAMPLE_SITE
  *   SITES    SITES, sites x SITES_SITE
  *   TOTALS   TOTALS, devices x TOTALS_DEVICE
+ *   ATTACH   ATTACH, devices x ATTACH_DEVICE, ATTACH_ROUTES, routes x ATTACH_ROUTE
  * (clang-format would reflow the lists and not settle.) */
 /* clang-format off */
 #define VT_REC_PROCESS_FIELDS(F) \
@@ -328,6 +339,17 @@ enum vt_record_type {
 #define VT_REC_FRAMEWORK_APPENDED(F)
 #define VT_REC_CACHE_SEGMENT_FIELDS(F) F(VARINT, address, "address") F(U8, flags, "flags")
 #define VT_REC_CACHE_SEGMENT_APPENDED(F)
+#define VT_REC_ATTACH_FIELDS(F) \
+    F(DT, time_ns, "time delta") F(VARINT, tid, "tid") F(COUNT, devices, "device count")
+#define VT_REC_ATTACH_APPENDED(F)
+#define VT_REC_ATTACH_DEVICE_FIELDS(F) \
+    F(SVARINT, device, "device") F(VARINT, free_bytes, "free bytes") \
+    F(VARINT, total_bytes, "total bytes") F(VARINT, own_plus1, "own used bytes")
+#define VT_REC_ATTACH_DEVICE_APPENDED(F)
+#define VT_REC_ATTACH_ROUTES_FIELDS(F) F(COUNT, routes, "route count")
+#define VT_REC_ATTACH_ROUTES_APPENDED(F)
+#define VT_REC_ATTACH_ROUTE_FIELDS(F) F(STR, what, "route")
+#define VT_REC_ATTACH_ROUTE_APPENDED(F)
 #define VT_REC_DEVICE_USAGE_FIELDS(F) \
     F(VARINT, time_ns, "time") F(U8, reason, "reason") F(SVARINT, device, "device") \
     F(VARINT, free_bytes, "free bytes") F(VARINT, total_bytes, "total bytes") \
@@ -350,7 +372,8 @@ enum vt_record_type {
     X(PYSTACK_BEHALF_FRAME) X(SAMPLE) \
     X(SAMPLE_DEVICE) X(SAMPLE_SITES) X(SAMPLE_SITE) X(SITES) X(SITES_SITE) X(TOTALS) \
     X(TOTALS_DEVICE) X(THREAD) X(DEVICE) X(MODULE_UNLOAD) X(DEVICE_USAGE) X(BAD_FREE) \
-    X(PY_FINALIZING) X(FRAMEWORK) X(CACHE_SEGMENT)
+    X(PY_FINALIZING) X(FRAMEWORK) X(CACHE_SEGMENT) X(ATTACH) X(ATTACH_DEVICE) X(ATTACH_ROUTES) \
+    X(ATTACH_ROUTE)
 /* clang-format on */
 
 /* BYTES: raw bytes with their length. */
@@ -470,6 +493,9 @@ enum vt_end_reason {
     /* Tracing stopped while the process ran on (status: enum vt_stop_cause);
      * what was live then may have been freed after. Absent in older dumps. */
     VT_END_STOPPED = 4,
+    /* vramtrace detach: tracing stopped, the process ran on; what was live
+     * then may have been freed after. Absent in older dumps. */
+    VT_END_DETACHED = 5,
 };
 
 /* Why tracing stopped early (END status with VT_END_STOPPED). */

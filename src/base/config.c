@@ -107,10 +107,20 @@ static int from_start_dir(char *path, size_t size)
     return 0;
 }
 
+static char attach_output[PATH_MAX];
+
+void vt_config_set_output(const char *path)
+{
+    snprintf(attach_output, sizeof attach_output, "%s", path ? path : "");
+}
+
 int vt_config_output_path(char *out, size_t size, unsigned attempt)
 {
     const char *pattern = getenv("VRAMTRACE_OUTPUT");
-    if (pattern && *pattern) {
+    if (attach_output[0]) {
+        if ((size_t)snprintf(out, size, "%s", attach_output) >= size)
+            return -1;
+    } else if (pattern && *pattern) {
         if (expand_pattern(out, size, pattern) < 0)
             return -1;
     } else {

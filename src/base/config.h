@@ -14,6 +14,10 @@
  * Returns 0, or -1 when the pattern expands badly or does not fit. */
 int vt_config_output_path(char *out, size_t size, unsigned attempt);
 
+/* vramtrace attach: the dump is PATH (absolute; the CLI chose it), not
+ * VRAMTRACE_OUTPUT's, which the running process never had. */
+void vt_config_set_output(const char *path);
+
 /* A relative dump path is under the directory the process started in
  * (called once at start; a fork child keeps its parent's). */
 void vt_config_remember_start_dir(void);

@@ -14,8 +14,18 @@ static char line[3 * PATH_MAX + 96];
 static size_t line_len;
 static pid_t line_pid; /* the process whose dump it names (not a forked child) */
 
+static int silenced;
+
+void vt_announce_silence(void)
+{
+    silenced = 1;
+    line_len = 0;
+}
+
 static int quiet(void)
 {
+    if (silenced)
+        return 1;
     const char *quiet = getenv("VRAMTRACE_QUIET"), *manifest = getenv("VRAMTRACE_MANIFEST");
     return (quiet && *quiet && strcmp(quiet, "0") != 0) || (manifest && *manifest);
 }

@@ -13,4 +13,8 @@ void vt_announce_opened(const char *path);
  * vt_stderr_write (warn.h) lets it. Only async-signal-safe calls. */
 void vt_announce_ending(void);
 
+/* vramtrace attach said where the dump goes: the process, which never asked
+ * for a tracer, gets no line at its end. */
+void vt_announce_silence(void);
+
 #endif

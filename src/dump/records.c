@@ -388,6 +388,32 @@ int vt_rec_cache_segment(uint64_t key, unsigned flags)
     return emit(VT_REC_CACHE_SEGMENT, &b);
 }
 
+int vt_rec_attach(const struct vt_usage_sample *devices, unsigned ndevices,
+                  const char *const *routes, unsigned nroutes)
+{
+    uint8_t
+        data[3 * VT_VARINT_MAX + 16 * 4 * VT_VARINT_MAX + VT_ATTACH_ROUTES * (VT_VARINT_MAX + 256)];
+    struct buf b = {data, 0, sizeof data, 0};
+    ndevices = ndevices > 16 ? 16 : ndevices;
+    nroutes = nroutes > VT_ATTACH_ROUTES ? VT_ATTACH_ROUTES : nroutes;
+    struct vt_rec_ATTACH rec = {
+        .time_ns = vt_now_ns(), .tid = (uint64_t)vt_tid(), .devices = ndevices};
+    vt_encode_ATTACH(&b, &rec, 1);
+    for (unsigned i = 0; i < ndevices; i++) {
+        struct vt_rec_ATTACH_DEVICE d = {
+            .device = devices[i].device,
+            .free_bytes = devices[i].free_bytes,
+            .total_bytes = devices[i].total_bytes,
+            .own_plus1 = devices[i].own_plus1,
+        };
+        vt_encode_ATTACH_DEVICE(&b, &d, 1);
+    }
+    vt_encode_ATTACH_ROUTES(&b, &(struct vt_rec_ATTACH_ROUTES){.routes = nroutes}, 1);
+    for (unsigned i = 0; i < nroutes; i++)
+        vt_encode_ATTACH_ROUTE(&b, &(struct vt_rec_ATTACH_ROUTE){.what = routes[i]}, 1);
+    return emit(VT_REC_ATTACH, &b);
+}
+
 int vt_rec_py_finalizing(void)
 {
     uint8_t data[2 * VT_VARINT_MAX];

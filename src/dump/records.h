@@ -110,6 +110,12 @@ struct vt_usage_sample {
     uint64_t traced_plus1;            /* aggregate mode: live bytes on it + 1; 0: not written */
 };
 int vt_rec_device_usage(const struct vt_usage_sample *s);
+/* Tracing began by attaching (VT_REC_ATTACH): NDEVICES samples of the
+ * memory held then (reason unused), NROUTES sentences of what was not
+ * reached. */
+#define VT_ATTACH_ROUTES 16
+int vt_rec_attach(const struct vt_usage_sample *devices, unsigned ndevices,
+                  const char *const *routes, unsigned nroutes);
 /* Aggregate mode (src/output/aggregate.c): one call site's counts, and one device. */
 struct vt_agg_site {
     struct vt_site_key key;

@@ -30,7 +30,7 @@ static int exit_sample_registered;
 /* Driver functions called here (not hooked; the guard is held). */
 static struct {
     void *uuid, *pci_bus_id, *name, *total_memory, *memory_info, *current_context, *context_device,
-        *push, *pop, *primary_state;
+        *push, *pop, *primary_state, *retain, *release;
 } fn;
 
 #define DRIVER(type, slot, name) ((type)vt_driver_function_cached(&fn.slot, name))
@@ -97,6 +97,53 @@ static int memory_info(int device, size_t *free_bytes, size_t *total_bytes)
     r = get_info(free_bytes, total_bytes);
     pop(&popped);
     return r == CUDA_SUCCESS ? 0 : -1;
+}
+
+/* DEVICE's memory as its primary context sees it, when that context is
+ * active (one never made is not made here). */
+static int held_on(int device, struct vt_usage_sample *s)
+{
+    cuDevicePrimaryCtxGetState_fn get_state =
+        DRIVER(cuDevicePrimaryCtxGetState_fn, primary_state, "cuDevicePrimaryCtxGetState");
+    cuDevicePrimaryCtxRetain_fn retain =
+        DRIVER(cuDevicePrimaryCtxRetain_fn, retain, "cuDevicePrimaryCtxRetain");
+    cuDevicePrimaryCtxRelease_v2_fn release =
+        DRIVER(cuDevicePrimaryCtxRelease_v2_fn, release, "cuDevicePrimaryCtxRelease_v2");
+    cuMemGetInfo_v2_fn get_info = DRIVER(cuMemGetInfo_v2_fn, memory_info, "cuMemGetInfo_v2");
+    cuCtxPushCurrent_v2_fn push = DRIVER(cuCtxPushCurrent_v2_fn, push, "cuCtxPushCurrent_v2");
+    cuCtxPopCurrent_v2_fn pop = DRIVER(cuCtxPopCurrent_v2_fn, pop, "cuCtxPopCurrent_v2");
+    struct vt_device_identity id;
+    CUcontext ctx, popped;
+    unsigned flags;
+    int active = 0, ok;
+    size_t free_bytes, total_bytes;
+    if (!get_state || !retain || !release || !get_info || !push || !pop ||
+        get_state(device, &flags, &active) != CUDA_SUCCESS || !active ||
+        retain(&ctx, device) != CUDA_SUCCESS)
+        return -1;
+    ok = push(ctx) == CUDA_SUCCESS;
+    if (ok) {
+        ok = get_info(&free_bytes, &total_bytes) == CUDA_SUCCESS;
+        pop(&popped);
+    }
+    release(device);
+    if (!ok)
+        return -1;
+    *s = (struct vt_usage_sample){.time_ns = vt_now_ns(), .device = device};
+    s->free_bytes = free_bytes;
+    s->total_bytes = total_bytes;
+    read_identity(device, &id);
+    vt_gpu_view_usage(&id, s);
+    return 0;
+}
+
+unsigned vt_devices_held_now(struct vt_usage_sample *out, unsigned max)
+{
+    unsigned n = 0;
+    for (int d = 0; d < MAX_DEVICES && n < max; d++)
+        if (held_on(d, &out[n]) == 0)
+            n++;
+    return n;
 }
 
 static void write_locked_or_stop(int result)

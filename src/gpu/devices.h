@@ -56,6 +56,10 @@ void vt_devices_released(struct vt_usage_sample *s);
 void vt_devices_oom_view(int device, void *ctx, struct vt_meminfo *mem);
 
 /* Forked child: no device is known yet (it writes its own dump). */
+/* At attach: each device whose primary context is active, its memory as
+ * the driver (and NVML) see it now, into OUT (at most MAX); how many. */
+unsigned vt_devices_held_now(struct vt_usage_sample *out, unsigned max);
+
 void vt_devices_reset(void);
 
 #endif

@@ -6,6 +6,7 @@
  * wrapper only for a hooked function it returned. */
 #include "cuda_abi.h"
 #include "elf_symbol.h"
+#include "got_patch.h"
 #include "hook_table.h"
 #include "resolve.h"
 #include "tracing.h"
@@ -49,6 +50,7 @@ VT_EXPORT void *dlsym(void *handle, const char *name)
     if (handle == RTLD_NEXT)
         return next_after(caller, name, NULL);
     next = (vt_dlsym_fn)vt_real_for_caller("dlsym", caller, &cache);
+    vt_got_patch_new(); /* attached: a library dlopen'ed since is bound to us before its use */
     return next ? vt_hook_substitute(next(handle, name), name) : NULL;
 }
 
@@ -60,6 +62,7 @@ VT_EXPORT void *dlvsym(void *handle, const char *name, const char *version)
     if (handle == RTLD_NEXT)
         return next_after(caller, name, version);
     next = (vt_dlvsym_fn)vt_real_for_caller("dlvsym", caller, &cache);
+    vt_got_patch_new();
     return next ? vt_hook_substitute(next(handle, name, version), name) : NULL;
 }
 

@@ -14,14 +14,15 @@
  * table the segments alone are traced, and the dump says so (FRAMEWORK,
  * in the report's first lines). Trackers
  * must not take the GIL: the Python frames are read without it.
- * Nothing calls into this file: at load it observes the traced device
- * allocations (event.h) and attaches the tracker after the first one that
- * finds the caching allocator loaded, of a verified release and initialised
- * (cheap until objects are loaded). */
+ * Only attach calls into this file (torch_tensors.h): at load it observes
+ * the traced device allocations (event.h) and attaches the tracker after
+ * the first one that finds the caching allocator loaded, of a verified
+ * release and initialised (cheap until objects are loaded). */
 #include "elf_symbol.h"
 #include "event.h"
 #include "entry.h"
 #include "modules.h"
+#include "torch_tensors.h"
 
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -214,6 +215,11 @@ static void notice(void)
     if (state == FOUND && attach())
         __atomic_store_n(&state, DONE, __ATOMIC_RELEASE);
     __atomic_store_n(&busy, 0, __ATOMIC_RELEASE);
+}
+
+void vt_torch_tensors_look_now(void)
+{
+    notice();
 }
 
 /* At load, before anything allocates: only a pointer is stored (event.c

@@ -141,6 +141,14 @@ int vt_dispositions_take(int sig, void (*handler)(int), struct sigaction *found)
     return taken;
 }
 
+int vt_dispositions_installed(int sig, void (*handler)(int))
+{
+    struct sigaction now;
+    return ours(sig) && __atomic_load_n(&slots[sig].taken, __ATOMIC_ACQUIRE) &&
+           real_sigaction_fn(sig, NULL, &now) == 0 && !(now.sa_flags & SA_SIGINFO) &&
+           now.sa_handler == handler;
+}
+
 void vt_dispositions_give_back(int sig)
 {
     struct sigaction dfl;

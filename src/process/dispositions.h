@@ -18,6 +18,10 @@ void vt_dispositions_after_fork(void);
  * now. 1 when HANDLER is installed now. */
 int vt_dispositions_take(int sig, void (*handler)(int), struct sigaction *found);
 
+/* 1 when HANDLER, the tracer's, is what SIG does now (the kernel says:
+ * a program that is not preloaded may have set its own meanwhile). */
+int vt_dispositions_installed(int sig, void (*handler)(int));
+
 /* From the tracer's handler of SIG: the program's own default action back
  * (a signal raised now ends the process as it would untraced). */
 void vt_dispositions_give_back(int sig);

@@ -95,6 +95,16 @@ void vt_exec_failed(void)
     vt_unlock();
 }
 
+void vt_finish_detached(void)
+{
+    vt_lock();
+    vt_mark_signal_flush();
+    if (vt_tracing_get() == VT_TRACING_READY && vt_writer_is_open())
+        vt_stacks_sync_modules();
+    finish_locked(VT_END_DETACHED, 0, 0);
+    vt_unlock();
+}
+
 void vt_finish_at_exit(void)
 {
     int saved = errno;

@@ -18,6 +18,10 @@ void vt_finish_underscore_exit(int status);
 int vt_exec_begin(void);
 void vt_exec_failed(void);
 
+/* vramtrace detach: END (VT_END_DETACHED) while the process runs on;
+ * calls pass through after it. */
+void vt_finish_detached(void);
+
 /* Normal exit, once every destructor is done (VT_END_EXIT). */
 void vt_finish_at_exit(void);
 

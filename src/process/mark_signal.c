@@ -20,6 +20,8 @@
 #include <string.h>
 
 static char label[24];   /* "SIGUSR2", "signal 40" */
+static int installed;    /* the signal whose handler is ours; 0: none */
+static int tried;        /* the environment read, the handler tried */
 static unsigned pending; /* atomic: marks not written yet */
 
 static void write_mark(void)
@@ -95,7 +97,6 @@ static void set_label(int sig)
 
 void vt_mark_signal_install(void)
 {
-    static int tried;
     const char *spec;
     struct sigaction old;
     int sig;
@@ -112,8 +113,10 @@ void vt_mark_signal_install(void)
     if (sig == 0)
         return;
     set_label(sig);
-    if (vt_dispositions_take(sig, on_mark_signal, &old))
+    if (vt_dispositions_take(sig, on_mark_signal, &old)) {
+        installed = sig;
         return;
+    }
     /* the program's own handler stays, and so does an inherited "ignore" */
     if ((old.sa_flags & SA_SIGINFO) || (old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN))
         vt_warn("%s has the program's own handler: left to it, no marker signal "
@@ -121,4 +124,12 @@ void vt_mark_signal_install(void)
                 label);
     else if (old.sa_handler == SIG_DFL)
         vt_warn("cannot install the marker signal %d: %s", sig, strerror(errno));
+}
+
+void vt_mark_signal_give_back(void)
+{
+    if (installed && vt_dispositions_installed(installed, on_mark_signal))
+        vt_dispositions_give_back(installed);
+    installed = 0;
+    __atomic_store_n(&tried, 0, __ATOMIC_RELEASE);
 }

@@ -15,4 +15,8 @@ void vt_mark_signal_install(void);
  * signal arrived while the lock was busy. */
 void vt_mark_signal_flush(void);
 
+/* vramtrace detach: the signal does what the program had it do before
+ * (where the handler is still ours), and a later attach installs it again. */
+void vt_mark_signal_give_back(void);
+
 #endif

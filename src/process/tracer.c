@@ -50,15 +50,10 @@ static int excluded_process(void)
     return only && *only && strtol(only, NULL, 10) != (long)getpid();
 }
 
-/* The child keeps its memory but not its parent's dump: it never writes into
- * that file, and starts its own on its first event. */
-static void after_fork_child(void)
+/* What one dump knew (its live table, the stacks and modules it wrote),
+ * forgotten for the next dump. */
+static void forget_dump(void)
 {
-    enum vt_tracing_state state = vt_tracing_get();
-    vt_lock_after_fork_child();
-    pthread_mutex_init(&init_lock, NULL);
-    vt_dispositions_after_fork();
-    vt_writer_forget();
     vt_track_reset();
     vt_graphs_reset();
     vt_agg_reset();
@@ -68,6 +63,18 @@ static void after_fork_child(void)
     vt_pyloc_after_fork();
     vt_pystack_after_fork();
     vt_devices_reset();
+}
+
+/* The child keeps its memory but not its parent's dump: it never writes into
+ * that file, and starts its own on its first event. */
+static void after_fork_child(void)
+{
+    enum vt_tracing_state state = vt_tracing_get();
+    vt_lock_after_fork_child();
+    pthread_mutex_init(&init_lock, NULL);
+    vt_dispositions_after_fork();
+    vt_writer_forget();
+    forget_dump();
     if (state == VT_TRACING_READY || state == VT_TRACING_OFF)
         vt_tracing_set(getauxval(AT_SECURE) || excluded_process() ? VT_TRACING_OFF
                                                                   : VT_TRACING_READY);
@@ -83,8 +90,8 @@ static void dump_ready(void)
     if (!installed) {
         installed = 1;
         vt_crash_install();
-        vt_mark_signal_install();
     }
+    vt_mark_signal_install(); /* once; again after a detach gave it back */
     vt_mark_signal_flush();
 }
 
@@ -125,6 +132,22 @@ int vt_tracer_start(void)
     if (vt_tracing_get() == VT_TRACING_UNINIT)
         initialize();
     return vt_tracing_started();
+}
+
+int vt_tracer_restart(void)
+{
+    enum vt_tracing_state state;
+    int restarted = 0;
+    vt_lock();
+    state = vt_tracing_get();
+    if ((state == VT_TRACING_FINISHED || state == VT_TRACING_OFF) && !getauxval(AT_SECURE) &&
+        !excluded_process()) {
+        forget_dump();
+        vt_tracing_set(VT_TRACING_READY);
+        restarted = 1;
+    }
+    vt_unlock();
+    return restarted;
 }
 
 __attribute__((constructor)) static void tracer_start(void)

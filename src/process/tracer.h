@@ -10,6 +10,12 @@
 /* Starts the tracer if nothing has yet; 1 when it traces this process. */
 int vt_tracer_start(void);
 
+/* After a dump was finished while the process runs on (vramtrace detach),
+ * or could not be written (an attach into a folder it may not write):
+ * tracing starts again, into a new dump, with nothing of the last one's
+ * tables. 1 when restarted. */
+int vt_tracer_restart(void);
+
 /* 1 while allocations are being traced in this process (starts the
  * tracer on first use). Inline, as are the guard's: every hook asks. */
 static inline int vt_tracing(void)

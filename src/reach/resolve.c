@@ -55,11 +55,11 @@ int vt_is_own_address(const void *p)
     return here.dli_fbase == there.dli_fbase;
 }
 
-static struct link_map *own_map(void)
+struct link_map *vt_own_map(void)
 {
     Dl_info info;
     struct link_map *m = NULL;
-    if (!dladdr1((void *)&own_map, &info, (void **)&m, RTLD_DL_LINKMAP))
+    if (!dladdr1((void *)&vt_own_map, &info, (void **)&m, RTLD_DL_LINKMAP))
         return NULL;
     return m;
 }
@@ -76,7 +76,7 @@ static void *defined_in(const struct link_map *m, const struct link_map *self, c
  * objects not yet initialised, from inside our hook, out of order. */
 static void *find_in_loaded_objects(const char *name, const struct link_map *excluded)
 {
-    const struct link_map *self = own_map(), *m;
+    const struct link_map *self = vt_own_map(), *m;
     void *p;
     if (!self)
         return NULL;
@@ -180,7 +180,7 @@ static void *as_bound_by(struct link_map *object, const char *file, const char *
  * export, and gets its own. */
 static void *after_wrapper(const struct link_map *object, void *own_definition, const char *name)
 {
-    const struct link_map *self = own_map();
+    const struct link_map *self = vt_own_map();
     void *p;
     for (const struct link_map *m = object->l_next; m; m = m->l_next)
         if ((p = defined_in(m, self, name)))
@@ -205,7 +205,7 @@ static void *resolve_for(const char *name, const void *caller, struct vt_caller_
     unsigned epoch = vt_caller_caches_epoch();
     if (!dladdr1(caller, &info, (void **)&object, RTLD_DL_LINKMAP) || !object)
         return runtime ? vt_find_real(name) : VT_BY_POINTER;
-    own = object == own_map() ? NULL : vt_elf_lookup_map(object, name, NULL);
+    own = object == vt_own_map() ? NULL : vt_elf_lookup_map(object, name, NULL);
     if (own)
         real = after_wrapper(object, own, name);
     else if (!runtime)
@@ -235,7 +235,7 @@ void vt_note_chained(const char *name, const void *caller, struct vt_caller_cach
     unsigned epoch = vt_caller_caches_epoch();
     if (vt_caller_cache_find(cache, caller, &real) ||
         !dladdr1(caller, &info, (void **)&object, RTLD_DL_LINKMAP) || !object ||
-        object == own_map() || !info.dli_fbase)
+        object == vt_own_map() || !info.dli_fbase)
         return;
     own = vt_elf_lookup_map(object, name, NULL);
     real = after_wrapper(object, own, name);
@@ -243,11 +243,19 @@ void vt_note_chained(const char *name, const void *caller, struct vt_caller_cach
         remember(cache, info.dli_fbase, object->l_addr, real, epoch);
 }
 
+static int loaded_late;
+
+void vt_resolve_loaded_late(void)
+{
+    __atomic_store_n(&loaded_late, 1, __ATOMIC_RELEASE);
+}
+
 int vt_loaded_before_us(const void *p)
 {
     Dl_info info;
-    struct link_map *object = NULL, *self = own_map();
-    if (!self || !dladdr1(p, &info, (void **)&object, RTLD_DL_LINKMAP) || !object)
+    struct link_map *object = NULL, *self = vt_own_map();
+    if (!self || __atomic_load_n(&loaded_late, __ATOMIC_ACQUIRE) ||
+        !dladdr1(p, &info, (void **)&object, RTLD_DL_LINKMAP) || !object)
         return 0;
     for (const struct link_map *m = self->l_prev; m; m = m->l_prev)
         if (m == object)

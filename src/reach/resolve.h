@@ -26,6 +26,10 @@ void *vt_find_real(const char *name);
  * scope (glibc's RTLD_NEXT from here), NULL if none. */
 void *vt_next_definition(const char *name);
 
+struct link_map;
+/* libvramtrace.so's own link_map (NULL if the loader does not say). */
+struct link_map *vt_own_map(void);
+
 /* 1 when P lies inside libvramtrace.so itself. */
 int vt_is_own_address(const void *p);
 
@@ -64,4 +68,9 @@ void vt_note_chained(const char *name, const void *caller, struct vt_caller_cach
 /* 1 when P lies in an object loaded before us (the program, or a library
  * preloaded ahead of us). */
 int vt_loaded_before_us(const void *p);
+
+/* We were loaded into a running process (vramtrace attach): every object
+ * was loaded before us, none of them ahead of us as a preloaded wrapper
+ * would be, so vt_loaded_before_us is 0 from now on. */
+void vt_resolve_loaded_late(void);
 #endif

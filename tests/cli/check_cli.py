@@ -593,12 +593,17 @@ def case_behalf():
     # without its on-behalf frames, stack 1 shows what stack 2 does: one call site
     check([(lk["bytes"], lk["allocations"], lk["on_behalf"]) for lk in r["leaks"]]
           == [(3 << 20, 2, None)], r["leaks"])
+    read_every_cut(path)
+
+
+def read_every_cut(path):
+    """PATH cut after its header at every offset reads up to its last whole record."""
     data = open(path, "rb").read()
     cut = os.path.join(WORK, "cut.vtr")
     for n in range(16, len(data)):
         with open(cut, "wb") as f:
             f.write(data[:n])
-        check_damaged(cut, "cut at %d" % n)
+        check_damaged(cut, "%s cut at %d" % (os.path.basename(path), n))
 
 
 def case_truncated_every_offset():
@@ -667,6 +672,39 @@ def case_cache_segments_named():
     check(growing("cache-grows") == [("torchTensorAlloc", 1 * MiB)], growing("cache-grows"))
     check(growing("cache-grows-unnamed") == [("cudaMalloc", 2 * MiB), ("torchTensorAlloc", 1 * MiB)],
           growing("cache-grows-unnamed"))
+
+
+def case_attached():
+    """A dump begun by vramtrace attach: what was held before (the driver's
+    view) is said and attributed to no site; the route not reached is
+    listed; the free of memory from before is one of memory allocated
+    before attach; detached, what is held is live, not leaked. Cut at
+    every offset, it reads up to its last whole record."""
+    path, _ = mkdump("attached")
+    r, _ = report_json(path)
+    check(r["attach"] == {"time_ns": r["attach"]["time_ns"], "held_before": [
+        {"device": 0, "bytes": 3 * MiB, "source": "driver", "free_bytes": 1021 * MiB,
+         "total_bytes": 1024 * MiB}], "not_seen": ["the driver functions libcudart.so.13 fetched"]},
+          "attach %r" % r["attach"])
+    check(r["ending"]["reason"] == "detached" and r["leaks"] == [], r["ending"])
+    check([lk["bytes"] for lk in r["live_at_end"]] == [1 * MiB], r["live_at_end"])
+    text, _ = report_text(path)
+    for line in ("3.0 MiB (3145728 bytes) held on device 0 before attach (the driver: used on "
+                 "the device)",
+                 "vramtrace: allocations through the driver functions libcudart.so.13 fetched are "
+                 "not seen after attach",
+                 "vramtrace: note: 1 free of memory allocated before attach"):
+        check(line in text, "%r not in:\n%s" % (line, text))
+    read_every_cut(path)
+
+
+def case_attached_short():
+    """An ATTACH record whose device list is shorter than it says: dropped,
+    one warning; the report goes on without it."""
+    path, _ = mkdump("attached-short")
+    r = expect_warned(path, "ATTACH record at offset %d: bad device; dropped"
+                      % H.record_offset(path, 24))
+    check(r["attach"] is None, r["attach"])
 
 
 def case_framework_unverified():

@@ -497,6 +497,42 @@ static void scenario_behalf(struct writer *w, const char *variant)
     end_record(w, 2);
 }
 
+/* Begun by vramtrace attach: device 0 held 3 MiB before (the driver's
+ * view), one route not reached; 1 MiB allocated since and held at detach,
+ * one free of memory allocated before. VARIANT "short": the device list
+ * says 2 and holds 1 (the record is dropped). */
+static void scenario_attached(struct writer *w, const char *variant)
+{
+    struct buf p = {0};
+    struct field_out o = {w, &p};
+    uintptr_t s1[] = {site_a.address, site_main.address};
+    int short_list = !strcmp(variant, "short");
+    standard_start(w);
+    vt_encode_ATTACH(&o, &(struct vt_rec_ATTACH){.time_ns = next_time(w), .tid = 77,
+                                                 .devices = short_list ? 2 : 1},
+                     1);
+    vt_encode_ATTACH_DEVICE(&o,
+                            &(struct vt_rec_ATTACH_DEVICE){.device = 0,
+                                                           .free_bytes = 1024 * MiB - 3 * MiB,
+                                                           .total_bytes = 1024 * MiB},
+                            1);
+    if (!short_list) {
+        vt_encode_ATTACH_ROUTES(&o, &(struct vt_rec_ATTACH_ROUTES){.routes = 1}, 1);
+        vt_encode_ATTACH_ROUTE(
+            &o, &(struct vt_rec_ATTACH_ROUTE){.what = "the driver functions libcudart.so.13 fetched"},
+            1);
+    }
+    record(w, VT_REC_ATTACH, &p);
+    stack_record(w, 1, 2, s1);
+    alloc_record(w, 0x1000, 1 * MiB, 1, VT_API_cudaMalloc, VT_KIND_DEVICE, 0);
+    free_record(w, 0x900000, VT_API_cudaFree, VT_FREE_UNTRACED);
+    struct buf e = {0};
+    vt_encode_END(&(struct field_out){w, &e},
+                  &(struct vt_rec_END){.time_ns = next_time(w), .reason = VT_END_DETACHED, .live = 1},
+                  0);
+    record(w, VT_REC_END, &e);
+}
+
 /* CACHE_SEGMENT: the allocation at ADDRESS is a segment of the cache. */
 static void cache_segment_record(struct writer *w, uint64_t address)
 {
@@ -827,6 +863,8 @@ static bool build(struct writer *w, const char *scenario, uint64_t n)
         scenario_behalf(w, scenario[6] == '-' ? scenario + 7 : "");
     else if (!strncmp(scenario, "cache-grows", 11))
         scenario_cache_grows(w, scenario[11] == '-' ? scenario + 12 : "");
+    else if (!strncmp(scenario, "attached", 8))
+        scenario_attached(w, scenario[8] == '-' ? scenario + 9 : "");
     else if (!strncmp(scenario, "tensors", 7))
         scenario_tensors(w, scenario[7] == '-' ? scenario + 8 : "");
     else if (!strcmp(scenario, "trim"))

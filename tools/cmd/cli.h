@@ -22,6 +22,8 @@ int vt_cmd_export(int argc, char **argv);
 int vt_cmd_gpus(int argc, char **argv);
 int vt_cmd_watch(int argc, char **argv);
 int vt_cmd_lib(int argc, char **argv);
+int vt_cmd_attach(int argc, char **argv);
+int vt_cmd_detach(int argc, char **argv);
 
 /* libvramtrace.so's path (malloc'd), as run preloads it; NULL when missing. */
 char *vt_find_library(void);

@@ -58,6 +58,9 @@ static const struct command commands[] = {
     {"gpus", "gpus [--json|--openmetrics] [--device N] [--min-free SIZE] [DUMP|DIR...]",
      "the machine's GPUs now (NVML): memory, and who holds it"},
     {"lib", "lib", "print the path of libvramtrace.so, for LD_PRELOAD=$(vramtrace lib) CMD"},
+    {"attach", "attach [-o DUMP] PID",
+     "trace a running process that was started without vramtrace, from now on (x86_64)"},
+    {"detach", "detach PID", "stop tracing a process attach traces; it runs on untraced"},
 };
 
 #define FRAMES_COMMANDS "run report"
@@ -170,6 +173,11 @@ static const struct option options[] = {
      "write to FILE instead of standard output (put in place once whole: a failure leaves what "
      "was there; pprof and torch-snapshot need it on a terminal)"},
     {"export", "--force", "let -o replace a file that holds a vramtrace dump"},
+    {"attach", "-o, --output DUMP",
+     "the dump's path (the process writes it: its user must be able to); refused when it exists "
+     "or its folder does not. "
+     "Default: vramtrace.<program>.<pid>.vtr in the working directory, .1, .2... before .vtr "
+     "when taken"},
     {"export", "--what WHAT",
      "folded: leaked (still allocated at exit, the default), peak (held when its device peaked) "
      "or allocated (all bytes allocated during the run)"},
@@ -233,23 +241,25 @@ static const struct variable variables[] = {
 };
 
 static const struct status statuses[] = {
-    {"run report check timeline export watch gpus lib", "0",
+    {"run report check timeline export watch gpus lib attach detach", "0",
      "success (report, timeline, export: any readable dump, leaks or not; check: every dump that "
      "could be judged is within the limits; watch: the process has ended, or --once, or the "
-     "metrics stopped by SIGINT or SIGTERM)"},
+     "metrics stopped by SIGINT or SIGTERM; attach: the process is traced; detach: no longer)"},
     {"run", "CMD's", "CMD's own status when nothing is wrong, or without --fail-on-leak"},
     {"run", "128+N", "CMD was killed by signal N (a crash is never reported as a leak)"},
     {"run check", "23",
      "a limit was broken (run: with --fail-on-leak); --error-exitcode N chooses another"},
     {"run check", "24",
      "nothing to judge: no dump, no successful allocation, or no process that ended on its own"},
-    {"run report check timeline export watch gpus lib", "1",
+    {"run report check timeline export watch gpus lib attach detach", "1",
      "a dump, suppressions or known-patterns file cannot be read, or is damaged and no limit is "
      "broken; an "
      "output file cannot be written; run: the library is missing; watch: no dump found, the "
      "metrics file cannot be written or the port listened on; gpus: NVML cannot list the GPUs "
-     "or --device names none; lib: libvramtrace.so is not found"},
-    {"run report check timeline export watch gpus lib", "2",
+     "or --device names none; lib: libvramtrace.so is not found; attach, detach: the process "
+     "cannot be attached (none such, another user's, not permitted, no CUDA loaded, attached or "
+     "traced already, -o exists) or is not attached, said in one line, the process untouched"},
+    {"run report check timeline export watch gpus lib attach detach", "2",
      "a bad command line; run: an -o that cannot work (a missing directory, a directory, a "
      "symlink, an unknown % sequence) or LD_PRELOAD already loads the tracer; gpus: NVML is "
      "missing"},

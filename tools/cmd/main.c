@@ -41,6 +41,10 @@ int main(int argc, char **argv)
         return vt_cmd_watch(argc - 1, argv + 1);
     if (!strcmp(cmd, "lib"))
         return vt_cmd_lib(argc - 1, argv + 1);
+    if (!strcmp(cmd, "attach"))
+        return vt_cmd_attach(argc - 1, argv + 1);
+    if (!strcmp(cmd, "detach"))
+        return vt_cmd_detach(argc - 1, argv + 1);
     if (cmd[0] == '-')
         return vt_usage_error(NULL, "unknown option '%s'", cmd);
     const char *near = vt_cli_nearest_command(cmd);

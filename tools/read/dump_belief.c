@@ -287,6 +287,7 @@ static bool timed(unsigned type)
     case VT_REC_TOTALS:
     case VT_REC_BAD_FREE:
     case VT_REC_PY_FINALIZING:
+    case VT_REC_ATTACH:
         return true;
     default:
         return false;
@@ -955,6 +956,47 @@ static bool believe_framework(struct record_in *in, struct vt_framework_seen *f)
     return true;
 }
 
+/* ATTACH: the held memory per device, then the routes not reached. */
+static bool believe_attach(struct record_in *in, struct vt_attach_info **out)
+{
+    struct vt_rec_ATTACH head = {0};
+    struct vt_rec_ATTACH_ROUTES routes = {0};
+    struct vt_at_ATTACH at;
+    struct vt_at_ATTACH_ROUTES routes_at;
+    struct vt_attach_info *a = vt_xcalloc(1, sizeof *a);
+    *out = a;
+    if (!vt_decode_ATTACH(in, &head, &at))
+        return drop(in);
+    a->time_ns = head.time_ns;
+    a->devices = items_room(in, head.devices, VT_MIN_BYTES(ATTACH_DEVICE), sizeof *a->devices);
+    if (!a->devices && head.devices)
+        return drop(in);
+    for (; a->ndevices < head.devices; a->ndevices++) {
+        struct vt_rec_ATTACH_DEVICE d;
+        struct vt_at_ATTACH_DEVICE d_at;
+        if (!vt_decode_ATTACH_DEVICE(in, &d, &d_at))
+            return drop(in);
+        a->devices[a->ndevices] = (struct vt_attach_device){
+            (int)d.device, d.free_bytes,
+            d.total_bytes > d.free_bytes ? d.total_bytes : d.free_bytes, d.own_plus1};
+    }
+    if (!vt_decode_ATTACH_ROUTES(in, &routes, &routes_at))
+        return drop(in);
+    a->routes = items_room(in, routes.routes, VT_MIN_BYTES(ATTACH_ROUTE), sizeof *a->routes);
+    if (!a->routes && routes.routes)
+        return drop(in);
+    for (; a->nroutes < routes.routes; a->nroutes++) {
+        struct vt_rec_ATTACH_ROUTE r = {0};
+        struct vt_at_ATTACH_ROUTE r_at;
+        if (!vt_decode_ATTACH_ROUTE(in, &r, &r_at)) {
+            free_fields_ATTACH_ROUTE(&r);
+            return drop(in);
+        }
+        a->routes[a->nroutes] = (char *)r.what;
+    }
+    return true;
+}
+
 /* 16 bytes, or none (unknown); another length is doubted. Frees FIELD. */
 static bool believe_uuid(struct record_in *in, struct vt_bytes *field, const char *what,
                          const char *consequence, uint8_t out[16])
@@ -1084,6 +1126,7 @@ static const char *const record_names[VT_REC_MAX_KNOWN + 1] = {
     [VT_REC_PY_FINALIZING] = "PY_FINALIZING",
     [VT_REC_FRAMEWORK] = "FRAMEWORK",
     [VT_REC_CACHE_SEGMENT] = "CACHE_SEGMENT",
+    [VT_REC_ATTACH] = "ATTACH",
 };
 
 static bool believe_type(struct record_in *in, struct vt_believed *out)
@@ -1131,6 +1174,8 @@ static bool believe_type(struct record_in *in, struct vt_believed *out)
         return believe_framework(in, &out->as.framework);
     case VT_REC_CACHE_SEGMENT:
         return believe_cache_segment(in, &out->as.cache_segment);
+    case VT_REC_ATTACH:
+        return believe_attach(in, &out->as.attach);
     default:
         return false;
     }
@@ -1194,6 +1239,9 @@ void vt_believed_free(struct vt_believed *rec)
     case VT_REC_FRAMEWORK:
         free(rec->as.framework.name);
         free(rec->as.framework.version);
+        break;
+    case VT_REC_ATTACH:
+        vt_attach_info_free(rec->as.attach);
         break;
     case VT_REC_DEVICE:
         free(rec->as.device.pci_bus_id);

@@ -53,6 +53,7 @@ struct vt_believed {
         struct vt_totals_event totals;      /* array allocated */
         struct vt_thread_name thread;       /* name allocated */
         struct vt_framework_seen framework; /* strings allocated */
+        struct vt_attach_info *attach;      /* allocated */
         struct vt_device_info device;
         struct vt_device_usage_event device_usage;
         struct vt_bad_free_event bad_free;

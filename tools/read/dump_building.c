@@ -93,6 +93,7 @@ static const char *const end_names[] = {
     [VT_END_EXEC] = "exec",
     [VT_END_UNDERSCORE_EXIT] = "_exit",
     [VT_END_STOPPED] = "tracing stopped",
+    [VT_END_DETACHED] = "detached",
 };
 
 static void build_end(struct vt_dump *d, unsigned reason, int signal, int status, unsigned reopened)
@@ -183,6 +184,12 @@ void vt_build(struct vt_dump *dump, const struct vt_event_sink *sink, void *ctx,
         break;
     case VT_REC_THREAD:
         build_thread(dump, &rec->as.thread);
+        break;
+    case VT_REC_ATTACH:
+        if (!dump->attach) { /* one per dump: a second is the writer's error, ignored */
+            dump->attach = rec->as.attach;
+            rec->as.attach = NULL;
+        }
         break;
     case VT_REC_FRAMEWORK:
         build_framework(dump, &rec->as.framework);

@@ -36,6 +36,23 @@ void vt_dump_stack_free(struct vt_dump_stack_record *s)
     free(s);
 }
 
+void vt_attach_info_free(struct vt_attach_info *a)
+{
+    if (!a)
+        return;
+    for (size_t i = 0; i < a->nroutes; i++)
+        free(a->routes[i]);
+    free(a->routes);
+    free(a->devices);
+    free(a);
+}
+
+uint64_t vt_attach_held_bytes(const struct vt_attach_device *device, bool *by_nvml)
+{
+    *by_nvml = device->own_plus1 != 0;
+    return *by_nvml ? device->own_plus1 - 1 : device->total_bytes - device->free_bytes;
+}
+
 void vt_dump_free(struct vt_dump *dump)
 {
     struct vt_dump_stack_record *s, *tmp;
@@ -61,6 +78,7 @@ void vt_dump_free(struct vt_dump *dump)
         free(dump->frameworks[i].version);
     }
     free(dump->frameworks);
+    vt_attach_info_free(dump->attach);
     for (size_t i = 0; i < dump->nmodules; i++) {
         free(dump->modules[i].path);
         free(dump->modules[i].build_id);

@@ -77,6 +77,21 @@ struct vt_thread_name {
     UT_hash_handle hh;
 };
 
+/* Tracing began by attaching to the running process (ATTACH): the memory
+ * each device held then (the driver's free and total, NVML's bytes of this
+ * process + 1), and the routes to the driver attaching could not reach. */
+struct vt_attach_device {
+    int device;
+    uint64_t free_bytes, total_bytes, own_plus1;
+};
+struct vt_attach_info {
+    uint64_t time_ns;
+    struct vt_attach_device *devices;
+    size_t ndevices;
+    char **routes;
+    size_t nroutes;
+};
+
 /* A framework's allocator the tracer looked into (FRAMEWORK). */
 struct vt_framework_seen {
     char *name, *version; /* version: NULL when unknown */
@@ -256,15 +271,16 @@ struct vt_dump {
     struct vt_thread_name *threads;       /* uthash, by tid */
     struct vt_framework_seen *frameworks; /* FRAMEWORK records, in order */
     size_t nframeworks;
-    bool complete;         /* END record read and nothing cut off */
-    bool has_footer;       /* an END record was read */
-    bool no_records;       /* not one after the header (or none: an empty file) */
-    unsigned end_reason;   /* its reason (enum vt_end_reason) */
-    char end[192];         /* how the data ended, for the report */
-    int end_signal;        /* the fatal signal when end is "signal", else 0 */
-    int end_status;        /* _exit's argument when end is "_exit" */
-    unsigned end_reopened; /* times the tracer found the dump again by its path */
-    uint64_t last_time_ns; /* of the last timed record */
+    struct vt_attach_info *attach; /* ATTACH: NULL in a dump traced from the start */
+    bool complete;                 /* END record read and nothing cut off */
+    bool has_footer;               /* an END record was read */
+    bool no_records;               /* not one after the header (or none: an empty file) */
+    unsigned end_reason;           /* its reason (enum vt_end_reason) */
+    char end[192];                 /* how the data ended, for the report */
+    int end_signal;                /* the fatal signal when end is "signal", else 0 */
+    int end_status;                /* _exit's argument when end is "_exit" */
+    unsigned end_reopened;         /* times the tracer found the dump again by its path */
+    uint64_t last_time_ns;         /* of the last timed record */
     /* A dump is evidence: records the reader disbelieved were dropped or
      * had a value clamped (one warning each on stderr), the rest read. */
     uint64_t disbelieved;
@@ -273,6 +289,10 @@ struct vt_dump {
 };
 
 void vt_dump_free(struct vt_dump *dump);
+void vt_attach_info_free(struct vt_attach_info *a);
+/* The memory DEVICE held before attach: NVML's bytes of this process where
+ * it said them (*BY_NVML), else the driver's total - free of the device. */
+uint64_t vt_attach_held_bytes(const struct vt_attach_device *device, bool *by_nvml);
 /* Free what they hold (PROC and D cleared; S itself freed, NULL is fine). */
 void vt_process_free(struct vt_process *proc);
 void vt_device_info_free(struct vt_device_info *d);

@@ -110,6 +110,9 @@ struct vt_ending vt_dump_ending(const struct vt_dump *dump)
         case VT_END_STOPPED:
             e.reason = VT_ENDING_STOPPED;
             break;
+        case VT_END_DETACHED:
+            e.reason = VT_ENDING_DETACHED;
+            break;
         default:
             break; /* a reason from a newer writer */
         }
@@ -148,10 +151,11 @@ struct vt_ending vt_dump_ending_waited(const struct vt_dump *dump, const struct 
 const char *vt_ending_name(enum vt_ending_reason reason)
 {
     static const char *const names[] = {
-        [VT_ENDING_EXIT] = "exit",       [VT_ENDING_SIGNAL] = "signal",
-        [VT_ENDING_EXEC] = "exec",       [VT_ENDING_UNDERSCORE_EXIT] = "_exit",
-        [VT_ENDING_RUNNING] = "running", [VT_ENDING_UNKNOWN] = "unknown",
-        [VT_ENDING_STOPPED] = "stopped", [VT_ENDING_EMPTY] = "empty",
+        [VT_ENDING_EXIT] = "exit",         [VT_ENDING_SIGNAL] = "signal",
+        [VT_ENDING_EXEC] = "exec",         [VT_ENDING_UNDERSCORE_EXIT] = "_exit",
+        [VT_ENDING_RUNNING] = "running",   [VT_ENDING_UNKNOWN] = "unknown",
+        [VT_ENDING_STOPPED] = "stopped",   [VT_ENDING_EMPTY] = "empty",
+        [VT_ENDING_DETACHED] = "detached",
     };
     return names[reason];
 }
@@ -270,6 +274,11 @@ const char *vt_ending_sentence(const struct vt_ending *e, char *buf, size_t size
         return buf;
     case VT_ENDING_EMPTY:
         snprintf(buf, size, "the process ended before its first record");
+        return buf;
+    case VT_ENDING_DETACHED:
+        snprintf(buf, size,
+                 "detached (vramtrace detach), the process running on: what was allocated "
+                 "since attach and still held then is listed as live, not as leaked");
         return buf;
     case VT_ENDING_EXIT:
         break;

@@ -28,6 +28,7 @@ enum vt_ending_reason {
     VT_ENDING_UNKNOWN,         /* no footer, writer gone (SIGKILL...) or not known */
     VT_ENDING_STOPPED,         /* tracing stopped early (disk full...); the process ran on */
     VT_ENDING_EMPTY,           /* no record: the process ended before its first one */
+    VT_ENDING_DETACHED,        /* vramtrace detach: tracing stopped, the process ran on */
 };
 
 struct vt_ending {

@@ -726,6 +726,42 @@ static void write_frameworks(struct vt_json *j, const struct vt_dump *d)
     vt_json_end_array(j);
 }
 
+/* Tracing began by attaching (null: from the start): the memory held
+ * before, per device, and the routes not reached. */
+static void write_attach(struct vt_json *j, const struct vt_dump *d)
+{
+    const struct vt_attach_info *a = d->attach;
+    bool by_nvml;
+    vt_json_key(j, "attach");
+    if (!a) {
+        vt_json_null(j);
+        return;
+    }
+    vt_json_begin_object(j);
+    write_uint_field(j, "time_ns", a->time_ns);
+    vt_json_key(j, "held_before");
+    vt_json_begin_array(j);
+    for (size_t i = 0; i < a->ndevices; i++) {
+        uint64_t held = vt_attach_held_bytes(&a->devices[i], &by_nvml);
+        vt_json_begin_object(j);
+        vt_json_key(j, "device");
+        vt_json_int(j, a->devices[i].device);
+        write_uint_field(j, "bytes", held);
+        vt_json_key(j, "source");
+        vt_json_string(j, by_nvml ? "nvml" : "driver");
+        write_uint_field(j, "free_bytes", a->devices[i].free_bytes);
+        write_uint_field(j, "total_bytes", a->devices[i].total_bytes);
+        vt_json_end_object(j);
+    }
+    vt_json_end_array(j);
+    vt_json_key(j, "not_seen");
+    vt_json_begin_array(j);
+    for (size_t i = 0; i < a->nroutes; i++)
+        vt_json_string(j, a->routes[i]);
+    vt_json_end_array(j);
+    vt_json_end_object(j);
+}
+
 void vt_render_json_fields(const struct vt_report *r, struct vt_json *j)
 {
     vt_json_key(j, "vramtrace_version");
@@ -749,6 +785,7 @@ void vt_render_json_fields(const struct vt_report *r, struct vt_json *j)
     write_ending(j, r);
     write_process(j, &r->dump->process);
     write_frameworks(j, r->dump);
+    write_attach(j, r->dump);
     vt_render_json_summary(j, &r->analysis->summary);
     write_leaks(j, r);
     write_failures(j, r);

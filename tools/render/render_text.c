@@ -447,6 +447,29 @@ static void print_frameworks(const struct vt_report *r, FILE *out)
     }
 }
 
+/* Where tracing began, when it began by attaching: what was held then is
+ * nobody's line; what attaching could not reach is said, never missed. */
+static void print_attach(const struct vt_report *r, FILE *out)
+{
+    const struct vt_attach_info *a = r->dump->attach;
+    char size[32];
+    bool by_nvml;
+    if (!a)
+        return;
+    fputs("vramtrace: attached to the running process: what it allocated before is not traced; "
+          "growth and leaks are judged on what it allocated since",
+          out);
+    for (size_t i = 0; i < a->ndevices; i++) {
+        uint64_t held = vt_attach_held_bytes(&a->devices[i], &by_nvml);
+        fprintf(out, "%s %s (%" PRIu64 " bytes) held on device %d before attach (%s)",
+                i ? ";" : ":", vt_human_size(held, size), held, a->devices[i].device,
+                by_nvml ? "NVML: this process" : "the driver: used on the device");
+    }
+    fputc('\n', out);
+    for (size_t i = 0; i < a->nroutes; i++)
+        fprintf(out, "vramtrace: allocations through %s are not seen after attach\n", a->routes[i]);
+}
+
 static void print_summary(const struct vt_report *r, FILE *out)
 {
     const struct vt_summary *s = &r->analysis->summary;
@@ -1002,7 +1025,10 @@ static void print_notes(const struct vt_report *r, const struct omitted *o, FILE
                 s->teardown_freed_bytes, BYTES(s->teardown_freed_bytes),
                 vt_human_size(s->teardown_freed_bytes, size), s->teardown_freed_allocations,
                 plural(s->teardown_freed_allocations, "allocation was", "allocations were"));
-    if (s->untraced_frees)
+    if (s->untraced_frees && r->dump->attach)
+        fprintf(out, "vramtrace: note: %" PRIu64 " %s of memory allocated before attach\n",
+                s->untraced_frees, plural(s->untraced_frees, "free", "frees"));
+    else if (s->untraced_frees)
         fprintf(out, "vramtrace: note: %" PRIu64 " %s of memory the tracer never saw allocated\n",
                 s->untraced_frees, plural(s->untraced_frees, "free", "frees"));
 }
@@ -1156,6 +1182,7 @@ static void print_ending(const struct vt_report *r, FILE *out)
 void vt_render_text(const struct vt_report *r, FILE *out)
 {
     print_frameworks(r, out);
+    print_attach(r, out);
     print_summary(r, out);
     print_ending(r, out);
     if (r->dump->aggregated)

@@ -40,6 +40,8 @@ static const char *nothing_to_judge(const struct vt_report *r, char *buf, size_t
         return buf;
     case VT_ENDING_STOPPED:
         return "tracing stopped while the process ran on";
+    case VT_ENDING_DETACHED:
+        return "tracing was detached while the process ran on";
     default:
         return NULL;
     }

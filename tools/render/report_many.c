@@ -288,6 +288,8 @@ static const char *ending_label(const struct vt_ending *e, char *buf)
         return e->writer == VT_WRITER_GONE ? "killed" : "no footer";
     case VT_ENDING_STOPPED:
         return "stopped";
+    case VT_ENDING_DETACHED:
+        return "detached";
     case VT_ENDING_EMPTY:
         return "no record";
     default:

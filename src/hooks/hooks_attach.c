@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: MIT */
+/* The entry points of vramtrace attach and detach, called by the CLI's
+ * injector inside the running process (tools/attach/): what the dynamic
+ * linker bound before we were loaded is bound to our wrappers, as
+ * LD_PRELOAD would have bound it, and bound back at detach. */
+#include "attach.h"
+#include "elf_symbol.h"
+#include "got_patch.h"
+#include "resolve.h"
+#include "torch_tensors.h"
+#include "tracing.h"
+
+#include <dlfcn.h>
+#include <link.h>
+#include <stdio.h>
+#include <string.h>
+
+/* For the injector, which reads it without stopping the process:
+ * VT_ATTACH_NONE in a process traced from its start (or not yet attached),
+ * VT_ATTACH_ON between attach and detach, VT_ATTACH_OFF after detach. */
+enum { VT_ATTACH_NONE = 0, VT_ATTACH_ON = 1, VT_ATTACH_OFF = 2 };
+VT_EXPORT volatile int vramtrace_attach_state;
+
+/* Every name that LD_PRELOAD would have bound to us and that the tracer
+ * wraps: the CUDA runtime's and driver's, and the loader's lookups. */
+static void *choose(const char *name)
+{
+    if (!((name[0] == 'c' && name[1] == 'u') || vt_str_eq(name, "dlsym") ||
+          vt_str_eq(name, "dlvsym") || vt_str_eq(name, "dlclose")))
+        return NULL;
+    return vt_own_export(name);
+}
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+#define ROUTES 16
+static char route_text[ROUTES][200];
+
+/* What attaching cannot reach: the driver functions each runtime loaded
+ * (libcudart, or a library that embeds one and exports its API) fetched
+ * before attach, and those the program itself fetched. */
+static unsigned unreached(const char **routes)
+{
+    struct link_map *m = vt_own_map();
+    unsigned n = 0;
+    if (!m)
+        return 0;
+    while (m->l_prev)
+        m = m->l_prev;
+    for (; m && n + 1 < ROUTES; m = m->l_next)
+        if (!vt_is_own_address((void *)m->l_ld) && vt_elf_lookup_map(m, "cudaMalloc", NULL)) {
+            snprintf(route_text[n], sizeof route_text[n],
+                     "the driver functions %s fetched before attach (its runtime API is seen "
+                     "where objects call it by name)",
+                     base_name(m->l_name));
+            routes[n] = route_text[n];
+            n++;
+        }
+    routes[n++] = "CUDA function pointers taken before attach (cuGetProcAddress, "
+                  "cudaGetDriverEntryPoint, dlsym: ctypes keeps those it looked up), and a CUDA "
+                  "runtime linked statically into a program";
+    return n;
+}
+
+/* 0: tracing into DUMP_PATH; 1: attached already; 2: the dump could not be
+ * written (or this process is not traced); 3: nothing could be bound here
+ * (not x86_64). */
+VT_EXPORT int vramtrace_attach_start(const char *dump_path)
+{
+    const char *routes[ROUTES];
+    unsigned nroutes;
+    int r;
+    if (vramtrace_attach_state == VT_ATTACH_ON)
+        return 1;
+    nroutes = unreached(routes);
+    r = vt_attach_begin(dump_path, routes, nroutes);
+    if (r == -2)
+        return 1;
+    vramtrace_attach_state = VT_ATTACH_OFF; /* loaded, not tracing: attach may be tried again */
+    if (r < 0)
+        return 2;
+    vt_resolve_loaded_late();
+    if (vt_got_patch_loaded(choose) < 0) {
+        vt_attach_end();
+        return 3;
+    }
+    vramtrace_attach_state = VT_ATTACH_ON;
+    vt_torch_tensors_look_now();
+    return 0;
+}
+
+/* 0: every call bound back, the dump finished; 1: not attached. */
+VT_EXPORT int vramtrace_attach_stop(void)
+{
+    if (vramtrace_attach_state != VT_ATTACH_ON)
+        return 1;
+    vt_got_restore();
+    vt_attach_end();
+    vramtrace_attach_state = VT_ATTACH_OFF;
+    return 0;
+}
