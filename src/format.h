@@ -185,7 +185,13 @@ enum vt_record_type {
      * per segment (an expandable segment: each handle mapped into it).
      * Absent in older dumps. */
     VT_REC_CACHE_SEGMENT = 23,
-    VT_REC_MAX_KNOWN = 23,
+    /* 24: not used yet */
+    /* An NVTX range's name, once per name before the first ALLOC that
+     * refers to its id (1, 2, ...): ALLOC's appended phase is the innermost
+     * range pushed (push/pop, any domain) and not yet popped on the
+     * allocating thread when it allocated, 0 none. Absent in older dumps. */
+    VT_REC_PHASE = 25,
+    VT_REC_MAX_KNOWN = 25,
 };
 
 /* ---- record layouts: one definition for the writer (src/dump/records.c),
@@ -240,7 +246,9 @@ enum vt_record_type {
     F(DT, time_ns, "time delta") F(ADDR, address, "address delta") F(VARINT, size, "size") \
     F(VARINT, stack, "stack id") F(U8, api, "api") F(U8, kind_flags, "kind") \
     F(SVARINT, device, "device") F(VARINT, tid, "tid") F(VARINT, stream, "stream")
-#define VT_REC_ALLOC_APPENDED(F) F(VARINT, call_ns, "time in the call")
+/* phase: the last field, left out when 0 (older readers skip it) */
+#define VT_REC_ALLOC_APPENDED(F) \
+    F(VARINT, call_ns, "time in the call") F(VARINT, phase, "phase id")
 #define VT_REC_FREE_FIELDS(F) \
     F(DT, time_ns, "time delta") F(ADDR, address, "address delta") F(U8, api, "api") \
     F(U8, status_flags, "status") F(VARINT, tid, "tid") F(VARINT, stream, "stream")
@@ -328,6 +336,8 @@ enum vt_record_type {
 #define VT_REC_FRAMEWORK_APPENDED(F)
 #define VT_REC_CACHE_SEGMENT_FIELDS(F) F(VARINT, address, "address") F(U8, flags, "flags")
 #define VT_REC_CACHE_SEGMENT_APPENDED(F)
+#define VT_REC_PHASE_FIELDS(F) F(VARINT, id, "phase id") F(STR, name, "phase name")
+#define VT_REC_PHASE_APPENDED(F)
 #define VT_REC_DEVICE_USAGE_FIELDS(F) \
     F(VARINT, time_ns, "time") F(U8, reason, "reason") F(SVARINT, device, "device") \
     F(VARINT, free_bytes, "free bytes") F(VARINT, total_bytes, "total bytes") \
@@ -350,7 +360,7 @@ enum vt_record_type {
     X(PYSTACK_BEHALF_FRAME) X(SAMPLE) \
     X(SAMPLE_DEVICE) X(SAMPLE_SITES) X(SAMPLE_SITE) X(SITES) X(SITES_SITE) X(TOTALS) \
     X(TOTALS_DEVICE) X(THREAD) X(DEVICE) X(MODULE_UNLOAD) X(DEVICE_USAGE) X(BAD_FREE) \
-    X(PY_FINALIZING) X(FRAMEWORK) X(CACHE_SEGMENT)
+    X(PY_FINALIZING) X(FRAMEWORK) X(CACHE_SEGMENT) X(PHASE)
 /* clang-format on */
 
 /* BYTES: raw bytes with their length. */

@@ -20,10 +20,10 @@ SOURCE = "nvtx_steps.c"
 TAKEN = "/nonexistent/libnsys-injection.so"
 
 
-def program():
-    path = os.path.join(H.env_path("PROGRAMS_DIR", "dir"), "nvtx_steps")
+def program(name="nvtx_steps"):
+    path = os.path.join(H.env_path("PROGRAMS_DIR", "dir"), name)
     if not os.path.isfile(path):
-        raise H.Skip("nvtx_steps is not built: no /usr/local/cuda/include/nvtx3")
+        raise H.Skip("%s is not built: no /usr/local/cuda/include/nvtx3" % name)
     return path
 
 
@@ -112,7 +112,7 @@ def case_other_name():
 
 
 def case_without_option():
-    """No option: nothing of NVTX is installed, no marker."""
+    """No option: no marker (the ranges are phases only)."""
     r = traced("push", run_args=())
     H.expect_eq("markers", H.report(r.dump)["growth"]["marks"], 0)
 
@@ -139,6 +139,63 @@ def case_not_preloaded():
     H.expect_eq("vramtrace's lines", len(said), 1)
     H.expect("not preloaded" in said[0], "the line says why: %r" % said[0])
     H.expect(not os.path.exists(os.path.join(r.cwd, "never.vtr")), "a dump was written")
+
+
+PHASES = "nvtx_phases.c"
+
+
+def site_at(sites, tag):
+    """The one site of SITES whose first frame is the line of LEAK:tag."""
+    line = H.marker_line(H.program_source(PHASES), tag)
+    found = [s for s in sites if s["frames"] and s["frames"][0].get("line") == line and
+             os.path.basename(s["frames"][0].get("file") or "") == PHASES]
+    H.expect_eq("sites at LEAK:%s" % tag, len(found), 1)
+    return found[0]
+
+
+def check_phases(r):
+    rep = H.report(r.dump)
+    growing = [s for s in rep["sites"] if s["growing"]]
+    H.expect_eq("growing sites", len(growing), 1)
+    H.expect_eq("the growing site", growing[0], site_at(rep["sites"], "forward"))
+    H.expect_eq("the growing site's phase", growing[0]["phase"], "forward")
+    H.expect_eq("bytes per interval", growing[0]["bytes_per_interval"], MiB)
+    H.expect_eq("phases of the sites (registered in a domain, wide)",
+                [site_at(rep["sites"], t)["phase"] for t in ("scratch", "load")],
+                ["optimizer.step", "load"])
+    holders = rep["peaks"][0]["holders"]
+    H.expect_eq("the peak's holders: bytes and phase",
+                [(h["bytes"], h["phase"]) for h in holders],
+                [(STEPS * MiB, "forward"), (8 * MiB, "load"), (4096, "optimizer.step")])
+    return rep
+
+
+def case_phases():
+    """Each allocation records the innermost range pushed on its thread: the
+    growing site (1 MiB a step) says "forward", though a started range
+    ("io") is open inside it; a registered string in a domain and a wide
+    message name theirs; the peak's holders say theirs, in JSON and text."""
+    r = H.run_traced([program("nvtx_phases")], run_args=("--mark-on-nvtx", "step"))
+    H.expect_program_ok(r)
+    H.expect("done phases" in r.stdout, "the program did not finish:\n" + r.describe())
+    H.expect_dump(r)
+    check_phases(r)
+    text = H._run([H.vramtrace_exe(), "report", r.dump], H.base_env(), r.cwd).stdout
+    H.expect(" [device]  during forward\n" in text, "the growing site's phase:\n" + text)
+    H.expect(" during load\n" in text and " during optimizer.step\n" in text,
+             "the holders' phases:\n" + text)
+
+
+def case_phases_without_marker():
+    """`vramtrace run` with no option sets NVTX_INJECTION64_PATH: phases
+    without markers (growth then judged on allocation ticks)."""
+    r = H.run_traced([program("nvtx_phases")])
+    H.expect_program_ok(r)
+    rep = H.report(r.dump)
+    H.expect_eq("markers", rep["growth"]["marks"], 0)
+    H.expect_eq("phases of the sites", [site_at(rep["sites"], t)["phase"]
+                                        for t in ("forward", "scratch", "load")],
+                ["forward", "optimizer.step", "load"])
 
 
 def case_bad_name():

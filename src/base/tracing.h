@@ -57,7 +57,10 @@ struct vt_thread {
      * time it took (written into its ALLOC or FREE record, then cleared) */
     uint64_t call_start_ns, call_ns;
     size_t free_record_end; /* the FREE record written before the real free (0: none) */
-    struct {                /* the device of the context this thread allocated in last */
+    /* the innermost NVTX range pushed and not yet popped on this thread:
+     * its name's id (phase_names.h), 0 none; set by hooks_nvtx.c */
+    uint32_t phase;
+    struct { /* the device of the context this thread allocated in last */
         void *ctx;
         int device;
         unsigned epoch;

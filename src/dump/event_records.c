@@ -72,7 +72,8 @@ int vt_rec_alloc(struct vt_rec_ALLOC *e)
         return -1;
     e->tid = (uint64_t)vt_tid();
     vt_encode_ALLOC(&c, e, 1);
-    vt_writer_small_end(VT_REC_ALLOC, payload, (size_t)(c.p - payload));
+    /* no phase: its last field, the varint 0 (one byte), is left out */
+    vt_writer_small_end(VT_REC_ALLOC, payload, (size_t)(c.p - payload) - (e->phase == 0));
     return 0;
 }
 

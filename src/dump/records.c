@@ -388,6 +388,14 @@ int vt_rec_cache_segment(uint64_t key, unsigned flags)
     return emit(VT_REC_CACHE_SEGMENT, &b);
 }
 
+int vt_rec_phase(uint32_t id, const char *name)
+{
+    uint8_t data[VT_VARINT_MAX + MAX_STRING];
+    struct buf b = {data, 0, sizeof data, 0};
+    vt_encode_PHASE(&b, &(struct vt_rec_PHASE){.id = id, .name = name}, 1);
+    return emit(VT_REC_PHASE, &b);
+}
+
 int vt_rec_py_finalizing(void)
 {
     uint8_t data[2 * VT_VARINT_MAX];

@@ -69,6 +69,8 @@ static void on_alloc(void *ctx, const struct vt_dump_alloc *ev)
     };
     vt_live_insert(&a->live, &e);
     vt_usage_change(&a->usage, ev->time_ns, e.stack_id, e.api, e.kind, e.device, (int64_t)e.size);
+    if (!(ev->flags & VT_ALLOC_RESTORED))
+        vt_usage_phase(&a->usage, e.stack_id, e.api, e.kind, e.device, ev->phase, e.size);
     if (ev->call_ns)
         vt_usage_churn(&a->usage, e.stack_id, e.api, e.kind, e.device, 0, ev->call_ns);
     if (ev->flags & VT_ALLOC_RESTORED) {

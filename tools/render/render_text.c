@@ -556,8 +556,22 @@ static void print_bytes(uint64_t bytes, FILE *out)
     fprintf(out, "%s (%" PRIu64 " %s)", vt_human_size(bytes, size), bytes, BYTES(bytes));
 }
 
+/* "  during forward": the NVTX range site INDEX made most of its bytes in
+ * ("and others" when it allocated in other ranges too); nothing without. */
+static void print_phase(const struct vt_report *r, size_t index, FILE *out)
+{
+    bool several;
+    const char *name = vt_dump_phase_name(
+        r->dump, vt_usage_site_phase(&r->analysis->usage.sites[index], &several));
+    if (!name)
+        return;
+    fputs("  during ", out);
+    put_text(name, out);
+    fputs(several ? " and others" : "", out);
+}
+
 /* "    4.0 MiB  cudaMalloc  fn file:line <- caller file:line", one line per
- * holder, each labelled so that no two read alike. */
+ * holder, each labelled so that no two read alike, and its phase. */
 static void print_holders(const struct vt_report *r, const size_t *sites, const uint64_t *bytes,
                           size_t n, FILE *out)
 {
@@ -569,8 +583,10 @@ static void print_holders(const struct vt_report *r, const size_t *sites, const 
     for (size_t i = 0; i < n; i++) {
         char size[32], label[1024];
         vt_site_label(list[i], depths[i], label, sizeof label);
-        fprintf(out, "    %10s  %s  %s\n", vt_human_size(bytes[i], size),
-                vt_api_label(list[i]->api), label);
+        fprintf(out, "    %10s  %s  %s", vt_human_size(bytes[i], size), vt_api_label(list[i]->api),
+                label);
+        print_phase(r, sites[i], out);
+        fputc('\n', out);
     }
     free(depths);
     free(list);
@@ -730,7 +746,9 @@ static size_t print_growing(const struct vt_report *r, FILE *out)
         print_growing_leak(r, s, out);
         fprintf(out, ", via %s", vt_api_label(r->usage_sites[index].api));
         print_device(s->device, out);
-        fprintf(out, " [%s]\n", vt_kind_name(s->kind));
+        fprintf(out, " [%s]", vt_kind_name(s->kind));
+        print_phase(r, index, out);
+        fputc('\n', out);
         print_growing_what(r, index, out);
         print_frames(&r->usage_sites[index], out);
     }
