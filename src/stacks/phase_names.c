@@ -18,7 +18,7 @@ static uint32_t slots[SLOTS];                /* ids, 0 empty; published with rel
 static char arena[ARENA];
 static uint32_t nnames;
 static size_t arena_used;
-static int adding; /* a spin lock around insertion only */
+static int adding;                                          /* a spin lock around insertion only */
 static unsigned written[VT_PHASES_MAX + 1], generation = 1; /* under the tracer lock */
 
 static uint32_t hash_of(const char *s, size_t len)

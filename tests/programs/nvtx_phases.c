@@ -71,3 +71,4 @@ int main(void)
     printf("done phases\n");
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -99,8 +99,9 @@ static const struct option options[] = {
      "each tensor is one traced cudaMallocAsync/cudaFreeAsync at its own Python line"},
     {"run", "--mark-on-nvtx NAME",
      "each end of an NVTX range named NAME (any domain; torch.cuda.nvtx.range too) is a step "
-     "marker, as vramtrace_mark(NAME) is: sets VRAMTRACE_NVTX_MARK and NVTX_INJECTION64_PATH "
-     "to libvramtrace.so, unless another tool (nsys) set that already, which is left and said"},
+     "marker, as vramtrace_mark(NAME) is: sets VRAMTRACE_NVTX_MARK (run sets NVTX_INJECTION64_PATH "
+     "to libvramtrace.so for NVTX phases in any case, unless another tool (nsys) set it already, "
+     "which is left and said)"},
     {"report check", "--json", "print one JSON object per dump instead of text"},
     {"report check run", "--top N",
      "show at most N call sites per list, in text and JSON alike (default 10, and 5 peak "
