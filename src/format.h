@@ -183,7 +183,9 @@ enum vt_record_type {
      * tensors are traced, as the framework's allocator said: its bytes are
      * its tensors', its growth theirs. Written after the allocation, once
      * per segment (an expandable segment: each handle mapped into it).
-     * Absent in older dumps. */
+     * With VT_SEGMENT_NVTX_HEAP, a heap the program registered with NVTX's
+     * memory API (nvtxMemHeapRegister), its regions the "tensors". Absent
+     * in older dumps. */
     VT_REC_CACHE_SEGMENT = 23,
     /* 24: not used yet */
     /* An NVTX range's name, once per name before the first ALLOC that
@@ -511,6 +513,8 @@ static inline int vt_kind_counts_as_vram(unsigned kind)
 }
 #define VT_ALLOC_RESTORED 0x10 /* a failed free put this back: not a new allocation */
 #define VT_ADDR_HANDLE 0x20    /* "address" is a cuMemCreate handle, a key space of its own */
+/* CACHE_SEGMENT: an NVTX memory heap (older readers: a framework's segment) */
+#define VT_SEGMENT_NVTX_HEAP 0x01
 
 /* FREE status|flags byte: low 4 bits status, VT_ADDR_HANDLE as above. */
 enum vt_free_status {
@@ -589,7 +593,9 @@ enum vt_free_status {
     X(67, cudaDeviceGraphMemTrim, 0)                  \
     X(68, cudaGraphAddNode, VT_API_ALLOCATES)         \
     X(128, torchTensorAlloc, VT_API_ALLOCATES)        \
-    X(129, torchTensorFree, 0)
+    X(129, torchTensorFree, 0)                        \
+    X(130, nvtxMemRegionsRegister, VT_API_ALLOCATES)  \
+    X(131, nvtxMemRegionsUnregister, 0)
 
 #define VT_API_RUNTIME_FIRST 1u
 #define VT_API_DRIVER_FIRST 20u
@@ -632,10 +638,13 @@ static inline int vt_api_is_runtime(unsigned api)
 }
 
 /* 1 for an API whose memory lies inside a segment counted by another
- * record (VT_API_FRAMEWORK_FIRST). */
+ * record (VT_API_FRAMEWORK_FIRST): PyTorch's tensors, the regions of an
+ * NVTX memory heap (nvtxMemHeapReset and nvtxMemHeapUnregister free them
+ * as nvtxMemRegionsUnregister). */
 static inline int vt_api_in_segment(unsigned api)
 {
-    return api == VT_API_torchTensorAlloc || api == VT_API_torchTensorFree;
+    return api == VT_API_torchTensorAlloc || api == VT_API_torchTensorFree ||
+           api == VT_API_nvtxMemRegionsRegister || api == VT_API_nvtxMemRegionsUnregister;
 }
 
 /* 1 for a known API that allocates. */

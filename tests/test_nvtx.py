@@ -198,6 +198,55 @@ def case_phases_without_marker():
                 ["forward", "optimizer.step", "load"])
 
 
+POOL = "nvtx_pool.c"
+REGIONS = "nvtxMemRegionsRegister"
+
+
+def own_line(entry, source):
+    """The line of ENTRY's first frame in SOURCE."""
+    for f in entry["frames"]:
+        if os.path.basename(f.get("file") or "") == source:
+            return f.get("line")
+    return None
+
+
+def case_memory_regions():
+    """NVTX's memory API: regions are traced inside their heap at the line
+    that registered them (their bytes count for their sites, not again for
+    the device); unregistering by pointer or handle, a resize, a heap's
+    reset and unregistering free them; the region left registered at exit
+    is the one leak, the 64 MiB heap holding it known memory; a heap of
+    host memory traces nothing."""
+    r = H.run_traced([program("nvtx_pool")])
+    H.expect_program_ok(r)
+    H.expect("done pool" in r.stdout, "the program did not finish:\n" + r.describe())
+    rep = H.report(r.dump)
+    H.check_summary(rep, allocations=16, frees=14, untraced_frees=0, peak_bytes=72 * MiB,
+                    leaked_bytes=3 * MiB, leaked_allocations=1, known_bytes=64 * MiB,
+                    known_allocations=1)
+    src = H.program_source(POOL)
+
+    def line(tag):
+        return H.marker_line(src, tag)
+
+    H.expect_eq("the leak: the region left registered",
+                [(lk["api"], lk["bytes"], own_line(lk, POOL)) for lk in rep["leaks"]],
+                [(REGIONS, 3 * MiB, line("left"))])
+    H.expect_eq("the heap: known memory, not a leak",
+                [(k["api"], k["bytes"], k["known"]["label"], own_line(k, POOL))
+                 for k in rep["known"]],
+                [("cudaMalloc", 64 * MiB, "an NVTX memory heap", line("heap"))])
+    H.expect_eq("the regions' sites: line, highest and final live bytes",
+                sorted((own_line(s, POOL), s["peak_live_bytes"], s["live_bytes"])
+                       for s in rep["sites"] if s["api"] == REGIONS),
+                sorted([(line("one"), MiB, 0), (line("two"), 2 * MiB + 4096, 0),
+                        (line("small"), 256 * 1024, 0), (line("resized"), 512 * 1024, 0),
+                        (line("left"), 3 * MiB, 3 * MiB), (line("reset"), 4 * MiB, 0),
+                        (line("unregistered"), 4 * MiB, 0)]))
+    text = H._run([H.vramtrace_exe(), "report", r.dump], H.base_env(), r.cwd).stdout
+    H.expect("64.0 MiB by an NVTX memory heap" in text, "the heap's line:\n" + text)
+
+
 def case_bad_name():
     """An empty name is a usage error (exit 2)."""
     p = subprocess.run([H.vramtrace_exe(), "run", "--mark-on-nvtx", "", "--", "true"],

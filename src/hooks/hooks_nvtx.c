@@ -19,6 +19,7 @@
  * thread's stack; nothing is allocated. */
 #include "config.h"
 #include "marker.h"
+#include "nvtx_hooks.h"
 #include "nvtx_abi.h"
 #include "phase_names.h"
 #include "resolve.h"
@@ -343,13 +344,18 @@ static void configure(void)
     installing = 1;
 }
 
+int vt_nvtx_installing(void)
+{
+    return pthread_once(&configure_once, configure) == 0 && installing;
+}
+
 /* Each NVTX copy in the process (the program's, libtorch_python's, ...)
  * calls this once with its own export table. Returning 0 makes that copy
  * unload us (a no-op: -z nodelete) and keep its no-ops. */
 VT_EXPORT int InitializeInjectionNvtx2(NvtxGetExportTableFunc_t get_export_table)
 {
     const NvtxExportTableCallbacks *callbacks;
-    if (!get_export_table || pthread_once(&configure_once, configure) != 0 || !installing)
+    if (!get_export_table || !vt_nvtx_installing())
         return 0;
     callbacks = (const NvtxExportTableCallbacks *)get_export_table(NVTX_ETID_CALLBACKS);
     if (!callbacks || callbacks->struct_size < sizeof *callbacks ||

@@ -24,6 +24,9 @@ void vt_known_add_defaults(struct vt_suppressions *k);
 void vt_known_tensors_traced(struct vt_suppressions *k, bool traced);
 
 int vt_known_load(struct vt_suppressions *k, const char *path);
+/* The built-in entry of an NVTX memory heap's own allocation (a segment its
+ * regions lie in), or NULL when K (may be NULL) has not got it. */
+struct vt_suppression *vt_known_nvtx_heap(struct vt_suppressions *k);
 /* What a framework was doing when FRAMES allocated ("during backward"), or NULL. */
 const char *vt_known_during(const struct vt_frame *const *frames, size_t n);
 

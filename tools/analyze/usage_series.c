@@ -236,9 +236,11 @@ void vt_usage_change(struct vt_usage *u, uint64_t time_ns, uint64_t stack_id, un
 }
 
 void vt_usage_holds_tensors(struct vt_usage *u, uint64_t stack_id, unsigned api, unsigned kind,
-                            int64_t device)
+                            int64_t device, bool nvtx_heap)
 {
-    find_site(u, stack_id, api, kind, device)->holds_tensors = true;
+    struct vt_usage_site *s = find_site(u, stack_id, api, kind, device);
+    s->holds_tensors = true;
+    s->nvtx_heap |= nvtx_heap;
 }
 
 void vt_usage_phase(struct vt_usage *u, uint64_t stack_id, unsigned api, unsigned kind,

@@ -52,6 +52,7 @@ struct vt_usage_site {
     /* a framework's segment whose tensors are traced (vt_api_in_segment):
      * their sites carry the growth, not it */
     bool holds_tensors;
+    bool nvtx_heap; /* ... a heap registered with NVTX's memory API, its regions inside */
     /* growth, set by vt_usage_finish */
     bool growing;
     size_t growth_start; /* boundary index the growth started from */
@@ -146,7 +147,7 @@ uint64_t vt_usage_site_phase(const struct vt_usage_site *s, bool *several);
  * inside its calls. */
 /* The site's segments hold traced tensors (see holds_tensors). */
 void vt_usage_holds_tensors(struct vt_usage *u, uint64_t stack_id, unsigned api, unsigned kind,
-                            int64_t device);
+                            int64_t device, bool nvtx_heap);
 void vt_usage_churn(struct vt_usage *u, uint64_t stack_id, unsigned api, unsigned kind,
                     int64_t device, uint64_t pairs, uint64_t call_ns);
 /* Churn is worth a hint: this many pairs, and allocations again after a
