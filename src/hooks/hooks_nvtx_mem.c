@@ -156,8 +156,8 @@ static void regions_register(nvtxDomainHandle_t domain, nvtxMemRegionsRegisterBa
         return;
     int traced = desc->heap && heap_find((uint64_t)(uintptr_t)desc->heap, 0, &h);
     for (size_t i = 0; i < desc->regionCount; i++) {
-        if (!(r = range_at(desc->regionType, desc->regionDescElements,
-                           desc->regionDescElementSize, i)))
+        if (!(r = range_at(desc->regionType, desc->regionDescElements, desc->regionDescElementSize,
+                           i)))
             return;
         if (desc->regionHandleElementsOut) /* a region's handle is its address */
             desc->regionHandleElementsOut[i] = (nvtxMemRegionHandle_t)(uintptr_t)r->ptr;
@@ -195,8 +195,8 @@ static void regions_resize(nvtxDomainHandle_t domain, nvtxMemRegionsResizeBatch_
     const nvtxMemVirtualRangeDesc_t *r;
     (void)domain;
     for (size_t i = 0; desc && i < desc->regionDescCount; i++) {
-        if (!(r = range_at(desc->regionType, desc->regionDescElements,
-                           desc->regionDescElementSize, i)))
+        if (!(r = range_at(desc->regionType, desc->regionDescElements, desc->regionDescElementSize,
+                           i)))
             return;
         uint64_t va = (uint64_t)(uintptr_t)r->ptr;
         if (!heap_find(va, 1, &h))
@@ -208,7 +208,10 @@ static void regions_resize(nvtxDomainHandle_t domain, nvtxMemRegionsResizeBatch_
 
 VT_EXPORT int InitializeInjectionNvtxExtension(nvtxExtModuleInfo_t *module);
 
-#define MEM_SLOT(id, fn) {(id), (intptr_t)(fn)}
+#define MEM_SLOT(id, fn)     \
+    {                        \
+        (id), (intptr_t)(fn) \
+    }
 static const struct {
     unsigned id;
     intptr_t fn;
@@ -226,9 +229,9 @@ static const struct {
  * NVTX keeps its no-ops. */
 VT_EXPORT int InitializeInjectionNvtxExtension(nvtxExtModuleInfo_t *module)
 {
-    if (!module || module->structSize < sizeof *module || module->moduleId != NVTX_EXT_MODULEID_MEM ||
-        module->compatId != NVTX_EXT_COMPATID_MEM || module->segmentsCount < 1 ||
-        !module->segments || !vt_nvtx_installing())
+    if (!module || module->structSize < sizeof *module ||
+        module->moduleId != NVTX_EXT_MODULEID_MEM || module->compatId != NVTX_EXT_COMPATID_MEM ||
+        module->segmentsCount < 1 || !module->segments || !vt_nvtx_installing())
         return 0;
     nvtxExtModuleSegment_t *segment = &module->segments[0];
     if (segment->segmentId != 1 || !segment->functionSlots)

@@ -17,6 +17,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import harness as H  # noqa: E402  (tests/harness.py: reading dumps)
 
 MiB = 1024 * 1024
+VT_REC_ALLOC, VT_REC_PHASE = 4, 25  # format.h's record types
 GiB = 1024 * MiB
 
 VRAMTRACE = MKDUMP = WORK = None
@@ -667,6 +668,33 @@ def case_cache_segments_named():
     check(growing("cache-grows") == [("torchTensorAlloc", 1 * MiB)], growing("cache-grows"))
     check(growing("cache-grows-unnamed") == [("cudaMalloc", 2 * MiB), ("torchTensorAlloc", 1 * MiB)],
           growing("cache-grows-unnamed"))
+
+
+def case_phases():
+    """PHASE records name the NVTX range of the ALLOCs that give its id: the
+    growing site says "forward", the one made outside any range none; a
+    phase never defined, or of id 0, costs its record one warning; a cut
+    dump reads up to its last whole record."""
+    path, _ = mkdump("phases")
+    r, _ = report_json(path)
+    phases = sorted((s["growing"], s["peak_live_bytes"], s["phase"]) for s in r["sites"])
+    check(phases == [(False, 4 * MiB, None), (True, 10 * MiB, "forward")], phases)
+    text, _ = report_text(path)
+    check("[device]  during forward\n" in text, text)
+    undefined, _ = mkdump("phases-undefined")
+    offset = H.record_offset(undefined, VT_REC_ALLOC, 1)
+    r = expect_warned(undefined, "ALLOC record at offset %d: undefined phase 2; kept without that "
+                      "phase" % offset)
+    check([s["phase"] for s in r["sites"] if s["growing"]] == ["forward"], r["sites"])
+    zero, _ = mkdump("phases-zero")
+    expect_warned(zero, "PHASE record at offset %d: phase id 0; dropped"
+                  % H.record_offset(zero, VT_REC_PHASE))
+    data = open(path, "rb").read()
+    cut = os.path.join(WORK, "cut.vtr")
+    for n in range(16, len(data)):
+        with open(cut, "wb") as f:
+            f.write(data[:n])
+        check_damaged(cut, "cut at %d" % n)
 
 
 def case_framework_unverified():
