@@ -44,19 +44,12 @@ static uint64_t ranges_started;
 /* Domain handles: distinct numbers, never dereferenced by NVTX or by us. */
 static uintptr_t domains_created;
 
-/* This thread's pushed ranges, innermost last: the domain and the name's
- * id. Pushes deeper than PUSH_DEPTH are counted only (their pops mark
+/* This thread's pushed ranges are in its state (tracing.h): a domain's
+ * number (its handle >> 4: 0 the default domain) << 32 | the name's id.
+ * Pushes deeper than VT_NVTX_DEPTH are counted only (their pops mark
  * nothing, and the phase stays the deepest one kept). */
-#define PUSH_DEPTH 64
-struct pushed {
-    uintptr_t domain;
-    uint32_t id;
-};
-struct pushes {
-    unsigned depth;
-    struct pushed entry[PUSH_DEPTH];
-};
-static __thread struct pushes pushes;
+#define DOMAIN_OF(handle) ((uint64_t)(uintptr_t)(handle) >> 4 << 32)
+#define ID_OF(entry) ((uint32_t)(entry))
 
 /* A wide message in UTF-8 (cut at VT_PHASE_NAME_MAX bytes): its length. */
 static size_t wide_to_utf8(const wchar_t *s, char *out)
@@ -80,7 +73,7 @@ static size_t wide_to_utf8(const wchar_t *s, char *out)
 
 static uint32_t ascii_id(const char *message)
 {
-    return message ? vt_phase_intern(message, strlen(message)) : 0;
+    return message ? vt_phase_intern_string(message) : 0;
 }
 
 static uint32_t wide_id(const wchar_t *message)
@@ -118,42 +111,43 @@ static uint32_t attributes_id(const nvtxEventAttributes_t *attr)
 
 static int push(nvtxDomainHandle_t domain, uint32_t id)
 {
-    struct pushes *p = &pushes;
-    if (p->depth < PUSH_DEPTH) {
-        p->entry[p->depth] = (struct pushed){(uintptr_t)domain, id};
-        vt_thread_state.phase = id;
+    struct vt_thread *t = &vt_thread_state;
+    if (t->nvtx_depth < VT_NVTX_DEPTH) {
+        t->nvtx_pushed[t->nvtx_depth] = DOMAIN_OF(domain) | id;
+        t->phase = id;
     }
-    p->depth++;
+    t->nvtx_depth++;
     return NVTX_NO_PUSH_POP_TRACKING;
 }
 
-/* DOMAIN's innermost push below TOP, taken out of the stack (pops of
- * several domains interleaved); id 0 when DOMAIN has none there. */
-static struct pushed take_below(struct pushes *p, unsigned top, uintptr_t domain)
+/* The entry of DOMAIN's innermost push below TOP, taken out of the stack
+ * (pops of several domains interleaved); 0 when DOMAIN has none there. */
+static uint64_t take_below(struct vt_thread *t, unsigned top, uint64_t domain)
 {
     for (unsigned i = top; i-- > 0;)
-        if (p->entry[i].domain == domain) {
-            struct pushed found = p->entry[i];
-            memmove(&p->entry[i], &p->entry[i + 1], (top - i) * sizeof p->entry[0]);
+        if ((t->nvtx_pushed[i] & ~(uint64_t)UINT32_MAX) == domain) {
+            uint64_t found = t->nvtx_pushed[i];
+            memmove(&t->nvtx_pushed[i], &t->nvtx_pushed[i + 1],
+                    (top - i) * sizeof t->nvtx_pushed[0]);
             return found;
         }
-    p->depth++; /* nothing of DOMAIN was pushed: an unbalanced pop, no change */
-    return (struct pushed){0, 0};
+    t->nvtx_depth++; /* nothing of DOMAIN was pushed: an unbalanced pop, no change */
+    return 0;
 }
 
 static int pop(nvtxDomainHandle_t domain)
 {
-    struct pushes *p = &pushes;
-    struct pushed entry;
-    if (!p->depth)
+    struct vt_thread *t = &vt_thread_state;
+    uint64_t entry;
+    if (!t->nvtx_depth)
         return NVTX_NO_PUSH_POP_TRACKING;
-    if (--p->depth >= PUSH_DEPTH)
+    if (--t->nvtx_depth >= VT_NVTX_DEPTH)
         return NVTX_NO_PUSH_POP_TRACKING;
-    entry = p->entry[p->depth];
-    if (entry.domain != (uintptr_t)domain)
-        entry = take_below(p, p->depth, (uintptr_t)domain);
-    vt_thread_state.phase = p->depth ? p->entry[p->depth - 1].id : 0;
-    if (entry.id == mark_id && mark_id)
+    entry = t->nvtx_pushed[t->nvtx_depth];
+    if ((entry & ~(uint64_t)UINT32_MAX) != DOMAIN_OF(domain))
+        entry = take_below(t, t->nvtx_depth, DOMAIN_OF(domain));
+    t->phase = t->nvtx_depth ? ID_OF(t->nvtx_pushed[t->nvtx_depth - 1]) : 0;
+    if (ID_OF(entry) == mark_id && mark_id)
         vt_marker_write(vt_phase_name(mark_id));
     return NVTX_NO_PUSH_POP_TRACKING;
 }

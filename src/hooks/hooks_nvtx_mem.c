@@ -51,8 +51,24 @@ static int heap_find(uint64_t va, int contains, struct heap *out)
     return found;
 }
 
+/* A forked child traces its own allocations only: none of its parent's
+ * heaps (and a lock a parent's thread held is free here). */
+static void heaps_after_fork_child(void)
+{
+    pthread_mutex_init(&heaps_lock, NULL);
+    nheaps = 0;
+}
+
+static pthread_once_t fork_handler_once = PTHREAD_ONCE_INIT;
+
+static void fork_handler_install(void)
+{
+    pthread_atfork(NULL, NULL, heaps_after_fork_child);
+}
+
 static void heap_keep(const struct heap *h)
 {
+    pthread_once(&fork_handler_once, fork_handler_install);
     pthread_mutex_lock(&heaps_lock);
     size_t i = 0;
     while (i < nheaps && heaps[i].va != h->va)

@@ -3,10 +3,13 @@
 
 #include "records.h"
 
+#include <sched.h>
 #include <string.h>
 
 #define SLOTS (2 * VT_PHASES_MAX) /* open addressing, at most half full */
 #define ARENA (64 * 1024)
+#define FNV_BASIS 2166136261u /* FNV-1a */
+#define FNV_PRIME 16777619u
 
 struct name {
     const char *text; /* NUL-terminated, in arena */
@@ -23,21 +26,27 @@ static unsigned written[VT_PHASES_MAX + 1], generation = 1; /* under the tracer 
 
 static uint32_t hash_of(const char *s, size_t len)
 {
-    uint32_t h = 2166136261u; /* FNV-1a */
+    uint32_t h = FNV_BASIS;
     for (size_t i = 0; i < len; i++)
-        h = (h ^ (unsigned char)s[i]) * 16777619u;
+        h = (h ^ (unsigned char)s[i]) * FNV_PRIME;
     return h;
 }
 
 /* The id in slot I if it holds NAME; 0 when the slot is empty, -1 when it
  * holds another name. */
-static int64_t slot_holds(size_t i, const char *s, size_t len, uint32_t h)
+static inline __attribute__((always_inline)) int64_t slot_holds(size_t i, const char *s, size_t len,
+                                                                uint32_t h)
 {
     uint32_t id = __atomic_load_n(&slots[i], __ATOMIC_ACQUIRE);
     if (!id)
         return 0;
     const struct name *n = &names[id];
-    return n->hash == h && n->len == len && memcmp(n->text, s, len) == 0 ? (int64_t)id : -1;
+    if (n->hash != h || n->len != len)
+        return -1;
+    for (size_t k = 0; k < len; k++) /* names are short: no call */
+        if (n->text[k] != s[k])
+            return -1;
+    return id;
 }
 
 /* Spin lock held: NAME's id, added where it is not there yet. */
@@ -59,11 +68,11 @@ static uint32_t add(const char *s, size_t len, uint32_t h)
     return id;
 }
 
-uint32_t vt_phase_intern(const char *name, size_t len)
+static uint32_t add_locked(const char *name, size_t len, uint32_t h);
+
+static inline __attribute__((always_inline)) uint32_t intern(const char *name, size_t len,
+                                                             uint32_t h)
 {
-    if (len > VT_PHASE_NAME_MAX)
-        len = VT_PHASE_NAME_MAX;
-    uint32_t h = hash_of(name, len);
     for (size_t i = h & (SLOTS - 1);; i = (i + 1) & (SLOTS - 1)) {
         int64_t found = slot_holds(i, name, len, h);
         if (found > 0)
@@ -71,11 +80,39 @@ uint32_t vt_phase_intern(const char *name, size_t len)
         if (found == 0)
             break;
     }
-    while (__atomic_exchange_n(&adding, 1, __ATOMIC_ACQUIRE))
-        ;
+    return add_locked(name, len, h);
+}
+
+/* NAME's id, added under the spin lock where it is not there yet. */
+static uint32_t add_locked(const char *name, size_t len, uint32_t h)
+{
+    /* a signal handler may push while its thread adds: give up (no phase)
+     * rather than wait for ever */
+    for (int tries = 0; __atomic_exchange_n(&adding, 1, __ATOMIC_ACQUIRE); tries++)
+        if (tries == 1000)
+            return 0;
+        else
+            sched_yield();
     uint32_t id = add(name, len, h);
     __atomic_store_n(&adding, 0, __ATOMIC_RELEASE);
     return id;
+}
+
+uint32_t vt_phase_intern(const char *name, size_t len)
+{
+    if (len > VT_PHASE_NAME_MAX)
+        len = VT_PHASE_NAME_MAX;
+    return intern(name, len, hash_of(name, len));
+}
+
+/* Its length and hash in one pass: a range pushed costs this. */
+uint32_t vt_phase_intern_string(const char *name)
+{
+    uint32_t h = FNV_BASIS;
+    size_t len = 0;
+    for (; name[len] && len < VT_PHASE_NAME_MAX; len++)
+        h = (h ^ (unsigned char)name[len]) * FNV_PRIME;
+    return intern(name, len, h);
 }
 
 const char *vt_phase_name(uint32_t id)

@@ -17,6 +17,8 @@
 /* The id of NAME (LEN bytes), interned on first sight; 0 when the table
  * is full. Any thread, any time, no lock held. */
 uint32_t vt_phase_intern(const char *name, size_t len);
+/* The same for the NUL-terminated NAME. */
+uint32_t vt_phase_intern_string(const char *name);
 
 /* The name of ID (interned: valid for the process's life), "" for 0. */
 const char *vt_phase_name(uint32_t id);
