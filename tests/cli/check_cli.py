@@ -540,6 +540,16 @@ def case_idle_tail():
     check(r["summary"]["leaked_bytes"] == 31 * GiB, r["summary"])
 
 
+def check_every_cut(path):
+    """PATH cut after each of its bytes past the header reads as a damaged dump."""
+    data = open(path, "rb").read()
+    cut = os.path.join(WORK, "cut.vtr")
+    for n in range(16, len(data)):
+        with open(cut, "wb") as f:
+            f.write(data[:n])
+        check_damaged(cut, "cut at %d" % n)
+
+
 def check_damaged(path, what):
     """A damaged dump: a report (exit 0, valid JSON) or one error line (exit 1).
     Returns the report, or None."""
@@ -594,12 +604,7 @@ def case_behalf():
     # without its on-behalf frames, stack 1 shows what stack 2 does: one call site
     check([(lk["bytes"], lk["allocations"], lk["on_behalf"]) for lk in r["leaks"]]
           == [(3 << 20, 2, None)], r["leaks"])
-    data = open(path, "rb").read()
-    cut = os.path.join(WORK, "cut.vtr")
-    for n in range(16, len(data)):
-        with open(cut, "wb") as f:
-            f.write(data[:n])
-        check_damaged(cut, "cut at %d" % n)
+    check_every_cut(path)
 
 
 def case_truncated_every_offset():
@@ -689,12 +694,7 @@ def case_phases():
     zero, _ = mkdump("phases-zero")
     expect_warned(zero, "PHASE record at offset %d: phase id 0; dropped"
                   % H.record_offset(zero, VT_REC_PHASE))
-    data = open(path, "rb").read()
-    cut = os.path.join(WORK, "cut.vtr")
-    for n in range(16, len(data)):
-        with open(cut, "wb") as f:
-            f.write(data[:n])
-        check_damaged(cut, "cut at %d" % n)
+    check_every_cut(path)
 
 
 def case_framework_unverified():

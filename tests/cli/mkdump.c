@@ -511,11 +511,11 @@ static void phase_record(struct writer *w, uint64_t id, const char *name)
  * "zero": a PHASE record of id 0 before them. */
 static void scenario_phases(struct writer *w, const char *variant)
 {
+    uintptr_t stacks[2][2] = {{site_a.address, site_main.address},
+                              {site_b.address, site_main.address}};
     standard_start(w);
-    uintptr_t s1[] = {site_a.address, site_main.address};
-    uintptr_t s2[] = {site_b.address, site_main.address};
-    stack_record(w, 1, 2, s1);
-    stack_record(w, 2, 2, s2);
+    for (uint64_t id = 1; id <= 2; id++)
+        stack_record(w, id, 2, stacks[id - 1]);
     if (!strcmp(variant, "zero"))
         phase_record(w, 0, "nothing");
     phase_record(w, 1, "forward");
