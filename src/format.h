@@ -37,7 +37,7 @@
 
 #define VT_MAGIC "VRAMTRC" /* 7 chars + NUL = 8 bytes */
 #define VT_MAGIC_LEN 8
-#define VT_VERSION 3u        /* the newest version this code reads */
+#define VT_VERSION 4u        /* the newest version this code reads */
 #define VT_VERSION_EVENTS 1u /* written in events mode: every vramtrace reads it */
 /* Written in aggregate mode: a reader from before aggregate mode, which
  * would see a dump without events, refuses it instead. */
@@ -47,6 +47,9 @@
  * reader from before them, which would count their bytes twice (the
  * segment's and the tensor's), refuses the dump instead. */
 #define VT_VERSION_TENSORS 3u
+/* ... and once the regions of an NVTX memory heap are traced inside it (the
+ * first region's ALLOC): a reader from before them would count them twice. */
+#define VT_VERSION_REGIONS 4u
 #define VT_HEADER_LEN 16
 #define VT_FLAG_AGGREGATED 0x1u /* header flags: aggregate mode */
 #define VT_VARINT_MAX 10

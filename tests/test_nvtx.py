@@ -221,6 +221,7 @@ def case_memory_regions():
     H.expect_program_ok(r)
     H.expect("done pool" in r.stdout, "the program did not finish:\n" + r.describe())
     rep = H.report(r.dump)
+    H.expect_eq("format version (regions inside a heap: 4)", rep["format_version"], 4)
     H.check_summary(rep, allocations=16, frees=14, untraced_frees=0, peak_bytes=72 * MiB,
                     leaked_bytes=3 * MiB, leaked_allocations=1, known_bytes=64 * MiB,
                     known_allocations=1)

@@ -64,7 +64,9 @@ FITS(FREE);
 
 int vt_rec_alloc(struct vt_rec_ALLOC *e)
 {
-    if (vt_api_in_segment(e->api) && vt_writer_raise_version(VT_VERSION_TENSORS) < 0)
+    if (vt_api_in_segment(e->api) &&
+        vt_writer_raise_version(e->api == VT_API_nvtxMemRegionsRegister ? VT_VERSION_REGIONS
+                                                                        : VT_VERSION_TENSORS) < 0)
         return -1;
     struct cursor c = {vt_writer_small_begin()};
     uint8_t *payload = c.p;
