@@ -92,8 +92,11 @@ def case_registered_string():
 
 def case_threads():
     """4 threads push, pop, start and end other ranges ("data", "stepping")
-    all along: only the main thread's 10 steps mark."""
-    check_steps("threads")
+    all along: only the main thread's 10 steps mark, and the phase of what
+    it keeps is its own range, "step", never another thread's."""
+    _, rep = check_steps("threads")
+    H.expect_eq("the growing site's phase", [s["phase"] for s in rep["sites"] if s["growing"]],
+                ["step"])
 
 
 def case_plain_preload():
