@@ -189,6 +189,18 @@ def case_phases():
              "the holders' phases:\n" + text)
 
 
+def case_phases_oom():
+    """An out-of-memory error's holders say their phases."""
+    r = H.run_traced([program("nvtx_phases"), "oom"])
+    H.expect_program_ok(r)
+    rep = H.report(r.dump)
+    oom = [f["oom"] for f in rep["failed"] if f["oom"]]
+    H.expect_eq("out-of-memory errors", len(oom), 1)
+    H.expect_eq("its holders: bytes and phase",
+                [(h["bytes"], h["phase"]) for h in oom[0]["holders"]],
+                [(STEPS * MiB, "forward"), (8 * MiB, "load")])
+
+
 def case_phases_without_marker():
     """`vramtrace run` with no option sets NVTX_INJECTION64_PATH: phases
     without markers (growth then judged on allocation ticks)."""

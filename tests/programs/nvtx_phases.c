@@ -4,10 +4,12 @@
  * "optimizer.step"; an 8 MiB buffer made at the start inside a wide range
  * L"load" and freed at the end is the device's largest peak holder.
  * A range started and ended ("io") is no phase: what is kept inside it is
- * still "forward"'s. */
+ * still "forward"'s. With "oom", 1 TiB asked for at the end is refused:
+ * its holders say their phases too. */
 #include <cuda_runtime_api.h>
 #include <nvToolsExt.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "check.h"
 
@@ -56,7 +58,16 @@ static void *step(nvtxDomainHandle_t domain, nvtxStringHandle_t optimizer)
     return kept;
 }
 
-int main(void)
+/* "oom": 1 TiB asked for inside a range "evaluate" at the end: refused. */
+static NOINLINE void evaluate(void)
+{
+    void *p;
+    EXPECT(nvtxRangePushA("evaluate"), NVTX_NO_PUSH_POP_TRACKING);
+    REQUIRE(cudaMalloc(&p, (size_t)1 << 40) == cudaErrorMemoryAllocation);
+    EXPECT(nvtxRangePop(), NVTX_NO_PUSH_POP_TRACKING);
+}
+
+int main(int argc, char **argv)
 {
     nvtxDomainHandle_t domain = nvtxDomainCreateA("vramtrace.test");
     nvtxStringHandle_t optimizer = nvtxDomainRegisterStringA(domain, "optimizer.step");
@@ -66,6 +77,8 @@ int main(void)
     void *kept[STEPS];
     for (int i = 0; i < STEPS; i++)
         kept[i] = step(domain, optimizer);
+    if (argc > 1 && !strcmp(argv[1], "oom"))
+        evaluate();
     CHECK(cudaFree(loaded));
     (void)kept; /* leaked */
     printf("done phases\n");
