@@ -157,7 +157,7 @@ static const struct option options[] = {
      "listed but not counted as leaked nor by any limit (repeatable; also $VRAMTRACE_KNOWN)"},
     {SUPPRESSION_COMMANDS, "--no-default-known",
      "do not label the built-in known framework memory (PyTorch's cache and cuBLAS workspace, "
-     "CuPy's memory pool, XLA's BFC allocator): count it as leaked"},
+     "CuPy's memory pool, XLA's BFC allocator, an NVTX memory heap): count it as leaked"},
     {"report", "--show-known",
      "print the patterns of known framework memory in force (built in, $VRAMTRACE_KNOWN, "
      "--known) and exit"},
