@@ -7,6 +7,7 @@ each a range named "step" with a "data" range inside; the program calls no
 vramtrace_mark(). Skipped (exit 77) where nvtx3 is not installed."""
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -185,6 +186,9 @@ def case_phases():
     check_phases(r)
     text = H._run([H.vramtrace_exe(), "report", r.dump], H.base_env(), r.cwd).stdout
     H.expect(" [device]  during forward\n" in text, "the growing site's phase:\n" + text)
+    H.expect(re.search(r"^vramtrace: growing: 1\.0 MiB per marker interval at forward \S+:%d "
+                       r"during forward\n" % H.marker_line(H.program_source(PHASES), "forward"),
+                       text, re.M), "the headline's phase:\n" + text)
     H.expect(" during load\n" in text and " during optimizer.step\n" in text,
              "the holders' phases:\n" + text)
 
