@@ -132,6 +132,18 @@ def case_injection_taken():
     H.expect_eq("markers", H.report(r.dump)["growth"]["marks"], 0)
 
 
+def case_injection_taken_phases():
+    """Without --mark-on-nvtx too, an NVTX_INJECTION64_PATH set before is
+    left alone and said once: the ranges are then no phases."""
+    r = H.run_traced([program("nvtx_phases")], extra_env={"NVTX_INJECTION64_PATH": TAKEN})
+    H.expect_program_ok(r)
+    said = [l for l in r.stderr.splitlines() if "NVTX_INJECTION64_PATH" in l]
+    H.expect_eq("lines about NVTX_INJECTION64_PATH", said,
+                ["vramtrace: NVTX_INJECTION64_PATH is already set (%s, another NVTX tool's): left "
+                 "as it is, so NVTX ranges are not phases" % TAKEN])
+    H.expect_eq("phases", {s["phase"] for s in H.report(r.dump)["sites"]}, {None})
+
+
 def case_not_preloaded():
     """The injection loaded by NVTX alone (no LD_PRELOAD): it declines and
     says why once; the program runs as without a tool, and writes no dump."""
