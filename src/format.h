@@ -37,7 +37,7 @@
 
 #define VT_MAGIC "VRAMTRC" /* 7 chars + NUL = 8 bytes */
 #define VT_MAGIC_LEN 8
-#define VT_VERSION 3u        /* the newest version this code reads */
+#define VT_VERSION 4u        /* the newest version this code reads */
 #define VT_VERSION_EVENTS 1u /* written in events mode: every vramtrace reads it */
 /* Written in aggregate mode: a reader from before aggregate mode, which
  * would see a dump without events, refuses it instead. */
@@ -47,6 +47,9 @@
  * reader from before them, which would count their bytes twice (the
  * segment's and the tensor's), refuses the dump instead. */
 #define VT_VERSION_TENSORS 3u
+/* ... and once the regions of an NVTX memory heap are traced inside it (the
+ * first region's ALLOC): a reader from before them would count them twice. */
+#define VT_VERSION_REGIONS 4u
 #define VT_HEADER_LEN 16
 #define VT_FLAG_AGGREGATED 0x1u /* header flags: aggregate mode */
 #define VT_VARINT_MAX 10
@@ -183,9 +186,11 @@ enum vt_record_type {
      * tensors are traced, as the framework's allocator said: its bytes are
      * its tensors', its growth theirs. Written after the allocation, once
      * per segment (an expandable segment: each handle mapped into it).
-     * Absent in older dumps. */
+     * With VT_SEGMENT_NVTX_HEAP, a heap the program registered with NVTX's
+     * memory API (nvtxMemHeapRegister), its regions the "tensors". Absent
+     * in older dumps. */
     VT_REC_CACHE_SEGMENT = 23,
-    /* (25: taken by another record.) Tracing began in a process that ran
+    /* Tracing began in a process that ran
      * untraced until then (vramtrace attach), once, right after the module
      * list: what was allocated before is not in the dump. The time; per
      * device with a live context then, cuMemGetInfo_v2's free and total
@@ -195,7 +200,12 @@ enum vt_record_type {
      * naming the object, e.g. driver functions a runtime fetched before).
      * Absent in dumps of processes traced from their start. */
     VT_REC_ATTACH = 24,
-    VT_REC_MAX_KNOWN = 24,
+    /* An NVTX range's name, once per name before the first ALLOC that
+     * refers to its id (1, 2, ...): ALLOC's appended phase is the innermost
+     * range pushed (push/pop, any domain) and not yet popped on the
+     * allocating thread when it allocated, 0 none. Absent in older dumps. */
+    VT_REC_PHASE = 25,
+    VT_REC_MAX_KNOWN = 25,
 };
 
 /* ---- record layouts: one definition for the writer (src/dump/records.c),
@@ -251,7 +261,9 @@ enum vt_record_type {
     F(DT, time_ns, "time delta") F(ADDR, address, "address delta") F(VARINT, size, "size") \
     F(VARINT, stack, "stack id") F(U8, api, "api") F(U8, kind_flags, "kind") \
     F(SVARINT, device, "device") F(VARINT, tid, "tid") F(VARINT, stream, "stream")
-#define VT_REC_ALLOC_APPENDED(F) F(VARINT, call_ns, "time in the call")
+/* phase: the last field, left out when 0 (older readers skip it) */
+#define VT_REC_ALLOC_APPENDED(F) \
+    F(VARINT, call_ns, "time in the call") F(VARINT, phase, "phase id")
 #define VT_REC_FREE_FIELDS(F) \
     F(DT, time_ns, "time delta") F(ADDR, address, "address delta") F(U8, api, "api") \
     F(U8, status_flags, "status") F(VARINT, tid, "tid") F(VARINT, stream, "stream")
@@ -350,6 +362,8 @@ enum vt_record_type {
 #define VT_REC_ATTACH_ROUTES_APPENDED(F)
 #define VT_REC_ATTACH_ROUTE_FIELDS(F) F(STR, what, "route")
 #define VT_REC_ATTACH_ROUTE_APPENDED(F)
+#define VT_REC_PHASE_FIELDS(F) F(VARINT, id, "phase id") F(STR, name, "phase name")
+#define VT_REC_PHASE_APPENDED(F)
 #define VT_REC_DEVICE_USAGE_FIELDS(F) \
     F(VARINT, time_ns, "time") F(U8, reason, "reason") F(SVARINT, device, "device") \
     F(VARINT, free_bytes, "free bytes") F(VARINT, total_bytes, "total bytes") \
@@ -373,7 +387,7 @@ enum vt_record_type {
     X(SAMPLE_DEVICE) X(SAMPLE_SITES) X(SAMPLE_SITE) X(SITES) X(SITES_SITE) X(TOTALS) \
     X(TOTALS_DEVICE) X(THREAD) X(DEVICE) X(MODULE_UNLOAD) X(DEVICE_USAGE) X(BAD_FREE) \
     X(PY_FINALIZING) X(FRAMEWORK) X(CACHE_SEGMENT) X(ATTACH) X(ATTACH_DEVICE) X(ATTACH_ROUTES) \
-    X(ATTACH_ROUTE)
+    X(ATTACH_ROUTE) X(PHASE)
 /* clang-format on */
 
 /* BYTES: raw bytes with their length. */
@@ -527,6 +541,8 @@ static inline int vt_kind_counts_as_vram(unsigned kind)
 }
 #define VT_ALLOC_RESTORED 0x10 /* a failed free put this back: not a new allocation */
 #define VT_ADDR_HANDLE 0x20    /* "address" is a cuMemCreate handle, a key space of its own */
+/* CACHE_SEGMENT: an NVTX memory heap (older readers: a framework's segment) */
+#define VT_SEGMENT_NVTX_HEAP 0x01
 
 /* FREE status|flags byte: low 4 bits status, VT_ADDR_HANDLE as above. */
 enum vt_free_status {
@@ -605,7 +621,9 @@ enum vt_free_status {
     X(67, cudaDeviceGraphMemTrim, 0)                  \
     X(68, cudaGraphAddNode, VT_API_ALLOCATES)         \
     X(128, torchTensorAlloc, VT_API_ALLOCATES)        \
-    X(129, torchTensorFree, 0)
+    X(129, torchTensorFree, 0)                        \
+    X(130, nvtxMemRegionsRegister, VT_API_ALLOCATES)  \
+    X(131, nvtxMemRegionsUnregister, 0)
 
 #define VT_API_RUNTIME_FIRST 1u
 #define VT_API_DRIVER_FIRST 20u
@@ -648,10 +666,13 @@ static inline int vt_api_is_runtime(unsigned api)
 }
 
 /* 1 for an API whose memory lies inside a segment counted by another
- * record (VT_API_FRAMEWORK_FIRST). */
+ * record (VT_API_FRAMEWORK_FIRST): PyTorch's tensors, the regions of an
+ * NVTX memory heap (nvtxMemHeapReset and nvtxMemHeapUnregister free them
+ * as nvtxMemRegionsUnregister). */
 static inline int vt_api_in_segment(unsigned api)
 {
-    return api == VT_API_torchTensorAlloc || api == VT_API_torchTensorFree;
+    return api == VT_API_torchTensorAlloc || api == VT_API_torchTensorFree ||
+           api == VT_API_nvtxMemRegionsRegister || api == VT_API_nvtxMemRegionsUnregister;
 }
 
 /* 1 for a known API that allocates. */

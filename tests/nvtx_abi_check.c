@@ -6,11 +6,28 @@
  * _Static_asserts on types, enum constants, struct layouts and the function
  * types of the injection slots the tracer fills. */
 #include <nvtx3/nvToolsExt.h>
+#include <nvtx3/nvToolsExtMem.h>
 #include <stddef.h>
 
 /* ours defines it as the real header does, in other words */
 enum { real_no_push_pop_tracking = NVTX_NO_PUSH_POP_TRACKING };
 #undef NVTX_NO_PUSH_POP_TRACKING
+/* the memory extension's slot ids are macros there, an enum here (of the
+ * same names: the macros are gone by then) */
+enum {
+    real_CBID_nvtxMemHeapRegister = NVTX3EXT_CBID_nvtxMemHeapRegister,
+    real_CBID_nvtxMemHeapUnregister = NVTX3EXT_CBID_nvtxMemHeapUnregister,
+    real_CBID_nvtxMemHeapReset = NVTX3EXT_CBID_nvtxMemHeapReset,
+    real_CBID_nvtxMemRegionsRegister = NVTX3EXT_CBID_nvtxMemRegionsRegister,
+    real_CBID_nvtxMemRegionsResize = NVTX3EXT_CBID_nvtxMemRegionsResize,
+    real_CBID_nvtxMemRegionsUnregister = NVTX3EXT_CBID_nvtxMemRegionsUnregister,
+};
+#undef NVTX3EXT_CBID_nvtxMemHeapRegister
+#undef NVTX3EXT_CBID_nvtxMemHeapUnregister
+#undef NVTX3EXT_CBID_nvtxMemHeapReset
+#undef NVTX3EXT_CBID_nvtxMemRegionsRegister
+#undef NVTX3EXT_CBID_nvtxMemRegionsResize
+#undef NVTX3EXT_CBID_nvtxMemRegionsUnregister
 
 #define nvtxRangeId_t vt_nvtxRangeId_t
 #define nvtxDomainRegistration_st vt_nvtxDomainRegistration_st
@@ -69,6 +86,33 @@ enum { real_no_push_pop_tracking = NVTX_NO_PUSH_POP_TRACKING };
 #define nvtxDomainRegisterStringW_impl_fntype vt_nvtxDomainRegisterStringW_impl_fntype
 #define nvtxDomainCreateA_impl_fntype vt_nvtxDomainCreateA_impl_fntype
 #define nvtxDomainCreateW_impl_fntype vt_nvtxDomainCreateW_impl_fntype
+#define nvtxMemHeap_v1 vt_nvtxMemHeap_v1
+#define nvtxMemHeap_t vt_nvtxMemHeap_t
+#define nvtxMemHeapHandle_t vt_nvtxMemHeapHandle_t
+#define nvtxMemRegion_v1 vt_nvtxMemRegion_v1
+#define nvtxMemRegion_t vt_nvtxMemRegion_t
+#define nvtxMemRegionHandle_t vt_nvtxMemRegionHandle_t
+#define nvtxMemRegionRef_t vt_nvtxMemRegionRef_t
+#define nvtxMemVirtualRangeDesc_v1 vt_nvtxMemVirtualRangeDesc_v1
+#define nvtxMemVirtualRangeDesc_t vt_nvtxMemVirtualRangeDesc_t
+#define nvtxMemHeapDesc_v1 vt_nvtxMemHeapDesc_v1
+#define nvtxMemHeapDesc_t vt_nvtxMemHeapDesc_t
+#define nvtxMemRegionsRegisterBatch_v1 vt_nvtxMemRegionsRegisterBatch_v1
+#define nvtxMemRegionsRegisterBatch_t vt_nvtxMemRegionsRegisterBatch_t
+#define nvtxMemRegionsResizeBatch_v1 vt_nvtxMemRegionsResizeBatch_v1
+#define nvtxMemRegionsResizeBatch_t vt_nvtxMemRegionsResizeBatch_t
+#define nvtxMemRegionsUnregisterBatch_v1 vt_nvtxMemRegionsUnregisterBatch_v1
+#define nvtxMemRegionsUnregisterBatch_t vt_nvtxMemRegionsUnregisterBatch_t
+#define NvtxExtGetExportFunction_t vt_NvtxExtGetExportFunction_t
+#define nvtxExtModuleSegment_t vt_nvtxExtModuleSegment_t
+#define nvtxExtModuleInfo_t vt_nvtxExtModuleInfo_t
+#define NvtxExtInitializeInjectionFunc_t vt_NvtxExtInitializeInjectionFunc_t
+#define nvtxMemHeapRegister_impl_fntype vt_nvtxMemHeapRegister_impl_fntype
+#define nvtxMemHeapUnregister_impl_fntype vt_nvtxMemHeapUnregister_impl_fntype
+#define nvtxMemHeapReset_impl_fntype vt_nvtxMemHeapReset_impl_fntype
+#define nvtxMemRegionsRegister_impl_fntype vt_nvtxMemRegionsRegister_impl_fntype
+#define nvtxMemRegionsResize_impl_fntype vt_nvtxMemRegionsResize_impl_fntype
+#define nvtxMemRegionsUnregister_impl_fntype vt_nvtxMemRegionsUnregister_impl_fntype
 
 #ifdef VT_ABI_SELFTEST_STRUCT /* a member too many: must fail */
 #define category category; uint32_t vt_selftest_extra
@@ -135,6 +179,33 @@ enum { real_no_push_pop_tracking = NVTX_NO_PUSH_POP_TRACKING };
 #undef nvtxDomainRegisterStringW_impl_fntype
 #undef nvtxDomainCreateA_impl_fntype
 #undef nvtxDomainCreateW_impl_fntype
+#undef nvtxMemHeap_v1
+#undef nvtxMemHeap_t
+#undef nvtxMemHeapHandle_t
+#undef nvtxMemRegion_v1
+#undef nvtxMemRegion_t
+#undef nvtxMemRegionHandle_t
+#undef nvtxMemRegionRef_t
+#undef nvtxMemVirtualRangeDesc_v1
+#undef nvtxMemVirtualRangeDesc_t
+#undef nvtxMemHeapDesc_v1
+#undef nvtxMemHeapDesc_t
+#undef nvtxMemRegionsRegisterBatch_v1
+#undef nvtxMemRegionsRegisterBatch_t
+#undef nvtxMemRegionsResizeBatch_v1
+#undef nvtxMemRegionsResizeBatch_t
+#undef nvtxMemRegionsUnregisterBatch_v1
+#undef nvtxMemRegionsUnregisterBatch_t
+#undef NvtxExtGetExportFunction_t
+#undef nvtxExtModuleSegment_t
+#undef nvtxExtModuleInfo_t
+#undef NvtxExtInitializeInjectionFunc_t
+#undef nvtxMemHeapRegister_impl_fntype
+#undef nvtxMemHeapUnregister_impl_fntype
+#undef nvtxMemHeapReset_impl_fntype
+#undef nvtxMemRegionsRegister_impl_fntype
+#undef nvtxMemRegionsResize_impl_fntype
+#undef nvtxMemRegionsUnregister_impl_fntype
 
 #include "abi_asserts.h"
 #define T_OURS(x) vt_##x
@@ -240,3 +311,50 @@ VT_ABI_NVTX_FN(nvtxDomainRegisterStringA);
 VT_ABI_NVTX_FN(nvtxDomainRegisterStringW);
 VT_ABI_NVTX_FN(nvtxDomainCreateA);
 VT_ABI_NVTX_FN(nvtxDomainCreateW);
+
+/* The memory extension (nvToolsExtMem.h, nvtxExtTypes.h). */
+VT_ABI_TYPE(vt_nvtxMemHeapHandle_t, nvtxMemHeapHandle_t);
+VT_ABI_TYPE(vt_nvtxMemRegionHandle_t, nvtxMemRegionHandle_t);
+VT_ABI_SAME_TYPE(vt_NvtxExtGetExportFunction_t, NvtxExtGetExportFunction_t);
+/* each struct's members, in order: a missing, extra or moved one fails */
+#define VT_ABI_MEMBER_OF(T, m) VT_ABI_MEMBER(vt_##T, T, m);
+#define VT_ABI_MEMBERS(T, LIST) \
+    VT_ABI_STRUCT(vt_##T, T);    \
+    LIST(T, VT_ABI_MEMBER_OF)
+#define L_nvtxMemRegionRef_t(T, M) M(T, pointer) M(T, handle)
+#define L_nvtxMemVirtualRangeDesc_t(T, M) M(T, size) M(T, ptr)
+#define L_nvtxMemHeapDesc_t(T, M) M(T, extCompatID) M(T, structSize) M(T, reserved0) M(T, usage) M(T, type) M(T, typeSpecificDescSize) M(T, typeSpecificDesc) M(T, category) M(T, messageType) M(T, message)
+#define L_nvtxMemRegionsRegisterBatch_t(T, M) M(T, extCompatID) M(T, structSize) M(T, regionType) M(T, heap) M(T, regionCount) M(T, regionDescElementSize) M(T, regionDescElements) M(T, regionHandleElementsOut)
+#define L_nvtxMemRegionsResizeBatch_t(T, M) M(T, extCompatID) M(T, structSize) M(T, regionType) M(T, regionDescCount) M(T, regionDescElementSize) M(T, regionDescElements)
+#define L_nvtxMemRegionsUnregisterBatch_t(T, M) M(T, extCompatID) M(T, structSize) M(T, refType) M(T, refCount) M(T, refElementSize) M(T, refElements)
+#define L_nvtxExtModuleSegment_t(T, M) M(T, segmentId) M(T, slotCount) M(T, functionSlots)
+#define L_nvtxExtModuleInfo_t(T, M) M(T, nvtxVer) M(T, structSize) M(T, moduleId) M(T, compatId) M(T, segmentsCount) M(T, segments) M(T, getExportFunction) M(T, extInfo)
+VT_ABI_MEMBERS(nvtxMemRegionRef_t, L_nvtxMemRegionRef_t)
+VT_ABI_MEMBERS(nvtxMemVirtualRangeDesc_t, L_nvtxMemVirtualRangeDesc_t)
+VT_ABI_MEMBERS(nvtxMemHeapDesc_t, L_nvtxMemHeapDesc_t)
+VT_ABI_MEMBERS(nvtxMemRegionsRegisterBatch_t, L_nvtxMemRegionsRegisterBatch_t)
+VT_ABI_MEMBERS(nvtxMemRegionsResizeBatch_t, L_nvtxMemRegionsResizeBatch_t)
+VT_ABI_MEMBERS(nvtxMemRegionsUnregisterBatch_t, L_nvtxMemRegionsUnregisterBatch_t)
+VT_ABI_MEMBERS(nvtxExtModuleSegment_t, L_nvtxExtModuleSegment_t)
+VT_ABI_MEMBERS(nvtxExtModuleInfo_t, L_nvtxExtModuleInfo_t)
+_Static_assert(VT_SAME(vt_NvtxExtInitializeInjectionFunc_t, int (*)(vt_nvtxExtModuleInfo_t *)) &&
+                   VT_SAME(NvtxExtInitializeInjectionFunc_t, int (*)(nvtxExtModuleInfo_t *)),
+               "VT_ABI NvtxExtInitializeInjectionFunc_t");
+_Static_assert((long long)NVTX3EXT_CBID_nvtxMemHeapRegister == (long long)real_CBID_nvtxMemHeapRegister, "VT_ABI slot nvtxMemHeapRegister");
+_Static_assert((long long)NVTX3EXT_CBID_nvtxMemHeapUnregister == (long long)real_CBID_nvtxMemHeapUnregister, "VT_ABI slot nvtxMemHeapUnregister");
+_Static_assert((long long)NVTX3EXT_CBID_nvtxMemHeapReset == (long long)real_CBID_nvtxMemHeapReset, "VT_ABI slot nvtxMemHeapReset");
+_Static_assert((long long)NVTX3EXT_CBID_nvtxMemRegionsRegister == (long long)real_CBID_nvtxMemRegionsRegister, "VT_ABI slot nvtxMemRegionsRegister");
+_Static_assert((long long)NVTX3EXT_CBID_nvtxMemRegionsResize == (long long)real_CBID_nvtxMemRegionsResize, "VT_ABI slot nvtxMemRegionsResize");
+_Static_assert((long long)NVTX3EXT_CBID_nvtxMemRegionsUnregister == (long long)real_CBID_nvtxMemRegionsUnregister, "VT_ABI slot nvtxMemRegionsUnregister");
+#define S_nvtxMemHeapRegister(T) T(nvtxMemHeapHandle_t) (*)(T(nvtxDomainHandle_t), T(nvtxMemHeapDesc_t) const *)
+#define S_nvtxMemHeapUnregister(T) void (*)(T(nvtxDomainHandle_t), T(nvtxMemHeapHandle_t))
+#define S_nvtxMemHeapReset(T) void (*)(T(nvtxDomainHandle_t), T(nvtxMemHeapHandle_t))
+#define S_nvtxMemRegionsRegister(T) void (*)(T(nvtxDomainHandle_t), T(nvtxMemRegionsRegisterBatch_t) const *)
+#define S_nvtxMemRegionsResize(T) void (*)(T(nvtxDomainHandle_t), T(nvtxMemRegionsResizeBatch_t) const *)
+#define S_nvtxMemRegionsUnregister(T) void (*)(T(nvtxDomainHandle_t), T(nvtxMemRegionsUnregisterBatch_t) const *)
+VT_ABI_NVTX_FN(nvtxMemHeapRegister);
+VT_ABI_NVTX_FN(nvtxMemHeapUnregister);
+VT_ABI_NVTX_FN(nvtxMemHeapReset);
+VT_ABI_NVTX_FN(nvtxMemRegionsRegister);
+VT_ABI_NVTX_FN(nvtxMemRegionsResize);
+VT_ABI_NVTX_FN(nvtxMemRegionsUnregister);

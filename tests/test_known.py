@@ -35,6 +35,7 @@ BUILT_IN = [
     "  known:_local_scalar_dense_cuda                 PyTorch's pinned buffer for .item()  "
     "(built in)",
     "  known:SingleDeviceMemoryPool                   CuPy's memory pool  (built in)",
+    "  known:nvtxMemHeapRegister                      an NVTX memory heap  (built in)",
     "  known:BFCAllocator::Extend                     XLA's BFC allocator  (built in)",
     "  known:ncclMemAlloc                             not known: the program's own  (built in)",
     "  known:libnccl.so                               NCCL's buffers  (built in)",

@@ -7,6 +7,7 @@ each a range named "step" with a "data" range inside; the program calls no
 vramtrace_mark(). Skipped (exit 77) where nvtx3 is not installed."""
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -20,10 +21,10 @@ SOURCE = "nvtx_steps.c"
 TAKEN = "/nonexistent/libnsys-injection.so"
 
 
-def program():
-    path = os.path.join(H.env_path("PROGRAMS_DIR", "dir"), "nvtx_steps")
+def program(name="nvtx_steps"):
+    path = os.path.join(H.env_path("PROGRAMS_DIR", "dir"), name)
     if not os.path.isfile(path):
-        raise H.Skip("nvtx_steps is not built: no /usr/local/cuda/include/nvtx3")
+        raise H.Skip("%s is not built: no /usr/local/cuda/include/nvtx3" % name)
     return path
 
 
@@ -92,8 +93,11 @@ def case_registered_string():
 
 def case_threads():
     """4 threads push, pop, start and end other ranges ("data", "stepping")
-    all along: only the main thread's 10 steps mark."""
-    check_steps("threads")
+    all along: only the main thread's 10 steps mark, and the phase of what
+    it keeps is its own range, "step", never another thread's."""
+    _, rep = check_steps("threads")
+    H.expect_eq("the growing site's phase", [s["phase"] for s in rep["sites"] if s["growing"]],
+                ["step"])
 
 
 def case_plain_preload():
@@ -112,7 +116,7 @@ def case_other_name():
 
 
 def case_without_option():
-    """No option: nothing of NVTX is installed, no marker."""
+    """No option: no marker (the ranges are phases only)."""
     r = traced("push", run_args=())
     H.expect_eq("markers", H.report(r.dump)["growth"]["marks"], 0)
 
@@ -128,6 +132,18 @@ def case_injection_taken():
     H.expect_eq("markers", H.report(r.dump)["growth"]["marks"], 0)
 
 
+def case_injection_taken_phases():
+    """Without --mark-on-nvtx too, an NVTX_INJECTION64_PATH set before is
+    left alone and said once: the ranges are then no phases."""
+    r = H.run_traced([program("nvtx_phases")], extra_env={"NVTX_INJECTION64_PATH": TAKEN})
+    H.expect_program_ok(r)
+    said = [l for l in r.stderr.splitlines() if "NVTX_INJECTION64_PATH" in l]
+    H.expect_eq("lines about NVTX_INJECTION64_PATH", said,
+                ["vramtrace: NVTX_INJECTION64_PATH is already set (%s, another NVTX tool's): left "
+                 "as it is, so NVTX ranges are not phases" % TAKEN])
+    H.expect_eq("phases", {s["phase"] for s in H.report(r.dump)["sites"]}, {None})
+
+
 def case_not_preloaded():
     """The injection loaded by NVTX alone (no LD_PRELOAD): it declines and
     says why once; the program runs as without a tool, and writes no dump."""
@@ -139,6 +155,128 @@ def case_not_preloaded():
     H.expect_eq("vramtrace's lines", len(said), 1)
     H.expect("not preloaded" in said[0], "the line says why: %r" % said[0])
     H.expect(not os.path.exists(os.path.join(r.cwd, "never.vtr")), "a dump was written")
+
+
+PHASES = "nvtx_phases.c"
+
+
+def site_at(sites, tag):
+    """The one site of SITES whose first frame is the line of LEAK:tag."""
+    line = H.marker_line(H.program_source(PHASES), tag)
+    found = [s for s in sites if s["frames"] and s["frames"][0].get("line") == line and
+             os.path.basename(s["frames"][0].get("file") or "") == PHASES]
+    H.expect_eq("sites at LEAK:%s" % tag, len(found), 1)
+    return found[0]
+
+
+def check_phases(r):
+    rep = H.report(r.dump)
+    growing = [s for s in rep["sites"] if s["growing"]]
+    H.expect_eq("growing sites", len(growing), 1)
+    H.expect_eq("the growing site", growing[0], site_at(rep["sites"], "forward"))
+    H.expect_eq("the growing site's phase", growing[0]["phase"], "forward")
+    H.expect_eq("bytes per interval", growing[0]["bytes_per_interval"], MiB)
+    H.expect_eq("phases of the sites (registered in a domain, wide)",
+                [site_at(rep["sites"], t)["phase"] for t in ("scratch", "load")],
+                ["optimizer.step", "load"])
+    holders = rep["peaks"][0]["holders"]
+    H.expect_eq("the peak's holders: bytes and phase",
+                [(h["bytes"], h["phase"]) for h in holders],
+                [(STEPS * MiB, "forward"), (8 * MiB, "load"), (4096, "optimizer.step")])
+    return rep
+
+
+def case_phases():
+    """Each allocation records the innermost range pushed on its thread: the
+    growing site (1 MiB a step) says "forward", though a started range
+    ("io") is open inside it; a registered string in a domain and a wide
+    message name theirs; the peak's holders say theirs, in JSON and text."""
+    r = H.run_traced([program("nvtx_phases")], run_args=("--mark-on-nvtx", "step"))
+    H.expect_program_ok(r)
+    H.expect("done phases" in r.stdout, "the program did not finish:\n" + r.describe())
+    H.expect_dump(r)
+    check_phases(r)
+    text = H._run([H.vramtrace_exe(), "report", r.dump], H.base_env(), r.cwd).stdout
+    H.expect(" [device]  during forward\n" in text, "the growing site's phase:\n" + text)
+    H.expect(re.search(r"^vramtrace: growing: 1\.0 MiB per marker interval at forward \S+:%d "
+                       r"during forward\n" % H.marker_line(H.program_source(PHASES), "forward"),
+                       text, re.M), "the headline's phase:\n" + text)
+    H.expect(" during load\n" in text and " during optimizer.step\n" in text,
+             "the holders' phases:\n" + text)
+
+
+def case_phases_oom():
+    """An out-of-memory error's holders say their phases."""
+    r = H.run_traced([program("nvtx_phases"), "oom"])
+    H.expect_program_ok(r)
+    rep = H.report(r.dump)
+    oom = [f["oom"] for f in rep["failed"] if f["oom"]]
+    H.expect_eq("out-of-memory errors", len(oom), 1)
+    H.expect_eq("its holders: bytes and phase",
+                [(h["bytes"], h["phase"]) for h in oom[0]["holders"]],
+                [(STEPS * MiB, "forward"), (8 * MiB, "load")])
+
+
+def case_phases_without_marker():
+    """`vramtrace run` with no option sets NVTX_INJECTION64_PATH: phases
+    without markers (growth then judged on allocation ticks)."""
+    r = H.run_traced([program("nvtx_phases")])
+    H.expect_program_ok(r)
+    rep = H.report(r.dump)
+    H.expect_eq("markers", rep["growth"]["marks"], 0)
+    H.expect_eq("phases of the sites", [site_at(rep["sites"], t)["phase"]
+                                        for t in ("forward", "scratch", "load")],
+                ["forward", "optimizer.step", "load"])
+
+
+POOL = "nvtx_pool.c"
+REGIONS = "nvtxMemRegionsRegister"
+
+
+def own_line(entry, source):
+    """The line of ENTRY's first frame in SOURCE."""
+    for f in entry["frames"]:
+        if os.path.basename(f.get("file") or "") == source:
+            return f.get("line")
+    return None
+
+
+def case_memory_regions():
+    """NVTX's memory API: regions are traced inside their heap at the line
+    that registered them (their bytes count for their sites, not again for
+    the device); unregistering by pointer or handle, a resize, a heap's
+    reset and unregistering free them; the region left registered at exit
+    is the one leak, the 64 MiB heap holding it known memory; a heap of
+    host memory traces nothing."""
+    r = H.run_traced([program("nvtx_pool")])
+    H.expect_program_ok(r)
+    H.expect("done pool" in r.stdout, "the program did not finish:\n" + r.describe())
+    rep = H.report(r.dump)
+    H.expect_eq("format version (regions inside a heap: 4)", rep["format_version"], 4)
+    H.check_summary(rep, allocations=16, frees=14, untraced_frees=0, peak_bytes=72 * MiB,
+                    leaked_bytes=3 * MiB, leaked_allocations=1, known_bytes=64 * MiB,
+                    known_allocations=1)
+    src = H.program_source(POOL)
+
+    def line(tag):
+        return H.marker_line(src, tag)
+
+    H.expect_eq("the leak: the region left registered",
+                [(lk["api"], lk["bytes"], own_line(lk, POOL)) for lk in rep["leaks"]],
+                [(REGIONS, 3 * MiB, line("left"))])
+    H.expect_eq("the heap: known memory, not a leak",
+                [(k["api"], k["bytes"], k["known"]["label"], own_line(k, POOL))
+                 for k in rep["known"]],
+                [("cudaMalloc", 64 * MiB, "an NVTX memory heap", line("heap"))])
+    H.expect_eq("the regions' sites: line, highest and final live bytes",
+                sorted((own_line(s, POOL), s["peak_live_bytes"], s["live_bytes"])
+                       for s in rep["sites"] if s["api"] == REGIONS),
+                sorted([(line("one"), MiB, 0), (line("two"), 2 * MiB + 4096, 0),
+                        (line("small"), 256 * 1024, 0), (line("resized"), 512 * 1024, 0),
+                        (line("left"), 3 * MiB, 3 * MiB), (line("reset"), 4 * MiB, 0),
+                        (line("unregistered"), 4 * MiB, 0)]))
+    text = H._run([H.vramtrace_exe(), "report", r.dump], H.base_env(), r.cwd).stdout
+    H.expect("64.0 MiB by an NVTX memory heap" in text, "the heap's line:\n" + text)
 
 
 def case_bad_name():

@@ -210,6 +210,22 @@ def case_nvtx_steps():
     H.expect_eq("bytes per marker interval", growing[0]["bytes_per_interval"], MiB)
 
 
+def case_nvtx_phases():
+    """`with torch.cuda.nvtx.range("forward")` inside each step's range:
+    the growing site's phase is "forward", in JSON and text."""
+    r = H.run_traced([torch_python(), CASES, "nvtx_phases"], run_args=("--mark-on-nvtx", "step"))
+    H.expect_program_ok(r)
+    if "no nvtx:" in r.stdout:
+        raise H.Skip("torch has no NVTX: " + r.stdout.strip())
+    H.expect("done nvtx_phases True" in r.stdout, "the case did not finish:\n" + r.describe())
+    rep = H.report(r.dump)
+    growing = [s for s in rep["sites"] if s["growing"]]
+    H.expect_eq("growing sites: line and phase", [(line_of(s), s["phase"]) for s in growing],
+                [(H.marker_line(CASES, "nvtx_forward"), "forward")])
+    text = H._run([H.vramtrace_exe(), "report", r.dump], H.base_env(), r.cwd).stdout
+    H.expect("[device]  during forward\n" in text, "the growing site's phase:\n" + text)
+
+
 def case_validation():
     """A validation loop without no_grad: relu's saved 1 MiB output and the
     4-byte loss of each of 10 steps, at the loop's line."""

@@ -43,6 +43,8 @@ static inline uint64_t vt_call_clock_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+#define VT_NVTX_DEPTH 32
+
 struct vt_thread {
     int busy;     /* inside the tracer or a traced driver call: hooks pass through */
     unsigned api; /* API tag set by an outer runtime wrapper (enum vt_api), 0 if none */
@@ -57,7 +59,14 @@ struct vt_thread {
      * time it took (written into its ALLOC or FREE record, then cleared) */
     uint64_t call_start_ns, call_ns;
     size_t free_record_end; /* the FREE record written before the real free (0: none) */
-    struct {                /* the device of the context this thread allocated in last */
+    /* the innermost NVTX range pushed and not yet popped on this thread:
+     * its name's id (phase_names.h), 0 none; and the ranges pushed,
+     * innermost last, each its domain's number << 32 | its name's id
+     * (the first VT_NVTX_DEPTH; deeper ones are counted only): hooks_nvtx.c */
+    uint32_t phase;
+    unsigned nvtx_depth;
+    uint64_t nvtx_pushed[VT_NVTX_DEPTH];
+    struct { /* the device of the context this thread allocated in last */
         void *ctx;
         int device;
         unsigned epoch;

@@ -64,7 +64,9 @@ FITS(FREE);
 
 int vt_rec_alloc(struct vt_rec_ALLOC *e)
 {
-    if (vt_api_in_segment(e->api) && vt_writer_raise_version(VT_VERSION_TENSORS) < 0)
+    if (vt_api_in_segment(e->api) &&
+        vt_writer_raise_version(e->api == VT_API_nvtxMemRegionsRegister ? VT_VERSION_REGIONS
+                                                                        : VT_VERSION_TENSORS) < 0)
         return -1;
     struct cursor c = {vt_writer_small_begin()};
     uint8_t *payload = c.p;
@@ -72,7 +74,8 @@ int vt_rec_alloc(struct vt_rec_ALLOC *e)
         return -1;
     e->tid = (uint64_t)vt_tid();
     vt_encode_ALLOC(&c, e, 1);
-    vt_writer_small_end(VT_REC_ALLOC, payload, (size_t)(c.p - payload));
+    /* no phase: its last field, the varint 0 (one byte), is left out */
+    vt_writer_small_end(VT_REC_ALLOC, payload, (size_t)(c.p - payload) - (e->phase == 0));
     return 0;
 }
 

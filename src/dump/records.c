@@ -414,6 +414,14 @@ int vt_rec_attach(const struct vt_usage_sample *devices, unsigned ndevices,
     return emit(VT_REC_ATTACH, &b);
 }
 
+int vt_rec_phase(uint32_t id, const char *name)
+{
+    uint8_t data[VT_VARINT_MAX + MAX_STRING];
+    struct buf b = {data, 0, sizeof data, 0};
+    vt_encode_PHASE(&b, &(struct vt_rec_PHASE){.id = id, .name = name}, 1);
+    return emit(VT_REC_PHASE, &b);
+}
+
 int vt_rec_py_finalizing(void)
 {
     uint8_t data[2 * VT_VARINT_MAX];

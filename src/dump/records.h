@@ -57,6 +57,8 @@ int vt_rec_framework(const char *name, const char *version, unsigned state);
 /* The live allocation KEY (FLAGS: VT_ADDR_HANDLE for a handle) is a segment
  * of a framework's cache whose tensors are traced. */
 int vt_rec_cache_segment(uint64_t key, unsigned flags);
+/* The name of NVTX range ID (a phase of later ALLOC records). */
+int vt_rec_phase(uint32_t id, const char *name);
 /* E->time_ns: vt_now_ns(), read before the lock; E->tid is set here. */
 int vt_rec_alloc(struct vt_rec_ALLOC *e);
 /* TIME_NS: vt_now_ns(), read before the lock; CALL_NS: the time the real

@@ -1,20 +1,27 @@
 /* SPDX-License-Identifier: MIT */
-/* NVTX ranges as step markers: libvramtrace.so is also an NVTX injection
- * library (NVTX v3's documented interface: the NVTX copy inside a program
- * dlopens NVTX_INJECTION64_PATH at its first call and hands
- * InitializeInjectionNvtx2 its export table, whose slots we fill). With
- * VRAMTRACE_NVTX_MARK=NAME, each end of a range named NAME, pushed and
- * popped or started and ended, in any domain, writes the marker
- * vramtrace_mark(NAME) writes. Without it nothing is installed: NVTX keeps
- * its no-ops.
+/* NVTX ranges as phases and step markers: libvramtrace.so is also an NVTX
+ * injection library (NVTX v3's documented interface: the NVTX copy inside a
+ * program dlopens NVTX_INJECTION64_PATH at its first call and hands
+ * InitializeInjectionNvtx2 its export table, whose slots we fill).
+ *
+ * Phases: the innermost range pushed and not yet popped on a thread (push
+ * and pop, any domain) is the phase of what that thread allocates; its
+ * name's id is kept in the thread's state for the ALLOC record. Ranges
+ * started and ended (nvtxRangeStart/End) are not phases: they may end on
+ * another thread and overlap, so "the innermost" means nothing for them.
+ * With VRAMTRACE_NVTX_MARK=NAME, each end of a range named NAME, pushed and
+ * popped or started and ended, in any domain, also writes the marker
+ * vramtrace_mark(NAME) writes.
  *
  * The program sees what it sees without a tool: pushes and pops return
- * NVTX_NO_PUSH_POP_TRACKING, ranges other than NAME the id 0, strings other
- * than NAME the handle NULL. A range that is not NAME costs a compare and,
- * pushed, one entry of this thread's stack; nothing is allocated. */
+ * NVTX_NO_PUSH_POP_TRACKING, ranges other than NAME the id 0. A pushed
+ * range costs its name's lookup in the interned names and one entry of this
+ * thread's stack; nothing is allocated. */
 #include "config.h"
 #include "marker.h"
+#include "nvtx_hooks.h"
 #include "nvtx_abi.h"
+#include "phase_names.h"
 #include "resolve.h"
 #include "tracing.h"
 #include "warn.h"
@@ -25,75 +32,76 @@
 #include <string.h>
 #include <wchar.h>
 
-#define NAME_MAX_BYTES 256
-static char mark_name[NAME_MAX_BYTES];
-static wchar_t mark_wide[NAME_MAX_BYTES]; /* NAME decoded from UTF-8 ("" if not UTF-8) */
+/* The id of NAME's interned name: its ends are markers (0: no marker). */
+static uint32_t mark_id;
 
-/* The handle of NAME registered as a string: only compared, never read. */
-static char name_string;
-
-/* Ids of ranges named NAME carry this tag; other ranges get 0 (as without
- * a tool), so an end is ours by its id alone, on any thread. */
+/* Ids of started ranges named NAME carry this tag; other ranges get 0 (as
+ * without a tool), so an end is ours by its id alone, on any thread. */
 #define RANGE_TAG 0x5654000000000000ull /* "VT" */
 #define RANGE_TAG_MASK 0xffff000000000000ull
 static uint64_t ranges_started;
 
-/* Domain handles: distinct even numbers (bit 0 is free for a push entry's
- * NAME bit), never dereferenced by NVTX or by us. */
+/* Domain handles: distinct numbers, never dereferenced by NVTX or by us. */
 static uintptr_t domains_created;
 
-/* This thread's pushed ranges, innermost last: the domain, bit 0 set when
- * named NAME. Pushes deeper than PUSH_DEPTH are counted only (their pops
- * mark nothing). */
-#define PUSH_DEPTH 64
-struct pushes {
-    unsigned depth;
-    uintptr_t entry[PUSH_DEPTH];
-};
-static __thread struct pushes pushes;
+/* This thread's pushed ranges are in its state (tracing.h): a domain's
+ * number (its handle >> 4: 0 the default domain) << 32 | the name's id.
+ * Pushes deeper than VT_NVTX_DEPTH are counted only (their pops mark
+ * nothing, and the phase stays the deepest one kept). */
+#define DOMAIN_OF(handle) ((uint64_t)(uintptr_t)(handle) >> 4 << 32)
+#define ID_OF(entry) ((uint32_t)(entry))
 
-static int utf8_to_wide(const char *s, wchar_t *out, size_t room)
+/* A wide message in UTF-8 (cut at VT_PHASE_NAME_MAX bytes): its length. */
+static size_t wide_to_utf8(const wchar_t *s, char *out)
 {
-    const unsigned char *p = (const unsigned char *)s;
     size_t n = 0;
-    while (*p && n + 1 < room) {
-        unsigned c = *p++, more = c < 0x80 ? 0 : c >= 0xf0 ? 3 : c >= 0xe0 ? 2 : c >= 0xc0 ? 1 : 9;
-        if (more == 9)
-            return -1;
-        c &= more ? 0x3fu >> more : 0x7fu;
-        for (; more; more--, p++) {
-            if ((*p & 0xc0) != 0x80)
-                return -1;
-            c = c << 6 | (*p & 0x3fu);
+    for (; *s; s++) {
+        uint32_t c = (uint32_t)*s;
+        unsigned more = c < 0x80 ? 0 : c < 0x800 ? 1 : c < 0x10000 ? 2 : 3;
+        if (n + more + 1 > VT_PHASE_NAME_MAX)
+            break;
+        if (!more) {
+            out[n++] = (char)c;
+            continue;
         }
-        out[n++] = (wchar_t)c;
+        out[n++] = (char)((0xf00u >> more) | (c >> (6 * more)));
+        while (more--)
+            out[n++] = (char)(0x80u | ((c >> (6 * more)) & 0x3fu));
     }
-    out[n] = 0;
-    return *p ? -1 : 0;
+    return n;
 }
 
-static int is_name(const char *message)
+static uint32_t ascii_id(const char *message)
 {
-    return message && message[0] == mark_name[0] && strcmp(message, mark_name) == 0;
+    return message ? vt_phase_intern_string(message) : 0;
 }
 
-static int is_wide_name(const wchar_t *message)
+static uint32_t wide_id(const wchar_t *message)
 {
-    return message && mark_wide[0] && message[0] == mark_wide[0] && wcscmp(message, mark_wide) == 0;
+    char utf8[VT_PHASE_NAME_MAX];
+    return message ? vt_phase_intern(utf8, wide_to_utf8(message, utf8)) : 0;
 }
 
-/* An event attribute's message, as far as the caller's struct has one. */
-static int attributes_name(const nvtxEventAttributes_t *attr)
+/* A registered string's handle is its name's id. */
+static uint32_t registered_id(nvtxStringHandle_t handle)
+{
+    uintptr_t id = (uintptr_t)(void *)handle;
+    return id <= VT_PHASES_MAX ? (uint32_t)id : 0;
+}
+
+/* The id of an event attribute's message, as far as the caller's struct
+ * has one; 0 none. */
+static uint32_t attributes_id(const nvtxEventAttributes_t *attr)
 {
     if (!attr || attr->size < offsetof(nvtxEventAttributes_t, message) + sizeof attr->message)
         return 0;
     switch (attr->messageType) {
     case NVTX_MESSAGE_TYPE_ASCII:
-        return is_name(attr->message.ascii);
+        return ascii_id(attr->message.ascii);
     case NVTX_MESSAGE_TYPE_UNICODE:
-        return is_wide_name(attr->message.unicode);
+        return wide_id(attr->message.unicode);
     case NVTX_MESSAGE_TYPE_REGISTERED:
-        return attr->message.registered == (nvtxStringHandle_t)(void *)&name_string;
+        return registered_id(attr->message.registered);
     default:
         return 0;
     }
@@ -101,58 +109,62 @@ static int attributes_name(const nvtxEventAttributes_t *attr)
 
 /* ---- push and pop ---- */
 
-static int push(nvtxDomainHandle_t domain, int named)
+static int push(nvtxDomainHandle_t domain, uint32_t id)
 {
-    struct pushes *p = &pushes;
-    if (p->depth < PUSH_DEPTH)
-        p->entry[p->depth] = (uintptr_t)domain | (uintptr_t)(named != 0);
-    p->depth++;
+    struct vt_thread *t = &vt_thread_state;
+    if (t->nvtx_depth < VT_NVTX_DEPTH) {
+        t->nvtx_pushed[t->nvtx_depth] = DOMAIN_OF(domain) | id;
+        t->phase = id;
+    }
+    t->nvtx_depth++;
     return NVTX_NO_PUSH_POP_TRACKING;
 }
 
 /* The entry of DOMAIN's innermost push below TOP, taken out of the stack
  * (pops of several domains interleaved); 0 when DOMAIN has none there. */
-static uintptr_t take_below(struct pushes *p, unsigned top, uintptr_t domain)
+static uint64_t take_below(struct vt_thread *t, unsigned top, uint64_t domain)
 {
     for (unsigned i = top; i-- > 0;)
-        if ((p->entry[i] & ~(uintptr_t)1) == domain) {
-            uintptr_t found = p->entry[i];
-            memmove(&p->entry[i], &p->entry[i + 1], (top - i) * sizeof p->entry[0]);
+        if ((t->nvtx_pushed[i] & ~(uint64_t)UINT32_MAX) == domain) {
+            uint64_t found = t->nvtx_pushed[i];
+            memmove(&t->nvtx_pushed[i], &t->nvtx_pushed[i + 1],
+                    (top - i) * sizeof t->nvtx_pushed[0]);
             return found;
         }
-    p->depth++; /* nothing of DOMAIN was pushed: an unbalanced pop, no change */
+    t->nvtx_depth++; /* nothing of DOMAIN was pushed: an unbalanced pop, no change */
     return 0;
 }
 
 static int pop(nvtxDomainHandle_t domain)
 {
-    struct pushes *p = &pushes;
-    uintptr_t entry;
-    if (!p->depth)
+    struct vt_thread *t = &vt_thread_state;
+    uint64_t entry;
+    if (!t->nvtx_depth)
         return NVTX_NO_PUSH_POP_TRACKING;
-    if (--p->depth >= PUSH_DEPTH)
+    if (--t->nvtx_depth >= VT_NVTX_DEPTH)
         return NVTX_NO_PUSH_POP_TRACKING;
-    entry = p->entry[p->depth];
-    if ((entry & ~(uintptr_t)1) != (uintptr_t)domain)
-        entry = take_below(p, p->depth, (uintptr_t)domain);
-    if (entry & 1)
-        vt_marker_write(mark_name);
+    entry = t->nvtx_pushed[t->nvtx_depth];
+    if ((entry & ~(uint64_t)UINT32_MAX) != DOMAIN_OF(domain))
+        entry = take_below(t, t->nvtx_depth, DOMAIN_OF(domain));
+    t->phase = t->nvtx_depth ? ID_OF(t->nvtx_pushed[t->nvtx_depth - 1]) : 0;
+    if (ID_OF(entry) == mark_id && mark_id)
+        vt_marker_write(vt_phase_name(mark_id));
     return NVTX_NO_PUSH_POP_TRACKING;
 }
 
 static int push_a(const char *message)
 {
-    return push(NULL, is_name(message));
+    return push(NULL, ascii_id(message));
 }
 
 static int push_w(const wchar_t *message)
 {
-    return push(NULL, is_wide_name(message));
+    return push(NULL, wide_id(message));
 }
 
 static int push_ex(const nvtxEventAttributes_t *attr)
 {
-    return push(NULL, attributes_name(attr));
+    return push(NULL, attributes_id(attr));
 }
 
 static int pop_default(void)
@@ -162,14 +174,14 @@ static int pop_default(void)
 
 static int domain_push_ex(nvtxDomainHandle_t domain, const nvtxEventAttributes_t *attr)
 {
-    return push(domain, attributes_name(attr));
+    return push(domain, attributes_id(attr));
 }
 
-/* ---- start and end ---- */
+/* ---- start and end: markers only ---- */
 
-static nvtxRangeId_t start(int named)
+static nvtxRangeId_t start(uint32_t id)
 {
-    if (!named)
+    if (id != mark_id || !id)
         return 0;
     return RANGE_TAG | (__atomic_add_fetch(&ranges_started, 1, __ATOMIC_RELAXED) & ~RANGE_TAG_MASK);
 }
@@ -177,28 +189,29 @@ static nvtxRangeId_t start(int named)
 static void end(nvtxRangeId_t id)
 {
     if ((id & RANGE_TAG_MASK) == RANGE_TAG)
-        vt_marker_write(mark_name);
+        vt_marker_write(vt_phase_name(mark_id));
 }
 
+/* Without a marker's name no started range is looked up. */
 static nvtxRangeId_t start_a(const char *message)
 {
-    return start(is_name(message));
+    return mark_id ? start(ascii_id(message)) : 0;
 }
 
 static nvtxRangeId_t start_w(const wchar_t *message)
 {
-    return start(is_wide_name(message));
+    return mark_id ? start(wide_id(message)) : 0;
 }
 
 static nvtxRangeId_t start_ex(const nvtxEventAttributes_t *attr)
 {
-    return start(attributes_name(attr));
+    return mark_id ? start(attributes_id(attr)) : 0;
 }
 
 static nvtxRangeId_t domain_start_ex(nvtxDomainHandle_t domain, const nvtxEventAttributes_t *attr)
 {
     (void)domain;
-    return start(attributes_name(attr));
+    return start_ex(attr);
 }
 
 static void domain_end(nvtxDomainHandle_t domain, nvtxRangeId_t id)
@@ -227,16 +240,18 @@ static nvtxDomainHandle_t domain_create_w(const wchar_t *name)
     return new_domain();
 }
 
+/* The handle is the name's id (NULL, as without a tool, when the table of
+ * names is full). */
 static nvtxStringHandle_t register_string_a(nvtxDomainHandle_t domain, const char *string)
 {
     (void)domain;
-    return is_name(string) ? (nvtxStringHandle_t)(void *)&name_string : NULL;
+    return (nvtxStringHandle_t)(void *)(uintptr_t)ascii_id(string);
 }
 
 static nvtxStringHandle_t register_string_w(nvtxDomainHandle_t domain, const wchar_t *string)
 {
     (void)domain;
-    return is_wide_name(string) ? (nvtxStringHandle_t)(void *)&name_string : NULL;
+    return (nvtxStringHandle_t)(void *)(uintptr_t)wide_id(string);
 }
 
 /* ---- the injection ---- */
@@ -300,29 +315,32 @@ static int preloaded(void)
     return found == InitializeInjectionNvtx2;
 }
 
-/* NAME from the environment (once: several NVTX copies may ask at once,
- * and the reason not to mark is said once). */
-static int marking;
+/* Whether to fill the slots, and NAME from the environment (once:
+ * several NVTX copies may ask at once, and why not is said once). */
+static int installing;
 static pthread_once_t configure_once = PTHREAD_ONCE_INIT;
 
 static void configure(void)
 {
     const char *name = vt_config_nvtx_mark();
-    if (!name)
-        vt_warn("NVTX_INJECTION64_PATH names libvramtrace.so but VRAMTRACE_NVTX_MARK is not set: "
-                "NVTX ranges are not markers");
-    else if (strlen(name) >= sizeof mark_name)
-        vt_warn("VRAMTRACE_NVTX_MARK is longer than %zu bytes: NVTX ranges are not markers",
-                sizeof mark_name - 1);
-    else if (!preloaded())
-        vt_warn("NVTX_INJECTION64_PATH names libvramtrace.so, which is not preloaded "
-                "(LD_PRELOAD): no CUDA call is traced, so NVTX ranges are not markers");
-    else {
-        strcpy(mark_name, name);
-        if (utf8_to_wide(name, mark_wide, NAME_MAX_BYTES) < 0)
-            mark_wide[0] = 0; /* no wide name can match */
-        marking = 1;
+    if (!preloaded()) { /* said where markers were asked for (a launcher may drop LD_PRELOAD) */
+        if (name)
+            vt_warn("NVTX_INJECTION64_PATH names libvramtrace.so, which is not preloaded "
+                    "(LD_PRELOAD): no CUDA call is traced, so NVTX ranges are neither phases nor "
+                    "markers");
+        return;
     }
+    if (name && strlen(name) > VT_PHASE_NAME_MAX)
+        vt_warn("VRAMTRACE_NVTX_MARK is longer than %d bytes: NVTX ranges are not markers",
+                VT_PHASE_NAME_MAX);
+    else if (name)
+        mark_id = vt_phase_intern(name, strlen(name));
+    installing = 1;
+}
+
+int vt_nvtx_installing(void)
+{
+    return pthread_once(&configure_once, configure) == 0 && installing;
 }
 
 /* Each NVTX copy in the process (the program's, libtorch_python's, ...)
@@ -331,7 +349,7 @@ static void configure(void)
 VT_EXPORT int InitializeInjectionNvtx2(NvtxGetExportTableFunc_t get_export_table)
 {
     const NvtxExportTableCallbacks *callbacks;
-    if (!get_export_table || pthread_once(&configure_once, configure) != 0 || !marking)
+    if (!get_export_table || !vt_nvtx_installing())
         return 0;
     callbacks = (const NvtxExportTableCallbacks *)get_export_table(NVTX_ETID_CALLBACKS);
     if (!callbacks || callbacks->struct_size < sizeof *callbacks ||

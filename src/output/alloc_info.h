@@ -33,6 +33,7 @@ struct vt_alloc_info {
     /* a segment of a framework's cache whose tensors are traced: the
      * per-checkpoint figures count the tensors, not it (track.c) */
     uint8_t cache_segment : 1;
+    uint8_t nvtx_heap : 1; /* ... and that segment an NVTX memory heap */
 };
 _Static_assert(sizeof(struct vt_alloc_info) == 40 && VT_API_LIMIT <= 256,
                "an allocation in 40 bytes");

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "events.h"
 
+#include "phase_names.h"
 #include "records.h"
 #include "writer.h"
 #include "tracing.h"
@@ -14,6 +15,10 @@ static void unchanged(const struct vt_alloc_info *info, uint32_t stack)
 static int write_alloc(const struct vt_alloc_info *info, uint32_t stack, unsigned flags,
                        uint64_t time_ns)
 {
+    /* the NVTX range it was made in; a restored one was not made now */
+    uint32_t phase = flags ? 0 : vt_thread_state.phase;
+    if (vt_phase_note(phase) < 0)
+        return -1;
     struct vt_rec_ALLOC ev = {
         .time_ns = time_ns,
         .address = info->key,
@@ -24,6 +29,7 @@ static int write_alloc(const struct vt_alloc_info *info, uint32_t stack, unsigne
         .device = info->device,
         .stream = info->stream,
         .call_ns = vt_thread_state.call_ns, /* 0 for what no call of this thread made */
+        .phase = phase,
     };
     return vt_rec_alloc(&ev);
 }

@@ -15,6 +15,7 @@
 #include "modules.h"
 #include "output.h"
 #include "pyloc.h"
+#include "phase_names.h"
 #include "pystack.h"
 #include "stacks.h"
 #include "thread_names.h"
@@ -59,6 +60,7 @@ static void forget_dump(void)
     vt_agg_reset();
     vt_stacks_reset();
     vt_thread_names_reset();
+    vt_phase_names_reset();
     vt_modules_reset();
     vt_pyloc_after_fork();
     vt_pystack_after_fork();

@@ -118,4 +118,114 @@ typedef nvtxStringHandle_t (*nvtxDomainRegisterStringW_impl_fntype)(nvtxDomainHa
 typedef nvtxDomainHandle_t (*nvtxDomainCreateA_impl_fntype)(const char *name);
 typedef nvtxDomainHandle_t (*nvtxDomainCreateW_impl_fntype)(const wchar_t *name);
 
+/* nvToolsExtMem.h and nvtxDetail/nvtxExtTypes.h: the memory extension.
+ * Its injection's side: NVTX calls InitializeInjectionNvtxExtension once
+ * per extension module with the module's function slots to fill. */
+typedef struct nvtxMemHeap_v1 nvtxMemHeap_t;
+typedef nvtxMemHeap_t *nvtxMemHeapHandle_t;
+typedef struct nvtxMemRegion_v1 nvtxMemRegion_t;
+typedef nvtxMemRegion_t *nvtxMemRegionHandle_t;
+
+typedef union nvtxMemRegionRef_t {
+    void const *pointer;
+    nvtxMemRegionHandle_t handle;
+} nvtxMemRegionRef_t;
+
+#define NVTX_MEM_TYPE_VIRTUAL_ADDRESS 0x1
+#define NVTX_MEM_REGION_REF_TYPE_POINTER 0x1
+#define NVTX_MEM_REGION_REF_TYPE_HANDLE 0x2
+
+typedef struct nvtxMemVirtualRangeDesc_v1 {
+    size_t size;
+    void const *ptr;
+} nvtxMemVirtualRangeDesc_v1;
+typedef nvtxMemVirtualRangeDesc_v1 nvtxMemVirtualRangeDesc_t;
+
+typedef struct nvtxMemHeapDesc_v1 {
+    uint16_t extCompatID;
+    uint16_t structSize;
+    uint32_t reserved0;
+    uint32_t usage;
+    uint32_t type; /* NVTX_MEM_TYPE_*: what typeSpecificDesc points to */
+    size_t typeSpecificDescSize;
+    void const *typeSpecificDesc;
+    uint32_t category;
+    uint32_t messageType;
+    nvtxMessageValue_t message;
+} nvtxMemHeapDesc_v1;
+typedef nvtxMemHeapDesc_v1 nvtxMemHeapDesc_t;
+
+typedef struct nvtxMemRegionsRegisterBatch_v1 {
+    uint16_t extCompatID;
+    uint16_t structSize;
+    uint32_t regionType; /* NVTX_MEM_TYPE_* */
+    nvtxMemHeapHandle_t heap;
+    size_t regionCount;
+    size_t regionDescElementSize;
+    void const *regionDescElements;
+    nvtxMemRegionHandle_t *regionHandleElementsOut; /* may be NULL */
+} nvtxMemRegionsRegisterBatch_v1;
+typedef nvtxMemRegionsRegisterBatch_v1 nvtxMemRegionsRegisterBatch_t;
+
+typedef struct nvtxMemRegionsResizeBatch_v1 {
+    uint16_t extCompatID;
+    uint16_t structSize;
+    uint32_t regionType;
+    size_t regionDescCount;
+    size_t regionDescElementSize;
+    void const *regionDescElements;
+} nvtxMemRegionsResizeBatch_v1;
+typedef nvtxMemRegionsResizeBatch_v1 nvtxMemRegionsResizeBatch_t;
+
+typedef struct nvtxMemRegionsUnregisterBatch_v1 {
+    uint16_t extCompatID;
+    uint16_t structSize;
+    uint32_t refType; /* NVTX_MEM_REGION_REF_TYPE_* */
+    size_t refCount;
+    size_t refElementSize;
+    nvtxMemRegionRef_t const *refElements;
+} nvtxMemRegionsUnregisterBatch_v1;
+typedef nvtxMemRegionsUnregisterBatch_v1 nvtxMemRegionsUnregisterBatch_t;
+
+#define NVTX_EXT_MODULEID_MEM 1
+#define NVTX_EXT_COMPATID_MEM 0x0102
+enum {
+    NVTX3EXT_CBID_nvtxMemHeapRegister = 0,
+    NVTX3EXT_CBID_nvtxMemHeapUnregister = 1,
+    NVTX3EXT_CBID_nvtxMemHeapReset = 2,
+    NVTX3EXT_CBID_nvtxMemRegionsRegister = 3,
+    NVTX3EXT_CBID_nvtxMemRegionsResize = 4,
+    NVTX3EXT_CBID_nvtxMemRegionsUnregister = 5,
+};
+
+typedef intptr_t (*NvtxExtGetExportFunction_t)(uint32_t exportFunctionId);
+typedef struct nvtxExtModuleSegment_t {
+    size_t segmentId;
+    size_t slotCount;
+    intptr_t *functionSlots;
+} nvtxExtModuleSegment_t;
+typedef struct nvtxExtModuleInfo_t {
+    uint16_t nvtxVer;
+    uint16_t structSize;
+    uint16_t moduleId;
+    uint16_t compatId;
+    size_t segmentsCount;
+    nvtxExtModuleSegment_t *segments;
+    NvtxExtGetExportFunction_t getExportFunction;
+    const void *extInfo;
+} nvtxExtModuleInfo_t;
+typedef int (*NvtxExtInitializeInjectionFunc_t)(nvtxExtModuleInfo_t *moduleInfo);
+
+typedef nvtxMemHeapHandle_t (*nvtxMemHeapRegister_impl_fntype)(nvtxDomainHandle_t domain,
+                                                               nvtxMemHeapDesc_t const *desc);
+typedef void (*nvtxMemHeapUnregister_impl_fntype)(nvtxDomainHandle_t domain,
+                                                  nvtxMemHeapHandle_t heap);
+typedef void (*nvtxMemHeapReset_impl_fntype)(nvtxDomainHandle_t domain, nvtxMemHeapHandle_t heap);
+typedef void (*nvtxMemRegionsRegister_impl_fntype)(nvtxDomainHandle_t domain,
+                                                   nvtxMemRegionsRegisterBatch_t const *desc);
+typedef void (*nvtxMemRegionsResize_impl_fntype)(nvtxDomainHandle_t domain,
+                                                 nvtxMemRegionsResizeBatch_t const *desc);
+typedef void (*nvtxMemRegionsUnregister_impl_fntype)(nvtxDomainHandle_t domain,
+                                                     nvtxMemRegionsUnregisterBatch_t const *desc);
+
 #endif

@@ -110,12 +110,43 @@ void vt_on_tensor_free(uint64_t key, uint64_t stream)
     vt_on_free(CUDA_SUCCESS, &call);
 }
 
-void vt_on_cache_segment(uint64_t va, uint64_t size)
+/* The guard held: TRACK(A, B), then the guard left, errno as it was. */
+static void track_and_leave(void (*track)(uint64_t, uint64_t), uint64_t a, uint64_t b)
 {
     int saved = errno;
-    vt_track_cache_segment(va, size);
+    track(a, b);
     vt_leave();
     errno = saved;
+}
+
+void vt_on_cache_segment(uint64_t va, uint64_t size)
+{
+    track_and_leave(vt_track_cache_segment, va, size);
+}
+
+int vt_on_nvtx_heap(uint64_t va, uint64_t size, struct vt_alloc_info *heap)
+{
+    int saved = errno;
+    int ours = vt_track_nvtx_heap(va, size, heap);
+    vt_leave();
+    errno = saved;
+    return ours;
+}
+
+void vt_on_region_free(uint64_t key)
+{
+    struct vt_free_call call;
+    if (!vt_track_live_size(key, VT_SPACE_TENSOR)) { /* a region of a heap not traced */
+        vt_event_end();
+        return;
+    }
+    vt_on_free_begin(&call, key, VT_SPACE_TENSOR, VT_API_nvtxMemRegionsUnregister, 0);
+    vt_on_free(CUDA_SUCCESS, &call);
+}
+
+void vt_on_regions_freed(uint64_t lo, uint64_t hi)
+{
+    track_and_leave(vt_track_free_regions, lo, hi);
 }
 
 void vt_on_pool_alloc(CUresult result, struct vt_alloc_info info, CUmemoryPool pool)

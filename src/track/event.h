@@ -72,6 +72,17 @@ void vt_on_tensor_free(uint64_t key, uint64_t stream);
  * (guard held: vt_enter). */
 void vt_on_cache_segment(uint64_t va, uint64_t size);
 
+/* NVTX's memory API (hooks_nvtx_mem.c). A heap at [VA, VA + SIZE) was
+ * registered (guard held: vt_enter): 1, with its allocation into *HEAP,
+ * when its regions are traced (track.h: vt_track_nvtx_heap). A region is
+ * one of vt_on_tensor_alloc's allocations (api nvtxMemRegionsRegister);
+ * vt_on_region_free ends the event begun for the unregistering of KEY (no
+ * record when it is not a traced region), vt_on_regions_freed (guard held)
+ * frees every region at [LO, HI): a heap reset or unregistered. */
+int vt_on_nvtx_heap(uint64_t va, uint64_t size, struct vt_alloc_info *heap);
+void vt_on_region_free(uint64_t key);
+void vt_on_regions_freed(uint64_t lo, uint64_t hi);
+
 /* Virtual memory management, after the real call returned RESULT. */
 void vt_on_vmm_map(CUresult result, uint64_t va, uint64_t size, uint64_t handle);
 void vt_on_vmm_unmap(CUresult result, uint64_t va, uint64_t size);

@@ -422,6 +422,43 @@ static void mark_cache_segment(struct vt_live *e, uint64_t key, enum vt_space sp
         write_or_stop(vt_rec_cache_segment(key, vt_space_flag(space)));
 }
 
+int vt_track_nvtx_heap(uint64_t va, uint64_t size, struct vt_alloc_info *heap)
+{
+    struct vt_live *e;
+    int ours = 0;
+    vt_lock();
+    e = vt_output_ready() == 0 ? find(VT_SPACE_POINTER, va) : NULL;
+    if (e && (!e->info.cache_segment || e->info.nvtx_heap) && size <= e->info.size) {
+        if (!e->info.nvtx_heap)
+            write_or_stop(vt_rec_cache_segment(va, VT_SEGMENT_NVTX_HEAP));
+        e->info.cache_segment = e->info.nvtx_heap = 1;
+        *heap = e->info;
+        ours = 1;
+    }
+    vt_unlock();
+    return ours;
+}
+
+void vt_track_free_regions(uint64_t lo, uint64_t hi)
+{
+    uint64_t now = vt_now_ns();
+    struct vt_alloc_table *t = &table.by_space[VT_SPACE_TENSOR];
+    vt_lock();
+    for (size_t i = 0; vt_output_ready() == 0 && t->slots && i <= t->mask;) {
+        struct vt_live *e = &t->slots[i];
+        if (!e->used || e->info.api != VT_API_nvtxMemRegionsRegister || e->info.key < lo ||
+            e->info.key >= hi) {
+            i++;
+            continue;
+        }
+        remember_freed(e, VT_API_nvtxMemRegionsUnregister, 0, now);
+        write_free(&e->info, e->stack, e->info.key, VT_API_nvtxMemRegionsUnregister, VT_FREE_OK, 0,
+                   now);
+        discard(e); /* an entry after it may move into slot i */
+    }
+    vt_unlock();
+}
+
 /* [VA, VA + SIZE) is a segment of a framework's cache, or a part of one
  * mapped (PyTorch's expandable segments, page by page): the allocation
  * behind it, a device pointer or each handle mapped there, is marked. */

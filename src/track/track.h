@@ -59,6 +59,14 @@ void vt_track_vmm_release(uint64_t handle);
 /* A segment of a framework's cache whose tensors are traced (the
  * per-checkpoint figures skip it). */
 void vt_track_cache_segment(uint64_t va, uint64_t size);
+/* [VA, VA + SIZE) is a heap registered with NVTX's memory API: 1, with the
+ * live allocation at VA into *HEAP (marked a segment), when that is a
+ * traced device pointer of SIZE bytes at least and no framework's segment;
+ * else 0 (its regions are not traced). */
+int vt_track_nvtx_heap(uint64_t va, uint64_t size, struct vt_alloc_info *heap);
+/* Every region of an NVTX heap at [LO, HI) is freed
+ * (nvtxMemRegionsUnregister): the heap was reset or unregistered. */
+void vt_track_free_regions(uint64_t lo, uint64_t hi);
 
 /* Context teardown freed every allocation of CTX (or, with CTX NULL, of
  * DEVICE's primary context; with DEVICE >= 0, also what DEVICE's memory

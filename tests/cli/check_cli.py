@@ -17,6 +17,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import harness as H  # noqa: E402  (tests/harness.py: reading dumps)
 
 MiB = 1024 * 1024
+VT_REC_ALLOC, VT_REC_PHASE = 4, 25  # format.h's record types
 GiB = 1024 * MiB
 
 VRAMTRACE = MKDUMP = WORK = None
@@ -539,6 +540,16 @@ def case_idle_tail():
     check(r["summary"]["leaked_bytes"] == 31 * GiB, r["summary"])
 
 
+def check_every_cut(path):
+    """PATH cut after each of its bytes past the header reads as a damaged dump."""
+    data = open(path, "rb").read()
+    cut = os.path.join(WORK, "cut.vtr")
+    for n in range(16, len(data)):
+        with open(cut, "wb") as f:
+            f.write(data[:n])
+        check_damaged(cut, "cut at %d" % n)
+
+
 def check_damaged(path, what):
     """A damaged dump: a report (exit 0, valid JSON) or one error line (exit 1).
     Returns the report, or None."""
@@ -593,17 +604,7 @@ def case_behalf():
     # without its on-behalf frames, stack 1 shows what stack 2 does: one call site
     check([(lk["bytes"], lk["allocations"], lk["on_behalf"]) for lk in r["leaks"]]
           == [(3 << 20, 2, None)], r["leaks"])
-    read_every_cut(path)
-
-
-def read_every_cut(path):
-    """PATH cut after its header at every offset reads up to its last whole record."""
-    data = open(path, "rb").read()
-    cut = os.path.join(WORK, "cut.vtr")
-    for n in range(16, len(data)):
-        with open(cut, "wb") as f:
-            f.write(data[:n])
-        check_damaged(cut, "%s cut at %d" % (os.path.basename(path), n))
+    check_every_cut(path)
 
 
 def case_truncated_every_offset():
@@ -695,7 +696,7 @@ def case_attached():
                  "not seen after attach",
                  "vramtrace: note: 1 free of memory allocated before attach"):
         check(line in text, "%r not in:\n%s" % (line, text))
-    read_every_cut(path)
+    check_every_cut(path)
 
 
 def case_attached_short():
@@ -705,6 +706,28 @@ def case_attached_short():
     r = expect_warned(path, "ATTACH record at offset %d: bad device; dropped"
                       % H.record_offset(path, 24))
     check(r["attach"] is None, r["attach"])
+
+
+def case_phases():
+    """PHASE records name the NVTX range of the ALLOCs that give its id: the
+    growing site says "forward", the one made outside any range none; a
+    phase never defined, or of id 0, costs its record one warning; a cut
+    dump reads up to its last whole record."""
+    path, _ = mkdump("phases")
+    r, _ = report_json(path)
+    phases = sorted((s["growing"], s["peak_live_bytes"], s["phase"]) for s in r["sites"])
+    check(phases == [(False, 4 * MiB, None), (True, 10 * MiB, "forward")], phases)
+    text, _ = report_text(path)
+    check("[device]  during forward\n" in text, text)
+    undefined, _ = mkdump("phases-undefined")
+    offset = H.record_offset(undefined, VT_REC_ALLOC, 1)
+    r = expect_warned(undefined, "ALLOC record at offset %d: undefined phase 2; kept without that "
+                      "phase" % offset)
+    check([s["phase"] for s in r["sites"] if s["growing"]] == ["forward"], r["sites"])
+    zero, _ = mkdump("phases-zero")
+    expect_warned(zero, "PHASE record at offset %d: phase id 0; dropped"
+                  % H.record_offset(zero, VT_REC_PHASE))
+    check_every_cut(path)
 
 
 def case_framework_unverified():

@@ -533,6 +533,43 @@ static void scenario_attached(struct writer *w, const char *variant)
     record(w, VT_REC_END, &e);
 }
 
+/* PHASE: an NVTX range's name. */
+static void phase_record(struct writer *w, uint64_t id, const char *name)
+{
+    struct buf p = {0};
+    vt_encode_PHASE(&(struct field_out){w, &p}, &(struct vt_rec_PHASE){.id = id, .name = name}, 1);
+    record(w, VT_REC_PHASE, &p);
+}
+
+/* Ten steps keeping 1 MiB each (stack 1) inside NVTX range 1 "forward",
+ * a marker after each, and 4 MiB made once outside any range (stack 2).
+ * VARIANT "undefined": the first kept allocation names phase 2, never defined;
+ * "zero": a PHASE record of id 0 before them. */
+static void scenario_phases(struct writer *w, const char *variant)
+{
+    uintptr_t stacks[2][2] = {{site_a.address, site_main.address},
+                              {site_b.address, site_main.address}};
+    standard_start(w);
+    for (uint64_t id = 1; id <= 2; id++)
+        stack_record(w, id, 2, stacks[id - 1]);
+    if (!strcmp(variant, "zero"))
+        phase_record(w, 0, "nothing");
+    phase_record(w, 1, "forward");
+    alloc_record(w, 0x20000000, 4 * MiB, 2, VT_API_cudaMalloc, VT_KIND_DEVICE, 0);
+    for (uint64_t step = 0; step < 10; step++) {
+        struct buf p = {0};
+        struct vt_rec_ALLOC rec = {
+            .time_ns = next_time(w), .address = 0x10000000 + step * MiB, .size = MiB, .stack = 1,
+            .api = VT_API_cudaMalloc, .kind_flags = VT_KIND_DEVICE, .tid = 77,
+            .phase = strcmp(variant, "undefined") || step ? 1 : 2,
+        };
+        vt_encode_ALLOC(&(struct field_out){w, &p}, &rec, 1);
+        record(w, VT_REC_ALLOC, &p);
+        mark_record(w, "step");
+    }
+    end_record(w, 11);
+}
+
 /* CACHE_SEGMENT: the allocation at ADDRESS is a segment of the cache. */
 static void cache_segment_record(struct writer *w, uint64_t address)
 {
@@ -861,6 +898,8 @@ static bool build(struct writer *w, const char *scenario, uint64_t n)
         scenario_noleak(w);
     else if (!strncmp(scenario, "behalf", 6))
         scenario_behalf(w, scenario[6] == '-' ? scenario + 7 : "");
+    else if (!strncmp(scenario, "phases", 6))
+        scenario_phases(w, scenario[6] == '-' ? scenario + 7 : "");
     else if (!strncmp(scenario, "cache-grows", 11))
         scenario_cache_grows(w, scenario[11] == '-' ? scenario + 12 : "");
     else if (!strncmp(scenario, "attached", 8))

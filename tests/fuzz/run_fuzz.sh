@@ -55,6 +55,12 @@ seed probe "$build/tests/reliability/config_probe"
 seed bad_frees env VRAMTRACE_FREE_STACKS=1 "$build/tests/programs/tree" frees
 seed bad_frees_aggregate env VRAMTRACE_MODE=aggregate "$build/tests/programs/tree" frees
 seed underscore_exit "$build/tests/programs/tree" _exit
+# NVTX phases and a pool's regions (where nvtx3 is installed: built then)
+[ -x "$build/tests/programs/nvtx_phases" ] &&
+    seed nvtx_phases env NVTX_INJECTION64_PATH="$build/libvramtrace.so" VRAMTRACE_NVTX_MARK=step \
+        "$build/tests/programs/nvtx_phases"
+[ -x "$build/tests/programs/nvtx_pool" ] &&
+    seed nvtx_pool env NVTX_INJECTION64_PATH="$build/libvramtrace.so" "$build/tests/programs/nvtx_pool"
 # Stacks with the frames of the thread an autograd thread worked for: no
 # program here makes them without torch, mkdump does.
 "$build/tests/cli/mkdump" behalf "$out/seeds/behalf.vtr" >/dev/null 2>&1 &&

@@ -63,19 +63,35 @@ def module_adam():
     return MODEL
 
 
-def nvtx_steps():
-    """20 steps, each an NVTX range named "step" that keeps a 1 MiB tensor
-    (no vramtrace marker: `run --mark-on-nvtx step` makes them)."""
+def nvtx_probe():
+    """Exits (0, saying so) where this torch has no NVTX."""
     try:
         torch.cuda.nvtx.range_push("probe")
         torch.cuda.nvtx.range_pop()
     except (RuntimeError, AttributeError, ImportError) as e:
         print("no nvtx:", e, flush=True)
         os._exit(0)
+
+
+def nvtx_steps():
+    """20 steps, each an NVTX range named "step" that keeps a 1 MiB tensor
+    (no vramtrace marker: `run --mark-on-nvtx step` makes them)."""
+    nvtx_probe()
     kept = []
     for _ in range(20):
         with torch.cuda.nvtx.range("step"):
             kept.append(torch.empty(KEPT_FLOATS, device="cuda"))  # LEAK:nvtx
+    return kept
+
+
+def nvtx_phases():
+    """20 steps, each keeping a 1 MiB tensor inside a range "forward" (a
+    phase) inside the step's range."""
+    nvtx_probe()
+    kept = []
+    for _ in range(20):
+        with torch.cuda.nvtx.range("step"), torch.cuda.nvtx.range("forward"):
+            kept.append(torch.empty(KEPT_FLOATS, device="cuda"))  # LEAK:nvtx_forward
     return kept
 
 

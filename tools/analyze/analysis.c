@@ -69,6 +69,8 @@ static void on_alloc(void *ctx, const struct vt_dump_alloc *ev)
     };
     vt_live_insert(&a->live, &e);
     vt_usage_change(&a->usage, ev->time_ns, e.stack_id, e.api, e.kind, e.device, (int64_t)e.size);
+    if (!(ev->flags & VT_ALLOC_RESTORED))
+        vt_usage_phase(&a->usage, e.stack_id, e.api, e.kind, e.device, ev->phase, e.size);
     if (ev->call_ns)
         vt_usage_churn(&a->usage, e.stack_id, e.api, e.kind, e.device, 0, ev->call_ns);
     if (ev->flags & VT_ALLOC_RESTORED) {
@@ -232,14 +234,16 @@ static void on_totals(void *ctx, const struct vt_totals_event *ev)
 }
 
 /* A segment of a framework's cache whose tensors are traced (the framework's
- * allocator said so): its site's growth is its tensors', judged there. */
+ * allocator said so), or an NVTX memory heap with its regions: its site's
+ * growth is its tensors' (regions'), judged there. */
 static void on_cache_segment(void *ctx, const struct vt_cache_segment_event *ev)
 {
     struct vt_analysis *a = ctx;
     unsigned space = ev->flags & VT_ADDR_HANDLE ? VT_LIVE_HANDLE : VT_LIVE_POINTER;
     const struct vt_live_entry *e = vt_live_find(&a->live, ev->address, space);
     if (e)
-        vt_usage_holds_tensors(&a->usage, e->stack_id, e->api, e->kind, e->device);
+        vt_usage_holds_tensors(&a->usage, e->stack_id, e->api, e->kind, e->device,
+                               ev->flags & VT_SEGMENT_NVTX_HEAP);
 }
 
 const struct vt_event_sink vt_analysis_sink = {

@@ -27,6 +27,9 @@ static const char torch_cache_note[] = TORCH_CACHE_NOTE;
  * that another pattern labels. */
 static const char programs_own_note[] =
     "allocated at the program's request (ncclMemAlloc): the program's own, judged as any other";
+static const char nvtx_heap_note[] =
+    "a pool the program described with NVTX's memory API (nvtxMemHeapRegister): the regions "
+    "in it are traced, each at the line that registered it";
 static const char torch_cache_tensors_note[] = TORCH_CACHE_TENSORS_NOTE;
 
 static const struct {
@@ -51,6 +54,9 @@ static const struct {
     {"SingleDeviceMemoryPool", "CuPy's memory pool",
      "memory CuPy's pool keeps for reuse; which arrays live in it is not traced "
      "(cupy.cuda.set_allocator(None) allocates each array by itself)"},
+    /* no frame names it: the allocation a heap was registered on is
+     * labelled by its CACHE_SEGMENT record (vt_known_nvtx_heap) */
+    {"nvtxMemHeapRegister", "an NVTX memory heap", nvtx_heap_note},
     {"BFCAllocator::Extend", "XLA's BFC allocator",
      "memory XLA's allocator reserved (JAX preallocates 75% of the GPU at its first use; "
      "XLA_PYTHON_CLIENT_PREALLOCATE=false reserves on demand); which arrays live in it is not "
@@ -86,6 +92,14 @@ void vt_known_tensors_traced(struct vt_suppressions *k, bool traced)
     for (size_t i = 0; i < k->n; i++)
         if (k->list[i].note == torch_cache_note || k->list[i].note == torch_cache_tensors_note)
             k->list[i].note = traced ? torch_cache_tensors_note : torch_cache_note;
+}
+
+struct vt_suppression *vt_known_nvtx_heap(struct vt_suppressions *k)
+{
+    for (size_t i = 0; k && i < k->n; i++)
+        if (k->list[i].note == nvtx_heap_note)
+            return &k->list[i];
+    return NULL;
 }
 
 /* "PATTERN LABEL": the label after the first blank, else the pattern. */

@@ -28,6 +28,9 @@ int vt_known_load(struct vt_suppressions *k, const char *path);
  * program's own memory (a buffer a framework allocated at its request). */
 struct vt_suppression *vt_known_match(struct vt_suppressions *k,
                                       const struct vt_frame *const *frames, size_t n);
+/* The built-in entry of an NVTX memory heap's own allocation (a segment its
+ * regions lie in), or NULL when K (may be NULL) has not got it. */
+struct vt_suppression *vt_known_nvtx_heap(struct vt_suppressions *k);
 /* What a framework was doing when FRAMES allocated ("during backward"), or NULL. */
 const char *vt_known_during(const struct vt_frame *const *frames, size_t n);
 

@@ -262,9 +262,41 @@ void vt_usage_script_ended(struct vt_usage *u)
 }
 
 void vt_usage_holds_tensors(struct vt_usage *u, uint64_t stack_id, unsigned api, unsigned kind,
-                            int64_t device)
+                            int64_t device, bool nvtx_heap)
 {
-    find_site(u, stack_id, api, kind, device)->holds_tensors = true;
+    struct vt_usage_site *s = find_site(u, stack_id, api, kind, device);
+    s->holds_tensors = true;
+    s->nvtx_heap |= nvtx_heap;
+}
+
+void vt_usage_phase(struct vt_usage *u, uint64_t stack_id, unsigned api, unsigned kind,
+                    int64_t device, uint64_t phase, uint64_t bytes)
+{
+    struct vt_usage_site *s = find_site(u, stack_id, api, kind, device);
+    for (size_t i = 0; i < s->nphases; i++)
+        if (s->phases[i].id == phase) {
+            s->phases[i].bytes += bytes;
+            return;
+        }
+    if (s->nphases == VT_SITE_PHASES) {
+        s->phase_others = true;
+        return;
+    }
+    s->phases[s->nphases].id = phase;
+    s->phases[s->nphases++].bytes = bytes;
+}
+
+uint64_t vt_usage_site_phase(const struct vt_usage_site *s, bool *several)
+{
+    size_t main = 0, ranges = 0;
+    for (size_t i = 0; i < s->nphases; i++) {
+        ranges += s->phases[i].id != 0;
+        if (s->phases[i].bytes > s->phases[main].bytes)
+            main = i;
+    }
+    if (several)
+        *several = ranges > 1 || s->phase_others;
+    return s->nphases ? s->phases[main].id : 0;
 }
 
 void vt_usage_churn(struct vt_usage *u, uint64_t stack_id, unsigned api, unsigned kind,

@@ -21,6 +21,8 @@
  * false positives it costs at each count). */
 #define VT_USAGE_MIN_ALLOC_TICKS 16
 
+#define VT_SITE_PHASES 4
+
 struct vt_usage_mark {
     uint64_t time_ns;
     char *label;
@@ -51,6 +53,7 @@ struct vt_usage_site {
     /* a framework's segment whose tensors are traced (vt_api_in_segment):
      * their sites carry the growth, not it */
     bool holds_tensors;
+    bool nvtx_heap; /* ... a heap registered with NVTX's memory API, its regions inside */
     /* growth, set by vt_usage_finish */
     bool growing;
     size_t growth_start; /* boundary index the growth started from */
@@ -72,6 +75,14 @@ struct vt_usage_site {
     uint64_t reallocs;
     /* internal: lazy snapshot at the device peak */
     uint64_t peak_epoch_saved;
+    /* the NVTX ranges its allocations were made in (PHASE ids; 0: none)
+     * with the bytes each, the first VT_SITE_PHASES seen; phase_others:
+     * it also allocated in more (vt_usage_site_phase) */
+    struct {
+        uint64_t id, bytes;
+    } phases[VT_SITE_PHASES];
+    uint8_t nphases;
+    bool phase_others;
 };
 
 struct vt_usage_device {
@@ -133,11 +144,18 @@ struct vt_usage {
 void vt_usage_change(struct vt_usage *u, uint64_t time_ns, uint64_t stack_id, unsigned api,
                      unsigned kind, int64_t device, int64_t delta);
 void vt_usage_mark(struct vt_usage *u, uint64_t time_ns, const char *label);
+/* The site allocated BYTES inside NVTX range PHASE (0: none). */
+void vt_usage_phase(struct vt_usage *u, uint64_t stack_id, unsigned api, unsigned kind,
+                    int64_t device, uint64_t phase, uint64_t bytes);
+/* The range the site made most of its bytes in (0: none, or more outside
+ * any range than inside one); *SEVERAL (may be NULL): it allocated in other
+ * ranges too. */
+uint64_t vt_usage_site_phase(const struct vt_usage_site *s, bool *several);
 /* Churn at one site: PAIRS more allocate/free pairs, CALL_NS more time
  * inside its calls. */
 /* The site's segments hold traced tensors (see holds_tensors). */
 void vt_usage_holds_tensors(struct vt_usage *u, uint64_t stack_id, unsigned api, unsigned kind,
-                            int64_t device);
+                            int64_t device, bool nvtx_heap);
 void vt_usage_churn(struct vt_usage *u, uint64_t stack_id, unsigned api, unsigned kind,
                     int64_t device, uint64_t pairs, uint64_t call_ns);
 /* Churn is worth a hint: this many pairs, and allocations again after a

@@ -102,8 +102,9 @@ static const struct option options[] = {
      "each tensor is one traced cudaMallocAsync/cudaFreeAsync at its own Python line"},
     {"run", "--mark-on-nvtx NAME",
      "each end of an NVTX range named NAME (any domain; torch.cuda.nvtx.range too) is a step "
-     "marker, as vramtrace_mark(NAME) is: sets VRAMTRACE_NVTX_MARK and NVTX_INJECTION64_PATH "
-     "to libvramtrace.so, unless another tool (nsys) set that already, which is left and said"},
+     "marker, as vramtrace_mark(NAME) is: sets VRAMTRACE_NVTX_MARK (run sets NVTX_INJECTION64_PATH "
+     "to libvramtrace.so for NVTX phases in any case, unless another tool (nsys) set it already, "
+     "which is left and said)"},
     {"report check", "--json", "print one JSON object per dump instead of text"},
     {"report check run", "--top N",
      "show at most N call sites per list, in text and JSON alike (default 10, and 5 peak "
@@ -160,7 +161,7 @@ static const struct option options[] = {
      "listed but not counted as leaked nor by any limit (repeatable; also $VRAMTRACE_KNOWN)"},
     {SUPPRESSION_COMMANDS, "--no-default-known",
      "do not label the built-in known framework memory (PyTorch's cache and cuBLAS workspace, "
-     "CuPy's memory pool, XLA's BFC allocator): count it as leaked"},
+     "CuPy's memory pool, XLA's BFC allocator, an NVTX memory heap): count it as leaked"},
     {"report", "--show-known",
      "print the patterns of known framework memory in force (built in, $VRAMTRACE_KNOWN, "
      "--known) and exit"},

@@ -304,11 +304,10 @@ static void exec_child(char **cmd, const struct child_setup *setup, const struct
     }
     if (opts->pytorch_tensors)
         vt_alloc_conf_apply();
-    if (opts->nvtx_mark) {
+    if (opts->nvtx_mark)
         setenv("VRAMTRACE_NVTX_MARK", opts->nvtx_mark, 1);
-        if (!opts->nvtx_taken)
-            setenv("NVTX_INJECTION64_PATH", setup->library, 1);
-    }
+    if (!opts->nvtx_taken) /* phases: NVTX loads it at its first call, if one comes */
+        setenv("NVTX_INJECTION64_PATH", setup->library, 1);
     add_to_preload(setup->library);
     execvp(cmd[0], cmd);
     int err = errno;
@@ -545,19 +544,26 @@ static pid_t start(char **cmd, const struct child_setup *setup, const struct run
 }
 
 /* Everything that can be refused before CMD runs. */
-/* --mark-on-nvtx: NVTX loads one injection library, the one that
- * NVTX_INJECTION64_PATH names; another tool's (nsys) is left in place, and
- * said once, here, before the tree starts. */
+/* NVTX ranges as phases (and markers, --mark-on-nvtx): NVTX loads one
+ * injection library, the one that NVTX_INJECTION64_PATH names; another
+ * tool's (nsys) is left in place, and said once, here, before the tree
+ * starts. */
 static void nvtx_injection(struct run_options *opts, const char *library)
 {
     const char *taken = getenv("NVTX_INJECTION64_PATH");
-    if (!opts->nvtx_mark || !taken || !*taken || !strcmp(taken, library))
+    if (!taken || !*taken || !strcmp(taken, library))
         return;
     opts->nvtx_taken = true;
-    fprintf(stderr,
-            "vramtrace: NVTX_INJECTION64_PATH is already set (%s, another NVTX tool's): left as "
-            "it is, so NVTX ranges named '%s' are not markers\n",
-            taken, opts->nvtx_mark);
+    if (opts->nvtx_mark)
+        fprintf(stderr,
+                "vramtrace: NVTX_INJECTION64_PATH is already set (%s, another NVTX tool's): left "
+                "as it is, so NVTX ranges are not phases and those named '%s' are not markers\n",
+                taken, opts->nvtx_mark);
+    else
+        fprintf(stderr,
+                "vramtrace: NVTX_INJECTION64_PATH is already set (%s, another NVTX tool's): left "
+                "as it is, so NVTX ranges are not phases\n",
+                taken);
 }
 
 static int prepare(struct run_options *opts, char **library, char **pattern)

@@ -244,6 +244,15 @@ static uint64_t stack_ref(struct record_in *in, uint64_t id)
     return id;
 }
 
+static uint64_t phase_ref(struct record_in *in, uint64_t id)
+{
+    if (id != 0 && !vt_dump_phase_name(in->b->dump, id)) {
+        doubt(in, "kept without that phase", "undefined phase %llu", (unsigned long long)id);
+        return 0;
+    }
+    return id;
+}
+
 static bool kind_known(struct record_in *in, unsigned kind)
 {
     if (kind >= VT_KIND_COUNT)
@@ -650,6 +659,7 @@ static bool believe_alloc(struct record_in *in, struct vt_dump_alloc *ev)
         .tid = rec.tid,
         .stream = rec.stream,
         .call_ns = rec.call_ns,
+        .phase = phase_ref(in, rec.phase),
     };
     return kind_known(in, ev->kind) || drop(in);
 }
@@ -916,6 +926,7 @@ static bool believe_totals(struct record_in *in, struct vt_totals_event *ev)
     return true;
 }
 
+/* THREAD: a thread's name by its tid. */
 static bool believe_thread(struct record_in *in, struct vt_thread_name *t)
 {
     struct vt_rec_THREAD rec = {0};
@@ -924,9 +935,21 @@ static bool believe_thread(struct record_in *in, struct vt_thread_name *t)
         free_fields_THREAD(&rec);
         return drop(in);
     }
-    memset(t, 0, sizeof *t);
-    t->tid = rec.tid;
-    t->name = (char *)rec.name;
+    *t = (struct vt_thread_name){.tid = rec.tid, .name = (char *)rec.name};
+    return true;
+}
+
+/* PHASE: an NVTX range's name, kept as a thread's is (tid: the id). */
+static bool believe_phase(struct record_in *in, struct vt_thread_name *t)
+{
+    struct vt_rec_PHASE rec = {0};
+    struct vt_at_PHASE at;
+    bool known = vt_decode_PHASE(in, &rec, &at) && (rec.id || doubt(in, "dropped", "phase id 0"));
+    if (!known) {
+        free_fields_PHASE(&rec);
+        return drop(in);
+    }
+    *t = (struct vt_thread_name){.tid = rec.id, .name = (char *)rec.name};
     return true;
 }
 
@@ -1127,6 +1150,7 @@ static const char *const record_names[VT_REC_MAX_KNOWN + 1] = {
     [VT_REC_FRAMEWORK] = "FRAMEWORK",
     [VT_REC_CACHE_SEGMENT] = "CACHE_SEGMENT",
     [VT_REC_ATTACH] = "ATTACH",
+    [VT_REC_PHASE] = "PHASE",
 };
 
 static bool believe_type(struct record_in *in, struct vt_believed *out)
@@ -1176,6 +1200,8 @@ static bool believe_type(struct record_in *in, struct vt_believed *out)
         return believe_cache_segment(in, &out->as.cache_segment);
     case VT_REC_ATTACH:
         return believe_attach(in, &out->as.attach);
+    case VT_REC_PHASE:
+        return believe_phase(in, &out->as.thread);
     default:
         return false;
     }

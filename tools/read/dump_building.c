@@ -50,16 +50,16 @@ static void build_pyframe(struct vt_dump *d, struct vt_dump_pyframe **taken)
     HASH_ADD(hh, d->pyframes, id, sizeof f->id, f);
 }
 
-/* A thread's name; a later record for the same tid (a reused id, a renamed
- * thread) replaces it. */
-static void build_thread(struct vt_dump *d, struct vt_thread_name *rec)
+/* A thread's (or phase's) name; a later record for the same id (a reused
+ * tid, a renamed thread) replaces it. */
+static void build_name(struct vt_thread_name **names, struct vt_thread_name *rec)
 {
     struct vt_thread_name *t;
-    HASH_FIND(hh, d->threads, &rec->tid, sizeof rec->tid, t);
+    HASH_FIND(hh, *names, &rec->tid, sizeof rec->tid, t);
     if (!t) {
         t = vt_xcalloc(1, sizeof *t);
         t->tid = rec->tid;
-        HASH_ADD(hh, d->threads, tid, sizeof t->tid, t);
+        HASH_ADD(hh, *names, tid, sizeof t->tid, t);
     }
     free(t->name);
     t->name = rec->name;
@@ -183,7 +183,10 @@ void vt_build(struct vt_dump *dump, const struct vt_event_sink *sink, void *ctx,
         build_pyframe(dump, &rec->as.pyframe);
         break;
     case VT_REC_THREAD:
-        build_thread(dump, &rec->as.thread);
+        build_name(&dump->threads, &rec->as.thread);
+        break;
+    case VT_REC_PHASE:
+        build_name(&dump->phases, &rec->as.thread);
         break;
     case VT_REC_ATTACH:
         if (!dump->attach) { /* one per dump: a second is the writer's error, ignored */

@@ -53,6 +53,16 @@ uint64_t vt_attach_held_bytes(const struct vt_attach_device *device, bool *by_nv
     return *by_nvml ? device->own_plus1 - 1 : device->total_bytes - device->free_bytes;
 }
 
+static void free_names(struct vt_thread_name **names)
+{
+    struct vt_thread_name *t, *ttmp;
+    HASH_ITER(hh, *names, t, ttmp) {
+        HASH_DEL(*names, t);
+        free(t->name);
+        free(t);
+    }
+}
+
 void vt_dump_free(struct vt_dump *dump)
 {
     struct vt_dump_stack_record *s, *tmp;
@@ -67,12 +77,8 @@ void vt_dump_free(struct vt_dump *dump)
         free(f->file);
         free(f);
     }
-    struct vt_thread_name *t, *ttmp;
-    HASH_ITER(hh, dump->threads, t, ttmp) {
-        HASH_DEL(dump->threads, t);
-        free(t->name);
-        free(t);
-    }
+    free_names(&dump->threads);
+    free_names(&dump->phases);
     for (size_t i = 0; i < dump->nframeworks; i++) {
         free(dump->frameworks[i].name);
         free(dump->frameworks[i].version);
@@ -101,11 +107,21 @@ const struct vt_dump_stack_record *vt_dump_stack(const struct vt_dump *dump, uin
     return s;
 }
 
-const char *vt_dump_thread_name(const struct vt_dump *dump, uint64_t tid)
+static const char *name_of(struct vt_thread_name *names, uint64_t id)
 {
     struct vt_thread_name *t;
-    HASH_FIND(hh, dump->threads, &tid, sizeof tid, t);
+    HASH_FIND(hh, names, &id, sizeof id, t);
     return t ? t->name : NULL;
+}
+
+const char *vt_dump_thread_name(const struct vt_dump *dump, uint64_t tid)
+{
+    return name_of(dump->threads, tid);
+}
+
+const char *vt_dump_phase_name(const struct vt_dump *dump, uint64_t id)
+{
+    return name_of(dump->phases, id);
 }
 
 const struct vt_dump_pyframe *vt_dump_pyframe(const struct vt_dump *dump, uint64_t id)

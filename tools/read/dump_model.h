@@ -70,7 +70,8 @@ struct vt_dump_pyframe {
     UT_hash_handle hh;
 };
 
-/* A thread's name (THREAD). */
+/* A thread's name (THREAD); also an NVTX range's name (PHASE: tid is
+ * the phase id). */
 struct vt_thread_name {
     uint64_t tid;
     char *name;
@@ -104,6 +105,7 @@ struct vt_dump_alloc {
     uint64_t call_ns;          /* time inside the real call (0: not measured, older dumps) */
     unsigned api, kind, flags; /* flags: VT_ALLOC_RESTORED, VT_ADDR_HANDLE */
     int64_t device;
+    uint64_t phase; /* the NVTX range it was made in (PHASE id), 0 none */
 };
 
 struct vt_free_event {
@@ -269,6 +271,7 @@ struct vt_dump {
     struct vt_device_info *devices;   /* DEVICE records, in order (one per device) */
     size_t ndevices;
     struct vt_thread_name *threads;       /* uthash, by tid */
+    struct vt_thread_name *phases;        /* NVTX range names (PHASE), uthash by id */
     struct vt_framework_seen *frameworks; /* FRAMEWORK records, in order */
     size_t nframeworks;
     struct vt_attach_info *attach; /* ATTACH: NULL in a dump traced from the start */
@@ -302,6 +305,8 @@ const struct vt_dump_stack_record *vt_dump_stack(const struct vt_dump *dump, uin
 const struct vt_dump_pyframe *vt_dump_pyframe(const struct vt_dump *dump, uint64_t id);
 /* The name thread TID had, or NULL when none was recorded. */
 const char *vt_dump_thread_name(const struct vt_dump *dump, uint64_t tid);
+/* The name of phase ID (an NVTX range), or NULL for 0 or one not recorded. */
+const char *vt_dump_phase_name(const struct vt_dump *dump, uint64_t id);
 /* The module whose address range holds ADDR in module epoch EPOCH (a
  * stack's module_epoch): loaded then; of several, the latest recorded. */
 const struct vt_module *vt_dump_module_at(const struct vt_dump *dump, uint64_t addr,

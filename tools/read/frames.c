@@ -349,12 +349,17 @@ static bool is_runtime_python(const struct vt_frame *f)
     return false;
 }
 
-/* The C library's process and thread start-up, and the dynamic loader. */
+/* The C library's process and thread start-up, the dynamic loader, and
+ * NVTX's own functions that hand a program's call of its memory API to the
+ * tracer (compiled into the program from nvtx3's headers). */
 static bool is_runtime_native(const struct vt_frame *f)
 {
     static const char *const thread_start[] = {"start_thread", "__clone3", "clone3", "__clone",
                                                "clone"};
-    if (is_process_start(f->function))
+    static const char *const nvtx_mem[] = {"nvtxMemRegionsRegister", "nvtxMemRegionsResize",
+                                           "nvtxMemRegionsUnregister"};
+    if (is_process_start(f->function) ||
+        is_name(f->function, nvtx_mem, sizeof nvtx_mem / sizeof nvtx_mem[0]))
         return true;
     if (f->module && (has_prefix(f->module, "ld-linux") || has_prefix(f->module, "ld.so") ||
                       has_prefix(f->module, "ld64.so")))

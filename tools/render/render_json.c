@@ -311,6 +311,8 @@ static void write_site_ref(struct vt_json *j, const struct vt_report *r, size_t 
 {
     const struct vt_usage_site *s = &r->analysis->usage.sites[index];
     write_site_fields(j, &r->usage_sites[index], label, s->kind, s->device, s->stack_id);
+    vt_json_key(j, "phase"); /* the NVTX range it made most of its bytes in */
+    vt_json_string(j, vt_dump_phase_name(r->dump, vt_usage_site_phase(s, NULL)));
 }
 
 /* N holders (indices into usage.sites) with the bytes each held, labelled

@@ -403,6 +403,20 @@ static void print_host_totals(const struct vt_report *r, FILE *out)
 /* Growing sites named on the first line, at most. */
 #define HEADLINE_GROWING 3
 
+/* SEP "during forward": the NVTX range site INDEX made most of its bytes
+ * in ("and others" when it allocated in other ranges too); nothing without. */
+static void print_phase(const struct vt_report *r, size_t index, const char *sep, FILE *out)
+{
+    bool several;
+    const char *name = vt_dump_phase_name(
+        r->dump, vt_usage_site_phase(&r->analysis->usage.sites[index], &several));
+    if (!name)
+        return;
+    fprintf(out, "%sduring ", sep);
+    put_text(name, out);
+    fputs(several ? " and others" : "", out);
+}
+
 /* What grows leads the report, at the program's own lines: "vramtrace:
  * growing: 4.0 MiB per marker interval at step (train.py:18), 4 B per
  * marker interval at step (train.py:19)". */
@@ -427,6 +441,7 @@ static void print_growing_headline(const struct vt_report *r, FILE *out)
         fprintf(out, "%s %s per %s at %s", i ? "," : "",
                 vt_human_size((uint64_t)u->sites[index[i]].bytes_per_interval, size),
                 u->by_marks ? "marker interval" : "tick", label);
+        print_phase(r, index[i], " ", out);
     }
     if (growing > n)
         fprintf(out, ", and %zu more call %s", growing - n, plural(growing - n, "site", "sites"));
@@ -674,7 +689,7 @@ static size_t print_leaks(const struct vt_report *r, bool host, FILE *out)
 }
 
 /* "    4.0 MiB  cudaMalloc  fn file:line <- caller file:line", one line per
- * holder, each labelled so that no two read alike. */
+ * holder, each labelled so that no two read alike, and its phase. */
 static void print_holders(const struct vt_report *r, const size_t *sites, const uint64_t *bytes,
                           size_t n, FILE *out)
 {
@@ -686,8 +701,10 @@ static void print_holders(const struct vt_report *r, const size_t *sites, const 
     for (size_t i = 0; i < n; i++) {
         char size[32], label[1024];
         vt_site_label(list[i], depths[i], label, sizeof label);
-        fprintf(out, "    %10s  %s  %s\n", vt_human_size(bytes[i], size),
-                vt_api_label(list[i]->api), label);
+        fprintf(out, "    %10s  %s  %s", vt_human_size(bytes[i], size), vt_api_label(list[i]->api),
+                label);
+        print_phase(r, sites[i], "  ", out);
+        fputc('\n', out);
     }
     free(depths);
     free(list);
@@ -847,7 +864,9 @@ static size_t print_growing(const struct vt_report *r, FILE *out)
         print_growing_leak(r, s, out);
         fprintf(out, ", via %s", vt_api_label(r->usage_sites[index].api));
         print_device(s->device, out);
-        fprintf(out, " [%s]\n", vt_kind_name(s->kind));
+        fprintf(out, " [%s]", vt_kind_name(s->kind));
+        print_phase(r, index, "  ", out);
+        fputc('\n', out);
         print_growing_what(r, index, out);
         print_frames(&r->usage_sites[index], out);
     }

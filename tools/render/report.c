@@ -77,6 +77,10 @@ static void sort_list(struct vt_analysis *a, struct vt_leak *list, size_t *n,
             sups ? vt_suppressions_match(sups, all.frames, all.nframes) : NULL;
         struct vt_suppression *k =
             !suppressed && known ? vt_known_match(known, all.frames, all.nframes) : NULL;
+        const struct vt_usage_site *site =
+            vt_usage_find_site(&a->usage, leak->stack_id, leak->api, leak->kind, leak->device);
+        if (!suppressed && !k && site && site->nvtx_heap)
+            k = vt_known_nvtx_heap(known);
         vt_site_free(&all);
         leak->known = k;
         if (suppressed) {
