@@ -11,7 +11,7 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness as H  # noqa: E402
 
-README_MAX_LINES = 256  # 250 before "A running job" (issue 42)
+README_MAX_LINES = 250
 
 
 def root():

@@ -513,10 +513,13 @@ struct vt_usage_cache vt_usage_cache(const struct vt_usage *u, int64_t device,
         const struct vt_usage_site *s = &u->sites[i];
         if (s->device != device || !vt_kind_counts_as_vram(s->kind))
             continue;
-        if (s->holds_tensors)
+        if (s->holds_tensors) {
             c.reserved += held_when(u, s, when);
-        else if (vt_api_in_segment(s->api))
+        } else if (vt_api_in_segment(s->api)) {
             c.in_tensors += held_when(u, s, when);
+            c.torch |= s->api == VT_API_torchTensorAlloc;
+            c.nvtx |= s->api == VT_API_nvtxMemRegionsRegister;
+        }
     }
     c.free = c.reserved > c.in_tensors ? c.reserved - c.in_tensors : 0;
     return c;

@@ -220,6 +220,7 @@ size_t vt_usage_holders(const struct vt_usage *u, int64_t device, bool at_peak, 
  * for reuse. */
 struct vt_usage_cache {
     uint64_t reserved, in_tensors, free;
+    bool torch, nvtx; /* whose: PyTorch's tensors, NVTX heaps' regions */
 };
 enum vt_usage_when { VT_USAGE_NOW, VT_USAGE_AT_PEAK, VT_USAGE_AT_SCRIPT_END };
 /* DEVICE's cache now, at its peak (after vt_usage_finish) or when the

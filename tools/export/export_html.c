@@ -612,9 +612,9 @@ static void cache_room_row(struct vt_usage_cache c, FILE *out)
         return;
     fputs("<tr>", out);
     put_bytes_cell(c.free, out);
-    fputs("<td colspan=\"4\">free in PyTorch's cache (of ", out);
+    fprintf(out, "<td colspan=\"4\">free in %s (of ", vt_report_cache_name(&c));
     put_size(c.reserved, out);
-    fputs(" reserved; its tensors are listed)</td></tr>\n", out);
+    fprintf(out, " reserved; its %s are listed)</td></tr>\n", vt_report_cache_parts(&c));
 }
 
 static void peak_tables(const struct vt_report *r, FILE *out)

@@ -615,9 +615,10 @@ static bool leak_holds_tensors(const struct vt_report *r, const struct vt_leak *
     return s && s->holds_tensors;
 }
 
-/* A cache whose tensors are traced, on one device, in one paragraph: what
- * it reserved, what of it live tensors use (listed at their lines), what is
- * free for reuse; its segments' stacks say nothing of the tensors in them. */
+/* A cache whose tensors (or a heap whose regions) are traced, on one
+ * device, in one paragraph: what it reserved, what of it live tensors use
+ * (listed at their lines), what is free for reuse; its segments' stacks say
+ * nothing of the tensors in them. */
 static void print_cache(const struct vt_report *r, int64_t device, FILE *out)
 {
     const struct vt_leak *first = NULL;
@@ -634,15 +635,16 @@ static void print_cache(const struct vt_report *r, int64_t device, FILE *out)
     const struct vt_usage *u = &r->analysis->usage;
     struct vt_usage_cache c = vt_usage_cache(u, device, VT_USAGE_AT_SCRIPT_END);
     char in_tensors[32], room[32];
-    fprintf(out, "\n%s", first->known->label);
+    fprintf(out, "\n%s", vt_report_cache_name(&c));
     print_device(device, out);
     fputs(u->script_ended ? " when the script ended: " : " at the end: ", out);
     print_bytes(c.reserved, out);
     fprintf(out,
-            " reserved in %" PRIu64 " %s: %s in live tensors (listed at their lines), %s free "
+            " reserved in %" PRIu64 " %s: %s in live %s (listed at their lines), %s free "
             "for reuse; not counted as leaked [",
             segments, plural(segments, "segment", "segments"),
-            vt_human_size(c.in_tensors, in_tensors), vt_human_size(c.free, room));
+            vt_human_size(c.in_tensors, in_tensors), vt_report_cache_parts(&c),
+            vt_human_size(c.free, room));
     print_known_origin(first->known, out);
     fputs("]\n", out);
 }
@@ -877,10 +879,11 @@ static size_t print_growing(const struct vt_report *r, FILE *out)
  * whose tensors are listed as holders kept that no tensor used. */
 static void print_cache_room(const struct vt_usage_cache *c, FILE *out)
 {
-    char size[32];
+    char size[32], reserved[32];
     if (c->reserved)
-        fprintf(out, "    %10s  free in PyTorch's cache (of %s reserved; its tensors are listed)\n",
-                vt_human_size(c->free, size), vt_human_size(c->reserved, (char[32]){0}));
+        fprintf(out, "    %10s  free in %s (of %s reserved; its %s are listed)\n",
+                vt_human_size(c->free, size), vt_report_cache_name(c),
+                vt_human_size(c->reserved, reserved), vt_report_cache_parts(c));
 }
 
 /* Each device's peak and its holders (the list says how many more). */

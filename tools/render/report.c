@@ -156,6 +156,18 @@ size_t vt_report_peak_holders(const struct vt_report *r, int64_t device, size_t 
     return vt_usage_holders(u, device, true, *out, max);
 }
 
+const char *vt_report_cache_name(const struct vt_usage_cache *c)
+{
+    return c->torch && c->nvtx ? "PyTorch's cache and NVTX heaps"
+           : c->nvtx           ? "NVTX heaps"
+                               : "PyTorch's cache";
+}
+
+const char *vt_report_cache_parts(const struct vt_usage_cache *c)
+{
+    return c->torch && c->nvtx ? "tensors and regions" : c->nvtx ? "regions" : "tensors";
+}
+
 size_t vt_report_holders_at_peak(const struct vt_usage *u, int64_t device)
 {
     size_t n = 0;

@@ -159,6 +159,10 @@ void vt_render_json_unused_suppressions(struct vt_json *j, const struct vt_suppr
 /* The sites holding the most at DEVICE's peak, most first, at most
  * r->holders_max: *OUT (free it). Returns how many. */
 size_t vt_report_peak_holders(const struct vt_report *r, int64_t device, size_t **out);
+/* Whose cache C is ("PyTorch's cache", "NVTX heaps") and what its parts
+ * are ("tensors", "regions"). */
+const char *vt_report_cache_name(const struct vt_usage_cache *c);
+const char *vt_report_cache_parts(const struct vt_usage_cache *c);
 /* How many sites held memory on DEVICE at its peak (all, listed or not). */
 size_t vt_report_holders_at_peak(const struct vt_usage *u, int64_t device);
 
