@@ -20,12 +20,6 @@ struct patched {
     uintptr_t bias;
 };
 
-static pthread_mutex_t patch_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct patched *entries;
-static size_t count, capacity;
-static vt_got_choose_fn chooser;     /* set while patched */
-static unsigned long long seen_adds; /* dl_iterate_phdr's load count at the last patching */
-
 void *vt_own_export(const char *name)
 {
     struct link_map *self = vt_own_map();
@@ -33,6 +27,12 @@ void *vt_own_export(const char *name)
 }
 
 #if defined(__x86_64__)
+
+static pthread_mutex_t patch_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct patched *entries;
+static size_t count, capacity;
+static vt_got_choose_fn chooser;     /* set while patched */
+static unsigned long long seen_adds; /* dl_iterate_phdr's load count at the last patching */
 
 /* Grown by mmap, not malloc: this runs inside dlsym. */
 static int remember(void **slot, void *old, void *ours, uintptr_t bias)
