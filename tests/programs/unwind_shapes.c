@@ -108,8 +108,27 @@ static int in_signal(void)
 }
 
 /* via_expression(fn) calls FN from a frame whose CFA is given by a DWARF
- * expression (DW_CFA_def_cfa_expression: DW_OP_breg7 (rsp) + 16), as
- * stack realignment describes its frames. */
+ * expression (DW_CFA_def_cfa_expression: DW_OP_breg7 (rsp) + 16, on
+ * aarch64 DW_OP_breg31 (sp) + 16), as stack realignment describes its
+ * frames. */
+#if defined(__aarch64__)
+__asm__(".text\n"
+        ".type via_expression, %function\n"
+        "via_expression:\n"
+        ".cfi_startproc\n"
+        "stp x29, x30, [sp, -16]!\n"
+        ".cfi_escape 0x0f, 0x02, 0x8f, 0x10\n"
+        ".cfi_offset x29, -16\n"
+        ".cfi_offset x30, -8\n"
+        "blr x0\n"
+        "ldp x29, x30, [sp], 16\n"
+        ".cfi_def_cfa sp, 0\n"
+        ".cfi_restore x30\n"
+        ".cfi_restore x29\n"
+        "ret\n"
+        ".cfi_endproc\n"
+        ".size via_expression, .-via_expression\n");
+#else
 __asm__(".text\n"
         ".type via_expression, @function\n"
         "via_expression:\n"
@@ -122,6 +141,7 @@ __asm__(".text\n"
         "ret\n"
         ".cfi_endproc\n"
         ".size via_expression, .-via_expression\n");
+#endif
 void via_expression(void (*fn)(void));
 
 static int expression_failed = 1;
@@ -139,7 +159,35 @@ static int expression(void)
 
 /* via_remembered(fn) calls FN after an early return's epilogue (taken
  * when FN is NULL): its CFI remembers the row before the epilogue and
- * restores it after, CFA = rsp + 16 with rbx saved. */
+ * restores it after, CFA = rsp + 16 with rbx saved (on aarch64 x29 and
+ * x30). */
+#if defined(__aarch64__)
+__asm__(".text\n"
+        ".type via_remembered, %function\n"
+        "via_remembered:\n"
+        ".cfi_startproc\n"
+        "stp x29, x30, [sp, -16]!\n"
+        ".cfi_def_cfa_offset 16\n"
+        ".cfi_offset x29, -16\n"
+        ".cfi_offset x30, -8\n"
+        "cbnz x0, 1f\n"
+        ".cfi_remember_state\n"
+        "ldp x29, x30, [sp], 16\n"
+        ".cfi_restore x30\n"
+        ".cfi_restore x29\n"
+        ".cfi_def_cfa_offset 0\n"
+        "ret\n"
+        ".cfi_restore_state\n"
+        "1:\n"
+        "blr x0\n"
+        "ldp x29, x30, [sp], 16\n"
+        ".cfi_restore x30\n"
+        ".cfi_restore x29\n"
+        ".cfi_def_cfa_offset 0\n"
+        "ret\n"
+        ".cfi_endproc\n"
+        ".size via_remembered, .-via_remembered\n");
+#else
 __asm__(".text\n"
         ".type via_remembered, @function\n"
         "via_remembered:\n"
@@ -164,6 +212,7 @@ __asm__(".text\n"
         "ret\n"
         ".cfi_endproc\n"
         ".size via_remembered, .-via_remembered\n");
+#endif
 void via_remembered(void (*fn)(void));
 
 static int remembered_failed = 1;
