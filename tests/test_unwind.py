@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: MIT
 """The fast stack walk (src/stacks/unwind_fast.c, x86_64 and aarch64) against
-libunwind, frame by frame (on aarch64 under qemu in the lane,
-tests/aarch64/lane.sh: unw_step's return addresses compared less one, as
-libunwind's aarch64 fast trace behind unw_backtrace records them; no walk
-starts at a hook's caller there, walk_start.h). tests/programs/unwind_check.c is preloaded in place of the
+libunwind, frame by frame (aarch64's under qemu in the lane,
+tests/aarch64/lane.sh: there unw_step's return addresses are compared less
+one, as libunwind's aarch64 fast trace behind unw_backtrace records them,
+and no walk starts at a hook's caller, walk_start.h).
+tests/programs/unwind_check.c is preloaded in place of the
 tracer: at each cudaMalloc it walks the stack three ways (the fast walk,
 unw_backtrace, libunwind's unw_step walk without caches) and prints at exit
 how many stacks it saw, how many the fast walk took (the rest it leaves to
@@ -13,13 +14,14 @@ C++ -O2 without frame pointers, 57 frames of it) called from C and from
 under 10 Python frames; C with frame pointers
 (tests/programs/unwind_shapes.c): shallow, deeper than the frame limit,
 threads, a signal handler (a signal frame: left to libunwind), a frame
-whose CFA is a DWARF expression (left to libunwind), a call after an early
-return's epilogue (remember_state / restore_state), fork, more call
-sites than the walk's table holds, two callers of one function at the same
-place (a remembered walk must not be taken for the other's), the same
-stack above one place with a frame whose CFA comes from rbp moved; a
-library closed and another loaded at its place (the rules of the first must
-not walk the second), also through the tracer itself."""
+whose CFA is a DWARF expression (left to libunwind), on aarch64 a frame
+whose return address pointer authentication signs (left to libunwind), a
+call after an early return's epilogue (remember_state / restore_state),
+fork, more call sites than the walk's table holds, two callers of one
+function at the same place (a remembered walk must not be taken for the
+other's), the same stack above one place with a frame whose CFA comes from
+rbp moved; a library closed and another loaded at its place (the rules of
+the first must not walk the second), also through the tracer itself."""
 import os
 import re
 import shlex
@@ -164,6 +166,15 @@ def case_signal_handler():
 
 def case_cfa_expression():
     expect_second_left_to_libunwind("expression", "the expression's stack")
+
+
+def case_signed_return_address():
+    """aarch64: a frame whose return address pointer authentication signs
+    (paciasp) is left to libunwind, not stripped."""
+    fast_walk_built()
+    if not arm():
+        raise H.Skip("pointer authentication is aarch64's")
+    expect_second_left_to_libunwind("signed", "the signed frame's stack")
 
 
 def case_remembered_state():

@@ -21,6 +21,9 @@
  *                  making up the difference: the stack above reads the same
  *                  at every place the first walk read, but the frame with
  *                  the alloca has another rbp, so the walk differs
+ *   signed         (aarch64) once under a frame whose return address pointer
+ *                  authentication signs (paciasp: DW_CFA_AARCH64_negate_ra_state,
+ *                  left to libunwind), once at depth 2
  *   dlclose A B    hop() of library A calls back to allocate 4097 bytes
  *                  (kept); A is closed, B opened (prints "same place" when B
  *                  lies where A was), its hop() calls back for 8193 bytes
@@ -229,6 +232,20 @@ static int remembered(void)
     return remembered_failed | down(2, 48);
 }
 
+#if defined(__aarch64__)
+static __attribute__((noinline, target("branch-protection=pac-ret"))) int signing(void)
+{
+    int r = allocate(96);
+    __asm__ volatile("" ::: "memory");
+    return r;
+}
+
+static int signed_return(void)
+{
+    return signing() | down(2, 96);
+}
+#endif
+
 static int forked(void)
 {
     int status;
@@ -370,6 +387,9 @@ static const struct {
     {"signal", in_signal}, {"expression", expression}, {"remembered", remembered},
     {"fork", forked},      {"sites", sites},           {"same_place", same_place},
     {"shifted", shifted},
+#if defined(__aarch64__)
+    {"signed", signed_return},
+#endif
 };
 
 int main(int argc, char **argv)
@@ -384,6 +404,6 @@ int main(int argc, char **argv)
             return without_arguments[i].run();
     if (!strcmp(mode, "dlclose") && argc == 4)
         return reopened(argv[2], argv[3]);
-    fprintf(stderr, "usage: unwind_shapes recurse N|threads T|signal|expression|remembered|fork|sites|same_place|shifted|dlclose A B\n");
+    fprintf(stderr, "usage: unwind_shapes recurse N|threads T|signal|expression|remembered|fork|sites|same_place|shifted|signed|dlclose A B\n");
     return 2;
 }
