@@ -1,6 +1,10 @@
 # SPDX-License-Identifier: MIT
-"""The fast stack walk (src/stacks/unwind_fast.c, x86_64) against libunwind,
-frame by frame. tests/programs/unwind_check.c is preloaded in place of the
+"""The fast stack walk (src/stacks/unwind_fast.c, x86_64 and aarch64) against
+libunwind, frame by frame (aarch64's under qemu in the lane,
+tests/aarch64/lane.sh: there unw_step's return addresses are compared less
+one, as libunwind's aarch64 fast trace behind unw_backtrace records them,
+and no walk starts at a hook's caller, walk_start.h).
+tests/programs/unwind_check.c is preloaded in place of the
 tracer: at each cudaMalloc it walks the stack three ways (the fast walk,
 unw_backtrace, libunwind's unw_step walk without caches) and prints at exit
 how many stacks it saw, how many the fast walk took (the rest it leaves to
@@ -10,15 +14,15 @@ C++ -O2 without frame pointers, 57 frames of it) called from C and from
 under 10 Python frames; C with frame pointers
 (tests/programs/unwind_shapes.c): shallow, deeper than the frame limit,
 threads, a signal handler (a signal frame: left to libunwind), a frame
-whose CFA is a DWARF expression (left to libunwind), a call after an early
-return's epilogue (remember_state / restore_state), fork, more call
-sites than the walk's table holds, two callers of one function at the same
-place (a remembered walk must not be taken for the other's), the same
-stack above one place with a frame whose CFA comes from rbp moved; a
-library closed and another loaded at its place (the rules of the first must
-not walk the second), also through the tracer itself."""
+whose CFA is a DWARF expression (left to libunwind), on aarch64 a frame
+whose return address pointer authentication signs (left to libunwind), a
+call after an early return's epilogue (remember_state / restore_state),
+fork, more call sites than the walk's table holds, two callers of one
+function at the same place (a remembered walk must not be taken for the
+other's), the same stack above one place with a frame whose CFA comes from
+rbp moved; a library closed and another loaded at its place (the rules of
+the first must not walk the second), also through the tracer itself."""
 import os
-import platform
 import re
 import shlex
 import subprocess
@@ -37,14 +41,24 @@ COMPARED = FIELDS[:6] + FIELDS[8:]  # all but the depths
 TORCHISH_FRAMES = 57  # tests/bench/torchish.cpp's frames on the stack at each cudaMalloc
 
 
-def x86_64_only():
-    if platform.machine() != "x86_64":
-        raise H.Skip("the fast walk is x86_64's")
+def fast_walk_built():
+    if not os.path.isfile(os.path.join(H.env_path("PROGRAMS_DIR", "dir"), "libunwind_check.so")):
+        raise H.Skip("the fast walk is x86_64's and aarch64's")
+
+
+def arm():
+    """The programs are aarch64's (natively or under qemu)."""
+    return H.elf_machine(H.program("unwind_shapes")) == H.EM_AARCH64
+
+
+def started(stacks):
+    """The walks from a hook's caller among STACKS: x86_64's only."""
+    return 0 if arm() else stacks
 
 
 def checked(argv, extra_env=None):
     """Runs argv with the comparer preloaded: what each process printed."""
-    x86_64_only()
+    fast_walk_built()
     env = {"LD_PRELOAD": os.path.join(H.env_path("PROGRAMS_DIR", "dir"), "libunwind_check.so")}
     env.update(extra_env or {})
     r = H.run_plain(argv, env)
@@ -59,11 +73,19 @@ def checked(argv, extra_env=None):
 def expect_all_fast(seen, stacks):
     H.expect_eq("what the comparer saw", {k: seen[k] for k in COMPARED},
                 {"stacks": stacks, "fast": stacks, "fallback": 0, "differ_backtrace": 0,
-                 "differ_steps": 0, "differ_key": 0, "started": stacks, "differ_start": 0})
+                 "differ_steps": 0, "differ_key": 0, "started": started(stacks),
+                 "differ_start": 0})
 
 
 def shapes(*args):
     return [H.program("unwind_shapes")] + [str(a) for a in args]
+
+
+def cross_tool(name):
+    """NAME of the programs' machine: aarch64's cross tool where the
+    programs are aarch64's and this machine is not."""
+    own = H.elf_machine("/proc/self/exe")
+    return "aarch64-linux-gnu-" + name if arm() and own != H.EM_AARCH64 else name
 
 
 def torchish():
@@ -71,13 +93,17 @@ def torchish():
     out = H.tmpdir()
     lib = os.path.join(out, "libtorchish.so")
     bench = os.path.join(H.source_root(), "tests", "bench")
-    subprocess.run(["c++", "-O2", "-fomit-frame-pointer", "-fPIC", "-shared", "-g0", "-I",
+    cxx = cross_tool("g++") if arm() else "c++"
+    subprocess.run([cxx, "-O2", "-fomit-frame-pointer", "-fPIC", "-shared", "-g0", "-I",
                     os.path.join(H.source_root(), "tests", "standin", "include"),
                     os.path.join(bench, "torchish.cpp"), "-L", H.standin_dir(), "-lcudart",
                     "-o", lib], check=True)
-    subprocess.run(["strip", "--strip-debug", lib], check=True)
+    subprocess.run([cross_tool("strip"), "--strip-debug", lib], check=True)
     prog = os.path.join(out, "bench_torchish")
-    subprocess.run(shlex.split(os.environ.get("VT_CC") or "cc") + [
+    cc = shlex.split(os.environ.get("VT_CC") or "cc")
+    if arm():  # the cross linker finds the stand-ins libtorchish needs only so
+        cc = [cross_tool("gcc"), "-Wl,-rpath-link," + H.standin_dir()]
+    subprocess.run(cc + [
         "-O2", os.path.join(bench, "bench_torchish.c"), "-L", out, "-ltorchish",
         "-Wl,-rpath," + out, "-o", prog], check=True)
     return lib, prog, bench
@@ -131,7 +157,7 @@ def expect_second_left_to_libunwind(shape, what):
     H.expect_eq("what the comparer saw (%s left to libunwind)" % what,
                 {k: seen[0][k] for k in COMPARED},
                 {"stacks": 2, "fast": 1, "fallback": 1, "differ_backtrace": 0,
-                 "differ_steps": 0, "differ_key": 0, "started": 2, "differ_start": 0})
+                 "differ_steps": 0, "differ_key": 0, "started": started(2), "differ_start": 0})
 
 
 def case_signal_handler():
@@ -140,6 +166,15 @@ def case_signal_handler():
 
 def case_cfa_expression():
     expect_second_left_to_libunwind("expression", "the expression's stack")
+
+
+def case_signed_return_address():
+    """aarch64: a frame whose return address pointer authentication signs
+    (paciasp) is left to libunwind, not stripped."""
+    fast_walk_built()
+    if not arm():
+        raise H.Skip("pointer authentication is aarch64's")
+    expect_second_left_to_libunwind("signed", "the signed frame's stack")
 
 
 def case_remembered_state():
@@ -188,13 +223,13 @@ def case_dlclose_same_place():
     H.expect_eq("what the comparer saw", {k: seen[0][k] for k in FIELDS if k != "differ_backtrace"},
                 {"stacks": 2, "fast": 2, "fallback": 0, "differ_steps": 0, "differ_key": 0,
                  "min_depth": seen[0]["max_depth"], "max_depth": seen[0]["max_depth"],
-                 "started": 2, "differ_start": 0})
+                 "started": started(2), "differ_start": 0})
 
 
 def case_dlclose_traced():
     """The tracer forgets its rules at dlclose: the allocation made through
     B has the whole stack that the one made through A has."""
-    x86_64_only()
+    fast_walk_built()
     r = H.run_traced(shapes("dlclose", *hop_libraries()))
     H.expect_program_ok(r)
     H.expect_eq("library B loaded where A was", r.stdout.strip(), "same place")

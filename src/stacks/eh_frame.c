@@ -23,16 +23,33 @@
  * (each advance starts a new row at its new location, inclusive), as
  * libunwind runs them. Registers without a rule keep their value ("same
  * value"), as libunwind takes them; remember_state saves the whole row, the
- * CFA's rule with it, as GCC and libunwind do. */
+ * CFA's rule with it, as GCC and libunwind do.
+ * aarch64 (DWARF for the Arm 64-bit Architecture, AADWARF64): sp is
+ * register 31, x29 (the frame pointer) 29, x30 (the link register) 30 and
+ * the CIEs' return address column; GCC's frames save x29 and x30 at CFA
+ * offsets (def_cfa, def_cfa_offset, offset, restore, remember_state and
+ * restore_state, advance_loc). DW_CFA_AARCH64_negate_ra_state (0x2d)
+ * toggles whether x30 holds a return address signed by pointer
+ * authentication (paciasp); a frame whose x30 is signed there, or whose CIE
+ * says "B" (the B key), is left to libunwind rather than its bits stripped
+ * here: libunwind 1.6's fast trace reads such an address unstripped, and
+ * the frames must be the ones it gives. */
 #include "eh_frame.h"
 
 #include <link.h>
 #include <stdlib.h>
 #include <string.h>
 
+#if defined(__aarch64__)
+/* AADWARF64's register numbers: x29, sp, and x30 the return address. */
+#define REG_RBP 29
+#define REG_RSP 31
+#define REG_RA 30
+#else
 /* DWARF's x86_64 register numbers (System V psABI, figure 3.36). */
 #define REG_RBP 6
 #define REG_RSP 7
+#endif
 
 #define PE_OMIT 0xff
 #define PE_HDR_TABLE 0x3b /* DW_EH_PE_datarel | DW_EH_PE_sdata4 */
@@ -235,6 +252,7 @@ struct row {
     uint64_t cfa_reg;
     int64_t cfa_off;
     int cfa_defined; /* by a register and offset (not by an expression) */
+    int ra_signed;   /* aarch64: the return address signed (negate_ra_state) */
     struct reg_rule rbp, rsp, ra;
 };
 
@@ -361,6 +379,11 @@ static int run_extended(struct cfi_state *s, uint8_t op, struct reader *r)
     case 0x13: /* def_cfa_offset_sf */
         s->row.cfa_off = read_sleb(r) * cie->data_align;
         return 0;
+#if defined(__aarch64__)
+    case 0x2d: /* AARCH64_negate_ra_state */
+        s->row.ra_signed = !s->row.ra_signed;
+        return 0;
+#endif
     default:
         /* Expressions (def_cfa_expression, expression, val_expression),
          * val_offset(_sf), and anything newer or vendor's. */
@@ -394,6 +417,43 @@ static int run_program(struct cfi_state *s, const uint8_t *p, const uint8_t *end
     return r.bad ? -1 : 0;
 }
 
+#if defined(__aarch64__)
+/* A register saved at CFA + off, off in [LOWEST, -8], a multiple of 8. */
+static int saved_in_frame(const struct reg_rule *reg, int64_t lowest)
+{
+    return reg->how == AT_CFA && reg->off <= -8 && reg->off >= lowest && reg->off % 8 == 0;
+}
+
+/* The walk keeps aarch64's offsets in 8-byte units, in 16 bits. */
+#define OFF_LIMIT (8 * 32768)
+
+/* What the walk makes of ROW: the CFA from sp or x29, x30 saved in the
+ * frame, x29 saved there or kept; every offset a multiple of 8 inside
+ * OFF_LIMIT. */
+static void rule_of_row(const struct row *row, struct vt_unwind_rule *rule)
+{
+    if (!row->cfa_defined || (row->cfa_reg != REG_RSP && row->cfa_reg != REG_RBP) ||
+        row->cfa_off <= -OFF_LIMIT || row->cfa_off >= OFF_LIMIT || row->cfa_off % 8)
+        return;
+    if (row->ra.how == UNDEFINED) {
+        rule->how = VT_UNWIND_END; /* DWARF's end of the stack (glibc's _start) */
+        return;
+    }
+    /* On sp, the saved registers lie between sp and the CFA. */
+    int64_t lowest = row->cfa_reg == REG_RSP ? -row->cfa_off : -OFF_LIMIT + 8;
+    int saved = saved_in_frame(&row->rbp, lowest);
+    if (row->ra_signed || !saved_in_frame(&row->ra, lowest) || row->rsp.how != SAME ||
+        (!saved && row->rbp.how != SAME))
+        return;
+    if (row->cfa_reg == REG_RSP)
+        rule->how = saved ? VT_UNWIND_RSP_SAVED_RBP : VT_UNWIND_RSP;
+    else
+        rule->how = VT_UNWIND_RBP;
+    rule->cfa_off = (int32_t)row->cfa_off;
+    rule->rbp_off = saved ? (int32_t)row->rbp.off : 0;
+    rule->ra_off = (int32_t)row->ra.off;
+}
+#else
 /* What the walk makes of ROW. */
 static void rule_of_row(const struct row *row, struct vt_unwind_rule *rule)
 {
@@ -421,7 +481,10 @@ static void rule_of_row(const struct row *row, struct vt_unwind_rule *rule)
     }
     rule->cfa_off = (int32_t)row->cfa_off;
     rule->rbp_off = saved ? (int16_t)row->rbp.off : 0;
+    rule->ra_off = -8;
 }
+
+#endif
 
 /* The FDE that may cover ADDR, from the sorted table of .eh_frame_hdr
  * (HDR, SIZE bytes), or NULL. */
@@ -485,6 +548,10 @@ static void rule_from_fde(const uint8_t *fde, const uint8_t *start, const uint8_
         read_cie(id_at - cie_off, end, &cie) < 0 || cie.signal || (cie.fde_enc & PE_INDIRECT) ||
         cie.ra_column == REG_RBP || cie.ra_column == REG_RSP)
         return;
+#if defined(__aarch64__)
+    if (cie.ra_column != REG_RA) /* libunwind's fast trace takes x30's only */
+        return;
+#endif
     uintptr_t pc_begin = (uintptr_t)read_encoded(&r, cie.fde_enc, 0);
     uint64_t pc_range = read_encoded(&r, cie.fde_enc & 0x0f, 0);
     if (r.bad || addr - pc_begin >= pc_range)
@@ -541,5 +608,6 @@ void vt_eh_frame_rule(uintptr_t addr, struct vt_unwind_rule *rule)
     rule->how = VT_UNWIND_CANNOT;
     rule->cfa_off = 0;
     rule->rbp_off = 0;
+    rule->ra_off = 0;
     dl_iterate_phdr(read_object, &l);
 }

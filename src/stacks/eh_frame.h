@@ -1,16 +1,20 @@
 /* SPDX-License-Identifier: MIT */
-/* How to step out of one x86_64 frame, read from the call frame information
- * (.eh_frame, found through .eh_frame_hdr) of the loaded object holding the
- * address: the few shapes unwind_fast.c can walk, anything else "cannot". */
+/* How to step out of one x86_64 or aarch64 frame, read from the call frame
+ * information (.eh_frame, found through .eh_frame_hdr) of the loaded object
+ * holding the address: the few shapes unwind_fast.c can walk, anything else
+ * "cannot". */
 #ifndef VRAMTRACE_EH_FRAME_H
 #define VRAMTRACE_EH_FRAME_H
 
 #include <stdint.h>
 
-/* How the walk steps out of a frame; the return address lies at CFA - 8
- * and the caller's rsp is the CFA in all three that go on. */
+/* How the walk steps out of a frame; the caller's stack pointer is the CFA
+ * in all three that go on. x86_64: the return address lies at CFA - 8. On
+ * aarch64 rsp reads sp and rbp x29 (the frame pointer), and the return
+ * address is x30's value saved at CFA + ra_off, in the frame (x30 kept in
+ * its register is left to libunwind, as its own fast trace leaves it). */
 enum vt_unwind_how {
-    VT_UNWIND_RSP,           /* CFA = rsp + cfa_off (cfa_off >= 8); rbp kept */
+    VT_UNWIND_RSP,           /* CFA = rsp + cfa_off (x86_64: cfa_off >= 8); rbp kept */
     VT_UNWIND_RSP_SAVED_RBP, /* the same, rbp at CFA + rbp_off, in [-cfa_off, -8] */
     VT_UNWIND_RBP,           /* CFA = rbp + cfa_off; rbp at CFA + rbp_off (< 0), or kept (0) */
     VT_UNWIND_END,           /* the outermost frame: return address or rbp undefined */
@@ -22,8 +26,9 @@ enum vt_unwind_how {
 struct vt_unwind_rule {
     uintptr_t ip;
     int32_t cfa_off;
-    int16_t rbp_off;
-    uint8_t how; /* enum vt_unwind_how */
+    int32_t rbp_off;
+    int32_t ra_off; /* aarch64: x30 at CFA + ra_off (< 0); x86_64: -8 */
+    uint8_t how;    /* enum vt_unwind_how */
 };
 
 /* Fills RULE (all but its ip) for the instruction at ADDR, read from

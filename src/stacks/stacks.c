@@ -279,7 +279,7 @@ static inline int backtrace_frames(uintptr_t *frames, int limit, const struct vt
                                    struct vt_frame_key *key)
 {
     int n;
-#if defined(__x86_64__)
+#if defined(__x86_64__) || defined(__aarch64__)
     const struct vt_walk_start *start = vt_thread_state.api && vt_thread_state.runtime_caller.cfa
                                             ? &vt_thread_state.runtime_caller
                                             : NULL;

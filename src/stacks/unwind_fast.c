@@ -2,8 +2,11 @@
 /* The walk libunwind's fast trace (tdep_trace, behind unw_backtrace) makes,
  * with a smaller cache and nothing else per frame: the rule of each return
  * address (eh_frame.h) found in this thread's table, the CFA from rsp or rbp,
- * the return address at CFA - 8, rbp at its saved place. Like libunwind it
- * looks the rule up at the return address - 1 (inside the call), stops
+ * the return address at CFA - 8, rbp at its saved place (on aarch64: sp or
+ * x29, x30 and x29 at their places in the frame; each return address
+ * recorded less one, as libunwind's aarch64 fast trace records it). Like
+ * libunwind it looks the rule up at the return address - 1 (inside the
+ * call), stops
  * after a frame whose rule says the stack ends, and before a return address
  * under 0x4000; where its rules and ours could differ (a frame without
  * CFI, a signal frame, an expression), the caller asks libunwind instead.
@@ -50,10 +53,29 @@
  * is checked against the return address before its rule is used. */
 struct slot {
     uintptr_t ip;
+#if defined(__aarch64__)
+    int16_t cfa_off, ra_off, rbp_off; /* in 8 bytes (eh_frame.c: they fit) */
+#else
     int32_t cfa_off;
     int16_t rbp_off;
+#endif
     uint16_t how_caller;
 };
+
+/* A slot's offsets in bytes; the return address at CFA + RA_OFF, where
+ * the walk records it as RECORDED: libunwind's fast trace on aarch64 gives
+ * each return address less one (the call's last byte), on x86_64 itself. */
+#if defined(__aarch64__)
+#define CFA_OFF(slot) ((intptr_t)(slot)->cfa_off * 8)
+#define RBP_OFF(slot) ((intptr_t)(slot)->rbp_off * 8)
+#define RA_OFF(slot) ((intptr_t)(slot)->ra_off * 8) /* x30's place in the frame */
+#define RECORDED(ip) ((ip)-1)
+#else
+#define CFA_OFF(slot) ((intptr_t)(slot)->cfa_off)
+#define RBP_OFF(slot) ((intptr_t)(slot)->rbp_off)
+#define RA_OFF(slot) ((intptr_t)-8) /* the return address the call pushed */
+#define RECORDED(ip) (ip)
+#endif
 
 #define HOW_BITS 0xFu
 #define CALLER_BITS 0xFFF0u
@@ -191,8 +213,14 @@ static void fill(struct slot *s, uintptr_t ip)
     struct vt_unwind_rule rule;
     vt_eh_frame_rule(ip - 1, &rule);
     s->ip = ip;
+#if defined(__aarch64__)
+    s->cfa_off = (int16_t)(rule.cfa_off / 8);
+    s->rbp_off = (int16_t)(rule.rbp_off / 8);
+    s->ra_off = (int16_t)(rule.ra_off / 8);
+#else
     s->cfa_off = rule.cfa_off;
-    s->rbp_off = rule.rbp_off;
+    s->rbp_off = (int16_t)rule.rbp_off;
+#endif
     s->how_caller = rule.how; /* caller: slot 0 */
 }
 
@@ -264,10 +292,10 @@ static inline __attribute__((always_inline)) int step_rbp(const struct slot *r, 
         record_read(rec, rec->bp_at, *bp);
     else if (rec)
         rec->bp_used = 1; /* on the rbp it began with */
-    *cfa = *bp + (intptr_t)r->cfa_off;
-    uintptr_t saved = *cfa + (intptr_t)r->rbp_off;
+    *cfa = *bp + CFA_OFF(r);
+    uintptr_t saved = *cfa + RBP_OFF(r);
     /* Above the last frame, and so its slots. */
-    if (*cfa < sp + 8 || *cfa > hi || saved < sp)
+    if (*cfa < sp - RA_OFF(r) || *cfa > hi || saved < sp)
         return -1;
     if (r->rbp_off) {
         *bp = *(const uintptr_t *)saved;
@@ -303,13 +331,13 @@ walk_body(struct walk_cache *c, uintptr_t ip, uintptr_t sp, uintptr_t bp, uintpt
         if (__builtin_expect(how <= VT_UNWIND_RSP_SAVED_RBP, 1)) {
             /* Without frame pointers: cfa_off >= 8, rbp's slot inside the
              * frame (eh_frame.h). */
-            cfa = sp + (intptr_t)r->cfa_off;
+            cfa = sp + CFA_OFF(r);
             if (__builtin_expect(cfa > hi, 0))
                 return -1;
             if (how == VT_UNWIND_RSP_SAVED_RBP) {
-                bp = *(const uintptr_t *)(cfa + (intptr_t)r->rbp_off);
+                bp = *(const uintptr_t *)(cfa + RBP_OFF(r));
                 if (rec)
-                    rec->bp_at = cfa + (intptr_t)r->rbp_off;
+                    rec->bp_at = cfa + RBP_OFF(r);
             }
         } else {
             int step = step_rbp(r, how, sp, &bp, hi, &cfa, rec);
@@ -319,18 +347,18 @@ walk_body(struct walk_cache *c, uintptr_t ip, uintptr_t sp, uintptr_t bp, uintpt
                 break;
             }
         }
-        ip = *(const uintptr_t *)(cfa - 8);
+        ip = *(const uintptr_t *)(cfa + RA_OFF(r));
         if (rec)
-            record_read(rec, cfa - 8, ip);
+            record_read(rec, cfa + RA_OFF(r), ip);
         sp = cfa;
         if (__builtin_expect(ip < LOWEST_RETURN, 0))
             break;
-        *out++ = ip;
-        if (__builtin_expect(vt_is_tracer_frame(&ours, ip), 0)) {
+        *out++ = RECORDED(ip);
+        if (__builtin_expect(vt_is_tracer_frame(&ours, RECORDED(ip)), 0)) {
             hash = VT_FRAME_HASH_SEED;
             first = out;
         } else {
-            hash = vt_frame_hash_step(hash, ip);
+            hash = vt_frame_hash_step(hash, RECORDED(ip));
         }
     }
     key->first = (int)(first - frames);
@@ -470,10 +498,19 @@ __attribute__((noinline)) int vt_unwind_fast(uintptr_t *frames, int limit,
 {
     uintptr_t ip, sp, bp;
     /* This function's own frame, read where its CFI describes it: the
-     * address after the lea is looked up less one, inside this asm. rbp
-     * first: an output may be rbp itself. */
+     * address after the lea (adr) is looked up less one, inside this asm.
+     * rbp (x29) first: an output may be rbp itself. */
+#if defined(__aarch64__)
+    /* x30 clobbered: the prologue saves it before the asm, never after
+     * (shrink-wrapped), so the frame holds the return address. */
+    __asm__ volatile("mov %2, x29\n\tmov %1, sp\n\tadr %0, .+4"
+                     : "=&r"(ip), "=&r"(sp), "=&r"(bp)
+                     :
+                     : "x30");
+#else
     __asm__ volatile("mov %%rbp, %2\n\tmov %%rsp, %1\n\tlea 0(%%rip), %0"
                      : "=&r"(ip), "=&r"(sp), "=&r"(bp));
+#endif
     struct walk_cache *c;
     int n;
     if (walking || !(c = thread_cache()))

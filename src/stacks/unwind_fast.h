@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The calling thread's return addresses, walked on x86_64 through a
+/* The calling thread's return addresses, walked on x86_64 and aarch64 through a
  * per-thread cache of unwind rules (eh_frame.h) keyed by address: the frames
  * libunwind's unw_backtrace gives, or none where it could differ. */
 #ifndef VRAMTRACE_UNWIND_FAST_H
@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 
-#if defined(__x86_64__)
+#if defined(__x86_64__) || defined(__aarch64__)
 
 /* Up to LIMIT return addresses into FRAMES, innermost first, starting with
  * the caller's own (where it called this), as unw_backtrace(FRAMES, LIMIT)

@@ -10,7 +10,8 @@
  * begins and its hash, with this library's code as the tracer's) is
  * compared with the one taken over unw_step's frames as the tracer takes
  * it over unw_backtrace's. A fourth walk starts where the program called
- * cudaMalloc, as the tracer's walks inside a runtime call do: it must give
+ * cudaMalloc, as the tracer's walks inside a runtime call do (x86_64: on
+ * aarch64 no hook's frame says where its caller's is): it must give
  * the frames and key of the first from the key's start on. At exit, one
  * line on stderr:
  *   unwind_check: stacks N fast F fallback B differ_backtrace D differ_steps S
@@ -78,6 +79,14 @@ static struct vt_frame_key key_of(const uintptr_t *frames, int n, const struct v
     return key;
 }
 
+/* An address unw_step gives as unw_backtrace gives it: on aarch64 its fast
+ * trace records each return address less one (the call's last byte). */
+#if defined(__aarch64__)
+#define AS_BACKTRACE(ip) ((ip)-1)
+#else
+#define AS_BACKTRACE(ip) (ip)
+#endif
+
 /* libunwind's walk frame by frame, as unw_backtrace's slow path makes it. */
 static __attribute__((noinline)) int step_walk(uintptr_t *out, int limit)
 {
@@ -90,7 +99,7 @@ static __attribute__((noinline)) int step_walk(uintptr_t *out, int limit)
     while (unw_step(&cursor) > 0 && n < limit) {
         if (unw_get_reg(&cursor, UNW_REG_IP, &ip) != 0)
             break;
-        out[n++] = ip;
+        out[n++] = AS_BACKTRACE(ip);
     }
     return n;
 }

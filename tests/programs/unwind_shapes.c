@@ -21,6 +21,9 @@
  *                  making up the difference: the stack above reads the same
  *                  at every place the first walk read, but the frame with
  *                  the alloca has another rbp, so the walk differs
+ *   signed         (aarch64) once under a frame whose return address pointer
+ *                  authentication signs (paciasp: DW_CFA_AARCH64_negate_ra_state,
+ *                  left to libunwind), once at depth 2
  *   dlclose A B    hop() of library A calls back to allocate 4097 bytes
  *                  (kept); A is closed, B opened (prints "same place" when B
  *                  lies where A was), its hop() calls back for 8193 bytes
@@ -108,8 +111,27 @@ static int in_signal(void)
 }
 
 /* via_expression(fn) calls FN from a frame whose CFA is given by a DWARF
- * expression (DW_CFA_def_cfa_expression: DW_OP_breg7 (rsp) + 16), as
- * stack realignment describes its frames. */
+ * expression (DW_CFA_def_cfa_expression: DW_OP_breg7 (rsp) + 16, on
+ * aarch64 DW_OP_breg31 (sp) + 16), as stack realignment describes its
+ * frames. */
+#if defined(__aarch64__)
+__asm__(".text\n"
+        ".type via_expression, %function\n"
+        "via_expression:\n"
+        ".cfi_startproc\n"
+        "stp x29, x30, [sp, -16]!\n"
+        ".cfi_escape 0x0f, 0x02, 0x8f, 0x10\n"
+        ".cfi_offset x29, -16\n"
+        ".cfi_offset x30, -8\n"
+        "blr x0\n"
+        "ldp x29, x30, [sp], 16\n"
+        ".cfi_def_cfa sp, 0\n"
+        ".cfi_restore x30\n"
+        ".cfi_restore x29\n"
+        "ret\n"
+        ".cfi_endproc\n"
+        ".size via_expression, .-via_expression\n");
+#else
 __asm__(".text\n"
         ".type via_expression, @function\n"
         "via_expression:\n"
@@ -122,6 +144,7 @@ __asm__(".text\n"
         "ret\n"
         ".cfi_endproc\n"
         ".size via_expression, .-via_expression\n");
+#endif
 void via_expression(void (*fn)(void));
 
 static int expression_failed = 1;
@@ -139,7 +162,35 @@ static int expression(void)
 
 /* via_remembered(fn) calls FN after an early return's epilogue (taken
  * when FN is NULL): its CFI remembers the row before the epilogue and
- * restores it after, CFA = rsp + 16 with rbx saved. */
+ * restores it after, CFA = rsp + 16 with rbx saved (on aarch64 x29 and
+ * x30). */
+#if defined(__aarch64__)
+__asm__(".text\n"
+        ".type via_remembered, %function\n"
+        "via_remembered:\n"
+        ".cfi_startproc\n"
+        "stp x29, x30, [sp, -16]!\n"
+        ".cfi_def_cfa_offset 16\n"
+        ".cfi_offset x29, -16\n"
+        ".cfi_offset x30, -8\n"
+        "cbnz x0, 1f\n"
+        ".cfi_remember_state\n"
+        "ldp x29, x30, [sp], 16\n"
+        ".cfi_restore x30\n"
+        ".cfi_restore x29\n"
+        ".cfi_def_cfa_offset 0\n"
+        "ret\n"
+        ".cfi_restore_state\n"
+        "1:\n"
+        "blr x0\n"
+        "ldp x29, x30, [sp], 16\n"
+        ".cfi_restore x30\n"
+        ".cfi_restore x29\n"
+        ".cfi_def_cfa_offset 0\n"
+        "ret\n"
+        ".cfi_endproc\n"
+        ".size via_remembered, .-via_remembered\n");
+#else
 __asm__(".text\n"
         ".type via_remembered, @function\n"
         "via_remembered:\n"
@@ -164,6 +215,7 @@ __asm__(".text\n"
         "ret\n"
         ".cfi_endproc\n"
         ".size via_remembered, .-via_remembered\n");
+#endif
 void via_remembered(void (*fn)(void));
 
 static int remembered_failed = 1;
@@ -179,6 +231,20 @@ static int remembered(void)
     via_remembered(allocate_after_epilogue);
     return remembered_failed | down(2, 48);
 }
+
+#if defined(__aarch64__)
+static __attribute__((noinline, target("branch-protection=pac-ret"))) int signing(void)
+{
+    int r = allocate(96);
+    __asm__ volatile("" ::: "memory");
+    return r;
+}
+
+static int signed_return(void)
+{
+    return signing() | down(2, 96);
+}
+#endif
 
 static int forked(void)
 {
@@ -321,6 +387,9 @@ static const struct {
     {"signal", in_signal}, {"expression", expression}, {"remembered", remembered},
     {"fork", forked},      {"sites", sites},           {"same_place", same_place},
     {"shifted", shifted},
+#if defined(__aarch64__)
+    {"signed", signed_return},
+#endif
 };
 
 int main(int argc, char **argv)
@@ -335,6 +404,6 @@ int main(int argc, char **argv)
             return without_arguments[i].run();
     if (!strcmp(mode, "dlclose") && argc == 4)
         return reopened(argv[2], argv[3]);
-    fprintf(stderr, "usage: unwind_shapes recurse N|threads T|signal|expression|remembered|fork|sites|same_place|shifted|dlclose A B\n");
+    fprintf(stderr, "usage: unwind_shapes recurse N|threads T|signal|expression|remembered|fork|sites|same_place|shifted|signed|dlclose A B\n");
     return 2;
 }
