@@ -21,9 +21,18 @@ find "$dir" -name '*.gcda' -delete
 # stderr, where the tests expect nothing of the kind. Real PyTorch and JAX
 # (suite frameworks) run once, in the plain build: here they would fetch their
 # wheels again; the wheel (suite wheel) is built by meson-python, uncounted.
+# failed: the names of the tests that failed in the last meson test run
+failed() {
+    python3 -c 'import json, sys
+for line in open(sys.argv[1]):
+    t = json.loads(line)
+    if t["result"] in ("FAIL", "ERROR", "TIMEOUT", "UNEXPECTEDPASS"):
+        print("coverage: failed:", t["name"], t["result"])' "$dir/meson-logs/testlog.json"
+}
 GCOV_ERROR_FILE=/dev/null meson test -C "$dir" --num-processes 2 --no-rebuild --no-suite frameworks \
     --no-suite wheel >/dev/null
 tests_ok=$?
+[ $tests_ok -eq 0 ] || failed
 # PyTorch's tensors (src/hooks/torch_tensors.c) are traced only inside real
 # torch: its torch_tensors cases count too, from the plain build's wheels
 # (linked, nothing fetched; skipped with them where it has none). Those
@@ -33,7 +42,7 @@ if [ -d build-tests/torch-wheels ]; then
     mapfile -t tensor_cases < <(meson test -C "$dir" --list 2>/dev/null |
         sed -n 's|.* / \(torch_tensors-[a-z_0-9]*\)$|\1|p' | grep -v -e 2_14 -e pytest_since)
     GCOV_ERROR_FILE=/dev/null meson test -C "$dir" --num-processes 2 --no-rebuild \
-        "${tensor_cases[@]}" >/dev/null || tests_ok=1
+        "${tensor_cases[@]}" >/dev/null || { tests_ok=1; failed; }
 fi
 status=0
 # gcovr replaces its --output file rather than writing into it: given
