@@ -109,7 +109,7 @@ static nvtxMemHeapHandle_t heap_register(nvtxDomainHandle_t domain, nvtxMemHeapD
 /* The regions of HEAP are gone (a reset, an unregistering). */
 static void heap_emptied(nvtxMemHeapHandle_t heap, int forget)
 {
-    struct heap h;
+    struct heap h = {0}; /* filled by heap_find (gcc for aarch64 cannot tell) */
     uint64_t va = (uint64_t)(uintptr_t)heap;
     if (!heap || !heap_find(va, 0, &h))
         return;
@@ -165,7 +165,7 @@ static void region_traced(const struct heap *h, const nvtxMemVirtualRangeDesc_t 
 
 static void regions_register(nvtxDomainHandle_t domain, nvtxMemRegionsRegisterBatch_t const *desc)
 {
-    struct heap h;
+    struct heap h = {0}; /* filled by heap_find (gcc for aarch64 cannot tell) */
     const nvtxMemVirtualRangeDesc_t *r;
     (void)domain;
     if (!desc)
@@ -207,7 +207,7 @@ static void regions_unregister(nvtxDomainHandle_t domain,
 /* A region resized: freed, and registered again at its new size here. */
 static void regions_resize(nvtxDomainHandle_t domain, nvtxMemRegionsResizeBatch_t const *desc)
 {
-    struct heap h;
+    struct heap h = {0}; /* filled by heap_find (gcc for aarch64 cannot tell) */
     const nvtxMemVirtualRangeDesc_t *r;
     (void)domain;
     for (size_t i = 0; desc && i < desc->regionDescCount; i++) {
