@@ -31,8 +31,7 @@ static int ends_with(const char *s, const char *suffix)
     return ls >= lx && vt_str_eq(s + ls - lx, suffix) && (ls == lx || s[ls - lx - 1] == '/');
 }
 
-/* glibc relocates most d_ptr entries in place; others keep them relative. */
-static uintptr_t dyn_ptr(uintptr_t base, ElfW(Addr) value)
+uintptr_t vt_elf_dyn_ptr(uintptr_t base, uintptr_t value)
 {
     return value < base ? base + value : value;
 }
@@ -51,13 +50,13 @@ static int read_tables(uintptr_t base, const ElfW(Dyn) * dyn, struct dyn_tables 
     *t = (struct dyn_tables){0};
     for (const ElfW(Dyn) *d = dyn; d->d_tag != DT_NULL; d++) {
         if (d->d_tag == DT_GNU_HASH)
-            t->gnu_hash = (const uint32_t *)dyn_ptr(base, d->d_un.d_ptr);
+            t->gnu_hash = (const uint32_t *)vt_elf_dyn_ptr(base, d->d_un.d_ptr);
         else if (d->d_tag == DT_SYMTAB)
-            t->symtab = (const ElfW(Sym) *)dyn_ptr(base, d->d_un.d_ptr);
+            t->symtab = (const ElfW(Sym) *)vt_elf_dyn_ptr(base, d->d_un.d_ptr);
         else if (d->d_tag == DT_STRTAB)
-            t->strtab = (const char *)dyn_ptr(base, d->d_un.d_ptr);
+            t->strtab = (const char *)vt_elf_dyn_ptr(base, d->d_un.d_ptr);
         else if (d->d_tag == DT_VERSYM)
-            t->versym = (const ElfW(Half) *)dyn_ptr(base, d->d_un.d_ptr);
+            t->versym = (const ElfW(Half) *)vt_elf_dyn_ptr(base, d->d_un.d_ptr);
     }
     return t->gnu_hash && t->symtab && t->strtab && t->gnu_hash[0] ? 0 : -1;
 }
@@ -78,9 +77,9 @@ static const char *version_of(uintptr_t base, const ElfW(Dyn) * dyn, const char 
     const ElfW(Verdef) *verdef = NULL;
     for (; dyn->d_tag != DT_NULL; dyn++) {
         if (dyn->d_tag == DT_VERSYM)
-            versym = (const ElfW(Half) *)dyn_ptr(base, dyn->d_un.d_ptr);
+            versym = (const ElfW(Half) *)vt_elf_dyn_ptr(base, dyn->d_un.d_ptr);
         else if (dyn->d_tag == DT_VERDEF)
-            verdef = (const ElfW(Verdef) *)dyn_ptr(base, dyn->d_un.d_ptr);
+            verdef = (const ElfW(Verdef) *)vt_elf_dyn_ptr(base, dyn->d_un.d_ptr);
     }
     *hidden = 0;
     if (!versym || !verdef)
@@ -151,7 +150,7 @@ static const char *needed_version(uintptr_t base, const ElfW(Dyn) * dyn, const c
     const ElfW(Verneed) *need = NULL;
     for (; dyn->d_tag != DT_NULL; dyn++)
         if (dyn->d_tag == DT_VERNEED)
-            need = (const ElfW(Verneed) *)dyn_ptr(base, dyn->d_un.d_ptr);
+            need = (const ElfW(Verneed) *)vt_elf_dyn_ptr(base, dyn->d_un.d_ptr);
     while (need) {
         const ElfW(Vernaux) *aux = (const ElfW(Vernaux) *)((const char *)need + need->vn_aux);
         for (unsigned i = 0; i < need->vn_cnt; i++) {

@@ -5,6 +5,8 @@
 #ifndef VRAMTRACE_ELF_SYMBOL_H
 #define VRAMTRACE_ELF_SYMBOL_H
 
+#include <stdint.h>
+
 /* Address of the defined dynamic symbol NAME in the loaded object whose
  * path ends with SONAME (e.g. "libc.so.6"), or NULL. */
 void *vt_elf_lookup(const char *soname, const char *name);
@@ -22,6 +24,10 @@ void *vt_elf_binding_map(const struct link_map *map, const char *name, const cha
 /* 1 when MAP imports the symbol NAME (binds it by name at load time), with
  * *VERSION the version it requires (as "libcudart.so.13") or NULL. */
 int vt_elf_imports(const struct link_map *map, const char *name, const char **version);
+
+/* An address of a dynamic section's entry (d_ptr VALUE) in the object
+ * loaded at BASE: glibc relocates most in place, others stay relative. */
+uintptr_t vt_elf_dyn_ptr(uintptr_t base, uintptr_t value);
 
 /* strcmp(a, b) == 0 that calls nothing (safe before sanitizers start). */
 int vt_str_eq(const char *a, const char *b);

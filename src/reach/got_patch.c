@@ -54,12 +54,6 @@ static int remember(void **slot, void *old, void *ours, uintptr_t bias)
     return 0;
 }
 
-/* glibc relocates most d_ptr entries in place; others keep them relative. */
-static uintptr_t dyn_ptr(uintptr_t base, ElfW(Addr) value)
-{
-    return value < base ? base + value : value;
-}
-
 /* The pages of RELRO that the dynamic linker made read-only (its end
  * rounded down, as _dl_protect_relro does). */
 struct relro {
@@ -93,19 +87,19 @@ static void read_dynamic(uintptr_t bias, const ElfW(Dyn) * dyn, struct tables *t
     for (; dyn->d_tag != DT_NULL; dyn++)
         switch (dyn->d_tag) {
         case DT_SYMTAB:
-            t->symtab = (const ElfW(Sym) *)dyn_ptr(bias, dyn->d_un.d_ptr);
+            t->symtab = (const ElfW(Sym) *)vt_elf_dyn_ptr(bias, dyn->d_un.d_ptr);
             break;
         case DT_STRTAB:
-            t->strtab = (const char *)dyn_ptr(bias, dyn->d_un.d_ptr);
+            t->strtab = (const char *)vt_elf_dyn_ptr(bias, dyn->d_un.d_ptr);
             break;
         case DT_JMPREL:
-            t->rela[0] = (const ElfW(Rela) *)dyn_ptr(bias, dyn->d_un.d_ptr);
+            t->rela[0] = (const ElfW(Rela) *)vt_elf_dyn_ptr(bias, dyn->d_un.d_ptr);
             break;
         case DT_PLTRELSZ:
             t->rela_size[0] = dyn->d_un.d_val;
             break;
         case DT_RELA:
-            t->rela[1] = (const ElfW(Rela) *)dyn_ptr(bias, dyn->d_un.d_ptr);
+            t->rela[1] = (const ElfW(Rela) *)vt_elf_dyn_ptr(bias, dyn->d_un.d_ptr);
             break;
         case DT_RELASZ:
             t->rela_size[1] = dyn->d_un.d_val;
