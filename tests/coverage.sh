@@ -34,16 +34,13 @@ GCOV_ERROR_FILE=/dev/null meson test -C "$dir" --num-processes 2 --no-rebuild --
 tests_ok=$?
 [ $tests_ok -eq 0 ] || failed
 # PyTorch's tensors (src/hooks/torch_tensors.c) are traced only inside real
-# torch: its torch_tensors cases count too, from the plain build's wheels
-# (linked, nothing fetched; skipped with them where it has none). Those
+# torch: its torch_tensors cases count too, over the venv the plain build
+# made (tests/wheel_env.py's cache; they skip where it has none). Those
 # needing another venv (2.14, the pytest session's site) are left out.
-if [ -d build-tests/torch-wheels ]; then
-    ln -sfn "$PWD/build-tests/torch-wheels" "$dir/torch-wheels"
-    mapfile -t tensor_cases < <(meson test -C "$dir" --list 2>/dev/null |
-        sed -n 's|.* / \(torch_tensors-[a-z_0-9]*\)$|\1|p' | grep -v -e 2_14 -e pytest_since)
-    GCOV_ERROR_FILE=/dev/null meson test -C "$dir" --num-processes 2 --no-rebuild \
-        "${tensor_cases[@]}" >/dev/null || { tests_ok=1; failed; }
-fi
+mapfile -t tensor_cases < <(meson test -C "$dir" --list 2>/dev/null |
+    sed -n 's|.* / \(torch_tensors-[a-z_0-9]*\)$|\1|p' | grep -v -e 2_14 -e pytest_since)
+GCOV_ERROR_FILE=/dev/null meson test -C "$dir" --num-processes 2 --no-rebuild \
+    "${tensor_cases[@]}" >/dev/null || { tests_ok=1; failed; }
 status=0
 # gcovr replaces its --output file rather than writing into it: given
 # /dev/null, it made /dev/null a regular file for the whole machine.

@@ -152,7 +152,7 @@ def case_loop_python_3_14():
     except torch_env.Unavailable as e:
         raise H.Skip(str(e))
     toolkit = torch_env.toolkit_libraries()
-    os.environ["VT_ROOT_BINDS"] += "".join(":" + d for d in toolkit)
+    os.environ["VT_ROOT_BINDS"] += "".join(":" + d for d in [site] + toolkit)
     r = H.run_traced([python, LOOP, str(STEPS)], extra_env={
         "PYTHONPATH": site, "PYTORCH_NO_CUDA_MEMORY_CACHING": "1",
         "LD_LIBRARY_PATH": ":".join([H.standin_dir()] + toolkit)})

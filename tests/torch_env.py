@@ -7,9 +7,10 @@
 The real wheel from the package index (torch 2.15.0, built for CUDA 13.2) with
 --no-deps, and only the NVIDIA libraries the CUDA 13.0 toolkit lacks; its CUDA
 runtime, cuBLAS and driver are then the stand-ins (LD_LIBRARY_PATH), since no
-nvidia-cuda-runtime wheel is installed. The wheels are kept in
-BUILD_DIR/torch-wheels (tests/wheel_env.py).
+nvidia-cuda-runtime wheel is installed. The wheels and the venv are kept in
+the cache of tests/wheel_env.py (outside the clone where it can be).
 """
+import fcntl
 import os
 import shutil
 import subprocess
@@ -50,40 +51,46 @@ def for_version(version):
 
 def site_for(build_dir, version):
     """The same wheels built for CPython VERSION, unpacked by this machine's
-    pip into BUILD_DIR/torch<V>-site (made first if need be) for an
-    interpreter without pip or venv (Debian unstable's in the root of
-    tests/python/sid_root.sh) to import from PYTHONPATH. The wheels: those
-    for any Python in BUILD_DIR/torch-wheels, the others kept in (or
-    downloaded to) BUILD_DIR/torch<V>-wheels. Raises Unavailable."""
+    pip into a folder (made first if need be) for an interpreter without pip
+    or venv (Debian unstable's in the root of tests/python/sid_root.sh) to
+    import from PYTHONPATH: CACHE/torch<V>-site-KEY. The wheels: those for
+    any Python in CACHE/torch-wheels, the others kept in (or downloaded to)
+    CACHE/torch<V>-wheels (CACHE: wheel_env.cache_dir). Raises Unavailable."""
     tag = "cp" + version.replace(".", "")
     name = "torch" + version.replace(".", "")
-    site, wheels_dir = (os.path.join(build_dir, name + s) for s in ("-site", "-wheels"))
+    cache = wheel_env.cache_dir(build_dir)
+    wheels_dir = os.path.join(cache, name + "-wheels")
     os.makedirs(wheels_dir, exist_ok=True)
 
     def found(pin):
-        return [f for d in (wheels_dir, os.path.join(build_dir, "torch-wheels"))
+        return [f for d in (wheels_dir, os.path.join(cache, "torch-wheels"))
                 for f in wheel_env.wheel_file(d, pin)
                 if "-%s-%s-" % (tag, tag) in f or "-py3-none-" in f]
-    missing = [pin for pin in WHEELS if not found(pin)]
-    if missing:
-        pip = subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--quiet",
-                              "--progress-bar", "off", "-d", wheels_dir] + for_version(version) +
-                             missing, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    with open(os.path.join(cache, name + "-site.lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        missing = [pin for pin in WHEELS if not found(pin)]
+        if missing:
+            pip = subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--quiet",
+                                  "--progress-bar", "off", "-d", wheels_dir] +
+                                 for_version(version) + missing,
+                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            if pip.returncode != 0:
+                raise Unavailable("%s: %d wheels for %s not in %s and not downloadable: %s" % (
+                    name, len(missing), version, wheels_dir, pip.stdout.strip()[-300:]))
+        files = "\n".join(sorted(found(pin)[0] for pin in WHEELS))
+        site = wheel_env.keyed_dir(cache, name + "-site", files)
+        done = os.path.join(site, "made-from")
+        if os.path.isfile(done) and open(done).read() == files:
+            return site
+        shutil.rmtree(site, ignore_errors=True)
+        pip = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-index",
+                              "--no-deps", "--target", site] + for_version(version) +
+                             files.split("\n"), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             text=True)
         if pip.returncode != 0:
-            raise Unavailable("%s: %d wheels for %s not in %s and not downloadable: %s" % (
-                name, len(missing), version, wheels_dir, pip.stdout.strip()[-300:]))
-    files = sorted(found(pin)[0] for pin in WHEELS)
-    done = os.path.join(site, "made-from")
-    if os.path.isfile(done) and open(done).read() == "\n".join(files):
-        return site
-    shutil.rmtree(site, ignore_errors=True)
-    pip = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-index",
-                          "--no-deps", "--target", site] + for_version(version) + files,
-                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    if pip.returncode != 0:
-        raise Unavailable("%s: pip install --target failed: %s" % (name, pip.stdout[-500:]))
-    with open(done, "w") as f:
-        f.write("\n".join(files))
+            raise Unavailable("%s: pip install --target failed: %s" % (name, pip.stdout[-500:]))
+        with open(done, "w") as f:
+            f.write(files)
     return site
 
 

@@ -1,22 +1,29 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""A venv in the build folder made from pinned wheels, for the tests that run
-real frameworks (tests/torch_env.py, tests/jax_env.py) over the stand-ins.
+"""A venv made from pinned wheels, for the tests that run real frameworks
+(tests/torch_env.py, tests/jax_env.py) over the stand-ins.
 
-The wheels are kept in BUILD_DIR/NAME-wheels: once they are all there,
-nothing is downloaded again and the venv (BUILD_DIR/NAME-venv) is made
-offline. Without them and without the network, the tests that need them skip
-with one line (the failure is remembered for ten minutes, so that a test run
-tries once). Made once under a lock: the tests that run in parallel wait for
-the first.
+Wheels and venvs live in a cache outside the clone (cache_dir(): VT_TEST_CACHE,
+else /var/cache/vramtrace/frameworks where it can be written, else the build
+folder), so that a CI run on a fresh clone neither downloads 3 GB nor unpacks
+them again: the wheels in CACHE/NAME-wheels, each venv in
+CACHE/NAME-venv-KEY, KEY naming its pins and Python. Once the wheels are all
+there nothing is downloaded again and a venv is made offline. Without them and
+without the network, the tests that need them skip with one line (the failure
+is remembered in the build folder for ten minutes, so that a test run tries
+once). Made once under a lock: the tests, and CI runs, that run in parallel
+wait for the first.
 """
 import fcntl
 import glob
+import hashlib
 import os
+import shutil
 import subprocess
 import time
 
 RETRY_AFTER = 600  # seconds a failure to get the wheels is believed
+STALE_AFTER = 86400  # seconds after which a venv of other pins is removed
 
 
 class Unavailable(Exception):
@@ -61,16 +68,45 @@ def python_version(python):
                           check=True).stdout.strip()
 
 
+def cache_dir(build_dir):
+    """Where wheels and venvs are kept: VT_TEST_CACHE, else the machine's
+    cache where this user may write it, else BUILD_DIR."""
+    wanted = os.environ.get("VT_TEST_CACHE")
+    if wanted:
+        os.makedirs(wanted, exist_ok=True)
+        return wanted
+    machine = "/var/cache/vramtrace/frameworks"
+    try:
+        os.makedirs(machine, exist_ok=True)
+    except OSError:
+        return build_dir
+    return machine if os.access(machine, os.W_OK) else build_dir
+
+
+def keyed_dir(cache, name, made_from):
+    """CACHE/NAME-KEY, KEY a digest of what it is made from. Those of other
+    keys (earlier pins) untouched for a day are removed: a run of an older
+    commit may still be using one."""
+    key = hashlib.sha256(made_from.encode()).hexdigest()[:12]
+    for old in glob.glob(os.path.join(cache, name + "-*")):
+        done = os.path.join(old, "made-from")
+        if (not old.endswith("-" + key) and os.path.isfile(done) and
+                time.time() - os.path.getmtime(done) > STALE_AFTER):
+            shutil.rmtree(old, ignore_errors=True)
+    return os.path.join(cache, name + "-" + key)
+
+
 def venv_python(build_dir, name, python, wheels):
     """The venv's python, made first if need be; raises Unavailable."""
-    venv = os.path.join(build_dir, name + "-venv")
-    wheels_dir = os.path.join(build_dir, name + "-wheels")
-    done = os.path.join(venv, "made-from")
+    cache = cache_dir(build_dir)
+    wheels_dir = os.path.join(cache, name + "-wheels")
     wanted = "\n".join(wheels + [python_version(python)]) + "\n"
     os.makedirs(wheels_dir, exist_ok=True)
     failed = os.path.join(build_dir, name + "-venv.failed")
-    with open(os.path.join(build_dir, name + "-venv.lock"), "w") as lock:
+    with open(os.path.join(cache, name + "-venv.lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
+        venv = keyed_dir(cache, name + "-venv", wanted)
+        done = os.path.join(venv, "made-from")
         if not (os.path.isfile(done) and open(done).read() == wanted):
             if os.path.isfile(failed) and time.time() - os.path.getmtime(failed) < RETRY_AFTER:
                 raise Unavailable(open(failed).read().strip())

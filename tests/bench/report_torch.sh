@@ -9,14 +9,16 @@
 # largest resident set of `report` with the symbol cache off, the first
 # report with an empty cache (it fills it) and a second one (served from
 # it), and their ratios; with OLD_VRAMTRACE (another build's CLI) its report
-# of the same dump first. Skipped, with one line, without the torch venv or
-# its wheels (nothing is downloaded here).
+# of the same dump first. Skipped, with one line, without the torch wheels
+# in tests/wheel_env.py's cache (nothing is downloaded here).
 set -euo pipefail
 build_arg=${1:-build}
 steps=${2:-2000} rounds=${3:-5} old=${4:-}
 . "$(dirname "$0")/common.sh" "$build_arg"
-if [ ! -x "$build/torch-venv/bin/python" ] && [ ! -d "$build/torch-wheels" ]; then
-    echo "report_torch: skipped: no torch venv or wheels in $build (tests/torch_env.py)"
+wheels=$(python3 -c 'import sys; sys.path.insert(0, "tests"); import wheel_env
+print(wheel_env.cache_dir(sys.argv[1]))' "$build")/torch-wheels
+if ! compgen -G "$wheels/torch-*.whl" >/dev/null; then
+    echo "report_torch: skipped: no torch wheels in $wheels (tests/torch_env.py)"
     exit 0
 fi
 python=$(python3 tests/torch_env.py "$build")
