@@ -372,8 +372,11 @@ def signal_run(sig, own):
     d = H.tmpdir()
     cmd = [H.vramtrace_exe(), "run", "--fail-on-leak", "--"] + tree("signal", str(int(sig)))
     cmd += ["own"] if own else []
+    # SIG at its default action whatever the suite inherited (under nohup,
+    # SIGHUP is ignored and the program would wait on)
     p = subprocess.Popen(cmd, cwd=d, env=H.base_env(), stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, universal_newlines=True)
+                         stderr=subprocess.PIPE, universal_newlines=True,
+                         preexec_fn=lambda: signal.signal(sig, signal.SIG_DFL))
     H.expect_eq("first line", p.stdout.readline(), "ready\n")
     child = int(open("/proc/%d/task/%d/children" % (p.pid, p.pid)).read().split()[0])
     os.kill(child, sig)
