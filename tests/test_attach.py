@@ -8,7 +8,9 @@ again and is detached; then it allocates through the same routes once more.
 Exactly the allocations between attach and detach are in the dump, at their
 lines; what was held before attach is reported as such; the program's output
 and exit status are an untraced run's. And the refusals, each touching
-nothing."""
+nothing. tests/programs/attach_signals.c: the program's signal dispositions,
+mask and alternate stack read back while attached and after detach are
+exactly an untraced run's; a crash while attached ends the dump."""
 import os
 import signal
 import subprocess
@@ -18,6 +20,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness as H  # noqa: E402
 
 SRC = H.program_source("attach_target.c")
+SIGNALS_SRC = H.program_source("attach_signals.c")
 PLUGIN_SRC = H.program_source("leakplugin.c")
 SIZES = H.c_defines(SRC)
 PLUGIN_LEAK_BYTES = H.c_defines(PLUGIN_SRC)["PLUGIN_LEAK_BYTES"]
@@ -50,6 +53,15 @@ class Target:
             self.p.kill()
             H.fail("the program said %r, expected %r; stderr: %s"
                    % (line, expected, self.p.stderr.read()))
+
+    def said_after(self, expected):
+        """Lines up to one that is EXPECTED."""
+        for line in iter(self.p.stdout.readline, ""):
+            self.out.append(line)
+            if line.strip() == expected:
+                return
+        self.p.kill()
+        H.fail("the program ended before saying %r; stderr: %s" % (expected, self.p.stderr.read()))
 
     def go_on(self):
         self.p.stdin.write("go\n")
@@ -303,6 +315,104 @@ def case_marker_signal_given_back():
     os.kill(t.p.pid, signal.SIGUSR2)
     _, _, status = t.finish()
     H.expect_eq("status after SIGUSR2 once detached", status, -signal.SIGUSR2)
+
+
+def signals_run(mode, attach, reattach=False):
+    """tests/programs/attach_signals.c in MODE, attached after "ready" (and
+    when REATTACH, detached and attached again into another dump) and
+    detached after "attached part done" when ATTACH: (output, stderr,
+    status, the last dump)."""
+    t = Target([H.program("attach_signals"), mode])
+    dump = os.path.join(t.cwd, "attached.vtr")
+    t.said_after("ready")
+    if attach:
+        expect_ok(vramtrace("attach", t.p.pid, "-o", dump), "vramtrace attach")
+    if reattach:
+        expect_ok(vramtrace("detach", t.p.pid), "vramtrace detach")
+        dump = os.path.join(t.cwd, "again.vtr")
+        expect_ok(vramtrace("attach", t.p.pid, "-o", dump), "vramtrace attach again")
+    t.go_on()
+    if mode == "crash":
+        return t.finish() + (dump,)
+    t.said_after("attached part done")
+    if attach:
+        expect_ok(vramtrace("detach", t.p.pid), "vramtrace detach")
+    return t.to_end() + (dump,)
+
+
+def dispositions(out, when):
+    """The lines of OUT that the program printed at WHEN, without WHEN."""
+    return [line.split(" ", 1)[1] for line in out.splitlines() if line.startswith(when + " ")]
+
+
+def expect_signals_untouched(mode):
+    """MODE's run attached says what an untraced run says and ends as it
+    ends; its own SIGSEGV handler ends it after detach. Returns the output."""
+    out, err, status, _ = signals_run(mode, True)
+    plain_out, plain_err, plain_status = signals_run(mode, False)[:3]
+    H.expect_eq("stdout attached vs untraced", out, plain_out)
+    H.expect_eq("stderr attached vs untraced", err, plain_err)
+    H.expect_eq("exit status attached vs untraced", status, plain_status)
+    H.expect_eq("exit status: its own SIGSEGV handler's", status,
+                H.c_defines(SIGNALS_SRC)["OWN_SEGV_STATUS"])
+    H.expect_eq("last line", out.splitlines()[-1], "own SIGSEGV handler ran")
+    return out
+
+
+def case_signals_after_detach():
+    """After detach every disposition is exactly what the program had before
+    attach (handler, flags, mask, restorer; the defaults the tracer took
+    among them), and so are its signal mask and alternate stack."""
+    out = expect_signals_untouched("detach")
+    before = dispositions(out, "before")
+    H.expect_eq("dispositions after detach", dispositions(out, "detached"), before)
+    H.expect("TRAP SIG_DFL flags=0 mask= restorer=none" in before,
+             "SIGTRAP was not left untouched before attach: %r" % before)
+
+
+def case_signals_while_attached():
+    """While attached the program's sigaction and signal calls find its own
+    dispositions (the defaults the tracer took read as the defaults they
+    were; one set through a pointer to libc's sigaction taken before attach
+    reads as set), the handler it sets for a signal the tracer took runs, and after
+    detach what it set while attached stays: its handlers and a default with
+    flags and a mask of its own."""
+    out = expect_signals_untouched("attached")
+    H.expect_eq("dispositions while attached", dispositions(out, "while"),
+                dispositions(out, "before"))
+    for said in ("XCPU was SIG_DFL flags=0 mask= restorer=none", "ILL was SIG_DFL",
+                 "ALRM was SIG_DFL flags=0 mask= restorer=none", "own SIGXCPU handler ran",
+                 "ABRT set by the early pointer, now own_abrt flags=RESTART|RESTORER mask= "
+                 "restorer=set"):
+        H.expect(said in out.splitlines(), "the program did not say %r:\n%s" % (said, out))
+    after = dispositions(out, "detached")
+    H.expect([line.split(" ")[:2] for line in after
+              if line.split(" ")[0] in ("XCPU", "ILL", "ABRT")]
+             == [["ILL", "own_ill"], ["ABRT", "own_abrt"], ["XCPU", "own_xcpu"]],
+             "the handlers set while attached are not there after detach: %r" % after)
+
+
+def expect_crash_written(reattach):
+    out, err, status, dump = signals_run("crash", True, reattach)
+    plain_out, plain_err, plain_status = signals_run("crash", False)[:3]
+    H.expect_eq("exit status, stdout and stderr attached vs untraced", (status, out, err),
+                (plain_status, plain_out, plain_err))
+    H.expect_eq("exit status", status, -signal.SIGILL)
+    ending = H.report(dump).get("ending") or {}
+    H.expect_eq("ending", (ending.get("reason"), ending.get("signal")), ("signal", signal.SIGILL))
+
+
+def case_signals_crash_attached():
+    """A fault while attached, on a signal the program leaves to its default
+    action: the dump ends with the signal, the process dies of it as
+    untraced."""
+    expect_crash_written(False)
+
+
+def case_signals_crash_reattached():
+    """The same after a detach (which gave the signals back) and a second
+    attach: the second dump ends with the signal."""
+    expect_crash_written(True)
 
 
 def case_python_3_14_remote():

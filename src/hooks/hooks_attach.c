@@ -4,6 +4,7 @@
  * linker bound before we were loaded is bound to our wrappers, as
  * LD_PRELOAD would have bound it, and bound back at detach. */
 #include "attach.h"
+#include "dispositions.h"
 #include "elf_symbol.h"
 #include "got_patch.h"
 #include "resolve.h"
@@ -22,13 +23,21 @@ enum { VT_ATTACH_NONE = 0, VT_ATTACH_ON = 1, VT_ATTACH_OFF = 2 };
 VT_EXPORT volatile int vramtrace_attach_state;
 
 /* Every name that LD_PRELOAD would have bound to us and that the tracer
- * wraps: the CUDA runtime's and driver's, and the loader's lookups. */
+ * wraps: the CUDA runtime's and driver's, the loader's lookups, and the
+ * signal calls (the program's view of the dispositions the tracer takes). */
 static void *choose(const char *name)
 {
     if (!((name[0] == 'c' && name[1] == 'u') || vt_str_eq(name, "dlsym") ||
-          vt_str_eq(name, "dlvsym") || vt_str_eq(name, "dlclose")))
+          vt_str_eq(name, "dlvsym") || vt_str_eq(name, "dlclose") || vt_dispositions_exports(name)))
         return NULL;
     return vt_own_export(name);
+}
+
+/* The signal calls alone: bound before the tracer takes any signal, so the
+ * program never reads its handlers back as its own. */
+static void *choose_signal_calls(const char *name)
+{
+    return vt_dispositions_exports(name) ? vt_own_export(name) : NULL;
 }
 
 static const char *base_name(const char *path)
@@ -77,7 +86,10 @@ VT_EXPORT int vramtrace_attach_start(const char *dump_path)
     if (vramtrace_attach_state == VT_ATTACH_ON)
         return 1;
     nroutes = unreached(routes);
+    vt_got_patch_loaded(choose_signal_calls);
     r = vt_attach_begin(dump_path, routes, nroutes);
+    if (r < 0)
+        vt_got_restore();
     if (r == -2)
         return 1;
     vramtrace_attach_state = VT_ATTACH_OFF; /* loaded, not tracing: attach may be tried again */
@@ -93,13 +105,15 @@ VT_EXPORT int vramtrace_attach_start(const char *dump_path)
     return 0;
 }
 
-/* 0: every call bound back, the dump finished; 1: not attached. */
+/* 0: the dump finished, the signals given back, every call bound back; 1:
+ * not attached. The signals first: meanwhile the program's signal calls
+ * still reach ours, which pass them through from then on. */
 VT_EXPORT int vramtrace_attach_stop(void)
 {
     if (vramtrace_attach_state != VT_ATTACH_ON)
         return 1;
-    vt_got_restore();
     vt_attach_end();
+    vt_got_restore();
     vramtrace_attach_state = VT_ATTACH_OFF;
     return 0;
 }

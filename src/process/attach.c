@@ -3,6 +3,7 @@
 
 #include "announce.h"
 #include "config.h"
+#include "crash.h"
 #include "devices.h"
 #include "finish.h"
 #include "mark_signal.h"
@@ -54,4 +55,5 @@ void vt_attach_end(void)
 {
     vt_finish_detached();
     vt_mark_signal_give_back();
+    vt_crash_give_back();
 }

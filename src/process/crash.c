@@ -30,9 +30,10 @@ static void on_fatal_signal(int sig)
     errno = saved;
 }
 
+static int installed;
+
 void vt_crash_install(void)
 {
-    static int installed;
     if (installed)
         return; /* a forked child inherits the handlers */
     installed = 1;
@@ -41,4 +42,11 @@ void vt_crash_install(void)
         /* the program's own handler (or SIG_IGN) stays in charge */
         vt_dispositions_take(fatal_signals[i], on_fatal_signal, &found);
     }
+}
+
+void vt_crash_give_back(void)
+{
+    for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++)
+        vt_dispositions_release(fatal_signals[i], on_fatal_signal);
+    installed = 0;
 }

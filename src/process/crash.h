@@ -10,4 +10,8 @@
  * handlers stay in charge). Called once the dump exists. */
 void vt_crash_install(void);
 
+/* vramtrace detach: each of those signals does exactly what the program had
+ * it do (where ours is still there); the next dump installs them again. */
+void vt_crash_give_back(void);
+
 #endif

@@ -7,9 +7,13 @@
  * that chains to the previous handler unless it is SIG_DFL finds SIG_DFL).
  * When the program sets the default action again, the tracer takes the
  * signal back. glibc's own internal changes (system(), abort()) do not pass
- * through here, nor does a raw rt_sigaction system call. */
+ * through here, nor does a raw rt_sigaction system call (nor, in an
+ * attached process, a pointer to sigaction taken before attach): each call
+ * asks the kernel whether ours is still there. At detach each signal goes
+ * back to exactly what the program had there, and is never taken again. */
 #include "dispositions.h"
 
+#include "elf_symbol.h"
 #include "resolve.h"
 #include "tracing.h"
 
@@ -17,7 +21,9 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdint.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
@@ -42,6 +48,16 @@ static signal_fn real_signal_fns[SIGNAL_CALLS];
 /* The process these slots describe: a vfork child shares our memory but
  * has dispositions of its own, and passes through untouched. */
 static pid_t slots_pid;
+
+int vt_dispositions_exports(const char *name)
+{
+    if (vt_str_eq(name, "sigaction") || vt_str_eq(name, "sigset"))
+        return 1;
+    for (int i = 0; i < SIGNAL_CALLS; i++)
+        if (vt_str_eq(name, signal_call_names[i]))
+            return 1;
+    return 0;
+}
 
 /* Looked up while the tracer starts, where a lookup is safe (these calls
  * are async-signal-safe, lookups not); earlier callers look up themselves. */
@@ -105,7 +121,7 @@ static int ours(int sig)
 static int take(int sig)
 {
     struct sigaction now, handler;
-    if (real_sigaction_fn(sig, NULL, &now) != 0 || !is_default(&now))
+    if (!slots[sig].wanted || real_sigaction_fn(sig, NULL, &now) != 0 || !is_default(&now))
         return 0;
     slots[sig].found = now;
     memset(&handler, 0, sizeof handler);
@@ -141,12 +157,40 @@ int vt_dispositions_take(int sig, void (*handler)(int), struct sigaction *found)
     return taken;
 }
 
-int vt_dispositions_installed(int sig, void (*handler)(int))
+/* The kernel's own struct sigaction, where its layout is known: what the
+ * program had there goes back byte for byte (glibc's sigaction would add
+ * SA_RESTORER to flags the program read back without it). */
+#if defined(__x86_64__) || defined(__aarch64__)
+struct kernel_action {
+    handler_fn handler;
+    unsigned long flags;
+    void (*restorer)(void);
+    uint64_t mask;
+};
+
+static void put_back(int sig)
+{
+    const struct sigaction *found = &slots[sig].found;
+    struct kernel_action k = {found->sa_handler, (unsigned long)found->sa_flags, found->sa_restorer,
+                              0};
+    memcpy(&k.mask, &found->sa_mask, sizeof k.mask);
+    syscall(SYS_rt_sigaction, sig, &k, NULL, sizeof k.mask);
+}
+#else
+static void put_back(int sig)
+{
+    real_sigaction_fn(sig, &slots[sig].found, NULL);
+}
+#endif
+
+/* Ours is what SIG does now: taken, and no call that passed us by (a raw
+ * system call, a pointer to libc's sigaction) has set another. */
+static int still_taken(int sig)
 {
     struct sigaction now;
-    return ours(sig) && __atomic_load_n(&slots[sig].taken, __ATOMIC_ACQUIRE) &&
+    return __atomic_load_n(&slots[sig].taken, __ATOMIC_ACQUIRE) &&
            real_sigaction_fn(sig, NULL, &now) == 0 && !(now.sa_flags & SA_SIGINFO) &&
-           now.sa_handler == handler;
+           now.sa_handler == slots[sig].wanted;
 }
 
 void vt_dispositions_give_back(int sig)
@@ -156,7 +200,7 @@ void vt_dispositions_give_back(int sig)
     if (ours(sig)) {
         lock_slot(sig, &saved);
         if (__atomic_exchange_n(&slots[sig].taken, 0, __ATOMIC_ACQ_REL))
-            real_sigaction_fn(sig, &slots[sig].found, NULL);
+            put_back(sig);
         unlock_slot(sig, &saved);
         return;
     }
@@ -166,11 +210,24 @@ void vt_dispositions_give_back(int sig)
     real_sigaction_fn(sig, &dfl, NULL);
 }
 
+void vt_dispositions_release(int sig, void (*handler)(int))
+{
+    sigset_t saved;
+    if (!ours(sig) || slots[sig].wanted != handler)
+        return;
+    lock_slot(sig, &saved);
+    if (still_taken(sig))
+        put_back(sig);
+    slots[sig].taken = 0;
+    slots[sig].wanted = NULL; /* the program's calls pass through from now on */
+    unlock_slot(sig, &saved);
+}
+
 /* sigaction on a signal the tracer takes, its slot held. */
 static int sigaction_held(int sig, const struct sigaction *act, struct sigaction *old)
 {
     struct sigaction before;
-    int was_taken = __atomic_load_n(&slots[sig].taken, __ATOMIC_ACQUIRE);
+    int was_taken = still_taken(sig);
     if (was_taken)
         before = slots[sig].found;
     if (act) {
@@ -214,7 +271,7 @@ VT_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *
 /* set_handler on a signal the tracer takes, its slot held. */
 static handler_fn set_handler_held(int call, int sig, handler_fn handler)
 {
-    int was_taken = __atomic_load_n(&slots[sig].taken, __ATOMIC_ACQUIRE);
+    int was_taken = still_taken(sig);
     handler_fn before = real_signal_fns[call](sig, handler);
     if (before == SIG_ERR)
         return SIG_ERR;

@@ -6,6 +6,10 @@
 
 #include <signal.h>
 
+/* 1 when NAME is one of the libc calls exported here (sigaction, signal,
+ * bsd_signal, sysv_signal, sigset): vramtrace attach binds them to ours. */
+int vt_dispositions_exports(const char *name);
+
 /* Finds the real sigaction and signal; once, while the tracer starts. */
 void vt_dispositions_init(void);
 
@@ -18,12 +22,14 @@ void vt_dispositions_after_fork(void);
  * now. 1 when HANDLER is installed now. */
 int vt_dispositions_take(int sig, void (*handler)(int), struct sigaction *found);
 
-/* 1 when HANDLER, the tracer's, is what SIG does now (the kernel says:
- * a program that is not preloaded may have set its own meanwhile). */
-int vt_dispositions_installed(int sig, void (*handler)(int));
-
 /* From the tracer's handler of SIG: the program's own default action back
  * (a signal raised now ends the process as it would untraced). */
 void vt_dispositions_give_back(int sig);
+
+/* vramtrace detach: where HANDLER is still what SIG does, SIG does exactly
+ * what the program had there (handler, flags, mask); where the program set
+ * its own meanwhile, that stays. Not taken again until the next
+ * vt_dispositions_take. */
+void vt_dispositions_release(int sig, void (*handler)(int));
 
 #endif

@@ -128,8 +128,8 @@ void vt_mark_signal_install(void)
 
 void vt_mark_signal_give_back(void)
 {
-    if (installed && vt_dispositions_installed(installed, on_mark_signal))
-        vt_dispositions_give_back(installed);
+    if (installed)
+        vt_dispositions_release(installed, on_mark_signal);
     installed = 0;
     __atomic_store_n(&tried, 0, __ATOMIC_RELEASE);
 }

@@ -84,16 +84,12 @@ static void after_fork_child(void)
 
 /* Each time an event finds the dump open (lock held): the fatal-signal
  * handlers once it exists, the marker signal's if no lookup installed it
- * (both once: a forked child inherits them), and the marks whose signal
- * found the lock busy. */
+ * (both once: a forked child inherits them; again after a detach gave them
+ * back), and the marks whose signal found the lock busy. */
 static void dump_ready(void)
 {
-    static int installed;
-    if (!installed) {
-        installed = 1;
-        vt_crash_install();
-    }
-    vt_mark_signal_install(); /* once; again after a detach gave it back */
+    vt_crash_install();
+    vt_mark_signal_install();
     vt_mark_signal_flush();
 }
 

@@ -10,6 +10,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include "check.h"
+#include "wait_line.h"
 
 #define HELD_BYTES 1048576     /* before attach, never freed */
 #define FREED_LATER_BYTES 65536 /* before attach, freed after */
@@ -22,15 +23,6 @@
 static void *sink[16];
 static int sinks;
 typedef CUresult (*mem_alloc_fn)(CUdeviceptr *dptr, size_t bytes);
-
-static void wait_for(const char *said)
-{
-    char line[64];
-    printf("%s\n", said);
-    fflush(stdout);
-    if (!fgets(line, sizeof line, stdin))
-        exit(3);
-}
 
 NOINLINE static void rt_leak(void)
 {
