@@ -40,7 +40,15 @@ BUILT_IN = [
     "  known:ncclMemAlloc                             not known: the program's own  (built in)",
     "  known:libnccl.so                               NCCL's buffers  (built in)",
     "  known:ncclCommInit                             NCCL's buffers  (built in)",
-    "  known:ncclProxy                                NCCL's buffers  (built in)"]
+    "  known:ncclProxy                                NCCL's buffers  (built in)",
+    "  known:cublasAlloc                              not known: the program's own  (built in)",
+    "  known:cufftXtMalloc                            not known: the program's own  (built in)",
+    "  known:libcublas                                cuBLAS's handles and workspaces  "
+    "(built in)",
+    "  known:libcudnn                                 cuDNN's handles  (built in)",
+    "  known:libcufft                                 cuFFT's plans  (built in)",
+    "  known:libcusparse                              cuSPARSE's handles  (built in)",
+    "  known:libcusolver                              cuSOLVER's handles  (built in)"]
 
 
 def program():

@@ -5,7 +5,8 @@
 # with the shared runtime, (where PyTorch is
 # installed) a PyTorch loop that leaks a known tensor, without PyTorch's cache
 # and with run --pytorch-tensors (its cudaMallocAsync backend), NCCL's
-# buffers of a one-rank NCCL process group named as NCCL's, and
+# buffers of a one-rank NCCL process group named as NCCL's, cuBLAS handles
+# and cuFFT plans made each step (growing), kept and destroyed, and
 # `vramtrace gpus` and the report's device view against nvidia-smi
 # --query-gpu and --query-compute-apps, and the nvcc-built samples of
 # tests/samples against their exact ground truth (the suite `samples` with
@@ -210,6 +211,67 @@ assert u["driver_used_bytes"] == u["traced_live_bytes"] + u["process_untraced_by
 '
 else
     echo "FAIL nvcc holder.cu"; failures=$((failures + 1))
+fi
+
+# CUDA's libraries' handles (tests/test_libraries.py over the real cuBLAS and
+# cuFFT): a handle or plan made each step and never destroyed grows at the
+# program's line, named as the library's, and fails check; one kept until
+# exit is known memory; one destroyed each step leaves nothing growing.
+cat >"$work/handles.cu" <<'CU'
+#include <cstring>
+#include <cublas_v2.h>
+#include <cufft.h>
+#include "vramtrace.h"
+static float *d;
+__attribute__((noinline)) void make_cublas(bool destroy) {
+    cublasHandle_t h;
+    float one = 1;
+    if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS ||
+        cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, 64, 64, 64, &one, d, 64, d, 64, &one, d, 64) !=
+            CUBLAS_STATUS_SUCCESS || cudaDeviceSynchronize() != cudaSuccess) throw 1;
+    if (destroy && cublasDestroy(h) != CUBLAS_STATUS_SUCCESS) throw 1;
+}
+__attribute__((noinline)) void make_cufft(bool destroy) {
+    cufftHandle p;  /* a prime length: a work area */
+    if (cufftPlan1d(&p, 999983, CUFFT_C2C, 4) != CUFFT_SUCCESS) throw 1;
+    if (destroy && cufftDestroy(p) != CUFFT_SUCCESS) throw 1;
+}
+int main(int argc, char **argv) {
+    if (argc != 3 || cudaMalloc(&d, 64 * 64 * sizeof(float)) != cudaSuccess) return 2;
+    void (*make)(bool) = strcmp(argv[1], "cublas") ? make_cufft : make_cublas;
+    bool keep = !strcmp(argv[2], "keep"), grow = !strcmp(argv[2], "grow");
+    if (keep) make(false);
+    for (int i = 0; i < 5; i++) {
+        if (!keep) make(!grow);
+        vramtrace_mark("step");
+    }
+    return 0;
+}
+CU
+if nvcc -g -O0 -I include -o "$work/handles" "$work/handles.cu" -lcublas -lcufft; then
+    for lib in cublas cufft; do
+        label=$([ $lib = cublas ] && echo "cuBLAS's handles and workspaces" || echo "cuFFT's plans")
+        for mode in grow keep destroy; do
+            "$vramtrace" run -o "$work/$lib-$mode.vtr" -- "$work/handles" $lib $mode >/dev/null 2>&1
+            "$vramtrace" check "$work/$lib-$mode.vtr" >/dev/null 2>&1; status=$?
+            check "${lib}_handles_$mode" "$work/$lib-$mode.vtr" "
+label, mode, status = \"$label\", \"$mode\", $status
+growing = [s for s in r['sites'] if s['growing']]
+mine = [s for s in r['known'] if s['known']['label'] == label]
+if mode == 'grow':
+    assert growing and all((s['known'] or {}).get('label') == label for s in growing), growing
+    assert all(name(s['frames'][0]) == 'make_$lib' for s in growing), [s['frames'][:2] for s in growing]
+    assert status == 23, status
+else:
+    assert not growing and status == 0, (growing, status)
+if mode == 'keep':
+    assert mine and all(name(k['frames'][0]) == 'make_$lib' for k in mine), mine
+assert not [l for l in r['leaks'] if any('lib$lib' in (f.get('module') or '') for f in l['frames'])], r['leaks']
+"
+        done
+    done
+else
+    echo "FAIL nvcc handles.cu"; failures=$((failures + 1))
 fi
 
 # The samples' ground truth over this GPU (tests/test_samples.py).

@@ -1,6 +1,6 @@
 /* Built as libcublas_standin.so: a library named like cuBLAS that keeps a
- * workspace for the life of its handle, as cuBLAS does. vramtrace's default
- * suppressions ("libcublas") cover it. */
+ * workspace for the life of its handle, as cuBLAS does. vramtrace's built-in
+ * known memory ("libcublas": cuBLAS's handles and workspaces) names it. */
 #include <cuda_runtime_api.h>
 #include "check.h"
 

@@ -242,3 +242,20 @@ EXPORT cublasStatus_t cublasSdot_v2(cublasHandle_t handle, int n, const float *x
         return CUBLAS_STATUS_INVALID_VALUE;
     return product(handle, n, 1, 1, 1);
 }
+
+/* The legacy API's device memory for the caller's vectors and matrices
+ * (cublas.h): the program's own, freed by cublasFree. */
+EXPORT cublasStatus_t cublasAlloc(int n, int elemSize, void **devicePtr)
+{
+    if (n <= 0 || elemSize <= 0 || !devicePtr)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    return cudaMalloc(devicePtr, (size_t)n * (size_t)elemSize) == cudaSuccess
+               ? CUBLAS_STATUS_SUCCESS
+               : CUBLAS_STATUS_ALLOC_FAILED;
+}
+
+EXPORT cublasStatus_t cublasFree(void *devicePtr)
+{
+    return cudaFree(devicePtr) == cudaSuccess ? CUBLAS_STATUS_SUCCESS
+                                              : CUBLAS_STATUS_INTERNAL_ERROR;
+}

@@ -21,12 +21,30 @@
     "device and page-locked host memory NCCL allocated for its communicators (channels, proxy " \
     "and connection buffers) and keeps until ncclCommDestroy (PyTorch: destroy_process_group)"
 
+/* CUDA's libraries: what each allocates for a handle or plan it made
+ * (cuBLAS's default workspace at the first call that needs one) and keeps
+ * until the program destroys it; their documentation says so of the
+ * creating and destroying calls. Made once, not a leak; made again each
+ * step, a site that grows at the program's line that called the library. */
+#define LIBRARY_NOTE(what, made, freed) \
+    "device memory " what " allocated for " made ", kept until " freed
+static const char cublas_note[] =
+    LIBRARY_NOTE("cuBLAS", "a handle (cublasCreate) and its default workspace", "cublasDestroy");
+static const char cudnn_note[] = LIBRARY_NOTE("cuDNN", "a handle (cudnnCreate)", "cudnnDestroy");
+static const char cufft_note[] =
+    LIBRARY_NOTE("cuFFT", "a plan's work area (cufftPlan*, cufftMakePlan*)", "cufftDestroy");
+static const char cusparse_note[] =
+    LIBRARY_NOTE("cuSPARSE", "a handle (cusparseCreate)", "cusparseDestroy");
+static const char cusolver_note[] =
+    LIBRARY_NOTE("cuSOLVER", "a handle (cusolverDnCreate)", "cusolverDnDestroy");
+
 static const char torch_cache_note[] = TORCH_CACHE_NOTE;
 /* A pattern whose match is the program's own memory, never known: what a
  * framework allocated at the program's request, inside the framework's code
  * that another pattern labels. */
 static const char programs_own_note[] =
-    "allocated at the program's request (ncclMemAlloc): the program's own, judged as any other";
+    "allocated at the program's request (ncclMemAlloc, cublasAlloc, cufftXtMalloc): the "
+    "program's own, judged as any other";
 static const char nvtx_heap_note[] =
     "a pool the program described with NVTX's memory API (nvtxMemHeapRegister): the regions "
     "in it are traced, each at the line that registered it";
@@ -69,6 +87,15 @@ static const struct {
     {"libnccl.so", NCCL_BUFFERS, NCCL_NOTE},
     {"ncclCommInit", NCCL_BUFFERS, NCCL_NOTE},
     {"ncclProxy", NCCL_BUFFERS, NCCL_NOTE},
+    /* CUDA's libraries, by module (their internal functions have no
+     * symbols); the buffers the program asked them for are its own */
+    {"cublasAlloc", "not known: the program's own", programs_own_note},
+    {"cufftXtMalloc", "not known: the program's own", programs_own_note},
+    {"libcublas", "cuBLAS's handles and workspaces", cublas_note}, /* also libcublasLt */
+    {"libcudnn", "cuDNN's handles", cudnn_note},
+    {"libcufft", "cuFFT's plans", cufft_note},
+    {"libcusparse", "cuSPARSE's handles", cusparse_note},
+    {"libcusolver", "cuSOLVER's handles", cusolver_note},
 };
 
 /* Frames that say what a framework was doing when it allocated. */

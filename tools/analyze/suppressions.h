@@ -37,7 +37,7 @@ struct vt_suppressions {
     struct vt_suppression_memo *memo;
 };
 
-/* The built-in list: context-lifetime allocations of CUDA's own libraries. */
+/* The built-in list: the runtime's module registration. */
 void vt_suppressions_add_defaults(struct vt_suppressions *s);
 /* Adds PATTERN (LEN bytes), from ORIGIN's LINE, labelled LABEL (copied; or NULL). */
 void vt_suppressions_add(struct vt_suppressions *s, const char *pattern, size_t len,

@@ -155,13 +155,14 @@ static const struct option options[] = {
      "skip leaks matching FILE's 'leak:PATTERN' lines (LeakSanitizer's format; repeatable; also "
      "$VRAMTRACE_SUPPRESSIONS)"},
     {SUPPRESSION_COMMANDS, "--no-default-suppressions",
-     "do not skip the built-in list of CUDA libraries' context-lifetime allocations"},
+     "do not skip the built-in list (the runtime's module registration)"},
     {SUPPRESSION_COMMANDS, "--known FILE",
      "label leaks matching FILE's 'known:PATTERN [LABEL]' lines as known framework memory, "
      "listed but not counted as leaked nor by any limit (repeatable; also $VRAMTRACE_KNOWN)"},
     {SUPPRESSION_COMMANDS, "--no-default-known",
      "do not label the built-in known framework memory (PyTorch's cache and cuBLAS workspace, "
-     "CuPy's memory pool, XLA's BFC allocator, an NVTX memory heap): count it as leaked"},
+     "CuPy's memory pool, XLA's BFC allocator, an NVTX memory heap, NCCL's buffers, CUDA's "
+     "libraries' handles): count it as leaked"},
     {"report", "--show-known",
      "print the patterns of known framework memory in force (built in, $VRAMTRACE_KNOWN, "
      "--known) and exit"},
