@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Known framework memory: what a framework allocates on purpose and keeps
  * (PyTorch's caching allocator and cuBLAS workspace, CuPy's memory pool,
- * XLA's BFC allocator, NCCL's communicators, CUDA's libraries' handles). A leak one of these patterns matches is labelled with
- * what it is and not counted as leaked. The list is a vt_suppressions whose
+ * XLA's BFC allocator, NCCL's communicators, CUDA's libraries' handles). A
+ * leak one of these patterns matches is labelled with what it is and not
+ * counted as leaked. The list is a vt_suppressions whose
  * patterns carry a label; a file adds "known:PATTERN [LABEL]" lines (the
  * pattern as in a suppressions file: no blanks, '*' matches any run). */
 #ifndef VT_KNOWN_MEMORY_H
