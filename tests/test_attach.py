@@ -21,6 +21,8 @@ import harness as H  # noqa: E402
 
 SRC = H.program_source("attach_target.c")
 SIGNALS_SRC = H.program_source("attach_signals.c")
+ENDING_SRC = H.program_source("attach_ending.c")
+ENDING = H.c_defines(ENDING_SRC)
 PLUGIN_SRC = H.program_source("leakplugin.c")
 SIZES = H.c_defines(SRC)
 PLUGIN_LEAK_BYTES = H.c_defines(PLUGIN_SRC)["PLUGIN_LEAK_BYTES"]
@@ -217,6 +219,41 @@ def case_exit_attached():
     leaked = sorted(lk["bytes"] for lk in H.leaks(rep))
     H.expect_eq("leaked", leaked, sorted(list(ATTACHED) + [
         SIZES["AFTER_DETACH_BYTES"], SIZES["AFTER_DETACH_BYTES"] + 2, PLUGIN_LEAK_BYTES]))
+
+
+def ending_run(mode):
+    """attach_ending MODE attached once ready: (its report, stdout, status)."""
+    t = Target([H.program("attach_ending"), mode])
+    dump = t.attach()
+    out, err, status = t.to_end()
+    H.expect_eq("stderr", err, "")
+    return H.report(dump), out, status
+
+
+def expect_ending_leak(rep):
+    H.check_leak(rep, function="leak_attached", source=ENDING_SRC, tag="ending",
+                 nbytes=ENDING["ENDING_LEAK_BYTES"], api="cudaMalloc", kind="device")
+    H.check_complete(rep)
+
+
+def case_underscore_exit():
+    """An attached process that leaves by _exit (no exit(), no destructor)
+    still gets its footer: ending _exit with its status, and what it
+    allocated since attach leaked at its line."""
+    rep, out, status = ending_run("_exit")
+    H.expect_eq("exit status", status, ENDING["ENDING_STATUS"])
+    H.expect_eq("ending", {k: rep["ending"][k] for k in ("reason", "status", "leaks_judged")},
+                {"reason": "_exit", "status": ENDING["ENDING_STATUS"], "leaks_judged": True})
+    expect_ending_leak(rep)
+
+
+def case_exec():
+    """An attached process that becomes another program (execl) ends its
+    dump there: ending exec; the program it became runs untraced."""
+    rep, out, status = ending_run("exec")
+    H.expect_eq("exit status (of the shell it became)", status, ENDING["ENDING_STATUS"] + 1)
+    H.expect_eq("ending", rep["ending"]["reason"], "exec")
+    expect_ending_leak(rep)
 
 
 def case_watch():
