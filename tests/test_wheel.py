@@ -153,6 +153,33 @@ def leaked(path):
         return H.summary(json.load(f))["leaked_bytes"]
 
 
+def write_work(work, wheel, scripts):
+    """The wheel, the programs and the scripts in WORK."""
+    shutil.copy(wheel, work)
+    shutil.copy(H.program_source("ctypes_leak.py"), work)
+    for name, text in dict(scripts, **{"test_sample.py": PYTEST_FILE, "empty": ""}).items():
+        with open(os.path.join(work, name), "w") as f:
+            f.write(text)
+
+
+def expect_three_ways(work):
+    """`vramtrace run`, LD_PRELOAD=$(vramtrace lib) and `pytest --vramtrace`
+    (the files inner scripts leave in WORK): the exact leak each."""
+    H.expect_eq("vramtrace run: leaked bytes", leaked(os.path.join(work, "run.json")),
+                CTYPES_LEAKED)
+    H.expect_eq("LD_PRELOAD=$(vramtrace lib): leaked bytes",
+                leaked(os.path.join(work, "preload.json")), CTYPES_LEAKED)
+    out = open(os.path.join(work, "pytest.out")).read()
+    human = open(os.path.join(work, "human.txt")).read().strip()
+    H.expect_eq("pytest --vramtrace status: " + out, open(os.path.join(work, "pytest.status"))
+                .read().strip(), "0")
+    H.expect("vramtrace: CUDA memory each test left live" in out, out)
+    H.expect("Leak of %d bytes " % PYTEST_LEAK in out, out)
+    rows = [l.split() for l in out.splitlines() if l.rstrip().endswith("::test_leaks")]
+    H.expect_eq("the table's row of test_leaks", rows,
+                [human.split() + ["test_sample.py::test_leaks"]])
+
+
 def case_install():
     """Wheel to report as an unprivileged user without the -dev packages:
     each way in finds the exact leak."""
@@ -163,14 +190,8 @@ def case_install():
     wheel = build_wheel()[0]
     work = H.tmpdir()
     os.chmod(work, 0o777)
-    shutil.copy(wheel, work)
-    shutil.copy(H.program_source("ctypes_leak.py"), work)
-    with open(os.path.join(work, "test_sample.py"), "w") as f:
-        f.write(PYTEST_FILE)
-    with open(os.path.join(work, "inner.sh"), "w") as f:
-        f.write(INNER)
+    write_work(work, wheel, {"inner.sh": INNER})
     empty = os.path.join(work, "empty")
-    open(empty, "w").close()
     hide = "".join("mount --bind %s %s && " % (empty, p) for p in hidden_libraries())
     H.expect(hide != "", "no libunwind, libdw nor libelf found to hide")
     env = {k: v for k, v in os.environ.items() if k not in ("LD_PRELOAD", "LD_LIBRARY_PATH")}
@@ -189,19 +210,7 @@ def case_install():
                 lib + "\n")
     H.expect(lib.startswith(os.path.join(work, "venv", "lib")) and
              lib.endswith("/site-packages/vramtrace.bin/libvramtrace.so"), lib)
-    H.expect_eq("vramtrace run: leaked bytes", leaked(os.path.join(work, "run.json")),
-                CTYPES_LEAKED)
-    H.expect_eq("LD_PRELOAD=$(vramtrace lib): leaked bytes",
-                leaked(os.path.join(work, "preload.json")), CTYPES_LEAKED)
-    out = open(os.path.join(work, "pytest.out")).read()
-    human = open(os.path.join(work, "human.txt")).read().strip()
-    H.expect_eq("pytest --vramtrace status: " + out, open(os.path.join(work, "pytest.status"))
-                .read().strip(), "0")
-    H.expect("vramtrace: CUDA memory each test left live" in out, out)
-    H.expect("Leak of %d bytes " % PYTEST_LEAK in out, out)
-    rows = [l.split() for l in out.splitlines() if l.rstrip().endswith("::test_leaks")]
-    H.expect_eq("the table's row of test_leaks", rows,
-                [human.split() + ["test_sample.py::test_leaks"]])
+    expect_three_ways(work)
 
 
 # The kernel runs aarch64 programs with qemu-aarch64-static (binfmt_misc's
@@ -219,14 +228,16 @@ for f in $HIDE; do mount --bind "$WORK/empty" "$f"; done
 exec bash inner.sh
 '''
 
-# The wheel unpacked for the arm64 root's Python (no pip there), then the
-# wheel's `vramtrace` command run by that Python, as on an aarch64 machine.
+# The wheel and pytest unpacked for the arm64 root's Python (no pip there),
+# then the wheel's `vramtrace` command and pytest run by that Python, as on
+# an aarch64 machine.
 INNER_AARCH64 = r'''set -eu
 cd "$WORK"
 "$PY" -c 'import ctypes; ctypes.CDLL("libunwind.so.8")' 2>/dev/null && exit 90
 "$PY" -c 'import ctypes; ctypes.CDLL("libdw.so.1")' 2>/dev/null && exit 91
-"$PIP" install -q --no-cache-dir --target site --platform "$PLATFORM" --only-binary=:all: \
-    --no-deps "$WHEEL"
+version=$("$PY" -c 'import sys; print("%%d.%%d" %% sys.version_info[:2])')
+"$PIP" install -q --target site --platform "$PLATFORM" --python-version "$version" \
+    --only-binary=:all: "$WHEEL" pytest
 export PYTHONPATH="$WORK/site" LD_LIBRARY_PATH="$STANDIN"
 vt() { "$PY" site/bin/vramtrace "$@"; }
 vt run -o run.vtr -- "$PY" ctypes_leak.py 2>run.err
@@ -234,16 +245,20 @@ vt report --json run.vtr >run.json
 vt lib >lib.path
 LD_PRELOAD="$(cat lib.path)" VRAMTRACE_OUTPUT=preload.vtr "$PY" ctypes_leak.py
 vt report --json preload.vtr >preload.json
-'''
+"$PY" -c 'import pytest_vramtrace as p; print(p.human_size(%d))' >human.txt
+status=0
+"$PY" -m pytest -q -p no:cacheprovider --vramtrace test_sample.py >pytest.out 2>&1 || status=$?
+echo "$status" >pytest.status
+''' % PYTEST_LEAK
 
 
 def case_install_aarch64():
     """The aarch64 wheel (ARCH=aarch64 tools/wheel.sh: cross-built, the arm64
-    libunwind, libdw and libelf inside) unpacked with pip's --target for the
-    arm64 root's Python, which has no pip; with the arm64 libunwind, libdw
-    and libelf hidden, the wheel's `vramtrace run` and
-    LD_PRELOAD=$(vramtrace lib) over the aarch64 stand-ins find the exact
-    leak. Run by qemu-user through a binfmt_misc of the test's own, so that
+    libunwind, libdw and libelf inside) and pytest unpacked with pip's
+    --target for the arm64 root's Python, which has no pip; with the arm64
+    libunwind, libdw and libelf hidden, the wheel's `vramtrace run`,
+    LD_PRELOAD=$(vramtrace lib) and `pytest --vramtrace` over the aarch64
+    stand-ins find the exact leak. Run by qemu-user through a binfmt_misc of the test's own, so that
     the command execs the CLI and the CLI the program as on an aarch64
     machine. The aarch64 lane's (tests/aarch64/lane.sh); as root of a user
     namespace, not as nobody (case_install shows the unprivileged install)."""
@@ -251,20 +266,15 @@ def case_install_aarch64():
     if not root or H.elf_machine(H.vramtrace_exe()) != EM_AARCH64:
         raise H.Skip("the aarch64 lane's case (tests/aarch64/lane.sh): this build is not aarch64")
     if not pypi_reachable():
-        raise H.Skip("PyPI is unreachable: the wheel's build comes from it")
+        raise H.Skip("PyPI is unreachable: the wheel's build and pytest come from it")
     wheel = build_wheel("aarch64")[0]
     work = H.tmpdir()
-    shutil.copy(wheel, work)
-    shutil.copy(H.program_source("ctypes_leak.py"), work)
-    for name, text in (("outer.sh", OUTER_AARCH64), ("inner.sh", INNER_AARCH64)):
-        with open(os.path.join(work, name), "w") as f:
-            f.write(text)
-    open(os.path.join(work, "empty"), "w").close()
+    write_work(work, wheel, {"outer.sh": OUTER_AARCH64, "inner.sh": INNER_AARCH64})
     hide = hidden_libraries(("/usr/lib/aarch64-linux-gnu", "/lib/aarch64-linux-gnu",
                              root + "/usr/lib/aarch64-linux-gnu", root + "/lib/aarch64-linux-gnu"))
     H.expect(hide != [], "no arm64 libunwind, libdw nor libelf found to hide")
     env = {k: v for k, v in os.environ.items() if k not in ("LD_PRELOAD", "LD_LIBRARY_PATH")}
-    env.update({"WORK": work, "HOME": work, "STANDIN": H.standin_dir(), "HIDE": " ".join(hide),
+    env.update({"WORK": work, "STANDIN": H.standin_dir(), "HIDE": " ".join(hide),
                 "WHEEL": os.path.join(work, os.path.basename(wheel)), "BINFMT": BINFMT_AARCH64,
                 "PLATFORM": re.search(r"-(manylinux_\w+)\.whl$", wheel).group(1),
                 "PIP": os.path.join(os.path.dirname(os.path.dirname(wheel)), "venv", "bin", "pip"),
@@ -282,10 +292,7 @@ def case_install_aarch64():
     H.expect_eq("vramtrace lib", lib, os.path.join(work, "site", "vramtrace.bin",
                                                    "libvramtrace.so"))
     H.expect_eq("the wheel's library", H.elf_machine(lib), EM_AARCH64)
-    H.expect_eq("vramtrace run: leaked bytes", leaked(os.path.join(work, "run.json")),
-                CTYPES_LEAKED)
-    H.expect_eq("LD_PRELOAD=$(vramtrace lib): leaked bytes",
-                leaked(os.path.join(work, "preload.json")), CTYPES_LEAKED)
+    expect_three_ways(work)
 
 
 # The cibuildwheel the recipe was checked with.
