@@ -295,6 +295,45 @@ def case_install_aarch64():
     expect_three_ways(work)
 
 
+# glibc's headers before 2.33 turned these into __xstat and its kin: built
+# on glibc 2.28 they need no newer symbol.
+STAT_FAMILY = {"stat", "fstat", "lstat", "fstatat", "stat64", "fstat64", "lstat64", "fstatat64",
+               "mknod", "mknodat"}
+GLIBC_LIBDIRS = {EM_AARCH64: "/usr/lib/aarch64-linux-gnu", 62: "/lib/x86_64-linux-gnu"}
+
+
+def dynamic_symbols(path):
+    """(name, glibc version, defined) of each GLIBC-versioned dynamic symbol."""
+    out = subprocess.run(["readelf", "-W", "--dyn-syms", path], capture_output=True, text=True,
+                         check=True).stdout
+    return [(m.group(2), tuple(int(n) for n in m.group(3).split(".")), m.group(1) != "UND")
+            for m in re.finditer(r" (\S+) +(\S+?)@@?GLIBC_([\d.]+)", out)]
+
+
+def case_glibc_2_28():
+    """The CLI and the tracer call nothing glibc 2.28 lacks, the glibc of the
+    release recipe's manylinux_2_28 images (pyproject.toml), which this
+    machine cannot run: each function they take from glibc had a version
+    there no newer than 2.28 (the stat family aside: older headers rename
+    it). sigabbrev_np (2.32) was one."""
+    libdir = GLIBC_LIBDIRS.get(H.elf_machine(H.vramtrace_exe()))
+    if not libdir:
+        raise H.Skip("no glibc known for this build's machine")
+    offered = {}
+    for lib in ["libc.so.6", "libm.so.6"] + [os.path.basename(p) for p in
+                                             glob.glob(os.path.join(libdir, "ld-linux*.so.*"))]:
+        for name, version, defined in dynamic_symbols(os.path.join(libdir, lib)):
+            if defined:
+                offered[name] = min(version, offered.get(name, version))
+    too_new = sorted("%s: %s@GLIBC_%s" % (os.path.basename(binary), name,
+                                          ".".join(map(str, version)))
+                     for binary in (H.vramtrace_exe(), H.vramtrace_lib())
+                     for name, version, defined in dynamic_symbols(binary)
+                     if not defined and name not in STAT_FAMILY and
+                     offered.get(name, version) > (2, 28))
+    H.expect_eq("functions glibc 2.28 lacks", too_new, [])
+
+
 # The cibuildwheel the recipe was checked with.
 CIBUILDWHEEL = "cibuildwheel==4.3.5"
 RECIPE_IDENTIFIERS = ["cp312-manylinux_x86_64", "cp312-manylinux_aarch64"]
