@@ -19,8 +19,8 @@ root=${VT_ARM64_ROOT:-/var/cache/vramtrace/arm64-root}
 # reports), fork, threads and crash endings (reliability), Python frames,
 # `vramtrace run`, `vramtrace watch` following dumps, the C unit tests
 # (meson's exe_wrapper runs them), the fast stack walk against libunwind
-# frame by frame (tests/test_unwind.py).
-suites=(runtime driver teardown golden reliability python run api watch unit unwind)
+# frame by frame (tests/test_unwind.py), the aarch64 wheel (tests/test_wheel.py).
+suites=(runtime driver teardown golden reliability python run api watch unit unwind wheel)
 # Left out, and why: each needs what qemu-user or this lane cannot give.
 #   unwind-dlclose_*: qemu maps the library opened after another's dlclose
 #     elsewhere (its own mmap placement), not where the closed one was
@@ -33,7 +33,8 @@ suites=(runtime driver teardown golden reliability python run api watch unit unw
 #     tracer, so the CLI takes a live traced process for another (not running)
 #   run-killed_names_signal, run-loader_error: qemu 7.2 refuses
 #     prctl(PR_SET_CHILD_SUBREAPER), which `vramtrace run` then reports
-skip='^(unwind-dlclose_.*|.*fork_exec|python-debian_python|reliability-secure_set.*|api-pytest.*|golden-pytest_leak|golden-cxx_signatures|run-killed_names_signal|run-loader_error|watch-(aggregate|damaged_dir|list|live_once|pty|run_wrapper|growing))$'
+#   wheel-install, wheel-recipe: the x86_64 wheel's (the plain build's)
+skip='^(unwind-dlclose_.*|.*fork_exec|python-debian_python|reliability-secure_set.*|api-pytest.*|golden-pytest_leak|golden-cxx_signatures|run-killed_names_signal|run-loader_error|watch-(aggregate|damaged_dir|list|live_once|pty|run_wrapper|growing)|wheel-install|wheel-recipe)$'
 
 start=$(date +%s)
 # A lane that stops before its cases leaves no results to be counted again.
@@ -51,7 +52,7 @@ fi
 mapfile -t cases < <(meson test -C "$dir" --list --no-rebuild "${suites[@]/#/--suite=}" 2>/dev/null |
     sed 's/^.* \/ //' | grep -vE "$skip" | sort -u)
 export VT_TEST_QEMU="qemu-aarch64-static -L $root"
-export VT_TEST_PYTHON=$root/usr/bin/python3
+export VT_TEST_PYTHON=$root/usr/bin/python3 VT_ARM64_ROOT=$root
 # The CLI at Grace's 64 KiB pages: it reads and follows dumps in windows of
 # the system's pages. (The traced programs run at the host's 4 KiB: qemu
 # 7.2 maps the loader's last page only as far as the host's page ends, and

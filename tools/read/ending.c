@@ -166,9 +166,24 @@ bool vt_ending_judges_leaks(const struct vt_ending *e)
            e->reason == VT_ENDING_UNDERSCORE_EXIT;
 }
 
+/* glibc's sigabbrev_np, which glibc 2.32 brought: the release wheels are
+ * built on glibc 2.28 (manylinux_2_28, pyproject.toml). */
+static const char *const signal_abbrevs[] = {
+    [SIGHUP] = "HUP",   [SIGINT] = "INT",       [SIGQUIT] = "QUIT", [SIGILL] = "ILL",
+    [SIGTRAP] = "TRAP", [SIGABRT] = "ABRT",     [SIGBUS] = "BUS",   [SIGFPE] = "FPE",
+    [SIGKILL] = "KILL", [SIGUSR1] = "USR1",     [SIGSEGV] = "SEGV", [SIGUSR2] = "USR2",
+    [SIGPIPE] = "PIPE", [SIGALRM] = "ALRM",     [SIGTERM] = "TERM", [SIGSTKFLT] = "STKFLT",
+    [SIGCHLD] = "CHLD", [SIGCONT] = "CONT",     [SIGSTOP] = "STOP", [SIGTSTP] = "TSTP",
+    [SIGTTIN] = "TTIN", [SIGTTOU] = "TTOU",     [SIGURG] = "URG",   [SIGXCPU] = "XCPU",
+    [SIGXFSZ] = "XFSZ", [SIGVTALRM] = "VTALRM", [SIGPROF] = "PROF", [SIGWINCH] = "WINCH",
+    [SIGPOLL] = "POLL", [SIGPWR] = "PWR",       [SIGSYS] = "SYS",
+};
+
 const char *vt_signal_name(int sig, char *buf)
 {
-    const char *name = sigabbrev_np(sig);
+    const char *name = sig > 0 && (size_t)sig < sizeof(signal_abbrevs) / sizeof(signal_abbrevs[0])
+                           ? signal_abbrevs[sig]
+                           : NULL;
     if (name)
         snprintf(buf, 16, "SIG%s", name);
     else
