@@ -4,7 +4,9 @@
  * address (eh_frame.h) found in this thread's table, the CFA from rsp or rbp,
  * the return address at CFA - 8, rbp at its saved place (on aarch64: sp or
  * x29, x30 and x29 at their places in the frame; each return address
- * recorded less one, as libunwind's aarch64 fast trace records it). Like
+ * recorded less one, as libunwind's aarch64 fast trace records it, and
+ * stripped of its pointer authentication code where the frame's CFI says
+ * it is signed: libunwind 1.6 ends the stack there instead). Like
  * libunwind it looks the rule up at the return address - 1 (inside the
  * call), stops
  * after a frame whose rule says the stack ends, and before a return address
@@ -62,6 +64,18 @@ struct slot {
     uint16_t how_caller;
 };
 
+#if defined(__aarch64__)
+/* IP without its pointer authentication code, as libunwind 1.7 strips it:
+ * xpaclri (hint #7: a NOP on a CPU without pointer authentication, where
+ * nothing is signed) strips x30's, with either key. */
+static inline uintptr_t stripped(uintptr_t ip)
+{
+    register uintptr_t x30 __asm__("x30") = ip;
+    __asm__("hint #7" : "+r"(x30));
+    return x30;
+}
+#endif
+
 /* A slot's offsets in bytes; the return address at CFA + RA_OFF, where
  * the walk records it as RECORDED: libunwind's fast trace on aarch64 gives
  * each return address less one (the call's last byte), on x86_64 itself. */
@@ -70,15 +84,23 @@ struct slot {
 #define RBP_OFF(slot) ((intptr_t)(slot)->rbp_off * 8)
 #define RA_OFF(slot) ((intptr_t)(slot)->ra_off * 8) /* x30's place in the frame */
 #define RECORDED(ip) ((ip)-1)
+#define RETURN_ADDRESS(slot, read) ((slot)->how_caller & SIGNED_BIT ? stripped(read) : (read))
 #else
 #define CFA_OFF(slot) ((intptr_t)(slot)->cfa_off)
 #define RBP_OFF(slot) ((intptr_t)(slot)->rbp_off)
 #define RA_OFF(slot) ((intptr_t)-8) /* the return address the call pushed */
 #define RECORDED(ip) (ip)
+#define RETURN_ADDRESS(slot, read) (read)
 #endif
 
+#if defined(__aarch64__)
+#define HOW_BITS 0x7u
+#define SIGNED_BIT 0x8u /* the return address saved signed */
+#else
 #define HOW_BITS 0xFu
+#endif
 #define CALLER_BITS 0xFFF0u
+_Static_assert(VT_UNWIND_CANNOT <= HOW_BITS, "a rule's how fits");
 _Static_assert(sizeof(struct slot) == 16 && SLOTS * 16 - 1 <= 0xFFFF, "a slot's place fits");
 
 #define MEMOS 8 /* walks remembered a thread: 26 KiB */
@@ -217,11 +239,12 @@ static void fill(struct slot *s, uintptr_t ip)
     s->cfa_off = (int16_t)(rule.cfa_off / 8);
     s->rbp_off = (int16_t)(rule.rbp_off / 8);
     s->ra_off = (int16_t)(rule.ra_off / 8);
+    s->how_caller = (uint16_t)(rule.how | (rule.ra_signed ? SIGNED_BIT : 0)); /* caller: slot 0 */
 #else
     s->cfa_off = rule.cfa_off;
     s->rbp_off = (int16_t)rule.rbp_off;
-#endif
     s->how_caller = rule.how; /* caller: slot 0 */
+#endif
 }
 
 /* IP's rule read from its object's CFI into the next free slot (or, with
@@ -349,7 +372,8 @@ walk_body(struct walk_cache *c, uintptr_t ip, uintptr_t sp, uintptr_t bp, uintpt
         }
         ip = *(const uintptr_t *)(cfa + RA_OFF(r));
         if (rec)
-            record_read(rec, cfa + RA_OFF(r), ip);
+            record_read(rec, cfa + RA_OFF(r), ip); /* as read: signed or not */
+        ip = RETURN_ADDRESS(r, ip);
         sp = cfa;
         if (__builtin_expect(ip < LOWEST_RETURN, 0))
             break;
