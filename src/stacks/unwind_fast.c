@@ -505,12 +505,12 @@ static int walk_from(struct walk_cache *c, const struct vt_walk_start *start, ui
 {
     if (start->ip < LOWEST_RETURN || limit < 1)
         return -1;
-    frames[0] = start->ip;
-    if (vt_is_tracer_frame(tracer, start->ip)) {
+    frames[0] = RECORDED(start->ip);
+    if (vt_is_tracer_frame(tracer, frames[0])) {
         key->first = 1;
     } else {
         key->first = 0;
-        key->hash = vt_frame_hash_step(key->hash, start->ip);
+        key->hash = vt_frame_hash_step(key->hash, frames[0]);
     }
     return walk(c, start->ip, start->cfa, start->bp, frames, frames + 1, limit, tracer, key);
 }
@@ -551,6 +551,25 @@ __attribute__((noinline)) int vt_unwind_fast(uintptr_t *frames, int limit,
     walking = 0;
     return n;
 }
+
+#if defined(__aarch64__)
+int vt_unwind_first_signed(const uintptr_t *frames, int n)
+{
+    struct walk_cache *c;
+    int at = -1;
+    if (walking || !(c = thread_cache()))
+        return -1;
+    walking = 1;
+    for (int i = 0; i < n && at < 0; i++) {
+        uint16_t link = 0; /* no walk to guess for */
+        if (frames[i] >= LOWEST_RETURN &&
+            slot_hashed(c, frames[i] + 1, &link)->how_caller & SIGNED_BIT)
+            at = i;
+    }
+    walking = 0;
+    return at;
+}
+#endif
 
 void vt_unwind_forget(void)
 {
