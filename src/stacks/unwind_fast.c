@@ -64,18 +64,6 @@ struct slot {
     uint16_t how_caller;
 };
 
-#if defined(__aarch64__)
-/* IP without its pointer authentication code, as libunwind 1.7 strips it:
- * xpaclri (hint #7: a NOP on a CPU without pointer authentication, where
- * nothing is signed) strips x30's, with either key. */
-static inline uintptr_t stripped(uintptr_t ip)
-{
-    register uintptr_t x30 __asm__("x30") = ip;
-    __asm__("hint #7" : "+r"(x30));
-    return x30;
-}
-#endif
-
 /* A slot's offsets in bytes; the return address at CFA + RA_OFF, where
  * the walk records it as RECORDED: libunwind's fast trace on aarch64 gives
  * each return address less one (the call's last byte), on x86_64 itself. */
@@ -84,7 +72,8 @@ static inline uintptr_t stripped(uintptr_t ip)
 #define RBP_OFF(slot) ((intptr_t)(slot)->rbp_off * 8)
 #define RA_OFF(slot) ((intptr_t)(slot)->ra_off * 8) /* x30's place in the frame */
 #define RECORDED(ip) ((ip)-1)
-#define RETURN_ADDRESS(slot, read) ((slot)->how_caller & SIGNED_BIT ? stripped(read) : (read))
+#define RETURN_ADDRESS(slot, read) \
+    ((slot)->how_caller & SIGNED_BIT ? vt_stripped_return(read) : (read))
 #else
 #define CFA_OFF(slot) ((intptr_t)(slot)->cfa_off)
 #define RBP_OFF(slot) ((intptr_t)(slot)->rbp_off)
