@@ -2,8 +2,7 @@
 """The fast stack walk (src/stacks/unwind_fast.c, x86_64 and aarch64) against
 libunwind, frame by frame (aarch64's under qemu in the lane,
 tests/aarch64/lane.sh: there unw_step's return addresses are compared less
-one, as libunwind's aarch64 fast trace behind unw_backtrace records them,
-and no walk starts at a hook's caller, walk_start.h).
+one, as libunwind's aarch64 fast trace behind unw_backtrace records them).
 tests/programs/unwind_check.c is preloaded in place of the
 tracer: at each cudaMalloc it walks the stack three ways (the fast walk,
 unw_backtrace, libunwind's unw_step walk without caches) and prints at exit
@@ -54,11 +53,6 @@ def arm():
     return H.elf_machine(H.program("unwind_shapes")) == H.EM_AARCH64
 
 
-def started(stacks):
-    """The walks from a hook's caller among STACKS: x86_64's only."""
-    return 0 if arm() else stacks
-
-
 def checked(argv, extra_env=None):
     """Runs argv with the comparer preloaded: what each process printed."""
     fast_walk_built()
@@ -76,7 +70,7 @@ def checked(argv, extra_env=None):
 def expect_all_fast(seen, stacks):
     H.expect_eq("what the comparer saw", {k: seen[k] for k in COMPARED},
                 {"stacks": stacks, "fast": stacks, "fallback": 0, "differ_backtrace": 0,
-                 "differ_steps": 0, "differ_key": 0, "started": started(stacks),
+                 "differ_steps": 0, "differ_key": 0, "started": stacks,
                  "differ_start": 0, "past_signed": 0})
 
 
@@ -160,7 +154,7 @@ def expect_second_left_to_libunwind(shape, what):
     H.expect_eq("what the comparer saw (%s left to libunwind)" % what,
                 {k: seen[0][k] for k in COMPARED},
                 {"stacks": 2, "fast": 1, "fallback": 1, "differ_backtrace": 0,
-                 "differ_steps": 0, "differ_key": 0, "started": started(2), "differ_start": 0,
+                 "differ_steps": 0, "differ_key": 0, "started": 2, "differ_start": 0,
                  "past_signed": 0})
 
 
@@ -188,7 +182,7 @@ def case_signed_return_address():
     _, seen = signing_checked("signed")
     H.expect_eq("what the comparer saw", {k: seen[0][k] for k in COMPARED},
                 {"stacks": 2, "fast": 2, "fallback": 0, "differ_backtrace": 0,
-                 "differ_steps": 0, "differ_key": 0, "started": started(2), "differ_start": 0,
+                 "differ_steps": 0, "differ_key": 0, "started": 2, "differ_start": 0,
                  "past_signed": 1})
 
 
@@ -208,7 +202,7 @@ def case_pac_chain_compared():
     H.expect_eq("what the comparer saw", {k: seen[0][k] for k in FIELDS},
                 {"stacks": 1, "fast": 1, "fallback": 0, "differ_backtrace": 0,
                  "differ_steps": 0, "differ_key": 0, "min_depth": 2 + len(PAC_CHAIN) + 4,
-                 "max_depth": 2 + len(PAC_CHAIN) + 4, "started": started(1),
+                 "max_depth": 2 + len(PAC_CHAIN) + 4, "started": 1,
                  "differ_start": 0, "past_signed": 1, "frames_fast": 2 + len(PAC_CHAIN) + 4,
                  "frames_libunwind": 4})
 
@@ -292,7 +286,7 @@ def case_dlclose_same_place():
     H.expect_eq("what the comparer saw", {k: seen[0][k] for k in FIELDS if k != "differ_backtrace"},
                 {"stacks": 2, "fast": 2, "fallback": 0, "differ_steps": 0, "differ_key": 0,
                  "min_depth": seen[0]["max_depth"], "max_depth": seen[0]["max_depth"],
-                 "started": started(2), "differ_start": 0, "past_signed": 0, "frames_fast": 0,
+                 "started": 2, "differ_start": 0, "past_signed": 0, "frames_fast": 0,
                  "frames_libunwind": 0})
 
 

@@ -10,8 +10,7 @@
  * begins and its hash, with this library's code as the tracer's) is
  * compared with the one taken over unw_step's frames as the tracer takes
  * it over unw_backtrace's. A fourth walk starts where the program called
- * cudaMalloc, as the tracer's walks inside a runtime call do (x86_64: on
- * aarch64 no hook's frame says where its caller's is): it must give
+ * cudaMalloc, as the tracer's walks inside a runtime call do: it must give
  * the frames and key of the first from the key's start on. On aarch64 a
  * stack where both of libunwind's walks stop at the first return address
  * that pointer authentication signed (libunwind 1.6 does not strip it: its
