@@ -312,20 +312,20 @@ static __attribute__((cold, noinline)) int walk_past_signed(uintptr_t *frames, i
 
 /* Up to LIMIT return addresses, the first one into the caller, as
  * unw_backtrace gives them, and their KEY: through the cache of
- * unwind_fast.c where it can walk the stack; inside a runtime call that a
- * wrapper of ours tagged, from where the program called it (the frames
- * below are ours and the runtime's, before the key begins). */
-static inline int backtrace_frames(uintptr_t *frames, int limit, const struct vt_tracer_text *text,
-                                   struct vt_frame_key *key)
+ * unwind_fast.c where it can walk the stack; with a START, from there (the
+ * frames below are not walked). */
+static inline __attribute__((always_inline)) int backtrace_frames(uintptr_t *frames, int limit,
+                                                                  const struct vt_tracer_text *text,
+                                                                  const struct vt_walk_start *start,
+                                                                  struct vt_frame_key *key)
 {
     int n;
 #if defined(__x86_64__) || defined(__aarch64__)
-    const struct vt_walk_start *start = vt_thread_state.api && vt_thread_state.runtime_caller.cfa
-                                            ? &vt_thread_state.runtime_caller
-                                            : NULL;
     n = vt_unwind_fast(frames, limit, text, start, key);
     if (n >= 0)
         return n;
+#else
+    (void)start;
 #endif
     n = unw_backtrace((void **)frames, limit);
 #ifdef WALK_PAST_SIGNED
@@ -335,6 +335,24 @@ static inline int backtrace_frames(uintptr_t *frames, int limit, const struct vt
     return n;
 }
 
+/* Inside a runtime call that a wrapper of ours tagged: where the program
+ * called it (the frames below are ours and the runtime's, before the key
+ * begins). NULL elsewhere. */
+static inline const struct vt_walk_start *runtime_caller(void)
+{
+    return vt_thread_state.api && vt_thread_state.runtime_caller.cfa
+               ? &vt_thread_state.runtime_caller
+               : NULL;
+}
+
+int vt_stack_return_addresses(uintptr_t *frames, int limit)
+{
+    struct vt_tracer_text text;
+    struct vt_frame_key key;
+    tracer_text(&text);
+    return backtrace_frames(frames, limit, &text, NULL, &key);
+}
+
 void vt_stack_capture(struct vt_stack *stack)
 {
     uintptr_t *frames = stack->key;
@@ -342,7 +360,7 @@ void vt_stack_capture(struct vt_stack *stack)
     struct vt_tracer_text text;
     struct vt_frame_key key;
     tracer_text(&text);
-    int n = backtrace_frames(frames, (int)limit, &text, &key), first;
+    int n = backtrace_frames(frames, (int)limit, &text, runtime_caller(), &key), first;
     uint64_t hash;
     stack->dropped = 0;
     stack->cut_at = 0;
