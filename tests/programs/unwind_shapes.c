@@ -31,10 +31,13 @@
  *                  without it)
  *   pac_expression (aarch64) under two such frames (pac_x2 calls pac_x1) and
  *                  via_expression's frame (left to libunwind): 8195 bytes kept
+ *   pac_exit       (aarch64) 16387 bytes kept on device 0's primary context,
+ *                  released inside exit() under two such frames
  *   dlclose A B    hop() of library A calls back to allocate 4097 bytes
  *                  (kept); A is closed, B opened (prints "same place" when B
  *                  lies where A was), its hop() calls back for 8193 bytes
  *                  (kept). */
+#include <cuda.h>
 #include <cuda_runtime_api.h>
 #include <alloca.h>
 #include <dlfcn.h>
@@ -284,12 +287,12 @@ static SIGNING int pac_4(void)
 
 /* NAME, which signs its return address, calls NEXT (never a tail call):
  * the call's line is the one the macro is used on. */
-#define SIGNED_LINK(name, next)                                                                    \
-    static SIGNING int name(void)                                                                  \
-    {                                                                                              \
-        int r = next();                                                                            \
-        __asm__ volatile("" ::: "memory");                                                         \
-        return r;                                                                                  \
+#define SIGNED_LINK(name, next)            \
+    static SIGNING int name(void)          \
+    {                                      \
+        int r = next();                    \
+        __asm__ volatile("" ::: "memory"); \
+        return r;                          \
     }
 
 SIGNED_LINK(pac_3, pac_4) /* LEAK:pac_3 */
@@ -319,6 +322,34 @@ static int pac_expression(void)
     int r = pac_x2(); /* LEAK:pac_expression */
     __asm__ volatile("" ::: "memory");
     return r;
+}
+
+/* pac_exit: 16387 bytes kept on device 0's primary context, which only
+ * this program retained; exit() runs released_at_exit, and under it
+ * release_primary releases that context (both sign their return
+ * addresses): it is destroyed inside exit, its memory never given back. */
+static CUdevice exit_device;
+
+static SIGNING void release_primary(void)
+{
+    cuDevicePrimaryCtxRelease(exit_device);
+    __asm__ volatile("" ::: "memory");
+}
+
+static SIGNING void released_at_exit(void)
+{
+    release_primary();
+    __asm__ volatile("" ::: "memory");
+}
+
+static int pac_exit(void)
+{
+    CUcontext ctx;
+    CUdeviceptr d;
+    return cuInit(0) != CUDA_SUCCESS || cuDeviceGet(&exit_device, 0) != CUDA_SUCCESS ||
+           cuDevicePrimaryCtxRetain(&ctx, exit_device) != CUDA_SUCCESS ||
+           cuCtxPushCurrent(ctx) != CUDA_SUCCESS || cuMemAlloc(&d, 16387) != CUDA_SUCCESS ||
+           atexit(released_at_exit) != 0;
 }
 
 static int pac_chain(void)
@@ -467,13 +498,12 @@ static const struct {
     const char *name;
     int (*run)(void);
 } without_arguments[] = {
-    {"signal", in_signal}, {"expression", expression}, {"remembered", remembered},
-    {"fork", forked},      {"sites", sites},           {"same_place", same_place},
+    {"signal", in_signal},     {"expression", expression}, {"remembered", remembered},
+    {"fork", forked},          {"sites", sites},           {"same_place", same_place},
     {"shifted", shifted},
 #if defined(__aarch64__)
-    {"signed", signed_return},
-    {"pac_chain", pac_chain},
-    {"pac_expression", pac_expression},
+    {"signed", signed_return}, {"pac_chain", pac_chain},   {"pac_expression", pac_expression},
+    {"pac_exit", pac_exit},
 #endif
 };
 
@@ -489,6 +519,8 @@ int main(int argc, char **argv)
             return without_arguments[i].run(); /* LEAK:main */
     if (!strcmp(mode, "dlclose") && argc == 4)
         return reopened(argv[2], argv[3]);
-    fprintf(stderr, "usage: unwind_shapes recurse N|threads T|signal|expression|remembered|fork|sites|same_place|shifted|signed|pac_chain|pac_expression|dlclose A B\n");
+    fprintf(stderr, "usage: unwind_shapes recurse N|threads "
+                    "T|signal|expression|remembered|fork|sites|same_place|shifted|signed|pac_chain|"
+                    "pac_expression|pac_exit|dlclose A B\n");
     return 2;
 }
