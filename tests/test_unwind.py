@@ -2,8 +2,7 @@
 """The fast stack walk (src/stacks/unwind_fast.c, x86_64 and aarch64) against
 libunwind, frame by frame (aarch64's under qemu in the lane,
 tests/aarch64/lane.sh: there unw_step's return addresses are compared less
-one, as libunwind's aarch64 fast trace behind unw_backtrace records them,
-and no walk starts at a hook's caller, walk_start.h).
+one, as libunwind's aarch64 fast trace behind unw_backtrace records them).
 tests/programs/unwind_check.c is preloaded in place of the
 tracer: at each cudaMalloc it walks the stack three ways (the fast walk,
 unw_backtrace, libunwind's unw_step walk without caches) and prints at exit
@@ -14,8 +13,9 @@ C++ -O2 without frame pointers, 57 frames of it) called from C and from
 under 10 Python frames; C with frame pointers
 (tests/programs/unwind_shapes.c): shallow, deeper than the frame limit,
 threads, a signal handler (a signal frame: left to libunwind), a frame
-whose CFA is a DWARF expression (left to libunwind), on aarch64 a frame
-whose return address pointer authentication signs (left to libunwind), a
+whose CFA is a DWARF expression (left to libunwind), on aarch64 frames
+whose return address pointer authentication signs (stripped: libunwind
+1.6's walks end there, which the comparer counts apart), a
 call after an early return's epilogue (remember_state / restore_state),
 fork, more call sites than the walk's table holds, two callers of one
 function at the same place (a remembered walk must not be taken for the
@@ -34,10 +34,12 @@ import harness as H  # noqa: E402
 
 SEEN = re.compile(r"unwind_check: stacks (\d+) fast (\d+) fallback (\d+) differ_backtrace (\d+) "
                   r"differ_steps (\d+) differ_key (\d+) depth (\d+)-(\d+) started (\d+) "
-                  r"differ_start (\d+)")
+                  r"differ_start (\d+) past_signed (\d+) frames_fast (\d+) "
+                  r"frames_libunwind (\d+)")
 FIELDS = ("stacks", "fast", "fallback", "differ_backtrace", "differ_steps", "differ_key",
-          "min_depth", "max_depth", "started", "differ_start")
-COMPARED = FIELDS[:6] + FIELDS[8:]  # all but the depths
+          "min_depth", "max_depth", "started", "differ_start", "past_signed", "frames_fast",
+          "frames_libunwind")
+COMPARED = FIELDS[:6] + FIELDS[8:11]  # all but the depths and frames
 TORCHISH_FRAMES = 57  # tests/bench/torchish.cpp's frames on the stack at each cudaMalloc
 
 
@@ -49,11 +51,6 @@ def fast_walk_built():
 def arm():
     """The programs are aarch64's (natively or under qemu)."""
     return H.elf_machine(H.program("unwind_shapes")) == H.EM_AARCH64
-
-
-def started(stacks):
-    """The walks from a hook's caller among STACKS: x86_64's only."""
-    return 0 if arm() else stacks
 
 
 def checked(argv, extra_env=None):
@@ -73,8 +70,8 @@ def checked(argv, extra_env=None):
 def expect_all_fast(seen, stacks):
     H.expect_eq("what the comparer saw", {k: seen[k] for k in COMPARED},
                 {"stacks": stacks, "fast": stacks, "fallback": 0, "differ_backtrace": 0,
-                 "differ_steps": 0, "differ_key": 0, "started": started(stacks),
-                 "differ_start": 0})
+                 "differ_steps": 0, "differ_key": 0, "started": stacks,
+                 "differ_start": 0, "past_signed": 0})
 
 
 def shapes(*args):
@@ -157,7 +154,8 @@ def expect_second_left_to_libunwind(shape, what):
     H.expect_eq("what the comparer saw (%s left to libunwind)" % what,
                 {k: seen[0][k] for k in COMPARED},
                 {"stacks": 2, "fast": 1, "fallback": 1, "differ_backtrace": 0,
-                 "differ_steps": 0, "differ_key": 0, "started": started(2), "differ_start": 0})
+                 "differ_steps": 0, "differ_key": 0, "started": 2, "differ_start": 0,
+                 "past_signed": 0})
 
 
 def case_signal_handler():
@@ -168,13 +166,104 @@ def case_cfa_expression():
     expect_second_left_to_libunwind("expression", "the expression's stack")
 
 
-def case_signed_return_address():
-    """aarch64: a frame whose return address pointer authentication signs
-    (paciasp) is left to libunwind, not stripped."""
+def signing_checked(shape):
+    """aarch64 (pointer authentication): SHAPE run under the comparer on a
+    CPU that signs (qemu's "max" where emulated)."""
     fast_walk_built()
     if not arm():
         raise H.Skip("pointer authentication is aarch64's")
-    expect_second_left_to_libunwind("signed", "the signed frame's stack")
+    return checked(shapes(shape), {"QEMU_CPU": "max"})
+
+
+def case_signed_return_address():
+    """A frame whose return address pointer authentication signs (paciasp)
+    is walked, its address stripped: libunwind 1.6's walks end there (the
+    stack past it counted apart), the other stack is the same in all."""
+    _, seen = signing_checked("signed")
+    H.expect_eq("what the comparer saw", {k: seen[0][k] for k in COMPARED},
+                {"stacks": 2, "fast": 2, "fallback": 0, "differ_backtrace": 0,
+                 "differ_steps": 0, "differ_key": 0, "started": 2, "differ_start": 0,
+                 "past_signed": 1})
+
+
+def expect_signing(r):
+    """pac_chain's program found its saved return addresses signed: the CPU
+    authenticates pointers. Each code is random (the keys are the
+    process's) and may be 0, which leaves that address as it was (under
+    qemu-user some 1 in 120 addresses, measured): at least one of the four."""
+    m = re.fullmatch(r"signed (\d) of 4", r.stdout.strip())
+    H.expect("saved return addresses signed: %r" % r.stdout, m and int(m.group(1)) >= 1)
+
+
+# unwind_shapes pac_chain's stack: compare() and cudaMalloc (the
+# comparer's), pac_4 to pac_1, pac_chain, main, the C library's two, _start.
+PAC_CHAIN = ["pac_4", "pac_3", "pac_2", "pac_1", "pac_chain"]
+
+
+def case_pac_chain_compared():
+    """Four frames that sign their return addresses (pac-ret), signed on
+    the stack (the program strips each saved x30 and finds it changed: a
+    CPU without pointer authentication fails here): the fast walk goes
+    through all of them; libunwind 1.6's walks stop in the innermost, one
+    frame past it (pac_4 and its guess from x30), and say so apart."""
+    r, seen = signing_checked("pac_chain")
+    expect_signing(r)
+    H.expect_eq("what the comparer saw", {k: seen[0][k] for k in FIELDS},
+                {"stacks": 1, "fast": 1, "fallback": 0, "differ_backtrace": 0,
+                 "differ_steps": 0, "differ_key": 0, "min_depth": 2 + len(PAC_CHAIN) + 4,
+                 "max_depth": 2 + len(PAC_CHAIN) + 4, "started": 1,
+                 "differ_start": 0, "past_signed": 1, "frames_fast": 2 + len(PAC_CHAIN) + 4,
+                 "frames_libunwind": 4})
+
+
+def expect_traced_chain(shape, nbytes, names):
+    """SHAPE traced: the leak of NBYTES has the frames NAMES, then main, each
+    at the line of its call (its LEAK marker; None: no line, an assembly
+    function)."""
+    fast_walk_built()
+    if not arm():
+        raise H.Skip("pointer authentication is aarch64's")
+    r = H.run_traced(shapes(shape), mode="preload", extra_env={"QEMU_CPU": "max"})
+    H.expect_program_ok(r)
+    source = H.program_source("unwind_shapes.c")
+    fr = H.frames(H.leak_by_bytes(H.report(r.dump), nbytes))
+    H.expect_eq("the frames", [(f.get("function"), f.get("line")) for f in fr[:len(names) + 1]],
+                [(n, None if n == "via_expression" else H.marker_line(source, n))
+                 for n in names + ["main"]])
+    return r
+
+
+def case_pac_chain_traced():
+    """The tracer's report names every function of the signed chain, in
+    order, at the lines of their calls, down to main (the fast walk)."""
+    r = expect_traced_chain("pac_chain", 4099, PAC_CHAIN)
+    expect_signing(r)
+
+
+def case_pac_exit_release():
+    """A primary context released inside exit() under frames that sign
+    their return addresses: the tracer still finds exit() on the stack
+    (libunwind 1.6's walk ends in release_primary), so the memory it held
+    stays a leak, not memory "freed at teardown"."""
+    fast_walk_built()
+    if not arm():
+        raise H.Skip("pointer authentication is aarch64's")
+    r = H.run_traced(shapes("pac_exit"), mode="preload", extra_env={"QEMU_CPU": "max"})
+    H.expect_program_ok(r)
+    rep = H.report(r.dump)
+    H.expect_eq("the leak's frames", [f.get("function") for f in
+                                      H.frames(H.leak_by_bytes(rep, 16387))[:2]],
+                ["pac_exit", "main"])
+    H.expect_eq("freed at teardown", H.summary(rep).get("teardown_freed_allocations"), 0)
+
+
+def case_pac_fallback_traced():
+    """A stack the fast walk leaves to libunwind (via_expression's frame)
+    with signed frames further out: libunwind 1.6's walk ends in pac_x1
+    (and guesses pac_x1 again from x30); the tracer walks on from there
+    with the fast walk, from the registers libunwind had in pac_x1."""
+    expect_traced_chain("pac_expression", 8195,
+                        ["keep_there", "via_expression", "pac_x1", "pac_x2", "pac_expression"])
 
 
 def case_remembered_state():
@@ -223,7 +312,8 @@ def case_dlclose_same_place():
     H.expect_eq("what the comparer saw", {k: seen[0][k] for k in FIELDS if k != "differ_backtrace"},
                 {"stacks": 2, "fast": 2, "fallback": 0, "differ_steps": 0, "differ_key": 0,
                  "min_depth": seen[0]["max_depth"], "max_depth": seen[0]["max_depth"],
-                 "started": started(2), "differ_start": 0})
+                 "started": 2, "differ_start": 0, "past_signed": 0, "frames_fast": 0,
+                 "frames_libunwind": 0})
 
 
 def case_dlclose_traced():

@@ -13,10 +13,24 @@ struct vt_walk_start {
     uintptr_t ip, cfa, bp;
 };
 
+#if defined(__aarch64__)
+/* IP without its pointer authentication code, as libunwind 1.7 strips it:
+ * xpaclri (hint #7: a NOP on a CPU without pointer authentication, where
+ * nothing is signed) strips x30's, with either key. */
+static inline uintptr_t vt_stripped_return(uintptr_t ip)
+{
+    register uintptr_t x30 __asm__("x30") = ip;
+    __asm__("hint #7" : "+r"(x30));
+    return x30;
+}
+#endif
+
 /* Into *START: the frame that called the function this is inlined into
  * (a function that takes its frame's address keeps a frame pointer: the
- * caller's rbp saved at it, the return address above). Where the return
- * address is not found above the saved rbp, or off x86_64: cfa 0. */
+ * caller's rbp saved at it, the return address above; on aarch64 the frame
+ * record, the caller's x29 and x30 as saved, signed or not, and the CFA
+ * where the compiler's CFI puts it). Where the return address is not found
+ * there, or off x86_64 and aarch64: cfa 0. */
 static inline __attribute__((always_inline)) void
 vt_walk_start_of_caller(struct vt_walk_start *start)
 {
@@ -26,6 +40,13 @@ vt_walk_start_of_caller(struct vt_walk_start *start)
     int kept = fp[1] == ip;
     start->ip = ip;
     start->cfa = kept ? (uintptr_t)(fp + 2) : 0;
+    start->bp = kept ? fp[0] : 0;
+#elif defined(__aarch64__)
+    const uintptr_t *fp = __builtin_frame_address(0);
+    uintptr_t ip = vt_stripped_return((uintptr_t)__builtin_return_address(0));
+    int kept = vt_stripped_return(fp[1]) == ip;
+    start->ip = ip;
+    start->cfa = kept ? (uintptr_t)__builtin_dwarf_cfa() : 0;
     start->bp = kept ? fp[0] : 0;
 #else
     start->cfa = 0;

@@ -2,10 +2,9 @@
 #include "exiting.h"
 
 #include "elf_symbol.h"
+#include "stacks.h"
 
-#define UNW_LOCAL_ONLY
 #include <dlfcn.h>
-#include <libunwind.h>
 #include <link.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -28,16 +27,18 @@ static int exit_function(uintptr_t *start, uintptr_t *end)
 
 int vt_process_exiting(void)
 {
-    void *frames[EXIT_FRAMES_MAX];
+    uintptr_t frames[EXIT_FRAMES_MAX];
     uintptr_t start, end;
     int n;
     if (exit_function(&start, &end) < 0)
         return 0;
-    n = unw_backtrace(frames, EXIT_FRAMES_MAX);
+    /* The walk the stacks take: libunwind before 1.7 ends the stack at a
+     * signed return address (aarch64, pac-ret), often before exit's. */
+    n = vt_stack_return_addresses(frames, EXIT_FRAMES_MAX);
     /* Return addresses: the call to the exit handlers is exit's last
      * instruction, so its return address is one past the function. */
     for (int i = 0; i < n; i++)
-        if ((uintptr_t)frames[i] - 1 >= start && (uintptr_t)frames[i] - 1 < end)
+        if (frames[i] - 1 >= start && frames[i] - 1 < end)
             return 1;
     return 0;
 }

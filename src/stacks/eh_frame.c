@@ -30,10 +30,10 @@
  * offsets (def_cfa, def_cfa_offset, offset, restore, remember_state and
  * restore_state, advance_loc). DW_CFA_AARCH64_negate_ra_state (0x2d)
  * toggles whether x30 holds a return address signed by pointer
- * authentication (paciasp); a frame whose x30 is signed there, or whose CIE
- * says "B" (the B key), is left to libunwind rather than its bits stripped
- * here: libunwind 1.6's fast trace reads such an address unstripped, and
- * the frames must be the ones it gives. */
+ * authentication (paciasp, -mbranch-protection=pac-ret: RA_SIGN_STATE);
+ * the rule says so and the walk strips the code (xpaclri: either key, so a
+ * CIE's "B", the B key, is taken too). libunwind before 1.7 does not (its
+ * walk ends at the first signed return address). */
 #include "eh_frame.h"
 
 #include <link.h>
@@ -194,6 +194,10 @@ static int read_augmentation(const char *letters, struct reader *data, struct ci
         case 'S':
             cie->signal = 1;
             break;
+#if defined(__aarch64__)
+        case 'B': /* signed with the B key: stripped alike */
+            break;
+#endif
         default:
             return -1;
         }
@@ -442,7 +446,7 @@ static void rule_of_row(const struct row *row, struct vt_unwind_rule *rule)
     /* On sp, the saved registers lie between sp and the CFA. */
     int64_t lowest = row->cfa_reg == REG_RSP ? -row->cfa_off : -OFF_LIMIT + 8;
     int saved = saved_in_frame(&row->rbp, lowest);
-    if (row->ra_signed || !saved_in_frame(&row->ra, lowest) || row->rsp.how != SAME ||
+    if (!saved_in_frame(&row->ra, lowest) || row->rsp.how != SAME ||
         (!saved && row->rbp.how != SAME))
         return;
     if (row->cfa_reg == REG_RSP)
@@ -452,6 +456,7 @@ static void rule_of_row(const struct row *row, struct vt_unwind_rule *rule)
     rule->cfa_off = (int32_t)row->cfa_off;
     rule->rbp_off = saved ? (int32_t)row->rbp.off : 0;
     rule->ra_off = (int32_t)row->ra.off;
+    rule->ra_signed = (uint8_t)row->ra_signed;
 }
 #else
 /* What the walk makes of ROW. */
@@ -609,5 +614,6 @@ void vt_eh_frame_rule(uintptr_t addr, struct vt_unwind_rule *rule)
     rule->cfa_off = 0;
     rule->rbp_off = 0;
     rule->ra_off = 0;
+    rule->ra_signed = 0;
     dl_iterate_phdr(read_object, &l);
 }

@@ -12,7 +12,8 @@
  * in all three that go on. x86_64: the return address lies at CFA - 8. On
  * aarch64 rsp reads sp and rbp x29 (the frame pointer), and the return
  * address is x30's value saved at CFA + ra_off, in the frame (x30 kept in
- * its register is left to libunwind, as its own fast trace leaves it). */
+ * its register is left to libunwind, as its own fast trace leaves it),
+ * signed by pointer authentication where ra_signed says so. */
 enum vt_unwind_how {
     VT_UNWIND_RSP,           /* CFA = rsp + cfa_off (x86_64: cfa_off >= 8); rbp kept */
     VT_UNWIND_RSP_SAVED_RBP, /* the same, rbp at CFA + rbp_off, in [-cfa_off, -8] */
@@ -27,8 +28,9 @@ struct vt_unwind_rule {
     uintptr_t ip;
     int32_t cfa_off;
     int32_t rbp_off;
-    int32_t ra_off; /* aarch64: x30 at CFA + ra_off (< 0); x86_64: -8 */
-    uint8_t how;    /* enum vt_unwind_how */
+    int32_t ra_off;    /* aarch64: x30 at CFA + ra_off (< 0); x86_64: -8 */
+    uint8_t how;       /* enum vt_unwind_how */
+    uint8_t ra_signed; /* aarch64: x30 saved signed by pointer authentication */
 };
 
 /* Fills RULE (all but its ip) for the instruction at ADDR, read from

@@ -270,26 +270,87 @@ void vt_stacks_init(void)
     unw_backtrace(&frame, 1);
 }
 
+/* libunwind before 1.7 does not strip a return address that pointer
+ * authentication signed: its walk of N FRAMES ends in the first frame whose
+ * function saved its own so (a frame guessed from x30 after it at most),
+ * which its frames up to there are right about. From that frame on: the
+ * fast walk, from the registers libunwind's walk frame by frame had there;
+ * where that walk cannot, the frames up to the signed one. */
+#if defined(__aarch64__) && UNW_VERSION < UNW_VERSION_CODE(1, 7)
+#define WALK_PAST_SIGNED 1
+static __attribute__((cold, noinline)) int walk_past_signed(uintptr_t *frames, int n, int limit,
+                                                            const struct vt_tracer_text *text)
+{
+    int last = n > 2 ? n - 2 : 0, at, repeats = 0;
+    if (n >= limit || (at = vt_unwind_first_signed(frames + last, n - last)) < 0)
+        return n;
+    at += last;
+    /* The same address earlier on the stack (a recursion): which one it is. */
+    for (int i = 0; i < at; i++)
+        repeats += frames[i] == frames[at];
+    /* The slow path gives whole return addresses (4-aligned), the fast trace less one. */
+    uintptr_t whole = frames[at] % 4 ? frames[at] + 1 : frames[at];
+    unw_context_t context;
+    unw_cursor_t cursor;
+    unw_word_t ip, sp, fp;
+    if (unw_getcontext(&context) != 0 || unw_init_local(&cursor, &context) != 0)
+        return at + 1;
+    while (unw_step(&cursor) > 0 && unw_get_reg(&cursor, UNW_REG_IP, &ip) == 0) {
+        if (ip != whole || repeats-- > 0)
+            continue;
+        if (unw_get_reg(&cursor, UNW_REG_SP, &sp) != 0 ||
+            unw_get_reg(&cursor, UNW_AARCH64_X29, &fp) != 0)
+            break;
+        struct vt_walk_start start = {ip, sp, fp};
+        struct vt_frame_key key;
+        int walked = vt_unwind_fast(frames + at, limit - at, text, &start, &key);
+        return walked > 0 ? at + walked : at + 1;
+    }
+    return at + 1;
+}
+#endif
+
 /* Up to LIMIT return addresses, the first one into the caller, as
  * unw_backtrace gives them, and their KEY: through the cache of
- * unwind_fast.c where it can walk the stack; inside a runtime call that a
- * wrapper of ours tagged, from where the program called it (the frames
- * below are ours and the runtime's, before the key begins). */
-static inline int backtrace_frames(uintptr_t *frames, int limit, const struct vt_tracer_text *text,
-                                   struct vt_frame_key *key)
+ * unwind_fast.c where it can walk the stack; with a START, from there (the
+ * frames below are not walked). */
+static inline __attribute__((always_inline)) int backtrace_frames(uintptr_t *frames, int limit,
+                                                                  const struct vt_tracer_text *text,
+                                                                  const struct vt_walk_start *start,
+                                                                  struct vt_frame_key *key)
 {
     int n;
 #if defined(__x86_64__) || defined(__aarch64__)
-    const struct vt_walk_start *start = vt_thread_state.api && vt_thread_state.runtime_caller.cfa
-                                            ? &vt_thread_state.runtime_caller
-                                            : NULL;
     n = vt_unwind_fast(frames, limit, text, start, key);
     if (n >= 0)
         return n;
+#else
+    (void)start;
 #endif
     n = unw_backtrace((void **)frames, limit);
+#ifdef WALK_PAST_SIGNED
+    n = walk_past_signed(frames, n, limit, text);
+#endif
     key_of_frames(frames, n, text, key);
     return n;
+}
+
+/* Inside a runtime call that a wrapper of ours tagged: where the program
+ * called it (the frames below are ours and the runtime's, before the key
+ * begins). NULL elsewhere. */
+static inline const struct vt_walk_start *runtime_caller(void)
+{
+    return vt_thread_state.api && vt_thread_state.runtime_caller.cfa
+               ? &vt_thread_state.runtime_caller
+               : NULL;
+}
+
+int vt_stack_return_addresses(uintptr_t *frames, int limit)
+{
+    struct vt_tracer_text text;
+    struct vt_frame_key key;
+    tracer_text(&text);
+    return backtrace_frames(frames, limit, &text, NULL, &key);
 }
 
 void vt_stack_capture(struct vt_stack *stack)
@@ -299,7 +360,7 @@ void vt_stack_capture(struct vt_stack *stack)
     struct vt_tracer_text text;
     struct vt_frame_key key;
     tracer_text(&text);
-    int n = backtrace_frames(frames, (int)limit, &text, &key), first;
+    int n = backtrace_frames(frames, (int)limit, &text, runtime_caller(), &key), first;
     uint64_t hash;
     stack->dropped = 0;
     stack->cut_at = 0;

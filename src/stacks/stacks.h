@@ -36,6 +36,11 @@ void vt_stacks_init(void);
  * outermost tracer function on it, and its Python frames. Any thread, no lock. */
 void vt_stack_capture(struct vt_stack *stack);
 
+/* Up to LIMIT return addresses of the calling thread, innermost first, the
+ * whole stack as vt_stack_capture walks it (on aarch64 each less one, as
+ * libunwind's fast trace gives them, signed ones stripped): how many. */
+int vt_stack_return_addresses(uintptr_t *frames, int limit);
+
 /* Lock held: the id of this stack, writing it (and any new modules) to the
  * dump the first time it is seen. 0 when the stack is empty or not written. */
 uint32_t vt_stack_intern(const struct vt_stack *stack);

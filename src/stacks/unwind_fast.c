@@ -4,7 +4,9 @@
  * address (eh_frame.h) found in this thread's table, the CFA from rsp or rbp,
  * the return address at CFA - 8, rbp at its saved place (on aarch64: sp or
  * x29, x30 and x29 at their places in the frame; each return address
- * recorded less one, as libunwind's aarch64 fast trace records it). Like
+ * recorded less one, as libunwind's aarch64 fast trace records it, and
+ * stripped of its pointer authentication code where the frame's CFI says
+ * it is signed: libunwind 1.6 ends the stack there instead). Like
  * libunwind it looks the rule up at the return address - 1 (inside the
  * call), stops
  * after a frame whose rule says the stack ends, and before a return address
@@ -70,15 +72,24 @@ struct slot {
 #define RBP_OFF(slot) ((intptr_t)(slot)->rbp_off * 8)
 #define RA_OFF(slot) ((intptr_t)(slot)->ra_off * 8) /* x30's place in the frame */
 #define RECORDED(ip) ((ip)-1)
+#define RETURN_ADDRESS(slot, read) \
+    ((slot)->how_caller & SIGNED_BIT ? vt_stripped_return(read) : (read))
 #else
 #define CFA_OFF(slot) ((intptr_t)(slot)->cfa_off)
 #define RBP_OFF(slot) ((intptr_t)(slot)->rbp_off)
 #define RA_OFF(slot) ((intptr_t)-8) /* the return address the call pushed */
 #define RECORDED(ip) (ip)
+#define RETURN_ADDRESS(slot, read) (read)
 #endif
 
+#if defined(__aarch64__)
+#define HOW_BITS 0x7u
+#define SIGNED_BIT 0x8u /* the return address saved signed */
+#else
 #define HOW_BITS 0xFu
+#endif
 #define CALLER_BITS 0xFFF0u
+_Static_assert(VT_UNWIND_CANNOT <= HOW_BITS, "a rule's how fits");
 _Static_assert(sizeof(struct slot) == 16 && SLOTS * 16 - 1 <= 0xFFFF, "a slot's place fits");
 
 #define MEMOS 8 /* walks remembered a thread: 26 KiB */
@@ -217,11 +228,12 @@ static void fill(struct slot *s, uintptr_t ip)
     s->cfa_off = (int16_t)(rule.cfa_off / 8);
     s->rbp_off = (int16_t)(rule.rbp_off / 8);
     s->ra_off = (int16_t)(rule.ra_off / 8);
+    s->how_caller = (uint16_t)(rule.how | (rule.ra_signed ? SIGNED_BIT : 0)); /* caller: slot 0 */
 #else
     s->cfa_off = rule.cfa_off;
     s->rbp_off = (int16_t)rule.rbp_off;
-#endif
     s->how_caller = rule.how; /* caller: slot 0 */
+#endif
 }
 
 /* IP's rule read from its object's CFI into the next free slot (or, with
@@ -349,7 +361,8 @@ walk_body(struct walk_cache *c, uintptr_t ip, uintptr_t sp, uintptr_t bp, uintpt
         }
         ip = *(const uintptr_t *)(cfa + RA_OFF(r));
         if (rec)
-            record_read(rec, cfa + RA_OFF(r), ip);
+            record_read(rec, cfa + RA_OFF(r), ip); /* as read: signed or not */
+        ip = RETURN_ADDRESS(r, ip);
         sp = cfa;
         if (__builtin_expect(ip < LOWEST_RETURN, 0))
             break;
@@ -481,12 +494,12 @@ static int walk_from(struct walk_cache *c, const struct vt_walk_start *start, ui
 {
     if (start->ip < LOWEST_RETURN || limit < 1)
         return -1;
-    frames[0] = start->ip;
-    if (vt_is_tracer_frame(tracer, start->ip)) {
+    frames[0] = RECORDED(start->ip);
+    if (vt_is_tracer_frame(tracer, frames[0])) {
         key->first = 1;
     } else {
         key->first = 0;
-        key->hash = vt_frame_hash_step(key->hash, start->ip);
+        key->hash = vt_frame_hash_step(key->hash, frames[0]);
     }
     return walk(c, start->ip, start->cfa, start->bp, frames, frames + 1, limit, tracer, key);
 }
@@ -527,6 +540,25 @@ __attribute__((noinline)) int vt_unwind_fast(uintptr_t *frames, int limit,
     walking = 0;
     return n;
 }
+
+#if defined(__aarch64__)
+int vt_unwind_first_signed(const uintptr_t *frames, int n)
+{
+    struct walk_cache *c;
+    int at = -1;
+    if (walking || !(c = thread_cache()))
+        return -1;
+    walking = 1;
+    for (int i = 0; i < n && at < 0; i++) {
+        uint16_t link = 0; /* no walk to guess for */
+        if (frames[i] >= LOWEST_RETURN &&
+            slot_hashed(c, frames[i] + 1, &link)->how_caller & SIGNED_BIT)
+            at = i;
+    }
+    walking = 0;
+    return at;
+}
+#endif
 
 void vt_unwind_forget(void)
 {

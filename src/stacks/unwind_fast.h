@@ -24,6 +24,15 @@
 int vt_unwind_fast(uintptr_t *frames, int limit, const struct vt_tracer_text *tracer,
                    const struct vt_walk_start *start, struct vt_frame_key *key);
 
+#if defined(__aarch64__)
+/* The first of FRAMES (N return addresses less one, as unw_backtrace gives
+ * them; its slow path's whole ones read in the same function) whose function
+ * saved its own return address signed by pointer authentication, as this
+ * thread's rules say; -1 for none, or where the rules cannot be read now
+ * (inside a walk). */
+int vt_unwind_first_signed(const uintptr_t *frames, int n);
+#endif
+
 /* Any thread: objects may have been unloaded; every thread's cache is
  * emptied before its next walk (another object may load at their place). */
 void vt_unwind_forget(void);

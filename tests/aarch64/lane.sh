@@ -19,7 +19,9 @@ root=${VT_ARM64_ROOT:-/var/cache/vramtrace/arm64-root}
 # reports), fork, threads and crash endings (reliability), Python frames,
 # `vramtrace run`, `vramtrace watch` following dumps, the C unit tests
 # (meson's exe_wrapper runs them), the fast stack walk against libunwind
-# frame by frame (tests/test_unwind.py), the aarch64 wheel (tests/test_wheel.py).
+# frame by frame (tests/test_unwind.py; with return addresses that pointer
+# authentication signs: qemu's "max" CPU has it, the cases check it is on),
+# the aarch64 wheel (tests/test_wheel.py).
 suites=(runtime driver teardown golden reliability python run api watch unit unwind wheel)
 # Left out, and why: each needs what qemu-user or this lane cannot give.
 #   unwind-dlclose_*: qemu maps the library opened after another's dlclose

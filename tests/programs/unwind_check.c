@@ -10,16 +10,23 @@
  * begins and its hash, with this library's code as the tracer's) is
  * compared with the one taken over unw_step's frames as the tracer takes
  * it over unw_backtrace's. A fourth walk starts where the program called
- * cudaMalloc, as the tracer's walks inside a runtime call do (x86_64: on
- * aarch64 no hook's frame says where its caller's is): it must give
- * the frames and key of the first from the key's start on. At exit, one
- * line on stderr:
+ * cudaMalloc, as the tracer's walks inside a runtime call do: it must give
+ * the frames and key of the first from the key's start on. On aarch64 a
+ * stack where both of libunwind's walks stop at the first return address
+ * that pointer authentication signed (libunwind 1.6 does not strip it: its
+ * walks end there, one bogus frame at most after it), and the fast walk
+ * went on, is counted apart (past_signed), with the frames of each walk,
+ * its key checked against the fast walk's own frames. At exit, one line on
+ * stderr:
  *   unwind_check: stacks N fast F fallback B differ_backtrace D differ_steps S
  *                 differ_key K depth MIN-MAX started T differ_start E
- * (depth: the fast walk's frames; UNWIND_CHECK_LIMIT: the most frames a
+ *                 past_signed P frames_fast PF frames_libunwind PL
+ * (depth: the fast walk's frames; PF, PL: the fast walk's and unw_backtrace's
+ * frames over the past_signed stacks; UNWIND_CHECK_LIMIT: the most frames a
  * walk takes, 512 as the tracer's default; UNWIND_CHECK_VERBOSE=1 prints
  * the walks of each stack that differs). */
 #define UNW_LOCAL_ONLY
+#include "eh_frame.h"
 #include "unwind_fast.h"
 
 #include <dlfcn.h>
@@ -35,7 +42,7 @@
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct {
     unsigned long stacks, fast, fallback, differ_backtrace, differ_steps, differ_key, started,
-        differ_start;
+        differ_start, past_signed, frames_fast, frames_libunwind;
     int min_depth, max_depth;
 } seen = {.min_depth = MAX_LIMIT};
 
@@ -111,6 +118,34 @@ static int same_walk(const uintptr_t *a, int na, const uintptr_t *b, int nb)
     return na == nb && na > 0 && memcmp(a + 1, b + 1, (size_t)(na - 1) * sizeof *a) == 0;
 }
 
+/* The first of FAST's frames (NF, past compare()'s) whose function saved
+ * its return address signed (its CFI's row there says so); 0: none. */
+static int first_signed(const uintptr_t *fast, int nf)
+{
+#if defined(__aarch64__)
+    for (int i = 1; i < nf; i++) {
+        struct vt_unwind_rule rule;
+        vt_eh_frame_rule(fast[i], &rule); /* recorded less one: inside the call */
+        if (rule.ra_signed)
+            return i;
+    }
+#else
+    (void)fast;
+    (void)nf;
+#endif
+    return 0;
+}
+
+/* Walk B (NB frames) ends at the fast walk's frame SIGNED, whose return
+ * address is signed: the same frames up to it, at most one after it (the
+ * signed address, or libunwind's guess from x30), and not the fast walk's. */
+static int stops_at_signed(const uintptr_t *fast, int nf, const uintptr_t *b, int nb, int signed_at)
+{
+    return signed_at && nb > signed_at && nb <= signed_at + 2 && nb < nf &&
+           same_walk(fast, signed_at + 1, b, signed_at + 1) &&
+           (nb == signed_at + 1 || b[signed_at + 1] != fast[signed_at + 1]);
+}
+
 static void print_walk(const char *name, const uintptr_t *frames, int n)
 {
     fprintf(stderr, "unwind_check: %s (%d):", name, n);
@@ -150,19 +185,29 @@ static __attribute__((noinline)) void compare(const struct vt_walk_start *start)
     int ns = step_walk(steps, limit);
     expected = key_of(steps, ns, &text);
     int differs = nf >= 0 && (!same_walk(fast, nf, backtrace, nb) || !same_walk(fast, nf, steps, ns));
+    int signed_at = nf > 0 ? first_signed(fast, nf) : 0;
+    int past_signed = stops_at_signed(fast, nf, backtrace, nb, signed_at) &&
+                      stops_at_signed(fast, nf, steps, ns, signed_at);
     pthread_mutex_lock(&lock);
     seen.stacks++;
     if (nf < 0) {
         seen.fallback++;
     } else {
         seen.fast++;
-        seen.differ_backtrace += !same_walk(fast, nf, backtrace, nb);
-        seen.differ_steps += !same_walk(fast, nf, steps, ns);
-        /* the first frame (into compare) is this library's in both */
-        seen.differ_key += key.first != expected.first || key.hash != expected.hash;
         seen.min_depth = nf < seen.min_depth ? nf : seen.min_depth;
         seen.max_depth = nf > seen.max_depth ? nf : seen.max_depth;
     }
+    if (past_signed) { /* nf > 0 */
+        expected = key_of(fast, nf, &text);
+        seen.past_signed++;
+        seen.frames_fast += (unsigned long)nf;
+        seen.frames_libunwind += (unsigned long)nb;
+    } else if (nf >= 0) {
+        seen.differ_backtrace += !same_walk(fast, nf, backtrace, nb);
+        seen.differ_steps += !same_walk(fast, nf, steps, ns);
+    }
+    /* the first frame (into compare) is this library's in both */
+    seen.differ_key += nf >= 0 && (key.first != expected.first || key.hash != expected.hash);
     seen.started += start->cfa != 0;
     seen.differ_start += start->cfa && start_differs(started, ns2, skey, fast, nf, key, limit);
     if (differs && getenv("UNWIND_CHECK_VERBOSE")) {
@@ -205,8 +250,9 @@ __attribute__((destructor)) static void print_seen(void)
 {
     fprintf(stderr,
             "unwind_check: stacks %lu fast %lu fallback %lu differ_backtrace %lu "
-            "differ_steps %lu differ_key %lu depth %d-%d started %lu differ_start %lu\n",
+            "differ_steps %lu differ_key %lu depth %d-%d started %lu differ_start %lu "
+            "past_signed %lu frames_fast %lu frames_libunwind %lu\n",
             seen.stacks, seen.fast, seen.fallback, seen.differ_backtrace, seen.differ_steps,
             seen.differ_key, seen.fast ? seen.min_depth : 0, seen.max_depth, seen.started,
-            seen.differ_start);
+            seen.differ_start, seen.past_signed, seen.frames_fast, seen.frames_libunwind);
 }

@@ -23,16 +23,27 @@
  *                  the alloca has another rbp, so the walk differs
  *   signed         (aarch64) once under a frame whose return address pointer
  *                  authentication signs (paciasp: DW_CFA_AARCH64_negate_ra_state,
- *                  left to libunwind), once at depth 2
+ *                  which the walk strips), once at depth 2
+ *   pac_chain      (aarch64) under four frames that each sign their return
+ *                  address (pac_1 calls pac_2 ... pac_4), 4099 bytes kept;
+ *                  prints "signed S of 4": how many of the four saved return
+ *                  addresses pointer authentication changed (0 on a CPU
+ *                  without it)
+ *   pac_expression (aarch64) under two such frames (pac_x2 calls pac_x1) and
+ *                  via_expression's frame (left to libunwind): 8195 bytes kept
+ *   pac_exit       (aarch64) 16387 bytes kept on device 0's primary context,
+ *                  released inside exit() under two such frames
  *   dlclose A B    hop() of library A calls back to allocate 4097 bytes
  *                  (kept); A is closed, B opened (prints "same place" when B
  *                  lies where A was), its hop() calls back for 8193 bytes
  *                  (kept). */
+#include <cuda.h>
 #include <cuda_runtime_api.h>
 #include <alloca.h>
 #include <dlfcn.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -244,6 +255,109 @@ static int signed_return(void)
 {
     return signing() | down(2, 96);
 }
+
+#define SIGNING __attribute__((noinline, target("branch-protection=pac-ret")))
+#define CHAIN 4 /* pac_1 to pac_4 */
+
+/* IP without its pointer authentication code (xpaclri: hint #7, a NOP on a
+ * CPU without pointer authentication). */
+static uintptr_t strip_pac(uintptr_t ip)
+{
+    register uintptr_t x30 __asm__("x30") = ip;
+    __asm__("hint #7" : "+r"(x30));
+    return x30;
+}
+
+/* The chain's innermost: how many of the chain's frame records (x29's
+ * chain: the caller's x29, then x30 as the prologue saved it) hold a
+ * return address that stripping changes, then 4099 bytes kept. */
+static SIGNING int pac_4(void)
+{
+    const uintptr_t *record = __builtin_frame_address(0);
+    int signed_frames = 0;
+    void *p = NULL;
+    for (int i = 0; i < CHAIN; i++, record = (const uintptr_t *)record[0])
+        signed_frames += strip_pac(record[1]) != record[1];
+    printf("signed %d of %d\n", signed_frames, CHAIN);
+    fflush(stdout);
+    int r = cudaMalloc(&p, 4099) != cudaSuccess; /* LEAK:pac_4 */
+    __asm__ volatile("" ::: "memory");
+    return r;
+}
+
+/* NAME, which signs its return address, calls NEXT (never a tail call):
+ * the call's line is the one the macro is used on. */
+#define SIGNED_LINK(name, next)            \
+    static SIGNING int name(void)          \
+    {                                      \
+        int r = next();                    \
+        __asm__ volatile("" ::: "memory"); \
+        return r;                          \
+    }
+
+SIGNED_LINK(pac_3, pac_4) /* LEAK:pac_3 */
+SIGNED_LINK(pac_2, pac_3) /* LEAK:pac_2 */
+SIGNED_LINK(pac_1, pac_2) /* LEAK:pac_1 */
+
+/* pac_expression: pac_x2 and pac_x1 sign their return addresses, pac_x1
+ * calls via_expression (a frame the fast walk leaves to libunwind), which
+ * calls keep_there: 8195 bytes kept. */
+static void keep_there(void)
+{
+    void *p = NULL;
+    expression_failed = cudaMalloc(&p, 8195) != cudaSuccess; /* LEAK:keep_there */
+}
+
+static SIGNING int pac_x1(void)
+{
+    via_expression(keep_there); /* LEAK:pac_x1 */
+    __asm__ volatile("" ::: "memory");
+    return expression_failed;
+}
+
+SIGNED_LINK(pac_x2, pac_x1) /* LEAK:pac_x2 */
+
+static int pac_expression(void)
+{
+    int r = pac_x2(); /* LEAK:pac_expression */
+    __asm__ volatile("" ::: "memory");
+    return r;
+}
+
+/* pac_exit: 16387 bytes kept on device 0's primary context, which only
+ * this program retained; exit() runs released_at_exit, and under it
+ * release_primary releases that context (both sign their return
+ * addresses): it is destroyed inside exit, its memory never given back. */
+static CUdevice exit_device;
+
+static SIGNING void release_primary(void)
+{
+    cuDevicePrimaryCtxRelease(exit_device);
+    __asm__ volatile("" ::: "memory");
+}
+
+static SIGNING void released_at_exit(void)
+{
+    release_primary();
+    __asm__ volatile("" ::: "memory");
+}
+
+static int pac_exit(void)
+{
+    CUcontext ctx;
+    CUdeviceptr d;
+    return cuInit(0) != CUDA_SUCCESS || cuDeviceGet(&exit_device, 0) != CUDA_SUCCESS ||
+           cuDevicePrimaryCtxRetain(&ctx, exit_device) != CUDA_SUCCESS ||
+           cuCtxPushCurrent(ctx) != CUDA_SUCCESS || cuMemAlloc(&d, 16387) != CUDA_SUCCESS ||
+           atexit(released_at_exit) != 0;
+}
+
+static int pac_chain(void)
+{
+    int r = pac_1(); /* LEAK:pac_chain */
+    __asm__ volatile("" ::: "memory");
+    return r;
+}
 #endif
 
 static int forked(void)
@@ -384,11 +498,12 @@ static const struct {
     const char *name;
     int (*run)(void);
 } without_arguments[] = {
-    {"signal", in_signal}, {"expression", expression}, {"remembered", remembered},
-    {"fork", forked},      {"sites", sites},           {"same_place", same_place},
+    {"signal", in_signal},     {"expression", expression}, {"remembered", remembered},
+    {"fork", forked},          {"sites", sites},           {"same_place", same_place},
     {"shifted", shifted},
 #if defined(__aarch64__)
-    {"signed", signed_return},
+    {"signed", signed_return}, {"pac_chain", pac_chain},   {"pac_expression", pac_expression},
+    {"pac_exit", pac_exit},
 #endif
 };
 
@@ -401,9 +516,11 @@ int main(int argc, char **argv)
         return threads(atoi(argv[2]));
     for (size_t i = 0; i < sizeof without_arguments / sizeof *without_arguments; i++)
         if (!strcmp(mode, without_arguments[i].name))
-            return without_arguments[i].run();
+            return without_arguments[i].run(); /* LEAK:main */
     if (!strcmp(mode, "dlclose") && argc == 4)
         return reopened(argv[2], argv[3]);
-    fprintf(stderr, "usage: unwind_shapes recurse N|threads T|signal|expression|remembered|fork|sites|same_place|shifted|signed|dlclose A B\n");
+    fprintf(stderr, "usage: unwind_shapes recurse N|threads "
+                    "T|signal|expression|remembered|fork|sites|same_place|shifted|signed|pac_chain|"
+                    "pac_expression|pac_exit|dlclose A B\n");
     return 2;
 }

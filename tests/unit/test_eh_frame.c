@@ -84,13 +84,16 @@ __asm__(".text\n"
         ".cfi_offset 29, -16\n"
         ".cfi_offset 30, -8\n"
         "at_b_key: nop\n"
+        ".cfi_negate_ra_state\n"
+        "at_b_key_signed: nop\n"
         "ret\n"
         ".cfi_endproc\n");
 
 extern const char at_entry[], at_saved[], at_fp_cfa[], at_def_cfa[], at_fp_restored[],
     at_restore_state[], at_ra_signed[], at_ra_unsigned[], at_ra_in_x30[], at_ra_under_sp[],
     at_cfa_unaligned[], at_big_frame[], at_cfa_far[], at_ra_undefined[], at_fp_in_x19[],
-    at_sp_saved[], at_cfa_x19[], at_cfa_expression[], at_after_expression[], at_b_key[];
+    at_sp_saved[], at_cfa_x19[], at_cfa_expression[], at_after_expression[], at_b_key[],
+    at_b_key_signed[];
 #else
 /* data_align is -8 and code_align 1 in the assembler's CIE. */
 __asm__(".text\n"
@@ -198,6 +201,18 @@ static void expect_ra_rule(const char *what, const char *at, int how, int cfa_of
 }
 
 #if defined(__aarch64__)
+/* The rule at AT says x30 is saved signed (pointer authentication) or not. */
+static void expect_signed(const char *what, const char *at, int ra_signed)
+{
+    struct vt_unwind_rule rule;
+    vt_eh_frame_rule((uintptr_t)at, &rule);
+    if (rule.ra_signed != ra_signed) {
+        fprintf(stderr, "%s: expected x30 %s, got %s\n", what, ra_signed ? "signed" : "unsigned",
+                rule.ra_signed ? "signed" : "unsigned");
+        unit_failures++;
+    }
+}
+
 int main(void)
 {
     enum { SP = VT_UNWIND_RSP, SP_SAVED_FP = VT_UNWIND_RSP_SAVED_RBP, FP = VT_UNWIND_RBP };
@@ -207,8 +222,11 @@ int main(void)
     expect_ra_rule("def_cfa sp, 48", at_def_cfa, SP_SAVED_FP, 48, -32, -24);
     expect_ra_rule("restore x29", at_fp_restored, SP, 64, 0, -24);
     expect_ra_rule("restore_state: the CFA too", at_restore_state, SP_SAVED_FP, 48, -32, -24);
-    expect_ra_rule("negate_ra_state: x30 signed", at_ra_signed, VT_UNWIND_CANNOT, 0, 0, 0);
+    expect_ra_rule("negate_ra_state: x30 signed", at_ra_signed, SP_SAVED_FP, 48, -32, -24);
+    expect_signed("negate_ra_state", at_ra_signed, 1);
     expect_ra_rule("negate_ra_state again", at_ra_unsigned, SP_SAVED_FP, 48, -32, -24);
+    expect_signed("negate_ra_state again", at_ra_unsigned, 0);
+    expect_signed("x29, x30 stored", at_saved, 0);
     expect_ra_rule("restore x30: in its register", at_ra_in_x30, VT_UNWIND_CANNOT, 0, 0, 0);
     expect_ra_rule("x30 under sp", at_ra_under_sp, VT_UNWIND_CANNOT, 0, 0, 0);
     expect_ra_rule("a CFA not 8-aligned", at_cfa_unaligned, VT_UNWIND_CANNOT, 0, 0, 0);
@@ -220,7 +238,10 @@ int main(void)
     expect_ra_rule("CFA from x19", at_cfa_x19, VT_UNWIND_CANNOT, 0, 0, 0);
     expect_ra_rule("CFA expression", at_cfa_expression, VT_UNWIND_CANNOT, 0, 0, 0);
     expect_ra_rule("after an expression", at_after_expression, VT_UNWIND_CANNOT, 0, 0, 0);
-    expect_ra_rule("B key (augmentation \"B\")", at_b_key, VT_UNWIND_CANNOT, 0, 0, 0);
+    expect_ra_rule("B key (augmentation \"B\")", at_b_key, SP_SAVED_FP, 16, -16, -8);
+    expect_signed("B key, before negate_ra_state", at_b_key, 0);
+    expect_ra_rule("B key, signed", at_b_key_signed, SP_SAVED_FP, 16, -16, -8);
+    expect_signed("B key, signed", at_b_key_signed, 1);
     expect_ra_rule("signal frame", at_signal, VT_UNWIND_CANNOT, 0, 0, 0);
     expect_ra_rule("no FDE", at_no_cfi, VT_UNWIND_CANNOT, 0, 0, 0);
     return unit_result("eh_frame");
