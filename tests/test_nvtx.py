@@ -14,6 +14,7 @@ import sys
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness as H  # noqa: E402
+import test_export as E  # noqa: E402
 
 STEPS = 10
 MiB = 1 << 20
@@ -227,6 +228,58 @@ def case_phases_without_marker():
     H.expect_eq("phases of the sites", [site_at(rep["sites"], t)["phase"]
                                         for t in ("forward", "scratch", "load")],
                 ["forward", "optimizer.step", "load"])
+
+
+def phases_dump(*args):
+    r = H.run_traced([program("nvtx_phases")] + list(args), run_args=("--mark-on-nvtx", "step"))
+    H.expect_program_ok(r)
+    H.expect_dump(r)
+    return r.dump
+
+
+def case_phases_html():
+    """The HTML report says each growing site's and peak holder's phase
+    beside its call site, as the text report does, and nowhere else."""
+    page = E.Page()
+    page.feed(E.export(phases_dump(), "html").decode())
+    page.close()
+    said, section, site = [], None, None
+    for d, st in page.text:
+        if "h2" in st:
+            section = d
+        elif "summary" in st and "code" in st:
+            site = d.split(" ")[0]
+        elif "summary" in st and "span" in st and d.startswith("during "):
+            said.append((section, site, d))
+    H.expect_eq("(section, call site, phase) in the summaries", said,
+                [("Growing call sites", "forward", "during forward"),
+                 ("Peak breakdown", "forward", "during forward"),
+                 ("Peak breakdown", "load", "during load"),
+                 ("Peak breakdown", "optimizer_step", "during optimizer.step")])
+
+
+def case_phases_chrome():
+    """Each allocation's slice in the Perfetto/Chrome trace says its phase
+    in args: 10 kept in "forward", 10 scratch in "optimizer.step" (a
+    registered name in a domain), the buffer in the wide "load"."""
+    events = E.chrome_events(E.export(phases_dump(), "chrome"))
+    slices = {}
+    for e in events:
+        if e.get("cat") == "allocation":
+            key = (e["name"].split(" ")[0], e["args"]["bytes"], e["args"].get("phase"))
+            slices[key] = slices.get(key, 0) + 1
+    H.expect_eq("allocation slices: (function, bytes, phase): count", slices,
+                {("forward", MiB, "forward"): STEPS,
+                 ("optimizer_step", 4096, "optimizer.step"): STEPS, ("load", 8 * MiB, "load"): 1})
+
+
+def case_phases_pprof():
+    """Each pprof sample carries a string label "phase": the range its call
+    site made most of its bytes in."""
+    prof = E.Profile(E.export(phases_dump(), "pprof"))
+    labels = {prof.sample(s)[0][0][0]: prof.sample(s)[2].get("phase") for s in prof.samples}
+    H.expect_eq("phase label per sample (by innermost function)", labels,
+                {"forward": "forward", "optimizer_step": "optimizer.step", "load": "load"})
 
 
 POOL = "nvtx_pool.c"

@@ -445,13 +445,41 @@ static void put_frame_list(const struct vt_site *site, FILE *out)
     fputs("</ol>", out);
 }
 
+/* The NVTX range a usage site made most of its bytes in (NULL: none);
+ * several: it allocated in other ranges too. */
+struct phase {
+    const char *name;
+    bool several;
+};
+
+static struct phase site_phase(const struct vt_report *r, size_t index)
+{
+    struct phase p;
+    p.name = vt_dump_phase_name(r->dump,
+                                vt_usage_site_phase(&r->analysis->usage.sites[index], &p.several));
+    return p;
+}
+
+/* " during forward" (" and others" when several), as the text report says it. */
+static void put_phase(struct phase p, FILE *out)
+{
+    if (!p.name)
+        return;
+    fputs(" <span class=\"phase\">during ", out);
+    put_text(p.name, out);
+    fputs(p.several ? " and others</span>" : "</span>", out);
+}
+
 /* The site's label (LABEL, or its first own frame's) as the summary, and
- * whom it allocated for when that was another thread; the stack when
- * opened, then that thread's Python frames. */
-static void put_stack(const struct vt_site *site, const char *label, bool open, FILE *out)
+ * whom it allocated for when that was another thread, and its PHASE; the
+ * stack when opened, then that thread's Python frames. */
+static void put_site(const struct vt_site *site, const char *label, bool open, struct phase phase,
+                     FILE *out)
 {
     if (site->nframes == 0) {
-        fputs("<td>(no stack recorded)</td>", out);
+        fputs("<td>(no stack recorded)", out);
+        put_phase(phase, out);
+        fputs("</td>", out);
         return;
     }
     char own[1024];
@@ -466,6 +494,7 @@ static void put_stack(const struct vt_site *site, const char *label, bool open, 
         put_text(own, out);
         fputs("</code>", out);
     }
+    put_phase(phase, out);
     fprintf(out, " <span class=\"loc\">(%zu frames)</span></summary>\n", site->nframes);
     put_frame_list(site, out);
     if (site->behalf) {
@@ -475,6 +504,12 @@ static void put_stack(const struct vt_site *site, const char *label, bool open, 
         put_frame_list(site->behalf, out);
     }
     fputs("</details></td>", out);
+}
+
+/* A site the text report names no phase for: leaks, failures, bad frees. */
+static void put_stack(const struct vt_site *site, const char *label, bool open, FILE *out)
+{
+    put_site(site, label, open, (struct phase){NULL, false}, out);
 }
 
 /* The threads that made a leak's allocations: name (tid) each. */
@@ -590,7 +625,7 @@ static void growing_table(const struct vt_report *r, FILE *out)
         fprintf(out, "%s%s</td>", vt_format_time(s->growth_start_ns, time), u->by_marks ? ")" : "");
         put_bytes_cell(s->live_bytes, out);
         put_where(r->usage_sites[index].api, s->kind, s->device, out);
-        put_stack(&r->usage_sites[index], NULL, false, out);
+        put_site(&r->usage_sites[index], NULL, false, site_phase(r, index), out);
         fputs("</tr>\n", out);
     }
     if (any)
@@ -650,7 +685,7 @@ static void peak_tables(const struct vt_report *r, FILE *out)
             fputs("<tr>", out);
             put_bytes_cell(s->bytes_at_device_peak, out);
             put_where(r->usage_sites[holders[i]].api, s->kind, s->device, out);
-            put_stack(&r->usage_sites[holders[i]], labels[i], false, out);
+            put_site(&r->usage_sites[holders[i]], labels[i], false, site_phase(r, holders[i]), out);
             fputs("</tr>\n", out);
         }
         vt_site_labels_free(labels, n);

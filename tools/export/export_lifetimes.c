@@ -12,7 +12,8 @@
  * held when the dump ends is a "B" event without its "E": the trace
  * processor keeps it as a slice that did not end (dur -1), which the UI draws
  * to the end of the trace; its args say "leaked" (the process ended on its
- * own) or only "live_at_end" (killed, still running). */
+ * own) or only "live_at_end" (killed, still running); an allocation made
+ * inside an NVTX range says which in "phase". */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,7 +41,7 @@ struct live {
     struct live_key key;
     struct site *site;
     size_t lane;
-    uint64_t start_ns, size, stream;
+    uint64_t start_ns, size, stream, phase;
     UT_hash_handle hh;
 };
 
@@ -124,8 +125,10 @@ static size_t take_lane(struct site *s)
     return lane;
 }
 
+/* The args of a slice; PHASE: the NVTX range its allocation was made in
+ * (events mode; 0: none or aggregate). */
 static void slice_args(struct lifetimes *l, uint64_t bytes, uint64_t count, uint64_t address,
-                       unsigned api, bool ended)
+                       unsigned api, uint64_t phase, bool ended)
 {
     struct vt_json *j = &l->t->j;
     vt_json_key(j, "args");
@@ -143,6 +146,11 @@ static void slice_args(struct lifetimes *l, uint64_t bytes, uint64_t count, uint
     }
     vt_json_key(j, "api");
     vt_json_string(j, vt_api_label(api));
+    const char *name = vt_dump_phase_name(&l->e->loaded.dump, phase);
+    if (name) {
+        vt_json_key(j, "phase");
+        vt_json_string(j, name);
+    }
     if (!ended) {
         vt_json_key(j, l->e->loaded.report.live_not_leaked ? "live_at_end" : "leaked");
         vt_json_bool(j, true);
@@ -152,7 +160,8 @@ static void slice_args(struct lifetimes *l, uint64_t bytes, uint64_t count, uint
 
 /* A slice from START_NS; ended (X, to END_NS) or not (a B without E). */
 static void slice(struct lifetimes *l, struct site *s, size_t lane, uint64_t start_ns,
-                  const uint64_t *end_ns, uint64_t bytes, uint64_t count, uint64_t address)
+                  const uint64_t *end_ns, uint64_t bytes, uint64_t count, uint64_t address,
+                  uint64_t phase)
 {
     uint64_t tid = lane_tid(l, s, lane);
     struct vt_json *j = &l->t->j;
@@ -163,13 +172,13 @@ static void slice(struct lifetimes *l, struct site *s, size_t lane, uint64_t sta
         vt_json_key(j, "dur");
         vt_json_ns_as_us(j, *end_ns - start_ns);
     }
-    slice_args(l, bytes, count, address, (unsigned)s->key.api, end_ns != NULL);
+    slice_args(l, bytes, count, address, (unsigned)s->key.api, phase, end_ns != NULL);
     vt_json_end_object(j);
 }
 
 static void end_live(struct lifetimes *l, struct live *a, const uint64_t *end_ns)
 {
-    slice(l, a->site, a->lane, a->start_ns, end_ns, a->size, 0, a->key.address);
+    slice(l, a->site, a->lane, a->start_ns, end_ns, a->size, 0, a->key.address, a->phase);
     a->site->busy[a->lane] = false;
     HASH_DEL(l->live, a);
     free(a);
@@ -189,6 +198,7 @@ static void on_alloc(void *ctx, const struct vt_dump_alloc *ev)
     a->lane = take_lane(a->site);
     a->start_ns = ev->time_ns;
     a->size = ev->size;
+    a->phase = ev->phase;
     HASH_ADD(hh, l->live, key, sizeof a->key, a);
 }
 
@@ -227,7 +237,7 @@ static void site_state(struct lifetimes *l, const struct vt_site_state *st, uint
     if (st->live_bytes > s->held_bytes)
         s->held_bytes = st->live_bytes, s->held_count = st->live_count;
     if (!st->live_bytes) {
-        slice(l, s, 0, s->held_since_ns, &time_ns, s->held_bytes, s->held_count, 0);
+        slice(l, s, 0, s->held_since_ns, &time_ns, s->held_bytes, s->held_count, 0, 0);
         s->held = s->busy[0] = false;
     }
 }
@@ -279,7 +289,7 @@ int vt_chrome_lifetimes(struct vt_chrome_trace *t, const struct vt_export *e, ui
             end_live(&l, a, NULL);
         HASH_ITER(hh, l.sites, s, stmp)
             if (s->held)
-                slice(&l, s, 0, s->held_since_ns, NULL, s->held_bytes, s->held_count, 0);
+                slice(&l, s, 0, s->held_since_ns, NULL, s->held_bytes, s->held_count, 0, 0);
     }
     free_lifetimes(&l);
     return status;

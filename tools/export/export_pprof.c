@@ -3,8 +3,9 @@
  * gzip-compressed, as `pprof` and JAX's device memory profiles read it:
  * one sample per call site with inuse_space/inuse_objects (still allocated
  * at exit) and alloc_space/alloc_objects (over the run), labels device,
- * kind and api; one location per return address, its inlined frames as
- * lines; mappings from the dump's module list with their build ids. */
+ * kind, api and phase (the NVTX range of most of its bytes, where any);
+ * one location per return address, its inlined frames as lines; mappings
+ * from the dump's module list with their build ids. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -244,6 +245,10 @@ static void add_sample(struct profile *p, const struct vt_export_site *s, uint64
     add_num_label(p, "device", s->usage->device, "index");
     add_label(p, "kind", vt_kind_name(s->usage->kind));
     add_label(p, "api", vt_api_label(s->site->api));
+    /* the NVTX range it made most of its bytes in, as the report says it */
+    const char *phase = vt_dump_phase_name(p->dump, vt_usage_site_phase(s->usage, NULL));
+    if (phase)
+        add_label(p, "phase", phase);
     vt_pb_message(&p->out, PROFILE_SAMPLE, &p->msg);
 }
 
