@@ -72,18 +72,19 @@ struct relro {
     uintptr_t start, end;
 };
 
-/* Writes VALUE into SLOT where it still holds EXPECTED (a thread of the
- * program may have written it meanwhile); a page of RELRO is made writable
- * for it and read-only again. */
-static int write_slot(void **slot, void *expected, void *value, const struct relro *ro)
+/* Writes VALUE into SLOT where it still holds *EXPECTED: 0; -1 where a
+ * thread of the program (or the dynamic linker, binding lazily) wrote it
+ * meanwhile, *EXPECTED then what it holds; -2 where its page of RELRO could
+ * not be made writable (it is made read-only again after the store). */
+static int write_slot(void **slot, void **expected, void *value, const struct relro *ro)
 {
     uintptr_t page = (uintptr_t)slot & ~((uintptr_t)sysconf(_SC_PAGESIZE) - 1);
     int read_only = (uintptr_t)slot >= ro->start && (uintptr_t)slot < ro->end;
     size_t len = (size_t)sysconf(_SC_PAGESIZE);
     if (read_only && mprotect((void *)page, len, PROT_READ | PROT_WRITE) != 0)
-        return -1;
+        return -2;
     int written =
-        __atomic_compare_exchange_n(slot, &expected, value, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+        __atomic_compare_exchange_n(slot, expected, value, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
     if (read_only)
         mprotect((void *)page, len, PROT_READ);
     return written ? 0 : -1;
@@ -133,13 +134,19 @@ static int already_patched(void **slot)
     return 0;
 }
 
-/* OLD in SLOT replaced by OURS and remembered; -1 where it was already ours
- * or was changed meanwhile. */
-static int patch_word(void **slot, void *old, void *ours, uintptr_t bias, const struct relro *ro)
+/* OLD in SLOT replaced by OURS and remembered (with what it held when
+ * written): a GOT entry whatever it holds by then (ANY), a word of data only
+ * while it still holds OLD. -1 where it was patched already or not written. */
+static int patch_word(void **slot, void *old, void *ours, uintptr_t bias, const struct relro *ro,
+                      int any)
 {
+    int r;
     if (already_patched(slot) || remember(slot, old, ours, bias) < 0)
         return -1;
-    if (write_slot(slot, old, ours, ro) == 0)
+    do
+        r = write_slot(slot, &entries[count - 1].old, ours, ro);
+    while (r == -1 && any && entries[count - 1].old != ours);
+    if (r == 0)
         return 0;
     count--;
     return -1;
@@ -158,7 +165,7 @@ static int patch_relocs(uintptr_t bias, const struct tables *t, const struct rel
                 continue;
             ours = chooser(t->strtab + t->symtab[ELF64_R_SYM(r->r_info)].st_name);
             old = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
-            if (ours && old != ours && patch_word(slot, old, ours, bias, ro) == 0)
+            if (ours && old != ours && patch_word(slot, old, ours, bias, ro, 1) == 0)
                 changed++;
         }
     return changed;
@@ -214,7 +221,7 @@ void vt_got_unlock(void)
 int vt_got_patch_word(void **slot, void *old, void *ours, uintptr_t bias)
 {
     static const struct relro writable = {0, 0};
-    return patch_word(slot, old, ours, bias, &writable);
+    return patch_word(slot, old, ours, bias, &writable, 0);
 }
 
 static int adds_now(struct dl_phdr_info *info, size_t size, void *data)
@@ -275,7 +282,8 @@ int vt_got_restore(void)
             __atomic_load_n(e->slot, __ATOMIC_ACQUIRE) != e->ours)
             continue;
         ro = relro_of(e->slot);
-        if (write_slot(e->slot, e->ours, e->old, &ro) == 0)
+        void *ours = e->ours;
+        if (write_slot(e->slot, &ours, e->old, &ro) == 0)
             restored++;
     }
     count = 0;
