@@ -4,6 +4,7 @@
  * linker bound before we were loaded is bound to our wrappers, as
  * LD_PRELOAD would have bound it, and bound back at detach. */
 #include "attach.h"
+#include "data_patch.h"
 #include "dispositions.h"
 #include "elf_symbol.h"
 #include "endings.h"
@@ -52,9 +53,32 @@ static const char *base_name(const char *path)
 #define ROUTES 16
 static char route_text[ROUTES][200];
 
-/* What attaching cannot reach: the driver functions each runtime loaded
- * (libcudart, or a library that embeds one and exports its API) fetched
- * before attach, and those the program itself fetched. */
+/* The route through which object M reaches the driver unseen after attach,
+ * into TEXT; 0 if none: driver functions left in its static data, or, for a
+ * runtime (libcudart, or a library that embeds one and exports its API),
+ * those it fetched before attach where none was found in its data. */
+static int unreached_in(const struct link_map *m, char *text, size_t size)
+{
+    const char *name = m->l_name[0] ? base_name(m->l_name) : "the program";
+    if (vt_is_own_address((void *)m->l_ld))
+        return 0;
+    if (vt_data_left_in(m->l_addr))
+        snprintf(text, size,
+                 "the driver functions %s keeps in its static data at an address the driver "
+                 "hands out for two functions wrapped apart",
+                 name);
+    else if (!vt_data_patched_in(m->l_addr) && vt_elf_lookup_map(m, "cudaMalloc", NULL))
+        snprintf(text, size,
+                 "the driver functions %s fetched before attach (its runtime API is seen where "
+                 "objects call it by name)",
+                 name);
+    else
+        return 0;
+    return 1;
+}
+
+/* What attaching cannot reach: each object's (unreached_in), and the
+ * driver functions kept outside static data. */
 static unsigned unreached(const char **routes)
 {
     struct link_map *m = vt_own_map();
@@ -64,17 +88,14 @@ static unsigned unreached(const char **routes)
     while (m->l_prev)
         m = m->l_prev;
     for (; m && n + 1 < ROUTES; m = m->l_next)
-        if (!vt_is_own_address((void *)m->l_ld) && vt_elf_lookup_map(m, "cudaMalloc", NULL)) {
-            snprintf(route_text[n], sizeof route_text[n],
-                     "the driver functions %s fetched before attach (its runtime API is seen "
-                     "where objects call it by name)",
-                     base_name(m->l_name));
+        if (unreached_in(m, route_text[n], sizeof route_text[n])) {
             routes[n] = route_text[n];
             n++;
         }
     routes[n++] = "CUDA function pointers taken before attach (cuGetProcAddress, "
-                  "cudaGetDriverEntryPoint, dlsym: ctypes keeps those it looked up), and a CUDA "
-                  "runtime linked statically into a program";
+                  "cudaGetDriverEntryPoint, dlsym) and kept outside the static data of the "
+                  "program and its libraries (on the heap or the stack: ctypes keeps those it "
+                  "looked up there)";
     return n;
 }
 
@@ -88,8 +109,9 @@ VT_EXPORT int vramtrace_attach_start(const char *dump_path)
     int r;
     if (vramtrace_attach_state == VT_ATTACH_ON)
         return 1;
-    nroutes = unreached(routes);
     vt_got_patch_loaded(choose_signal_calls);
+    vt_data_patch_loaded();
+    nroutes = unreached(routes);
     r = vt_attach_begin(dump_path, routes, nroutes);
     if (r < 0)
         vt_got_restore();

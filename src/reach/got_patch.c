@@ -26,6 +26,18 @@ void *vt_own_export(const char *name)
     return self ? vt_elf_lookup_map(self, name, NULL) : NULL;
 }
 
+/* The dynamic linker and the tracer itself are left as they are. */
+int vt_got_skipped(const struct dl_phdr_info *info)
+{
+    struct link_map *self = vt_own_map();
+    uintptr_t own_bias = self ? self->l_addr : 0;
+    const char *name = info->dlpi_name, *slash;
+    if (info->dlpi_addr == own_bias && name && name[0])
+        return 1;
+    slash = name ? strrchr(name, '/') : NULL;
+    return name && strncmp(slash ? slash + 1 : name, "ld-linux", 8) == 0;
+}
+
 #if defined(__x86_64__)
 
 static pthread_mutex_t patch_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -60,18 +72,22 @@ struct relro {
     uintptr_t start, end;
 };
 
-/* Writes VALUE into SLOT; a page of RELRO is made writable for it and read-only again. */
-static int write_slot(void **slot, void *value, const struct relro *ro)
+/* Writes VALUE into SLOT where it still holds *EXPECTED: 0; -1 where a
+ * thread of the program (or the dynamic linker, binding lazily) wrote it
+ * meanwhile, *EXPECTED then what it holds; -2 where its page of RELRO could
+ * not be made writable (it is made read-only again after the store). */
+static int write_slot(void **slot, void **expected, void *value, const struct relro *ro)
 {
     uintptr_t page = (uintptr_t)slot & ~((uintptr_t)sysconf(_SC_PAGESIZE) - 1);
     int read_only = (uintptr_t)slot >= ro->start && (uintptr_t)slot < ro->end;
     size_t len = (size_t)sysconf(_SC_PAGESIZE);
     if (read_only && mprotect((void *)page, len, PROT_READ | PROT_WRITE) != 0)
-        return -1;
-    __atomic_store_n(slot, value, __ATOMIC_RELEASE);
+        return -2;
+    int written =
+        __atomic_compare_exchange_n(slot, expected, value, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
     if (read_only)
         mprotect((void *)page, len, PROT_READ);
-    return 0;
+    return written ? 0 : -1;
 }
 
 struct tables {
@@ -118,6 +134,24 @@ static int already_patched(void **slot)
     return 0;
 }
 
+/* OLD in SLOT replaced by OURS and remembered (with what it held when
+ * written): a GOT entry whatever it holds by then (ANY), a word of data only
+ * while it still holds OLD. -1 where it was patched already or not written. */
+static int patch_word(void **slot, void *old, void *ours, uintptr_t bias, const struct relro *ro,
+                      int any)
+{
+    int r;
+    if (already_patched(slot) || remember(slot, old, ours, bias) < 0)
+        return -1;
+    do
+        r = write_slot(slot, &entries[count - 1].old, ours, ro);
+    while (r == -1 && any && entries[count - 1].old != ours);
+    if (r == 0)
+        return 0;
+    count--;
+    return -1;
+}
+
 static int patch_relocs(uintptr_t bias, const struct tables *t, const struct relro *ro)
 {
     int changed = 0;
@@ -125,30 +159,16 @@ static int patch_relocs(uintptr_t bias, const struct tables *t, const struct rel
         for (size_t i = 0; t->rela[k] && i < t->rela_size[k] / sizeof(ElfW(Rela)); i++) {
             const ElfW(Rela) *r = &t->rela[k][i];
             unsigned type = ELF64_R_TYPE(r->r_info);
-            void **slot = (void **)(bias + r->r_offset), *ours;
+            void **slot = (void **)(bias + r->r_offset), *ours, *old;
             if ((type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT) ||
                 !ELF64_R_SYM(r->r_info))
                 continue;
             ours = chooser(t->strtab + t->symtab[ELF64_R_SYM(r->r_info)].st_name);
-            if (!ours || *slot == ours || already_patched(slot) ||
-                remember(slot, *slot, ours, bias) < 0)
-                continue;
-            if (write_slot(slot, ours, ro) == 0)
+            old = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+            if (ours && old != ours && patch_word(slot, old, ours, bias, ro, 1) == 0)
                 changed++;
-            else
-                count--;
         }
     return changed;
-}
-
-/* The dynamic linker and the tracer itself are left as they are. */
-static int skipped(const struct dl_phdr_info *info, uintptr_t own_bias)
-{
-    const char *name = info->dlpi_name, *slash;
-    if (info->dlpi_addr == own_bias && name && name[0])
-        return 1;
-    slash = name ? strrchr(name, '/') : NULL;
-    return name && strncmp(slash ? slash + 1 : name, "ld-linux", 8) == 0;
 }
 
 static int patch_object(struct dl_phdr_info *info, size_t size, void *data)
@@ -158,9 +178,8 @@ static int patch_object(struct dl_phdr_info *info, size_t size, void *data)
     struct relro ro = {0, 0};
     uintptr_t mask = ~((uintptr_t)sysconf(_SC_PAGESIZE) - 1);
     struct tables t;
-    struct link_map *self = vt_own_map();
     (void)size;
-    if (skipped(info, self ? self->l_addr : 0))
+    if (vt_got_skipped(info))
         return 0;
     for (int i = 0; i < info->dlpi_phnum; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
@@ -187,6 +206,22 @@ int vt_got_patch_loaded(vt_got_choose_fn choose)
     dl_iterate_phdr(patch_object, &changed);
     pthread_mutex_unlock(&patch_lock);
     return changed;
+}
+
+void vt_got_lock(void)
+{
+    pthread_mutex_lock(&patch_lock);
+}
+
+void vt_got_unlock(void)
+{
+    pthread_mutex_unlock(&patch_lock);
+}
+
+int vt_got_patch_word(void **slot, void *old, void *ours, uintptr_t bias)
+{
+    static const struct relro writable = {0, 0};
+    return patch_word(slot, old, ours, bias, &writable, 0);
 }
 
 static int adds_now(struct dl_phdr_info *info, size_t size, void *data)
@@ -247,7 +282,8 @@ int vt_got_restore(void)
             __atomic_load_n(e->slot, __ATOMIC_ACQUIRE) != e->ours)
             continue;
         ro = relro_of(e->slot);
-        if (write_slot(e->slot, e->old, &ro) == 0)
+        void *ours = e->ours;
+        if (write_slot(e->slot, &ours, e->old, &ro) == 0)
             restored++;
     }
     count = 0;
@@ -270,6 +306,20 @@ void vt_got_patch_new(void)
 int vt_got_restore(void)
 {
     return 0;
+}
+
+void vt_got_lock(void)
+{
+}
+
+void vt_got_unlock(void)
+{
+}
+
+int vt_got_patch_word(void **slot, void *old, void *ours, uintptr_t bias)
+{
+    (void)slot, (void)old, (void)ours, (void)bias;
+    return -1;
 }
 
 #endif

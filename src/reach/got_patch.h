@@ -6,6 +6,8 @@
 #ifndef VRAMTRACE_GOT_PATCH_H
 #define VRAMTRACE_GOT_PATCH_H
 
+#include <stdint.h>
+
 /* Our definition that a reference to NAME is to reach, or NULL: leave it. */
 typedef void *(*vt_got_choose_fn)(const char *name);
 
@@ -23,6 +25,20 @@ void vt_got_patch_new(void);
 /* Every entry still holding what we wrote gets its old value back (entries
  * of objects unloaded meanwhile are left alone); returns how many. */
 int vt_got_restore(void);
+
+struct dl_phdr_info;
+/* 1 for the objects never patched: the dynamic linker and the tracer. */
+int vt_got_skipped(const struct dl_phdr_info *info);
+
+/* Held around vt_got_patch_word, outside dl_iterate_phdr (the order
+ * vt_got_patch_loaded takes them in). */
+void vt_got_lock(void);
+void vt_got_unlock(void);
+
+/* Writes OURS into SLOT (in the object loaded at BIAS) where it still
+ * holds OLD, remembered for vt_got_restore like a GOT entry; 0 when
+ * written, -1 otherwise (not x86_64, patched already). */
+int vt_got_patch_word(void **slot, void *old, void *ours, uintptr_t bias);
 
 /* Our own exported definition of NAME (default version), or NULL. */
 void *vt_own_export(const char *name);

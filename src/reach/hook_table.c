@@ -5,6 +5,7 @@
 #include "resolve.h"
 
 #include <dlfcn.h>
+#include <link.h>
 
 /* The wrappers' registrations (VT_HOOK_REGISTER), bounds set by the linker. */
 extern const struct vt_hook_wrapper __start_vt_hook_wrappers[]
@@ -238,4 +239,38 @@ void *vt_hook_substitute_requested(void *found, const char *symbol, int version,
     if (!found || vt_is_own_address(found) || vt_loaded_before_us(found))
         return found;
     return wrap(hook_requested(symbol, version, flags), found);
+}
+
+/* What the driver's own cuGetProcAddress (the one our wrapper calls) hands
+ * out for each request a row answers, legacy and per-thread stream. */
+static void each_requested(cuGetProcAddress_v2_fn real, vt_hook_real_fn fn, void *arg)
+{
+    static const uint64_t flags[2] = {CU_GET_PROC_ADDRESS_DEFAULT,
+                                      CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM};
+    for (size_t i = 0; i < sizeof requests / sizeof requests[0]; i++)
+        for (int k = 0; k < (requests[i].variant_ptsz ? 2 : 1); k++) {
+            const struct request *r = &requests[i];
+            CUdriverProcAddressQueryResult status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+            void *found = NULL;
+            struct hook *h = hook_requested(r->name, r->version, flags[k]);
+            if (h && real(r->name, &found, r->version, flags[k], &status) == CUDA_SUCCESS &&
+                status == CU_GET_PROC_ADDRESS_SUCCESS && found)
+                fn(found, wrapper_of(h), 0, arg);
+        }
+}
+
+void vt_hook_each_real(vt_hook_real_fn fn, void *arg)
+{
+    cuGetProcAddress_v2_fn real = (cuGetProcAddress_v2_fn)vt_hook_real(VT_HOOK_cuGetProcAddress_v2);
+    struct link_map *driver = NULL;
+    Dl_info info;
+    if (!real || vt_is_own_address((void *)real) ||
+        !dladdr1((void *)real, &info, (void **)&driver, RTLD_DL_LINKMAP) || !driver)
+        return;
+    for (int i = 0; i < VT_HOOK_COUNT; i++) {
+        void *exported = vt_elf_lookup_map(driver, hooks[i].name, NULL);
+        if (exported)
+            fn(exported, wrapper_of(&hooks[i]), 1, arg);
+    }
+    each_requested(real, fn, arg);
 }

@@ -126,4 +126,14 @@ void *vt_hook_substitute(void *found, const char *name);
  * variant's real function. */
 void *vt_hook_substitute_requested(void *found, const char *symbol, int version, uint64_t flags);
 
+/* Every address at which the program may hold a hooked driver function,
+ * with our wrapper for it: the driver's export of the hook's name (what
+ * dlsym on libcuda returns; EXPORTED 1), and what the driver's
+ * cuGetProcAddress hands out for each request that a lookup answers with a
+ * wrapper (the requests of vt_hook_substitute_requested; EXPORTED 0).
+ * FN(real, wrapper, exported, ARG) for each; an address may come more than
+ * once. Nothing when no driver is loaded. */
+typedef void (*vt_hook_real_fn)(void *real, void *wrapper, int exported, void *arg);
+void vt_hook_each_real(vt_hook_real_fn fn, void *arg);
+
 #endif
