@@ -7,7 +7,6 @@
 #include "data_patch.h"
 #include "dispositions.h"
 #include "elf_symbol.h"
-#include "endings.h"
 #include "got_patch.h"
 #include "resolve.h"
 #include "torch_tensors.h"
@@ -24,16 +23,11 @@
 enum { VT_ATTACH_NONE = 0, VT_ATTACH_ON = 1, VT_ATTACH_OFF = 2 };
 VT_EXPORT volatile int vramtrace_attach_state;
 
-/* Every name that LD_PRELOAD would have bound to us and that the tracer
- * wraps: the CUDA runtime's and driver's, the loader's lookups, the signal
- * calls (the program's view of the dispositions the tracer takes), and the
- * ways out that pass exit() by (_exit, exec: the dump's footer). */
+/* Every name that LD_PRELOAD would have bound to us: whatever the tracer
+ * exports (the CUDA runtime's and driver's calls, the loader's lookups, the
+ * signal calls, the ways out that pass exit() by). */
 static void *choose(const char *name)
 {
-    if (!((name[0] == 'c' && name[1] == 'u') || vt_str_eq(name, "dlsym") ||
-          vt_str_eq(name, "dlvsym") || vt_str_eq(name, "dlclose") ||
-          vt_dispositions_exports(name) || vt_endings_exports(name)))
-        return NULL;
     return vt_own_export(name);
 }
 

@@ -10,7 +10,6 @@
  * the dump: a vfork child runs these in its parent's memory. */
 #include "endings.h"
 
-#include "elf_symbol.h"
 #include "finish.h"
 #include "resolve.h"
 #include "tracing.h"
@@ -41,17 +40,6 @@ VT_EXPORT void _Exit(int status)
 }
 
 /* ---- exec ---- */
-
-int vt_endings_exports(const char *name)
-{
-    static const char *const names[] = {"_exit",  "_Exit",   "execve",  "execv",
-                                        "execvp", "execvpe", "fexecve", "execveat",
-                                        "execl",  "execlp",  "execle"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (vt_str_eq(name, names[i]))
-            return 1;
-    return 0;
-}
 
 typedef int (*execve_fn)(const char *, char *const[], char *const[]);
 typedef int (*execv_fn)(const char *, char *const[]);
